@@ -1,0 +1,81 @@
+/* main.c: `vramlab COMMAND ...` dispatch, --help and --version. */
+#include <config.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/preset.h"
+#include "core/units.h"
+
+int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("vramlab: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
+
+static void help(void)
+{
+    printf("usage: vramlab [COMMAND] [OPTIONS]\n"
+           "How much GPU memory will training this transformer need, per GPU, and why?\n"
+           "\n"
+           "commands:\n"
+           "  estimate [OPTIONS]   per-GPU memory breakdown with its formulas (the default)\n"
+           "  presets              list the models and GPUs vramlab knows\n"
+           "\n"
+           "  vramlab estimate --help   lists the options\n"
+           "  vramlab --version         prints the version\n"
+           "\n"
+           "example: vramlab estimate --preset llama-2-7b --zero 3 --gpus 8 --format json\n"
+           "See vramlab(1).\n");
+}
+
+int cmd_presets(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1)
+        return usage_error("presets: unexpected argument '%s'", argv[1]);
+    vl_catalog cat;
+    char err[VL_ERR_LEN], n[32], g[32];
+    vl_catalog_init(&cat);
+    if (!vl_catalog_add_builtin(&cat, err)) {
+        vl_catalog_free(&cat);
+        return usage_error("%s", err);
+    }
+    printf("%-6s %-16s %18s  %s\n", "kind", "name", "size", "display");
+    for (size_t i = 0; i < cat.n_models; i++)
+        printf("%-6s %-16s %11s params  %s\n", "model", cat.models[i].name,
+               vl_fmt_count(cat.models[i].published_params, n, sizeof n), cat.models[i].display);
+    for (size_t i = 0; i < cat.n_gpus; i++)
+        printf("%-6s %-16s %18s  %s\n", "gpu", cat.gpus[i].name,
+               vl_fmt_bytes(cat.gpus[i].memory, VL_UNITS_GIB, g, sizeof g), cat.gpus[i].display);
+    vl_catalog_free(&cat);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "estimate";
+
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        help();
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("vramlab %s\n", PACKAGE_VERSION);
+        return EXIT_OK;
+    }
+    if (cmd[0] == '-') /* options alone: the default command */
+        return cmd_estimate(argc, argv);
+    if (strcmp(cmd, "estimate") == 0)
+        return cmd_estimate(argc - 1, argv + 1);
+    if (strcmp(cmd, "presets") == 0)
+        return cmd_presets(argc - 1, argv + 1);
+    return usage_error("unknown command '%s' (see vramlab --help)", cmd);
+}

@@ -1,0 +1,27 @@
+/* report.h: an estimate rendered as table, JSON, CSV or Markdown. */
+#ifndef VL_REPORT_H
+#define VL_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/memory.h"
+#include "core/preset.h"
+#include "core/units.h"
+
+typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MARKDOWN, N_FORMATS } report_format;
+extern const char *const report_format_names[N_FORMATS];
+
+typedef struct report {
+    const vl_model *model;
+    const vl_settings *settings;
+    const vl_breakdown *breakdown;
+    const vl_gpu *gpu;
+    vl_units units;
+    bool explain; /* table and markdown: list the saved activation tensors too */
+} report;
+
+void report_write(FILE *out, report_format f, const report *r);
+bool report_fits(const report *r);
+
+#endif

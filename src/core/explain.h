@@ -1,0 +1,19 @@
+/* explain.h: every number traced to its formula, with the current values substituted.
+ * The CLI's table and markdown output and the explorer's formula pane print these. */
+#ifndef VL_EXPLAIN_H
+#define VL_EXPLAIN_H
+
+#include <stddef.h>
+
+#include "memory.h"
+#include "units.h"
+
+/* "optimizer states = (4 master + 4 grad copy + 8 moments) = 16 B/param x 6.74e9 params
+ *  / 8 GPUs (ZeRO-1 and up) = 12.55 GiB" */
+void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                char *buf, size_t len);
+
+/* The bytes-per-parameter convention in force, with its source. */
+const char *vl_convention(const vl_settings *s);
+
+#endif

@@ -1,0 +1,82 @@
+/* model.h: a transformer's architecture and its exact parameter count (DESIGN §4.1).
+ *
+ * Counts are exact integers: the shipped presets reproduce the published counts to the
+ * parameter (GPT-2 124,439,808; Llama-2-7B 6,738,415,616; ...). */
+#ifndef VL_MODEL_H
+#define VL_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { VL_POS_ROPE, VL_POS_LEARNED, VL_POS_ALIBI } vl_position;
+typedef enum { VL_MLP_GATED, VL_MLP_STANDARD } vl_mlp;
+typedef enum { VL_NORM_RMSNORM, VL_NORM_LAYERNORM } vl_norm;
+
+typedef struct vl_arch {
+    uint64_t hidden;            /* h */
+    uint64_t layers;            /* L */
+    uint64_t heads;             /* a */
+    uint64_t kv_heads;          /* k */
+    uint64_t head_dim;          /* d */
+    uint64_t ffn;               /* f, per expert */
+    uint64_t vocab;             /* V */
+    uint64_t max_positions;
+    vl_position position;
+    vl_mlp mlp;
+    vl_norm norm;
+    bool attention_bias;        /* q, k, v biases */
+    bool mlp_bias;              /* MLP biases and the attention output-projection bias */
+    bool tie_embeddings;
+    bool parallel_attention;    /* one norm per layer feeding attention and MLP (Falcon) */
+    bool dropout;               /* dropout layers present in training */
+    uint64_t sliding_window;    /* 0 = none */
+    uint64_t experts;           /* routed experts per layer; 1 = dense */
+    uint64_t experts_per_token; /* routed experts each token uses */
+    uint64_t shared_experts;    /* experts every token uses, besides the routed ones */
+} vl_arch;
+
+typedef struct vl_model {
+    char name[64];
+    char display[128];
+    char source[256];
+    uint64_t published_params;  /* from the preset; 0 when none */
+    uint64_t free_params;       /* --params: the count the user asked for; 0 otherwise */
+    vl_arch arch;
+} vl_model;
+
+/* The parameter count, term by term.  Everything is a count of parameters. */
+typedef struct vl_params {
+    uint64_t embedding;         /* V·h */
+    uint64_t positions;         /* learned position embeddings */
+    uint64_t lm_head;           /* V·h when untied, else 0 */
+    uint64_t attention;         /* per layer, biases included */
+    uint64_t mlp;               /* per layer, all experts, biases included */
+    uint64_t mlp_active;        /* per layer, the experts one token uses */
+    uint64_t router;            /* per layer, h·E when E > 1 */
+    uint64_t norms;             /* per layer */
+    uint64_t final_norm;
+    uint64_t per_layer;         /* attention + mlp + router + norms */
+    uint64_t total;
+    uint64_t active;            /* what one token touches (MoE); = total when dense */
+    uint64_t largest_matrix;    /* the largest single weight tensor (ZeRO-3 live params) */
+} vl_params;
+
+/* Fills defaults a preset may omit: kv_heads = heads, head_dim = hidden / heads,
+ * ffn = 4·hidden, experts = experts_per_token = 1.  Call after filling what is known. */
+void vl_arch_defaults(vl_arch *a);
+
+/* Sane-architecture check: NULL, or a reason; *key names the preset key at fault. */
+const char *vl_arch_check(const vl_arch *a, const char **key);
+
+/* Exact parameter count; false only if it does not fit in 64 bits. */
+bool vl_count_params(const vl_arch *a, vl_params *out);
+
+/* The count the memory model uses: the free count when given, else the architecture's. */
+uint64_t vl_model_params(const vl_model *m, const vl_params *p);
+
+/* A GPT-3-like model of about n parameters: hidden size interpolated on the shapes of
+ * Brown et al. 2020, Table 2.1 (log-log between rows, extrapolated past the ends), the
+ * layer count chosen so the shape's own count is closest to n.  Sets free_params = n. */
+void vl_model_from_params(vl_model *m, uint64_t n);
+
+#endif

@@ -1,0 +1,209 @@
+/* units.c: exact integer arithmetic, count/size parsing and formatting. */
+#include "units.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+uint64_t vl_mul(uint64_t a, uint64_t b, bool *ovf)
+{
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) {
+        *ovf = true;
+        return UINT64_MAX;
+    }
+    return r;
+}
+
+uint64_t vl_add(uint64_t a, uint64_t b, bool *ovf)
+{
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r)) {
+        *ovf = true;
+        return UINT64_MAX;
+    }
+    return r;
+}
+
+uint64_t vl_ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* Parses "<digits>[.<digits>][e<exp>]" exactly: the value is mant / 10^frac_digits * 10^exp.
+ * The integer part and fraction are kept as one integer mantissa, so "1.5T" is exact. */
+static bool parse_decimal(const char **sp, uint64_t *mant, int *exp10, const char **why)
+{
+    const char *s = *sp;
+    uint64_t m = 0;
+    int e = 0, digits = 0;
+    bool ovf = false;
+
+    while (isdigit((unsigned char)*s)) {
+        m = vl_add(vl_mul(m, 10, &ovf), (uint64_t)(*s++ - '0'), &ovf);
+        digits++;
+    }
+    if (*s == '.') {
+        s++;
+        while (isdigit((unsigned char)*s)) {
+            m = vl_add(vl_mul(m, 10, &ovf), (uint64_t)(*s++ - '0'), &ovf);
+            e--;
+            digits++;
+        }
+    }
+    if (digits == 0) {
+        *why = "expected a number";
+        return false;
+    }
+    if ((*s == 'e' || *s == 'E') && (isdigit((unsigned char)s[1]) || s[1] == '+')) {
+        s++;
+        if (*s == '+')
+            s++;
+        int x = 0;
+        while (isdigit((unsigned char)*s)) {
+            if (x > 100) {
+                *why = "exponent too large";
+                return false;
+            }
+            x = x * 10 + (*s++ - '0');
+        }
+        e += x;
+    }
+    if (ovf) {
+        *why = "number too large";
+        return false;
+    }
+    *mant = m;
+    *exp10 = e;
+    *sp = s;
+    return true;
+}
+
+/* mant * 10^exp10 * mult, exactly, or false. */
+static bool scale_exact(uint64_t mant, int exp10, uint64_t mult, uint64_t *out, const char **why)
+{
+    bool ovf = false;
+    uint64_t v = vl_mul(mant, mult, &ovf);
+    for (; exp10 > 0; exp10--)
+        v = vl_mul(v, 10, &ovf);
+    if (ovf) {
+        *why = "number too large (over 2^64)";
+        return false;
+    }
+    for (; exp10 < 0; exp10++) {
+        if (v % 10 != 0) {
+            *why = "not a whole number";
+            return false;
+        }
+        v /= 10;
+    }
+    *out = v;
+    return true;
+}
+
+struct suffix {
+    const char *name;
+    uint64_t mult;
+};
+
+static bool parse_with_suffix(const char *s, const struct suffix *tab, uint64_t *out,
+                              const char **why)
+{
+    uint64_t mant;
+    int e;
+    const char *p = s;
+
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '-') {
+        *why = "must not be negative";
+        return false;
+    }
+    if (!parse_decimal(&p, &mant, &e, why))
+        return false;
+    while (*p == ' ')
+        p++;
+    uint64_t mult = 1;
+    if (*p) {
+        const struct suffix *t;
+        for (t = tab; t->name; t++)
+            if (strcasecmp(p, t->name) == 0)
+                break;
+        if (!t->name) {
+            *why = "unknown unit suffix";
+            return false;
+        }
+        mult = t->mult;
+    }
+    return scale_exact(mant, e, mult, out, why);
+}
+
+bool vl_parse_count(const char *s, uint64_t *out, const char **why)
+{
+    static const struct suffix tab[] = {
+        {"k", 1000ULL}, {"M", 1000000ULL}, {"B", 1000000000ULL}, {"T", 1000000000000ULL},
+        {NULL, 0},
+    };
+    return parse_with_suffix(s, tab, out, why);
+}
+
+bool vl_parse_size(const char *s, uint64_t *out, const char **why)
+{
+    static const struct suffix tab[] = {
+        {"B", 1},
+        {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
+        {"kB", 1000ULL}, {"MB", 1000000ULL}, {"GB", 1000000000ULL}, {"TB", 1000000000000ULL},
+        {NULL, 0},
+    };
+    return parse_with_suffix(s, tab, out, why);
+}
+
+char *vl_fmt_int(uint64_t v, char *buf, size_t len)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 1 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && o + 2 < len)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+char *vl_fmt_count(uint64_t v, char *buf, size_t len)
+{
+    if (v < 100000)
+        snprintf(buf, len, "%llu", (unsigned long long)v);
+    else
+        snprintf(buf, len, "%.3g", (double)v);
+    /* "6.74e+09" -> "6.74e9" */
+    char *e = strchr(buf, 'e');
+    if (e) {
+        char *d = e + 1;
+        if (*d == '+')
+            d++;
+        while (*d == '0' && d[1])
+            d++;
+        memmove(e + 1, d, strlen(d) + 1);
+    }
+    return buf;
+}
+
+double vl_in_units(uint64_t bytes, vl_units u)
+{
+    return (double)bytes / (double)(u == VL_UNITS_GB ? VL_GB : VL_GIB);
+}
+
+const char *vl_units_name(vl_units u)
+{
+    return u == VL_UNITS_GB ? "GB" : "GiB";
+}
+
+char *vl_fmt_bytes(uint64_t bytes, vl_units u, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.2f %s", vl_in_units(bytes, u), vl_units_name(u));
+    return buf;
+}

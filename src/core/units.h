@@ -1,0 +1,38 @@
+/* units.h: exact integer arithmetic and the parsing/printing of counts and sizes.
+ *
+ * Byte counts are uint64_t everywhere.  Every multiplication and addition that can grow
+ * goes through vl_mul/vl_add, which saturate and set *ovf instead of wrapping, so a
+ * result is either exact or reported as too large; nothing passes through a double. */
+#ifndef VL_UNITS_H
+#define VL_UNITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VL_GIB 1073741824ULL /* 2^30 */
+#define VL_GB  1000000000ULL /* 10^9 */
+
+uint64_t vl_mul(uint64_t a, uint64_t b, bool *ovf);
+uint64_t vl_add(uint64_t a, uint64_t b, bool *ovf);
+uint64_t vl_ceil_div(uint64_t a, uint64_t b);
+
+/* "7B", "7e9", "350M", "1.5T", "124439808", "10k": an exact non-negative integer count.
+ * Returns false (and a reason in *why) for anything else, fractions of one included. */
+bool vl_parse_count(const char *s, uint64_t *out, const char **why);
+/* "0", "1GiB", "800MB", "512 MiB", "1e9": bytes (binary KiB..TiB, decimal kB..TB). */
+bool vl_parse_size(const char *s, uint64_t *out, const char **why);
+
+/* 1234567 -> "1,234,567". Returns buf. */
+char *vl_fmt_int(uint64_t v, char *buf, size_t len);
+/* 6738415616 -> "6.74e9"; short counts for formulas and headings. */
+char *vl_fmt_count(uint64_t v, char *buf, size_t len);
+
+typedef enum { VL_UNITS_GIB, VL_UNITS_GB } vl_units;
+/* bytes in the chosen unit as a number (for display only) and the unit's name. */
+double vl_in_units(uint64_t bytes, vl_units u);
+const char *vl_units_name(vl_units u);
+/* "12.55 GiB" (two decimals). Returns buf. */
+char *vl_fmt_bytes(uint64_t bytes, vl_units u, char *buf, size_t len);
+
+#endif
