@@ -1,0 +1,55 @@
+#!/bin/sh
+# cli-golden.sh: `vramlab estimate` in every format against reviewed golden files.
+# The numbers in them were checked by hand (see the comments in tests/test_memory.c);
+# regenerate with VRAMLAB_REGOLDEN=1 only after reviewing a change line by line.
+. "$srcdir/tests/lib.sh"
+
+golden() {
+    name=$1
+    shift
+    checks=$((checks + 1))
+    if ! "$VRAMLAB" "$@" > "$tmp/out" 2> "$tmp/err"; then
+        fail "$name: exit $? for vramlab $*: $(cat "$tmp/err")"
+        return
+    fi
+    if [ -n "${VRAMLAB_REGOLDEN:-}" ]; then
+        cp "$tmp/out" "$srcdir/tests/golden/$name"
+    elif ! diff -u "$srcdir/tests/golden/$name" "$tmp/out"; then
+        fail "$name: output differs from tests/golden/$name (vramlab $*)"
+    fi
+}
+
+golden default.txt
+golden llama-2-7b-zero3-8gpu.json estimate --preset llama-2-7b --zero 3 --gpus 8 --format json
+golden gpt2-batch8.csv estimate --preset gpt2 --batch 8 --seq 1024 --format csv --units gb
+golden free-7b.md estimate --params 7B --recompute selective --flash-attn --format markdown --explain
+golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer sgd-momentum \
+    --gpu a100-40gb --overhead 0 --explain
+
+# The JSON parses, with exact integer bytes, and total is the sum of the components.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset mistral-7b --zero 2 --gpus 4 --format json > "$tmp/m.json"
+    python3 - "$tmp/m.json" <<'PY' || fail "JSON schema check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu"}
+assert set(d) == keys, set(d) ^ keys
+g = d["per_gpu"]
+parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
+assert set(g) == set(parts) | {"total"}
+assert all(isinstance(g[k], int) for k in g)
+assert g["total"] == sum(g[k] for k in parts)
+assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
+assert d["model"]["params"] == 7241732096
+PY
+fi
+
+# --check-fit: exit 1 when it does not fit, 0 when it does.
+checks=$((checks + 1))
+"$VRAMLAB" estimate --check-fit > /dev/null
+[ $? -eq 1 ] || fail "--check-fit on a run that does not fit should exit 1"
+checks=$((checks + 1))
+"$VRAMLAB" estimate --check-fit --preset gpt2 > /dev/null || fail "--check-fit on gpt2 should exit 0"
+
+finish

@@ -1,0 +1,23 @@
+# lib.sh: helpers for the shell tests.  The harness exports VRAMLAB (the built program)
+# and srcdir (the source tree's root), so the tests run from any build directory.
+: "${VRAMLAB:?run through make check}"
+: "${srcdir:?run through make check}"
+export LC_ALL=C
+failures=0
+checks=0
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    printf 'FAIL: %s\n' "$*"
+    failures=$((failures + 1))
+}
+
+ok() {
+    checks=$((checks + 1))
+}
+
+finish() {
+    printf '%d passed, %d failed\n' $((checks - failures)) "$failures"
+    [ "$failures" -eq 0 ]
+}

@@ -162,12 +162,13 @@ static void write_markdown(FILE *out, const report *r)
         fprintf(out, "- %s = %s\n", vl_component_labels[c], f);
     }
     if (r->explain) {
-        fprintf(out, "\n**Activations saved for backward, one layer:**\n\n| tensor | bytes |\n"
-                     "|---|---:|\n");
+        fprintf(out, "\n**Activations saved for backward:**\n\n| kept | tensor | bytes |\n"
+                     "|---|---|---:|\n");
         for (int i = 0; i < b->act.n_layer; i++)
-            fprintf(out, "| %s | %" PRIu64 " |\n", b->act.layer[i].name, b->act.layer[i].bytes);
+            fprintf(out, "| per layer | %s | %" PRIu64 " |\n", b->act.layer[i].name,
+                    b->act.layer[i].bytes);
         for (int i = 0; i < b->act.n_outside; i++)
-            fprintf(out, "| %s (outside the layers) | %" PRIu64 " |\n", b->act.outside[i].name,
+            fprintf(out, "| once | %s | %" PRIu64 " |\n", b->act.outside[i].name,
                     b->act.outside[i].bytes);
     }
 }

@@ -128,7 +128,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     term(L, n, ls, "K", vl_mul(beta, kv, ovf), ovf);
     term(L, n, ls, "V", vl_mul(beta, kv, ovf), ovf);
     if (core_saved && !s->flash_attn) {
-        term(L, n, ls, "softmax output (a·s² per sequence)", vl_mul(beta, ass, ovf), ovf);
+        term(L, n, ls, "attention softmax output (s x s per head)", vl_mul(beta, ass, ovf), ovf);
         if (drop) {
             term(L, n, ls, "attention dropout mask", ass, ovf);
             term(L, n, ls, "attention dropout output", vl_mul(beta, ass, ovf), ovf);

@@ -258,12 +258,12 @@ static int key_index(const key_desc *keys, const char *name)
 
 static void describe_params(const vl_params *p, uint64_t layers, char *buf, size_t len)
 {
-    char e[32], l[32], pl[32], t[32];
+    char e[32], l[32], pl[32], fn[32], t[32];
     snprintf(buf, len, "embedding %s%s%s + %s layers x %s + final norm %s = %s",
              vl_fmt_int(p->embedding, e, sizeof e),
              p->lm_head ? " + untied output layer" : "", p->positions ? " + positions" : "",
              vl_fmt_int(layers, l, sizeof l), vl_fmt_int(p->per_layer, pl, sizeof pl),
-             vl_fmt_int(p->final_norm, t, sizeof t), vl_fmt_int(p->total, t, sizeof t));
+             vl_fmt_int(p->final_norm, fn, sizeof fn), vl_fmt_int(p->total, t, sizeof t));
 }
 
 static bool load_model(ctx *c, yaml_node_t *root, vl_model *m)

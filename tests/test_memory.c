@@ -1,0 +1,280 @@
+/* test_memory.c: the memory model against the article, the ZeRO paper and Korthikanti et
+ * al., and exact at extreme sizes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "core/memory.h"
+
+typedef unsigned __int128 u128;
+
+static vl_settings settings(vl_precision p, vl_optimizer o, bool copy, bool fp32_grads)
+{
+    vl_settings s;
+    vl_settings_default(&s);
+    s.precision = p;
+    s.optimizer = o;
+    s.fp32_grad_copy = copy;
+    s.fp32_grads = fp32_grads;
+    return s;
+}
+
+/* The article's table (optimizer states, mixed precision, with the fp32 gradient copy):
+ * AdamW 16, 8-bit Adam 10, SGD with momentum 12; weights and gradients 2 each. */
+static void test_article_bytes_per_param(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_optimizer o;
+        unsigned with_copy, without_copy;
+    } rows[] = {{VL_ADAMW, 16, 12}, {VL_ADAM_8BIT, 10, 6}, {VL_SGD_MOMENTUM, 12, 8}, {VL_SGD, 8, 4}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        for (vl_precision p = VL_FP16_MIXED; p <= VL_BF16_MIXED; p++) {
+            vl_settings s = settings(p, rows[i].o, true, false);
+            vl_bpp b = vl_bytes_per_param(&s);
+            assert_int_equal(b.weights, 2);
+            assert_int_equal(b.gradients, 2);
+            assert_int_equal(b.optimizer, rows[i].with_copy);
+            s.fp32_grad_copy = false;
+            b = vl_bytes_per_param(&s);
+            assert_int_equal(b.optimizer, rows[i].without_copy);
+        }
+    }
+}
+
+static void test_conventions(void **state)
+{
+    (void)state;
+    /* the ZeRO paper: 2 + 2 + K, K = 12 */
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, false, false);
+    vl_bpp b = vl_bytes_per_param(&s);
+    assert_int_equal(b.weights + b.gradients + b.optimizer, 16);
+    /* Megatron-LM: fp32 main grads, 2 + 4 + 12 = 18; the copy is never counted twice */
+    for (int copy = 0; copy <= 1; copy++) {
+        s = settings(VL_BF16_MIXED, VL_ADAMW, copy, true);
+        b = vl_bytes_per_param(&s);
+        assert_int_equal(b.gradients, 4);
+        assert_int_equal(b.grad_copy, 0);
+        assert_int_equal(b.weights + b.gradients + b.optimizer, 18);
+    }
+    /* fp32: 4 + 4 + 8 (Adam moments), nothing else */
+    s = settings(VL_FP32, VL_ADAMW, true, false);
+    b = vl_bytes_per_param(&s);
+    assert_int_equal(b.weights, 4);
+    assert_int_equal(b.gradients, 4);
+    assert_int_equal(b.optimizer, 8);
+    /* pure bf16: states in bf16, no master copy */
+    s = settings(VL_BF16, VL_ADAMW, true, false);
+    b = vl_bytes_per_param(&s);
+    assert_int_equal(b.weights + b.gradients + b.optimizer, 2 + 2 + 4);
+    s.optimizer = VL_ADAM_8BIT;
+    assert_int_equal(vl_bytes_per_param(&s).optimizer, 2);
+}
+
+/* ZeRO paper, Fig. 1: 7.5B parameters, 64 GPUs, K = 12: 120, 31.4, 16.6, 1.875 GB of model
+ * states per GPU.  Exactly: 2+2+12 = 16 B x 7.5e9; 4 B x 7.5e9 + 12 B x 7.5e9/64; ... */
+static void test_zero_paper_figure_1(void **state)
+{
+    (void)state;
+    static const uint64_t expect[4] = {120000000000ULL, 31406250000ULL, 16640625000ULL,
+                                       1875000000ULL};
+    vl_model m;
+    vl_model_from_params(&m, 7500000000ULL);
+    for (unsigned z = 0; z <= 3; z++) {
+        vl_settings s = settings(VL_FP16_MIXED, VL_ADAMW, false, false);
+        s.zero = z;
+        s.gpus = 64;
+        vl_breakdown b;
+        assert_null(vl_estimate(&m, &s, &b));
+        assert_int_equal(b.bytes[VL_C_WEIGHTS] + b.bytes[VL_C_GRADIENTS] + b.bytes[VL_C_OPTIMIZER],
+                         expect[z]);
+        /* the live parameters only at ZeRO-3: largest matrix x (2 + 2) bytes */
+        assert_int_equal(b.bytes[VL_C_ZERO3_LIVE], z == 3 ? 4 * b.params.largest_matrix : 0);
+    }
+}
+
+/* Korthikanti et al. 2022, §4.1: a GPT layer with 16-bit activations and dropout keeps
+ * s·b·h·(34 + 5·a·s/h) bytes.  GPT-3 175B: s = 2048, b = 1, h = 12288, a = 96:
+ * 2048·12288·34 + 5·96·2048² = 855,638,016 + 2,013,265,920 = 2,868,903,936. */
+static vl_arch gpt3_175b(void)
+{
+    vl_arch a = {.hidden = 12288, .layers = 96, .heads = 96, .vocab = 50257,
+                 .max_positions = 2048, .position = VL_POS_LEARNED, .mlp = VL_MLP_STANDARD,
+                 .norm = VL_NORM_LAYERNORM, .attention_bias = true, .mlp_bias = true,
+                 .tie_embeddings = true, .dropout = true};
+    vl_arch_defaults(&a);
+    return a;
+}
+
+static void test_korthikanti_gpt3_layer(void **state)
+{
+    (void)state;
+    vl_arch a = gpt3_175b();
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    vl_activations act;
+    bool ovf = false;
+    const uint64_t sbh = 2048ULL * 12288;
+
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_false(ovf);
+    assert_int_equal(act.layer_bytes, 2868903936ULL);
+    /* outside the layers: ids 8sb, embedding dropout sbh, final norm and output-projection
+     * inputs 2sbh each, fp32 logits 4sbV */
+    assert_int_equal(act.outside_bytes, 8 * 2048 + sbh + 4 * sbh + 4ULL * 2048 * 50257);
+    assert_int_equal(act.total, 96 * 2868903936ULL + act.outside_bytes);
+
+    /* selective recompute: the 5as²b term goes, 34sbh stays (Korthikanti Table 2) */
+    s.recompute = VL_RECOMPUTE_SELECTIVE;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.layer_bytes, 34 * sbh);
+
+    /* full recompute: 2sbh per layer plus one layer's working set */
+    s.recompute = VL_RECOMPUTE_FULL;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.total, 96 * 2 * sbh + 2868903936ULL + act.outside_bytes);
+
+    /* flash attention: no s² tensors (and no mask), fp32 row statistics 4·a·s·b */
+    s.recompute = VL_RECOMPUTE_NONE;
+    s.flash_attn = true;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.layer_bytes, 34 * sbh + 4ULL * 96 * 2048);
+
+    /* fp32 doubles every tensor but the 1-byte dropout masks: of the 34sbh, 32sbh are
+     * 16-bit tensors and 2sbh masks; of the 5as²b, 4as²b are 16-bit and as²b the mask */
+    s.flash_attn = false;
+    s.precision = VL_FP32;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.layer_bytes, 2 * (32 * sbh + 4 * 96 * 2048ULL * 2048) + 2 * sbh +
+                                          96ULL * 2048 * 2048);
+    assert_false(ovf);
+}
+
+/* GQA and a gated MLP, no dropout (Mistral 7B), by hand:
+ * sbh tensors: norm in, QKV in, Q, out-proj in, MLP norm in, MLP in = 6 x 2sbh;
+ * K, V: 2 x 2·s·b·(8·128); softmax 2·a·s²·b; gate, up, down inputs 3 x 2·s·b·f. */
+static void test_gqa_gated_no_dropout(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
+                 .vocab = 32000};
+    vl_arch_defaults(&a);
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.seq = 4096;
+    s.batch = 2;
+    vl_activations act;
+    bool ovf = false;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    const uint64_t sb = 4096 * 2;
+    assert_int_equal(act.layer_bytes, 6 * 2 * sb * 4096 + 2 * 2 * sb * 1024 +
+                                          2ULL * 32 * 4096 * 4096 * 2 + 3 * 2 * sb * 14336);
+}
+
+/* 10T parameters, 1M context, 4096 GPUs, ZeRO-3: every component exact, checked against
+ * the closed forms computed in 128-bit integers. */
+static void test_extreme_sizes_exact(void **state)
+{
+    (void)state;
+    vl_model m;
+    vl_model_from_params(&m, 10000000000000ULL);
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.seq = 1048576;
+    s.gpus = 4096;
+    s.zero = 3;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+
+    const u128 P = 10000000000000ULL, N = 4096, shard = (P + N - 1) / N;
+    const u128 S = s.seq, h = m.arch.hidden, a = m.arch.heads, L = m.arch.layers,
+               V = m.arch.vocab;
+    assert_true(b.bytes[VL_C_WEIGHTS] == (uint64_t)(shard * 2));
+    assert_true(b.bytes[VL_C_GRADIENTS] == (uint64_t)(shard * 2));
+    assert_true(b.bytes[VL_C_OPTIMIZER] == (uint64_t)(shard * 16));
+    u128 layer = S * h * 34 + 5 * a * S * S;
+    u128 outside = 8 * S + S * h + 4 * S * h + 4 * S * V;
+    u128 act = L * layer + outside;
+    assert_true(act < ((u128)1 << 64));
+    assert_true(b.bytes[VL_C_ACTIVATIONS] == (uint64_t)act);
+    u128 largest = 4 * h * h > V * h ? 4 * h * h : V * h;
+    assert_true(b.bytes[VL_C_ZERO3_LIVE] == (uint64_t)(largest * 4));
+    u128 sum = 0;
+    for (int c = 0; c < VL_N_COMPONENTS; c++)
+        sum += b.bytes[c];
+    assert_true(b.total == (uint64_t)sum);
+}
+
+static void test_overflow_is_reported(void **state)
+{
+    (void)state;
+    vl_model m;
+    vl_model_from_params(&m, 10000000000000ULL);
+    vl_settings s = settings(VL_FP32, VL_ADAMW, true, false);
+    s.seq = VL_MAX_SEQ;
+    s.batch = VL_MAX_BATCH;
+    vl_breakdown b;
+    const char *why = vl_estimate(&m, &s, &b);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "64 bits"));
+}
+
+static void test_settings_check(void **state)
+{
+    (void)state;
+    vl_settings s;
+    vl_settings_default(&s);
+    assert_null(vl_settings_check(&s));
+    s.gpus = 0;
+    assert_non_null(strstr(vl_settings_check(&s), "--gpus"));
+    vl_settings_default(&s);
+    s.zero = 4;
+    assert_non_null(strstr(vl_settings_check(&s), "--zero"));
+    vl_settings_default(&s);
+    s.seq = VL_MAX_SEQ + 1;
+    assert_non_null(strstr(vl_settings_check(&s), "--seq"));
+    vl_settings_default(&s);
+    s.precision = VL_BF16;
+    s.fp32_grads = true;
+    assert_non_null(strstr(vl_settings_check(&s), "--fp32-grads"));
+    vl_settings_default(&s);
+    s.gen = 10;
+    assert_non_null(strstr(vl_settings_check(&s), "--gen"));
+}
+
+/* The default what-if (Llama 2 7B, bf16-mixed AdamW, ZeRO-0, 1 GPU, b = 1, s = 2048), by
+ * hand: 20 B/param x 6,738,415,616; activations 32 x 537,919,488 + 295,714,816. */
+static void test_default_llama(void **state)
+{
+    (void)state;
+    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000}};
+    vl_arch_defaults(&m.arch);
+    vl_settings s;
+    vl_settings_default(&s);
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * 6738415616ULL);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 16 * 6738415616ULL);
+    assert_int_equal(b.act.layer_bytes, 537919488ULL);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 32 * 537919488ULL + 295714816ULL);
+    assert_int_equal(b.bytes[VL_C_OVERHEAD], 1ULL << 30);
+    assert_int_equal(b.total, 20 * 6738415616ULL + 32 * 537919488ULL + 295714816ULL +
+                                  (1ULL << 30));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_article_bytes_per_param),
+        cmocka_unit_test(test_conventions),
+        cmocka_unit_test(test_zero_paper_figure_1),
+        cmocka_unit_test(test_korthikanti_gpt3_layer),
+        cmocka_unit_test(test_gqa_gated_no_dropout),
+        cmocka_unit_test(test_extreme_sizes_exact),
+        cmocka_unit_test(test_overflow_is_reported),
+        cmocka_unit_test(test_settings_check),
+        cmocka_unit_test(test_default_llama),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

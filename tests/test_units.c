@@ -1,0 +1,107 @@
+/* test_units.c: exact parsing and printing of counts and sizes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "core/units.h"
+
+static uint64_t count(const char *s)
+{
+    uint64_t v = 0;
+    const char *why = NULL;
+    assert_true(vl_parse_count(s, &v, &why));
+    return v;
+}
+
+static void count_fails(const char *s, const char *expect_why)
+{
+    uint64_t v;
+    const char *why = NULL;
+    assert_false(vl_parse_count(s, &v, &why));
+    assert_non_null(why);
+    assert_non_null(strstr(why, expect_why));
+}
+
+static void test_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(count("7B"), 7000000000ULL);
+    assert_int_equal(count("7b"), 7000000000ULL);
+    assert_int_equal(count("7e9"), 7000000000ULL);
+    assert_int_equal(count("350M"), 350000000ULL);
+    assert_int_equal(count("1.5T"), 1500000000000ULL);
+    assert_int_equal(count("124439808"), 124439808ULL);
+    assert_int_equal(count("10k"), 10000ULL);
+    assert_int_equal(count("1.25e3"), 1250ULL);
+    assert_int_equal(count("18446744073709551615"), UINT64_MAX);
+    count_fails("1.5", "whole");
+    count_fails("-1", "negative");
+    count_fails("7X", "unit");
+    count_fails("", "number");
+    count_fails("abc", "number");
+    count_fails("18446744073709551616", "large");
+    count_fails("2e19", "large");
+    count_fails("1e999", "large");
+}
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    uint64_t v;
+    const char *why;
+    assert_true(vl_parse_size("1GiB", &v, &why));
+    assert_int_equal(v, 1073741824ULL);
+    assert_true(vl_parse_size("800MB", &v, &why));
+    assert_int_equal(v, 800000000ULL);
+    assert_true(vl_parse_size("1.5 GiB", &v, &why));
+    assert_int_equal(v, 1610612736ULL);
+    assert_true(vl_parse_size("0", &v, &why));
+    assert_int_equal(v, 0);
+    assert_true(vl_parse_size("80gib", &v, &why));
+    assert_int_equal(v, 85899345920ULL);
+    assert_false(vl_parse_size("1.5B", &v, &why));
+    assert_false(vl_parse_size("12 parsecs", &v, &why));
+}
+
+static void test_checked_arithmetic(void **state)
+{
+    (void)state;
+    bool ovf = false;
+    assert_int_equal(vl_mul(1ULL << 32, 1ULL << 31, &ovf), 1ULL << 63);
+    assert_false(ovf);
+    vl_mul(1ULL << 32, 1ULL << 32, &ovf);
+    assert_true(ovf);
+    ovf = false;
+    vl_add(UINT64_MAX, 1, &ovf);
+    assert_true(ovf);
+    assert_int_equal(vl_ceil_div(7500000001ULL, 64), 117187501ULL);
+    assert_int_equal(vl_ceil_div(7500000000ULL, 64), 117187500ULL);
+}
+
+static void test_formatting(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(vl_fmt_int(6738415616ULL, b, sizeof b), "6,738,415,616");
+    assert_string_equal(vl_fmt_int(999, b, sizeof b), "999");
+    assert_string_equal(vl_fmt_int(1000, b, sizeof b), "1,000");
+    assert_string_equal(vl_fmt_count(6738415616ULL, b, sizeof b), "6.74e9");
+    assert_string_equal(vl_fmt_count(124439808ULL, b, sizeof b), "1.24e8");
+    assert_string_equal(vl_fmt_count(4096, b, sizeof b), "4096");
+    assert_string_equal(vl_fmt_bytes(13476831232ULL, VL_UNITS_GIB, b, sizeof b), "12.55 GiB");
+    assert_string_equal(vl_fmt_bytes(13476831232ULL, VL_UNITS_GB, b, sizeof b), "13.48 GB");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_checked_arithmetic),
+        cmocka_unit_test(test_formatting),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
