@@ -35,7 +35,7 @@ expect 2 "$e --precision: unknown value 'fp8' (expected fp32, fp16, bf16, fp16-m
     estimate --precision fp8
 expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd-momentum, sgd or lion); did you mean 'adamw'?" \
     estimate --optimizer adamww
-expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv or markdown)" estimate --format yaml
+expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown or svg)" estimate --format yaml
 expect 2 "$e --preset: no model named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
 expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them)" estimate --gpu h100
@@ -68,6 +68,10 @@ expect 2 "$e $bad/syntax.yaml:5:2: YAML syntax error: did not find expected key 
 expect 2 "$e --preset-file: $srcdir/presets/gpus/h100-80gb.yaml is a 'gpu' preset, not a model" \
     estimate --preset-file "$srcdir/presets/gpus/h100-80gb.yaml"
 expect 2 "$e presets: unexpected argument 'x'" presets x
+expect 2 "$e --no-mouse, --no-color, --ascii and --theme apply to the explorer (vramlab tui) only" \
+    estimate --ascii
+expect 2 "$e --format, --check-fit and --explain apply to vramlab estimate" tui --format json
+expect 2 "$e --theme: unknown value 'dark' (expected default or high-contrast)" tui --theme dark
 
 # A good preset file loads and is used.
 checks=$((checks + 1))

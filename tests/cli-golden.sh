@@ -19,10 +19,11 @@ golden() {
     fi
 }
 
-golden default.txt
+golden default.txt estimate
 golden llama-2-7b-zero3-8gpu.json estimate --preset llama-2-7b --zero 3 --gpus 8 --format json
 golden gpt2-batch8.csv estimate --preset gpt2 --batch 8 --seq 1024 --format csv --units gb
 golden free-7b.md estimate --params 7B --recompute selective --flash-attn --format markdown --explain
+golden llama-2-7b-zero3-8gpu.svg estimate --zero 3 --gpus 8 --format svg
 golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer sgd-momentum \
     --gpu a100-40gb --overhead 0 --explain
 

@@ -32,7 +32,7 @@ static void estimate_help(void)
         "  --mode train            (inference arrives in a later version)\n"
         "output:\n"
         "  --gpu NAME              GPU to fit on (default " DEFAULT_GPU ")\n"
-        "  --format F              table, json, csv, markdown (default table)\n"
+        "  --format F              table, json, csv, markdown, svg (default table)\n"
         "  --units U               gib (2^30 bytes) or gb (10^9 bytes) (default gib)\n"
         "  --explain               list every activation tensor saved for backward\n"
         "  --check-fit             exit 1 when the run does not fit the GPU\n"
@@ -58,14 +58,19 @@ int cmd_estimate(int argc, char **argv)
     vl_catalog cat;
     vl_model model;
     const vl_gpu *gpu;
-    vl_breakdown b;
+    vl_breakdown b, zero[4];
     vl_catalog_init(&cat);
     if ((rc = options_resolve(&o, &cat, &model, &gpu)) == EXIT_OK) {
         const char *why = vl_estimate(&model, &o.s, &b);
+        for (unsigned z = 0; z < 4 && !why; z++) {
+            vl_settings at = o.s;
+            at.zero = z;
+            why = vl_estimate(&model, &at, &zero[z]);
+        }
         if (why) {
             rc = usage_error("%s", why);
         } else {
-            report r = {&model, &o.s, &b, gpu, o.units, o.explain};
+            report r = {&model, &o.s, &b, gpu, o.units, o.explain, zero};
             report_write(stdout, o.format, &r);
             rc = o.check_fit && !report_fits(&r) ? EXIT_NOFIT : EXIT_OK;
         }

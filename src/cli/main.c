@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "core/preset.h"
 #include "core/units.h"
+#include "options.h"
+#include "tui/tui.h"
 
 int usage_error(const char *fmt, ...)
 {
@@ -26,7 +28,8 @@ static void help(void)
            "How much GPU memory will training this transformer need, per GPU, and why?\n"
            "\n"
            "commands:\n"
-           "  estimate [OPTIONS]   per-GPU memory breakdown with its formulas (the default)\n"
+           "  tui [OPTIONS]        the explorer: sliders, stacked bars, formulas (the default)\n"
+           "  estimate [OPTIONS]   per-GPU memory breakdown with its formulas, as text\n"
            "  presets              list the models and GPUs vramlab knows\n"
            "\n"
            "  vramlab estimate --help   lists the options\n"
@@ -59,9 +62,32 @@ int cmd_presets(int argc, char **argv)
     return EXIT_OK;
 }
 
+static int cmd_tui(int argc, char **argv)
+{
+    run_opts o;
+    int rc = options_parse(argc, argv, &o, "tui");
+    if (rc != EXIT_OK)
+        return rc;
+    if (o.help) {
+        printf("usage: vramlab [tui] [OPTIONS]\n"
+               "The explorer: sliders for every setting, stacked memory bars per GPU, the ZeRO\n"
+               "0-3 comparison and the formula behind each number.  It takes the options of\n"
+               "vramlab estimate (see vramlab estimate --help) as its starting point, and:\n"
+               "  --no-mouse              ignore the mouse\n"
+               "  --no-color              monochrome (also when NO_COLOR is set)\n"
+               "  --ascii                 ASCII glyphs only (also in non-UTF-8 locales)\n"
+               "  --theme T               default or high-contrast (for projectors)\n"
+               "Press ? in the explorer for its keys.\n");
+        return EXIT_OK;
+    }
+    if (o.format != FMT_TABLE || o.check_fit || o.explain)
+        return usage_error("--format, --check-fit and --explain apply to vramlab estimate");
+    return tui_run(&o);
+}
+
 int main(int argc, char **argv)
 {
-    const char *cmd = argc > 1 ? argv[1] : "estimate";
+    const char *cmd = argc > 1 ? argv[1] : "tui";
 
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         help();
@@ -71,8 +97,10 @@ int main(int argc, char **argv)
         printf("vramlab %s\n", PACKAGE_VERSION);
         return EXIT_OK;
     }
-    if (cmd[0] == '-') /* options alone: the default command */
-        return cmd_estimate(argc, argv);
+    if (cmd[0] == '-' || argc == 1) /* options alone: the default command */
+        return cmd_tui(argc, argv);
+    if (strcmp(cmd, "tui") == 0)
+        return cmd_tui(argc - 1, argv + 1);
     if (strcmp(cmd, "estimate") == 0)
         return cmd_estimate(argc - 1, argv + 1);
     if (strcmp(cmd, "presets") == 0)

@@ -7,7 +7,7 @@
 
 #include "core/explain.h"
 
-const char *const report_format_names[N_FORMATS] = {"table", "json", "csv", "markdown"};
+const char *const report_format_names[N_FORMATS] = {"table", "json", "csv", "markdown", "svg"};
 
 bool report_fits(const report *r)
 {
@@ -260,6 +260,7 @@ void report_write(FILE *out, report_format f, const report *r)
     case FMT_JSON: write_json(out, r); break;
     case FMT_CSV: write_csv(out, r); break;
     case FMT_MARKDOWN: write_markdown(out, r); break;
+    case FMT_SVG: svg_write(out, r); break;
     case N_FORMATS: break;
     }
 }

@@ -9,7 +9,7 @@
 #include "core/preset.h"
 #include "core/units.h"
 
-typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MARKDOWN, N_FORMATS } report_format;
+typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MARKDOWN, FMT_SVG, N_FORMATS } report_format;
 extern const char *const report_format_names[N_FORMATS];
 
 typedef struct report {
@@ -19,9 +19,12 @@ typedef struct report {
     const vl_gpu *gpu;
     vl_units units;
     bool explain; /* table and markdown: list the saved activation tensors too */
+    const vl_breakdown *zero; /* the same run at ZeRO 0..3 (for the SVG), or NULL */
 } report;
 
 void report_write(FILE *out, report_format f, const report *r);
 bool report_fits(const report *r);
+/* The stacked bars (and the ZeRO 0-3 comparison when r->zero) as SVG. */
+void svg_write(FILE *out, const report *r);
 
 #endif

@@ -1,0 +1,154 @@
+/* numerics.c: software fp32/fp16/bf16/fp8 codecs (DESIGN §5).
+ *
+ * Every narrow format's normal range lies inside fp32's, so encoding works on the fp32 bit
+ * pattern alone: rebias the exponent in place and round the mantissa off, or, below the
+ * target's smallest normal, shift the significand into its subnormal position and round
+ * that.  No loops and no floating-point arithmetic, so the result cannot depend on the
+ * FPU's rounding mode or on flush-to-zero. */
+#include "numerics.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const vl_format_names[VL_N_FORMATS] = {"fp32", "fp16", "bf16", "fp8-e4m3",
+                                                   "fp8-e5m2"};
+
+const char *const vl_class_names[VL_N_CLASSES] = {"zero", "flushed", "subnormal", "normal",
+                                                  "inf",  "saturated", "nan"};
+
+/* bits, exp_bits, man_bits, bias, max, min_normal, min_subnormal, epsilon, digits, has_inf,
+ * max_code, nan_code.  The NaNs are those CUDA produces: fp32's canonical 0x7FFFFFFF,
+ * 0x7FFF (fp16, bf16) and 0x7F (both fp8). */
+const vl_format_info vl_formats[VL_N_FORMATS] = {
+    [VL_FMT_F32] = {32, 8, 23, 127, 0x1.fffffep127, 0x1p-126, 0x1p-149, 0x1p-23, 7.2247, true,
+                    0x7F7FFFFF, 0x7FFFFFFF},
+    [VL_FMT_F16] = {16, 5, 10, 15, 65504.0, 0x1p-14, 0x1p-24, 0x1p-10, 3.3113, true, 0x7BFF,
+                    0x7FFF},
+    [VL_FMT_BF16] = {16, 8, 7, 127, 0x1.fep127, 0x1p-126, 0x1p-133, 0x1p-7, 2.4082, true, 0x7F7F,
+                     0x7FFF},
+    [VL_FMT_E4M3] = {8, 4, 3, 7, 448.0, 0x1p-6, 0x1p-9, 0x1p-3, 1.2041, false, 0x7E, 0x7F},
+    [VL_FMT_E5M2] = {8, 5, 2, 15, 57344.0, 0x1p-14, 0x1p-16, 0x1p-2, 0.9031, true, 0x7B, 0x7F},
+};
+
+static uint32_t float_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static float bits_float(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* v / 2^s rounded to nearest, ties to even, for 1 <= s <= 24. */
+static uint32_t shift_round(uint32_t v, unsigned s)
+{
+    uint32_t q = v >> s, rest = v & ((1u << s) - 1), half = 1u << (s - 1);
+    return q + (rest > half || (rest == half && (q & 1)));
+}
+
+uint32_t vl_encode(vl_format f, float x, bool saturate)
+{
+    const vl_format_info *t = &vl_formats[f];
+    uint32_t bits = float_bits(x), mag = bits & 0x7FFFFFFF, code;
+    /* the target's smallest normal exponent and its bias, as fp32 exponent fields */
+    uint32_t min_normal_field = (uint32_t)(128 - t->bias), bias_field = (uint32_t)(127 - t->bias);
+    unsigned drop = 23 - t->man_bits;
+
+    if (mag > 0x7F800000)
+        return t->nan_code;
+    if (f == VL_FMT_F32) {
+        code = mag;
+    } else if (mag >= min_normal_field << 23) {
+        /* A carry out of the mantissa steps the exponent up, and past max into the code
+         * after it, which is exactly the overflow checked below. */
+        code = shift_round(mag - (bias_field << 23), drop);
+    } else {
+        unsigned field = mag >> 23;
+        uint32_t sig = (mag & 0x7FFFFF) | (field ? 0x800000 : 0);
+        /* fp32 subnormals have field 0 but scale 2^-126, like field 1. */
+        unsigned shift = drop + min_normal_field - (field ? field : 1);
+        /* sig < 2^24, so past 24 places it is below half the smallest subnormal. */
+        code = shift > 24 ? 0 : shift_round(sig, shift);
+    }
+    if (code > t->max_code)
+        code = saturate ? t->max_code : t->max_code + 1;
+    return (bits >> 31) << (t->bits - 1) | code;
+}
+
+vl_class vl_classify(vl_format f, uint32_t code)
+{
+    const vl_format_info *t = &vl_formats[f];
+    uint32_t mag = code & ~(UINT32_MAX << (t->bits - 1));
+
+    if (mag > t->max_code)
+        return t->has_inf && mag == t->max_code + 1 ? VL_CLS_INF : VL_CLS_NAN;
+    if (mag == 0)
+        return VL_CLS_ZERO;
+    return mag >> t->man_bits ? VL_CLS_NORMAL : VL_CLS_SUBNORMAL;
+}
+
+float vl_decode(vl_format f, uint32_t code)
+{
+    const vl_format_info *t = &vl_formats[f];
+    uint32_t sign = (code >> (t->bits - 1) & 1) << 31;
+    uint32_t mag = code & ~(UINT32_MAX << (t->bits - 1)), out;
+
+    switch (vl_classify(f, code)) {
+    case VL_CLS_NAN:
+        return bits_float(0x7FFFFFFF);
+    case VL_CLS_INF:
+        out = 0x7F800000;
+        break;
+    case VL_CLS_NORMAL:
+        out = (mag << (23 - t->man_bits)) + ((uint32_t)(127 - t->bias) << 23);
+        break;
+    default: /* zero or subnormal */
+        /* mag < 2^man_bits, so the product is exact in double and, being a multiple of
+         * fp32's smallest subnormal, exact in float too. */
+        out = float_bits((float)(mag * t->min_subnormal));
+        break;
+    }
+    return bits_float(sign | out);
+}
+
+vl_class vl_classify_cast(vl_format f, float x, bool saturate)
+{
+    vl_class c;
+
+    if (isnan(x))
+        return VL_CLS_NAN;
+    if (x == 0)
+        return VL_CLS_ZERO;
+    c = vl_classify(f, vl_encode(f, x, false));
+    if (c == VL_CLS_ZERO)
+        return VL_CLS_FLUSHED;
+    if (c == VL_CLS_NAN) /* E4M3 has no inf: its overflow is NaN */
+        c = VL_CLS_INF;
+    return c == VL_CLS_INF && saturate ? VL_CLS_SATURATED : c;
+}
+
+float vl_round(vl_format f, float x, bool saturate)
+{
+    return vl_decode(f, vl_encode(f, x, saturate));
+}
+
+/* Rounding the exact result first to float (24 bits) and then to fp16 (11) gives the
+ * correctly rounded fp16 result for + and *, because 24 >= 2*11 + 2 (Figueroa, "When is
+ * double rounding innocuous?", 1995).  So a float operation on fp16 values, then
+ * vl_round, is exactly fp16 arithmetic. */
+float vl_f16_add(float a, float b)
+{
+    return vl_round(VL_FMT_F16, vl_round(VL_FMT_F16, a, false) + vl_round(VL_FMT_F16, b, false),
+                    false);
+}
+
+float vl_f16_mul(float a, float b)
+{
+    return vl_round(VL_FMT_F16, vl_round(VL_FMT_F16, a, false) * vl_round(VL_FMT_F16, b, false),
+                    false);
+}

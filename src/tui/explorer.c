@@ -1,0 +1,338 @@
+/* explorer.c: the explorer's state and its sliders. */
+#include "explorer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/names.h"
+#include "core/units.h"
+
+/* ---- value grids for the numeric sliders --------------------------------------------- */
+
+typedef uint64_t (*stepper)(uint64_t v, int dir);
+
+static uint64_t step_one(uint64_t v, int dir)
+{
+    return dir > 0 ? v + 1 : v - (v > 0);
+}
+
+/* Next power of two above v (dir > 0) or below it. */
+static uint64_t step_pow2(uint64_t v, int dir)
+{
+    uint64_t p = 1;
+    if (dir > 0) {
+        while (p <= v)
+            p *= 2;
+        return p;
+    }
+    while (p * 2 < v)
+        p *= 2;
+    return p < v ? p : v;
+}
+
+static uint64_t step_pow8(uint64_t v, int dir)
+{
+    return step_pow2(step_pow2(step_pow2(v, dir), dir), dir);
+}
+
+/* The E12 series (1.0, 1.2, 1.5 ... 8.2 per decade): parameter counts people recognise. */
+static const unsigned e12[] = {10, 12, 15, 18, 22, 27, 33, 39, 47, 56, 68, 82};
+
+static uint64_t step_e12(uint64_t v, int dir)
+{
+    uint64_t best = v;
+    for (uint64_t d = 1; d <= 100000000000000000ULL; d *= 10)
+        for (size_t i = 0; i < sizeof e12 / sizeof e12[0]; i++) {
+            uint64_t g = e12[i] * d;
+            if (dir > 0 ? g > v && (best == v || g < best) : g < v && (best == v || g > best))
+                best = g;
+        }
+    return best;
+}
+
+static uint64_t step_decade(uint64_t v, int dir)
+{
+    for (int i = 0; i < 12; i++)
+        v = step_e12(v, dir);
+    return v;
+}
+
+typedef struct numeric {
+    uint64_t min, max;
+    stepper fine, coarse;
+} numeric;
+
+static const numeric numerics[N_SLIDERS] = {
+    [SL_PARAMS] = {EX_MIN_PARAMS, EX_MAX_PARAMS, step_e12, step_decade},
+    [SL_GPUS] = {1, EX_MAX_GPUS, step_one, step_pow2},
+    [SL_BATCH] = {1, EX_MAX_BATCH, step_one, step_pow2},
+    [SL_SEQ] = {EX_MIN_SEQ, EX_MAX_SEQ, step_pow2, step_pow8},
+};
+
+static bool is_numeric(slider_id id)
+{
+    return numerics[id].max != 0;
+}
+
+static uint64_t numeric_value(const explorer *e, slider_id id)
+{
+    switch (id) {
+    case SL_PARAMS: {
+        vl_params p;
+        vl_count_params(&e->model.arch, &p);
+        return vl_model_params(&e->model, &p);
+    }
+    case SL_GPUS: return e->s.gpus;
+    case SL_BATCH: return e->s.batch;
+    case SL_SEQ: return e->s.seq;
+    default: return 0;
+    }
+}
+
+static void set_numeric(explorer *e, slider_id id, uint64_t v)
+{
+    switch (id) {
+    case SL_PARAMS:
+        vl_model_from_params(&e->model, v);
+        e->detached = true;
+        break;
+    case SL_GPUS: e->s.gpus = v; break;
+    case SL_BATCH: e->s.batch = v; break;
+    case SL_SEQ: e->s.seq = v; break;
+    default: break;
+    }
+}
+
+/* ---- the choice sliders ------------------------------------------------------------- */
+
+static const char *const on_off[] = {"off", "on"};
+static const char *const zero_names[] = {"0", "1", "2", "3"};
+
+static int choice_count(const explorer *e, slider_id id)
+{
+    switch (id) {
+    case SL_PRECISION: return VL_N_PRECISIONS;
+    case SL_OPTIMIZER: return VL_N_OPTIMIZERS;
+    case SL_ZERO: return 4;
+    case SL_RECOMPUTE: return VL_N_RECOMPUTES;
+    case SL_GPU: return (int)e->cat->n_gpus;
+    default: return 2; /* the on/off switches */
+    }
+}
+
+static int choice_get(const explorer *e, slider_id id)
+{
+    switch (id) {
+    case SL_PRECISION: return (int)e->s.precision;
+    case SL_OPTIMIZER: return (int)e->s.optimizer;
+    case SL_ZERO: return (int)e->s.zero;
+    case SL_RECOMPUTE: return (int)e->s.recompute;
+    case SL_FLASH: return e->s.flash_attn;
+    case SL_GPU: return (int)e->gpu;
+    case SL_GRAD_COPY: return e->s.fp32_grad_copy;
+    case SL_FP32_GRADS: return e->s.fp32_grads;
+    default: return 0;
+    }
+}
+
+static void choice_set(explorer *e, slider_id id, int v)
+{
+    switch (id) {
+    case SL_PRECISION: e->s.precision = (vl_precision)v; break;
+    case SL_OPTIMIZER: e->s.optimizer = (vl_optimizer)v; break;
+    case SL_ZERO: e->s.zero = (unsigned)v; break;
+    case SL_RECOMPUTE: e->s.recompute = (vl_recompute)v; break;
+    case SL_FLASH: e->s.flash_attn = v; break;
+    case SL_GPU: e->gpu = (size_t)v; break;
+    case SL_GRAD_COPY: e->s.fp32_grad_copy = v; break;
+    case SL_FP32_GRADS: e->s.fp32_grads = v; break;
+    default: break;
+    }
+    /* fp32 gradients make no sense with pure 16-bit weights: the switch follows */
+    if (e->s.precision == VL_FP16 || e->s.precision == VL_BF16)
+        e->s.fp32_grads = false;
+}
+
+static const char *choice_name(const explorer *e, slider_id id, int v)
+{
+    switch (id) {
+    case SL_PRECISION: return vl_precision_names[v];
+    case SL_OPTIMIZER: return vl_optimizer_names[v];
+    case SL_ZERO: return zero_names[v];
+    case SL_RECOMPUTE: return vl_recompute_names[v];
+    case SL_GPU: return e->cat->gpus[v].name;
+    default: return on_off[v];
+    }
+}
+
+/* ---- public ------------------------------------------------------------------------- */
+
+static const char *const labels[N_SLIDERS] = {
+    [SL_PARAMS] = "parameters", [SL_PRECISION] = "precision", [SL_OPTIMIZER] = "optimizer",
+    [SL_GPUS] = "GPUs", [SL_ZERO] = "ZeRO stage", [SL_BATCH] = "micro-batch",
+    [SL_SEQ] = "context", [SL_RECOMPUTE] = "recompute", [SL_FLASH] = "flash attn",
+    [SL_GPU] = "GPU model", [SL_GRAD_COPY] = "fp32 grad copy", [SL_FP32_GRADS] = "fp32 grads",
+};
+
+const char *slider_label(slider_id id)
+{
+    return labels[id];
+}
+
+vl_component slider_component(const explorer *e, slider_id id)
+{
+    switch (id) {
+    case SL_PARAMS:
+    case SL_PRECISION: return VL_C_WEIGHTS;
+    case SL_FP32_GRADS: return VL_C_GRADIENTS;
+    case SL_ZERO: return e->s.zero == 3 ? VL_C_ZERO3_LIVE : VL_C_OPTIMIZER;
+    case SL_BATCH:
+    case SL_SEQ:
+    case SL_RECOMPUTE:
+    case SL_FLASH: return VL_C_ACTIVATIONS;
+    case SL_GPU: return VL_C_OVERHEAD;
+    default: return VL_C_OPTIMIZER;
+    }
+}
+
+void explorer_recompute(explorer *e)
+{
+    e->error = vl_estimate(&e->model, &e->s, &e->b);
+    for (unsigned z = 0; z < 4 && !e->error; z++) {
+        vl_settings s = e->s;
+        s.zero = z;
+        e->error = vl_estimate(&e->model, &s, &e->zero[z]);
+    }
+}
+
+void explorer_load_model(explorer *e, const vl_model *m)
+{
+    e->preset = *m;
+    e->model = *m;
+    e->detached = false;
+    explorer_recompute(e);
+}
+
+void explorer_init(explorer *e, const vl_catalog *cat, const vl_model *m, size_t gpu,
+                   const vl_settings *s)
+{
+    memset(e, 0, sizeof *e);
+    e->cat = cat;
+    e->s = *s;
+    e->gpu = gpu;
+    e->focus = -1;
+    explorer_load_model(e, m);
+    e->detached = m->free_params != 0;
+}
+
+static uint64_t clamp(uint64_t v, const numeric *n)
+{
+    return v < n->min ? n->min : v > n->max ? n->max : v;
+}
+
+bool explorer_move(explorer *e, slider_id id, int steps, bool coarse)
+{
+    int dir = steps > 0 ? 1 : -1;
+    if (is_numeric(id)) {
+        const numeric *n = &numerics[id];
+        uint64_t v = numeric_value(e, id), to = v;
+        for (int i = 0; i < (steps > 0 ? steps : -steps); i++)
+            to = clamp((coarse ? n->coarse : n->fine)(to, dir), n);
+        if (to == v)
+            return false;
+        set_numeric(e, id, to);
+    } else {
+        int count = choice_count(e, id), v = choice_get(e, id);
+        int to = v + (coarse ? dir * count : steps);
+        to = to < 0 ? 0 : to >= count ? count - 1 : to;
+        if (to == v)
+            return false;
+        choice_set(e, id, to);
+    }
+    explorer_recompute(e);
+    return true;
+}
+
+bool explorer_jump(explorer *e, slider_id id, bool end)
+{
+    if (is_numeric(id)) {
+        uint64_t v = numeric_value(e, id), to = end ? numerics[id].max : numerics[id].min;
+        if (v == to)
+            return false;
+        set_numeric(e, id, to);
+        explorer_recompute(e);
+        return true;
+    }
+    return explorer_move(e, id, end ? choice_count(e, id) : -choice_count(e, id), false);
+}
+
+const char *explorer_set(explorer *e, slider_id id, const char *text)
+{
+    static char why[160];
+    if (is_numeric(id)) {
+        uint64_t v;
+        const char *reason;
+        if (!vl_parse_count(text, &v, &reason)) {
+            snprintf(why, sizeof why, "%s: '%s' is not a whole number: %s", labels[id], text,
+                     reason);
+            return why;
+        }
+        uint64_t lo = id == SL_PARAMS ? 1000000 : 1;
+        uint64_t hi = id == SL_PARAMS ? 100000000000000ULL
+                      : id == SL_GPUS ? VL_MAX_GPUS
+                      : id == SL_BATCH ? VL_MAX_BATCH
+                                       : VL_MAX_SEQ;
+        if (v < lo || v > hi) {
+            char a[32], b[32];
+            snprintf(why, sizeof why, "%s: %s is outside %s..%s", labels[id], text,
+                     vl_fmt_count(lo, a, sizeof a), vl_fmt_count(hi, b, sizeof b));
+            return why;
+        }
+        set_numeric(e, id, v);
+    } else {
+        int count = choice_count(e, id), i;
+        for (i = 0; i < count && strcmp(choice_name(e, id, i), text) != 0; i++)
+            ;
+        if (i == count) {
+            snprintf(why, sizeof why, "%s: unknown value '%s'", labels[id], text);
+            return why;
+        }
+        choice_set(e, id, i);
+    }
+    explorer_recompute(e);
+    return NULL;
+}
+
+void explorer_value(const explorer *e, slider_id id, char *buf, size_t len)
+{
+    char n[32];
+    if (id == SL_PARAMS)
+        snprintf(buf, len, "%s", vl_fmt_count(numeric_value(e, id), n, sizeof n));
+    else if (is_numeric(id))
+        snprintf(buf, len, "%s", vl_fmt_int(numeric_value(e, id), n, sizeof n));
+    else
+        snprintf(buf, len, "%s", choice_name(e, id, choice_get(e, id)));
+}
+
+double explorer_fraction(const explorer *e, slider_id id)
+{
+    if (is_numeric(id)) {
+        const numeric *n = &numerics[id];
+        double v = (double)numeric_value(e, id);
+        double f = log(v / (double)n->min) / log((double)n->max / (double)n->min);
+        return f < 0 ? 0 : f > 1 ? 1 : f;
+    }
+    int count = choice_count(e, id);
+    return count > 1 ? (double)choice_get(e, id) / (count - 1) : 0;
+}
+
+const vl_gpu *explorer_gpu(const explorer *e)
+{
+    return &e->cat->gpus[e->gpu];
+}
+
+bool explorer_fits(const explorer *e)
+{
+    return !e->error && e->b.total <= explorer_gpu(e)->memory;
+}

@@ -1,0 +1,65 @@
+/* explorer.h: the explorer's state and its sliders, free of curses.
+ *
+ * The TUI only reads this state and calls these functions; every change recomputes the
+ * breakdown through the core (vl_estimate), so the screen shows what `vramlab estimate`
+ * prints for the same settings. */
+#ifndef VL_EXPLORER_H
+#define VL_EXPLORER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/memory.h"
+#include "core/preset.h"
+
+typedef enum {
+    SL_PARAMS, SL_PRECISION, SL_OPTIMIZER, SL_GPUS, SL_ZERO, SL_BATCH, SL_SEQ, SL_RECOMPUTE,
+    SL_FLASH, SL_GPU, SL_GRAD_COPY, SL_FP32_GRADS, N_SLIDERS
+} slider_id;
+
+/* Ranges of the explorer's numeric sliders (typed values may go to the CLI's limits). */
+#define EX_MIN_PARAMS 10000000ULL      /* 10M */
+#define EX_MAX_PARAMS 2000000000000ULL /* 2T */
+#define EX_MAX_GPUS 4096ULL
+#define EX_MAX_BATCH 1024ULL
+#define EX_MIN_SEQ 128ULL
+#define EX_MAX_SEQ 1048576ULL
+
+typedef struct explorer {
+    const vl_catalog *cat;
+    vl_model preset;          /* the model as loaded */
+    vl_model model;           /* in use: the preset, or a GPT-3-like shape once detached */
+    bool detached;            /* the parameter slider moved away from the preset */
+    vl_settings s;
+    size_t gpu;               /* index into cat->gpus */
+    vl_breakdown b;           /* the breakdown at s */
+    vl_breakdown zero[4];     /* the same run at ZeRO 0..3 */
+    const char *error;        /* why there is no breakdown, or NULL */
+    slider_id selected;
+    int focus;                /* component whose formula is shown; -1 follows the slider */
+} explorer;
+
+void explorer_init(explorer *e, const vl_catalog *cat, const vl_model *m, size_t gpu,
+                   const vl_settings *s);
+void explorer_load_model(explorer *e, const vl_model *m);
+void explorer_recompute(explorer *e);
+
+const char *slider_label(slider_id id);
+/* The component whose formula the slider changes most directly. */
+vl_component slider_component(const explorer *e, slider_id id);
+
+/* Left/Right (steps = -1/+1), coarse with PgUp/PgDn; true when the value changed. */
+bool explorer_move(explorer *e, slider_id id, int steps, bool coarse);
+/* Home (end = false) and End. */
+bool explorer_jump(explorer *e, slider_id id, bool end);
+/* Enter: an exact typed value.  NULL, or why the text was refused (state unchanged). */
+const char *explorer_set(explorer *e, slider_id id, const char *text);
+
+/* The slider's value as text, and its position on the track in [0, 1]. */
+void explorer_value(const explorer *e, slider_id id, char *buf, size_t len);
+double explorer_fraction(const explorer *e, slider_id id);
+
+const vl_gpu *explorer_gpu(const explorer *e);
+bool explorer_fits(const explorer *e);
+
+#endif

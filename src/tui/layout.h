@@ -1,0 +1,43 @@
+/* layout.h: the explorer's screen geometry and bar arithmetic, as pure functions. */
+#ifndef VL_LAYOUT_H
+#define VL_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define LAYOUT_MIN_COLS 80
+#define LAYOUT_MIN_LINES 22
+#define LAYOUT_SLIDER_W 42 /* the settings column */
+
+typedef struct rect {
+    int y, x, h, w;
+} rect;
+
+typedef struct layout {
+    bool too_small;
+    rect title;   /* one line */
+    rect sliders; /* heading + one row per slider */
+    rect memory;  /* heading, bar, scale, legend, total, fit */
+    rect zero;    /* ZeRO 0-3 comparison; h = 0 when there is no room */
+    rect formula; /* formula pane, full width */
+    rect status;  /* one line */
+} layout;
+
+/* Rows the memory pane needs: heading, 2-line bar, scale, 7 legend rows, total, fit. */
+#define LAYOUT_MEMORY_H 13
+/* Rows the ZeRO comparison needs: heading and four bars. */
+#define LAYOUT_ZERO_H 5
+
+layout layout_compute(int lines, int cols, int n_sliders);
+
+/* Splits a bar of `width` cells, where `full` bytes fill it, among values[0..n): cells[i]
+ * is values[i]'s share by largest remainder, so the cells add up to the rounded total. */
+void layout_bar(const uint64_t *values, int n, uint64_t full, int width, int *cells);
+
+/* The cell at which `bytes` ends on a bar of `width` cells that `full` bytes fill. */
+int layout_cell(uint64_t bytes, uint64_t full, int width);
+
+/* Where row y, column x falls: the slider index, or -1. */
+int layout_slider_at(const layout *l, int y, int x, int n_sliders);
+
+#endif

@@ -1,0 +1,378 @@
+/* tui.c: the explorer's loop (after nvtop/htop): one loop owns time; key handlers return
+ * flags and never draw; the frame is redrawn once per loop when something changed. */
+#include "tui.h"
+
+#include <ctype.h>
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "export.h"
+
+/* ---- terminal hygiene --------------------------------------------------------------- */
+
+static volatile sig_atomic_t got_signal;
+static bool curses_active;
+
+static void restore_terminal(void)
+{
+    if (curses_active) {
+        curses_active = false;
+        endwin();
+    }
+}
+
+static void on_terminate(int sig)
+{
+    got_signal = sig;
+}
+
+/* A crash must not leave the terminal in raw mode: restore it, then die as before. */
+static void on_fatal(int sig)
+{
+    restore_terminal();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_terminate;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_fatal;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+    sigaction(SIGABRT, &sa, NULL);
+}
+
+/* ---- key handling ------------------------------------------------------------------- */
+
+static void say(ui *u, bool bad, const char *fmt, const char *a, const char *b)
+{
+    snprintf(u->message, sizeof u->message, fmt, a, b);
+    u->message_bad = bad;
+}
+
+static bool matches(const char *filter, const char *name, const char *display)
+{
+    if (!*filter)
+        return true;
+    char f[128], h[320];
+    size_t i;
+    for (i = 0; filter[i] && i + 1 < sizeof f; i++)
+        f[i] = (char)tolower((unsigned char)filter[i]);
+    f[i] = '\0';
+    snprintf(h, sizeof h, "%s %s", name, display);
+    for (i = 0; h[i]; i++)
+        h[i] = (char)tolower((unsigned char)h[i]);
+    return strstr(h, f) != NULL;
+}
+
+void ui_filter(ui *u)
+{
+    bool models = u->mode == MODE_PICK_MODEL;
+    size_t n = models ? u->cat->n_models : u->cat->n_gpus;
+    u->n_pick = 0;
+    for (size_t i = 0; i < n && u->n_pick < PICK_MAX; i++) {
+        const char *name = models ? u->cat->models[i].name : u->cat->gpus[i].name;
+        const char *display = models ? u->cat->models[i].display : u->cat->gpus[i].display;
+        if (matches(u->input, name, display))
+            u->pick[u->n_pick++] = (int)i;
+    }
+    if (u->pick_sel >= u->n_pick)
+        u->pick_sel = u->n_pick ? u->n_pick - 1 : 0;
+}
+
+/* Typing into u->input: printable characters and backspace; true when it changed. */
+static bool type_key(ui *u, int key)
+{
+    size_t n = strlen(u->input);
+    if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n > 0) {
+        u->input[n - 1] = '\0';
+        return true;
+    }
+    if (key >= 32 && key < 127 && n + 1 < sizeof u->input) {
+        u->input[n] = (char)key;
+        u->input[n + 1] = '\0';
+        return true;
+    }
+    return false;
+}
+
+static bool is_enter(int key)
+{
+    return key == '\n' || key == '\r' || key == KEY_ENTER;
+}
+
+#define ESC 27
+
+static void save(ui *u, bool overwrite)
+{
+    char dir[2048], path[4096], err[4352];
+    if (!user_preset_dir(dir, sizeof dir)) {
+        say(u, true, "cannot save: neither XDG_CONFIG_HOME nor HOME is set%s%s", "", "");
+        u->mode = MODE_NORMAL;
+        return;
+    }
+    switch (scenario_save(&u->ex, dir, u->input, overwrite, path, sizeof path, err, sizeof err)) {
+    case SAVE_OK:
+        say(u, false, " saved scenario %s%s", path, "");
+        u->mode = MODE_NORMAL;
+        break;
+    case SAVE_EXISTS:
+        snprintf(u->pending, sizeof u->pending, "%s", path);
+        u->mode = MODE_CONFIRM_OVERWRITE;
+        break;
+    case SAVE_FAILED:
+        say(u, true, " %s%s", err, "");
+        break; /* stay: fix the name or Esc */
+    }
+}
+
+static void export_now(ui *u)
+{
+    char md[2048], svg[2048], err[2560];
+    if (export_whatif(&u->ex, ".", md, svg, sizeof md, err, sizeof err))
+        say(u, false, " exported %s and %s", md + 2, svg + 2);
+    else
+        say(u, true, " export failed: %s%s", err, "");
+}
+
+static int key_normal(ui *u, int key)
+{
+    explorer *e = &u->ex;
+    slider_id sel = e->selected;
+    switch (key) {
+    case 'q': return UI_QUIT;
+    case '?': u->mode = MODE_HELP; return UI_REDRAW;
+    case KEY_UP:
+    case 'k':
+        e->selected = sel > 0 ? sel - 1 : sel;
+        e->focus = -1;
+        return UI_REDRAW;
+    case KEY_DOWN:
+    case 'j':
+        e->selected = sel + 1 < N_SLIDERS ? sel + 1 : sel;
+        e->focus = -1;
+        return UI_REDRAW;
+    case KEY_LEFT:
+    case 'h': return explorer_move(e, sel, -1, false) ? UI_REDRAW : UI_HANDLED;
+    case KEY_RIGHT:
+    case 'l': return explorer_move(e, sel, 1, false) ? UI_REDRAW : UI_HANDLED;
+    case KEY_NPAGE:
+    case KEY_SLEFT:
+    case 'H': return explorer_move(e, sel, -1, true) ? UI_REDRAW : UI_HANDLED;
+    case KEY_PPAGE:
+    case KEY_SRIGHT:
+    case 'L': return explorer_move(e, sel, 1, true) ? UI_REDRAW : UI_HANDLED;
+    case KEY_HOME: return explorer_jump(e, sel, false) ? UI_REDRAW : UI_HANDLED;
+    case KEY_END: return explorer_jump(e, sel, true) ? UI_REDRAW : UI_HANDLED;
+    case '\t': e->focus = (e->focus + 1) % VL_N_COMPONENTS; return UI_REDRAW;
+    case 'p':
+    case 'g':
+        u->mode = key == 'p' ? MODE_PICK_MODEL : MODE_PICK_GPU;
+        u->input[0] = '\0';
+        u->pick_sel = 0;
+        ui_filter(u);
+        return UI_REDRAW;
+    case 'S':
+        scenario_default_name(e, u->input, sizeof u->input);
+        u->mode = MODE_SAVE_NAME;
+        return UI_REDRAW;
+    case 'e': export_now(u); return UI_REDRAW;
+    case 't':
+        u->theme = u->theme == THEME_DEFAULT ? THEME_HIGH_CONTRAST : THEME_DEFAULT;
+        theme_init(theme_color(), u->theme);
+        return UI_REDRAW;
+    default:
+        if (is_enter(key)) {
+            u->input[0] = '\0';
+            u->mode = MODE_EDIT;
+            return UI_REDRAW;
+        }
+        return UI_HANDLED;
+    }
+}
+
+static int key_picker(ui *u, int key)
+{
+    if (key == ESC) {
+        u->mode = MODE_NORMAL;
+    } else if (key == KEY_UP) {
+        u->pick_sel -= u->pick_sel > 0;
+    } else if (key == KEY_DOWN) {
+        u->pick_sel += u->pick_sel + 1 < u->n_pick;
+    } else if (is_enter(key)) {
+        if (u->n_pick > 0) {
+            int k = u->pick[u->pick_sel];
+            if (u->mode == MODE_PICK_MODEL) {
+                explorer_load_model(&u->ex, &u->cat->models[k]);
+                say(u, false, " loaded %s%s", u->cat->models[k].name, "");
+            } else {
+                u->ex.gpu = (size_t)k;
+                explorer_recompute(&u->ex);
+                say(u, false, " GPU: %s%s", u->cat->gpus[k].display, "");
+            }
+        }
+        u->mode = MODE_NORMAL;
+    } else if (type_key(u, key)) {
+        u->pick_sel = 0;
+        ui_filter(u);
+    }
+    return UI_REDRAW;
+}
+
+int ui_key(ui *u, int key)
+{
+    if (u->mode == MODE_NORMAL && key != ERR)
+        u->message[0] = '\0';
+    switch (u->mode) {
+    case MODE_NORMAL: return key_normal(u, key);
+    case MODE_HELP: u->mode = MODE_NORMAL; return UI_REDRAW;
+    case MODE_PICK_MODEL:
+    case MODE_PICK_GPU: return key_picker(u, key);
+    case MODE_EDIT:
+        if (key == ESC) {
+            u->mode = MODE_NORMAL;
+            u->message[0] = '\0';
+        } else if (is_enter(key)) {
+            const char *why = explorer_set(&u->ex, u->ex.selected, u->input);
+            if (why) {
+                say(u, true, " %s%s", why, "");
+            } else {
+                u->mode = MODE_NORMAL;
+                u->message[0] = '\0';
+            }
+        } else {
+            type_key(u, key);
+        }
+        return UI_REDRAW;
+    case MODE_SAVE_NAME:
+        if (key == ESC)
+            u->mode = MODE_NORMAL;
+        else if (is_enter(key))
+            save(u, false);
+        else
+            type_key(u, key);
+        return UI_REDRAW;
+    case MODE_CONFIRM_OVERWRITE:
+        if (key == 'y' || key == 'Y') {
+            save(u, true);
+        } else {
+            say(u, false, " not saved: %s is unchanged%s", u->pending, "");
+            u->mode = MODE_NORMAL;
+        }
+        return UI_REDRAW;
+    }
+    return UI_HANDLED;
+}
+
+/* Mouse events become the keys they stand for: one input path (after htop). */
+static int mouse_key(ui *u)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK || u->mode != MODE_NORMAL)
+        return ERR;
+    int i = layout_slider_at(&u->lay, ev.y, ev.x, N_SLIDERS);
+    if (i >= 0) {
+        u->ex.selected = (slider_id)i;
+        u->ex.focus = -1;
+    }
+    if (ev.bstate & BUTTON4_PRESSED)
+        return KEY_RIGHT;
+    if (ev.bstate & BUTTON5_PRESSED)
+        return KEY_LEFT;
+    return i >= 0 ? KEY_REFRESH : ERR;
+}
+
+/* ---- the loop ----------------------------------------------------------------------- */
+
+int tui_run(const run_opts *o)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return usage_error("the explorer needs a terminal; vramlab estimate prints the same "
+                           "numbers as text");
+    static ui u; /* large; one per process */
+    vl_catalog cat;
+    vl_model model;
+    const vl_gpu *gpu;
+    const char *why = vl_settings_check(&o->s);
+    if (why)
+        return usage_error("%s", why);
+    vl_catalog_init(&cat);
+    int rc = options_resolve(o, &cat, &model, &gpu);
+    if (rc != EXIT_OK) {
+        vl_catalog_free(&cat);
+        return rc;
+    }
+
+    memset(&u, 0, sizeof u);
+    u.cat = &cat;
+    u.theme = o->theme;
+    explorer_init(&u.ex, &cat, &model, (size_t)(gpu - cat.gpus), &o->s);
+
+    setlocale(LC_ALL, "");
+    const char *nc = getenv("NO_COLOR");
+    bool utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    u.g = theme_glyphs(utf8);
+
+    install_signals();
+    atexit(restore_terminal);
+    initscr();
+    curses_active = true;
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    set_escdelay(25);
+    timeout(250); /* wake up now and then to notice SIGINT/SIGTERM */
+    theme_init(!o->no_color && !(nc && *nc) && has_colors(), u.theme);
+    u.mouse = !o->no_mouse;
+    if (u.mouse)
+        mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+
+    bool dirty = true;
+    while (!got_signal) {
+        if (dirty) {
+            u.lines = LINES;
+            u.cols = COLS;
+            u.lay = layout_compute(LINES, COLS, N_SLIDERS);
+            draw_frame(&u);
+            refresh();
+            dirty = false;
+        }
+        int key = getch();
+        if (key == ERR)
+            continue;
+        if (key == KEY_RESIZE) {
+            dirty = true;
+            continue;
+        }
+        if (key == KEY_MOUSE && (key = mouse_key(&u)) == ERR)
+            continue;
+        if (key == KEY_REFRESH) {
+            dirty = true;
+            continue;
+        }
+        if (u.lay.too_small && key != 'q')
+            continue;
+        int flags = ui_key(&u, key);
+        if (flags & UI_QUIT)
+            break;
+        dirty |= (flags & UI_REDRAW) != 0;
+    }
+    restore_terminal();
+    vl_catalog_free(&cat);
+    return got_signal ? 128 + got_signal : EXIT_OK;
+}

@@ -1,0 +1,165 @@
+/* test_explorer.c: the explorer's sliders move the settings the way the keys promise, and
+ * every state shows exactly what vl_estimate computes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "tui/explorer.h"
+
+static vl_catalog cat;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[VL_ERR_LEN];
+    vl_catalog_init(&cat);
+    return vl_catalog_add_builtin(&cat, err) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    vl_catalog_free(&cat);
+    return 0;
+}
+
+static void start(explorer *e)
+{
+    vl_settings s;
+    vl_settings_default(&s);
+    explorer_init(e, &cat, vl_catalog_model(&cat, "llama-2-7b"), 0, &s);
+}
+
+/* The breakdown on screen is the core's for the same settings, ZeRO comparison included. */
+static void assert_consistent(const explorer *e)
+{
+    vl_breakdown b;
+    assert_null(vl_estimate(&e->model, &e->s, &b));
+    assert_int_equal(e->b.total, b.total);
+    for (unsigned z = 0; z < 4; z++) {
+        vl_settings s = e->s;
+        s.zero = z;
+        assert_null(vl_estimate(&e->model, &s, &b));
+        assert_int_equal(e->zero[z].total, b.total);
+    }
+}
+
+static void test_gpus_slider(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e);
+    assert_consistent(&e);
+    assert_true(explorer_move(&e, SL_GPUS, 3, false));
+    assert_int_equal(e.s.gpus, 4);
+    assert_true(explorer_move(&e, SL_GPUS, 1, true)); /* coarse: next power of two */
+    assert_int_equal(e.s.gpus, 8);
+    assert_true(explorer_move(&e, SL_GPUS, 1, false));
+    assert_true(explorer_move(&e, SL_GPUS, -1, true));
+    assert_int_equal(e.s.gpus, 8);
+    assert_true(explorer_jump(&e, SL_GPUS, true));
+    assert_int_equal(e.s.gpus, EX_MAX_GPUS);
+    assert_false(explorer_move(&e, SL_GPUS, 1, false)); /* clamped */
+    assert_true(explorer_jump(&e, SL_GPUS, false));
+    assert_int_equal(e.s.gpus, 1);
+    assert_false(explorer_move(&e, SL_GPUS, -1, false));
+    assert_consistent(&e);
+}
+
+static void test_params_slider_detaches(void **state)
+{
+    (void)state;
+    explorer e;
+    char v[64];
+    start(&e);
+    assert_false(e.detached);
+    assert_true(explorer_move(&e, SL_PARAMS, 1, false)); /* 6.74e9 -> 6.8e9 (E12) */
+    assert_true(e.detached);
+    assert_int_equal(e.model.free_params, 6800000000ULL);
+    explorer_value(&e, SL_PARAMS, v, sizeof v);
+    assert_string_equal(v, "6.8e9");
+    assert_true(explorer_move(&e, SL_PARAMS, -2, false)); /* 6.8e9 -> 5.6e9 -> 4.7e9 */
+    assert_int_equal(e.model.free_params, 4700000000ULL);
+    assert_true(explorer_move(&e, SL_PARAMS, 1, true)); /* a decade */
+    assert_int_equal(e.model.free_params, 47000000000ULL);
+    assert_true(explorer_jump(&e, SL_PARAMS, true));
+    assert_int_equal(e.model.free_params, EX_MAX_PARAMS);
+    assert_consistent(&e);
+    explorer_load_model(&e, vl_catalog_model(&cat, "gpt2")); /* a preset re-attaches */
+    assert_false(e.detached);
+    assert_int_equal(e.b.P, 124439808ULL);
+}
+
+static void test_context_slider(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e);
+    assert_true(explorer_move(&e, SL_SEQ, 1, false));
+    assert_int_equal(e.s.seq, 4096);
+    assert_true(explorer_move(&e, SL_SEQ, 1, true));
+    assert_int_equal(e.s.seq, 32768);
+    assert_null(explorer_set(&e, SL_SEQ, "3000"));
+    assert_int_equal(e.s.seq, 3000);
+    assert_true(explorer_move(&e, SL_SEQ, 1, false)); /* off the grid: to the next power */
+    assert_int_equal(e.s.seq, 4096);
+    assert_null(explorer_set(&e, SL_SEQ, "3000"));
+    assert_true(explorer_move(&e, SL_SEQ, -1, false));
+    assert_int_equal(e.s.seq, 2048);
+    assert_consistent(&e);
+}
+
+static void test_typed_values(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e);
+    const char *why = explorer_set(&e, SL_GPUS, "7Q");
+    assert_non_null(why);
+    assert_string_equal(why, "GPUs: '7Q' is not a whole number: unknown unit suffix");
+    assert_int_equal(e.s.gpus, 1);
+    why = explorer_set(&e, SL_GPUS, "0");
+    assert_non_null(strstr(why, "outside"));
+    assert_null(explorer_set(&e, SL_PARAMS, "70B"));
+    assert_int_equal(e.model.free_params, 70000000000ULL);
+    assert_null(explorer_set(&e, SL_PRECISION, "fp16-mixed"));
+    assert_int_equal(e.s.precision, VL_FP16_MIXED);
+    assert_non_null(explorer_set(&e, SL_PRECISION, "fp8"));
+    assert_null(explorer_set(&e, SL_GPU, "a100-40gb"));
+    assert_string_equal(explorer_gpu(&e)->name, "a100-40gb");
+    assert_consistent(&e);
+}
+
+static void test_choices(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e);
+    assert_true(explorer_jump(&e, SL_ZERO, true));
+    assert_int_equal(e.s.zero, 3);
+    assert_false(explorer_move(&e, SL_ZERO, 1, false));
+    assert_true(explorer_move(&e, SL_FP32_GRADS, 1, false));
+    assert_true(e.s.fp32_grads);
+    assert_null(explorer_set(&e, SL_PRECISION, "bf16")); /* pure 16-bit: switch follows */
+    assert_false(e.s.fp32_grads);
+    assert_null(e.error);
+    assert_true(explorer_fraction(&e, SL_ZERO) == 1.0);
+    assert_true(explorer_jump(&e, SL_ZERO, false));
+    assert_true(explorer_fraction(&e, SL_ZERO) == 0.0);
+    assert_consistent(&e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpus_slider),
+        cmocka_unit_test(test_params_slider_detaches),
+        cmocka_unit_test(test_context_slider),
+        cmocka_unit_test(test_typed_values),
+        cmocka_unit_test(test_choices),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

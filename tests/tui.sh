@@ -1,0 +1,161 @@
+#!/bin/sh
+# tui.sh: drive the explorer in tmux like a user (after tmux's regress/): send keys, read the
+# screen with capture-pane, and check that the totals on screen are the bytes that
+# `vramlab estimate` prints for the same settings.  Skips (77) without tmux.
+. "$srcdir/tests/lib.sh"
+command -v tmux > /dev/null || { echo "tmux not found: skipped"; exit 77; }
+
+sock=vramlab-test-$$
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+
+start() { # start NAME ARGS...: the explorer at 100x30 in session NAME; NAME.pid holds its
+    # pid and NAME.status, once it exits, its exit status (tmux's own record of it is racy)
+    name=$1
+    shift
+    tm new-session -d -s "$name" -x 100 -y 30 \
+        "env LANG=C.UTF-8 XDG_CONFIG_HOME=$tmp/cfg $VRAMLAB tui $* < /dev/tty & echo \$! > $name.pid; wait \$!; echo \$? > $name.status"
+    tm set-option -t "$name" remain-on-exit on
+    wait_for "$name" "how it is computed"
+}
+
+# exited NAME STATUS: the explorer in NAME ended with STATUS and left the alternate screen.
+exited() {
+    i=0
+    while [ ! -s "$1.status" ] && [ $i -lt 50 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    checks=$((checks + 1))
+    [ "$(cat "$1.status" 2>/dev/null)" = "$2" ] || fail "$1: exit status '$(cat "$1.status" 2>/dev/null)', expected $2"
+    checks=$((checks + 1))
+    [ "$(tm display -p -t "$1" '#{alternate_on}')" = "0" ] || fail "$1: still on the alternate screen"
+}
+
+screen() { tm capture-pane -p -t "$1"; }
+
+# wait_for NAME TEXT: up to 5 s for TEXT to appear on the screen.
+wait_for() {
+    i=0
+    while [ $i -lt 50 ]; do
+        screen "$1" | grep -qF -- "$2" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "timed out waiting for '$2'; the screen was:"
+    screen "$1"
+    return 1
+}
+
+keys() { # keys NAME KEY...: send keys, then give the frame a moment
+    name=$1
+    shift
+    tm send-keys -t "$name" "$@"
+    sleep 0.3
+}
+
+shown_total() { # the exact bytes in "total ... GiB per GPU (N bytes)"
+    screen "$1" | sed -n 's/.*per GPU (\([0-9,]*\) bytes).*/\1/p' | tr -d ,
+}
+
+# expect_total NAME ESTIMATE-ARGS...: the screen's total equals vramlab estimate's.
+expect_total() {
+    name=$1
+    shift
+    checks=$((checks + 1))
+    want=$("$VRAMLAB" estimate "$@" --format csv | awk -F, '$1 == "total" { print $2 }')
+    got=$(shown_total "$name")
+    [ -n "$want" ] && [ "$got" = "$want" ] ||
+        { fail "screen total '$got' != estimate $* ($want)"; screen "$name"; }
+}
+
+expect_screen() { # expect_screen NAME TEXT
+    checks=$((checks + 1))
+    screen "$1" | grep -qF -- "$2" || { fail "'$2' not on screen"; screen "$1"; }
+}
+
+start a --preset llama-2-7b --no-color --ascii
+expect_total a --preset llama-2-7b
+expect_screen a "Llama 2 7B (llama-2-7b)"
+
+keys a j j j j Right Right Right                  # ZeRO stage 0 -> 3
+expect_total a --preset llama-2-7b --zero 3
+expect_screen a ">ZeRO-3"
+keys a k Right Right Right Right Right Right Right # GPUs 1 -> 8
+expect_total a --preset llama-2-7b --zero 3 --gpus 8
+keys a j j Right Right Right                       # micro-batch 1 -> 4
+expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4
+keys a k k k k Home                                # precision -> fp32
+expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32
+keys a j j j j j PPage                             # context: coarse, 2048 -> 16384
+expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 16384
+keys a Enter 4 0 9 6 Enter                         # context typed exactly
+expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096
+
+# a typed value is validated in place, and Esc leaves everything as it was
+keys a Enter 7 Q Enter
+expect_screen a "context: '7Q' is not a whole number: unknown unit suffix"
+keys a Escape
+expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096
+
+# too small, then back
+tm resize-window -t a -x 60 -y 15
+sleep 0.3
+expect_screen a "terminal too small: 60x15, vramlab needs 80x22"
+tm resize-window -t a -x 100 -y 30
+wait_for a "how it is computed"
+expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096
+
+# help overlay, closed by any key
+keys a '?'
+expect_screen a "type an exact value"
+keys a x
+checks=$((checks + 1))
+screen a | grep -qF "type an exact value" && fail "help did not close"
+
+# the preset picker: type to filter, Enter loads; the settings stay
+keys a p g p t 2 Enter
+expect_screen a "GPT-2 (124M) (gpt2)"
+expect_total a --preset gpt2 --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096
+
+# the GPU picker
+keys a g a 1 0 0 - 4 Enter
+expect_screen a "memory per GPU on NVIDIA A100 40GB SXM"
+expect_total a --preset gpt2 --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb
+
+# export: Markdown and SVG in the working directory, named on screen
+keys a e
+expect_screen a "exported vramlab-gpt2-"
+checks=$((checks + 1))
+grep -q "training memory per GPU" vramlab-gpt2-*.md && grep -q "^<svg" vramlab-gpt2-*.svg ||
+    fail "export did not write the Markdown and the SVG"
+
+# save a scenario; saving again asks before overwriting, and n keeps the file
+keys a S Enter
+expect_screen a "saved scenario $tmp/cfg/vramlab/presets/gpt2-fp32-zero3-8gpu.yaml"
+checks=$((checks + 1))
+grep -q "^kind: scenario" "$tmp/cfg/vramlab/presets/gpt2-fp32-zero3-8gpu.yaml" ||
+    fail "scenario file"
+keys a S Enter
+expect_screen a "exists: overwrite? (y/n)"
+keys a n
+expect_screen a "not saved"
+
+# q quits with status 0 and leaves the alternate screen
+keys a q
+exited a 0
+
+# SIGTERM restores the terminal too
+start b
+expect_total b
+kill -TERM "$(cat b.pid)"
+exited b 143
+
+# not a terminal: a clear message, exit 2
+checks=$((checks + 1))
+msg=$("$VRAMLAB" < /dev/null 2>&1 > /dev/null)
+[ $? -eq 2 ] && [ "$msg" = "vramlab: the explorer needs a terminal; vramlab estimate prints the same numbers as text" ] ||
+    fail "no terminal: '$msg'"
+
+finish
