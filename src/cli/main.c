@@ -1,7 +1,6 @@
 /* main.c: `vramlab COMMAND ...` dispatch, --help and --version. */
 #include <config.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,17 +9,6 @@
 #include "core/units.h"
 #include "options.h"
 #include "tui/tui.h"
-
-int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("vramlab: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return EXIT_USAGE;
-}
 
 static void help(void)
 {

@@ -2,12 +2,24 @@
 #include "options.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "core/units.h"
+
+int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("vramlab: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
 
 enum {
     OPT_PRESET = 256, OPT_PRESET_FILE, OPT_PARAMS, OPT_MODE, OPT_PRECISION, OPT_OPTIMIZER,
