@@ -7,6 +7,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,9 +59,14 @@ static void install_signals(void)
 
 /* ---- key handling ------------------------------------------------------------------- */
 
-static void say(ui *u, bool bad, const char *fmt, const char *a, const char *b)
+static void say(ui *u, bool bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(ui *u, bool bad, const char *fmt, ...)
 {
-    snprintf(u->message, sizeof u->message, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->message, sizeof u->message, fmt, ap);
+    va_end(ap);
     u->message_bad = bad;
 }
 
@@ -121,13 +127,13 @@ static void save(ui *u, bool overwrite)
 {
     char dir[2048], path[4096], err[4352];
     if (!user_preset_dir(dir, sizeof dir)) {
-        say(u, true, "cannot save: neither XDG_CONFIG_HOME nor HOME is set%s%s", "", "");
+        say(u, true, " cannot save: neither XDG_CONFIG_HOME nor HOME is set");
         u->mode = MODE_NORMAL;
         return;
     }
     switch (scenario_save(&u->ex, dir, u->input, overwrite, path, sizeof path, err, sizeof err)) {
     case SAVE_OK:
-        say(u, false, " saved scenario %s%s", path, "");
+        say(u, false, " saved scenario %s", path);
         u->mode = MODE_NORMAL;
         break;
     case SAVE_EXISTS:
@@ -135,7 +141,7 @@ static void save(ui *u, bool overwrite)
         u->mode = MODE_CONFIRM_OVERWRITE;
         break;
     case SAVE_FAILED:
-        say(u, true, " %s%s", err, "");
+        say(u, true, " %s", err);
         break; /* stay: fix the name or Esc */
     }
 }
@@ -146,7 +152,7 @@ static void export_now(ui *u)
     if (export_whatif(&u->ex, ".", md, svg, sizeof md, err, sizeof err))
         say(u, false, " exported %s and %s", md + 2, svg + 2);
     else
-        say(u, true, " export failed: %s%s", err, "");
+        say(u, true, " export failed: %s", err);
 }
 
 static int key_normal(ui *u, int key)
@@ -218,11 +224,11 @@ static int key_picker(ui *u, int key)
             int k = u->pick[u->pick_sel];
             if (u->mode == MODE_PICK_MODEL) {
                 explorer_load_model(&u->ex, &u->cat->models[k]);
-                say(u, false, " loaded %s%s", u->cat->models[k].name, "");
+                say(u, false, " loaded %s", u->cat->models[k].name);
             } else {
                 u->ex.gpu = (size_t)k;
                 explorer_recompute(&u->ex);
-                say(u, false, " GPU: %s%s", u->cat->gpus[k].display, "");
+                say(u, false, " GPU: %s", u->cat->gpus[k].display);
             }
         }
         u->mode = MODE_NORMAL;
@@ -249,7 +255,7 @@ int ui_key(ui *u, int key)
         } else if (is_enter(key)) {
             const char *why = explorer_set(&u->ex, u->ex.selected, u->input);
             if (why) {
-                say(u, true, " %s%s", why, "");
+                say(u, true, " %s", why);
             } else {
                 u->mode = MODE_NORMAL;
                 u->message[0] = '\0';
@@ -270,7 +276,7 @@ int ui_key(ui *u, int key)
         if (key == 'y' || key == 'Y') {
             save(u, true);
         } else {
-            say(u, false, " not saved: %s is unchanged%s", u->pending, "");
+            say(u, false, " not saved: %s is unchanged", u->pending);
             u->mode = MODE_NORMAL;
         }
         return UI_REDRAW;
