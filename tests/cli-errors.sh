@@ -46,10 +46,17 @@ expect 2 "$e --overhead: 'lots' is not a size (e.g. 0, 1GiB, 800MB): expected a 
     estimate --overhead lots
 expect 2 "$e --batch: '-1' is not a whole number: must not be negative" estimate --batch -1
 expect 2 "$e --seq must be between 1 and 16777216" estimate --seq 20000000
-expect 2 "$e --mode infer: inference estimates are not in this version yet; use --mode train" \
-    estimate --mode infer
+expect 2 "$e --zero applies to --mode train only" estimate --mode infer --zero 3
+expect 2 "$e --optimizer applies to --mode train only" estimate --mode infer --optimizer sgd
+expect 2 "$e --kv-dtype must be fp32, fp16, bf16, fp8 or int8" estimate --mode infer --kv-dtype int4
+expect 2 "$e --gpus: tensor parallelism needs the GPU count to divide the model's attention heads" \
+    estimate --mode infer --gpus 3
+expect 2 "$e --solve: unknown value 'max-gpus' (expected max-batch, max-context or min-gpus); did you mean 'min-gpus'?" \
+    estimate --solve max-gpus
+expect 1 "$e --solve min-gpus on h100-80gb: no GPU count fits: at ZeRO-0 every GPU holds the whole model (try --zero 1, 2 or 3)" \
+    estimate --solve min-gpus
 expect 2 "$e --gen applies to --mode infer only" estimate --gen 10
-expect 2 "$e --weight-dtype and --kv-dtype apply to --mode infer only" estimate --weight-dtype int4
+expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype int4
 expect 2 "$e --fp32-grads needs fp32 or a mixed precision (fp16-mixed, bf16-mixed)" \
     estimate --precision bf16 --fp32-grads
 expect 2 "$e give only one of --preset, --preset-file and --params" estimate --preset gpt2 --params 7B

@@ -23,6 +23,10 @@ golden default.txt estimate
 golden llama-2-7b-zero3-8gpu.json estimate --preset llama-2-7b --zero 3 --gpus 8 --format json
 golden gpt2-batch8.csv estimate --preset gpt2 --batch 8 --seq 1024 --format csv --units gb
 golden free-7b.md estimate --params 7B --recompute selective --flash-attn --format markdown --explain
+golden mistral-infer-int4-tp2.txt estimate --preset mistral-7b --mode infer --weight-dtype int4 \
+    --gpus 2 --batch 4 --seq 8192 --gen 1024 --flash-attn
+golden llama-2-7b-infer.json estimate --mode infer --gen 512 --format json
+golden llama-2-7b-infer-solve.md estimate --mode infer --gen 2048 --solve max-batch --format markdown
 golden llama-2-7b-zero3-8gpu.svg estimate --zero 3 --gpus 8 --format svg
 golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer sgd-momentum \
     --gpu a100-40gb --overhead 0 --explain
@@ -34,7 +38,8 @@ if command -v python3 > /dev/null; then
     python3 - "$tmp/m.json" <<'PY' || fail "JSON schema check"
 import json, sys
 d = json.load(open(sys.argv[1]))
-keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu"}
+keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
+        "speed", "solve", "notes"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -43,6 +48,7 @@ assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
 assert d["model"]["params"] == 7241732096
+assert d["inference"] is None and d["speed"] is None and d["solve"] is None
 PY
 fi
 

@@ -29,16 +29,52 @@ static void estimate_help(void)
         "  --recompute R           none, selective, full (default none)\n"
         "  --flash-attn, --no-flash-attn   attention without the s^2 matrices (default off)\n"
         "  --overhead SIZE         CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)\n"
-        "  --mode train            (inference arrives in a later version)\n"
+        "  --mode M                train (default) or infer\n"
+        "inference (--mode infer):\n"
+        "  --gpus N                tensor-parallel GPUs (must divide the attention heads)\n"
+        "  --seq N, --gen N        prompt tokens, tokens generated after it (default 2048, 0)\n"
+        "  --weight-dtype D        fp32, fp16, bf16, fp8, int8, int4 (default bf16)\n"
+        "  --group-size N          int4: weights per 16-bit scale (default 128)\n"
+        "  --kv-dtype D            KV cache: fp32, fp16, bf16, fp8, int8 (default bf16)\n"
         "output:\n"
         "  --gpu NAME              GPU to fit on (default " DEFAULT_GPU ")\n"
         "  --format F              table, json, csv, markdown, svg (default table)\n"
         "  --units U               gib (2^30 bytes) or gb (10^9 bytes) (default gib)\n"
         "  --explain               list every activation tensor saved for backward\n"
         "  --check-fit             exit 1 when the run does not fit the GPU\n"
+        "  --solve S               max-batch, max-context or min-gpus: the exact largest\n"
+        "                          (smallest) value that fits the GPU, and the breakdown there\n"
         "\n"
         "exit status: 0 ok, 1 does not fit (with --check-fit), 2 bad usage or input.\n"
         "See vramlab(1) for the formulas and their sources.\n");
+}
+
+/* The breakdown (and, in training, the ZeRO 0-3 comparison) at o->s, written out. */
+static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu *gpu)
+{
+    vl_breakdown b, zero[4];
+    vl_solution sol;
+    if (o->solving) {
+        const char *none = vl_solve_fit(model, &o->s, o->solve, gpu->memory, &sol);
+        if (none) {
+            fprintf(stderr, "vramlab: --solve %s on %s: %s\n", vl_solve_names[o->solve],
+                    gpu->name, none);
+            return EXIT_NOFIT;
+        }
+    }
+    const char *why = vl_estimate(model, &o->s, &b);
+    bool training = o->s.mode == VL_MODE_TRAIN;
+    for (unsigned z = 0; z < 4 && !why && training; z++) {
+        vl_settings at = o->s;
+        at.zero = z;
+        why = vl_estimate(model, &at, &zero[z]);
+    }
+    if (why)
+        return usage_error("%s", why);
+    report r = {model, &o->s, &b, gpu, o->units, o->explain, training ? zero : NULL,
+                o->solving ? &sol : NULL, o->solve};
+    report_write(stdout, o->format, &r);
+    return o->check_fit && !report_fits(&r) ? EXIT_NOFIT : EXIT_OK;
 }
 
 int cmd_estimate(int argc, char **argv)
@@ -58,23 +94,9 @@ int cmd_estimate(int argc, char **argv)
     vl_catalog cat;
     vl_model model;
     const vl_gpu *gpu;
-    vl_breakdown b, zero[4];
     vl_catalog_init(&cat);
-    if ((rc = options_resolve(&o, &cat, &model, &gpu)) == EXIT_OK) {
-        const char *why = vl_estimate(&model, &o.s, &b);
-        for (unsigned z = 0; z < 4 && !why; z++) {
-            vl_settings at = o.s;
-            at.zero = z;
-            why = vl_estimate(&model, &at, &zero[z]);
-        }
-        if (why) {
-            rc = usage_error("%s", why);
-        } else {
-            report r = {&model, &o.s, &b, gpu, o.units, o.explain, zero};
-            report_write(stdout, o.format, &r);
-            rc = o.check_fit && !report_fits(&r) ? EXIT_NOFIT : EXIT_OK;
-        }
-    }
+    if ((rc = options_resolve(&o, &cat, &model, &gpu)) == EXIT_OK)
+        rc = estimate_and_report(&o, &model, gpu);
     vl_catalog_free(&cat);
     return rc;
 }

@@ -26,8 +26,9 @@ enum {
     OPT_FP32_GRADS, OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO, OPT_GPUS, OPT_BATCH,
     OPT_SEQ, OPT_GEN, OPT_RECOMPUTE, OPT_FLASH, OPT_NO_FLASH, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE,
     OPT_GPU, OPT_OVERHEAD, OPT_FORMAT, OPT_UNITS, OPT_CHECK_FIT, OPT_EXPLAIN, OPT_HELP,
-    OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME,
+    OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME, OPT_GROUP_SIZE, OPT_SOLVE,
 };
+#define GIVEN(code) (1ULL << ((code) - OPT_PRESET))
 
 static const struct option long_options[] = {
     {"preset", required_argument, NULL, OPT_PRESET},
@@ -60,6 +61,8 @@ static const struct option long_options[] = {
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"ascii", no_argument, NULL, OPT_ASCII},
     {"theme", required_argument, NULL, OPT_THEME},
+    {"group-size", required_argument, NULL, OPT_GROUP_SIZE},
+    {"solve", required_argument, NULL, OPT_SOLVE},
     {NULL, 0, NULL, 0},
 };
 
@@ -131,7 +134,12 @@ static int parse_option(run_opts *o, int code, const char *arg)
     case OPT_KV_DTYPE:
         rc = parse_enum(code, arg, vl_dtype_names, VL_N_DTYPES, &e);
         *(code == OPT_WEIGHT_DTYPE ? &o->s.weight_dtype : &o->s.kv_dtype) = (vl_dtype)e;
-        o->infer_only_given = true;
+        break;
+    case OPT_GROUP_SIZE: rc = parse_count(code, arg, &o->s.group_size); break;
+    case OPT_SOLVE:
+        rc = parse_enum(code, arg, vl_solve_names, VL_N_SOLVES, &e);
+        o->solve = (vl_solve)e;
+        o->solving = true;
         break;
     case OPT_FORMAT:
         rc = parse_enum(code, arg, report_format_names, N_FORMATS, &e);
@@ -225,12 +233,23 @@ int options_parse(int argc, char **argv, run_opts *o, const char *command)
             return usage_error("%s needs a value", argv[optind - 1]);
         if ((rc = parse_option(o, code, optarg)) != EXIT_OK)
             return rc;
+        o->given |= GIVEN(code);
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s' (see vramlab %s --help)", argv[optind],
                            command);
-    if (o->infer_only_given && o->s.mode != VL_MODE_INFER && !o->help)
-        return usage_error("--weight-dtype and --kv-dtype apply to --mode infer only");
+    /* flags of the other mode would be silently ignored: say so instead */
+    static const int train_only[] = {OPT_PRECISION, OPT_OPTIMIZER, OPT_FP32_GRADS,
+                                     OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO,
+                                     OPT_RECOMPUTE};
+    static const int infer_only[] = {OPT_GEN, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE, OPT_GROUP_SIZE};
+    bool infer = o->s.mode == VL_MODE_INFER;
+    const int *list = infer ? train_only : infer_only;
+    size_t n = infer ? sizeof train_only / sizeof *train_only : sizeof infer_only / sizeof *infer_only;
+    for (size_t i = 0; i < n && !o->help; i++)
+        if (o->given & GIVEN(list[i]))
+            return usage_error("--%s applies to --mode %s only", option_name(list[i]),
+                               infer ? "train" : "infer");
     return EXIT_OK;
 }
 

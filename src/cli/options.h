@@ -7,6 +7,7 @@
 
 #include "core/memory.h"
 #include "core/preset.h"
+#include "core/solve.h"
 #include "report.h"
 
 #define DEFAULT_MODEL "llama-2-7b"
@@ -22,7 +23,9 @@ typedef struct run_opts {
     report_format format;
     vl_units units;
     bool check_fit, explain, help;
-    bool infer_only_given;            /* --weight-dtype or --kv-dtype */
+    uint64_t given;                   /* bit (code - first option) per option given */
+    bool solving;
+    vl_solve solve;
     bool no_mouse, no_color, ascii;   /* the explorer only */
     ui_theme theme;
     bool tui_only_given;

@@ -51,7 +51,20 @@ static void model_line(const report *r, char *buf, size_t len)
 static void settings_line(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
-    char ov[32];
+    char ov[32], grp[32] = "";
+    if (s->mode == VL_MODE_INFER) {
+        if (s->weight_dtype == VL_DT_INT4)
+            snprintf(grp, sizeof grp, " (groups of %" PRIu64 ")", s->group_size);
+        snprintf(buf, len,
+                 "inference, weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64
+                 ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, flash attention %s, "
+                 "overhead %s",
+                 vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
+                 s->gpus == 1 ? "" : "s", s->gpus > 1 ? " (tensor parallel)" : "", s->batch,
+                 s->seq, s->gen, s->flash_attn ? "on" : "off",
+                 vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
+        return;
+    }
     snprintf(buf, len,
              "%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
              ", recompute %s, flash attention %s, overhead %s",
@@ -64,6 +77,13 @@ static void settings_line(const report *r, char *buf, size_t len)
 static void bpp_line(const report *r, char *buf, size_t len)
 {
     const vl_bpp *b = &r->breakdown->bpp;
+    if (r->settings->mode == VL_MODE_INFER) {
+        const vl_inference *inf = &r->breakdown->inf;
+        char t[32];
+        snprintf(buf, len, "KV cache %s B per token per sequence (the whole model's)",
+                 vl_fmt_int(inf->kv_bytes_per_token, t, sizeof t));
+        return;
+    }
     snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param", b->weights,
              b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer);
 }
@@ -83,6 +103,74 @@ static void fit_line(const report *r, char *buf, size_t len)
         strncat(buf, " to spare", len - strlen(buf) - 1);
 }
 
+static const char *mode_title(const report *r)
+{
+    return r->settings->mode == VL_MODE_INFER ? "inference" : "training";
+}
+
+/* Inference: each phase's peak; empty in training. */
+static bool phases_line(const report *r, char *buf, size_t len)
+{
+    const vl_inference *inf = &r->breakdown->inf;
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    if (r->settings->mode != VL_MODE_INFER)
+        return false;
+    if (r->settings->gen == 0) {
+        snprintf(buf, len, "prefill %s (KV cache %s + workspace %s); no decode (--gen 0)",
+                 vl_fmt_bytes(inf->prefill.total, r->units, a, sizeof a),
+                 vl_fmt_bytes(inf->prefill.kv_cache, r->units, b, sizeof b),
+                 vl_fmt_bytes(inf->prefill.workspace, r->units, c, sizeof c));
+        return true;
+    }
+    snprintf(buf, len,
+             "prefill %s (KV cache %s + workspace %s); decode %s (KV cache %s + workspace %s); "
+             "the %s phase sets the peak",
+             vl_fmt_bytes(inf->prefill.total, r->units, a, sizeof a),
+             vl_fmt_bytes(inf->prefill.kv_cache, r->units, b, sizeof b),
+             vl_fmt_bytes(inf->prefill.workspace, r->units, c, sizeof c),
+             vl_fmt_bytes(inf->decode.total, r->units, d, sizeof d),
+             vl_fmt_bytes(inf->decode.kv_cache, r->units, e, sizeof e),
+             vl_fmt_bytes(inf->decode.workspace, r->units, f, sizeof f),
+             inf->decode_peak ? "decode" : "prefill");
+    return true;
+}
+
+static vl_speed speed(const report *r)
+{
+    return vl_speed_bounds(r->breakdown, r->settings, r->gpu->bandwidth, r->gpu->bf16_flops);
+}
+
+/* Inference: the roofline bounds; false in training or when the GPU's figures are unknown. */
+static bool speed_line(const report *r, char *buf, size_t len)
+{
+    vl_speed v = speed(r);
+    if (r->settings->mode != VL_MODE_INFER || (!v.decode_step_seconds && !v.prefill_seconds))
+        return false;
+    snprintf(buf, len,
+             "roofline bounds on %s: decode at most %.1f tokens/s (%.2f ms a step, reading the "
+             "weights and KV cache once); prefill at least %.3f s (2 x active params x %" PRIu64
+             " tokens at %.0f TFLOP/s bf16)",
+             r->gpu->name, v.decode_tokens_per_s, v.decode_step_seconds * 1e3, v.prefill_seconds,
+             r->settings->batch * r->settings->seq, r->gpu->bf16_flops / 1e12);
+    return true;
+}
+
+/* --solve: the answer and what the next value would need. */
+static bool solve_line(const report *r, char *buf, size_t len)
+{
+    const vl_solution *sol = r->solution;
+    char t[32], o[32];
+    if (!sol)
+        return false;
+    int n = snprintf(buf, len, "%s = %" PRIu64 " on %s", vl_solve_names[r->solved], sol->answer,
+                     r->gpu->name);
+    if (sol->next && sol->next_total && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " (%" PRIu64 " would need %s, over by %s)", sol->next,
+                 vl_fmt_bytes(sol->next_total, r->units, t, sizeof t),
+                 vl_fmt_bytes(sol->next_total - r->gpu->memory, r->units, o, sizeof o));
+    return true;
+}
+
 /* ---- table ------------------------------------------------------------------------- */
 
 static void write_terms(FILE *out, const char *bullet, const vl_term *t, int n, vl_units u)
@@ -99,14 +187,26 @@ static void write_table(FILE *out, const report *r)
     const char *un = vl_units_name(r->units);
     char line[1024], bytes[32], f[512];
 
-    fprintf(out, "%s (%s): training memory per GPU\n", r->model->display, r->model->name);
+    fprintf(out, "%s (%s): %s memory per GPU\n", r->model->display, r->model->name,
+            mode_title(r));
     model_line(r, line, sizeof line);
     fprintf(out, "  model       %s\n", line);
     settings_line(r, line, sizeof line);
     fprintf(out, "  settings    %s\n", line);
     bpp_line(r, line, sizeof line);
     fprintf(out, "  bytes       %s\n", line);
-    fprintf(out, "  convention  %s\n\n", vl_convention(r->settings));
+    fprintf(out, "  convention  %s\n", vl_convention(r->settings));
+    if (phases_line(r, line, sizeof line))
+        fprintf(out, "  phases      %s\n", line);
+    if (speed_line(r, line, sizeof line))
+        fprintf(out, "  speed       %s\n", line);
+    if (solve_line(r, line, sizeof line))
+        fprintf(out, "  solved      %s\n", line);
+    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
+    int n = vl_notes(r->settings, b, notes, VL_MAX_NOTES);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "  note        %s\n", notes[i]);
+    fputc('\n', out);
 
     fprintf(out, "  %-20s %10s %22s %7s\n", "component", un, "bytes", "share");
     for (int c = 0; c < VL_N_COMPONENTS; c++)
@@ -121,7 +221,7 @@ static void write_table(FILE *out, const report *r)
         vl_explain(r->settings, b, (vl_component)c, r->units, f, sizeof f);
         fprintf(out, "  %-20s = %s\n", vl_component_labels[c], f);
     }
-    if (r->explain) {
+    if (r->explain && r->settings->mode == VL_MODE_TRAIN) {
         fprintf(out, "\n  activations saved for backward, one layer:\n");
         write_terms(out, "    ", b->act.layer, b->act.n_layer, r->units);
         fprintf(out, "  outside the layers:\n");
@@ -138,14 +238,26 @@ static void write_markdown(FILE *out, const report *r)
     const vl_breakdown *b = r->breakdown;
     char line[1024], f[512];
 
-    fprintf(out, "## %s (`%s`): training memory per GPU\n\n", r->model->display, r->model->name);
+    fprintf(out, "## %s (`%s`): %s memory per GPU\n\n", r->model->display, r->model->name,
+            mode_title(r));
     model_line(r, line, sizeof line);
     fprintf(out, "- **Model:** %s\n", line);
     settings_line(r, line, sizeof line);
     fprintf(out, "- **Settings:** %s\n", line);
     bpp_line(r, line, sizeof line);
     fprintf(out, "- **Bytes per parameter:** %s\n", line);
-    fprintf(out, "- **Convention:** %s\n\n", vl_convention(r->settings));
+    fprintf(out, "- **Convention:** %s\n", vl_convention(r->settings));
+    if (phases_line(r, line, sizeof line))
+        fprintf(out, "- **Phases:** %s\n", line);
+    if (speed_line(r, line, sizeof line))
+        fprintf(out, "- **Speed:** %s\n", line);
+    if (solve_line(r, line, sizeof line))
+        fprintf(out, "- **Solved:** %s\n", line);
+    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
+    int n = vl_notes(r->settings, b, notes, VL_MAX_NOTES);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "- **Note:** %s\n", notes[i]);
+    fputc('\n', out);
 
     fprintf(out, "| component | %s | bytes | share |\n|---|---:|---:|---:|\n",
             vl_units_name(r->units));
@@ -161,7 +273,7 @@ static void write_markdown(FILE *out, const report *r)
         vl_explain(r->settings, b, (vl_component)c, r->units, f, sizeof f);
         fprintf(out, "- %s = %s\n", vl_component_labels[c], f);
     }
-    if (r->explain) {
+    if (r->explain && r->settings->mode == VL_MODE_TRAIN) {
         fprintf(out, "\n**Activations saved for backward:**\n\n| kept | tensor | bytes |\n"
                      "|---|---|---:|\n");
         for (int i = 0; i < b->act.n_layer; i++)
@@ -207,6 +319,52 @@ static const char *jbool(bool b)
     return b ? "true" : "false";
 }
 
+static void json_phase(FILE *out, const char *name, const vl_phase *p)
+{
+    fprintf(out, "\"%s\": {\"kv_cache\": %" PRIu64 ", \"workspace\": %" PRIu64 ", \"total\": %" PRIu64 "}",
+            name, p->kv_cache, p->workspace, p->total);
+}
+
+/* A time or a rate, or null when the GPU's figure is unknown. */
+static void json_number(FILE *out, const char *name, double v)
+{
+    if (v > 0)
+        fprintf(out, "\"%s\": %.6g", name, v);
+    else
+        fprintf(out, "\"%s\": null", name);
+}
+
+/* "inference" and "speed": objects in inference, null in training. */
+static void write_json_inference(FILE *out, const report *r)
+{
+    const vl_inference *inf = &r->breakdown->inf;
+    if (r->settings->mode != VL_MODE_INFER) {
+        fprintf(out, " \"inference\": null,\n \"speed\": null,\n");
+        return;
+    }
+    fprintf(out,
+            " \"inference\": {\"linear_params\": %" PRIu64 ", \"embedding_params\": %" PRIu64
+            ", \"other_params\": %" PRIu64 ",\n               \"scale_bytes\": %" PRIu64
+            ", \"replicated_bytes\": %" PRIu64 ", \"kv_bytes_per_token\": %" PRIu64
+            ", \"kv_heads_per_gpu\": %" PRIu64 ",\n               \"prompt_tokens\": %" PRIu64
+            ", \"cached_tokens\": %" PRIu64 ",\n               ",
+            inf->linear_params, inf->embedding_params, inf->other_params, inf->scale_bytes,
+            inf->replicated_bytes, inf->kv_bytes_per_token, inf->kv_heads_per_gpu,
+            inf->prompt_tokens, inf->cached_tokens);
+    json_phase(out, "prefill", &inf->prefill);
+    fprintf(out, ",\n               ");
+    json_phase(out, "decode", &inf->decode);
+    fprintf(out, ",\n               \"peak\": \"%s\"},\n", inf->decode_peak ? "decode" : "prefill");
+    vl_speed v = speed(r);
+    fprintf(out, " \"speed\": {\"bound\": \"roofline\", ");
+    json_number(out, "decode_tokens_per_s", v.decode_tokens_per_s);
+    fprintf(out, ", ");
+    json_number(out, "decode_step_seconds", v.decode_step_seconds);
+    fprintf(out, ", ");
+    json_number(out, "prefill_seconds", v.prefill_seconds);
+    fprintf(out, "},\n");
+}
+
 static void write_json(FILE *out, const report *r)
 {
     const vl_model *m = r->model;
@@ -228,15 +386,19 @@ static void write_json(FILE *out, const report *r)
             "\"zero\": %u,\n              \"gpus\": %" PRIu64 ", \"batch\": %" PRIu64
             ", \"seq\": %" PRIu64 ", \"gen\": %" PRIu64 ", \"recompute\": \"%s\",\n"
             "              \"flash_attn\": %s, \"fp32_grads\": %s, \"fp32_grad_copy\": %s,\n"
-            "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"overhead\": %" PRIu64
-            "},\n",
+            "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"group_size\": %" PRIu64
+            ", \"overhead\": %" PRIu64 "},\n",
             vl_mode_names[s->mode], vl_precision_names[s->precision],
             vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq, s->gen,
             vl_recompute_names[s->recompute], jbool(s->flash_attn), jbool(s->fp32_grads),
             jbool(s->fp32_grad_copy), vl_dtype_names[s->weight_dtype], vl_dtype_names[s->kv_dtype],
-            s->overhead);
-    fprintf(out, " \"bytes_per_param\": {\"weights\": %u, \"gradients\": %u, \"optimizer\": %u},\n",
-            b->bpp.weights, b->bpp.gradients, b->bpp.optimizer);
+            s->group_size, s->overhead);
+    if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
+        fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
+                vl_dtype_bits(s->weight_dtype) / 8.0);
+    else
+        fprintf(out, " \"bytes_per_param\": {\"weights\": %u, \"gradients\": %u, \"optimizer\": %u},\n",
+                b->bpp.weights, b->bpp.gradients, b->bpp.optimizer);
     fprintf(out, " \"per_gpu\": {");
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         fprintf(out, "\"%s\": %" PRIu64 ",%s", vl_component_keys[c], b->bytes[c],
@@ -249,8 +411,24 @@ static void write_json(FILE *out, const report *r)
                                                   : -(int64_t)diff;
     fprintf(out, " \"gpu\": {\"name\": ");
     json_string(out, r->gpu->name);
-    fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "}}\n",
+    fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
             r->gpu->memory, jbool(fits), headroom);
+    write_json_inference(out, r);
+    if (r->solution)
+        fprintf(out, " \"solve\": {\"what\": \"%s\", \"answer\": %" PRIu64 ", \"next\": %" PRIu64
+                ", \"next_total\": %" PRIu64 "},\n",
+                vl_solve_names[r->solved], r->solution->answer, r->solution->next,
+                r->solution->next_total);
+    else
+        fprintf(out, " \"solve\": null,\n");
+    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
+    int n = vl_notes(s, b, notes, VL_MAX_NOTES);
+    fprintf(out, " \"notes\": [");
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", out);
+        json_string(out, notes[i]);
+    }
+    fprintf(out, "]}\n");
 }
 
 void report_write(FILE *out, report_format f, const report *r)

@@ -7,6 +7,7 @@
 
 #include "core/memory.h"
 #include "core/preset.h"
+#include "core/solve.h"
 #include "core/units.h"
 
 typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MARKDOWN, FMT_SVG, N_FORMATS } report_format;
@@ -20,6 +21,8 @@ typedef struct report {
     vl_units units;
     bool explain; /* table and markdown: list the saved activation tensors too */
     const vl_breakdown *zero; /* the same run at ZeRO 0..3 (for the SVG), or NULL */
+    const vl_solution *solution; /* --solve: what was solved for, or NULL */
+    vl_solve solved;
 } report;
 
 void report_write(FILE *out, report_format f, const report *r);

@@ -16,9 +16,73 @@ static void shard_note(const vl_settings *s, unsigned from_stage, char *buf, siz
         buf[0] = '\0';
 }
 
+/* §4.5: the inference formulas. */
+static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                          char *buf, size_t len)
+{
+    const vl_inference *inf = &b->inf;
+    char v[32], x[32], y[32], z[32], w[32], tp[96] = "";
+    const char *wd = vl_dtype_names[s->weight_dtype];
+    bool quant = s->weight_dtype == VL_DT_FP8 || s->weight_dtype == VL_DT_INT8 ||
+                 s->weight_dtype == VL_DT_INT4;
+
+    vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
+    if (s->gpus > 1)
+        snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)s->gpus);
+    switch (c) {
+    case VL_C_WEIGHTS:
+        vl_fmt_count(inf->linear_params, x, sizeof x);
+        vl_fmt_count(inf->embedding_params, y, sizeof y);
+        vl_fmt_count(inf->other_params, z, sizeof z);
+        if (s->weight_dtype == VL_DT_INT4)
+            snprintf(w, sizeof w, " + %llu-weight group scales",
+                     (unsigned long long)s->group_size);
+        else
+            w[0] = '\0';
+        snprintf(buf, len,
+                 "(%s layer-matrix params x %g B (%s)%s + %s embedding params x %g B)%s + %s "
+                 "norm/bias params x %g B on every GPU = %s",
+                 x, vl_dtype_bits(s->weight_dtype) / 8.0, wd, w, y,
+                 (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, tp, z,
+                 (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, v);
+        break;
+    case VL_C_KV_CACHE:
+        snprintf(buf, len,
+                 "2 (K, V) x %llu layers x %llu of %llu KV heads x %llu head dim x %g B (%s) x "
+                 "%llu tokens x %llu sequences = %s%s",
+                 (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
+                 (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
+                 vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
+                 (unsigned long long)(inf->decode_peak ? inf->cached_tokens : inf->prompt_tokens),
+                 (unsigned long long)s->batch, v,
+                 inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
+        break;
+    case VL_C_ACTIVATIONS:
+        snprintf(buf, len,
+                 "workspace of the %s phase: residual stream + the largest of attention%s, MLP "
+                 "and fp32 logits for %s (prefill %s, decode %s) = %s",
+                 inf->decode_peak ? "decode" : "prefill",
+                 s->flash_attn ? " (flash)" : " (with s x s scores)",
+                 inf->decode_peak ? "one new token per sequence" : "the whole prompt",
+                 vl_fmt_bytes(inf->prefill.workspace, u, x, sizeof x),
+                 vl_fmt_bytes(inf->decode.workspace, u, y, sizeof y), v);
+        break;
+    case VL_C_OVERHEAD:
+        snprintf(buf, len, "--overhead (CUDA context, allocator, workspace) = %s", v);
+        break;
+    default:
+        snprintf(buf, len, "none in inference = %s", v);
+        break;
+    }
+}
+
 void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
                 char *buf, size_t len)
 {
+    if (s->mode == VL_MODE_INFER) {
+        explain_infer(s, b, c, u, buf, len);
+        return;
+    }
     char p[32], v[32], x[32], y[32], z[32], sh[64];
     const vl_bpp *bpp = &b->bpp;
     const vl_activations *a = &b->act;
@@ -84,6 +148,13 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
 const char *vl_convention(const vl_settings *s)
 {
     bool mixed = vl_precision_is_mixed(s->precision);
+    if (s->mode == VL_MODE_INFER)
+        return s->weight_dtype == VL_DT_FP8 || s->weight_dtype == VL_DT_INT8 ||
+                       s->weight_dtype == VL_DT_INT4
+                   ? "inference: the layers' matrices quantized (int4 with one 16-bit scale per "
+                     "group); embeddings, norms and biases in 16-bit; computation in 16-bit"
+                   : "inference: every weight in the chosen dtype; computation in 16-bit (fp32 "
+                     "with fp32 weights)";
     if (s->precision == VL_FP32)
         return "fp32 training: weights, gradients and optimizer moments in fp32";
     if (!mixed)
@@ -98,4 +169,30 @@ const char *vl_convention(const vl_settings *s)
                "paper's K = 12";
     return "no fp32 gradient copy: the ZeRO paper's K = 12 for Adam (Rajbhandari et al. 2019, "
            "section 3), 2 + 2 + 12 = 16 B/param";
+}
+
+int vl_notes(const vl_settings *s, const vl_breakdown *b, char notes[][VL_NOTE_LEN], int max)
+{
+    int n = 0;
+    char x[32];
+    if (s->mode != VL_MODE_INFER)
+        return 0;
+    if (s->gpus > 8 && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "tensor parallel over %llu GPUs spans more than one 8-GPU machine: the "
+                 "article's advice is one card if possible, then one machine, since bandwidth "
+                 "falls from within a card to between cards to between machines",
+                 (unsigned long long)s->gpus);
+    if (s->gpus > 1 && b->inf.kv_heads < s->gpus && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "%llu KV heads over %llu GPUs: each GPU keeps one, so the KV cache is "
+                 "replicated %llu times",
+                 (unsigned long long)b->inf.kv_heads, (unsigned long long)s->gpus,
+                 (unsigned long long)(s->gpus / b->inf.kv_heads));
+    if (s->gpus > 1 && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "the norms, biases and positions (%s) are replicated on every GPU; the "
+                 "matrices and embeddings are split",
+                 vl_fmt_bytes(b->inf.replicated_bytes, VL_UNITS_GIB, x, sizeof x));
+    return n;
 }

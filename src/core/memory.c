@@ -24,14 +24,13 @@ void vl_settings_default(vl_settings *s)
         .mode = VL_MODE_TRAIN, .precision = VL_BF16_MIXED, .optimizer = VL_ADAMW,
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .flash_attn = false,
-        .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .overhead = VL_GIB,
+        .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
+        .overhead = VL_GIB,
     };
 }
 
 const char *vl_settings_check(const vl_settings *s)
 {
-    if (s->mode == VL_MODE_INFER)
-        return "--mode infer: inference estimates are not in this version yet; use --mode train";
     if (s->zero > 3)
         return "--zero must be 0, 1, 2 or 3";
     if (s->gpus < 1 || s->gpus > VL_MAX_GPUS)
@@ -40,6 +39,22 @@ const char *vl_settings_check(const vl_settings *s)
         return "--batch must be between 1 and 1048576";
     if (s->seq < 1 || s->seq > VL_MAX_SEQ)
         return "--seq must be between 1 and 16777216";
+    if (s->mode == VL_MODE_INFER) {
+        if (s->zero != 0)
+            return "--zero applies to training only (inference splits weights by tensor "
+                   "parallelism over --gpus)";
+        if (s->recompute != VL_RECOMPUTE_NONE)
+            return "--recompute applies to training only";
+        if (s->fp32_grads)
+            return "--fp32-grads applies to training only";
+        if (s->kv_dtype == VL_DT_INT4)
+            return "--kv-dtype must be fp32, fp16, bf16, fp8 or int8";
+        if (s->gen > VL_MAX_SEQ || s->seq + s->gen > VL_MAX_SEQ)
+            return "--seq plus --gen must be at most 16777216";
+        if (s->group_size < 1 || s->group_size > 65536)
+            return "--group-size must be between 1 and 65536";
+        return NULL;
+    }
     if (s->gen != 0)
         return "--gen applies to --mode infer only";
     if (s->fp32_grads && (s->precision == VL_FP16 || s->precision == VL_BF16))
@@ -185,6 +200,8 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
     if (!vl_count_params(&m->arch, &out->params))
         return "the model's parameter count does not fit in 64 bits";
     out->P = vl_model_params(m, &out->params);
+    if (s->mode == VL_MODE_INFER)
+        return vl_estimate_infer(m, s, out);
     out->bpp = vl_bytes_per_param(s);
 
     uint64_t *b = out->bytes;

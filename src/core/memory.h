@@ -34,7 +34,8 @@ typedef struct vl_settings {
     uint64_t gpus, batch, seq, gen;
     vl_recompute recompute;
     bool flash_attn;
-    vl_dtype weight_dtype, kv_dtype;
+    vl_dtype weight_dtype, kv_dtype; /* inference */
+    uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
     uint64_t overhead;     /* bytes */
 } vl_settings;
 
@@ -92,17 +93,54 @@ typedef enum {
 extern const char *const vl_component_keys[VL_N_COMPONENTS];   /* JSON keys */
 extern const char *const vl_component_labels[VL_N_COMPONENTS]; /* for people */
 
+/* §4.5: one phase of inference on one GPU. */
+typedef struct vl_phase {
+    uint64_t kv_cache;     /* the cache at the end of the phase */
+    uint64_t workspace;    /* the largest transient tensors of one forward pass */
+    uint64_t total;        /* weights + kv_cache + workspace + overhead */
+} vl_phase;
+
+typedef struct vl_inference {
+    uint64_t linear_params;    /* in the transformer layers' matrices: stored in weight_dtype */
+    uint64_t embedding_params; /* token embeddings and an untied output layer */
+    uint64_t other_params;     /* norms, biases, positions, routers */
+    uint64_t scale_bytes;      /* int4: one 16-bit scale per group, over all GPUs */
+    uint64_t replicated_bytes; /* weight bytes every GPU holds in full (other_params) */
+    uint64_t layers, kv_heads, head_dim; /* the model's, for the formulas */
+    uint64_t kv_heads_per_gpu; /* ceil(kv_heads / gpus): replicated when gpus > kv_heads */
+    uint64_t kv_bytes_per_token;  /* the whole model's, per sequence */
+    uint64_t prompt_tokens, cached_tokens; /* per sequence, capped by a sliding window */
+    vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
+    bool decode_peak;          /* the decode phase sets the total */
+} vl_inference;
+
 typedef struct vl_breakdown {
     vl_params params;      /* the architecture's count, term by term */
     uint64_t P;            /* parameters the memory model uses */
-    vl_bpp bpp;
-    vl_activations act;
-    uint64_t bytes[VL_N_COMPONENTS]; /* per GPU */
+    vl_bpp bpp;            /* training */
+    vl_activations act;    /* training */
+    vl_inference inf;      /* inference */
+    uint64_t bytes[VL_N_COMPONENTS]; /* per GPU; in inference, at the peak phase */
     uint64_t total;
 } vl_breakdown;
+
+/* §4.5 bytes of one stored element (int4: a half), in eighths of a byte. */
+unsigned vl_dtype_bits(vl_dtype d);
+
+/* Roofline bounds on speed from the GPU's bandwidth and peak FLOP/s (0 = unknown). */
+typedef struct vl_speed {
+    bool known;
+    double decode_tokens_per_s;     /* all sequences together: b / step time */
+    double decode_step_seconds;     /* >= bytes read per step / bandwidth */
+    double prefill_seconds;         /* >= 2 x active params x prompt tokens / FLOP/s */
+} vl_speed;
+vl_speed vl_speed_bounds(const vl_breakdown *b, const vl_settings *s, double bandwidth,
+                         double flops);
 
 /* The per-GPU breakdown.  Returns NULL, or a reason when a setting is invalid or a result
  * would not fit in 64 bits. */
 const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out);
+/* The inference half of vl_estimate (inference.c); settings already checked. */
+const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakdown *out);
 
 #endif

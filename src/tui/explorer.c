@@ -199,7 +199,7 @@ vl_component slider_component(const explorer *e, slider_id id)
 void explorer_recompute(explorer *e)
 {
     e->error = vl_estimate(&e->model, &e->s, &e->b);
-    for (unsigned z = 0; z < 4 && !e->error; z++) {
+    for (unsigned z = 0; z < 4 && !e->error && e->s.mode == VL_MODE_TRAIN; z++) {
         vl_settings s = e->s;
         s.zero = z;
         e->error = vl_estimate(&e->model, &s, &e->zero[z]);

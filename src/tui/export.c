@@ -78,7 +78,8 @@ static bool make_dirs(const char *dir, char *err, size_t errlen)
 
 static report explorer_report(const explorer *e)
 {
-    return (report){&e->model, &e->s, &e->b, explorer_gpu(e), VL_UNITS_GIB, true, e->zero};
+    return (report){&e->model, &e->s, &e->b, explorer_gpu(e), VL_UNITS_GIB, true,
+                    e->s.mode == VL_MODE_TRAIN ? e->zero : NULL, NULL, VL_SOLVE_MAX_BATCH};
 }
 
 static void fill_markdown(FILE *f, const void *arg)

@@ -1,0 +1,169 @@
+/* inference.c: per-GPU inference memory (DESIGN §4.5): weights by dtype and tensor-parallel
+ * split, the KV cache, and the prefill and decode phases with their own peaks. */
+#include <string.h>
+
+#include "memory.h"
+#include "units.h"
+
+unsigned vl_dtype_bits(vl_dtype d)
+{
+    static const unsigned bits[VL_N_DTYPES] = {32, 16, 16, 8, 8, 4};
+    return bits[d];
+}
+
+static bool quantized(vl_dtype d)
+{
+    return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4;
+}
+
+/* Bytes of n elements of `bits` bits, rounded up to a whole byte. */
+static uint64_t packed(uint64_t n, unsigned bits, bool *ovf)
+{
+    return vl_ceil_div(vl_mul(n, bits, ovf), 8);
+}
+
+/* int4: one 16-bit scale per group of g weights along each output row's input. */
+static uint64_t scale_bytes(const vl_arch *a, uint64_t g, bool *ovf)
+{
+    const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim,
+                   f = a->ffn;
+    uint64_t attn = q * vl_ceil_div(h, g) + 2 * kv * vl_ceil_div(h, g) + h * vl_ceil_div(q, g);
+    uint64_t up = (a->mlp == VL_MLP_GATED ? 2 : 1) * f * vl_ceil_div(h, g);
+    uint64_t mlp = vl_mul(up + h * vl_ceil_div(f, g), a->experts + a->shared_experts, ovf);
+    return vl_mul(vl_mul(attn + mlp, a->layers, ovf), 2, ovf);
+}
+
+/* The largest transient tensors of one forward pass over `tokens` new tokens per sequence
+ * attending to `context` keys, on one GPU: the residual stream in and out, plus the
+ * largest of attention (Q, K, V and, without flash attention, the scores and their
+ * softmax), the MLP's intermediate tensors, and the fp32 logits. */
+typedef struct shard {
+    uint64_t heads, kv_heads, ffn, vocab, beta;
+} shard;
+
+static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t tokens,
+                          uint64_t context, bool *ovf)
+{
+    const uint64_t bt = vl_mul(s->batch, tokens, ovf);
+    uint64_t residual = vl_mul(vl_mul(2 * g->beta, bt, ovf), a->hidden, ovf);
+    uint64_t attn = vl_mul(vl_mul(bt, (g->heads + 2 * g->kv_heads) * a->head_dim, ovf), g->beta,
+                           ovf);
+    if (!s->flash_attn)
+        attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), 2 * g->heads * g->beta, ovf), ovf);
+    uint64_t per_token_mlp = (a->mlp == VL_MLP_GATED ? 3 : 2) * g->ffn *
+                             (a->experts_per_token + a->shared_experts) * g->beta;
+    uint64_t mlp = vl_mul(bt, per_token_mlp, ovf);
+    uint64_t logits = vl_mul(bt, 4 * g->vocab, ovf);
+    uint64_t big = attn > mlp ? attn : mlp;
+    return vl_add(residual, big > logits ? big : logits, ovf);
+}
+
+static uint64_t kv_bytes(const vl_arch *a, uint64_t heads, uint64_t tokens, uint64_t batch,
+                         unsigned bytes, bool *ovf)
+{
+    uint64_t per_token = 2 * a->layers * heads * a->head_dim * bytes;
+    return vl_mul(vl_mul(per_token, tokens, ovf), batch, ovf);
+}
+
+static uint64_t phase_total(const vl_breakdown *b, const vl_settings *s, vl_phase *p, bool *ovf)
+{
+    p->total = vl_add(vl_add(vl_add(b->bytes[VL_C_WEIGHTS], p->kv_cache, ovf), p->workspace, ovf),
+                      s->overhead, ovf);
+    return p->total;
+}
+
+const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakdown *out)
+{
+    const vl_arch *a = &m->arch;
+    const uint64_t N = s->gpus;
+    vl_inference *inf = &out->inf;
+    bool ovf = false;
+
+    if (N > 1 && a->heads % N != 0)
+        return "--gpus: tensor parallelism needs the GPU count to divide the model's attention "
+               "heads";
+    if (N > 1 && a->kv_heads % N != 0 && N % a->kv_heads != 0)
+        return "--gpus: tensor parallelism needs the GPU count and the model's KV heads to "
+               "divide one another";
+
+    /* What the weights are made of: the layers' matrices take the weight dtype; the
+     * embeddings, norms, biases and routers stay 16-bit when the matrices are quantized. */
+    const uint64_t attn_w = 2 * a->hidden * a->heads * a->head_dim +
+                            2 * a->hidden * a->kv_heads * a->head_dim;
+    const uint64_t mlp_w = vl_mul((a->mlp == VL_MLP_GATED ? 3 : 2) * a->hidden * a->ffn,
+                                  a->experts + a->shared_experts, &ovf);
+    uint64_t linear = vl_mul(vl_add(attn_w, mlp_w, &ovf), a->layers, &ovf);
+    uint64_t emb = out->params.embedding + out->params.lm_head;
+    uint64_t other = out->params.total - linear - emb;
+    if (m->free_params) { /* a free count: the derived shape's proportions, the given total */
+        other = other < out->P ? other : out->P;
+        emb = emb < out->P - other ? emb : out->P - other;
+        linear = out->P - other - emb;
+    }
+    inf->linear_params = linear;
+    inf->embedding_params = emb;
+    inf->other_params = other;
+
+    const unsigned wbits = vl_dtype_bits(s->weight_dtype);
+    const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
+    inf->scale_bytes = s->weight_dtype == VL_DT_INT4 ? scale_bytes(a, s->group_size, &ovf) : 0;
+    inf->replicated_bytes = packed(other, ebits, &ovf);
+    uint64_t weights = packed(vl_ceil_div(linear, N), wbits, &ovf);
+    weights = vl_add(weights, packed(vl_ceil_div(emb, N), ebits, &ovf), &ovf);
+    weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), &ovf);
+    out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, &ovf);
+
+    /* KV cache: split by KV heads, one head each (replicated) past their number */
+    const unsigned kvb = vl_dtype_bits(s->kv_dtype) / 8;
+    const uint64_t cap = a->sliding_window ? a->sliding_window : UINT64_MAX;
+    inf->layers = a->layers;
+    inf->kv_heads = a->kv_heads;
+    inf->head_dim = a->head_dim;
+    inf->kv_heads_per_gpu = vl_ceil_div(a->kv_heads, N);
+    inf->kv_bytes_per_token = 2 * a->layers * a->kv_heads * a->head_dim * kvb;
+    inf->prompt_tokens = s->seq < cap ? s->seq : cap;
+    inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
+
+    const shard g = {a->heads / N, inf->kv_heads_per_gpu, vl_ceil_div(a->ffn, N),
+                     vl_ceil_div(a->vocab, N), s->weight_dtype == VL_DT_FP32 ? 4 : 2};
+    inf->prefill.kv_cache = kv_bytes(a, g.kv_heads, inf->prompt_tokens, s->batch, kvb, &ovf);
+    inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, &ovf);
+    phase_total(out, s, &inf->prefill, &ovf);
+    if (s->gen > 0) {
+        inf->decode.kv_cache = kv_bytes(a, g.kv_heads, inf->cached_tokens, s->batch, kvb, &ovf);
+        inf->decode.workspace = workspace(a, s, &g, 1, inf->cached_tokens, &ovf);
+        phase_total(out, s, &inf->decode, &ovf);
+    }
+    inf->decode_peak = inf->decode.total > inf->prefill.total;
+    const vl_phase *peak = inf->decode_peak ? &inf->decode : &inf->prefill;
+    out->bytes[VL_C_KV_CACHE] = peak->kv_cache;
+    out->bytes[VL_C_ACTIVATIONS] = peak->workspace;
+    out->bytes[VL_C_OVERHEAD] = s->overhead;
+    out->total = peak->total;
+    if (ovf)
+        return "the result does not fit in 64 bits (over 16 EiB per GPU): reduce --batch or --seq";
+    return NULL;
+}
+
+vl_speed vl_speed_bounds(const vl_breakdown *b, const vl_settings *s, double bandwidth,
+                         double flops)
+{
+    vl_speed v = {0};
+    if (s->mode != VL_MODE_INFER)
+        return v;
+    const vl_inference *inf = &b->inf;
+    uint64_t kv = inf->decode.kv_cache > inf->prefill.kv_cache ? inf->decode.kv_cache
+                                                                : inf->prefill.kv_cache;
+    if (bandwidth > 0) {
+        /* every decode step reads this GPU's weights and KV cache once */
+        v.decode_step_seconds = (double)(b->bytes[VL_C_WEIGHTS] + kv) / bandwidth;
+        v.decode_tokens_per_s = (double)s->batch / v.decode_step_seconds;
+    }
+    if (flops > 0) {
+        uint64_t active = b->P == b->params.total ? b->params.active : b->P;
+        v.prefill_seconds = 2.0 * (double)active * (double)s->batch * (double)s->seq /
+                            ((double)s->gpus * flops);
+    }
+    v.known = bandwidth > 0 && flops > 0;
+    return v;
+}

@@ -1,0 +1,91 @@
+/* solve.c: the what-fits solver: a binary search over a quantity the total grows (or
+ * shrinks) with monotonically, or a scan of the valid tensor-parallel GPU counts. */
+#include "solve.h"
+
+#include <string.h>
+
+const char *const vl_solve_names[VL_N_SOLVES] = {"max-batch", "max-context", "min-gpus"};
+
+static uint64_t *field(vl_settings *s, vl_solve what)
+{
+    return what == VL_SOLVE_MAX_BATCH ? &s->batch : what == VL_SOLVE_MAX_CONTEXT ? &s->seq
+                                                                                  : &s->gpus;
+}
+
+/* The total at v, or 0 when the settings are invalid there or the result overflows. */
+static uint64_t total_at(const vl_model *m, vl_settings s, vl_solve what, uint64_t v)
+{
+    vl_breakdown b;
+    *field(&s, what) = v;
+    return vl_estimate(m, &s, &b) ? 0 : b.total;
+}
+
+static bool fits_at(const vl_model *m, const vl_settings *s, vl_solve what, uint64_t v,
+                    uint64_t capacity)
+{
+    uint64_t t = total_at(m, *s, what, v);
+    return t != 0 && t <= capacity;
+}
+
+const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
+                         vl_solution *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t hi = what == VL_SOLVE_MAX_BATCH     ? VL_MAX_BATCH
+                  : what == VL_SOLVE_MAX_CONTEXT ? VL_MAX_SEQ - s->gen
+                                                 : VL_MAX_GPUS;
+    if (what == VL_SOLVE_MIN_GPUS && s->mode == VL_MODE_INFER) {
+        /* tensor parallelism: only counts that divide the heads are valid, so scan them */
+        uint64_t prev = 0; /* the last valid count that did not fit */
+        for (uint64_t n = 1; n <= m->arch.heads; n++) {
+            if (total_at(m, *s, what, n) == 0) /* not a valid layout */
+                continue;
+            if (!fits_at(m, s, what, n, capacity)) {
+                prev = n;
+                continue;
+            }
+            out->answer = s->gpus = n;
+            out->next = prev;
+            out->next_total = prev ? total_at(m, *s, what, prev) : 0;
+            return NULL;
+        }
+        return "no tensor-parallel GPU count (a divisor of the attention heads) fits";
+    }
+    if (what == VL_SOLVE_MIN_GPUS) {
+        if (!fits_at(m, s, what, hi, capacity))
+            return s->zero == 0 ? "no GPU count fits: at ZeRO-0 every GPU holds the whole "
+                                  "model (try --zero 1, 2 or 3)"
+                                : "no GPU count fits, even 1048576";
+        uint64_t lo = 1; /* smallest n in [lo, hi] that fits; hi fits */
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (fits_at(m, s, what, mid, capacity))
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        out->answer = s->gpus = hi;
+        if (hi > 1) {
+            out->next = hi - 1;
+            out->next_total = total_at(m, *s, what, hi - 1);
+        }
+        return NULL;
+    }
+    if (!fits_at(m, s, what, 1, capacity))
+        return what == VL_SOLVE_MAX_BATCH ? "it does not fit even with --batch 1"
+                                          : "it does not fit even with a 1-token context";
+    uint64_t lo = 1; /* largest v in [lo, hi] that fits; lo fits */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (fits_at(m, s, what, mid, capacity))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    out->answer = *field(s, what) = lo;
+    if (lo < (what == VL_SOLVE_MAX_BATCH ? VL_MAX_BATCH : VL_MAX_SEQ - s->gen)) {
+        out->next = lo + 1;
+        out->next_total = total_at(m, *s, what, lo + 1);
+    }
+    return NULL;
+}

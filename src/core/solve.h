@@ -1,0 +1,23 @@
+/* solve.h: what fits: the largest batch or context, or the fewest GPUs, for a GPU's memory. */
+#ifndef VL_SOLVE_H
+#define VL_SOLVE_H
+
+#include <stdint.h>
+
+#include "memory.h"
+
+typedef enum { VL_SOLVE_MAX_BATCH, VL_SOLVE_MAX_CONTEXT, VL_SOLVE_MIN_GPUS, VL_N_SOLVES } vl_solve;
+extern const char *const vl_solve_names[VL_N_SOLVES];
+
+typedef struct vl_solution {
+    uint64_t answer;     /* the batch, context or GPU count, set in the settings too */
+    uint64_t next;       /* the next value past the answer (0 when there is none) */
+    uint64_t next_total; /* what the next value needs per GPU (0 when it is not computable) */
+} vl_solution;
+
+/* Searches the exact integer (memory grows with batch and context and shrinks with GPUs)
+ * and leaves it in *s.  NULL, or why nothing fits. */
+const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
+                         vl_solution *out);
+
+#endif

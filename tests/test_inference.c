@@ -1,0 +1,251 @@
+/* test_inference.c: inference memory (DESIGN §4.5) against hand-derived figures, and the
+ * what-fits solver's answers against the next value. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "core/memory.h"
+#include "core/solve.h"
+
+static vl_model model(vl_arch a)
+{
+    vl_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = a;
+    vl_arch_defaults(&m.arch);
+    return m;
+}
+
+static vl_model llama2_7b(void)
+{
+    return model((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000});
+}
+
+static vl_settings infer(void)
+{
+    vl_settings s;
+    vl_settings_default(&s);
+    s.mode = VL_MODE_INFER;
+    return s;
+}
+
+/* KV cache per token in 16-bit: OPT-13B 2 x 40 layers x 5120 x 2 B = 819,200;
+ * Llama-2-70B 2 x 80 x 8 KV heads x 128 x 2 B = 327,680 (DESIGN §4.5). */
+static void test_kv_per_token(void **state)
+{
+    (void)state;
+    vl_model opt = model((vl_arch){.hidden = 5120, .layers = 40, .heads = 40, .vocab = 50272,
+                                   .ffn = 20480, .max_positions = 2050,
+                                   .position = VL_POS_LEARNED, .mlp = VL_MLP_STANDARD,
+                                   .norm = VL_NORM_LAYERNORM, .attention_bias = true,
+                                   .mlp_bias = true, .tie_embeddings = true});
+    vl_model l70 = model((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
+                                   .ffn = 28672, .vocab = 32000});
+    vl_settings s = infer();
+    vl_breakdown b;
+    assert_null(vl_estimate(&opt, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 819200);
+    assert_int_equal(b.bytes[VL_C_KV_CACHE], 819200ULL * 2048);
+    assert_null(vl_estimate(&l70, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 327680);
+    s.kv_dtype = VL_DT_FP8;
+    assert_null(vl_estimate(&l70, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 163840);
+}
+
+/* Mistral 7B's 4096-token sliding window caps the cache: 2 x 32 x 8 x 128 x 2 B = 131,072 B
+ * per token, at most 4096 tokens whatever the prompt and generation. */
+static void test_sliding_window(void **state)
+{
+    (void)state;
+    vl_model m = model((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                                 .ffn = 14336, .vocab = 32000, .sliding_window = 4096});
+    vl_settings s = infer();
+    s.seq = 3000;
+    s.gen = 5000;
+    s.batch = 2;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.prompt_tokens, 3000);
+    assert_int_equal(b.inf.cached_tokens, 4096);
+    assert_int_equal(b.inf.prefill.kv_cache, 131072ULL * 3000 * 2);
+    assert_int_equal(b.inf.decode.kv_cache, 131072ULL * 4096 * 2);
+}
+
+/* int4 with 16-bit scales per 128 weights, Llama 2 7B, by hand:
+ * layer matrices 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376 params -> /2 bytes;
+ * scales per layer: q, k, v, o 4 x 4096 x 32 = 524,288; gate, up 2 x 11008 x 32 = 704,512;
+ * down 4096 x ceil(11008/128) = 352,256; x 32 layers x 2 B = 101,187,584 bytes;
+ * embeddings 2 x 131,072,000 x 2 B; norms 65 x 4096 x 2 B. */
+static void test_int4_weights(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.weight_dtype = VL_DT_INT4;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.linear_params, 6476005376ULL);
+    assert_int_equal(b.inf.scale_bytes, 101187584ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS],
+                     6476005376ULL / 2 + 101187584ULL + 262144000ULL * 2 + 266240ULL * 2);
+    s.group_size = 64; /* twice the scales */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.scale_bytes, 2 * 101187584ULL);
+    s.weight_dtype = VL_DT_INT8; /* 1 B per matrix weight, no scales counted */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL * 2 + 266240ULL * 2);
+}
+
+/* Tensor parallelism: matrices and embeddings split, norms replicated; KV heads split, and
+ * replicated once the GPUs outnumber them. */
+static void test_tensor_parallel(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    vl_breakdown one, two;
+    assert_null(vl_estimate(&m, &s, &one));
+    s.gpus = 2;
+    assert_null(vl_estimate(&m, &s, &two));
+    assert_int_equal(two.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL + 266240ULL * 2);
+    assert_int_equal(two.inf.kv_heads_per_gpu, 16);
+    assert_int_equal(2 * two.bytes[VL_C_KV_CACHE], one.bytes[VL_C_KV_CACHE]);
+
+    vl_model gqa = model((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                                   .ffn = 14336, .vocab = 32000});
+    s.gpus = 16; /* 8 KV heads over 16 GPUs: one each */
+    assert_null(vl_estimate(&gqa, &s, &two));
+    assert_int_equal(two.inf.kv_heads_per_gpu, 1);
+    assert_int_equal(two.bytes[VL_C_KV_CACHE], 2ULL * 32 * 1 * 128 * 2 * 2048);
+    s.gpus = 3; /* does not divide 32 heads */
+    assert_non_null(vl_estimate(&gqa, &s, &two));
+    s.gpus = 12; /* divides neither way with 8 KV heads... nor the 32 heads */
+    assert_non_null(vl_estimate(&gqa, &s, &two));
+}
+
+/* Two phases: the prefill keeps the prompt's cache and its large workspace; decode the full
+ * cache and a one-token workspace.  The total is the larger phase. */
+static void test_phases(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.seq = 1000;
+    s.gen = 3000;
+    s.flash_attn = true;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    /* decode workspace, by hand: residual 2 x 4096 x 2 B; the largest of attention
+     * (32 + 64) x 128 x 2 B, gated MLP 3 x 11008 x 2 B and fp32 logits 32000 x 4 B */
+    assert_int_equal(b.inf.decode.workspace, 2 * 4096 * 2 + 32000 * 4);
+    assert_int_equal(b.inf.decode.kv_cache, 524288ULL * 4000);
+    assert_true(b.inf.decode_peak);
+    assert_int_equal(b.total, b.inf.decode.total);
+    assert_int_equal(b.total, b.bytes[VL_C_WEIGHTS] + 524288ULL * 4000 +
+                                  b.inf.decode.workspace + (1ULL << 30));
+    assert_int_equal(b.bytes[VL_C_GRADIENTS] + b.bytes[VL_C_OPTIMIZER], 0);
+}
+
+static void test_speed_bounds(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.batch = 4;
+    s.gen = 100;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    vl_speed v = vl_speed_bounds(&b, &s, 1e12, 1e15);
+    double bytes = (double)(b.bytes[VL_C_WEIGHTS] + b.inf.decode.kv_cache);
+    assert_true(v.decode_step_seconds == bytes / 1e12);
+    assert_true(v.decode_tokens_per_s == 4 / (bytes / 1e12));
+    assert_true(v.prefill_seconds == 2.0 * 6738415616.0 * 4 * 2048 / 1e15);
+    vl_speed none = vl_speed_bounds(&b, &s, 0, 0);
+    assert_false(none.known);
+    assert_true(none.decode_tokens_per_s == 0);
+}
+
+static uint64_t total(const vl_model *m, vl_settings s)
+{
+    vl_breakdown b;
+    return vl_estimate(m, &s, &b) ? UINT64_MAX : b.total;
+}
+
+/* The solver's answer fits and the value past it does not. */
+static void test_solver(void **state)
+{
+    (void)state;
+    const uint64_t cap = 80ULL << 30;
+    vl_model m = llama2_7b();
+    vl_solution sol;
+
+    vl_settings s = infer();
+    s.gen = 4096;
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, cap, &sol));
+    assert_int_equal(s.batch, sol.answer);
+    assert_true(total(&m, s) <= cap);
+    s.batch++;
+    assert_true(total(&m, s) > cap);
+    assert_int_equal(sol.next_total, total(&m, s));
+
+    s = infer();
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONTEXT, cap, &sol));
+    assert_true(total(&m, s) <= cap);
+    s.seq++;
+    assert_true(total(&m, s) > cap);
+
+    vl_settings t;
+    vl_settings_default(&t);
+    t.zero = 3;
+    assert_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, &sol));
+    assert_true(t.gpus > 1 && total(&m, t) <= cap);
+    t.gpus--;
+    assert_true(total(&m, t) > cap);
+
+    vl_settings_default(&t); /* ZeRO-0: no GPU count helps */
+    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, &sol));
+
+    s = infer(); /* tensor parallel: a divisor of the 32 heads */
+    vl_model big = model((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
+                                   .ffn = 28672, .vocab = 32000});
+    assert_null(vl_solve_fit(&big, &s, VL_SOLVE_MIN_GPUS, cap, &sol));
+    assert_int_equal(s.gpus, 2);
+    assert_int_equal(sol.next, 1);
+    assert_true(sol.next_total > cap);
+
+    s = infer(); /* nothing fits a tiny GPU */
+    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, 1ULL << 30, &sol));
+}
+
+static void test_bad_combinations(void **state)
+{
+    (void)state;
+    vl_settings s = infer();
+    s.zero = 2;
+    assert_non_null(strstr(vl_settings_check(&s), "--zero"));
+    s = infer();
+    s.recompute = VL_RECOMPUTE_FULL;
+    assert_non_null(strstr(vl_settings_check(&s), "--recompute"));
+    s = infer();
+    s.kv_dtype = VL_DT_INT4;
+    assert_non_null(strstr(vl_settings_check(&s), "--kv-dtype"));
+    s = infer();
+    s.group_size = 0;
+    assert_non_null(strstr(vl_settings_check(&s), "--group-size"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
+        cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_tensor_parallel),
+        cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
+        cmocka_unit_test(test_solver),            cmocka_unit_test(test_bad_combinations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
