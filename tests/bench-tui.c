@@ -18,7 +18,7 @@ static double now(void)
 
 static void frame(ui *u)
 {
-    u->lay = layout_compute(LINES, COLS, N_SLIDERS);
+    u->lay = layout_compute(LINES, COLS, EX_MAX_VISIBLE);
     u->lines = LINES;
     u->cols = COLS;
     draw_frame(u);
@@ -64,8 +64,8 @@ int main(void)
     static const int walk[] = {KEY_RIGHT, KEY_RIGHT, KEY_LEFT, KEY_LEFT, KEY_DOWN};
     t0 = now();
     for (int i = 0; i < n; i++) {
-        if (u.ex.selected == N_SLIDERS - 1 && walk[i % 5] == KEY_DOWN)
-            u.ex.selected = 0;
+        if (u.ex.selected == SL_FP32_GRADS && walk[i % 5] == KEY_DOWN)
+            u.ex.selected = SL_PARAMS;
         if (ui_key(&u, walk[i % 5]) & UI_REDRAW)
             frame(&u);
     }

@@ -79,7 +79,7 @@ start a --preset llama-2-7b --no-color --ascii
 expect_total a --preset llama-2-7b
 expect_screen a "Llama 2 7B (llama-2-7b)"
 
-keys a j j j j Right Right Right                  # ZeRO stage 0 -> 3
+keys a j j j j j Right Right Right                # ZeRO stage 0 -> 3
 expect_total a --preset llama-2-7b --zero 3
 expect_screen a ">ZeRO-3"
 keys a k Right Right Right Right Right Right Right # GPUs 1 -> 8
@@ -141,6 +141,22 @@ keys a S Enter
 expect_screen a "exists: overwrite? (y/n)"
 keys a n
 expect_screen a "not saved"
+
+# inference: the mode slider swaps the sliders; the training settings wait
+keys a k k k k k k Right                           # context -> mode: infer
+expect_screen a "gpt2) | inference, per GPU"
+expect_screen a "tensor parallelism needs the GPU count to divide" # 8 GPUs, 12 heads
+keys a j j j Left                                  # GPUs: 8 -> 6, the next that divides 12
+expect_screen a "the two phases of inference"
+expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb
+keys a k k End                                     # weight dtype -> int4
+expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
+    --weight-dtype int4
+keys a j j j j j Enter 5 1 2 Enter                 # generated tokens
+expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
+    --weight-dtype int4 --gen 512
+keys a k k k k k k Left                            # back to training, as it was
+expect_total a --preset gpt2 --zero 3 --gpus 6 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb
 
 # q quits with status 0 and leaves the alternate screen
 keys a q

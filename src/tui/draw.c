@@ -57,11 +57,12 @@ static void draw_title(const ui *u)
     rect r = u->lay.title;
     fill(r.y, r.x, r.w, C_TITLE);
     if (e->detached)
-        snprintf(t, sizeof t, " vramlab %s GPT-3-like %s (shape derived) %s training, per GPU",
-                 u->g->sep, vl_fmt_count(e->model.free_params, c, sizeof c), u->g->sep);
+        snprintf(t, sizeof t, " vramlab %s GPT-3-like %s (shape derived) %s %s, per GPU",
+                 u->g->sep, vl_fmt_count(e->model.free_params, c, sizeof c), u->g->sep,
+                 e->s.mode == VL_MODE_INFER ? "inference" : "training");
     else
-        snprintf(t, sizeof t, " vramlab %s %s (%s) %s training, per GPU", u->g->sep,
-                 e->model.display, e->model.name, u->g->sep);
+        snprintf(t, sizeof t, " vramlab %s %s (%s) %s %s, per GPU", u->g->sep, e->model.display,
+                 e->model.name, u->g->sep, e->s.mode == VL_MODE_INFER ? "inference" : "training");
     put(r.y, r.x, r.w, C_TITLE, t);
     const char *keys = "? help  q quit ";
     if ((int)strlen(keys) + (int)strlen(t) < r.w)
@@ -73,21 +74,24 @@ static void draw_sliders(const ui *u)
     const explorer *e = &u->ex;
     rect r = u->lay.sliders;
     const int track = 11;
+    slider_id ids[EX_MAX_VISIBLE];
+    int n = explorer_sliders(e, ids);
     put(r.y, r.x, r.w, C_HEADING, " settings");
-    for (int i = 0; i < N_SLIDERS; i++) {
+    for (int i = 0; i < n; i++) {
+        slider_id id = ids[i];
         int y = r.y + 1 + i;
-        bool sel = e->selected == (slider_id)i && u->mode != MODE_PICK_MODEL;
+        bool sel = e->selected == id && u->mode != MODE_PICK_MODEL;
         char v[64];
         if (sel)
             fill(y, r.x, r.w, C_SELECTED);
         ui_color c = sel ? C_SELECTED : C_NORMAL;
         put(y, r.x, 2, c, sel ? u->g->select : " ");
-        put(y, r.x + 2, 15, c, slider_label((slider_id)i));
-        int knob = (int)(explorer_fraction(e, (slider_id)i) * (track - 1) + 0.5);
+        put(y, r.x + 2, 15, c, slider_label(e, id));
+        int knob = (int)(explorer_fraction(e, id) * (track - 1) + 0.5);
         attrset(theme_attr(sel ? C_SELECTED : C_DIM));
         for (int k = 0; k < track; k++)
             mvaddstr(y, r.x + 17 + k, k == knob ? u->g->knob : u->g->track);
-        explorer_value(e, (slider_id)i, v, sizeof v);
+        explorer_value(e, id, v, sizeof v);
         put(y, r.x + 29, r.w - 29, c, v);
     }
 }
@@ -112,6 +116,29 @@ static void draw_stack(const ui *u, int y, int x, int w, int h, const vl_breakdo
     attrset(theme_attr(C_NORMAL));
 }
 
+/* Writes s word-wrapped into rows y..last of width w, continuation lines indented;
+ * returns the next free row. */
+static int wrap(int y, int last, int x, int w, ui_color c, const char *s)
+{
+    attrset(theme_attr(c));
+    for (int indent = 0; *s && y <= last; indent = 3) {
+        int avail = w - indent, n = (int)strlen(s);
+        if (n > avail) {
+            n = avail;
+            while (n > avail / 2 && s[n] != ' ')
+                n--;
+            if (s[n] != ' ')
+                n = avail;
+        }
+        mvaddnstr(y++, x + indent, s, fit_bytes(s, n));
+        s += n;
+        while (*s == ' ')
+            s++;
+    }
+    attrset(theme_attr(C_NORMAL));
+    return y;
+}
+
 static void draw_memory(const ui *u)
 {
     const explorer *e = &u->ex;
@@ -125,7 +152,7 @@ static void draw_memory(const ui *u)
              vl_fmt_bytes(g->memory, un, v, sizeof v));
     put(r.y, r.x, r.w, C_HEADING, line);
     if (e->error) {
-        put(r.y + 2, r.x + 1, r.w - 1, C_BAD, e->error);
+        wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
         return;
     }
     int bw = r.w - 2, bx = r.x + 1;
@@ -169,12 +196,63 @@ static void draw_memory(const ui *u)
     put(r.y + 12, r.x, r.w, explorer_fits(e) ? C_OK : C_BAD, line);
 }
 
+/* Inference: the prefill and decode peaks on one scale, and the roofline bounds. */
+static void draw_phases(const ui *u)
+{
+    const explorer *e = &u->ex;
+    const vl_inference *inf = &e->b.inf;
+    const vl_gpu *g = explorer_gpu(e);
+    rect r = u->lay.zero;
+    char line[256], v[32];
+    vl_settings s = explorer_settings(e);
+    put(r.y, r.x, r.w, C_HEADING, " the two phases of inference, each with its own peak");
+    uint64_t full = g->memory;
+    const vl_phase *ph[2] = {&inf->prefill, &inf->decode};
+    for (int i = 0; i < 2; i++)
+        if (ph[i]->total > full)
+            full = ph[i]->total;
+    int bw = r.w - 9 - 17;
+    for (int i = 0; i < 2; i++) {
+        int y = r.y + 1 + i;
+        bool peak = (i == 1) == inf->decode_peak;
+        put(y, r.x, 9, peak ? C_HEADING : C_NORMAL, i ? " decode" : " prefill");
+        if (i == 1 && s.gen == 0) {
+            put(y, r.x + 9, r.w - 9, C_DIM, "none: no tokens generated (generated = 0)");
+            continue;
+        }
+        vl_breakdown b = e->b; /* the phase's own bars */
+        b.bytes[VL_C_KV_CACHE] = ph[i]->kv_cache;
+        b.bytes[VL_C_ACTIVATIONS] = ph[i]->workspace;
+        draw_stack(u, y, r.x + 9, bw, 1, &b, full);
+        int m = layout_cell(g->memory, full, bw);
+        put(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        snprintf(line, sizeof line, " %9s %s", vl_fmt_bytes(ph[i]->total, VL_UNITS_GIB, v, sizeof v),
+                 ph[i]->total <= g->memory ? "fits" : "over");
+        put(y, r.x + 9 + bw, r.w - 9 - bw, ph[i]->total <= g->memory ? C_OK : C_BAD, line);
+    }
+    vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
+    if (sp.decode_tokens_per_s > 0) {
+        snprintf(line, sizeof line, " roofline: decode <= %.0f tokens/s (%.2f ms a step)",
+                 sp.decode_tokens_per_s, sp.decode_step_seconds * 1e3);
+        put(r.y + 3, r.x, r.w, C_NORMAL, line);
+    }
+    if (sp.prefill_seconds > 0) {
+        snprintf(line, sizeof line, "           prefill >= %.3f s at %.0f TFLOP/s bf16",
+                 sp.prefill_seconds, g->bf16_flops / 1e12);
+        put(r.y + 4, r.x, r.w, C_NORMAL, line);
+    }
+}
+
 static void draw_zero(const ui *u)
 {
     const explorer *e = &u->ex;
     rect r = u->lay.zero;
     if (r.h == 0 || e->error)
         return;
+    if (e->s.mode == VL_MODE_INFER) {
+        draw_phases(u);
+        return;
+    }
     char line[128], v[32];
     const vl_gpu *g = explorer_gpu(e);
     snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s (ZeRO paper, Fig. 1)",
@@ -200,29 +278,6 @@ static void draw_zero(const ui *u)
     }
 }
 
-/* Writes s word-wrapped into rows y..last of width w, continuation lines indented;
- * returns the next free row. */
-static int wrap(int y, int last, int x, int w, ui_color c, const char *s)
-{
-    attrset(theme_attr(c));
-    for (int indent = 0; *s && y <= last; indent = 3) {
-        int avail = w - indent, n = (int)strlen(s);
-        if (n > avail) {
-            n = avail;
-            while (n > avail / 2 && s[n] != ' ')
-                n--;
-            if (s[n] != ' ')
-                n = avail;
-        }
-        mvaddnstr(y++, x + indent, s, fit_bytes(s, n));
-        s += n;
-        while (*s == ' ')
-            s++;
-    }
-    attrset(theme_attr(C_NORMAL));
-    return y;
-}
-
 static void draw_formula(const ui *u)
 {
     const explorer *e = &u->ex;
@@ -236,7 +291,8 @@ static void draw_formula(const ui *u)
     snprintf(line, sizeof line, " how it is computed: %s", vl_component_labels[focus]);
     put(r.y, r.x, r.w, C_HEADING, line);
     int y = r.y + 1;
-    vl_explain(&e->s, &e->b, focus, VL_UNITS_GIB, f, sizeof f);
+    vl_settings s = explorer_settings(e);
+    vl_explain(&s, &e->b, focus, VL_UNITS_GIB, f, sizeof f);
     snprintf(line, sizeof line, " %s = %s", vl_component_labels[focus], f);
     y = wrap(y, last, r.x, r.w, C_NORMAL, line);
     if (e->detached && e->selected == SL_PARAMS && y <= last) {
@@ -249,12 +305,18 @@ static void draw_formula(const ui *u)
                  (unsigned long long)a->vocab);
         y = wrap(y, last, r.x, r.w, C_NORMAL, line);
     }
-    snprintf(line, sizeof line, " convention: %s", vl_convention(&e->s));
+    snprintf(line, sizeof line, " convention: %s", vl_convention(&s));
     y = wrap(y, last, r.x, r.w, C_DIM, line);
+    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
+    int n = vl_notes(&s, &e->b, notes, VL_MAX_NOTES);
+    for (int i = 0; i < n && y <= last; i++) {
+        snprintf(line, sizeof line, " note: %s", notes[i]);
+        y = wrap(y, last, r.x, r.w, C_KEY, line);
+    }
     for (int c = 0; c < VL_N_COMPONENTS && y <= last; c++) {
         if (c == (int)focus)
             continue;
-        vl_explain(&e->s, &e->b, (vl_component)c, VL_UNITS_GIB, f, sizeof f);
+        vl_explain(&s, &e->b, (vl_component)c, VL_UNITS_GIB, f, sizeof f);
         snprintf(line, sizeof line, " %s = %s", vl_component_labels[c], f);
         put(y++, r.x, r.w, C_DIM, line);
     }
@@ -267,7 +329,7 @@ static void draw_status(const ui *u)
     fill(r.y, r.x, r.w, C_NORMAL);
     switch (u->mode) {
     case MODE_EDIT:
-        snprintf(line, sizeof line, " %s = %s_  %s", slider_label(u->ex.selected), u->input,
+        snprintf(line, sizeof line, " %s = %s_  %s", slider_label(&u->ex, u->ex.selected), u->input,
                  u->message[0] ? "" : "(Enter apply, Esc cancel)");
         put(r.y, r.x, r.w, C_KEY, line);
         /* a refused value: why, beside what was typed */

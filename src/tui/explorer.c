@@ -68,11 +68,53 @@ static const numeric numerics[N_SLIDERS] = {
     [SL_GPUS] = {1, EX_MAX_GPUS, step_one, step_pow2},
     [SL_BATCH] = {1, EX_MAX_BATCH, step_one, step_pow2},
     [SL_SEQ] = {EX_MIN_SEQ, EX_MAX_SEQ, step_pow2, step_pow8},
+    [SL_GEN] = {0, EX_MAX_SEQ, step_pow2, step_pow8},
 };
 
 static bool is_numeric(slider_id id)
 {
     return numerics[id].max != 0;
+}
+
+static const slider_id train_sliders[] = {SL_PARAMS, SL_MODE, SL_PRECISION, SL_OPTIMIZER,
+                                          SL_GPUS, SL_ZERO, SL_BATCH, SL_SEQ, SL_RECOMPUTE,
+                                          SL_FLASH, SL_GPU, SL_GRAD_COPY, SL_FP32_GRADS};
+static const slider_id infer_sliders[] = {SL_PARAMS, SL_MODE, SL_WEIGHT_DTYPE, SL_KV_DTYPE,
+                                          SL_GPUS, SL_BATCH, SL_SEQ, SL_GEN, SL_FLASH, SL_GPU};
+_Static_assert(sizeof train_sliders / sizeof *train_sliders == EX_MAX_VISIBLE,
+               "EX_MAX_VISIBLE is training's slider count");
+
+int explorer_sliders(const explorer *e, slider_id out[EX_MAX_VISIBLE])
+{
+    bool infer = e->s.mode == VL_MODE_INFER;
+    const slider_id *list = infer ? infer_sliders : train_sliders;
+    int n = infer ? (int)(sizeof infer_sliders / sizeof *infer_sliders) : EX_MAX_VISIBLE;
+    memcpy(out, list, (size_t)n * sizeof *out);
+    return n;
+}
+
+void explorer_select(explorer *e, int dir)
+{
+    slider_id ids[EX_MAX_VISIBLE];
+    int n = explorer_sliders(e, ids), i = 0;
+    while (i < n && ids[i] != e->selected)
+        i++;
+    i = i == n ? 0 : i + dir;
+    e->selected = ids[i < 0 ? 0 : i >= n ? n - 1 : i];
+    e->focus = -1;
+}
+
+vl_settings explorer_settings(const explorer *e)
+{
+    vl_settings s = e->s;
+    if (s.mode == VL_MODE_INFER) { /* the training-only settings wait for training */
+        s.zero = 0;
+        s.recompute = VL_RECOMPUTE_NONE;
+        s.fp32_grads = false;
+    } else {
+        s.gen = 0;
+    }
+    return s;
 }
 
 static uint64_t numeric_value(const explorer *e, slider_id id)
@@ -86,6 +128,7 @@ static uint64_t numeric_value(const explorer *e, slider_id id)
     case SL_GPUS: return e->s.gpus;
     case SL_BATCH: return e->s.batch;
     case SL_SEQ: return e->s.seq;
+    case SL_GEN: return e->s.gen;
     default: return 0;
     }
 }
@@ -100,6 +143,7 @@ static void set_numeric(explorer *e, slider_id id, uint64_t v)
     case SL_GPUS: e->s.gpus = v; break;
     case SL_BATCH: e->s.batch = v; break;
     case SL_SEQ: e->s.seq = v; break;
+    case SL_GEN: e->s.gen = v; break;
     default: break;
     }
 }
@@ -112,6 +156,9 @@ static const char *const zero_names[] = {"0", "1", "2", "3"};
 static int choice_count(const explorer *e, slider_id id)
 {
     switch (id) {
+    case SL_MODE: return VL_N_MODES;
+    case SL_WEIGHT_DTYPE: return VL_N_DTYPES;
+    case SL_KV_DTYPE: return VL_N_DTYPES - 1; /* no int4 KV cache */
     case SL_PRECISION: return VL_N_PRECISIONS;
     case SL_OPTIMIZER: return VL_N_OPTIMIZERS;
     case SL_ZERO: return 4;
@@ -124,6 +171,9 @@ static int choice_count(const explorer *e, slider_id id)
 static int choice_get(const explorer *e, slider_id id)
 {
     switch (id) {
+    case SL_MODE: return (int)e->s.mode;
+    case SL_WEIGHT_DTYPE: return (int)e->s.weight_dtype;
+    case SL_KV_DTYPE: return (int)e->s.kv_dtype;
     case SL_PRECISION: return (int)e->s.precision;
     case SL_OPTIMIZER: return (int)e->s.optimizer;
     case SL_ZERO: return (int)e->s.zero;
@@ -139,6 +189,9 @@ static int choice_get(const explorer *e, slider_id id)
 static void choice_set(explorer *e, slider_id id, int v)
 {
     switch (id) {
+    case SL_MODE: e->s.mode = (vl_mode)v; break;
+    case SL_WEIGHT_DTYPE: e->s.weight_dtype = (vl_dtype)v; break;
+    case SL_KV_DTYPE: e->s.kv_dtype = (vl_dtype)v; break;
     case SL_PRECISION: e->s.precision = (vl_precision)v; break;
     case SL_OPTIMIZER: e->s.optimizer = (vl_optimizer)v; break;
     case SL_ZERO: e->s.zero = (unsigned)v; break;
@@ -157,6 +210,9 @@ static void choice_set(explorer *e, slider_id id, int v)
 static const char *choice_name(const explorer *e, slider_id id, int v)
 {
     switch (id) {
+    case SL_MODE: return vl_mode_names[v];
+    case SL_WEIGHT_DTYPE:
+    case SL_KV_DTYPE: return vl_dtype_names[v];
     case SL_PRECISION: return vl_precision_names[v];
     case SL_OPTIMIZER: return vl_optimizer_names[v];
     case SL_ZERO: return zero_names[v];
@@ -169,26 +225,34 @@ static const char *choice_name(const explorer *e, slider_id id, int v)
 /* ---- public ------------------------------------------------------------------------- */
 
 static const char *const labels[N_SLIDERS] = {
-    [SL_PARAMS] = "parameters", [SL_PRECISION] = "precision", [SL_OPTIMIZER] = "optimizer",
+    [SL_PARAMS] = "parameters", [SL_MODE] = "mode", [SL_WEIGHT_DTYPE] = "weight dtype",
+    [SL_KV_DTYPE] = "KV cache dtype", [SL_GEN] = "generated",
+    [SL_PRECISION] = "precision", [SL_OPTIMIZER] = "optimizer",
     [SL_GPUS] = "GPUs", [SL_ZERO] = "ZeRO stage", [SL_BATCH] = "micro-batch",
     [SL_SEQ] = "context", [SL_RECOMPUTE] = "recompute", [SL_FLASH] = "flash attn",
     [SL_GPU] = "GPU model", [SL_GRAD_COPY] = "fp32 grad copy", [SL_FP32_GRADS] = "fp32 grads",
 };
 
-const char *slider_label(slider_id id)
+const char *slider_label(const explorer *e, slider_id id)
 {
-    return labels[id];
+    return id == SL_SEQ && e->s.mode == VL_MODE_INFER ? "prompt" : labels[id];
 }
 
 vl_component slider_component(const explorer *e, slider_id id)
 {
+    bool infer = e->s.mode == VL_MODE_INFER;
     switch (id) {
     case SL_PARAMS:
+    case SL_MODE:
+    case SL_WEIGHT_DTYPE:
     case SL_PRECISION: return VL_C_WEIGHTS;
+    case SL_KV_DTYPE:
+    case SL_GEN: return VL_C_KV_CACHE;
+    case SL_GPUS: return infer ? VL_C_WEIGHTS : VL_C_OPTIMIZER;
     case SL_FP32_GRADS: return VL_C_GRADIENTS;
     case SL_ZERO: return e->s.zero == 3 ? VL_C_ZERO3_LIVE : VL_C_OPTIMIZER;
     case SL_BATCH:
-    case SL_SEQ:
+    case SL_SEQ: return infer ? VL_C_KV_CACHE : VL_C_ACTIVATIONS;
     case SL_RECOMPUTE:
     case SL_FLASH: return VL_C_ACTIVATIONS;
     case SL_GPU: return VL_C_OVERHEAD;
@@ -198,9 +262,10 @@ vl_component slider_component(const explorer *e, slider_id id)
 
 void explorer_recompute(explorer *e)
 {
-    e->error = vl_estimate(&e->model, &e->s, &e->b);
-    for (unsigned z = 0; z < 4 && !e->error && e->s.mode == VL_MODE_TRAIN; z++) {
-        vl_settings s = e->s;
+    vl_settings now = explorer_settings(e);
+    e->error = vl_estimate(&e->model, &now, &e->b);
+    for (unsigned z = 0; z < 4 && !e->error && now.mode == VL_MODE_TRAIN; z++) {
+        vl_settings s = now;
         s.zero = z;
         e->error = vl_estimate(&e->model, &s, &e->zero[z]);
     }
@@ -226,6 +291,12 @@ void explorer_init(explorer *e, const vl_catalog *cat, const vl_model *m, size_t
     e->detached = m->free_params != 0;
 }
 
+static bool tp_valid(const explorer *e, uint64_t gpus)
+{
+    const vl_arch *a = &e->model.arch;
+    return a->heads % gpus == 0 && (a->kv_heads % gpus == 0 || gpus % a->kv_heads == 0);
+}
+
 static uint64_t clamp(uint64_t v, const numeric *n)
 {
     return v < n->min ? n->min : v > n->max ? n->max : v;
@@ -237,9 +308,14 @@ bool explorer_move(explorer *e, slider_id id, int steps, bool coarse)
     if (is_numeric(id)) {
         const numeric *n = &numerics[id];
         uint64_t v = numeric_value(e, id), to = v;
-        for (int i = 0; i < (steps > 0 ? steps : -steps); i++)
+        for (int i = 0; i < (steps > 0 ? steps : -steps); i++) {
             to = clamp((coarse ? n->coarse : n->fine)(to, dir), n);
-        if (to == v)
+            /* tensor parallelism: on to the next GPU count that splits the heads */
+            while (id == SL_GPUS && e->s.mode == VL_MODE_INFER && !tp_valid(e, to) &&
+                   to > n->min && to < n->max)
+                to = clamp(n->fine(to, dir), n);
+        }
+        if (to == v || (id == SL_GPUS && e->s.mode == VL_MODE_INFER && !tp_valid(e, to)))
             return false;
         set_numeric(e, id, to);
     } else {
@@ -274,18 +350,18 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
         uint64_t v;
         const char *reason;
         if (!vl_parse_count(text, &v, &reason)) {
-            snprintf(why, sizeof why, "%s: '%s' is not a whole number: %s", labels[id], text,
-                     reason);
+            snprintf(why, sizeof why, "%s: '%s' is not a whole number: %s", slider_label(e, id),
+                     text, reason);
             return why;
         }
-        uint64_t lo = id == SL_PARAMS ? 1000000 : 1;
+        uint64_t lo = id == SL_PARAMS ? 1000000 : id == SL_GEN ? 0 : 1;
         uint64_t hi = id == SL_PARAMS ? 100000000000000ULL
                       : id == SL_GPUS ? VL_MAX_GPUS
                       : id == SL_BATCH ? VL_MAX_BATCH
                                        : VL_MAX_SEQ;
         if (v < lo || v > hi) {
             char a[32], b[32];
-            snprintf(why, sizeof why, "%s: %s is outside %s..%s", labels[id], text,
+            snprintf(why, sizeof why, "%s: %s is outside %s..%s", slider_label(e, id), text,
                      vl_fmt_count(lo, a, sizeof a), vl_fmt_count(hi, b, sizeof b));
             return why;
         }
@@ -295,7 +371,7 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
         for (i = 0; i < count && strcmp(choice_name(e, id, i), text) != 0; i++)
             ;
         if (i == count) {
-            snprintf(why, sizeof why, "%s: unknown value '%s'", labels[id], text);
+            snprintf(why, sizeof why, "%s: unknown value '%s'", slider_label(e, id), text);
             return why;
         }
         choice_set(e, id, i);
@@ -319,8 +395,9 @@ double explorer_fraction(const explorer *e, slider_id id)
 {
     if (is_numeric(id)) {
         const numeric *n = &numerics[id];
-        double v = (double)numeric_value(e, id);
-        double f = log(v / (double)n->min) / log((double)n->max / (double)n->min);
+        /* a log scale; +1 keeps a range that starts at 0 (generated tokens) finite */
+        double v = (double)numeric_value(e, id) + 1, lo = (double)n->min + 1;
+        double f = log(v / lo) / log(((double)n->max + 1) / lo);
         return f < 0 ? 0 : f > 1 ? 1 : f;
     }
     int count = choice_count(e, id);

@@ -13,9 +13,13 @@
 #include "core/preset.h"
 
 typedef enum {
-    SL_PARAMS, SL_PRECISION, SL_OPTIMIZER, SL_GPUS, SL_ZERO, SL_BATCH, SL_SEQ, SL_RECOMPUTE,
-    SL_FLASH, SL_GPU, SL_GRAD_COPY, SL_FP32_GRADS, N_SLIDERS
+    SL_PARAMS, SL_MODE, SL_PRECISION, SL_OPTIMIZER, SL_WEIGHT_DTYPE, SL_KV_DTYPE, SL_GPUS,
+    SL_ZERO, SL_BATCH, SL_SEQ, SL_GEN, SL_RECOMPUTE, SL_FLASH, SL_GPU, SL_GRAD_COPY,
+    SL_FP32_GRADS, N_SLIDERS
 } slider_id;
+
+/* The most sliders one mode shows (training's thirteen). */
+#define EX_MAX_VISIBLE 13
 
 /* Ranges of the explorer's numeric sliders (typed values may go to the CLI's limits). */
 #define EX_MIN_PARAMS 10000000ULL      /* 10M */
@@ -30,7 +34,7 @@ typedef struct explorer {
     vl_model preset;          /* the model as loaded */
     vl_model model;           /* in use: the preset, or a GPT-3-like shape once detached */
     bool detached;            /* the parameter slider moved away from the preset */
-    vl_settings s;
+    vl_settings s;            /* both modes' settings; each mode uses its own (effective) */
     size_t gpu;               /* index into cat->gpus */
     vl_breakdown b;           /* the breakdown at s */
     vl_breakdown zero[4];     /* the same run at ZeRO 0..3 */
@@ -44,7 +48,14 @@ void explorer_init(explorer *e, const vl_catalog *cat, const vl_model *m, size_t
 void explorer_load_model(explorer *e, const vl_model *m);
 void explorer_recompute(explorer *e);
 
-const char *slider_label(slider_id id);
+/* The sliders the current mode shows, in order; returns how many. */
+int explorer_sliders(const explorer *e, slider_id out[EX_MAX_VISIBLE]);
+/* The settings the current mode computes with (what `vramlab estimate` is given). */
+vl_settings explorer_settings(const explorer *e);
+/* Up/Down: the previous or next visible slider. */
+void explorer_select(explorer *e, int dir);
+
+const char *slider_label(const explorer *e, slider_id id);
 /* The component whose formula the slider changes most directly. */
 vl_component slider_component(const explorer *e, slider_id id);
 

@@ -113,8 +113,12 @@ bool export_whatif(const explorer *e, const char *dir, char *md, char *svg, size
 
 void scenario_default_name(const explorer *e, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s-%s-zero%u-%" PRIu64 "gpu", e->model.name,
-             vl_precision_names[e->s.precision], e->s.zero, e->s.gpus);
+    if (e->s.mode == VL_MODE_INFER)
+        snprintf(buf, len, "%s-infer-%s-%" PRIu64 "gpu", e->model.name,
+                 vl_dtype_names[e->s.weight_dtype], e->s.gpus);
+    else
+        snprintf(buf, len, "%s-%s-zero%u-%" PRIu64 "gpu", e->model.name,
+                 vl_precision_names[e->s.precision], e->s.zero, e->s.gpus);
 }
 
 typedef struct scenario_arg {
@@ -126,22 +130,26 @@ static void fill_scenario(FILE *f, const void *arg)
 {
     const scenario_arg *a = arg;
     const explorer *e = a->e;
-    const vl_settings *s = &e->s;
+    const vl_settings s = explorer_settings(e);
     fprintf(f, "# saved by the vramlab explorer\nkind: scenario\nname: %s\n", a->name);
     if (e->detached)
         fprintf(f, "params: %" PRIu64 "                # GPT-3-like shape derived\n",
                 e->model.free_params);
     else
         fprintf(f, "model: %s\n", e->model.name);
-    fprintf(f,
-            "settings: {mode: %s, precision: %s, optimizer: %s, zero: %u, gpus: %" PRIu64
-            ",\n           batch: %" PRIu64 ", seq: %" PRIu64 ", recompute: %s, flash_attn: %s,\n"
-            "           fp32_grads: %s, fp32_grad_copy: %s, overhead: %" PRIu64 ", gpu: %s}\n",
-            vl_mode_names[s->mode], vl_precision_names[s->precision],
-            vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq,
-            vl_recompute_names[s->recompute], s->flash_attn ? "true" : "false",
-            s->fp32_grads ? "true" : "false", s->fp32_grad_copy ? "true" : "false", s->overhead,
-            explorer_gpu(e)->name);
+    fprintf(f, "settings: {mode: %s, gpus: %" PRIu64 ", batch: %" PRIu64 ", seq: %" PRIu64
+               ", flash_attn: %s,\n           ",
+            vl_mode_names[s.mode], s.gpus, s.batch, s.seq, s.flash_attn ? "true" : "false");
+    if (s.mode == VL_MODE_INFER)
+        fprintf(f, "gen: %" PRIu64 ", weight_dtype: %s, kv_dtype: %s, group_size: %" PRIu64 ",\n",
+                s.gen, vl_dtype_names[s.weight_dtype], vl_dtype_names[s.kv_dtype], s.group_size);
+    else
+        fprintf(f, "precision: %s, optimizer: %s, zero: %u, recompute: %s,\n"
+                   "           fp32_grads: %s, fp32_grad_copy: %s,\n",
+                vl_precision_names[s.precision], vl_optimizer_names[s.optimizer], s.zero,
+                vl_recompute_names[s.recompute], s.fp32_grads ? "true" : "false",
+                s.fp32_grad_copy ? "true" : "false");
+    fprintf(f, "           overhead: %" PRIu64 ", gpu: %s}\n", s.overhead, explorer_gpu(e)->name);
 }
 
 save_result scenario_save(const explorer *e, const char *dir, const char *name, bool overwrite,

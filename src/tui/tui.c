@@ -163,15 +163,9 @@ static int key_normal(ui *u, int key)
     case 'q': return UI_QUIT;
     case '?': u->mode = MODE_HELP; return UI_REDRAW;
     case KEY_UP:
-    case 'k':
-        e->selected = sel > 0 ? sel - 1 : sel;
-        e->focus = -1;
-        return UI_REDRAW;
+    case 'k': explorer_select(e, -1); return UI_REDRAW;
     case KEY_DOWN:
-    case 'j':
-        e->selected = sel + 1 < N_SLIDERS ? sel + 1 : sel;
-        e->focus = -1;
-        return UI_REDRAW;
+    case 'j': explorer_select(e, 1); return UI_REDRAW;
     case KEY_LEFT:
     case 'h': return explorer_move(e, sel, -1, false) ? UI_REDRAW : UI_HANDLED;
     case KEY_RIGHT:
@@ -290,9 +284,10 @@ static int mouse_key(ui *u)
     MEVENT ev;
     if (getmouse(&ev) != OK || u->mode != MODE_NORMAL)
         return ERR;
-    int i = layout_slider_at(&u->lay, ev.y, ev.x, N_SLIDERS);
+    slider_id ids[EX_MAX_VISIBLE];
+    int i = layout_slider_at(&u->lay, ev.y, ev.x, explorer_sliders(&u->ex, ids));
     if (i >= 0) {
-        u->ex.selected = (slider_id)i;
+        u->ex.selected = ids[i];
         u->ex.focus = -1;
     }
     if (ev.bstate & BUTTON4_PRESSED)
@@ -316,6 +311,8 @@ int tui_run(const run_opts *o)
     const char *why = vl_settings_check(&o->s);
     if (why)
         return usage_error("%s", why);
+    if (o->solving)
+        return usage_error("--solve applies to vramlab estimate");
     vl_catalog_init(&cat);
     int rc = options_resolve(o, &cat, &model, &gpu);
     if (rc != EXIT_OK) {
@@ -353,7 +350,7 @@ int tui_run(const run_opts *o)
         if (dirty) {
             u.lines = LINES;
             u.cols = COLS;
-            u.lay = layout_compute(LINES, COLS, N_SLIDERS);
+            u.lay = layout_compute(LINES, COLS, EX_MAX_VISIBLE);
             draw_frame(&u);
             refresh();
             dirty = false;
