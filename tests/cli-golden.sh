@@ -52,6 +52,21 @@ assert d["inference"] is None and d["speed"] is None and d["solve"] is None
 PY
 fi
 
+# The README's sample outputs are these golden files, so the README stays true.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    python3 - "$srcdir" <<'PY' || fail "README sample output differs from tests/golden"
+import sys
+top = sys.argv[1]
+readme = open(top + "/README").read()
+for name in ["default.txt", "llama-2-7b-zero3-8gpu.json", "mistral-infer-int4-tp2.txt"]:
+    text = open(top + "/tests/golden/" + name).read().rstrip("\n").split("\n")
+    block = "\n".join(("    " + l).rstrip() for l in text)
+    if block not in readme:
+        sys.exit("README lacks tests/golden/" + name)
+PY
+fi
+
 # --check-fit: exit 1 when it does not fit, 0 when it does.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --check-fit > /dev/null
