@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <config.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -171,6 +172,37 @@ static bool solve_line(const report *r, char *buf, size_t len)
     return true;
 }
 
+/* The facts above the numbers, one a line: "  label       text" in the table,
+ * "- **Label:** text" in Markdown. */
+static void fact(FILE *out, bool markdown, const char *label, const char *text)
+{
+    if (markdown)
+        fprintf(out, "- **%c%s:** %s\n", toupper((unsigned char)label[0]), label + 1, text);
+    else
+        fprintf(out, "  %-11s %s\n", label, text);
+}
+
+static void write_facts(FILE *out, const report *r, bool markdown)
+{
+    char line[1024], notes[VL_MAX_NOTES][VL_NOTE_LEN];
+    model_line(r, line, sizeof line);
+    fact(out, markdown, "model", line);
+    settings_line(r, line, sizeof line);
+    fact(out, markdown, "settings", line);
+    bpp_line(r, line, sizeof line);
+    fact(out, markdown, "bytes", line);
+    fact(out, markdown, "convention", vl_convention(r->settings));
+    if (phases_line(r, line, sizeof line))
+        fact(out, markdown, "phases", line);
+    if (speed_line(r, line, sizeof line))
+        fact(out, markdown, "speed", line);
+    if (solve_line(r, line, sizeof line))
+        fact(out, markdown, "solved", line);
+    int n = vl_notes(r->settings, r->breakdown, notes, VL_MAX_NOTES);
+    for (int i = 0; i < n; i++)
+        fact(out, markdown, "note", notes[i]);
+}
+
 /* ---- table ------------------------------------------------------------------------- */
 
 static void write_terms(FILE *out, const char *bullet, const vl_term *t, int n, vl_units u)
@@ -189,23 +221,7 @@ static void write_table(FILE *out, const report *r)
 
     fprintf(out, "%s (%s): %s memory per GPU\n", r->model->display, r->model->name,
             mode_title(r));
-    model_line(r, line, sizeof line);
-    fprintf(out, "  model       %s\n", line);
-    settings_line(r, line, sizeof line);
-    fprintf(out, "  settings    %s\n", line);
-    bpp_line(r, line, sizeof line);
-    fprintf(out, "  bytes       %s\n", line);
-    fprintf(out, "  convention  %s\n", vl_convention(r->settings));
-    if (phases_line(r, line, sizeof line))
-        fprintf(out, "  phases      %s\n", line);
-    if (speed_line(r, line, sizeof line))
-        fprintf(out, "  speed       %s\n", line);
-    if (solve_line(r, line, sizeof line))
-        fprintf(out, "  solved      %s\n", line);
-    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
-    int n = vl_notes(r->settings, b, notes, VL_MAX_NOTES);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "  note        %s\n", notes[i]);
+    write_facts(out, r, false);
     fputc('\n', out);
 
     fprintf(out, "  %-20s %10s %22s %7s\n", "component", un, "bytes", "share");
@@ -240,23 +256,7 @@ static void write_markdown(FILE *out, const report *r)
 
     fprintf(out, "## %s (`%s`): %s memory per GPU\n\n", r->model->display, r->model->name,
             mode_title(r));
-    model_line(r, line, sizeof line);
-    fprintf(out, "- **Model:** %s\n", line);
-    settings_line(r, line, sizeof line);
-    fprintf(out, "- **Settings:** %s\n", line);
-    bpp_line(r, line, sizeof line);
-    fprintf(out, "- **Bytes per parameter:** %s\n", line);
-    fprintf(out, "- **Convention:** %s\n", vl_convention(r->settings));
-    if (phases_line(r, line, sizeof line))
-        fprintf(out, "- **Phases:** %s\n", line);
-    if (speed_line(r, line, sizeof line))
-        fprintf(out, "- **Speed:** %s\n", line);
-    if (solve_line(r, line, sizeof line))
-        fprintf(out, "- **Solved:** %s\n", line);
-    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
-    int n = vl_notes(r->settings, b, notes, VL_MAX_NOTES);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "- **Note:** %s\n", notes[i]);
+    write_facts(out, r, true);
     fputc('\n', out);
 
     fprintf(out, "| component | %s | bytes | share |\n|---|---:|---:|---:|\n",
