@@ -68,7 +68,7 @@ static void test_counts_checked(void **state)
     vl_catalog_init(&c);
     assert_false(vl_catalog_add_text(&c, "t.yaml", good_model, strlen(good_model), &k, &i, err));
     assert_string_equal(err, "t.yaml:3:1: params: 1,056 does not match the architecture's count "
-                             "(embedding 80 + untied output layer + 1 layers x 656 + final norm "
+                             "(embedding 80 + output layer 80 + 1 layers x 656 + final norm "
                              "8 = 824)");
     char fixed[sizeof good_model];
     strcpy(fixed, good_model);
@@ -89,11 +89,11 @@ static void test_counts_checked(void **state)
 static const struct {
     const char *yaml, *message;
 } bad[] = {
-    {"", "x.yaml:1:1: empty file: expected a preset (kind: model or gpu)"},
+    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu or scenario)"},
     {"kind: model\nname: [1\n", "x.yaml:3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"},
     {"- 1\n- 2\n", "x.yaml:1:1: expected a preset (a mapping with 'kind:'), got a list"},
-    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model or gpu)"},
-    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model or gpu; did you mean 'model'?)"},
+    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model, gpu or scenario)"},
+    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model, gpu or scenario; did you mean 'model'?)"},
     {"kind: model\nname: x\narchitecture: {hiden_size: 8}\n",
      "x.yaml:3:16: unknown key 'architecture.hiden_size'; did you mean 'hidden_size'?"},
     {"kind: model\nname: x\narchitecture:\n  hidden_size: 8\n",
@@ -116,13 +116,13 @@ static const struct {
      "x.yaml:3:15: architecture: expected a mapping of keys, got a list"},
     {"kind: model\nname: x\narchitecture: {hidden_size: 99999999999999999999}\n",
      "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large"},
-    {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:1: memory: must be more than 0"},
+    {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:9: memory: must be between 1 and 70,368,744,177,664"},
     {"kind: gpu\nname: g\nmemory: 80 parsecs\n",
      "x.yaml:3:9: memory: '80 parsecs' is not a size in bytes: unknown unit suffix"},
     {"kind: gpu\nname: g\nmemory: 80GiB\nbandwidth: fast\n",
      "x.yaml:4:12: bandwidth: 'fast' is not a non-negative number"},
     {"kind: gpu\nname: g\nmemory: 1\n---\nkind: gpu\n",
-     "x.yaml:4:1: a second YAML document: one preset per file"},
+     "x.yaml:4:1: a second YAML document: one per file"},
     {"kind: model\nname: &a x\ndisplay: *a\nsource: {a: 1}\n",
      "x.yaml:4:9: source: expected text, got a mapping"},
 };

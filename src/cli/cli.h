@@ -10,6 +10,11 @@
 int cmd_estimate(int argc, char **argv);
 int cmd_presets(int argc, char **argv);
 
+struct vl_catalog;
+/* Loads the presets of the search path into cat (which the caller frees, whatever the
+ * result); prints the warnings on stderr.  EXIT_OK or EXIT_USAGE. */
+int cli_load_catalog(struct vl_catalog *cat);
+
 /* "vramlab: " + message on stderr; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
