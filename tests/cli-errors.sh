@@ -38,7 +38,7 @@ expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd
 expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv or markdown)" estimate --format yaml
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
-expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them)" estimate --gpu h100
+expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you mean 'h200'?" estimate --gpu h100
 expect 2 "$e --params: '7Q' is not a whole number: unknown unit suffix" estimate --params 7Q
 expect 2 "$e --params: '1.5' is not a whole number: not a whole number" estimate --params 1.5
 expect 2 "$e --params: '100' is outside 1M..100T" estimate --params 100

@@ -40,12 +40,20 @@ static void model_line(const report *r, char *buf, size_t len)
                                   "which itself has %s",
                  vl_fmt_int(b->params.total, t, sizeof t));
     }
+    char ffn[160];
+    const char *kind = a->mlp == VL_MLP_GATED ? "gated" : "standard";
+    if (a->experts > 1)
+        snprintf(ffn, sizeof ffn, "%" PRIu64 " experts of FFN %" PRIu64 " %s (%" PRIu64
+                 " per token%s%s)", a->experts, a->moe_ffn, kind, a->experts_per_token,
+                 a->shared_experts ? ", plus shared" : "",
+                 a->dense_layers ? "; dense layers first" : "");
+    else
+        snprintf(ffn, sizeof ffn, "FFN %" PRIu64 " %s", a->ffn, kind);
     snprintf(buf, len,
              "%s params%s: %" PRIu64 " layers, hidden %" PRIu64 ", %" PRIu64 " heads (%" PRIu64
-             " KV, head dim %" PRIu64 "), FFN %" PRIu64 " %s%s, vocab %" PRIu64 "%s",
+             " KV, head dim %" PRIu64 "%s), %s, vocab %" PRIu64 "%s",
              vl_fmt_int(b->P, p, sizeof p), act, a->layers, a->hidden, a->heads, a->kv_heads,
-             a->head_dim, a->ffn, a->mlp == VL_MLP_GATED ? "gated" : "standard",
-             a->experts > 1 ? " x experts" : "", a->vocab, own);
+             a->head_dim, a->kv_lora_rank ? ", latent attention" : "", ffn, a->vocab, own);
 }
 
 static void settings_line(const report *r, char *buf, size_t len)
@@ -102,6 +110,8 @@ static void write_table(FILE *out, const report *r)
     fprintf(out, "%s (%s): training memory per GPU\n", r->model->display, r->model->name);
     model_line(r, line, sizeof line);
     fprintf(out, "  model       %s\n", line);
+    if (r->model->notes[0])
+        fprintf(out, "  note        %s\n", r->model->notes);
     settings_line(r, line, sizeof line);
     fprintf(out, "  settings    %s\n", line);
     bpp_line(r, line, sizeof line);
@@ -141,6 +151,8 @@ static void write_markdown(FILE *out, const report *r)
     fprintf(out, "## %s (`%s`): training memory per GPU\n\n", r->model->display, r->model->name);
     model_line(r, line, sizeof line);
     fprintf(out, "- **Model:** %s\n", line);
+    if (r->model->notes[0])
+        fprintf(out, "- **Note:** %s\n", r->model->notes);
     settings_line(r, line, sizeof line);
     fprintf(out, "- **Settings:** %s\n", line);
     bpp_line(r, line, sizeof line);
