@@ -212,7 +212,8 @@ void vl_catalog_add_dir(vl_catalog *c, const char *dir)
 {
     char **files = NULL;
     size_t cap = 0, n = list_files(c, dir, 0, &files, &cap, 0);
-    qsort(files, n, sizeof *files, by_path);
+    if (n)
+        qsort(files, n, sizeof *files, by_path);
 
     /* what this folder defined so far: a name twice in one folder is a mistake */
     const char **seen_file = calloc(n ? n : 1, sizeof *seen_file);
