@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -91,6 +92,18 @@ static void presets_json(const vl_catalog *cat)
     printf("\n]\n");
 }
 
+/* The folders searched after the built-in presets, later wins. */
+static void search_path_line(void)
+{
+    char(*dirs)[VL_PATH_LEN] = malloc(16 * sizeof *dirs);
+    size_t n = dirs ? vl_preset_dirs(dirs, 16) : 0;
+    printf("\nsearched, later wins: (built-in)");
+    for (size_t i = 0; i < n; i++)
+        printf(", %s", dirs[i]);
+    printf("\n");
+    free(dirs);
+}
+
 static void presets_table(const vl_catalog *cat)
 {
     char n[32], g[32];
@@ -115,6 +128,7 @@ static void presets_table(const vl_catalog *cat)
         printf("%-8s %-34s %16s  %-40s %s\n", "scenario", sc->name, what, sc->display,
                sc->origin);
     }
+    search_path_line();
 }
 
 int cmd_presets(int argc, char **argv)

@@ -40,8 +40,8 @@ void vl_catalog_add_dir(vl_catalog *c, const char *dir);
  * the built-in presets fail to load. */
 bool vl_catalog_load(vl_catalog *c, char err[VL_ERR_LEN]);
 
-/* The folders of the search path after the built-in presets, in order, for `vramlab presets`
- * and vramlab-presets(5).  Returns how many were written (at most max); each is PATH_LEN. */
+/* The folders of the search path after the built-in presets, in order (`vramlab presets`
+ * prints them).  Returns how many were written, at most max, each VL_PATH_LEN long. */
 #define VL_PATH_LEN 4096
 size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max);
 
