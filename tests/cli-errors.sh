@@ -36,9 +36,9 @@ expect 2 "$e --precision: unknown value 'fp8' (expected fp32, fp16, bf16, fp16-m
 expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd-momentum, sgd or lion); did you mean 'adamw'?" \
     estimate --optimizer adamww
 expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown or svg)" estimate --format yaml
-expect 2 "$e --preset: no model named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
+expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
-expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them)" estimate --gpu h100
+expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you mean 'h200'?" estimate --gpu h100
 expect 2 "$e --params: '7Q' is not a whole number: unknown unit suffix" estimate --params 7Q
 expect 2 "$e --params: '1.5' is not a whole number: not a whole number" estimate --params 1.5
 expect 2 "$e --params: '100' is outside 1M..100T" estimate --params 100
@@ -59,20 +59,20 @@ expect 2 "$e --gen applies to --mode infer only" estimate --gen 10
 expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype int4
 expect 2 "$e --fp32-grads needs fp32 or a mixed precision (fp16-mixed, bf16-mixed)" \
     estimate --precision bf16 --fp32-grads
-expect 2 "$e give only one of --preset, --preset-file and --params" estimate --preset gpt2 --params 7B
+expect 2 "$e give only one of --preset, --preset-file, --hf-config and --params" estimate --preset gpt2 --params 7B
 expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --batch or --seq" \
     estimate --params 10T --precision fp32 --batch 1048576 --seq 16777216
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra
 expect 2 "$e unknown command 'frobnicate' (see vramlab --help)" frobnicate
 expect 2 "$e $bad/missing.yaml: cannot open: No such file or directory" \
     estimate --preset-file "$bad/missing.yaml"
-expect 2 "$e $bad/params-mismatch.yaml:3:1: params: 6,738,415,617 does not match the architecture's count (embedding 131,072,000 + untied output layer + 32 layers x 202,383,360 + final norm 4,096 = 6,738,415,616)" \
+expect 2 "$e $bad/params-mismatch.yaml:3:1: params: 6,738,415,617 does not match the architecture's count (embedding 131,072,000 + output layer 131,072,000 + 32 layers x 202,383,360 + final norm 4,096 = 6,738,415,616)" \
     estimate --preset-file "$bad/params-mismatch.yaml"
 expect 2 "$e $bad/unknown-key.yaml:7:3: unknown key 'architecture.vocab_sise'; did you mean 'vocab_size'?" \
     estimate --preset-file "$bad/unknown-key.yaml"
 expect 2 "$e $bad/syntax.yaml:5:2: YAML syntax error: did not find expected key while parsing a block mapping" \
     estimate --preset-file "$bad/syntax.yaml"
-expect 2 "$e --preset-file: $srcdir/presets/gpus/h100-80gb.yaml is a 'gpu' preset, not a model" \
+expect 2 "$e --preset-file: $srcdir/presets/gpus/h100-80gb.yaml is a 'gpu' preset, not a model or scenario" \
     estimate --preset-file "$srcdir/presets/gpus/h100-80gb.yaml"
 expect 2 "$e presets: unexpected argument 'x'" presets x
 expect 2 "$e --no-mouse, --no-color, --ascii and --theme apply to the explorer (vramlab tui) only" \

@@ -7,6 +7,10 @@ failures=0
 checks=0
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
+# No preset folders but the ones a test sets up: a user's own presets must not leak in.
+HOME=$tmp/home
+export HOME
+unset XDG_CONFIG_HOME VRAMLAB_PRESETS
 
 fail() {
     printf 'FAIL: %s\n' "$*"

@@ -7,43 +7,186 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/preset.h"
+#include "core/catalog.h"
+#include "core/memory.h"
+#include "core/scenario.h"
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* Every shipped model loads, and its `params` (the published figure, which the loader
- * checked against the architecture) is the one we expect. */
-static void test_builtin(void **state)
+/* Every shipped model, with its published parameter count, written here independently of
+ * the YAML files (sources: Hugging Face safetensors totals, keras-hub presets, the papers).
+ * A rounded figure (GPT-3, Brown et al. 2020 Table 2.1; OPT, Zhang et al. 2022) comes with
+ * the exact count of the stated shape, derived by hand: a GPT-2-style layer has
+ * 12·h² + 13·h parameters when the attention is h wide, and the model adds (V + 2048)·h
+ * embeddings and a 2·h final norm; e.g. 175B: 96·(12·12288² + 13·12288) +
+ * (50257 + 2048)·12288 + 2·12288 = 174,604,259,328.  Active counts of MoE models are
+ * derived in test_model.c. */
+static const struct {
+    const char *name;
+    uint64_t params, rounded;
+} published[] = {
+    {"gpt2", 124439808ULL, 0},
+    {"gpt2-medium", 354823168ULL, 0},
+    {"gpt2-large", 774030080ULL, 0},
+    {"gpt2-xl", 1557611200ULL, 0},
+    {"gpt3-125m", 125226240ULL, 125000000ULL},
+    {"gpt3-350m", 355871744ULL, 350000000ULL},
+    {"gpt3-760m", 760300032ULL, 760000000ULL},
+    {"gpt3-1.3b", 1315723264ULL, 1300000000ULL},
+    {"gpt3-2.7b", 2651553280ULL, 2700000000ULL},
+    {"gpt3-6.7b", 6658404352ULL, 6700000000ULL},
+    {"gpt3-13b", 12936488380ULL, 13000000000ULL},
+    {"gpt3-175b", 174604259328ULL, 175000000000ULL},
+    {"bert-base-uncased", 109482240ULL, 0},
+    {"bert-large-uncased", 335141888ULL, 0},
+    {"llama-2-7b", 6738415616ULL, 0},
+    {"llama-2-13b", 13015864320ULL, 0},
+    {"llama-2-70b", 68976648192ULL, 0},
+    {"llama-3.1-8b", 8030261248ULL, 0},
+    {"llama-3.1-70b", 70553706496ULL, 0},
+    {"llama-3.1-405b", 405853388800ULL, 0},
+    {"mistral-7b", 7241732096ULL, 0},
+    {"mixtral-8x7b", 46702792704ULL, 0},
+    {"qwen2.5-0.5b", 494032768ULL, 0},
+    {"qwen2.5-1.5b", 1543714304ULL, 0},
+    {"qwen2.5-3b", 3085938688ULL, 0},
+    {"qwen2.5-7b", 7615616512ULL, 0},
+    {"qwen2.5-14b", 14770033664ULL, 0},
+    {"qwen2.5-32b", 32763876352ULL, 0},
+    {"qwen2.5-72b", 72706203648ULL, 0},
+    {"gemma-2b", 2506172416ULL, 0},
+    {"gemma-7b", 8537680896ULL, 0},
+    {"phi-3-mini", 3821079552ULL, 0},
+    {"falcon-7b", 6921720704ULL, 0},
+    {"falcon-40b", 41835970560ULL, 0},
+    {"opt-13b", 12853473280ULL, 13000000000ULL},
+    {"bloom-176b", 176247271424ULL, 0},
+    {"deepseek-v3", 671026419200ULL, 0},
+};
+#define N_PUBLISHED (sizeof published / sizeof published[0])
+
+static void load_builtin(vl_catalog *c)
+{
+    char err[VL_ERR_LEN] = "";
+    vl_catalog_init(c);
+    if (!vl_catalog_add_builtin(c, err))
+        fail_msg("%s", err);
+}
+
+static void test_builtin_models(void **state)
+{
+    (void)state;
+    vl_catalog c;
+    load_builtin(&c);
+    assert_int_equal(c.n_models, N_PUBLISHED); /* every shipped model is in the table */
+    assert_true(c.n_models >= 30);
+    for (size_t i = 0; i < N_PUBLISHED; i++) {
+        const vl_model *m = vl_catalog_model(&c, published[i].name);
+        if (!m)
+            fail_msg("no built-in model %s", published[i].name);
+        vl_params p;
+        assert_true(vl_count_params(&m->arch, &p));
+        if (p.total != published[i].params)
+            fail_msg("%s: computed %llu, published %llu", m->name, (unsigned long long)p.total,
+                     (unsigned long long)published[i].params);
+        assert_int_equal(m->published_params, published[i].params);
+        assert_int_equal(m->rounded_params, published[i].rounded);
+        assert_true(m->source[0] != '\0');
+    }
+    char hint[96];
+    assert_string_equal(vl_catalog_hint(&c, VL_KIND_MODEL, "lama-2-7b", hint, sizeof hint),
+                        "; did you mean 'llama-2-7b'?");
+    vl_catalog_free(&c);
+}
+
+/* The GPU catalog: capacities in bytes from the datasheets (their "GB" of HBM and GDDR are
+ * binary: 80 GB = 80·2^30), and a dense 16-bit rate for each. */
+static void test_builtin_gpus(void **state)
 {
     (void)state;
     static const struct {
         const char *name;
-        uint64_t params;
-    } published[] = {
-        {"gpt2", 124439808ULL},
-        {"llama-2-7b", 6738415616ULL},
-        {"mistral-7b", 7241732096ULL},
-        {"falcon-7b", 6921720704ULL},
+        uint64_t gib;
+        double fp16;
+    } gpus[] = {
+        {"v100-16gb", 16, 125e12}, {"v100-32gb", 32, 125e12}, {"t4", 16, 65e12},
+        {"a10", 24, 125e12},       {"l4", 24, 121e12},        {"l40s", 48, 362.05e12},
+        {"a100-40gb", 40, 312e12}, {"a100-80gb", 80, 312e12}, {"h100-pcie", 80, 756.5e12},
+        {"h100-80gb", 80, 989.4e12}, {"h200", 141, 989.4e12}, {"b200", 180, 2.25e15},
+        {"rtx-3090", 24, 71e12},   {"rtx-4090", 24, 165.2e12}, {"rtx-5090", 32, 209.5e12},
+        {"mi250x", 128, 383e12},   {"mi300x", 192, 1307.4e12},
     };
     vl_catalog c;
-    char err[VL_ERR_LEN] = "";
-    vl_catalog_init(&c);
-    if (!vl_catalog_add_builtin(&c, err))
-        fail_msg("%s", err);
-    for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
-        const vl_model *m = vl_catalog_model(&c, published[i].name);
-        assert_non_null(m);
-        vl_params p;
-        assert_true(vl_count_params(&m->arch, &p));
-        assert_int_equal(p.total, published[i].params);
-        assert_int_equal(m->published_params, published[i].params);
+    load_builtin(&c);
+    assert_int_equal(c.n_gpus, sizeof gpus / sizeof gpus[0]);
+    for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+        const vl_gpu *g = vl_catalog_gpu(&c, gpus[i].name);
+        if (!g)
+            fail_msg("no built-in GPU %s", gpus[i].name);
+        assert_int_equal(g->memory, gpus[i].gib << 30);
+        assert_true(g->fp16_flops == gpus[i].fp16);
+        assert_true(g->bandwidth > 0 && g->source[0] != '\0');
     }
-    const vl_gpu *g = vl_catalog_gpu(&c, "h100-80gb");
-    assert_non_null(g);
-    assert_int_equal(g->memory, 85899345920ULL);
-    assert_null(vl_catalog_gpu(&c, "h100-80"));
     char hint[96];
+    assert_null(vl_catalog_gpu(&c, "h100-80"));
     assert_string_equal(vl_catalog_hint(&c, VL_KIND_GPU, "h100-80", hint, sizeof hint),
                         "; did you mean 'h100-80gb'?");
     vl_catalog_free(&c);
+}
+
+/* Every scenario names a model and a GPU of the catalog and valid settings; the ZeRO
+ * paper's one reproduces its Figure 1: 7.5B parameters, K = 12, 64 GPUs, ZeRO-3 model
+ * states (2 + 2 + 12)·7.5e9 / 64 = 1.875e9 bytes per GPU. */
+static void test_builtin_scenarios(void **state)
+{
+    (void)state;
+    vl_catalog c;
+    load_builtin(&c);
+    assert_true(c.n_scenarios >= 6);
+    for (size_t i = 0; i < c.n_scenarios; i++) {
+        const vl_scenario *sc = &c.scenarios[i];
+        assert_true(sc->params || vl_catalog_model(&c, sc->model));
+        assert_non_null(vl_catalog_gpu(&c, sc->gpu));
+        vl_settings s;
+        vl_settings_default(&s);
+        vl_settings_apply(&s, &sc->settings);
+        assert_null(vl_settings_check(&s));
+    }
+    const vl_scenario *z = vl_catalog_scenario(&c, "zero-paper-7.5b-64gpus");
+    assert_non_null(z);
+    assert_int_equal(z->params, 7500000000ULL);
+    vl_model m;
+    vl_settings s;
+    vl_breakdown b;
+    vl_model_from_params(&m, z->params);
+    vl_settings_default(&s);
+    vl_settings_apply(&s, &z->settings);
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS] + b.bytes[VL_C_GRADIENTS] + b.bytes[VL_C_OPTIMIZER],
+                     1875000000ULL);
+    vl_catalog_free(&c);
+}
+
+/* Settings given in part: only the given ones change, in order. */
+static void test_settings_patch(void **state)
+{
+    (void)state;
+    vl_settings s;
+    vl_settings_patch scenario = {0}, flags = {0};
+    vl_settings_default(&s);
+    scenario.values.zero = 3;
+    scenario.values.gpus = 8;
+    scenario.values.seq = 4096; /* not marked: ignored */
+    vl_patch_mark(&scenario, VL_SET_ZERO);
+    vl_patch_mark(&scenario, VL_SET_GPUS);
+    flags.values.gpus = 16;
+    vl_patch_mark(&flags, VL_SET_GPUS);
+    vl_settings_apply(&s, &scenario);
+    vl_settings_apply(&s, &flags);
+    assert_int_equal(s.zero, 3);
+    assert_int_equal(s.gpus, 16);
+    assert_int_equal(s.seq, 2048);
 }
 
 static const char good_model[] = "kind: model\n"
@@ -68,7 +211,7 @@ static void test_counts_checked(void **state)
     vl_catalog_init(&c);
     assert_false(vl_catalog_add_text(&c, "t.yaml", good_model, strlen(good_model), &k, &i, err));
     assert_string_equal(err, "t.yaml:3:1: params: 1,056 does not match the architecture's count "
-                             "(embedding 80 + untied output layer + 1 layers x 656 + final norm "
+                             "(embedding 80 + output layer 80 + 1 layers x 656 + final norm "
                              "8 = 824)");
     char fixed[sizeof good_model];
     strcpy(fixed, good_model);
@@ -89,11 +232,11 @@ static void test_counts_checked(void **state)
 static const struct {
     const char *yaml, *message;
 } bad[] = {
-    {"", "x.yaml:1:1: empty file: expected a preset (kind: model or gpu)"},
+    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu or scenario)"},
     {"kind: model\nname: [1\n", "x.yaml:3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"},
     {"- 1\n- 2\n", "x.yaml:1:1: expected a preset (a mapping with 'kind:'), got a list"},
-    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model or gpu)"},
-    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model or gpu; did you mean 'model'?)"},
+    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model, gpu or scenario)"},
+    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model, gpu or scenario; did you mean 'model'?)"},
     {"kind: model\nname: x\narchitecture: {hiden_size: 8}\n",
      "x.yaml:3:16: unknown key 'architecture.hiden_size'; did you mean 'hidden_size'?"},
     {"kind: model\nname: x\narchitecture:\n  hidden_size: 8\n",
@@ -116,13 +259,13 @@ static const struct {
      "x.yaml:3:15: architecture: expected a mapping of keys, got a list"},
     {"kind: model\nname: x\narchitecture: {hidden_size: 99999999999999999999}\n",
      "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large"},
-    {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:1: memory: must be more than 0"},
+    {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:9: memory: must be between 1 and 70,368,744,177,664"},
     {"kind: gpu\nname: g\nmemory: 80 parsecs\n",
      "x.yaml:3:9: memory: '80 parsecs' is not a size in bytes: unknown unit suffix"},
     {"kind: gpu\nname: g\nmemory: 80GiB\nbandwidth: fast\n",
      "x.yaml:4:12: bandwidth: 'fast' is not a non-negative number"},
     {"kind: gpu\nname: g\nmemory: 1\n---\nkind: gpu\n",
-     "x.yaml:4:1: a second YAML document: one preset per file"},
+     "x.yaml:4:1: a second YAML document: one per file"},
     {"kind: model\nname: &a x\ndisplay: *a\nsource: {a: 1}\n",
      "x.yaml:4:9: source: expected text, got a mapping"},
 };
@@ -179,10 +322,125 @@ static void test_missing_file(void **state)
     vl_catalog_free(&c);
 }
 
+static bool add(vl_catalog *c, const char *yaml, char err[VL_ERR_LEN])
+{
+    vl_kind k;
+    size_t i;
+    return vl_catalog_add_text(c, "r.yaml", yaml, strlen(yaml), &k, &i, err);
+}
+
+/* params_rounded: within half a unit of its last digit, or within a stated tolerance.  The
+ * tiny model of test_counts_checked has 824 parameters. */
+static void test_rounded(void **state)
+{
+    (void)state;
+    static const char head[] = "kind: model\nname: tiny\n";
+    static const char arch[] = "architecture: {hidden_size: 8, num_layers: 1, num_heads: 2, "
+                               "intermediate_size: 16, vocab_size: 10}\n";
+    static const struct {
+        const char *keys, *error;
+    } cases[] = {
+        {"params_rounded: 820\n", NULL},   /* 824 is within 5 of 820 (unit 10) */
+        {"params_rounded: 8.2e2\n", NULL},
+        {"params_rounded: 800\n", NULL},  /* one significant digit: within 50 */
+        {"params_rounded: 810\n", "r.yaml:3:1: params_rounded: 810 is not within 5 (half its "
+                                  "last digit) of the architecture's count (embedding 80 + "
+                                  "output layer 80 + 1 layers x 656 + final norm 8 = 824); a "
+                                  "looser figure needs params_rounded_tolerance"},
+        {"params_rounded: 810\nparams_rounded_tolerance: 2%\n", NULL},
+        {"params_rounded: 810\nparams_rounded_tolerance: 1%\n",
+         "r.yaml:3:1: params_rounded: 810 is not within 1% of the architecture's count "
+         "(embedding 80 + output layer 80 + 1 layers x 656 + final norm 8 = 824)"},
+        {"params_rounded_tolerance: 2%\n",
+         "r.yaml:3:1: params_rounded_tolerance: needs params_rounded"},
+        {"params_rounded: 800\nparams_rounded_tolerance: 20%\n",
+         "r.yaml:4:27: params_rounded_tolerance: '20%' is not a percentage from 0% to 10%"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char yaml[512], err[VL_ERR_LEN] = "";
+        vl_catalog c;
+        snprintf(yaml, sizeof yaml, "%s%s%s", head, cases[i].keys, arch);
+        vl_catalog_init(&c);
+        bool ok = add(&c, yaml, err);
+        if (cases[i].error ? ok || strcmp(err, cases[i].error) != 0 : !ok)
+            fail_msg("case %zu: expected %s, got %s", i, cases[i].error ? cases[i].error : "ok",
+                     ok ? "ok" : err);
+        vl_catalog_free(&c);
+    }
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The search path: later folders win, bad files and duplicate names are warnings. */
+static void test_search_path(void **state)
+{
+    (void)state;
+    char a[] = "/tmp/vl-test-XXXXXX", b[] = "/tmp/vl-test-XXXXXX", path[512], env[1100];
+    assert_non_null(mkdtemp(a));
+    assert_non_null(mkdtemp(b));
+    static const char gpu[] = "kind: gpu\nname: %s\nmemory: %s\n";
+    char text[128];
+    snprintf(path, sizeof path, "%s/gpus", a);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(text, sizeof text, gpu, "h100-80gb", "1GiB");
+    snprintf(path, sizeof path, "%s/gpus/one.yaml", a);
+    write_file(path, text);
+    snprintf(text, sizeof text, gpu, "mine", "2GiB");
+    snprintf(path, sizeof path, "%s/gpus/two.yml", a);
+    write_file(path, text);
+    snprintf(path, sizeof path, "%s/gpus/three.yaml", a); /* the same name again */
+    write_file(path, text);
+    snprintf(path, sizeof path, "%s/bad.yaml", a);
+    write_file(path, "kind: gpu\nname: broken\nmemory: lots\n");
+    snprintf(path, sizeof path, "%s/notes.txt", a); /* not a preset file: skipped */
+    write_file(path, "hello");
+    snprintf(text, sizeof text, gpu, "mine", "3GiB");
+    snprintf(path, sizeof path, "%s/mine.yaml", b);
+    write_file(path, text);
+
+    snprintf(env, sizeof env, "%s:%s:/nonexistent/vl", a, b);
+    setenv("VRAMLAB_PRESETS", env, 1);
+    setenv("XDG_CONFIG_HOME", "/nonexistent/vl-xdg", 1);
+    vl_catalog c;
+    char err[VL_ERR_LEN];
+    vl_catalog_init(&c);
+    assert_true(vl_catalog_load(&c, err));
+    unsetenv("VRAMLAB_PRESETS");
+    const vl_gpu *h = vl_catalog_gpu(&c, "h100-80gb"), *mine = vl_catalog_gpu(&c, "mine");
+    assert_int_equal(h->memory, 1ULL << 30); /* the folder's replaces the built-in */
+    snprintf(path, sizeof path, "%s/gpus/one.yaml", a);
+    assert_string_equal(h->origin, path);
+    assert_int_equal(mine->memory, 3ULL << 30); /* the later folder wins */
+    assert_int_equal(c.n_warnings, 2);
+    snprintf(text, sizeof text, "%s/bad.yaml:3:9: memory: 'lots' is not a size in bytes: "
+                                "expected a number", a);
+    assert_string_equal(c.warnings[0], text);
+    char want[VL_ERR_LEN];
+    snprintf(want, sizeof want, "%s/gpus/two.yml: duplicate gpu name 'mine' (also in "
+                                "%s/gpus/three.yaml); this one is ignored", a, a);
+    assert_string_equal(c.warnings[1], want);
+    vl_catalog_free(&c);
+
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", a, b);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builtin),
+        cmocka_unit_test(test_builtin_models),
+        cmocka_unit_test(test_builtin_gpus),
+        cmocka_unit_test(test_builtin_scenarios),
+        cmocka_unit_test(test_settings_patch),
+        cmocka_unit_test(test_rounded),
+        cmocka_unit_test(test_search_path),
         cmocka_unit_test(test_counts_checked),
         cmocka_unit_test(test_bad_presets),
         cmocka_unit_test(test_alias_bomb),

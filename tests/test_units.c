@@ -95,9 +95,38 @@ static void test_formatting(void **state)
     assert_string_equal(vl_fmt_bytes(13476831232ULL, VL_UNITS_GB, b, sizeof b), "13.48 GB");
 }
 
+/* A rounded figure and the place value of its last significant digit. */
+static void test_parse_rounded(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        uint64_t value, unit;
+    } ok[] = {
+        {"175B", 175000000000ULL, 1000000000ULL}, {"350M", 350000000ULL, 10000000ULL},
+        {"1.3B", 1300000000ULL, 100000000ULL},    {"125M", 125000000ULL, 1000000ULL},
+        {"175e9", 175000000000ULL, 1000000000ULL}, {"13B", 13000000000ULL, 1000000000ULL},
+        {"7", 7, 1},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        uint64_t v, u;
+        const char *why;
+        assert_true(vl_parse_rounded(ok[i].s, &v, &u, &why));
+        assert_int_equal(v, ok[i].value);
+        assert_int_equal(u, ok[i].unit);
+    }
+    uint64_t v, u;
+    const char *why;
+    assert_false(vl_parse_rounded("0", &v, &u, &why));
+    assert_string_equal(why, "must be more than 0");
+    assert_false(vl_parse_rounded("1.5", &v, &u, &why));
+    assert_false(vl_parse_rounded("7Q", &v, &u, &why));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_rounded),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_checked_arithmetic),

@@ -12,9 +12,10 @@ static void estimate_help(void)
         "usage: vramlab estimate [OPTIONS]\n"
         "Print the per-GPU memory needed to train a transformer, and how each part is computed.\n"
         "\n"
-        "model (one of):\n"
-        "  --preset NAME           a model from the catalog (default " DEFAULT_MODEL ")\n"
-        "  --preset-file PATH      a YAML model preset (kind: model)\n"
+        "model (one of; a scenario's settings apply first, then the flags):\n"
+        "  --preset NAME           a model or scenario from the catalog (default " DEFAULT_MODEL ")\n"
+        "  --preset-file PATH      a YAML model or scenario preset (see vramlab-presets(5))\n"
+        "  --hf-config PATH        a Hugging Face config.json\n"
         "  --params N              a free count (7B, 350M, 1.5T, 7e9): GPT-3-like shape derived\n"
         "training:\n"
         "  --precision P           fp32, fp16, bf16, fp16-mixed, bf16-mixed (default bf16-mixed)\n"
@@ -95,7 +96,10 @@ int cmd_estimate(int argc, char **argv)
     vl_model model;
     const vl_gpu *gpu;
     vl_catalog_init(&cat);
-    if ((rc = options_resolve(&o, &cat, &model, &gpu)) == EXIT_OK)
+    rc = options_resolve(&o, &cat, &model, &gpu);
+    for (size_t i = 0; i < cat.n_warnings; i++) /* bad files on the search path */
+        fprintf(stderr, "vramlab: warning: %s\n", cat.warnings[i]);
+    if (rc == EXIT_OK)
         rc = estimate_and_report(&o, &model, gpu);
     vl_catalog_free(&cat);
     return rc;

@@ -2,10 +2,13 @@
 #include <config.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "core/preset.h"
+#include "report.h"
+#include "core/catalog.h"
+#include "core/names.h"
 #include "core/units.h"
 #include "options.h"
 #include "tui/tui.h"
@@ -18,7 +21,8 @@ static void help(void)
            "commands:\n"
            "  tui [OPTIONS]        the explorer: sliders, stacked bars, formulas (the default)\n"
            "  estimate [OPTIONS]   per-GPU memory breakdown with its formulas, as text\n"
-           "  presets              list the models and GPUs vramlab knows\n"
+           "  presets [--format F] list the models, GPUs and scenarios found (table or json),\n"
+           "                       with the file each came from (vramlab-presets(5))\n"
            "\n"
            "  vramlab estimate --help   lists the options\n"
            "  vramlab --version         prints the version\n"
@@ -27,27 +31,111 @@ static void help(void)
            "See vramlab(1).\n");
 }
 
+static void presets_json(const vl_catalog *cat)
+{
+    const char *sep = "";
+    printf("[");
+    for (size_t i = 0; i < cat->n_models; i++, sep = ",") {
+        const vl_model *m = &cat->models[i];
+        vl_params p;
+        vl_count_params(&m->arch, &p);
+        printf("%s\n {\"kind\": \"model\", \"name\": \"%s\", \"params\": %" PRIu64
+               ", \"active_params\": %" PRIu64 ", \"display\": ",
+               sep, m->name, p.total, p.active);
+        json_string(stdout, m->display);
+        printf(", \"origin\": ");
+        json_string(stdout, m->origin);
+        printf("}");
+    }
+    for (size_t i = 0; i < cat->n_gpus; i++, sep = ",") {
+        const vl_gpu *g = &cat->gpus[i];
+        printf("%s\n {\"kind\": \"gpu\", \"name\": \"%s\", \"memory\": %" PRIu64
+               ", \"display\": ", sep, g->name, g->memory);
+        json_string(stdout, g->display);
+        printf(", \"origin\": ");
+        json_string(stdout, g->origin);
+        printf("}");
+    }
+    for (size_t i = 0; i < cat->n_scenarios; i++, sep = ",") {
+        const vl_scenario *sc = &cat->scenarios[i];
+        printf("%s\n {\"kind\": \"scenario\", \"name\": \"%s\", \"model\": \"%s\", "
+               "\"params\": %" PRIu64 ", \"display\": ", sep, sc->name, sc->model, sc->params);
+        json_string(stdout, sc->display);
+        printf(", \"origin\": ");
+        json_string(stdout, sc->origin);
+        printf("}");
+    }
+    printf("\n]\n");
+}
+
+/* The folders searched after the built-in presets, later wins. */
+static void search_path_line(void)
+{
+    char(*dirs)[VL_PATH_LEN] = malloc(16 * sizeof *dirs);
+    size_t n = dirs ? vl_preset_dirs(dirs, 16) : 0;
+    printf("\nsearched, later wins: (built-in)");
+    for (size_t i = 0; i < n; i++)
+        printf(", %s", dirs[i]);
+    printf("\n");
+    free(dirs);
+}
+
+static void presets_table(const vl_catalog *cat)
+{
+    char n[32], g[32];
+    printf("%-8s %-34s %16s  %-40s %s\n", "kind", "name", "size", "display", "origin");
+    for (size_t i = 0; i < cat->n_models; i++) {
+        const vl_model *m = &cat->models[i];
+        vl_params p;
+        vl_count_params(&m->arch, &p);
+        printf("%-8s %-34s %9s params  %-40s %s\n", "model", m->name,
+               vl_fmt_count(p.total, n, sizeof n), m->display, m->origin);
+    }
+    for (size_t i = 0; i < cat->n_gpus; i++) {
+        const vl_gpu *gp = &cat->gpus[i];
+        printf("%-8s %-34s %16s  %-40s %s\n", "gpu", gp->name,
+               vl_fmt_bytes(gp->memory, VL_UNITS_GIB, g, sizeof g), gp->display, gp->origin);
+    }
+    for (size_t i = 0; i < cat->n_scenarios; i++) {
+        const vl_scenario *sc = &cat->scenarios[i];
+        char what[64];
+        snprintf(what, sizeof what, "%s", sc->params ? vl_fmt_count(sc->params, n, sizeof n)
+                                                     : sc->model);
+        printf("%-8s %-34s %16s  %-40s %s\n", "scenario", sc->name, what, sc->display,
+               sc->origin);
+    }
+    search_path_line();
+}
+
 int cmd_presets(int argc, char **argv)
 {
-    (void)argv;
-    if (argc > 1)
-        return usage_error("presets: unexpected argument '%s'", argv[1]);
-    vl_catalog cat;
-    char err[VL_ERR_LEN], n[32], g[32];
-    vl_catalog_init(&cat);
-    if (!vl_catalog_add_builtin(&cat, err)) {
-        vl_catalog_free(&cat);
-        return usage_error("%s", err);
+    static const char *const formats[] = {"table", "json"};
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+            json = vl_lookup(formats, 2, argv[++i]);
+            if (json < 0)
+                return usage_error("presets --format: unknown value '%s' (expected table or json)",
+                                   argv[i]);
+        } else if (strncmp(argv[i], "--format=", 9) == 0) {
+            json = vl_lookup(formats, 2, argv[i] + 9);
+            if (json < 0)
+                return usage_error("presets --format: unknown value '%s' (expected table or json)",
+                                   argv[i] + 9);
+        } else {
+            return usage_error("presets: unexpected argument '%s'", argv[i]);
+        }
     }
-    printf("%-6s %-16s %18s  %s\n", "kind", "name", "size", "display");
-    for (size_t i = 0; i < cat.n_models; i++)
-        printf("%-6s %-16s %11s params  %s\n", "model", cat.models[i].name,
-               vl_fmt_count(cat.models[i].published_params, n, sizeof n), cat.models[i].display);
-    for (size_t i = 0; i < cat.n_gpus; i++)
-        printf("%-6s %-16s %18s  %s\n", "gpu", cat.gpus[i].name,
-               vl_fmt_bytes(cat.gpus[i].memory, VL_UNITS_GIB, g, sizeof g), cat.gpus[i].display);
+    vl_catalog cat;
+    int rc = cli_load_catalog(&cat);
+    if (rc == EXIT_OK) {
+        if (json)
+            presets_json(&cat);
+        else
+            presets_table(&cat);
+    }
     vl_catalog_free(&cat);
-    return EXIT_OK;
+    return rc;
 }
 
 static int cmd_tui(int argc, char **argv)

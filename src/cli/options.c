@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/hfconfig.h"
 #include "core/units.h"
 
 int usage_error(const char *fmt, ...)
@@ -22,7 +23,7 @@ int usage_error(const char *fmt, ...)
 }
 
 enum {
-    OPT_PRESET = 256, OPT_PRESET_FILE, OPT_PARAMS, OPT_MODE, OPT_PRECISION, OPT_OPTIMIZER,
+    OPT_PRESET = 256, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_PARAMS, OPT_MODE, OPT_PRECISION, OPT_OPTIMIZER,
     OPT_FP32_GRADS, OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO, OPT_GPUS, OPT_BATCH,
     OPT_SEQ, OPT_GEN, OPT_RECOMPUTE, OPT_FLASH, OPT_NO_FLASH, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE,
     OPT_GPU, OPT_OVERHEAD, OPT_FORMAT, OPT_UNITS, OPT_CHECK_FIT, OPT_EXPLAIN, OPT_HELP,
@@ -30,9 +31,36 @@ enum {
 };
 #define GIVEN(code) (1ULL << ((code) - OPT_PRESET))
 
+/* The setting each option sets, for laying the flags over a scenario (-1: none). */
+static int setting_of(int code)
+{
+    switch (code) {
+    case OPT_MODE: return VL_SET_MODE;
+    case OPT_PRECISION: return VL_SET_PRECISION;
+    case OPT_OPTIMIZER: return VL_SET_OPTIMIZER;
+    case OPT_FP32_GRADS: return VL_SET_FP32_GRADS;
+    case OPT_FP32_GRAD_COPY:
+    case OPT_NO_FP32_GRAD_COPY: return VL_SET_FP32_GRAD_COPY;
+    case OPT_ZERO: return VL_SET_ZERO;
+    case OPT_GPUS: return VL_SET_GPUS;
+    case OPT_BATCH: return VL_SET_BATCH;
+    case OPT_SEQ: return VL_SET_SEQ;
+    case OPT_GEN: return VL_SET_GEN;
+    case OPT_RECOMPUTE: return VL_SET_RECOMPUTE;
+    case OPT_FLASH:
+    case OPT_NO_FLASH: return VL_SET_FLASH_ATTN;
+    case OPT_WEIGHT_DTYPE: return VL_SET_WEIGHT_DTYPE;
+    case OPT_KV_DTYPE: return VL_SET_KV_DTYPE;
+    case OPT_GROUP_SIZE: return VL_SET_GROUP_SIZE;
+    case OPT_OVERHEAD: return VL_SET_OVERHEAD;
+    default: return -1;
+    }
+}
+
 static const struct option long_options[] = {
     {"preset", required_argument, NULL, OPT_PRESET},
     {"preset-file", required_argument, NULL, OPT_PRESET_FILE},
+    {"hf-config", required_argument, NULL, OPT_HF_CONFIG},
     {"params", required_argument, NULL, OPT_PARAMS},
     {"mode", required_argument, NULL, OPT_MODE},
     {"precision", required_argument, NULL, OPT_PRECISION},
@@ -104,10 +132,12 @@ static int parse_option(run_opts *o, int code, const char *arg)
     int e = 0, rc = EXIT_OK;
     uint64_t v;
     const char *why;
+    vl_settings *set = &o->flags.values;
 
     switch (code) {
     case OPT_PRESET: o->preset = arg; break;
     case OPT_PRESET_FILE: o->preset_file = arg; break;
+    case OPT_HF_CONFIG: o->hf_config = arg; break;
     case OPT_PARAMS:
         rc = parse_count(code, arg, &o->params);
         if (rc == EXIT_OK && (o->params < 1000000 || o->params > 100000000000000ULL))
@@ -116,26 +146,26 @@ static int parse_option(run_opts *o, int code, const char *arg)
         break;
     case OPT_MODE:
         rc = parse_enum(code, arg, vl_mode_names, VL_N_MODES, &e);
-        o->s.mode = (vl_mode)e;
+        set->mode = (vl_mode)e;
         break;
     case OPT_PRECISION:
         rc = parse_enum(code, arg, vl_precision_names, VL_N_PRECISIONS, &e);
-        o->s.precision = (vl_precision)e;
+        set->precision = (vl_precision)e;
         break;
     case OPT_OPTIMIZER:
         rc = parse_enum(code, arg, vl_optimizer_names, VL_N_OPTIMIZERS, &e);
-        o->s.optimizer = (vl_optimizer)e;
+        set->optimizer = (vl_optimizer)e;
         break;
     case OPT_RECOMPUTE:
         rc = parse_enum(code, arg, vl_recompute_names, VL_N_RECOMPUTES, &e);
-        o->s.recompute = (vl_recompute)e;
+        set->recompute = (vl_recompute)e;
         break;
     case OPT_WEIGHT_DTYPE:
     case OPT_KV_DTYPE:
         rc = parse_enum(code, arg, vl_dtype_names, VL_N_DTYPES, &e);
-        *(code == OPT_WEIGHT_DTYPE ? &o->s.weight_dtype : &o->s.kv_dtype) = (vl_dtype)e;
+        *(code == OPT_WEIGHT_DTYPE ? &set->weight_dtype : &set->kv_dtype) = (vl_dtype)e;
         break;
-    case OPT_GROUP_SIZE: rc = parse_count(code, arg, &o->s.group_size); break;
+    case OPT_GROUP_SIZE: rc = parse_count(code, arg, &set->group_size); break;
     case OPT_SOLVE:
         rc = parse_enum(code, arg, vl_solve_names, VL_N_SOLVES, &e);
         o->solve = (vl_solve)e;
@@ -149,11 +179,11 @@ static int parse_option(run_opts *o, int code, const char *arg)
         rc = parse_enum(code, arg, units_names, 2, &e);
         o->units = (vl_units)e;
         break;
-    case OPT_FP32_GRADS: o->s.fp32_grads = true; break;
-    case OPT_FP32_GRAD_COPY: o->s.fp32_grad_copy = true; break;
-    case OPT_NO_FP32_GRAD_COPY: o->s.fp32_grad_copy = false; break;
-    case OPT_FLASH: o->s.flash_attn = true; break;
-    case OPT_NO_FLASH: o->s.flash_attn = false; break;
+    case OPT_FP32_GRADS: set->fp32_grads = true; break;
+    case OPT_FP32_GRAD_COPY: set->fp32_grad_copy = true; break;
+    case OPT_NO_FP32_GRAD_COPY: set->fp32_grad_copy = false; break;
+    case OPT_FLASH: set->flash_attn = true; break;
+    case OPT_NO_FLASH: set->flash_attn = false; break;
     case OPT_CHECK_FIT: o->check_fit = true; break;
     case OPT_EXPLAIN: o->explain = true; break;
     case OPT_HELP: o->help = true; break;
@@ -161,12 +191,12 @@ static int parse_option(run_opts *o, int code, const char *arg)
         rc = parse_count(code, arg, &v);
         if (rc == EXIT_OK && v > 3)
             rc = usage_error("--zero: '%s' is not a ZeRO stage (0, 1, 2 or 3)", arg);
-        o->s.zero = (unsigned)v;
+        set->zero = (unsigned)v;
         break;
-    case OPT_GPUS: rc = parse_count(code, arg, &o->s.gpus); break;
-    case OPT_BATCH: rc = parse_count(code, arg, &o->s.batch); break;
-    case OPT_SEQ: rc = parse_count(code, arg, &o->s.seq); break;
-    case OPT_GEN: rc = parse_count(code, arg, &o->s.gen); break;
+    case OPT_GPUS: rc = parse_count(code, arg, &set->gpus); break;
+    case OPT_BATCH: rc = parse_count(code, arg, &set->batch); break;
+    case OPT_SEQ: rc = parse_count(code, arg, &set->seq); break;
+    case OPT_GEN: rc = parse_count(code, arg, &set->gen); break;
     case OPT_GPU: o->gpu = arg; break;
     case OPT_NO_MOUSE: o->no_mouse = o->tui_only_given = true; break;
     case OPT_NO_COLOR: o->no_color = o->tui_only_given = true; break;
@@ -177,43 +207,84 @@ static int parse_option(run_opts *o, int code, const char *arg)
         o->tui_only_given = true;
         break;
     case OPT_OVERHEAD:
-        if (!vl_parse_size(arg, &o->s.overhead, &why))
+        if (!vl_parse_size(arg, &set->overhead, &why))
             rc = usage_error("--overhead: '%s' is not a size (e.g. 0, 1GiB, 800MB): %s", arg, why);
         break;
     }
     return rc;
 }
 
-/* Resolves the model: --preset, --preset-file, --params, or the default. */
-static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m)
+/* A scenario: its model (a preset, or a free count), settings and GPU. */
+static int use_scenario(const vl_catalog *cat, const vl_scenario *sc, vl_model *m,
+                        vl_settings_patch *patch, const char **gpu)
+{
+    *patch = sc->settings;
+    *gpu = sc->gpu[0] ? sc->gpu : NULL;
+    if (sc->params) {
+        vl_model_from_params(m, sc->params);
+        return EXIT_OK;
+    }
+    const vl_model *found = vl_catalog_model(cat, sc->model);
+    if (!found) {
+        char hint[96];
+        return usage_error("scenario '%s' (%s): no model named '%s'%s", sc->name, sc->origin,
+                           sc->model,
+                           vl_catalog_hint(cat, VL_KIND_MODEL, sc->model, hint, sizeof hint));
+    }
+    *m = *found;
+    return EXIT_OK;
+}
+
+/* Resolves --preset (a model or a scenario), --preset-file, --hf-config, --params, or the
+ * default; a scenario also gives settings and a GPU. */
+static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settings_patch *patch,
+                      const char **gpu)
 {
     char err[VL_ERR_LEN];
-    int given = !!o->preset + !!o->preset_file + !!o->params_arg;
+    int given = !!o->preset + !!o->preset_file + !!o->hf_config + !!o->params_arg;
     if (given > 1)
-        return usage_error("give only one of --preset, --preset-file and --params");
+        return usage_error("give only one of --preset, --preset-file, --hf-config and --params");
     if (o->params_arg) {
         vl_model_from_params(m, o->params);
         return EXIT_OK;
     }
+    if (o->hf_config)
+        return vl_model_from_hf_file(o->hf_config, m, err) ? EXIT_OK : usage_error("%s", err);
     if (o->preset_file) {
         vl_kind kind;
         size_t i;
         if (!vl_catalog_add_file(cat, o->preset_file, &kind, &i, err))
             return usage_error("%s", err);
+        if (kind == VL_KIND_SCENARIO)
+            return use_scenario(cat, &cat->scenarios[i], m, patch, gpu);
         if (kind != VL_KIND_MODEL)
-            return usage_error("--preset-file: %s is a '%s' preset, not a model", o->preset_file,
-                               vl_kind_names[kind]);
+            return usage_error("--preset-file: %s is a '%s' preset, not a model or scenario",
+                               o->preset_file, vl_kind_names[kind]);
         *m = cat->models[i];
         return EXIT_OK;
     }
     const char *name = o->preset ? o->preset : DEFAULT_MODEL;
     const vl_model *found = vl_catalog_model(cat, name);
-    if (!found) {
-        char hint[96];
-        return usage_error("--preset: no model named '%s' (vramlab presets lists them)%s", name,
-                           vl_catalog_hint(cat, VL_KIND_MODEL, name, hint, sizeof hint));
+    if (found) {
+        *m = *found;
+        return EXIT_OK;
     }
-    *m = *found;
+    const vl_scenario *sc = vl_catalog_scenario(cat, name);
+    if (sc)
+        return use_scenario(cat, sc, m, patch, gpu);
+    char hint[96];
+    return usage_error("--preset: no model or scenario named '%s' (vramlab presets lists them)%s",
+                       name, vl_catalog_hint(cat, VL_KIND_MODEL, name, hint, sizeof hint));
+}
+
+int cli_load_catalog(vl_catalog *cat)
+{
+    char err[VL_ERR_LEN];
+    vl_catalog_init(cat);
+    if (!vl_catalog_load(cat, err))
+        return usage_error("%s", err);
+    for (size_t i = 0; i < cat->n_warnings; i++)
+        fprintf(stderr, "vramlab: warning: %s\n", cat->warnings[i]);
     return EXIT_OK;
 }
 
@@ -221,6 +292,7 @@ int options_parse(int argc, char **argv, run_opts *o, const char *command)
 {
     *o = (run_opts){.format = FMT_TABLE, .units = VL_UNITS_GIB};
     vl_settings_default(&o->s);
+    vl_settings_default(&o->flags.values);
 
     opterr = 0;
     optind = 1;
@@ -234,10 +306,29 @@ int options_parse(int argc, char **argv, run_opts *o, const char *command)
         if ((rc = parse_option(o, code, optarg)) != EXIT_OK)
             return rc;
         o->given |= GIVEN(code);
+        if (setting_of(code) >= 0)
+            vl_patch_mark(&o->flags, (vl_setting)setting_of(code));
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s' (see vramlab %s --help)", argv[optind],
                            command);
+    return EXIT_OK;
+}
+
+int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gpu)
+{
+    char err[VL_ERR_LEN];
+    vl_settings_patch scenario = {0};
+    const char *scenario_gpu = NULL;
+    int rc;
+    if (!vl_catalog_load(cat, err))
+        return usage_error("%s", err);
+    if ((rc = pick_model(o, cat, m, &scenario, &scenario_gpu)) != EXIT_OK)
+        return rc;
+    /* defaults, then the scenario, then the flags: later wins */
+    vl_settings_default(&o->s);
+    vl_settings_apply(&o->s, &scenario);
+    vl_settings_apply(&o->s, &o->flags);
     /* flags of the other mode would be silently ignored: say so instead */
     static const int train_only[] = {OPT_PRECISION, OPT_OPTIMIZER, OPT_FP32_GRADS,
                                      OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO,
@@ -245,23 +336,13 @@ int options_parse(int argc, char **argv, run_opts *o, const char *command)
     static const int infer_only[] = {OPT_GEN, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE, OPT_GROUP_SIZE};
     bool infer = o->s.mode == VL_MODE_INFER;
     const int *list = infer ? train_only : infer_only;
-    size_t n = infer ? sizeof train_only / sizeof *train_only : sizeof infer_only / sizeof *infer_only;
-    for (size_t i = 0; i < n && !o->help; i++)
+    size_t n = infer ? sizeof train_only / sizeof *train_only
+                     : sizeof infer_only / sizeof *infer_only;
+    for (size_t i = 0; i < n; i++)
         if (o->given & GIVEN(list[i]))
             return usage_error("--%s applies to --mode %s only", option_name(list[i]),
                                infer ? "train" : "infer");
-    return EXIT_OK;
-}
-
-int options_resolve(const run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gpu)
-{
-    char err[VL_ERR_LEN];
-    int rc;
-    if (!vl_catalog_add_builtin(cat, err))
-        return usage_error("%s", err);
-    if ((rc = pick_model(o, cat, m)) != EXIT_OK)
-        return rc;
-    const char *name = o->gpu ? o->gpu : DEFAULT_GPU;
+    const char *name = o->gpu ? o->gpu : scenario_gpu ? scenario_gpu : DEFAULT_GPU;
     if (!(*gpu = vl_catalog_gpu(cat, name))) {
         char hint[96];
         return usage_error("--gpu: no GPU named '%s' (vramlab presets lists them)%s", name,

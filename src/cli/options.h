@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 #include "core/memory.h"
-#include "core/preset.h"
+#include "core/catalog.h"
+#include "core/scenario.h"
 #include "core/solve.h"
 #include "report.h"
 
@@ -17,8 +18,9 @@ typedef enum { THEME_DEFAULT, THEME_HIGH_CONTRAST, N_THEMES } ui_theme;
 extern const char *const theme_names[N_THEMES];
 
 typedef struct run_opts {
-    vl_settings s;
-    const char *preset, *preset_file, *params_arg, *gpu;
+    vl_settings s;                    /* after options_resolve: defaults, scenario, flags */
+    vl_settings_patch flags;          /* the settings given on the command line */
+    const char *preset, *preset_file, *hf_config, *params_arg, *gpu;
     uint64_t params;
     report_format format;
     vl_units units;
@@ -35,8 +37,13 @@ typedef struct run_opts {
  * stderr naming the flag, EXIT_USAGE.  command names the subcommand in messages. */
 int options_parse(int argc, char **argv, run_opts *o, const char *command);
 
-/* Fills cat with the built-in presets and picks the model (--preset, --preset-file,
- * --params or the default) and the GPU.  EXIT_OK or EXIT_USAGE (message printed). */
-int options_resolve(const run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gpu);
+/* Fills cat from the preset search path (its warnings are left in cat for the caller to
+ * show), picks the model (--preset model or scenario, --preset-file, --hf-config, --params
+ * or the default) and the GPU, and lays the settings out in o->s: defaults, then the
+ * scenario's, then the flags.  EXIT_OK or EXIT_USAGE (message printed). */
+int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gpu);
+
+/* The search path's catalog for commands without a model; prints its warnings. */
+int cli_load_catalog(vl_catalog *cat);
 
 #endif

@@ -41,12 +41,20 @@ static void model_line(const report *r, char *buf, size_t len)
                                   "which itself has %s",
                  vl_fmt_int(b->params.total, t, sizeof t));
     }
+    char ffn[160];
+    const char *kind = a->mlp == VL_MLP_GATED ? "gated" : "standard";
+    if (a->experts > 1)
+        snprintf(ffn, sizeof ffn, "%" PRIu64 " experts of FFN %" PRIu64 " %s (%" PRIu64
+                 " per token%s%s)", a->experts, a->moe_ffn, kind, a->experts_per_token,
+                 a->shared_experts ? ", plus shared" : "",
+                 a->dense_layers ? "; dense layers first" : "");
+    else
+        snprintf(ffn, sizeof ffn, "FFN %" PRIu64 " %s", a->ffn, kind);
     snprintf(buf, len,
              "%s params%s: %" PRIu64 " layers, hidden %" PRIu64 ", %" PRIu64 " heads (%" PRIu64
-             " KV, head dim %" PRIu64 "), FFN %" PRIu64 " %s%s, vocab %" PRIu64 "%s",
+             " KV, head dim %" PRIu64 "%s), %s, vocab %" PRIu64 "%s",
              vl_fmt_int(b->P, p, sizeof p), act, a->layers, a->hidden, a->heads, a->kv_heads,
-             a->head_dim, a->ffn, a->mlp == VL_MLP_GATED ? "gated" : "standard",
-             a->experts > 1 ? " x experts" : "", a->vocab, own);
+             a->head_dim, a->kv_lora_rank ? ", latent attention" : "", ffn, a->vocab, own);
 }
 
 static void settings_line(const report *r, char *buf, size_t len)
@@ -187,6 +195,8 @@ static void write_facts(FILE *out, const report *r, bool markdown)
     char line[1024], notes[VL_MAX_NOTES][VL_NOTE_LEN];
     model_line(r, line, sizeof line);
     fact(out, markdown, "model", line);
+    if (r->model->notes[0])
+        fact(out, markdown, "note", r->model->notes);
     settings_line(r, line, sizeof line);
     fact(out, markdown, "settings", line);
     bpp_line(r, line, sizeof line);
@@ -299,7 +309,7 @@ static void write_csv(FILE *out, const report *r)
 
 /* ---- JSON (DESIGN §2: stable keys, exact integer bytes) ------------------------------ */
 
-static void json_string(FILE *out, const char *s)
+void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (; *s; s++) {

@@ -127,8 +127,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t q = vl_mul(sb, a->heads * a->head_dim, ovf);
     const uint64_t kv = vl_mul(sb, a->kv_heads * a->head_dim, ovf);
     const uint64_t ass = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), a->heads, ovf);
-    const uint64_t mlp = vl_mul(vl_mul(sb, a->ffn, ovf),
-                                a->experts_per_token + a->shared_experts, ovf);
+    const uint64_t mlp = vl_mul(sb, vl_active_mlp_width(a), ovf);
     const bool drop = a->dropout;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
     vl_term *L = out->layer, *O = out->outside;

@@ -19,6 +19,14 @@ void vl_arch_defaults(vl_arch *a)
         a->experts = 1;
     if (a->experts_per_token == 0)
         a->experts_per_token = 1;
+    if (a->moe_ffn == 0)
+        a->moe_ffn = a->ffn;
+    if (a->shared_ffn == 0)
+        a->shared_ffn = a->moe_ffn;
+    if (a->norms_per_layer == 0)
+        a->norms_per_layer = a->parallel_attention ? 1 : 2;
+    if (a->v_head_dim == 0)
+        a->v_head_dim = a->head_dim;
 }
 
 #define FAIL(k, msg) \
@@ -26,6 +34,57 @@ void vl_arch_defaults(vl_arch *a)
         *key = (k);     \
         return (msg);   \
     } while (0)
+
+static const char *check_moe(const vl_arch *a, const char **key)
+{
+    if (a->experts == 0 || a->experts > 65536)
+        FAIL("experts", "experts must be between 1 and 65536");
+    if (a->experts_per_token == 0 || a->experts_per_token > a->experts)
+        FAIL("experts_per_token", "experts_per_token must be between 1 and experts");
+    if (a->shared_experts > 65536)
+        FAIL("shared_experts", "shared_experts must be at most 65536");
+    if (a->moe_ffn > (1u << 24))
+        FAIL("moe_intermediate_size", "moe_intermediate_size must be at most 16777216");
+    if (a->shared_ffn > (1u << 24))
+        FAIL("shared_expert_intermediate_size",
+             "shared_expert_intermediate_size must be at most 16777216");
+    if (a->experts == 1 && a->moe_ffn != a->ffn)
+        FAIL("moe_intermediate_size", "moe_intermediate_size needs experts > 1");
+    if (a->experts == 1 && a->dense_layers)
+        FAIL("dense_layers", "dense_layers needs experts > 1");
+    if (a->experts == 1 && a->router_bias)
+        FAIL("router_bias", "router_bias needs experts > 1");
+    if (a->dense_layers >= a->layers)
+        FAIL("dense_layers", "dense_layers must be less than num_layers");
+    return NULL;
+}
+
+static const char *check_mla(const vl_arch *a, const char **key)
+{
+    if (a->q_lora_rank > 65536)
+        FAIL("q_lora_rank", "q_lora_rank must be at most 65536");
+    if (a->kv_lora_rank > 65536)
+        FAIL("kv_lora_rank", "kv_lora_rank must be at most 65536");
+    if (a->v_head_dim > 65536)
+        FAIL("v_head_dim", "v_head_dim must be at most 65536");
+    if (a->kv_lora_rank == 0) {
+        if (a->q_lora_rank)
+            FAIL("q_lora_rank", "q_lora_rank needs kv_lora_rank (multi-head latent attention)");
+        if (a->qk_rope_head_dim)
+            FAIL("qk_rope_head_dim",
+                 "qk_rope_head_dim needs kv_lora_rank (multi-head latent attention)");
+        if (a->v_head_dim != a->head_dim)
+            FAIL("v_head_dim", "v_head_dim needs kv_lora_rank (multi-head latent attention)");
+        return NULL;
+    }
+    if (a->qk_rope_head_dim > a->head_dim)
+        FAIL("qk_rope_head_dim", "qk_rope_head_dim must be at most head_dim");
+    if (a->kv_heads != a->heads)
+        FAIL("num_kv_heads", "multi-head latent attention needs num_kv_heads = num_heads");
+    if (a->attention_bias)
+        FAIL("attention_bias", "multi-head latent attention has no q, k, v biases");
+    return NULL;
+}
 
 const char *vl_arch_check(const vl_arch *a, const char **key)
 {
@@ -51,59 +110,120 @@ const char *vl_arch_check(const vl_arch *a, const char **key)
         FAIL("max_position_embeddings", "max_position_embeddings must be at most 16777216");
     if (a->position == VL_POS_LEARNED && a->max_positions == 0)
         FAIL("max_position_embeddings", "learned positions need max_position_embeddings");
-    if (a->experts == 0 || a->experts > 65536)
-        FAIL("experts", "experts must be between 1 and 65536");
-    if (a->experts_per_token == 0 || a->experts_per_token > a->experts)
-        FAIL("experts_per_token", "experts_per_token must be between 1 and experts");
-    if (a->shared_experts > 65536)
-        FAIL("shared_experts", "shared_experts must be at most 65536");
-    *key = NULL;
-    return NULL;
+    if (a->position_offset > 65536)
+        FAIL("position_offset", "position_offset must be at most 65536");
+    if (a->position != VL_POS_LEARNED && a->position_offset)
+        FAIL("position_offset", "position_offset needs learned positions");
+    if (a->token_types > 65536)
+        FAIL("token_types", "token_types must be at most 65536");
+    if (a->norms_per_layer == 0 || a->norms_per_layer > 8)
+        FAIL("norms_per_layer", "norms_per_layer must be between 1 and 8");
+    const char *why = check_moe(a, key);
+    return why ? why : check_mla(a, key);
 }
 #undef FAIL
+
+uint64_t vl_mlp_params(const vl_arch *a, uint64_t f)
+{
+    uint64_t matrices = a->mlp == VL_MLP_GATED ? 3 : 2;
+    uint64_t n = matrices * a->hidden * f;
+    if (a->mlp_bias)
+        n += (matrices - 1) * f + a->hidden;
+    return n;
+}
+
+uint64_t vl_active_mlp_width(const vl_arch *a)
+{
+    if (a->experts == 1)
+        return a->ffn;
+    return a->experts_per_token * a->moe_ffn + a->shared_experts * a->shared_ffn;
+}
+
+static uint64_t norm_size(const vl_arch *a, uint64_t width)
+{
+    return a->norm == VL_NORM_LAYERNORM ? 2 * width : width;
+}
+
+static uint64_t max_of(const uint64_t *v, size_t n)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > m)
+            m = v[i];
+    return m;
+}
+
+/* Multi-head latent attention (DeepSeek-V2 §2.1): queries through an optional rank-q_lora
+ * bottleneck (with its norm), keys and values through a shared rank-kv_lora latent (with
+ * its norm) plus one rotary key of qk_rope_head_dim shared by all heads. */
+static uint64_t mla_params(const vl_arch *a, uint64_t *largest)
+{
+    const uint64_t h = a->hidden, n = a->heads, qk = a->head_dim, rope = a->qk_rope_head_dim,
+                   v = a->v_head_dim, qr = a->q_lora_rank, kr = a->kv_lora_rank;
+    uint64_t q = qr ? h * qr + norm_size(a, qr) + qr * n * qk : h * n * qk;
+    uint64_t kv = h * (kr + rope) + norm_size(a, kr) + kr * n * (qk - rope + v);
+    uint64_t o = n * v * h;
+    const uint64_t mats[] = {qr ? h * qr : h * n * qk, qr * n * qk, h * (kr + rope),
+                             kr * n * (qk - rope + v), o};
+    *largest = max_of(mats, sizeof mats / sizeof mats[0]);
+    return q + kv + o;
+}
+
+/* q and o are h x (a·d); k and v are h x (k·d); optional q, k, v biases. */
+static uint64_t mha_params(const vl_arch *a, uint64_t *largest)
+{
+    const uint64_t h = a->hidden, q_width = a->heads * a->head_dim,
+                   kv_width = a->kv_heads * a->head_dim;
+    uint64_t n = 2 * h * q_width + 2 * h * kv_width;
+    if (a->attention_bias)
+        n += q_width + 2 * kv_width;
+    *largest = h * q_width > h * kv_width ? h * q_width : h * kv_width;
+    return n;
+}
 
 bool vl_count_params(const vl_arch *a, vl_params *p)
 {
     bool ovf = false;
-    const uint64_t h = a->hidden, q_width = a->heads * a->head_dim,
-                   kv_width = a->kv_heads * a->head_dim, f = a->ffn;
+    const uint64_t h = a->hidden, norm = norm_size(a, h);
+    uint64_t attn_largest;
 
     memset(p, 0, sizeof *p);
     p->embedding = vl_mul(a->vocab, h, &ovf);
-    p->positions = a->position == VL_POS_LEARNED ? vl_mul(a->max_positions, h, &ovf) : 0;
+    if (a->position == VL_POS_LEARNED)
+        p->positions = vl_mul(a->max_positions + a->position_offset, h, &ovf);
+    p->token_types = a->token_types * h;
+    p->embedding_norm = a->embedding_norm ? norm : 0;
     p->lm_head = a->tie_embeddings ? 0 : p->embedding;
+    p->final_norm = a->norm_position == VL_NORM_PRE ? norm : 0;
+    p->pooler = a->pooler ? h * h + h : 0;
 
-    /* q and o are h x (a·d); k and v are h x (k·d). */
-    p->attention = 2 * h * q_width + 2 * h * kv_width;
-    if (a->attention_bias)
-        p->attention += q_width + 2 * kv_width;
+    p->attention = a->kv_lora_rank ? mla_params(a, &attn_largest) : mha_params(a, &attn_largest);
     if (a->mlp_bias)
         p->attention += h; /* output-projection bias */
 
-    uint64_t matrices = a->mlp == VL_MLP_GATED ? 3 : 2;
-    uint64_t expert = matrices * h * f;
-    if (a->mlp_bias)
-        expert += (matrices - 1) * f + h;
-    p->mlp = vl_mul(expert, a->experts + a->shared_experts, &ovf);
-    p->mlp_active = vl_mul(expert, a->experts_per_token + a->shared_experts, &ovf);
-    p->router = a->experts > 1 ? h * a->experts : 0;
-
-    uint64_t norm = a->norm == VL_NORM_LAYERNORM ? 2 * h : h;
-    p->norms = (a->parallel_attention ? 1 : 2) * norm;
-    p->final_norm = norm;
+    const uint64_t expert = vl_mlp_params(a, a->moe_ffn), shared = vl_mlp_params(a, a->shared_ffn);
+    p->mlp = vl_add(vl_mul(expert, a->experts, &ovf), vl_mul(shared, a->shared_experts, &ovf), &ovf);
+    p->mlp_active = vl_add(vl_mul(expert, a->experts_per_token, &ovf),
+                           vl_mul(shared, a->shared_experts, &ovf), &ovf);
+    p->router = a->experts > 1 ? h * a->experts + (a->router_bias ? a->experts : 0) : 0;
+    p->norms = a->norms_per_layer * norm;
+    if (a->dense_layers) {
+        p->dense_mlp = vl_mlp_params(a, a->ffn);
+        p->per_dense_layer = p->attention + p->dense_mlp + p->norms;
+    }
 
     p->per_layer = vl_add(vl_add(p->attention, p->mlp, &ovf), p->router + p->norms, &ovf);
-    uint64_t outside = p->embedding + p->positions + p->lm_head + p->final_norm;
-    p->total = vl_add(vl_mul(p->per_layer, a->layers, &ovf), outside, &ovf);
+    p->outside = p->embedding + p->positions + p->token_types + p->embedding_norm + p->lm_head +
+                 p->final_norm + p->pooler;
+    const uint64_t routed = a->layers - a->dense_layers;
+    const uint64_t dense = vl_mul(p->per_dense_layer, a->dense_layers, &ovf);
+    p->total = vl_add(vl_add(vl_mul(p->per_layer, routed, &ovf), dense, &ovf), p->outside, &ovf);
     uint64_t active_layer = p->attention + p->mlp_active + p->router + p->norms;
-    p->active = vl_add(vl_mul(active_layer, a->layers, &ovf), outside, &ovf);
+    p->active = vl_add(vl_add(vl_mul(active_layer, routed, &ovf), dense, &ovf), p->outside, &ovf);
 
-    uint64_t big = p->embedding;
-    const uint64_t candidates[] = {p->positions, h * q_width, h * kv_width, h * f};
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
-        if (candidates[i] > big)
-            big = candidates[i];
-    p->largest_matrix = big;
+    const uint64_t candidates[] = {p->embedding, p->positions, attn_largest, h * a->ffn,
+                                   h * a->moe_ffn, h * a->shared_ffn};
+    p->largest_matrix = max_of(candidates, sizeof candidates / sizeof candidates[0]);
     return !ovf;
 }
 

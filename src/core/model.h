@@ -11,6 +11,9 @@
 typedef enum { VL_POS_ROPE, VL_POS_LEARNED, VL_POS_ALIBI } vl_position;
 typedef enum { VL_MLP_GATED, VL_MLP_STANDARD } vl_mlp;
 typedef enum { VL_NORM_RMSNORM, VL_NORM_LAYERNORM } vl_norm;
+/* pre: a norm before each sublayer and a final norm (GPT-2 on); post: a norm after each
+ * sublayer and none at the end (BERT, the original Transformer). */
+typedef enum { VL_NORM_PRE, VL_NORM_POST } vl_norm_position;
 
 typedef struct vl_arch {
     uint64_t hidden;            /* h */
@@ -24,6 +27,8 @@ typedef struct vl_arch {
     vl_position position;
     vl_mlp mlp;
     vl_norm norm;
+    vl_norm_position norm_position;
+    uint64_t norms_per_layer;   /* 0 = 2, or 1 with parallel_attention (Falcon-7B) */
     bool attention_bias;        /* q, k, v biases */
     bool mlp_bias;              /* MLP biases and the attention output-projection bias */
     bool tie_embeddings;
@@ -33,13 +38,33 @@ typedef struct vl_arch {
     uint64_t experts;           /* routed experts per layer; 1 = dense */
     uint64_t experts_per_token; /* routed experts each token uses */
     uint64_t shared_experts;    /* experts every token uses, besides the routed ones */
+    uint64_t moe_ffn;           /* width of a routed expert; 0 = ffn */
+    uint64_t shared_ffn;        /* width of a shared expert; 0 = moe_ffn */
+    uint64_t dense_layers;      /* leading layers with a dense MLP of width ffn (MoE only) */
+    bool router_bias;           /* a bias per routed expert in the router (DeepSeek-V3) */
+    /* Embedding extras (encoders, BLOOM, OPT). */
+    uint64_t position_offset;   /* extra rows in the learned position table (OPT: 2) */
+    uint64_t token_types;       /* token-type (segment) embeddings (BERT: 2) */
+    bool embedding_norm;        /* a norm right after the embeddings (BERT, BLOOM) */
+    bool pooler;                /* BERT's pooler: one h x h layer with bias */
+    /* Multi-head latent attention (DeepSeek-V2/V3): on when kv_lora_rank > 0.  head_dim is
+     * then the query/key head size, qk_rope_head_dim of it rotary. */
+    uint64_t q_lora_rank;       /* 0 = queries projected directly from h */
+    uint64_t kv_lora_rank;
+    uint64_t qk_rope_head_dim;
+    uint64_t v_head_dim;        /* 0 = head_dim */
 } vl_arch;
 
 typedef struct vl_model {
     char name[64];
     char display[128];
     char source[256];
+    char notes[512];            /* shown with the model: caveats, approximations */
+    char origin[256];           /* the file it came from, "(built-in)/..." for built-ins */
     uint64_t published_params;  /* from the preset; 0 when none */
+    uint64_t rounded_params;    /* a rounded published figure (params_rounded); 0 when none */
+    uint64_t rounded_unit;      /* the figure's last significant unit (350M: 10M) */
+    double rounded_tolerance;   /* percent, when the publication rounds more loosely; 0 */
     uint64_t free_params;       /* --params: the count the user asked for; 0 otherwise */
     vl_arch arch;
 } vl_model;
@@ -48,14 +73,20 @@ typedef struct vl_model {
 typedef struct vl_params {
     uint64_t embedding;         /* V·h */
     uint64_t positions;         /* learned position embeddings */
+    uint64_t token_types;       /* token-type embeddings */
+    uint64_t embedding_norm;
     uint64_t lm_head;           /* V·h when untied, else 0 */
     uint64_t attention;         /* per layer, biases included */
     uint64_t mlp;               /* per layer, all experts, biases included */
     uint64_t mlp_active;        /* per layer, the experts one token uses */
-    uint64_t router;            /* per layer, h·E when E > 1 */
+    uint64_t router;            /* per layer, h·E (+ E router biases) when E > 1 */
     uint64_t norms;             /* per layer */
+    uint64_t dense_mlp;         /* per leading dense layer of an MoE model */
     uint64_t final_norm;
+    uint64_t pooler;
     uint64_t per_layer;         /* attention + mlp + router + norms */
+    uint64_t per_dense_layer;   /* attention + dense_mlp + norms (dense_layers of them) */
+    uint64_t outside;           /* everything not in a layer */
     uint64_t total;
     uint64_t active;            /* what one token touches (MoE); = total when dense */
     uint64_t largest_matrix;    /* the largest single weight tensor (ZeRO-3 live params) */
@@ -67,6 +98,12 @@ void vl_arch_defaults(vl_arch *a);
 
 /* Sane-architecture check: NULL, or a reason; *key names the preset key at fault. */
 const char *vl_arch_check(const vl_arch *a, const char **key);
+
+/* Parameters of one MLP of width f (gated: 3 matrices, standard: 2), biases included. */
+uint64_t vl_mlp_params(const vl_arch *a, uint64_t f);
+/* The MLP width one token goes through in a layer: ffn when dense, else the routed experts
+ * it uses plus the shared experts. */
+uint64_t vl_active_mlp_width(const vl_arch *a);
 
 /* Exact parameter count; false only if it does not fit in 64 bits. */
 bool vl_count_params(const vl_arch *a, vl_params *out);

@@ -1,23 +1,32 @@
-/* preset.c: the libyaml preset loader and the catalog (DESIGN §3). */
+/* preset.c: the libyaml preset loader (DESIGN §3, vramlab-presets(5)). */
 #include "preset.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
-#include "builtin.h"
 #include "names.h"
 #include "units.h"
+#include "yamldoc.h"
 
-const char *const vl_kind_names[VL_N_KINDS] = {"model", "gpu"};
+const char *const vl_kind_names[VL_N_KINDS] = {"model", "gpu", "scenario"};
 
 /* ---- schema ------------------------------------------------------------------------ */
 
-typedef enum { T_COUNT, T_SIZE, T_DOUBLE, T_BOOL, T_STR, T_NAME, T_ENUM, T_MAP } vtype;
+typedef enum {
+    T_COUNT,   /* whole number ("7B" too), into a uint64_t or an unsigned */
+    T_SIZE,    /* bytes ("80GiB" too) */
+    T_DOUBLE,  /* non-negative number */
+    T_BOOL,
+    T_STR,
+    T_NAME,    /* [a-z0-9._-]+ */
+    T_ENUM,    /* one of enum_names, into an int-sized enum */
+    T_MAP,     /* a nested mapping, walked with its own table */
+    T_ROUNDED, /* a rounded published count: value and unit (vl_parse_rounded) */
+    T_PERCENT, /* "2%" into a double */
+} vtype;
 
 typedef struct key_desc {
     const char *name;
@@ -26,167 +35,234 @@ typedef struct key_desc {
     const char *const *enum_names;
     int n_enum;
     bool required;
+    uint64_t min, max; /* T_COUNT, T_SIZE: the range when max > 0 */
 } key_desc;
 
 _Static_assert(sizeof(vl_position) == sizeof(int) && sizeof(vl_mlp) == sizeof(int) &&
-                   sizeof(vl_norm) == sizeof(int),
+                   sizeof(vl_norm) == sizeof(int) && sizeof(vl_norm_position) == sizeof(int) &&
+                   sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(int) &&
+                   sizeof(vl_optimizer) == sizeof(int) && sizeof(vl_recompute) == sizeof(int) &&
+                   sizeof(vl_dtype) == sizeof(int),
                "enum fields are written as int");
+_Static_assert(offsetof(vl_model, rounded_unit) ==
+                   offsetof(vl_model, rounded_params) + sizeof(uint64_t),
+               "T_ROUNDED writes the value and the unit side by side");
 
 static const char *const position_names[] = {"rope", "learned", "alibi"};
 static const char *const mlp_names[] = {"gated", "standard"};
 static const char *const norm_names[] = {"rmsnorm", "layernorm"};
+static const char *const norm_position_names[] = {"pre", "post"};
 
-#define A(field) offsetof(vl_model, arch.field), sizeof(((vl_arch *)0)->field)
+#define FIELD(type, f) .offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
+#define A(f) FIELD(vl_model, arch.f)
+#define ENUM(names) .enum_names = names, .n_enum = (int)(sizeof names / sizeof names[0])
 static const key_desc arch_keys[] = {
-    {"hidden_size", T_COUNT, A(hidden), NULL, 0, true},
-    {"num_layers", T_COUNT, A(layers), NULL, 0, true},
-    {"num_heads", T_COUNT, A(heads), NULL, 0, true},
-    {"num_kv_heads", T_COUNT, A(kv_heads), NULL, 0, false},
-    {"head_dim", T_COUNT, A(head_dim), NULL, 0, false},
-    {"intermediate_size", T_COUNT, A(ffn), NULL, 0, false},
-    {"vocab_size", T_COUNT, A(vocab), NULL, 0, true},
-    {"max_position_embeddings", T_COUNT, A(max_positions), NULL, 0, false},
-    {"position", T_ENUM, A(position), position_names, 3, false},
-    {"mlp", T_ENUM, A(mlp), mlp_names, 2, false},
-    {"norm", T_ENUM, A(norm), norm_names, 2, false},
-    {"attention_bias", T_BOOL, A(attention_bias), NULL, 0, false},
-    {"mlp_bias", T_BOOL, A(mlp_bias), NULL, 0, false},
-    {"tie_embeddings", T_BOOL, A(tie_embeddings), NULL, 0, false},
-    {"parallel_attention", T_BOOL, A(parallel_attention), NULL, 0, false},
-    {"dropout", T_BOOL, A(dropout), NULL, 0, false},
-    {"sliding_window", T_COUNT, A(sliding_window), NULL, 0, false},
-    {"experts", T_COUNT, A(experts), NULL, 0, false},
-    {"experts_per_token", T_COUNT, A(experts_per_token), NULL, 0, false},
-    {"shared_experts", T_COUNT, A(shared_experts), NULL, 0, false},
-    {NULL, 0, 0, 0, NULL, 0, false},
+    {"hidden_size", T_COUNT, A(hidden), .required = true},
+    {"num_layers", T_COUNT, A(layers), .required = true},
+    {"num_heads", T_COUNT, A(heads), .required = true},
+    {"num_kv_heads", T_COUNT, A(kv_heads)},
+    {"head_dim", T_COUNT, A(head_dim)},
+    {"intermediate_size", T_COUNT, A(ffn)},
+    {"vocab_size", T_COUNT, A(vocab), .required = true},
+    {"max_position_embeddings", T_COUNT, A(max_positions)},
+    {"position", T_ENUM, A(position), ENUM(position_names)},
+    {"position_offset", T_COUNT, A(position_offset)},
+    {"mlp", T_ENUM, A(mlp), ENUM(mlp_names)},
+    {"norm", T_ENUM, A(norm), ENUM(norm_names)},
+    {"norm_position", T_ENUM, A(norm_position), ENUM(norm_position_names)},
+    {"norms_per_layer", T_COUNT, A(norms_per_layer)},
+    {"attention_bias", T_BOOL, A(attention_bias)},
+    {"mlp_bias", T_BOOL, A(mlp_bias)},
+    {"tie_embeddings", T_BOOL, A(tie_embeddings)},
+    {"parallel_attention", T_BOOL, A(parallel_attention)},
+    {"dropout", T_BOOL, A(dropout)},
+    {"sliding_window", T_COUNT, A(sliding_window)},
+    {"token_types", T_COUNT, A(token_types)},
+    {"embedding_norm", T_BOOL, A(embedding_norm)},
+    {"pooler", T_BOOL, A(pooler)},
+    {"experts", T_COUNT, A(experts)},
+    {"experts_per_token", T_COUNT, A(experts_per_token)},
+    {"shared_experts", T_COUNT, A(shared_experts)},
+    {"moe_intermediate_size", T_COUNT, A(moe_ffn)},
+    {"shared_expert_intermediate_size", T_COUNT, A(shared_ffn)},
+    {"dense_layers", T_COUNT, A(dense_layers)},
+    {"router_bias", T_BOOL, A(router_bias)},
+    {"q_lora_rank", T_COUNT, A(q_lora_rank)},
+    {"kv_lora_rank", T_COUNT, A(kv_lora_rank)},
+    {"qk_rope_head_dim", T_COUNT, A(qk_rope_head_dim)},
+    {"v_head_dim", T_COUNT, A(v_head_dim)},
+    {NULL, 0},
 };
 #undef A
 
-#define M(field) offsetof(vl_model, field), sizeof(((vl_model *)0)->field)
+#define M(f) FIELD(vl_model, f)
 static const key_desc model_keys[] = {
-    {"kind", T_STR, 0, 0, NULL, 0, true}, /* read before the walk */
-    {"name", T_NAME, M(name), NULL, 0, true},
-    {"display", T_STR, M(display), NULL, 0, false},
-    {"source", T_STR, M(source), NULL, 0, false},
-    {"params", T_COUNT, M(published_params), NULL, 0, false},
-    {"architecture", T_MAP, 0, 0, NULL, 0, true},
-    {NULL, 0, 0, 0, NULL, 0, false},
+    {"kind", T_STR, .required = true}, /* read before the walk */
+    {"name", T_NAME, M(name), .required = true},
+    {"display", T_STR, M(display)},
+    {"source", T_STR, M(source)},
+    {"notes", T_STR, M(notes)},
+    {"params", T_COUNT, M(published_params)},
+    {"params_rounded", T_ROUNDED, M(rounded_params)},
+    {"params_rounded_tolerance", T_PERCENT, M(rounded_tolerance)},
+    {"architecture", T_MAP, .required = true},
+    {NULL, 0},
 };
 #undef M
 
-#define G(field) offsetof(vl_gpu, field), sizeof(((vl_gpu *)0)->field)
+#define G(f) FIELD(vl_gpu, f)
 static const key_desc gpu_keys[] = {
-    {"kind", T_STR, 0, 0, NULL, 0, true},
-    {"name", T_NAME, G(name), NULL, 0, true},
-    {"display", T_STR, G(display), NULL, 0, false},
-    {"source", T_STR, G(source), NULL, 0, false},
-    {"memory", T_SIZE, G(memory), NULL, 0, true},
-    {"bandwidth", T_DOUBLE, G(bandwidth), NULL, 0, false},
-    {"bf16_flops", T_DOUBLE, G(bf16_flops), NULL, 0, false},
-    {"fp16_flops", T_DOUBLE, G(fp16_flops), NULL, 0, false},
-    {"fp8_flops", T_DOUBLE, G(fp8_flops), NULL, 0, false},
-    {NULL, 0, 0, 0, NULL, 0, false},
+    {"kind", T_STR, .required = true},
+    {"name", T_NAME, G(name), .required = true},
+    {"display", T_STR, G(display)},
+    {"source", T_STR, G(source)},
+    {"notes", T_STR, G(notes)},
+    {"memory", T_SIZE, G(memory), .required = true, .min = 1, .max = 1ULL << 46},
+    {"bandwidth", T_DOUBLE, G(bandwidth)},
+    {"bf16_flops", T_DOUBLE, G(bf16_flops)},
+    {"fp16_flops", T_DOUBLE, G(fp16_flops)},
+    {"fp8_flops", T_DOUBLE, G(fp8_flops)},
+    {NULL, 0},
 };
 #undef G
 
-#define MAX_KEYS 32
+#define S(f) FIELD(vl_scenario, f)
+static const key_desc scenario_keys[] = {
+    {"kind", T_STR, .required = true},
+    {"name", T_NAME, S(name), .required = true},
+    {"display", T_STR, S(display)},
+    {"source", T_STR, S(source)},
+    {"notes", T_STR, S(notes)},
+    {"model", T_NAME, S(model)},
+    {"params", T_COUNT, S(params), .min = 1000000, .max = 100000000000000ULL},
+    {"settings", T_MAP},
+    {NULL, 0},
+};
 
-/* ---- walking a libyaml document ---------------------------------------------------- */
+/* In vl_setting order (the given bit of key i is 1 << i), then the GPU. */
+#define V(f) S(settings.values.f)
+static const key_desc settings_keys[] = {
+    {"mode", T_ENUM, V(mode), vl_mode_names, VL_N_MODES},
+    {"precision", T_ENUM, V(precision), vl_precision_names, VL_N_PRECISIONS},
+    {"optimizer", T_ENUM, V(optimizer), vl_optimizer_names, VL_N_OPTIMIZERS},
+    {"fp32_grads", T_BOOL, V(fp32_grads)},
+    {"fp32_grad_copy", T_BOOL, V(fp32_grad_copy)},
+    {"zero", T_COUNT, V(zero), .min = 0, .max = 3},
+    {"gpus", T_COUNT, V(gpus), .min = 1, .max = VL_MAX_GPUS},
+    {"batch", T_COUNT, V(batch), .min = 1, .max = VL_MAX_BATCH},
+    {"seq", T_COUNT, V(seq), .min = 1, .max = VL_MAX_SEQ},
+    {"gen", T_COUNT, V(gen), .min = 0, .max = VL_MAX_SEQ},
+    {"recompute", T_ENUM, V(recompute), vl_recompute_names, VL_N_RECOMPUTES},
+    {"flash_attn", T_BOOL, V(flash_attn)},
+    {"weight_dtype", T_ENUM, V(weight_dtype), vl_dtype_names, VL_N_DTYPES},
+    {"kv_dtype", T_ENUM, V(kv_dtype), vl_dtype_names, VL_N_DTYPES},
+    {"overhead", T_SIZE, V(overhead), .min = 0, .max = 1ULL << 46},
+    {"group_size", T_COUNT, V(group_size), .min = 1, .max = 65536},
+    {"gpu", T_NAME, S(gpu)},
+    {NULL, 0},
+};
+#undef V
+#undef S
+#undef FIELD
+#undef ENUM
+_Static_assert(sizeof settings_keys / sizeof settings_keys[0] == VL_N_SETTINGS + 2,
+               "settings_keys follows vl_setting, then gpu");
 
-typedef struct ctx {
-    const char *file;
-    yaml_document_t *doc;
-    char *err;
-} ctx;
+#define MAX_KEYS 48
 
-static bool fail_at(ctx *c, yaml_mark_t mark, const char *fmt, ...)
+/* ---- values -------------------------------------------------------------------------- */
+
+static bool set_number(vl_ydoc *d, const key_desc *k, const char *path, yaml_node_t *v,
+                       const char *s, char *field)
 {
-    va_list ap;
-    int n = snprintf(c->err, VL_ERR_LEN, "%s:%zu:%zu: ", c->file, mark.line + 1, mark.column + 1);
-    va_start(ap, fmt);
-    if (n >= 0 && n < VL_ERR_LEN)
-        vsnprintf(c->err + n, VL_ERR_LEN - (size_t)n, fmt, ap);
-    va_end(ap);
-    return false;
+    const char *why = NULL;
+    uint64_t x[2];
+    bool ok = vl_ynode_plain(v) &&
+              (k->type == T_COUNT    ? vl_parse_count(s, &x[0], &why)
+               : k->type == T_SIZE   ? vl_parse_size(s, &x[0], &why)
+                                     : vl_parse_rounded(s, &x[0], &x[1], &why));
+    if (!ok)
+        return vl_ydoc_fail(d, v->start_mark, "%s: '%s' is not a %s%s%s", path, s,
+                            k->type == T_SIZE ? "size in bytes" : "whole number",
+                            why ? ": " : "", why ? why : " (remove the quotes)");
+    if (k->max && (x[0] < k->min || x[0] > k->max)) {
+        char lo[32], hi[32];
+        return vl_ydoc_fail(d, v->start_mark, "%s: must be between %s and %s", path,
+                            vl_fmt_int(k->min, lo, sizeof lo), vl_fmt_int(k->max, hi, sizeof hi));
+    }
+    if (k->type == T_ROUNDED) {
+        memcpy(field, x, sizeof x);
+    } else if (k->size == sizeof(unsigned)) { /* ranges keep these small */
+        unsigned u = (unsigned)x[0];
+        memcpy(field, &u, sizeof u);
+    } else {
+        memcpy(field, &x[0], sizeof x[0]);
+    }
+    return true;
 }
 
-static const char *node_kind(const yaml_node_t *n)
+static bool set_real(vl_ydoc *d, const key_desc *k, const char *path, yaml_node_t *v,
+                     const char *s, char *field)
 {
-    return n->type == YAML_MAPPING_NODE    ? "a mapping"
-           : n->type == YAML_SEQUENCE_NODE ? "a list"
-                                           : "a scalar";
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    bool percent = k->type == T_PERCENT;
+    bool ok = vl_ynode_plain(v) && *s != '\0' && end != s && errno == 0 && isfinite(x) &&
+              x >= 0 && (percent ? strcmp(end, "%") == 0 && x <= 10 : *end == '\0');
+    if (!ok)
+        return vl_ydoc_fail(d, v->start_mark, "%s: '%s' is not %s", path, s,
+                            percent ? "a percentage from 0% to 10%" : "a non-negative number");
+    memcpy(field, &x, sizeof x);
+    return true;
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-    return (const char *)n->data.scalar.value;
-}
-
-static bool plain(const yaml_node_t *n)
-{
-    return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-}
-
-static bool set_value(ctx *c, const key_desc *k, const char *path, yaml_node_t *v, void *base)
+static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node_t *v, void *base)
 {
     char *field = (char *)base + k->offset;
-    const char *why = NULL;
 
     if (v->type != YAML_SCALAR_NODE)
-        return fail_at(c, v->start_mark, "%s: expected %s, got %s", path,
-                       k->type == T_STR || k->type == T_NAME ? "text" : "a value", node_kind(v));
-    const char *s = scalar(v);
-    if (strlen(s) != v->data.scalar.length)
-        return fail_at(c, v->start_mark, "%s: contains a NUL byte", path);
+        return vl_ydoc_fail(d, v->start_mark, "%s: expected %s, got %s", path,
+                            k->type == T_STR || k->type == T_NAME ? "text" : "a value",
+                            vl_ynode_kind(v));
+    const char *s = vl_ynode_text(v);
+    if (!s)
+        return vl_ydoc_fail(d, v->start_mark, "%s: contains a NUL byte", path);
 
     switch (k->type) {
     case T_COUNT:
-    case T_SIZE: {
-        uint64_t x;
-        bool ok = plain(v) && (k->type == T_COUNT ? vl_parse_count(s, &x, &why)
-                                                  : vl_parse_size(s, &x, &why));
-        if (!ok)
-            return fail_at(c, v->start_mark, "%s: '%s' is not a %s%s%s", path, s,
-                           k->type == T_COUNT ? "whole number" : "size in bytes",
-                           why ? ": " : "", why ? why : " (remove the quotes)");
-        memcpy(field, &x, sizeof x);
-        return true;
-    }
-    case T_DOUBLE: {
-        char *end;
-        errno = 0;
-        double x = strtod(s, &end);
-        if (!plain(v) || *s == '\0' || *end != '\0' || errno || !isfinite(x) || x < 0)
-            return fail_at(c, v->start_mark, "%s: '%s' is not a non-negative number", path, s);
-        memcpy(field, &x, sizeof x);
-        return true;
-    }
+    case T_SIZE:
+    case T_ROUNDED:
+        return set_number(d, k, path, v, s, field);
+    case T_DOUBLE:
+    case T_PERCENT:
+        return set_real(d, k, path, v, s, field);
     case T_BOOL: {
         bool x = strcmp(s, "true") == 0;
-        if (!plain(v) || (!x && strcmp(s, "false") != 0))
-            return fail_at(c, v->start_mark, "%s: expected true or false, got '%s'", path, s);
+        if (!vl_ynode_plain(v) || (!x && strcmp(s, "false") != 0))
+            return vl_ydoc_fail(d, v->start_mark, "%s: expected true or false, got '%s'", path, s);
         memcpy(field, &x, sizeof x);
         return true;
     }
     case T_NAME:
         if (*s == '\0' || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(s))
-            return fail_at(c, v->start_mark,
-                           "%s: '%s' is not a valid name (lower-case letters, digits, '.', '_', '-')",
-                           path, s);
+            return vl_ydoc_fail(
+                d, v->start_mark,
+                "%s: '%s' is not a valid name (lower-case letters, digits, '.', '_', '-')", path, s);
         /* fall through */
     case T_STR:
         if (strlen(s) >= k->size)
-            return fail_at(c, v->start_mark, "%s: too long (at most %zu characters)", path,
-                           k->size - 1);
+            return vl_ydoc_fail(d, v->start_mark, "%s: too long (at most %zu characters)", path,
+                                k->size - 1);
         memcpy(field, s, strlen(s) + 1);
         return true;
     case T_ENUM: {
         int i = vl_lookup(k->enum_names, k->n_enum, s);
         if (i < 0) {
-            char list[128], hint[96];
-            return fail_at(c, v->start_mark, "%s: unknown value '%s' (expected %s%s)", path, s,
-                           vl_join(k->enum_names, (size_t)k->n_enum, list, sizeof list),
-                           vl_hint(s, k->enum_names, (size_t)k->n_enum, hint, sizeof hint));
+            char list[160], hint[96];
+            return vl_ydoc_fail(d, v->start_mark, "%s: unknown value '%s' (expected %s%s)", path,
+                                s, vl_join(k->enum_names, (size_t)k->n_enum, list, sizeof list),
+                                vl_hint(s, k->enum_names, (size_t)k->n_enum, hint, sizeof hint));
         }
         memcpy(field, &i, sizeof i);
         return true;
@@ -197,54 +273,61 @@ static bool set_value(ctx *c, const key_desc *k, const char *path, yaml_node_t *
     return true;
 }
 
-/* Walks a mapping against keys[]: fills base, records each key's mark in marks[] and, for
- * T_MAP keys, the value node in maps[].  prefix is "" or "architecture." for messages. */
-static bool walk_map(ctx *c, yaml_node_t *node, const key_desc *keys, const char *prefix,
-                     void *base, yaml_mark_t *marks, yaml_node_t **maps, bool *seen)
+/* ---- walking a mapping against a table ----------------------------------------------- */
+
+typedef struct walk {
+    yaml_mark_t marks[MAX_KEYS];  /* where each key was */
+    yaml_node_t *maps[MAX_KEYS];  /* T_MAP values */
+    bool seen[MAX_KEYS];
+} walk;
+
+/* Fills base from node against keys[]; prefix is "" or "architecture." for messages. */
+static bool walk_map(vl_ydoc *d, yaml_node_t *node, const key_desc *keys, const char *prefix,
+                     void *base, walk *w)
 {
     const char *names[MAX_KEYS];
     size_t n = 0;
     for (; keys[n].name; n++)
         names[n] = keys[n].name;
 
+    memset(w, 0, sizeof *w);
     if (node->type != YAML_MAPPING_NODE)
-        return fail_at(c, node->start_mark, "%s: expected a mapping of keys, got %s",
-                       *prefix ? prefix : "preset", node_kind(node));
-
+        return vl_ydoc_fail(d, node->start_mark, "%s: expected a mapping of keys, got %s",
+                            *prefix ? prefix : "preset", vl_ynode_kind(node));
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
          p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+        yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(&d->doc, p->value);
         if (!k || !v)
-            return fail_at(c, node->start_mark, "broken document");
-        if (k->type != YAML_SCALAR_NODE)
-            return fail_at(c, k->start_mark, "%sexpected a key name, got %s", prefix,
-                           node_kind(k));
-        const char *name = scalar(k);
+            return vl_ydoc_fail(d, node->start_mark, "broken document");
+        const char *name = vl_ynode_text(k);
+        if (!name)
+            return vl_ydoc_fail(d, k->start_mark, "%sexpected a key name, got %s", prefix,
+                                vl_ynode_kind(k));
         int i = vl_lookup(names, (int)n, name);
         if (i < 0) {
             char hint[96];
-            return fail_at(c, k->start_mark, "unknown key '%s%s'%s", prefix, name,
-                           vl_hint(name, names, n, hint, sizeof hint));
+            return vl_ydoc_fail(d, k->start_mark, "unknown key '%s%s'%s", prefix, name,
+                                vl_hint(name, names, n, hint, sizeof hint));
         }
         char path[128];
         snprintf(path, sizeof path, "%s%s", prefix, name);
-        if (seen[i])
-            return fail_at(c, k->start_mark, "%s: duplicate key", path);
-        seen[i] = true;
-        marks[i] = k->start_mark;
+        if (w->seen[i])
+            return vl_ydoc_fail(d, k->start_mark, "%s: duplicate key", path);
+        w->seen[i] = true;
+        w->marks[i] = k->start_mark;
         if (keys[i].type == T_MAP) {
             if (v->type != YAML_MAPPING_NODE)
-                return fail_at(c, v->start_mark, "%s: expected a mapping of keys, got %s", path,
-                               node_kind(v));
-            maps[i] = v;
-        } else if (strcmp(name, "kind") != 0 && !set_value(c, &keys[i], path, v, base)) {
+                return vl_ydoc_fail(d, v->start_mark, "%s: expected a mapping of keys, got %s",
+                                    path, vl_ynode_kind(v));
+            w->maps[i] = v;
+        } else if (strcmp(name, "kind") != 0 && !set_value(d, &keys[i], path, v, base)) {
             return false;
         }
     }
     for (size_t i = 0; i < n; i++)
-        if (keys[i].required && !seen[i])
-            return fail_at(c, node->start_mark, "missing key '%s%s'", prefix, keys[i].name);
+        if (keys[i].required && !w->seen[i])
+            return vl_ydoc_fail(d, node->start_mark, "missing key '%s%s'", prefix, keys[i].name);
     return true;
 }
 
@@ -256,30 +339,82 @@ static int key_index(const key_desc *keys, const char *name)
     return -1;
 }
 
-static void describe_params(const vl_params *p, uint64_t layers, char *buf, size_t len)
+/* ---- models -------------------------------------------------------------------------- */
+
+void vl_describe_params(const vl_arch *a, const vl_params *p, char *buf, size_t len)
 {
-    char e[32], l[32], pl[32], fn[32], t[32];
-    snprintf(buf, len, "embedding %s%s%s + %s layers x %s + final norm %s = %s",
-             vl_fmt_int(p->embedding, e, sizeof e),
-             p->lm_head ? " + untied output layer" : "", p->positions ? " + positions" : "",
-             vl_fmt_int(layers, l, sizeof l), vl_fmt_int(p->per_layer, pl, sizeof pl),
-             vl_fmt_int(p->final_norm, fn, sizeof fn), vl_fmt_int(p->total, t, sizeof t));
+    char n1[32], n2[32];
+    size_t o = (size_t)snprintf(buf, len, "embedding %s", vl_fmt_int(p->embedding, n1, sizeof n1));
+#define TERM(label, v)                                                                         \
+    if ((v) && o < len)                                                                        \
+        o += (size_t)snprintf(buf + o, len - o, " + " label " %s", vl_fmt_int(v, n1, sizeof n1));
+    TERM("positions", p->positions)
+    TERM("token types", p->token_types)
+    TERM("embedding norm", p->embedding_norm)
+    TERM("output layer", p->lm_head)
+    if (a->dense_layers && o < len)
+        o += (size_t)snprintf(buf + o, len - o, " + %s dense layers x %s",
+                              vl_fmt_int(a->dense_layers, n1, sizeof n1),
+                              vl_fmt_int(p->per_dense_layer, n2, sizeof n2));
+    if (o < len)
+        o += (size_t)snprintf(buf + o, len - o, " + %s %slayers x %s",
+                              vl_fmt_int(a->layers - a->dense_layers, n1, sizeof n1),
+                              a->dense_layers ? "MoE " : "", vl_fmt_int(p->per_layer, n2, sizeof n2));
+    TERM("final norm", p->final_norm)
+    TERM("pooler", p->pooler)
+#undef TERM
+    if (o < len)
+        snprintf(buf + o, len - o, " = %s", vl_fmt_int(p->total, n1, sizeof n1));
 }
 
-static bool load_model(ctx *c, yaml_node_t *root, vl_model *m)
+/* The published figures against the architecture's count. */
+static bool check_published(vl_ydoc *d, const vl_model *m, const vl_params *p, const walk *w)
 {
-    yaml_mark_t top_marks[MAX_KEYS], arch_marks[MAX_KEYS];
-    yaml_node_t *maps[MAX_KEYS] = {0}, *unused[MAX_KEYS];
-    bool top_seen[MAX_KEYS] = {0}, arch_seen[MAX_KEYS] = {0};
+    char pub[32], br[512], u[32];
+    if (m->published_params && m->published_params != p->total) {
+        vl_describe_params(&m->arch, p, br, sizeof br);
+        return vl_ydoc_fail(d, w->marks[key_index(model_keys, "params")],
+                            "params: %s does not match the architecture's count (%s)",
+                            vl_fmt_int(m->published_params, pub, sizeof pub), br);
+    }
+    int tol_key = key_index(model_keys, "params_rounded_tolerance");
+    if (!m->rounded_params) {
+        if (w->seen[tol_key])
+            return vl_ydoc_fail(d, w->marks[tol_key],
+                                "params_rounded_tolerance: needs params_rounded");
+        return true;
+    }
+    uint64_t r = m->rounded_params, diff = p->total > r ? p->total - r : r - p->total;
+    bool ok = m->rounded_tolerance > 0 ? (double)diff <= (double)r * m->rounded_tolerance / 100
+                                       : diff <= m->rounded_unit / 2;
+    if (ok)
+        return true;
+    vl_describe_params(&m->arch, p, br, sizeof br);
+    if (m->rounded_tolerance > 0)
+        return vl_ydoc_fail(d, w->marks[key_index(model_keys, "params_rounded")],
+                            "params_rounded: %s is not within %g%% of the architecture's count "
+                            "(%s)", vl_fmt_int(r, pub, sizeof pub), m->rounded_tolerance, br);
+    return vl_ydoc_fail(d, w->marks[key_index(model_keys, "params_rounded")],
+                        "params_rounded: %s is not within %s (half its last digit) of the "
+                        "architecture's count (%s); a looser figure needs "
+                        "params_rounded_tolerance",
+                        vl_fmt_int(r, pub, sizeof pub),
+                        vl_fmt_int(m->rounded_unit / 2, u, sizeof u), br);
+}
+
+static bool load_model(vl_ydoc *d, vl_model *m)
+{
+    walk top, arch;
 
     memset(m, 0, sizeof *m);
     m->arch.position = VL_POS_ROPE;
     m->arch.mlp = VL_MLP_GATED;
     m->arch.norm = VL_NORM_RMSNORM;
-    if (!walk_map(c, root, model_keys, "", m, top_marks, maps, top_seen))
+    m->arch.norm_position = VL_NORM_PRE;
+    if (!walk_map(d, d->root, model_keys, "", m, &top))
         return false;
-    yaml_node_t *arch = maps[key_index(model_keys, "architecture")];
-    if (!walk_map(c, arch, arch_keys, "architecture.", m, arch_marks, unused, arch_seen))
+    yaml_node_t *node = top.maps[key_index(model_keys, "architecture")];
+    if (!walk_map(d, node, arch_keys, "architecture.", m, &arch))
         return false;
 
     vl_arch_defaults(&m->arch);
@@ -287,235 +422,137 @@ static bool load_model(ctx *c, yaml_node_t *root, vl_model *m)
     const char *why = vl_arch_check(&m->arch, &key);
     if (why) {
         int i = key_index(arch_keys, key);
-        return fail_at(c, arch_seen[i] ? arch_marks[i] : arch->start_mark, "architecture.%s: %s",
-                       key, why);
+        return vl_ydoc_fail(d, arch.seen[i] ? arch.marks[i] : node->start_mark,
+                            "architecture.%s: %s", key, why);
     }
     vl_params p;
     if (!vl_count_params(&m->arch, &p))
-        return fail_at(c, arch->start_mark, "architecture: the parameter count overflows");
-    if (m->published_params && m->published_params != p.total) {
-        char pub[32], br[256];
-        describe_params(&p, m->arch.layers, br, sizeof br);
-        return fail_at(c, top_marks[key_index(model_keys, "params")],
-                       "params: %s does not match the architecture's count (%s)",
-                       vl_fmt_int(m->published_params, pub, sizeof pub), br);
-    }
+        return vl_ydoc_fail(d, node->start_mark, "architecture: the parameter count overflows");
+    if (!check_published(d, m, &p, &top))
+        return false;
     if (!m->display[0])
         snprintf(m->display, sizeof m->display, "%s", m->name);
     return true;
 }
 
-static bool load_gpu(ctx *c, yaml_node_t *root, vl_gpu *g)
+/* ---- GPUs ---------------------------------------------------------------------------- */
+
+static bool load_gpu(vl_ydoc *d, vl_gpu *g)
 {
-    yaml_mark_t marks[MAX_KEYS];
-    yaml_node_t *maps[MAX_KEYS];
-    bool seen[MAX_KEYS] = {0};
+    walk w;
 
     memset(g, 0, sizeof *g);
-    if (!walk_map(c, root, gpu_keys, "", g, marks, maps, seen))
+    if (!walk_map(d, d->root, gpu_keys, "", g, &w))
         return false;
-    if (g->memory == 0)
-        return fail_at(c, marks[key_index(gpu_keys, "memory")], "memory: must be more than 0");
+    static const struct {
+        const char *key;
+        size_t offset;
+        double max;
+    } rates[] = {
+        {"bandwidth", offsetof(vl_gpu, bandwidth), 1e15},
+        {"bf16_flops", offsetof(vl_gpu, bf16_flops), 1e18},
+        {"fp16_flops", offsetof(vl_gpu, fp16_flops), 1e18},
+        {"fp8_flops", offsetof(vl_gpu, fp8_flops), 1e18},
+    };
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        double x;
+        memcpy(&x, (const char *)g + rates[i].offset, sizeof x);
+        if (x > rates[i].max)
+            return vl_ydoc_fail(d, w.marks[key_index(gpu_keys, rates[i].key)],
+                                "%s: %g is beyond any GPU (at most %g)", rates[i].key, x,
+                                rates[i].max);
+    }
     if (!g->display[0])
         snprintf(g->display, sizeof g->display, "%s", g->name);
     return true;
 }
 
-/* ---- the catalog ------------------------------------------------------------------- */
+/* ---- scenarios ----------------------------------------------------------------------- */
 
-void vl_catalog_init(vl_catalog *c)
+static bool load_scenario(vl_ydoc *d, vl_scenario *s)
 {
-    memset(c, 0, sizeof *c);
-}
+    walk top, set;
 
-void vl_catalog_free(vl_catalog *c)
-{
-    free(c->models);
-    free(c->gpus);
-    memset(c, 0, sizeof *c);
-}
-
-/* Index of the entry called name, or a new slot at the end; SIZE_MAX when out of memory. */
-static size_t slot(void **arr, size_t *n, size_t *cap, size_t elem, const char *name)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((const char *)*arr + i * elem, name) == 0) /* name is the first field */
-            return i;
-    if (*n == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 16;
-        void *p = realloc(*arr, ncap * elem);
-        if (!p)
-            return SIZE_MAX;
-        *arr = p;
-        *cap = ncap;
-    }
-    return (*n)++;
-}
-
-_Static_assert(offsetof(vl_model, name) == 0 && offsetof(vl_gpu, name) == 0,
-               "slot() finds entries by their leading name");
-
-static bool read_kind(ctx *c, yaml_node_t *root, vl_kind *kind)
-{
-    if (root->type != YAML_MAPPING_NODE)
-        return fail_at(c, root->start_mark, "expected a preset (a mapping with 'kind:'), got %s",
-                       node_kind(root));
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-         p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
-        if (!k || !v || k->type != YAML_SCALAR_NODE || strcmp(scalar(k), "kind") != 0)
-            continue;
-        if (v->type != YAML_SCALAR_NODE)
-            return fail_at(c, v->start_mark, "kind: expected model or gpu, got %s", node_kind(v));
-        int i = vl_lookup(vl_kind_names, VL_N_KINDS, scalar(v));
-        if (i < 0) {
-            char hint[96];
-            return fail_at(c, v->start_mark, "kind: unknown kind '%s' (expected model or gpu%s)",
-                           scalar(v), vl_hint(scalar(v), vl_kind_names, VL_N_KINDS, hint, sizeof hint));
-        }
-        *kind = (vl_kind)i;
-        return true;
-    }
-    return fail_at(c, root->start_mark, "missing key 'kind' (model or gpu)");
-}
-
-bool vl_catalog_add_text(vl_catalog *c, const char *file, const char *text, size_t len,
-                         vl_kind *kind, size_t *index, char err[VL_ERR_LEN])
-{
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    ctx cx = {file, &doc, err};
-    bool ok = false;
-
-    if (!yaml_parser_initialize(&parser)) {
-        snprintf(err, VL_ERR_LEN, "%s: out of memory", file);
+    memset(s, 0, sizeof *s);
+    if (!walk_map(d, d->root, scenario_keys, "", s, &top))
         return false;
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        yaml_mark_t m = parser.problem_mark;
-        snprintf(err, VL_ERR_LEN, "%s:%zu:%zu: YAML syntax error: %s%s%s", file, m.line + 1,
-                 m.column + 1, parser.problem ? parser.problem : "unknown problem",
-                 parser.context ? " " : "", parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
-        return false;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (!root) {
-        snprintf(err, VL_ERR_LEN, "%s:1:1: empty file: expected a preset (kind: model or gpu)",
-                 file);
-        goto out;
-    }
-    yaml_document_t next;
-    if (!yaml_parser_load(&parser, &next)) {
-        yaml_mark_t m = parser.problem_mark;
-        snprintf(err, VL_ERR_LEN, "%s:%zu:%zu: YAML syntax error: %s", file, m.line + 1,
-                 m.column + 1, parser.problem ? parser.problem : "unknown problem");
-        goto out;
-    }
-    bool second = yaml_document_get_root_node(&next) != NULL;
-    yaml_mark_t second_mark = next.start_mark;
-    yaml_document_delete(&next);
-    if (second) {
-        fail_at(&cx, second_mark, "a second YAML document: one preset per file");
-        goto out;
-    }
-    if (!read_kind(&cx, root, kind))
-        goto out;
-
-    if (*kind == VL_KIND_MODEL) {
-        vl_model m;
-        if (!load_model(&cx, root, &m))
-            goto out;
-        *index = slot((void **)&c->models, &c->n_models, &c->cap_models, sizeof m, m.name);
-        if (*index != SIZE_MAX)
-            c->models[*index] = m;
-    } else {
-        vl_gpu g;
-        if (!load_gpu(&cx, root, &g))
-            goto out;
-        *index = slot((void **)&c->gpus, &c->n_gpus, &c->cap_gpus, sizeof g, g.name);
-        if (*index != SIZE_MAX)
-            c->gpus[*index] = g;
-    }
-    if (*index == SIZE_MAX)
-        snprintf(err, VL_ERR_LEN, "%s: out of memory", file);
-    else
-        ok = true;
-out:
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    return ok;
-}
-
-#define MAX_PRESET_BYTES (1 << 20)
-
-bool vl_catalog_add_file(vl_catalog *c, const char *path, vl_kind *kind, size_t *index,
-                         char err[VL_ERR_LEN])
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, VL_ERR_LEN, "%s: cannot open: %s", path, strerror(errno));
-        return false;
-    }
-    char *buf = malloc(MAX_PRESET_BYTES + 1);
-    size_t len = buf ? fread(buf, 1, MAX_PRESET_BYTES + 1, f) : 0;
-    bool bad = !buf || ferror(f);
-    int saved = errno;
-    fclose(f);
-    bool ok = false;
-    if (bad)
-        snprintf(err, VL_ERR_LEN, "%s: cannot read: %s", path, buf ? strerror(saved) : "out of memory");
-    else if (len > MAX_PRESET_BYTES)
-        snprintf(err, VL_ERR_LEN, "%s: too large for a preset (over 1 MiB)", path);
-    else
-        ok = vl_catalog_add_text(c, path, buf, len, kind, index, err);
-    free(buf);
-    return ok;
-}
-
-bool vl_catalog_add_builtin(vl_catalog *c, char err[VL_ERR_LEN])
-{
-    for (size_t i = 0; i < vl_n_builtin_presets; i++) {
-        const vl_builtin_preset *b = &vl_builtin_presets[i];
-        char file[128];
-        vl_kind kind;
-        size_t index;
-        snprintf(file, sizeof file, "(built-in)/%s", b->file);
-        if (!vl_catalog_add_text(c, file, b->text, strlen(b->text), &kind, &index, err))
+    int model = key_index(scenario_keys, "model"), params = key_index(scenario_keys, "params");
+    if (top.seen[model] == top.seen[params])
+        return vl_ydoc_fail(d, top.seen[model] ? top.marks[params] : d->root->start_mark,
+                            "%s", top.seen[model] ? "give model or params, not both"
+                                                  : "missing key 'model' (or 'params')");
+    yaml_node_t *node = top.maps[key_index(scenario_keys, "settings")];
+    if (node) {
+        if (!walk_map(d, node, settings_keys, "settings.", s, &set))
             return false;
+        for (int k = 0; k < VL_N_SETTINGS; k++)
+            if (set.seen[k])
+                vl_patch_mark(&s->settings, (vl_setting)k);
+        vl_settings all;
+        vl_settings_default(&all);
+        vl_settings_apply(&all, &s->settings);
+        const char *why = vl_settings_check(&all);
+        if (why)
+            return vl_ydoc_fail(d, node->start_mark, "settings: %s", why);
     }
+    if (!s->display[0])
+        snprintf(s->display, sizeof s->display, "%s", s->name);
     return true;
 }
 
-const vl_model *vl_catalog_model(const vl_catalog *c, const char *name)
+/* ---- one preset ---------------------------------------------------------------------- */
+
+static bool read_kind(vl_ydoc *d, vl_kind *kind)
 {
-    for (size_t i = 0; i < c->n_models; i++)
-        if (strcmp(c->models[i].name, name) == 0)
-            return &c->models[i];
-    return NULL;
+    char list[64];
+    vl_join(vl_kind_names, VL_N_KINDS, list, sizeof list);
+    if (d->root->type != YAML_MAPPING_NODE)
+        return vl_ydoc_fail(d, d->root->start_mark,
+                            "expected a preset (a mapping with 'kind:'), got %s",
+                            vl_ynode_kind(d->root));
+    yaml_node_t *v = vl_ydoc_get(d, d->root, "kind", NULL);
+    if (!v)
+        return vl_ydoc_fail(d, d->root->start_mark, "missing key 'kind' (%s)", list);
+    const char *s = vl_ynode_text(v);
+    if (!s)
+        return vl_ydoc_fail(d, v->start_mark, "kind: expected %s, got %s", list,
+                            vl_ynode_kind(v));
+    int i = vl_lookup(vl_kind_names, VL_N_KINDS, s);
+    if (i < 0) {
+        char hint[96];
+        return vl_ydoc_fail(d, v->start_mark, "kind: unknown kind '%s' (expected %s%s)", s, list,
+                            vl_hint(s, vl_kind_names, VL_N_KINDS, hint, sizeof hint));
+    }
+    *kind = (vl_kind)i;
+    return true;
 }
 
-const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name, char *buf,
-                            size_t len)
+bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *out,
+                     char err[VL_ERR_LEN])
 {
-    size_t n = kind == VL_KIND_MODEL ? c->n_models : c->n_gpus;
-    const char **names = malloc((n ? n : 1) * sizeof *names);
-    buf[0] = '\0';
-    if (!names)
-        return buf;
-    for (size_t i = 0; i < n; i++)
-        names[i] = kind == VL_KIND_MODEL ? c->models[i].name : c->gpus[i].name;
-    vl_hint(name, names, n, buf, len);
-    free(names);
-    return buf;
-}
-
-const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name)
-{
-    for (size_t i = 0; i < c->n_gpus; i++)
-        if (strcmp(c->gpus[i].name, name) == 0)
-            return &c->gpus[i];
-    return NULL;
+    vl_ydoc d;
+    if (!vl_ydoc_load(&d, file, text, len, "a preset (kind: model, gpu or scenario)", err))
+        return false;
+    bool ok = read_kind(&d, &out->kind);
+    if (ok) {
+        char *origin;
+        switch (out->kind) {
+        case VL_KIND_MODEL:
+            ok = load_model(&d, &out->u.model);
+            origin = out->u.model.origin;
+            break;
+        case VL_KIND_GPU:
+            ok = load_gpu(&d, &out->u.gpu);
+            origin = out->u.gpu.origin;
+            break;
+        default:
+            ok = load_scenario(&d, &out->u.scenario);
+            origin = out->u.scenario.origin;
+            break;
+        }
+        if (ok)
+            snprintf(origin, sizeof out->u.model.origin, "%s", file);
+    }
+    vl_ydoc_free(&d);
+    return ok;
 }

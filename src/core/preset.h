@@ -1,9 +1,9 @@
-/* preset.h: YAML presets (DESIGN §3) and the catalog they fill.
+/* preset.h: YAML presets (DESIGN §3, vramlab-presets(5)): models, GPUs and scenarios.
  *
  * The loader reads one preset per file with libyaml and checks it against the schema:
  * unknown keys (with a did-you-mean), wrong types, out-of-range sizes and a `params` that
  * disagrees with the architecture are errors of the form "file:line:column: message".
- * It never writes anything. */
+ * It never writes anything.  The catalog that holds what was loaded is in catalog.h. */
 #ifndef VL_PRESET_H
 #define VL_PRESET_H
 
@@ -12,48 +12,43 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "scenario.h"
+
+#define VL_ERR_LEN 1024
 
 typedef struct vl_gpu {
-    char name[64];
+    char name[64];        /* first: the catalog finds entries by it */
     char display[128];
     char source[256];
+    char notes[512];
+    char origin[256];
     uint64_t memory;      /* bytes */
     double bandwidth;     /* bytes/s; 0 = unknown */
-    double bf16_flops;    /* dense, FLOP/s; 0 = unknown */
+    double bf16_flops;    /* dense, FLOP/s; 0 = unknown or not supported */
     double fp16_flops;
     double fp8_flops;
 } vl_gpu;
 
-typedef enum { VL_KIND_MODEL, VL_KIND_GPU, VL_N_KINDS } vl_kind;
+typedef enum { VL_KIND_MODEL, VL_KIND_GPU, VL_KIND_SCENARIO, VL_N_KINDS } vl_kind;
 extern const char *const vl_kind_names[VL_N_KINDS];
 
-typedef struct vl_catalog {
-    vl_model *models;
-    size_t n_models, cap_models;
-    vl_gpu *gpus;
-    size_t n_gpus, cap_gpus;
-} vl_catalog;
+typedef struct vl_preset {
+    vl_kind kind;
+    union {
+        vl_model model;
+        vl_gpu gpu;
+        vl_scenario scenario;
+    } u;
+} vl_preset;
 
-#define VL_ERR_LEN 1024
+/* Parses one preset, the text of `file` (which becomes its origin). */
+bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *out,
+                     char err[VL_ERR_LEN]);
 
-void vl_catalog_init(vl_catalog *c);
-void vl_catalog_free(vl_catalog *c);
+/* "embedding 131,072,000 + output layer 131,072,000 + 32 layers x 202,383,360 + final norm
+ * 4,096 = 6,738,415,616": a count, term by term, for messages and the formula pane. */
+void vl_describe_params(const vl_arch *a, const vl_params *p, char *buf, size_t len);
 
-/* Parses one preset (the text of `file`) and adds it; an entry with the same name and kind
- * is replaced (later wins).  On success *kind and *index say what was added. */
-bool vl_catalog_add_text(vl_catalog *c, const char *file, const char *text, size_t len,
-                         vl_kind *kind, size_t *index, char err[VL_ERR_LEN]);
-/* Reads and adds a file; errors name the file (and line and column when it parsed). */
-bool vl_catalog_add_file(vl_catalog *c, const char *path, vl_kind *kind, size_t *index,
-                         char err[VL_ERR_LEN]);
-/* The presets compiled into the program (presets/ at build time). */
-bool vl_catalog_add_builtin(vl_catalog *c, char err[VL_ERR_LEN]);
-
-const vl_model *vl_catalog_model(const vl_catalog *c, const char *name);
-const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name);
-
-/* "; did you mean 'x'?" for a name not in the catalog, or "" (in buf). */
-const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name, char *buf,
-                            size_t len);
+#include "catalog.h" /* the catalog API, declared after the types it uses */
 
 #endif

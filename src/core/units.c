@@ -107,11 +107,10 @@ struct suffix {
     uint64_t mult;
 };
 
-static bool parse_with_suffix(const char *s, const struct suffix *tab, uint64_t *out,
-                              const char **why)
+/* "<number>[ ]<suffix>" into mantissa, power of ten and the suffix's multiplier. */
+static bool parse_parts(const char *s, const struct suffix *tab, uint64_t *mant, int *e,
+                        uint64_t *mult, const char **why)
 {
-    uint64_t mant;
-    int e;
     const char *p = s;
 
     while (isspace((unsigned char)*p))
@@ -120,11 +119,11 @@ static bool parse_with_suffix(const char *s, const struct suffix *tab, uint64_t 
         *why = "must not be negative";
         return false;
     }
-    if (!parse_decimal(&p, &mant, &e, why))
+    if (!parse_decimal(&p, mant, e, why))
         return false;
     while (*p == ' ')
         p++;
-    uint64_t mult = 1;
+    *mult = 1;
     if (*p) {
         const struct suffix *t;
         for (t = tab; t->name; t++)
@@ -134,18 +133,48 @@ static bool parse_with_suffix(const char *s, const struct suffix *tab, uint64_t 
             *why = "unknown unit suffix";
             return false;
         }
-        mult = t->mult;
+        *mult = t->mult;
     }
-    return scale_exact(mant, e, mult, out, why);
+    return true;
 }
+
+static bool parse_with_suffix(const char *s, const struct suffix *tab, uint64_t *out,
+                              const char **why)
+{
+    uint64_t mant, mult;
+    int e;
+    return parse_parts(s, tab, &mant, &e, &mult, why) && scale_exact(mant, e, mult, out, why);
+}
+
+static const struct suffix count_suffixes[] = {
+    {"k", 1000ULL}, {"M", 1000000ULL}, {"B", 1000000000ULL}, {"T", 1000000000000ULL},
+    {NULL, 0},
+};
 
 bool vl_parse_count(const char *s, uint64_t *out, const char **why)
 {
-    static const struct suffix tab[] = {
-        {"k", 1000ULL}, {"M", 1000000ULL}, {"B", 1000000000ULL}, {"T", 1000000000000ULL},
-        {NULL, 0},
-    };
-    return parse_with_suffix(s, tab, out, why);
+    return parse_with_suffix(s, count_suffixes, out, why);
+}
+
+bool vl_parse_rounded(const char *s, uint64_t *value, uint64_t *unit, const char **why)
+{
+    uint64_t mant, mult;
+    int e;
+    if (!parse_parts(s, count_suffixes, &mant, &e, &mult, why))
+        return false;
+    if (mant == 0) {
+        *why = "must be more than 0";
+        return false;
+    }
+    for (; mant % 10 == 0; mant /= 10) /* trailing zeros are not significant */
+        e++;
+    if (!scale_exact(mant, e, mult, value, why))
+        return false;
+    if (!scale_exact(1, e, mult, unit, why)) {
+        *why = "its last digit is finer than one parameter";
+        return false;
+    }
+    return true;
 }
 
 bool vl_parse_size(const char *s, uint64_t *out, const char **why)

@@ -20,6 +20,10 @@ uint64_t vl_ceil_div(uint64_t a, uint64_t b);
 /* "7B", "7e9", "350M", "1.5T", "124439808", "10k": an exact non-negative integer count.
  * Returns false (and a reason in *why) for anything else, fractions of one included. */
 bool vl_parse_count(const char *s, uint64_t *out, const char **why);
+/* A published figure rounded to its last significant digit: "350M", "1.3B", "175e9".
+ * *unit is that digit's place value (350M: 10M, 1.3B: 100M, 175B: 1B); trailing zeros are
+ * not significant.  The exact count it stands for is within unit / 2 of *value. */
+bool vl_parse_rounded(const char *s, uint64_t *value, uint64_t *unit, const char **why);
 /* "0", "1GiB", "800MB", "512 MiB", "1e9": bytes (binary KiB..TiB, decimal kB..TB). */
 bool vl_parse_size(const char *s, uint64_t *out, const char **why);
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "core/memory.h"
-#include "core/preset.h"
+#include "core/catalog.h"
 
 typedef enum {
     SL_PARAMS, SL_MODE, SL_PRECISION, SL_OPTIMIZER, SL_WEIGHT_DTYPE, SL_KV_DTYPE, SL_GPUS,

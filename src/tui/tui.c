@@ -93,8 +93,16 @@ void ui_filter(ui *u)
     for (size_t i = 0; i < n && u->n_pick < PICK_MAX; i++) {
         const char *name = models ? u->cat->models[i].name : u->cat->gpus[i].name;
         const char *display = models ? u->cat->models[i].display : u->cat->gpus[i].display;
-        if (matches(u->input, name, display))
+        if (!matches(u->input, name, display))
+            continue;
+        /* the entry named exactly as typed goes first, so "gpt2" Enter loads gpt2 */
+        if (strcmp(name, u->input) == 0) {
+            memmove(u->pick + 1, u->pick, (size_t)u->n_pick * sizeof *u->pick);
+            u->pick[0] = (int)i;
+            u->n_pick++;
+        } else {
             u->pick[u->n_pick++] = (int)i;
+        }
     }
     if (u->pick_sel >= u->n_pick)
         u->pick_sel = u->n_pick ? u->n_pick - 1 : 0;
@@ -299,7 +307,7 @@ static int mouse_key(ui *u)
 
 /* ---- the loop ----------------------------------------------------------------------- */
 
-int tui_run(const run_opts *o)
+int tui_run(run_opts *o)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return usage_error("the explorer needs a terminal; vramlab estimate prints the same "
@@ -308,13 +316,13 @@ int tui_run(const run_opts *o)
     vl_catalog cat;
     vl_model model;
     const vl_gpu *gpu;
-    const char *why = vl_settings_check(&o->s);
-    if (why)
-        return usage_error("%s", why);
     if (o->solving)
         return usage_error("--solve applies to vramlab estimate");
     vl_catalog_init(&cat);
     int rc = options_resolve(o, &cat, &model, &gpu);
+    const char *why = rc == EXIT_OK ? vl_settings_check(&o->s) : NULL;
+    if (why)
+        rc = usage_error("%s", why);
     if (rc != EXIT_OK) {
         vl_catalog_free(&cat);
         return rc;
@@ -324,6 +332,9 @@ int tui_run(const run_opts *o)
     u.cat = &cat;
     u.theme = o->theme;
     explorer_init(&u.ex, &cat, &model, (size_t)(gpu - cat.gpus), &o->s);
+    if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
+        say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
+            cat.n_warnings == 1 ? "" : "s", cat.warnings[0]);
 
     setlocale(LC_ALL, "");
     const char *nc = getenv("NO_COLOR");

@@ -42,6 +42,6 @@ void ui_filter(ui *u);          /* refills pick[] from input */
 int ui_key(ui *u, int key);     /* one key press; returns UI_* flags */
 
 /* Runs the explorer until q; restores the terminal on every exit path. */
-int tui_run(const run_opts *o);
+int tui_run(run_opts *o);
 
 #endif

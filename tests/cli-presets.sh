@@ -1,0 +1,106 @@
+#!/bin/sh
+# cli-presets.sh: scenarios (their settings first, flags over them), `vramlab presets` and
+# the search path: origins, later wins, bad files and duplicate names as warnings.
+. "$srcdir/tests/lib.sh"
+
+# setting NAME of the JSON on stdin
+setting() {
+    sed -n "s/.*\"$1\": \"*\\([^,\"}]*\\).*/\\1/p" | head -1
+}
+
+check_json() { # what, file, key, expected
+    checks=$((checks + 1))
+    got=$(setting "$3" < "$2")
+    [ "$got" = "$4" ] || fail "$1: $3 is '$got', expected '$4'"
+}
+
+# A scenario sets the model, the settings and the GPU.
+"$VRAMLAB" estimate --preset llama-2-7b-full-finetune-8xa100 --format json > "$tmp/s.json" ||
+    fail "scenario run"
+check_json scenario "$tmp/s.json" name llama-2-7b
+check_json scenario "$tmp/s.json" zero 3
+check_json scenario "$tmp/s.json" gpus 8
+check_json scenario "$tmp/s.json" seq 4096
+check_json scenario "$tmp/s.json" precision bf16-mixed
+sed -n 's/.*"gpu": {"name": "\([^"]*\)".*/\1/p' "$tmp/s.json" > "$tmp/gpu"
+checks=$((checks + 1))
+[ "$(cat "$tmp/gpu")" = a100-80gb ] || fail "scenario GPU: $(cat "$tmp/gpu")"
+
+# Flags override the scenario's settings, one by one.
+"$VRAMLAB" estimate --preset llama-2-7b-full-finetune-8xa100 --gpus 16 --gpu h100-80gb \
+    --format json > "$tmp/o.json" || fail "scenario with flags"
+check_json override "$tmp/o.json" gpus 16
+check_json override "$tmp/o.json" zero 3
+check_json override "$tmp/o.json" seq 4096
+checks=$((checks + 1))
+grep -q '"gpu": {"name": "h100-80gb"' "$tmp/o.json" || fail "--gpu over the scenario's GPU"
+
+# A scenario by file, and one with a free count (the ZeRO paper's 7.5B, 64 GPUs, K = 12):
+# ZeRO-3 keeps 16 x 7.5e9 / 64 = 1,875,000,000 bytes of model states per GPU.
+"$VRAMLAB" estimate --preset-file "$srcdir/presets/scenarios/zero-paper-7.5b-64gpus.yaml" \
+    --format json > "$tmp/z.json" || fail "scenario file"
+checks=$((checks + 1))
+grep '"per_gpu"' "$tmp/z.json" > "$tmp/z.line"
+w=$(setting weights < "$tmp/z.line")
+g=$(setting gradients < "$tmp/z.line")
+o=$(setting optimizer < "$tmp/z.line")
+[ $((w + g + o)) -eq 1875000000 ] || fail "ZeRO paper scenario: $w + $g + $o"
+
+# Every shipped scenario runs.
+for f in "$srcdir"/presets/scenarios/*.yaml; do
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset-file "$f" > /dev/null 2> "$tmp/err" || fail "$f: $(cat "$tmp/err")"
+done
+
+# A scenario whose model is not in the catalog.
+printf 'kind: scenario\nname: lost\nmodel: nowhere-7b\n' > "$tmp/lost.yaml"
+checks=$((checks + 1))
+"$VRAMLAB" estimate --preset-file "$tmp/lost.yaml" > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] && [ "$(cat "$tmp/err")" = "vramlab: scenario 'lost' ($tmp/lost.yaml): no model named 'nowhere-7b'" ] ||
+    fail "scenario with an unknown model: $(cat "$tmp/err")"
+
+# The search path, run away from the source tree: built-ins, then the user's folder, then
+# VRAMLAB_PRESETS; bad files are warnings and the run goes on.
+mkdir -p "$tmp/run" "$tmp/home/.config/vramlab/presets/gpus" "$tmp/env/models"
+printf 'kind: gpu\nname: lab-card\nmemory: 12GiB\n' > "$tmp/home/.config/vramlab/presets/gpus/lab.yaml"
+printf 'kind: gpu\nname: rtx-4090\nmemory: 20GiB\n' > "$tmp/home/.config/vramlab/presets/gpus/mine.yaml"
+printf 'kind: gpu\nname: rtx-4090\nmemory: 22GiB\n' > "$tmp/env/over.yaml"
+printf 'kind: gpu\nname: bad\nmemory: lots\n' > "$tmp/env/models/bad.yaml"
+printf 'kind: gpu\nname: twice\nmemory: 1GiB\n' > "$tmp/env/a.yaml"
+printf 'kind: gpu\nname: twice\nmemory: 2GiB\n' > "$tmp/env/b.yaml"
+cd "$tmp/run" || exit 99
+VRAMLAB_PRESETS="$tmp/env" "$VRAMLAB" presets --format json > "$tmp/p.json" 2> "$tmp/err" ||
+    fail "presets with warnings should succeed"
+cat > "$tmp/want-err" <<WARN
+vramlab: warning: $tmp/env/b.yaml: duplicate gpu name 'twice' (also in $tmp/env/a.yaml); this one is ignored
+vramlab: warning: $tmp/env/models/bad.yaml:3:9: memory: 'lots' is not a size in bytes: expected a number
+WARN
+checks=$((checks + 1))
+diff -u "$tmp/want-err" "$tmp/err" || fail "search path warnings"
+checks=$((checks + 1))
+grep -q '"kind": "gpu", "name": "lab-card", "memory": 12884901888, .*"origin": "'"$tmp"'/home/.config/vramlab/presets/gpus/lab.yaml"' "$tmp/p.json" ||
+    fail "the user's folder is on the search path"
+checks=$((checks + 1))
+grep -q '"name": "rtx-4090", "memory": 23622320128, .*"origin": "'"$tmp"'/env/over.yaml"' "$tmp/p.json" ||
+    fail "VRAMLAB_PRESETS comes last and wins"
+checks=$((checks + 1))
+grep -q '"name": "gpt2", .*"origin": "(built-in)/models/gpt2.yaml"' "$tmp/p.json" ||
+    fail "built-in origin"
+checks=$((checks + 1))
+VRAMLAB_PRESETS="$tmp/env" "$VRAMLAB" estimate --preset gpt2 --gpu lab-card > /dev/null 2>&1 ||
+    fail "estimate goes on despite warnings"
+checks=$((checks + 1))
+XDG_CONFIG_HOME="$tmp/xdg" "$VRAMLAB" presets | grep -q lab-card &&
+    fail "XDG_CONFIG_HOME replaces ~/.config"
+cd "$OLDPWD" || exit 99
+
+# presets: the table has every kind; bad usage.
+checks=$((checks + 1))
+"$VRAMLAB" presets > "$tmp/t.txt" && grep -q '^scenario ' "$tmp/t.txt" && grep -q '^gpu ' "$tmp/t.txt" ||
+    fail "presets table"
+checks=$((checks + 1))
+"$VRAMLAB" presets --format yaml > /dev/null 2> "$tmp/err"
+[ "$(cat "$tmp/err")" = "vramlab: presets --format: unknown value 'yaml' (expected table or json)" ] ||
+    fail "presets --format yaml: $(cat "$tmp/err")"
+
+finish
