@@ -60,7 +60,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     case VL_C_ACTIVATIONS:
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP "
-                 "and fp32 logits for %s (prefill %s, decode %s) = %s",
+                 "and the last position's fp32 logits, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
                  s->flash_attn ? " (flash)" : " (with s x s scores)",
                  inf->decode_peak ? "one new token per sequence" : "the whole prompt",

@@ -36,7 +36,8 @@ static uint64_t scale_bytes(const vl_arch *a, uint64_t g, bool *ovf)
 /* The largest transient tensors of one forward pass over `tokens` new tokens per sequence
  * attending to `context` keys, on one GPU: the residual stream in and out, plus the
  * largest of attention (Q, K, V and, without flash attention, the scores and their
- * softmax), the MLP's intermediate tensors, and the fp32 logits. */
+ * softmax), the MLP's intermediate tensors, and the fp32 logits of the last position (a
+ * generating server, like vLLM or Hugging Face's generate, projects only that one). */
 typedef struct shard {
     uint64_t heads, kv_heads, ffn, vocab, beta;
 } shard;
@@ -53,7 +54,7 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     uint64_t per_token_mlp = (a->mlp == VL_MLP_GATED ? 3 : 2) * g->ffn *
                              (a->experts_per_token + a->shared_experts) * g->beta;
     uint64_t mlp = vl_mul(bt, per_token_mlp, ovf);
-    uint64_t logits = vl_mul(bt, 4 * g->vocab, ovf);
+    uint64_t logits = vl_mul(s->batch, 4 * g->vocab, ovf);
     uint64_t big = attn > mlp ? attn : mlp;
     return vl_add(residual, big > logits ? big : logits, ovf);
 }
