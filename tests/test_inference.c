@@ -222,6 +222,22 @@ static void test_solver(void **state)
     assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, 1ULL << 30, &sol));
 }
 
+/* DeepSeek-V3's multi-head latent attention caches the 512-wide latent and the 64-wide
+ * rotary key per layer: 61 x 576 x 2 B = 70,272 B a token, whole on every GPU. */
+static void test_latent_cache(void **state)
+{
+    (void)state;
+    vl_model m = model((vl_arch){.hidden = 7168, .layers = 61, .heads = 128, .head_dim = 192,
+                                 .ffn = 18432, .vocab = 129280, .kv_lora_rank = 512,
+                                 .q_lora_rank = 1536, .qk_rope_head_dim = 64, .v_head_dim = 128});
+    vl_settings s = infer();
+    s.gpus = 8;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 70272);
+    assert_int_equal(b.bytes[VL_C_KV_CACHE], 70272ULL * 2048);
+}
+
 static void test_bad_combinations(void **state)
 {
     (void)state;
@@ -245,7 +261,8 @@ int main(void)
         cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
-        cmocka_unit_test(test_solver),            cmocka_unit_test(test_bad_combinations),
+        cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
+        cmocka_unit_test(test_bad_combinations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,18 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, v);
         break;
     case VL_C_KV_CACHE:
+        if (inf->latent_width) {
+            snprintf(buf, len,
+                     "latent cache (multi-head latent attention): %llu layers x %llu (latent + "
+                     "rotary key) x %g B (%s) x %llu tokens x %llu sequences, whole on every "
+                     "GPU = %s",
+                     (unsigned long long)inf->layers, (unsigned long long)inf->latent_width,
+                     vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
+                     (unsigned long long)(inf->decode_peak ? inf->cached_tokens
+                                                           : inf->prompt_tokens),
+                     (unsigned long long)s->batch, v);
+            break;
+        }
         snprintf(buf, len,
                  "2 (K, V) x %llu layers x %llu of %llu KV heads x %llu head dim x %g B (%s) x "
                  "%llu tokens x %llu sequences = %s%s",
@@ -149,10 +161,12 @@ const char *vl_convention(const vl_settings *s)
 {
     bool mixed = vl_precision_is_mixed(s->precision);
     if (s->mode == VL_MODE_INFER)
-        return s->weight_dtype == VL_DT_FP8 || s->weight_dtype == VL_DT_INT8 ||
-                       s->weight_dtype == VL_DT_INT4
-                   ? "inference: the layers' matrices quantized (int4 with one 16-bit scale per "
-                     "group); embeddings, norms and biases in 16-bit; computation in 16-bit"
+        return s->weight_dtype == VL_DT_INT4
+                   ? "inference: the layers' matrices in int4 with one 16-bit scale per group; "
+                     "embeddings, norms and routers in 16-bit; computation in 16-bit"
+               : s->weight_dtype == VL_DT_FP8 || s->weight_dtype == VL_DT_INT8
+                   ? "inference: the layers' matrices in 8 bits (per-tensor scales, not counted); "
+                     "embeddings, norms and routers in 16-bit; computation in 16-bit"
                    : "inference: every weight in the chosen dtype; computation in 16-bit (fp32 "
                      "with fp32 weights)";
     if (s->precision == VL_FP32)

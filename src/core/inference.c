@@ -22,17 +22,6 @@ static uint64_t packed(uint64_t n, unsigned bits, bool *ovf)
     return vl_ceil_div(vl_mul(n, bits, ovf), 8);
 }
 
-/* int4: one 16-bit scale per group of g weights along each output row's input. */
-static uint64_t scale_bytes(const vl_arch *a, uint64_t g, bool *ovf)
-{
-    const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim,
-                   f = a->ffn;
-    uint64_t attn = q * vl_ceil_div(h, g) + 2 * kv * vl_ceil_div(h, g) + h * vl_ceil_div(q, g);
-    uint64_t up = (a->mlp == VL_MLP_GATED ? 2 : 1) * f * vl_ceil_div(h, g);
-    uint64_t mlp = vl_mul(up + h * vl_ceil_div(f, g), a->experts + a->shared_experts, ovf);
-    return vl_mul(vl_mul(attn + mlp, a->layers, ovf), 2, ovf);
-}
-
 /* The largest transient tensors of one forward pass over `tokens` new tokens per sequence
  * attending to `context` keys, on one GPU: the residual stream in and out, plus the
  * largest of attention (Q, K, V and, without flash attention, the scores and their
@@ -51,19 +40,20 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
                            ovf);
     if (!s->flash_attn)
         attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), 2 * g->heads * g->beta, ovf), ovf);
-    uint64_t per_token_mlp = (a->mlp == VL_MLP_GATED ? 3 : 2) * g->ffn *
-                             (a->experts_per_token + a->shared_experts) * g->beta;
+    uint64_t per_token_mlp = (a->mlp == VL_MLP_GATED ? 3 : 2) * g->ffn * g->beta;
     uint64_t mlp = vl_mul(bt, per_token_mlp, ovf);
     uint64_t logits = vl_mul(s->batch, 4 * g->vocab, ovf);
     uint64_t big = attn > mlp ? attn : mlp;
     return vl_add(residual, big > logits ? big : logits, ovf);
 }
 
-static uint64_t kv_bytes(const vl_arch *a, uint64_t heads, uint64_t tokens, uint64_t batch,
-                         unsigned bytes, bool *ovf)
+/* KV cache bytes per token on one GPU: K and V of its KV heads in every layer, or, with
+ * multi-head latent attention, the latent and the rotary key, which every GPU keeps whole. */
+static uint64_t kv_per_token(const vl_arch *a, uint64_t heads, unsigned bytes)
 {
-    uint64_t per_token = 2 * a->layers * heads * a->head_dim * bytes;
-    return vl_mul(vl_mul(per_token, tokens, ovf), batch, ovf);
+    if (a->kv_lora_rank)
+        return a->layers * (a->kv_lora_rank + a->qk_rope_head_dim) * bytes;
+    return 2 * a->layers * heads * a->head_dim * bytes;
 }
 
 static uint64_t phase_total(const vl_breakdown *b, const vl_settings *s, vl_phase *p, bool *ovf)
@@ -87,15 +77,14 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
         return "--gpus: tensor parallelism needs the GPU count and the model's KV heads to "
                "divide one another";
 
-    /* What the weights are made of: the layers' matrices take the weight dtype; the
-     * embeddings, norms, biases and routers stay 16-bit when the matrices are quantized. */
-    const uint64_t attn_w = 2 * a->hidden * a->heads * a->head_dim +
-                            2 * a->hidden * a->kv_heads * a->head_dim;
-    const uint64_t mlp_w = vl_mul((a->mlp == VL_MLP_GATED ? 3 : 2) * a->hidden * a->ffn,
-                                  a->experts + a->shared_experts, &ovf);
-    uint64_t linear = vl_mul(vl_add(attn_w, mlp_w, &ovf), a->layers, &ovf);
-    uint64_t emb = out->params.embedding + out->params.lm_head;
-    uint64_t other = out->params.total - linear - emb;
+    /* What the weights are made of: the layers' parameters but their norms and routers
+     * take the weight dtype (their few biases with them); the embeddings, norms, routers,
+     * positions and the rest stay 16-bit when the matrices are quantized. */
+    const vl_params *p = &out->params;
+    uint64_t moe_layers = a->experts > 1 ? a->layers - a->dense_layers : 0;
+    uint64_t linear = p->total - p->outside - p->norms * a->layers - p->router * moe_layers;
+    uint64_t emb = p->embedding + p->lm_head;
+    uint64_t other = p->total - linear - emb;
     if (m->free_params) { /* a free count: the derived shape's proportions, the given total */
         other = other < out->P ? other : out->P;
         emb = emb < out->P - other ? emb : out->P - other;
@@ -107,7 +96,8 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
 
     const unsigned wbits = vl_dtype_bits(s->weight_dtype);
     const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
-    inf->scale_bytes = s->weight_dtype == VL_DT_INT4 ? scale_bytes(a, s->group_size, &ovf) : 0;
+    /* int4: one 16-bit scale per group of weights along a row */
+    inf->scale_bytes = s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(linear, s->group_size) : 0;
     inf->replicated_bytes = packed(other, ebits, &ovf);
     uint64_t weights = packed(vl_ceil_div(linear, N), wbits, &ovf);
     weights = vl_add(weights, packed(vl_ceil_div(emb, N), ebits, &ovf), &ovf);
@@ -121,17 +111,19 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     inf->kv_heads = a->kv_heads;
     inf->head_dim = a->head_dim;
     inf->kv_heads_per_gpu = vl_ceil_div(a->kv_heads, N);
-    inf->kv_bytes_per_token = 2 * a->layers * a->kv_heads * a->head_dim * kvb;
+    inf->latent_width = a->kv_lora_rank ? a->kv_lora_rank + a->qk_rope_head_dim : 0;
+    inf->kv_bytes_per_token = kv_per_token(a, a->kv_heads, kvb);
+    const uint64_t kv_gpu = kv_per_token(a, inf->kv_heads_per_gpu, kvb);
     inf->prompt_tokens = s->seq < cap ? s->seq : cap;
     inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
 
-    const shard g = {a->heads / N, inf->kv_heads_per_gpu, vl_ceil_div(a->ffn, N),
+    const shard g = {a->heads / N, inf->kv_heads_per_gpu, vl_ceil_div(vl_active_mlp_width(a), N),
                      vl_ceil_div(a->vocab, N), s->weight_dtype == VL_DT_FP32 ? 4 : 2};
-    inf->prefill.kv_cache = kv_bytes(a, g.kv_heads, inf->prompt_tokens, s->batch, kvb, &ovf);
+    inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_tokens, &ovf), s->batch, &ovf);
     inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, &ovf);
     phase_total(out, s, &inf->prefill, &ovf);
     if (s->gen > 0) {
-        inf->decode.kv_cache = kv_bytes(a, g.kv_heads, inf->cached_tokens, s->batch, kvb, &ovf);
+        inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_tokens, &ovf), s->batch, &ovf);
         inf->decode.workspace = workspace(a, s, &g, 1, inf->cached_tokens, &ovf);
         phase_total(out, s, &inf->decode, &ovf);
     }

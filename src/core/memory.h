@@ -109,6 +109,7 @@ typedef struct vl_inference {
     uint64_t layers, kv_heads, head_dim; /* the model's, for the formulas */
     uint64_t kv_heads_per_gpu; /* ceil(kv_heads / gpus): replicated when gpus > kv_heads */
     uint64_t kv_bytes_per_token;  /* the whole model's, per sequence */
+    uint64_t latent_width;        /* multi-head latent attention: latent + rotary key; else 0 */
     uint64_t prompt_tokens, cached_tokens; /* per sequence, capped by a sliding window */
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
     bool decode_peak;          /* the decode phase sets the total */
