@@ -173,10 +173,15 @@ static bool solve_line(const report *r, char *buf, size_t len)
         return false;
     int n = snprintf(buf, len, "%s = %" PRIu64 " on %s", vl_solve_names[r->solved], sol->answer,
                      r->gpu->name);
-    if (sol->next && sol->next_total && n > 0 && (size_t)n < len)
+    if (sol->next && sol->next_total && n > 0 && (size_t)n < len) {
+        uint64_t over = sol->next_total - r->gpu->memory;
+        if (over < (10ULL << 20)) /* too little to show in GiB */
+            snprintf(o, sizeof o, "%s bytes", vl_fmt_int(over, t, sizeof t));
+        else
+            vl_fmt_bytes(over, r->units, o, sizeof o);
         snprintf(buf + n, len - (size_t)n, " (%" PRIu64 " would need %s, over by %s)", sol->next,
-                 vl_fmt_bytes(sol->next_total, r->units, t, sizeof t),
-                 vl_fmt_bytes(sol->next_total - r->gpu->memory, r->units, o, sizeof o));
+                 vl_fmt_bytes(sol->next_total, r->units, t, sizeof t), o);
+    }
     return true;
 }
 
