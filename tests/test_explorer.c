@@ -152,6 +152,29 @@ static void test_choices(void **state)
     assert_consistent(&e);
 }
 
+/* A scenario brings its model, GPU and settings: the ZeRO paper's 7.5B on 64 GPUs gives
+ * the paper's Figure 1 model states at ZeRO 0-3 (16 B/param: 120, 31.4, 16.6, 1.875 GB). */
+static void test_scenario(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e);
+    const vl_scenario *sc = vl_catalog_scenario(&cat, "zero-paper-7.5b-64gpus");
+    assert_non_null(sc);
+    assert_null(explorer_load_scenario(&e, sc));
+    assert_true(e.detached);
+    assert_int_equal(e.s.gpus, 64);
+    assert_int_equal(e.s.zero, 3);
+    assert_string_equal(explorer_gpu(&e)->name, "v100-32gb");
+    static const uint64_t fig1[4] = {120000000000ULL, 31406250000ULL, 16640625000ULL,
+                                     1875000000ULL};
+    for (int z = 0; z < 4; z++) {
+        const uint64_t *b = e.zero[z].bytes;
+        assert_int_equal(b[VL_C_WEIGHTS] + b[VL_C_GRADIENTS] + b[VL_C_OPTIMIZER], fig1[z]);
+    }
+    assert_consistent(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_context_slider),
         cmocka_unit_test(test_typed_values),
         cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_scenario),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

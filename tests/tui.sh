@@ -162,6 +162,14 @@ expect_total a --preset gpt2 --zero 3 --gpus 6 --batch 4 --precision fp32 --seq 
 keys a q
 exited a 0
 
+# a scenario from the picker: its model, GPU and settings
+start c --no-color
+keys c p z e r o - p a p e r Enter
+expect_screen c "loaded scenario zero-paper-7.5b-64gpus"
+expect_total c --preset zero-paper-7.5b-64gpus
+keys c q
+exited c 0
+
 # SIGTERM restores the terminal too
 start b
 expect_total b

@@ -395,16 +395,21 @@ static void draw_picker(const ui *u)
     int y = 3, x = 5;
     bool models = u->mode == MODE_PICK_MODEL;
     char line[512], n[32];
-    overlay_box(y, x, h, w, models ? " load a model preset " : " pick a GPU ");
+    overlay_box(y, x, h, w, models ? " load a model or scenario " : " pick a GPU ");
     snprintf(line, sizeof line, "filter: %s_   (type to filter, Enter load, Esc close)", u->input);
     mvaddnstr(y + 1, x + 2, line, w - 4);
     int rows = h - 3, first = u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
     for (int i = first; i < u->n_pick && i - first < rows; i++) {
-        int k = u->pick[i];
-        if (models) {
+        size_t k = (size_t)u->pick[i];
+        if (models && k < u->cat->n_models) {
             const vl_model *m = &u->cat->models[k];
-            snprintf(line, sizeof line, "%-20s %8s params  %s", m->name,
-                     vl_fmt_count(m->published_params, n, sizeof n), m->display);
+            vl_params p;
+            vl_count_params(&m->arch, &p);
+            snprintf(line, sizeof line, "%-30s %8s params  %s", m->name,
+                     vl_fmt_count(p.total, n, sizeof n), m->display);
+        } else if (models) {
+            const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
+            snprintf(line, sizeof line, "%-30s %15s  %s", sc->name, "scenario", sc->display);
         } else {
             const vl_gpu *g = &u->cat->gpus[k];
             snprintf(line, sizeof line, "%-20s %10s  %s", g->name,

@@ -279,6 +279,31 @@ void explorer_load_model(explorer *e, const vl_model *m)
     explorer_recompute(e);
 }
 
+const char *explorer_load_scenario(explorer *e, const vl_scenario *sc)
+{
+    vl_model m;
+    size_t gpu = e->gpu;
+    if (sc->params) {
+        vl_model_from_params(&m, sc->params);
+    } else {
+        const vl_model *found = vl_catalog_model(e->cat, sc->model);
+        if (!found)
+            return "the scenario's model is not in the catalog";
+        m = *found;
+    }
+    if (sc->gpu[0]) {
+        const vl_gpu *g = vl_catalog_gpu(e->cat, sc->gpu);
+        if (!g)
+            return "the scenario's GPU is not in the catalog";
+        gpu = (size_t)(g - e->cat->gpus);
+    }
+    e->gpu = gpu;
+    vl_settings_apply(&e->s, &sc->settings);
+    explorer_load_model(e, &m);
+    e->detached = sc->params != 0;
+    return NULL;
+}
+
 void explorer_init(explorer *e, const vl_catalog *cat, const vl_model *m, size_t gpu,
                    const vl_settings *s)
 {

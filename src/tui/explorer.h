@@ -46,6 +46,9 @@ typedef struct explorer {
 void explorer_init(explorer *e, const vl_catalog *cat, const vl_model *m, size_t gpu,
                    const vl_settings *s);
 void explorer_load_model(explorer *e, const vl_model *m);
+/* A scenario: its model, its GPU and its settings over the current ones.  NULL, or why it
+ * could not be loaded (state unchanged). */
+const char *explorer_load_scenario(explorer *e, const vl_scenario *sc);
 void explorer_recompute(explorer *e);
 
 /* The sliders the current mode shows, in order; returns how many. */

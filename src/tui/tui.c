@@ -85,14 +85,30 @@ static bool matches(const char *filter, const char *name, const char *display)
     return strstr(h, f) != NULL;
 }
 
+/* Picker entry i: a GPU, or a model and then the scenarios after the models. */
+static void pick_names(const ui *u, size_t i, const char **name, const char **display)
+{
+    const vl_catalog *c = u->cat;
+    if (u->mode == MODE_PICK_GPU) {
+        *name = c->gpus[i].name;
+        *display = c->gpus[i].display;
+    } else if (i < c->n_models) {
+        *name = c->models[i].name;
+        *display = c->models[i].display;
+    } else {
+        *name = c->scenarios[i - c->n_models].name;
+        *display = c->scenarios[i - c->n_models].display;
+    }
+}
+
 void ui_filter(ui *u)
 {
     bool models = u->mode == MODE_PICK_MODEL;
-    size_t n = models ? u->cat->n_models : u->cat->n_gpus;
+    size_t n = models ? u->cat->n_models + u->cat->n_scenarios : u->cat->n_gpus;
     u->n_pick = 0;
     for (size_t i = 0; i < n && u->n_pick < PICK_MAX; i++) {
-        const char *name = models ? u->cat->models[i].name : u->cat->gpus[i].name;
-        const char *display = models ? u->cat->models[i].display : u->cat->gpus[i].display;
+        const char *name, *display;
+        pick_names(u, i, &name, &display);
         if (!matches(u->input, name, display))
             continue;
         /* the entry named exactly as typed goes first, so "gpt2" Enter loads gpt2 */
@@ -223,10 +239,17 @@ static int key_picker(ui *u, int key)
         u->pick_sel += u->pick_sel + 1 < u->n_pick;
     } else if (is_enter(key)) {
         if (u->n_pick > 0) {
-            int k = u->pick[u->pick_sel];
-            if (u->mode == MODE_PICK_MODEL) {
+            size_t k = (size_t)u->pick[u->pick_sel];
+            const char *why;
+            if (u->mode == MODE_PICK_MODEL && k < u->cat->n_models) {
                 explorer_load_model(&u->ex, &u->cat->models[k]);
                 say(u, false, " loaded %s", u->cat->models[k].name);
+            } else if (u->mode == MODE_PICK_MODEL) {
+                const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
+                if ((why = explorer_load_scenario(&u->ex, sc)))
+                    say(u, true, " %s: %s", sc->name, why);
+                else
+                    say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
             } else {
                 u->ex.gpu = (size_t)k;
                 explorer_recompute(&u->ex);
