@@ -213,7 +213,7 @@ static void write_facts(FILE *out, const report *r, bool markdown)
         fact(out, markdown, "speed", line);
     if (solve_line(r, line, sizeof line))
         fact(out, markdown, "solved", line);
-    int n = vl_notes(r->settings, r->breakdown, notes, VL_MAX_NOTES);
+    int n = vl_notes(r->settings, r->model, r->breakdown, notes, VL_MAX_NOTES);
     for (int i = 0; i < n; i++)
         fact(out, markdown, "note", notes[i]);
 }
@@ -437,7 +437,7 @@ static void write_json(FILE *out, const report *r)
     else
         fprintf(out, " \"solve\": null,\n");
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
-    int n = vl_notes(s, b, notes, VL_MAX_NOTES);
+    int n = vl_notes(s, m, b, notes, VL_MAX_NOTES);
     fprintf(out, " \"notes\": [");
     for (int i = 0; i < n; i++) {
         fputs(i ? ", " : "", out);

@@ -185,12 +185,19 @@ const char *vl_convention(const vl_settings *s)
            "section 3), 2 + 2 + 12 = 16 B/param";
 }
 
-int vl_notes(const vl_settings *s, const vl_breakdown *b, char notes[][VL_NOTE_LEN], int max)
+int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
+             char notes[][VL_NOTE_LEN], int max)
 {
     int n = 0;
     char x[32];
+    uint64_t context = s->mode == VL_MODE_INFER ? s->seq + s->gen : s->seq;
+    if (m->arch.max_positions && context > m->arch.max_positions && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "a context of %llu tokens is beyond the %llu positions %s was trained for: "
+                 "the memory is computed all the same",
+                 (unsigned long long)context, (unsigned long long)m->arch.max_positions, m->name);
     if (s->mode != VL_MODE_INFER)
-        return 0;
+        return n;
     if (s->gpus > 8 && n < max)
         snprintf(notes[n++], VL_NOTE_LEN,
                  "tensor parallel over %llu GPUs spans more than one 8-GPU machine: the "

@@ -16,10 +16,11 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
 /* The bytes-per-parameter convention in force, with its source. */
 const char *vl_convention(const vl_settings *s);
 
-/* Advice and caveats for this run (the article's deployment advice, what tensor
- * parallelism replicates); returns how many were written. */
+/* Advice and caveats for this run (a context past the model's positions, the article's
+ * deployment advice, what tensor parallelism replicates); returns how many were written. */
 #define VL_NOTE_LEN 256
 #define VL_MAX_NOTES 4
-int vl_notes(const vl_settings *s, const vl_breakdown *b, char notes[][VL_NOTE_LEN], int max);
+int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
+             char notes[][VL_NOTE_LEN], int max);
 
 #endif

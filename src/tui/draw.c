@@ -308,7 +308,7 @@ static void draw_formula(const ui *u)
     snprintf(line, sizeof line, " convention: %s", vl_convention(&s));
     y = wrap(y, last, r.x, r.w, C_DIM, line);
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
-    int n = vl_notes(&s, &e->b, notes, VL_MAX_NOTES);
+    int n = vl_notes(&s, &e->model, &e->b, notes, VL_MAX_NOTES);
     for (int i = 0; i < n && y <= last; i++) {
         snprintf(line, sizeof line, " note: %s", notes[i]);
         y = wrap(y, last, r.x, r.w, C_KEY, line);
