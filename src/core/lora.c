@@ -1,0 +1,114 @@
+/* lora.c: LoRA trainable parameters and NF4 base weights. */
+#include "lora.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "names.h"
+#include "units.h"
+
+const char *const vl_lora_target_names[VL_N_LORA_TARGETS] = {"q", "k", "v", "o",
+                                                             "gate", "up", "down"};
+
+const char *vl_lora_parse_targets(const char *s, unsigned *mask)
+{
+    static char why[160];
+    char item[32];
+    *mask = 0;
+    if (strcmp(s, "all-linear") == 0) {
+        *mask = VL_LORA_ALL_LINEAR;
+        return NULL;
+    }
+    for (const char *p = s;;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof item) {
+            snprintf(why, sizeof why, "expected q, k, v, o, gate, up, down (comma-separated) "
+                                      "or all-linear");
+            return why;
+        }
+        memcpy(item, p, n);
+        item[n] = '\0';
+        int i = vl_lookup(vl_lora_target_names, VL_N_LORA_TARGETS, item);
+        if (i < 0) {
+            char hint[96];
+            snprintf(why, sizeof why, "unknown target '%s' (expected q, k, v, o, gate, up, down "
+                                      "or all-linear)%s",
+                     item, vl_hint(item, vl_lora_target_names, VL_N_LORA_TARGETS, hint,
+                                   sizeof hint));
+            return why;
+        }
+        *mask |= 1u << i;
+        if (!p[n])
+            return NULL;
+        p += n + 1;
+    }
+}
+
+const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    if (mask == VL_LORA_ALL_LINEAR) {
+        snprintf(buf, len, "all-linear");
+        return buf;
+    }
+    for (int i = 0; i < VL_N_LORA_TARGETS && o < len; i++)
+        if (mask & (1u << i))
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "," : "", vl_lora_target_names[i]);
+    return buf;
+}
+
+/* Adapter parameters on one MLP of width f: gate and up are h -> f, down f -> h; a
+ * standard MLP has no gate, its up (fc1) and down (fc2). */
+static uint64_t mlp_adapters(const vl_arch *a, unsigned mask, uint64_t r, uint64_t f)
+{
+    uint64_t in_out = 0;
+    if ((mask & (1u << VL_LORA_GATE)) && a->mlp == VL_MLP_GATED)
+        in_out += a->hidden + f;
+    if (mask & (1u << VL_LORA_UP))
+        in_out += a->hidden + f;
+    if (mask & (1u << VL_LORA_DOWN))
+        in_out += f + a->hidden;
+    return r * in_out;
+}
+
+const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t *out)
+{
+    bool ovf = false;
+    const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+
+    if (a->kv_lora_rank)
+        return "LoRA on multi-head latent attention is not modelled; target the MLP only "
+               "(gate, up, down)";
+    if (mask == 0)
+        return "no LoRA targets";
+    if (a->mlp != VL_MLP_GATED && mask == 1u << VL_LORA_GATE)
+        return "the model's MLP has no gate projection (standard MLP: up and down)";
+    uint64_t attn = 0;
+    if (mask & (1u << VL_LORA_Q))
+        attn += h + q;
+    if (mask & (1u << VL_LORA_K))
+        attn += h + kv;
+    if (mask & (1u << VL_LORA_V))
+        attn += h + kv;
+    if (mask & (1u << VL_LORA_O))
+        attn += q + h;
+    attn *= rank;
+
+    uint64_t moe_layer = vl_add(vl_mul(mlp_adapters(a, mask, rank, a->moe_ffn), a->experts, &ovf),
+                                vl_mul(mlp_adapters(a, mask, rank, a->shared_ffn),
+                                       a->shared_experts, &ovf),
+                                &ovf);
+    uint64_t dense_layer = attn + mlp_adapters(a, mask, rank, a->ffn);
+    uint64_t routed = a->experts > 1 ? a->layers - a->dense_layers : 0;
+    uint64_t dense = a->layers - routed;
+    *out = vl_add(vl_mul(vl_add(attn, moe_layer, &ovf), routed, &ovf),
+                  vl_mul(dense_layer, dense, &ovf), &ovf);
+    return ovf ? "the adapter count does not fit in 64 bits" : NULL;
+}
+
+uint64_t vl_nf4_bytes(uint64_t n)
+{
+    uint64_t blocks = vl_ceil_div(n, 64);
+    return vl_ceil_div(n, 2) + blocks + 4 * vl_ceil_div(blocks, 256);
+}

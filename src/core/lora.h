@@ -1,0 +1,32 @@
+/* lora.h: LoRA adapters (Hu et al. 2021): which matrices get one, and how many parameters
+ * they train; QLoRA's NF4 base weights (Dettmers et al. 2023). */
+#ifndef VL_LORA_H
+#define VL_LORA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef enum {
+    VL_LORA_Q, VL_LORA_K, VL_LORA_V, VL_LORA_O, VL_LORA_GATE, VL_LORA_UP, VL_LORA_DOWN,
+    VL_N_LORA_TARGETS
+} vl_lora_target;
+extern const char *const vl_lora_target_names[VL_N_LORA_TARGETS];
+#define VL_LORA_ALL_LINEAR ((1u << VL_N_LORA_TARGETS) - 1)
+
+/* "q,v", "q,k,v,o,gate,up,down" or "all-linear" into a mask of targets.  NULL, or why not. */
+const char *vl_lora_parse_targets(const char *s, unsigned *mask);
+/* The mask as "q,v" or "all-linear" (in buf). */
+const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len);
+
+/* Trainable parameters of rank-r adapters on the masked matrices of every layer (and every
+ * expert): r x (in + out) a matrix.  NULL, or why the model takes no such adapters. */
+const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t *out);
+
+/* QLoRA: bytes of n weights in NF4 with double-quantized block scales: 4 bits a weight,
+ * one 8-bit scale per block of 64, one fp32 scale per 256 of those (about 4.127 bits). */
+uint64_t vl_nf4_bytes(uint64_t n);
+
+#endif
