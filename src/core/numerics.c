@@ -44,40 +44,73 @@ static float bits_float(uint32_t u)
     return x;
 }
 
-/* v / 2^s rounded to nearest, ties to even, for 1 <= s <= 24. */
-static uint32_t shift_round(uint32_t v, unsigned s)
+/* v / 2^s rounded to nearest, ties to even, for 1 <= s <= 25.  Branch-free, so that a loop
+ * over values of every class runs at one speed. */
+static inline uint32_t shift_round(uint32_t v, unsigned s)
 {
     uint32_t q = v >> s, rest = v & ((1u << s) - 1), half = 1u << (s - 1);
-    return q + (rest > half || (rest == half && (q & 1)));
+    return q + ((rest > half) | ((rest == half) & q & 1));
+}
+
+/* The magnitude code of an fp32 magnitude (not NaN) in f, rounded to nearest even: past
+ * max_code when it overflows.  Every narrow format's normal range lies inside fp32's, so
+ * this rebiases the exponent in place and rounds the mantissa off, or, below the target's
+ * smallest normal, shifts the significand into its subnormal position and rounds that.
+ * Both are computed and one is picked, without branches.  Inlined with a constant f, the
+ * table's fields become constants. */
+static inline __attribute__((always_inline)) uint32_t round_mag(vl_format f, uint32_t mag)
+{
+    const vl_format_info *t = &vl_formats[f];
+    /* the target's smallest normal exponent and its bias, as fp32 exponent fields */
+    uint32_t min_normal_field = (uint32_t)(128 - t->bias), bias_field = (uint32_t)(127 - t->bias);
+    unsigned drop = 23 - t->man_bits, field = mag >> 23;
+
+    if (f == VL_FMT_F32)
+        return mag;
+    /* A carry out of the mantissa steps the exponent up, and past max into the code after
+     * it, which the caller treats as overflow.  (Wraps, unused, below the normal range.) */
+    uint32_t normal = shift_round(mag - (bias_field << 23), drop);
+    /* fp32 subnormals have field 0 but scale 2^-126, like field 1.  Past 24 places sig
+     * (< 2^24) is below half the smallest subnormal, and 25 places round it to 0. */
+    uint32_t sig = (mag & 0x7FFFFF) | (field ? 0x800000 : 0);
+    unsigned shift = drop + min_normal_field - (field ? field : 1);
+    uint32_t sub = shift_round(sig, shift - 1 < 25 ? shift : 25);
+    return mag >= min_normal_field << 23 ? normal : sub;
+}
+
+/* The code of x (bits) in f, given its magnitude code m from round_mag. */
+static inline __attribute__((always_inline)) uint32_t finish(vl_format f, uint32_t bits,
+                                                             uint32_t m, bool saturate)
+{
+    const vl_format_info *t = &vl_formats[f];
+    if (m > t->max_code)
+        m = saturate ? t->max_code : t->max_code + 1;
+    m = (bits & 0x7FFFFFFF) > 0x7F800000 ? t->nan_code : (bits >> 31) << (t->bits - 1) | m;
+    return m;
+}
+
+/* What casting x (bits) to f did, given its magnitude code m from round_mag. */
+static inline __attribute__((always_inline)) vl_class cast_class(vl_format f, uint32_t bits,
+                                                                 uint32_t m, bool saturate)
+{
+    const vl_format_info *t = &vl_formats[f];
+    uint32_t mag = bits & 0x7FFFFFFF;
+
+    if (mag > 0x7F800000)
+        return VL_CLS_NAN;
+    if (mag == 0)
+        return VL_CLS_ZERO;
+    if (m == 0)
+        return VL_CLS_FLUSHED;
+    if (m > t->max_code) /* E4M3 has no inf: its overflow is NaN, counted here */
+        return saturate ? VL_CLS_SATURATED : VL_CLS_INF;
+    return m >> t->man_bits ? VL_CLS_NORMAL : VL_CLS_SUBNORMAL;
 }
 
 uint32_t vl_encode(vl_format f, float x, bool saturate)
 {
-    const vl_format_info *t = &vl_formats[f];
-    uint32_t bits = float_bits(x), mag = bits & 0x7FFFFFFF, code;
-    /* the target's smallest normal exponent and its bias, as fp32 exponent fields */
-    uint32_t min_normal_field = (uint32_t)(128 - t->bias), bias_field = (uint32_t)(127 - t->bias);
-    unsigned drop = 23 - t->man_bits;
-
-    if (mag > 0x7F800000)
-        return t->nan_code;
-    if (f == VL_FMT_F32) {
-        code = mag;
-    } else if (mag >= min_normal_field << 23) {
-        /* A carry out of the mantissa steps the exponent up, and past max into the code
-         * after it, which is exactly the overflow checked below. */
-        code = shift_round(mag - (bias_field << 23), drop);
-    } else {
-        unsigned field = mag >> 23;
-        uint32_t sig = (mag & 0x7FFFFF) | (field ? 0x800000 : 0);
-        /* fp32 subnormals have field 0 but scale 2^-126, like field 1. */
-        unsigned shift = drop + min_normal_field - (field ? field : 1);
-        /* sig < 2^24, so past 24 places it is below half the smallest subnormal. */
-        code = shift > 24 ? 0 : shift_round(sig, shift);
-    }
-    if (code > t->max_code)
-        code = saturate ? t->max_code : t->max_code + 1;
-    return (bits >> 31) << (t->bits - 1) | code;
+    uint32_t bits = float_bits(x);
+    return finish(f, bits, round_mag(f, bits & 0x7FFFFFFF), saturate);
 }
 
 vl_class vl_classify(vl_format f, uint32_t code)
@@ -118,18 +151,35 @@ float vl_decode(vl_format f, uint32_t code)
 
 vl_class vl_classify_cast(vl_format f, float x, bool saturate)
 {
-    vl_class c;
+    uint32_t bits = float_bits(x);
+    return cast_class(f, bits, round_mag(f, bits & 0x7FFFFFFF), saturate);
+}
 
-    if (isnan(x))
-        return VL_CLS_NAN;
-    if (x == 0)
-        return VL_CLS_ZERO;
-    c = vl_classify(f, vl_encode(f, x, false));
-    if (c == VL_CLS_ZERO)
-        return VL_CLS_FLUSHED;
-    if (c == VL_CLS_NAN) /* E4M3 has no inf: its overflow is NaN */
-        c = VL_CLS_INF;
-    return c == VL_CLS_INF && saturate ? VL_CLS_SATURATED : c;
+/* vl_cast_n for one format known at compile time. */
+static inline __attribute__((always_inline)) void cast_loop(vl_format f, const float *x,
+                                                            size_t n, bool saturate,
+                                                            uint32_t *codes, uint8_t *classes)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits = float_bits(x[i]), m = round_mag(f, bits & 0x7FFFFFFF);
+        if (codes)
+            codes[i] = finish(f, bits, m, saturate);
+        if (classes)
+            classes[i] = (uint8_t)cast_class(f, bits, m, saturate);
+    }
+}
+
+void vl_cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
+               uint8_t *classes)
+{
+    switch (f) {
+    case VL_FMT_F32: cast_loop(VL_FMT_F32, x, n, saturate, codes, classes); break;
+    case VL_FMT_F16: cast_loop(VL_FMT_F16, x, n, saturate, codes, classes); break;
+    case VL_FMT_BF16: cast_loop(VL_FMT_BF16, x, n, saturate, codes, classes); break;
+    case VL_FMT_E4M3: cast_loop(VL_FMT_E4M3, x, n, saturate, codes, classes); break;
+    case VL_FMT_E5M2: cast_loop(VL_FMT_E5M2, x, n, saturate, codes, classes); break;
+    case VL_N_FORMATS: break;
+    }
 }
 
 float vl_round(vl_format f, float x, bool saturate)
@@ -137,18 +187,17 @@ float vl_round(vl_format f, float x, bool saturate)
     return vl_decode(f, vl_encode(f, x, saturate));
 }
 
-/* Rounding the exact result first to float (24 bits) and then to fp16 (11) gives the
- * correctly rounded fp16 result for + and *, because 24 >= 2*11 + 2 (Figueroa, "When is
- * double rounding innocuous?", 1995).  So a float operation on fp16 values, then
- * vl_round, is exactly fp16 arithmetic. */
-float vl_f16_add(float a, float b)
+/* Rounding the exact result first to float (24 bits) and then to a format of p bits gives
+ * the correctly rounded result for + and *, because 24 >= 2p + 2 for every p here (11 for
+ * fp16, 8 for bf16, 4 and 3 for fp8; Figueroa, "When is double rounding innocuous?",
+ * 1995).  So a float operation on the format's values, then vl_round, is exactly the
+ * format's arithmetic.  For fp32 it is float arithmetic itself. */
+float vl_fmt_add(vl_format f, float a, float b)
 {
-    return vl_round(VL_FMT_F16, vl_round(VL_FMT_F16, a, false) + vl_round(VL_FMT_F16, b, false),
-                    false);
+    return vl_round(f, vl_round(f, a, false) + vl_round(f, b, false), false);
 }
 
-float vl_f16_mul(float a, float b)
+float vl_fmt_mul(vl_format f, float a, float b)
 {
-    return vl_round(VL_FMT_F16, vl_round(VL_FMT_F16, a, false) * vl_round(VL_FMT_F16, b, false),
-                    false);
+    return vl_round(f, vl_round(f, a, false) * vl_round(f, b, false), false);
 }
