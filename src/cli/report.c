@@ -187,7 +187,7 @@ static void write_csv(FILE *out, const report *r)
 
 /* ---- JSON (DESIGN §2: stable keys, exact integer bytes) ------------------------------ */
 
-static void json_string(FILE *out, const char *s)
+void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (; *s; s++) {

@@ -24,6 +24,8 @@ typedef struct report {
 
 void report_write(FILE *out, report_format f, const report *r);
 bool report_fits(const report *r);
+/* s as a JSON string, quoted and escaped. */
+void json_string(FILE *out, const char *s);
 /* The stacked bars (and the ZeRO 0-3 comparison when r->zero) as SVG. */
 void svg_write(FILE *out, const report *r);
 

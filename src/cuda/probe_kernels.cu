@@ -1,0 +1,338 @@
+// probe_kernels.cu: the probe's micro-kernels on the GPU (probe_kernels.h).
+//
+// Built with --fmad=false and without fast math, so every float operation is one IEEE
+// operation with subnormals, as on the CPU; the _rn intrinsics below spell that out where
+// a product meets a sum.  Casts use CUDA's own conversions, which is the point: `vramlab
+// probe selftest` compares them with the software codecs.  Counts use integer atomics, so
+// they do not depend on the order the threads run in.  No tensor cores.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cuda/probe_kernels.h"
+
+static char last_error[256];
+
+const char *vl_cuda_error(void)
+{
+    return last_error;
+}
+
+static bool failed(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess)
+        return false;
+    snprintf(last_error, sizeof last_error, "%s: %s", what, cudaGetErrorString(e));
+    return true;
+}
+
+// n elements of T on the device, freed when it goes out of scope.
+template <typename T> struct dev {
+    T *p = nullptr;
+    dev() = default;
+    dev(const dev &) = delete;
+    ~dev()
+    {
+        if (p)
+            cudaFree(p);
+    }
+    bool alloc(size_t n)
+    {
+        return !failed(cudaMalloc((void **)&p, (n ? n : 1) * sizeof(T)), "cudaMalloc");
+    }
+    bool upload(const T *h, size_t n)
+    {
+        return alloc(n) &&
+               !failed(cudaMemcpy(p, h, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+    bool download(T *h, size_t n) const
+    {
+        return !failed(cudaMemcpy(h, p, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    }
+};
+
+static bool launched(const char *kernel)
+{
+    return !failed(cudaGetLastError(), kernel);
+}
+
+static unsigned blocks_for(size_t n)
+{
+    size_t b = (n + 255) / 256;
+    return b < 1 ? 1 : b > 4096 ? 4096 : (unsigned)b;
+}
+
+// ---- casts with CUDA's conversions -------------------------------------------------------
+
+__device__ static const float min_normal[VL_N_FORMATS] = {0x1p-126f, 0x1p-14f, 0x1p-126f,
+                                                          0x1p-6f, 0x1p-14f};
+
+// The code of x in f, as vl_encode.  fp16 and bf16 have no saturating conversion: an
+// infinite result becomes +-max, as .satfinite would give.
+__device__ static uint32_t cast_code(int f, float x, bool saturate)
+{
+    uint32_t sign = __float_as_uint(x) >> 31;
+    switch (f) {
+    case VL_FMT_F16: {
+        __half h = __float2half_rn(x);
+        return saturate && __hisinf(h) ? sign << 15 | 0x7BFF : __half_as_ushort(h);
+    }
+    case VL_FMT_BF16: {
+        __nv_bfloat16 h = __float2bfloat16_rn(x);
+        return saturate && __hisinf(h) ? sign << 15 | 0x7F7F : __bfloat16_as_ushort(h);
+    }
+    case VL_FMT_E4M3:
+        return __nv_cvt_float_to_fp8(x, saturate ? __NV_SATFINITE : __NV_NOSAT, __NV_E4M3);
+    case VL_FMT_E5M2:
+        return __nv_cvt_float_to_fp8(x, saturate ? __NV_SATFINITE : __NV_NOSAT, __NV_E5M2);
+    default: // fp32: the value itself, NaN made canonical
+        if (isnan(x))
+            return 0x7FFFFFFF;
+        return saturate && isinf(x) ? sign << 31 | 0x7F7FFFFF : __float_as_uint(x);
+    }
+}
+
+// The value of a code, with CUDA's conversions back; every NaN as 0x7FFFFFFF.
+__device__ static float decode(int f, uint32_t code)
+{
+    float v;
+    switch (f) {
+    case VL_FMT_F16: v = __half2float(__ushort_as_half((unsigned short)code)); break;
+    case VL_FMT_BF16: v = __bfloat162float(__ushort_as_bfloat16((unsigned short)code)); break;
+    case VL_FMT_E4M3:
+        v = __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)code, __NV_E4M3)));
+        break;
+    case VL_FMT_E5M2:
+        v = __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)code, __NV_E5M2)));
+        break;
+    default: v = __uint_as_float(code); break;
+    }
+    return isnan(v) ? __uint_as_float(0x7FFFFFFF) : v;
+}
+
+__device__ static float round_to(int f, float x)
+{
+    return decode(f, cast_code(f, x, false));
+}
+
+// What casting x to f does, as vl_classify_cast, read off the value the cast gives.
+__device__ static int cast_class(int f, float x, bool saturate)
+{
+    if (isnan(x))
+        return VL_CLS_NAN;
+    if (x == 0)
+        return VL_CLS_ZERO;
+    float v = round_to(f, x);
+    if (v == 0)
+        return VL_CLS_FLUSHED;
+    if (isinf(v) || isnan(v)) // E4M3 overflows to NaN
+        return saturate ? VL_CLS_SATURATED : VL_CLS_INF;
+    return fabsf(v) < min_normal[f] ? VL_CLS_SUBNORMAL : VL_CLS_NORMAL;
+}
+
+// ---- the kernels ---------------------------------------------------------------------------
+
+__global__ static void encode_kernel(int f, bool saturate, const float *x, size_t n,
+                                     uint32_t *codes)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        codes[i] = cast_code(f, x[i], saturate);
+}
+
+// Counts in shared memory per block, added to the global ones at the end.
+__global__ static void underflow_kernel(const float *x, size_t n, float scale, bool saturate,
+                                        unsigned long long *cls, unsigned long long *hist)
+{
+    __shared__ unsigned int s_cls[VL_N_FORMATS * VL_N_CLASSES], s_hist[VL_HIST_BINS];
+    for (int j = threadIdx.x; j < VL_N_FORMATS * VL_N_CLASSES; j += blockDim.x)
+        s_cls[j] = 0;
+    for (int j = threadIdx.x; j < VL_HIST_BINS; j += blockDim.x)
+        s_hist[j] = 0;
+    __syncthreads();
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float y = __fmul_rn(x[i], scale);
+        int b = vl_log2_bin(__float_as_uint(y));
+        if (b >= 0)
+            atomicAdd(&s_hist[b], 1u);
+        for (int f = 0; f < VL_N_FORMATS; f++)
+            atomicAdd(&s_cls[f * VL_N_CLASSES + cast_class(f, y, saturate)], 1u);
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < VL_N_FORMATS * VL_N_CLASSES; j += blockDim.x)
+        if (s_cls[j])
+            atomicAdd(&cls[j], (unsigned long long)s_cls[j]);
+    for (int j = threadIdx.x; j < VL_HIST_BINS; j += blockDim.x)
+        if (s_hist[j])
+            atomicAdd(&hist[j], (unsigned long long)s_hist[j]);
+}
+
+// One thread, as PyTorch's update kernel: the scale lives on the GPU.
+__global__ static void scaler_kernel(vl_scaler_params p, const float *grad_max, size_t steps,
+                                     float *scale, uint8_t *found_inf, vl_scaler_state *final)
+{
+    vl_scaler_state s = {p.init_scale, 0};
+    for (size_t i = 0; i < steps; i++) {
+        __half h = __float2half_rn(__fmul_rn(grad_max[i], s.scale));
+        bool inf = __hisinf(h) || __hisnan(h);
+        scale[i] = s.scale;
+        found_inf[i] = inf;
+        vl_scaler_update(&s, inf, &p);
+    }
+    *final = s;
+}
+
+__global__ static void sub_kernel(int f, const float *w, const float *u, size_t n, float *out)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = round_to(f, __fadd_rn(round_to(f, w[i]), round_to(f, -u[i])));
+}
+
+// One thread per format.
+__global__ static void repeat_kernel(float w, float u, uint32_t steps, vl_repeat *out)
+{
+    int f = threadIdx.x;
+    if (f >= VL_N_FORMATS)
+        return;
+    float v = round_to(f, w), du = round_to(f, -u);
+    uint32_t lost = 0;
+    for (uint32_t i = 0; i < steps; i++) {
+        float next = round_to(f, __fadd_rn(v, du));
+        lost += next == v;
+        v = next;
+    }
+    out->final[f] = v;
+    out->lost[f] = lost;
+}
+
+// One thread: a running sum has one order.
+__global__ static void accumulate_kernel(const float *a, const float *c, size_t n, vl_accum *out)
+{
+    vl_accum r = {0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        float x = round_to(VL_FMT_F16, a[i]);
+        float p = __fmul_rn(x, round_to(VL_FMT_F16, c[i])); // 22 bits: exact in fp32
+        float s16 = round_to(VL_FMT_F16, __fadd_rn(r.sum16, x));
+        float d16 = round_to(VL_FMT_F16, __fadd_rn(r.dot16, round_to(VL_FMT_F16, p)));
+        if (s16 != r.sum16)
+            r.sum16_last = (uint32_t)(i + 1);
+        if (d16 != r.dot16)
+            r.dot16_last = (uint32_t)(i + 1);
+        r.sum16 = s16;
+        r.dot16 = d16;
+        r.sum32 = __fadd_rn(r.sum32, x);
+        r.dot32 = __fadd_rn(r.dot32, p);
+    }
+    *out = r;
+}
+
+__global__ static void noop_kernel(void) {}
+
+// ---- the launchers -----------------------------------------------------------------------
+
+int vl_cuda_open(char *device, size_t device_len, char *why, size_t why_len)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaErrorInsufficientDriver) {
+        void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        snprintf(why, why_len, "%s: cudaGetDeviceCount: %s",
+                 driver ? "CUDA driver too old" : "CUDA driver not found", cudaGetErrorString(e));
+        if (driver)
+            dlclose(driver);
+        return -1;
+    }
+    if (e != cudaSuccess || n == 0) {
+        snprintf(why, why_len, "cudaGetDeviceCount: %s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+        return -1;
+    }
+    cudaDeviceProp prop;
+    if (failed(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties")) {
+        snprintf(why, why_len, "%s", last_error);
+        return -1;
+    }
+    noop_kernel<<<1, 1>>>();
+    if (!launched("a test kernel") || failed(cudaDeviceSynchronize(), "a test kernel")) {
+        snprintf(why, why_len, "%s cannot run vramlab's kernels (%s)", prop.name, last_error);
+        return -1;
+    }
+    snprintf(device, device_len, "%s, compute capability %d.%d", prop.name, prop.major,
+             prop.minor);
+    return 0;
+}
+
+int vl_cuda_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_t *codes)
+{
+    dev<float> dx;
+    dev<uint32_t> dc;
+    if (!dx.upload(x, n) || !dc.alloc(n))
+        return -1;
+    encode_kernel<<<blocks_for(n), 256>>>(f, saturate, dx.p, n, dc.p);
+    return launched("encode") && dc.download(codes, n) ? 0 : -1;
+}
+
+int vl_cuda_underflow(const float *x, size_t n, float scale, bool saturate, vl_cast_counts *out)
+{
+    dev<float> dx;
+    dev<vl_cast_counts> dcounts;
+    if (!dx.upload(x, n) || !dcounts.alloc(1) ||
+        failed(cudaMemset(dcounts.p, 0, sizeof *out), "cudaMemset"))
+        return -1;
+    static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit counts");
+    char *base = (char *)dcounts.p;
+    underflow_kernel<<<blocks_for(n), 256>>>(
+        dx.p, n, scale, saturate, (unsigned long long *)(base + offsetof(vl_cast_counts, cls)),
+        (unsigned long long *)(base + offsetof(vl_cast_counts, hist)));
+    return launched("underflow") && dcounts.download(out, 1) ? 0 : -1;
+}
+
+int vl_cuda_scaler(const vl_scaler_params *p, const float *grad_max, size_t steps, float *scale,
+                   uint8_t *found_inf, vl_scaler_state *final)
+{
+    dev<float> dg, dscale;
+    dev<uint8_t> dfound;
+    dev<vl_scaler_state> dfinal;
+    if (!dg.upload(grad_max, steps) || !dscale.alloc(steps) || !dfound.alloc(steps) ||
+        !dfinal.alloc(1))
+        return -1;
+    scaler_kernel<<<1, 1>>>(*p, dg.p, steps, dscale.p, dfound.p, dfinal.p);
+    return launched("scaler") && dscale.download(scale, steps) &&
+                   dfound.download(found_inf, steps) && dfinal.download(final, 1)
+               ? 0
+               : -1;
+}
+
+int vl_cuda_sub(vl_format f, const float *w, const float *u, size_t n, float *out)
+{
+    dev<float> dw, du, dout;
+    if (!dw.upload(w, n) || !du.upload(u, n) || !dout.alloc(n))
+        return -1;
+    sub_kernel<<<blocks_for(n), 256>>>(f, dw.p, du.p, n, dout.p);
+    return launched("update") && dout.download(out, n) ? 0 : -1;
+}
+
+int vl_cuda_repeat(float w, float u, uint32_t steps, vl_repeat *out)
+{
+    dev<vl_repeat> dout;
+    if (!dout.alloc(1))
+        return -1;
+    repeat_kernel<<<1, 32>>>(w, u, steps, dout.p);
+    return launched("repeat") && dout.download(out, 1) ? 0 : -1;
+}
+
+int vl_cuda_accumulate(const float *a, const float *c, size_t n, vl_accum *out)
+{
+    dev<float> da, dc;
+    dev<vl_accum> dout;
+    if (!da.upload(a, n) || !dc.upload(c, n) || !dout.alloc(1))
+        return -1;
+    accumulate_kernel<<<1, 1>>>(da.p, dc.p, n, dout.p);
+    return launched("accumulate") && dout.download(out, 1) ? 0 : -1;
+}
