@@ -35,8 +35,9 @@ void vl_cpu_underflow(const float *x, size_t n, float scale, bool saturate, vl_c
         for (int f = 0; f < VL_N_FORMATS; f++) {
             vl_cast_n((vl_format)f, y, k, saturate, NULL, cls);
             memset(counts, 0, sizeof counts);
-            for (size_t i = 0; i < k; i++)
-                counts[i & 3][cls[i]]++;
+            for (size_t i = 0; i < k; i++) /* a gradient whose product underflowed fp32 */
+                counts[i & 3][cls[i] == VL_CLS_ZERO && x[start + i] != 0 ? VL_CLS_FLUSHED
+                                                                         : cls[i]]++;
             for (int c = 0; c < VL_N_CLASSES; c++)
                 out->cls[f][c] += (uint64_t)counts[0][c] + counts[1][c] + counts[2][c] +
                                   counts[3][c];

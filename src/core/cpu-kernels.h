@@ -12,7 +12,8 @@
 void vl_cpu_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_t *codes);
 
 /* Every x[i] * scale (an fp32 product) cast to every format: out->cls counts the classes
- * (vl_classify_cast), out->hist the log2 bins of the products (vl_log2_bin). */
+ * (vl_classify_cast; flushed, not zero, when x[i] is not 0 but the product is), out->hist
+ * the log2 bins of the products (vl_log2_bin). */
 void vl_cpu_underflow(const float *x, size_t n, float scale, bool saturate, vl_cast_counts *out);
 
 /* GradScaler over steps steps: step i overflows when grad_max[i] * scale (fp32) is inf or

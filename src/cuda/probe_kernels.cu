@@ -160,8 +160,12 @@ __global__ static void underflow_kernel(const float *x, size_t n, float scale, b
         int b = vl_log2_bin(__float_as_uint(y));
         if (b >= 0)
             atomicAdd(&s_hist[b], 1u);
-        for (int f = 0; f < VL_N_FORMATS; f++)
-            atomicAdd(&s_cls[f * VL_N_CLASSES + cast_class(f, y, saturate)], 1u);
+        for (int f = 0; f < VL_N_FORMATS; f++) {
+            int c = cast_class(f, y, saturate);
+            if (c == VL_CLS_ZERO && x[i] != 0) // the product underflowed fp32
+                c = VL_CLS_FLUSHED;
+            atomicAdd(&s_cls[f * VL_N_CLASSES + c], 1u);
+        }
     }
     __syncthreads();
     for (int j = threadIdx.x; j < VL_N_FORMATS * VL_N_CLASSES; j += blockDim.x)
