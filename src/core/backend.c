@@ -65,10 +65,10 @@ void vl_run_encode(vl_backend *b, vl_format f, bool saturate, const float *x, si
 }
 
 void vl_run_underflow(vl_backend *b, const float *x, size_t n, float scale, bool saturate,
-                      vl_cast_counts *out)
+                      unsigned formats, vl_cast_counts *out)
 {
-    if (!ON_CUDA("underflow", vl_cuda_underflow(x, n, scale, saturate, out)))
-        vl_cpu_underflow(x, n, scale, saturate, out);
+    if (!ON_CUDA("underflow", vl_cuda_underflow(x, n, scale, saturate, formats, out)))
+        vl_cpu_underflow(x, n, scale, saturate, formats, out);
 }
 
 void vl_run_scaler(vl_backend *b, const vl_scaler_params *p, const float *grad_max, size_t steps,

@@ -35,7 +35,7 @@ const char *vl_backend_note(const vl_backend *b, char *buf, size_t len);
 void vl_run_encode(vl_backend *b, vl_format f, bool saturate, const float *x, size_t n,
                    uint32_t *codes);
 void vl_run_underflow(vl_backend *b, const float *x, size_t n, float scale, bool saturate,
-                      vl_cast_counts *out);
+                      unsigned formats, vl_cast_counts *out);
 void vl_run_scaler(vl_backend *b, const vl_scaler_params *p, const float *grad_max, size_t steps,
                    float *scale, uint8_t *found_inf, vl_scaler_state *final);
 void vl_run_sub(vl_backend *b, vl_format f, const float *w, const float *u, size_t n, float *out);

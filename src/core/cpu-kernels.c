@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "simd.h"
+
 void vl_cpu_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_t *codes)
 {
     vl_cast_n(f, x, n, saturate, codes, NULL);
@@ -11,36 +13,54 @@ void vl_cpu_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_
 /* Blocks small enough to stay in the L1 cache between the passes over them. */
 #define BLOCK 2048
 
-/* Counting into four interleaved tables keeps consecutive increments of one counter from
- * waiting on each other. */
-void vl_cpu_underflow(const float *x, size_t n, float scale, bool saturate, vl_cast_counts *out)
+/* counts[c] += the elements of cls[0..n) equal to c: one vector pass per class. */
+static void count_classes(const uint8_t *cls, size_t n, uint64_t *counts)
+{
+    for (int c = 0; c < VL_N_CLASSES; c++) {
+        uint32_t k = 0;
+        VL_SIMD_SUM(k)
+        for (size_t i = 0; i < n; i++)
+            k += (uint32_t)(cls[i] == (uint8_t)c);
+        counts[c] += k;
+    }
+}
+
+void vl_cpu_underflow(const float *x, size_t n, float scale, bool saturate, unsigned formats,
+                      vl_cast_counts *out)
 {
     float y[BLOCK];
     uint8_t cls[BLOCK];
-    uint32_t bits, hist[4][VL_HIST_BINS + 1]; /* +1: bin -1 (zero, inf, NaN) lands at 0 */
-    uint32_t counts[4][VL_N_CLASSES];
+    uint16_t bin[BLOCK];
+    /* four interleaved tables, so that consecutive increments do not wait on each other;
+     * +1: bin -1 (zero, inf, NaN) lands at 0 */
+    uint32_t hist[4][VL_HIST_BINS + 1];
 
     memset(out, 0, sizeof *out);
     for (size_t start = 0; start < n; start += BLOCK) {
         size_t k = n - start < BLOCK ? n - start : BLOCK;
-        memset(hist, 0, sizeof hist);
+        const float *xs = x + start;
+        VL_SIMD_LOOP
         for (size_t i = 0; i < k; i++) {
-            y[i] = x[start + i] * scale;
+            uint32_t bits;
+            y[i] = xs[i] * scale;
             memcpy(&bits, &y[i], sizeof bits);
-            hist[i & 3][vl_log2_bin(bits) + 1]++;
+            bin[i] = (uint16_t)(vl_log2_bin(bits) + 1);
         }
+        memset(hist, 0, sizeof hist);
+        for (size_t i = 0; i < k; i++)
+            hist[i & 3][bin[i]]++;
         for (int b = 0; b < VL_HIST_BINS; b++)
             out->hist[b] += (uint64_t)hist[0][b + 1] + hist[1][b + 1] + hist[2][b + 1] +
                             hist[3][b + 1];
         for (int f = 0; f < VL_N_FORMATS; f++) {
+            if (!(formats >> f & 1))
+                continue;
             vl_cast_n((vl_format)f, y, k, saturate, NULL, cls);
-            memset(counts, 0, sizeof counts);
-            for (size_t i = 0; i < k; i++) /* a gradient whose product underflowed fp32 */
-                counts[i & 3][cls[i] == VL_CLS_ZERO && x[start + i] != 0 ? VL_CLS_FLUSHED
-                                                                         : cls[i]]++;
-            for (int c = 0; c < VL_N_CLASSES; c++)
-                out->cls[f][c] += (uint64_t)counts[0][c] + counts[1][c] + counts[2][c] +
-                                  counts[3][c];
+            /* a gradient whose product underflowed fp32: zero + 1 = flushed */
+            VL_SIMD_LOOP
+            for (size_t i = 0; i < k; i++)
+                cls[i] = (uint8_t)(cls[i] + ((cls[i] == VL_CLS_ZERO) & (xs[i] != 0)));
+            count_classes(cls, k, out->cls[f]);
         }
     }
 }

@@ -11,10 +11,12 @@
 /* codes[i] = the code of x[i] in f (vl_encode). */
 void vl_cpu_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_t *codes);
 
-/* Every x[i] * scale (an fp32 product) cast to every format: out->cls counts the classes
- * (vl_classify_cast; flushed, not zero, when x[i] is not 0 but the product is), out->hist
- * the log2 bins of the products (vl_log2_bin). */
-void vl_cpu_underflow(const float *x, size_t n, float scale, bool saturate, vl_cast_counts *out);
+/* Every x[i] * scale (an fp32 product) cast to each format in the set formats: out->cls
+ * counts the classes (vl_classify_cast; flushed, not zero, when x[i] is not 0 but the
+ * product is), 0 for the formats not in the set; out->hist the log2 bins of the products
+ * (vl_log2_bin). */
+void vl_cpu_underflow(const float *x, size_t n, float scale, bool saturate, unsigned formats,
+                      vl_cast_counts *out);
 
 /* GradScaler over steps steps: step i overflows when grad_max[i] * scale (fp32) is inf or
  * NaN in fp16.  scale[i] is the scale step i ran with, found_inf[i] 1 when it overflowed

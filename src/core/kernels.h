@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "numerics.h"
 
@@ -23,6 +24,9 @@
  * VL_HIST_MIN)), from fp32's smallest subnormal 2^-149 to its top octave 2^127. */
 #define VL_HIST_MIN (-149)
 #define VL_HIST_BINS 277
+
+/* A set of formats, bit f for format f. */
+#define VL_ALL_FORMATS ((1u << VL_N_FORMATS) - 1)
 
 /* Class counts per format and the histogram of one sample cast at one loss scale. */
 typedef struct vl_cast_counts {
@@ -57,19 +61,18 @@ typedef struct vl_accum {
     uint32_t sum16_last, dot16_last; /* the last step (from 1) that changed the fp16 sum */
 } vl_accum;
 
-/* The histogram bin of an fp32 value (its bits), or -1 for zero, inf and NaN. */
+/* The histogram bin of an fp32 value (its bits), or -1 for zero, inf and NaN.  A
+ * subnormal's bin is read off the exponent of its mantissa converted to float (exact below
+ * 2^24).  Masks, not branches, so that a loop over it vectorises. */
 static inline VL_HD int vl_log2_bin(uint32_t bits)
 {
-    uint32_t mag = bits & 0x7FFFFFFF, field = mag >> 23;
-    int b = 0;
+    uint32_t mag = bits & 0x7FFFFFFF, field = mag >> 23, sub;
+    float m = (float)(int32_t)(mag & 0x7FFFFF);
 
-    if (mag == 0 || field == 0xFF)
-        return -1;
-    if (field) /* floor(log2) = field - 127, and bin 0 is 2^-149 */
-        return (int)field + 22;
-    while (mag >>= 1) /* a subnormal: mantissa * 2^-149 */
-        b++;
-    return b;
+    memcpy(&sub, &m, sizeof sub);
+    int32_t normal = (int32_t)field + 22, subnormal = (int32_t)(sub >> 23) - 127;
+    int32_t b = subnormal + ((normal - subnormal) & -(int32_t)(field != 0));
+    return b | -(int32_t)((mag == 0) | (field == 0xFF));
 }
 
 /* One step of GradScaler.update(), as PyTorch's _amp_update_scale_ kernels do it: on

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "simd.h"
+
 const char *const vl_format_names[VL_N_FORMATS] = {"fp32", "fp16", "bf16", "fp8-e4m3",
                                                    "fp8-e5m2"};
 
@@ -44,12 +46,18 @@ static float bits_float(uint32_t u)
     return x;
 }
 
-/* v / 2^s rounded to nearest, ties to even, for 1 <= s <= 25.  Branch-free, so that a loop
- * over values of every class runs at one speed. */
+/* cond ? a : b, with masks: compilers turn ternaries on data back into branches, and the
+ * classes of a gradient sample come in no predictable order. */
+static inline uint32_t sel(bool cond, uint32_t a, uint32_t b)
+{
+    return b ^ ((a ^ b) & -(uint32_t)cond);
+}
+
+/* v / 2^s rounded to nearest, ties to even, for 0 <= s <= 25 (0: v). */
 static inline uint32_t shift_round(uint32_t v, unsigned s)
 {
-    uint32_t q = v >> s, rest = v & ((1u << s) - 1), half = 1u << (s - 1);
-    return q + ((rest > half) | ((rest == half) & q & 1));
+    uint32_t q = v >> s, rest = v & ((1u << s) - 1), half = (1u << s) >> 1;
+    return q + ((rest > half) & (s != 0)) + ((rest == half) & (s != 0) & q & 1);
 }
 
 /* The magnitude code of an fp32 magnitude (not NaN) in f, rounded to nearest even: past
@@ -71,11 +79,12 @@ static inline __attribute__((always_inline)) uint32_t round_mag(vl_format f, uin
      * it, which the caller treats as overflow.  (Wraps, unused, below the normal range.) */
     uint32_t normal = shift_round(mag - (bias_field << 23), drop);
     /* fp32 subnormals have field 0 but scale 2^-126, like field 1.  Past 24 places sig
-     * (< 2^24) is below half the smallest subnormal, and 25 places round it to 0. */
-    uint32_t sig = (mag & 0x7FFFFF) | (field ? 0x800000 : 0);
-    unsigned shift = drop + min_normal_field - (field ? field : 1);
-    uint32_t sub = shift_round(sig, shift - 1 < 25 ? shift : 25);
-    return mag >= min_normal_field << 23 ? normal : sub;
+     * (< 2^24) is below half the smallest subnormal, and 25 places round it to 0.  (For
+     * normal inputs the shift wraps or is 0: unused.) */
+    uint32_t sig = (mag & 0x7FFFFF) | sel(field != 0, 0x800000, 0);
+    unsigned shift = drop + min_normal_field - sel(field != 0, field, 1);
+    uint32_t sub = shift_round(sig, sel(shift > 25, 25, shift));
+    return sel(mag >= min_normal_field << 23, normal, sub);
 }
 
 /* The code of x (bits) in f, given its magnitude code m from round_mag. */
@@ -83,10 +92,9 @@ static inline __attribute__((always_inline)) uint32_t finish(vl_format f, uint32
                                                              uint32_t m, bool saturate)
 {
     const vl_format_info *t = &vl_formats[f];
-    if (m > t->max_code)
-        m = saturate ? t->max_code : t->max_code + 1;
-    m = (bits & 0x7FFFFFFF) > 0x7F800000 ? t->nan_code : (bits >> 31) << (t->bits - 1) | m;
-    return m;
+    m = sel(m > t->max_code, saturate ? t->max_code : t->max_code + 1, m);
+    return sel((bits & 0x7FFFFFFF) > 0x7F800000, t->nan_code,
+               (bits >> 31) << (t->bits - 1) | m);
 }
 
 /* What casting x (bits) to f did, given its magnitude code m from round_mag. */
@@ -95,16 +103,13 @@ static inline __attribute__((always_inline)) vl_class cast_class(vl_format f, ui
 {
     const vl_format_info *t = &vl_formats[f];
     uint32_t mag = bits & 0x7FFFFFFF;
+    uint32_t c = sel(m >> t->man_bits != 0, VL_CLS_NORMAL, VL_CLS_SUBNORMAL);
 
-    if (mag > 0x7F800000)
-        return VL_CLS_NAN;
-    if (mag == 0)
-        return VL_CLS_ZERO;
-    if (m == 0)
-        return VL_CLS_FLUSHED;
-    if (m > t->max_code) /* E4M3 has no inf: its overflow is NaN, counted here */
-        return saturate ? VL_CLS_SATURATED : VL_CLS_INF;
-    return m >> t->man_bits ? VL_CLS_NORMAL : VL_CLS_SUBNORMAL;
+    /* E4M3 has no inf: its overflow is NaN, counted here */
+    c = sel(m > t->max_code, saturate ? VL_CLS_SATURATED : VL_CLS_INF, c);
+    c = sel(m == 0, VL_CLS_FLUSHED, c);
+    c = sel(mag == 0, VL_CLS_ZERO, c);
+    return (vl_class)sel(mag > 0x7F800000, VL_CLS_NAN, c);
 }
 
 uint32_t vl_encode(vl_format f, float x, bool saturate)
@@ -155,11 +160,13 @@ vl_class vl_classify_cast(vl_format f, float x, bool saturate)
     return cast_class(f, bits, round_mag(f, bits & 0x7FFFFFFF), saturate);
 }
 
-/* vl_cast_n for one format known at compile time. */
+/* vl_cast_n for one format known at compile time, and which outputs are wanted: a loop
+ * body without control flow, which compilers can vectorise. */
 static inline __attribute__((always_inline)) void cast_loop(vl_format f, const float *x,
                                                             size_t n, bool saturate,
                                                             uint32_t *codes, uint8_t *classes)
 {
+    VL_SIMD_LOOP
     for (size_t i = 0; i < n; i++) {
         uint32_t bits = float_bits(x[i]), m = round_mag(f, bits & 0x7FFFFFFF);
         if (codes)
@@ -169,15 +176,29 @@ static inline __attribute__((always_inline)) void cast_loop(vl_format f, const f
     }
 }
 
+static inline __attribute__((always_inline)) void cast_outputs(vl_format f, const float *x,
+                                                               size_t n, bool saturate,
+                                                               uint32_t *codes,
+                                                               uint8_t *classes)
+{
+    if (codes && classes)
+        cast_loop(f, x, n, saturate, codes, classes);
+    else if (codes)
+        cast_loop(f, x, n, saturate, codes, NULL);
+    else if (classes)
+        cast_loop(f, x, n, saturate, NULL, classes);
+}
+
+VL_AVX2_CLONE
 void vl_cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
                uint8_t *classes)
 {
     switch (f) {
-    case VL_FMT_F32: cast_loop(VL_FMT_F32, x, n, saturate, codes, classes); break;
-    case VL_FMT_F16: cast_loop(VL_FMT_F16, x, n, saturate, codes, classes); break;
-    case VL_FMT_BF16: cast_loop(VL_FMT_BF16, x, n, saturate, codes, classes); break;
-    case VL_FMT_E4M3: cast_loop(VL_FMT_E4M3, x, n, saturate, codes, classes); break;
-    case VL_FMT_E5M2: cast_loop(VL_FMT_E5M2, x, n, saturate, codes, classes); break;
+    case VL_FMT_F32: cast_outputs(VL_FMT_F32, x, n, saturate, codes, classes); break;
+    case VL_FMT_F16: cast_outputs(VL_FMT_F16, x, n, saturate, codes, classes); break;
+    case VL_FMT_BF16: cast_outputs(VL_FMT_BF16, x, n, saturate, codes, classes); break;
+    case VL_FMT_E4M3: cast_outputs(VL_FMT_E4M3, x, n, saturate, codes, classes); break;
+    case VL_FMT_E5M2: cast_outputs(VL_FMT_E5M2, x, n, saturate, codes, classes); break;
     case VL_N_FORMATS: break;
     }
 }

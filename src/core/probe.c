@@ -65,7 +65,7 @@ void vl_underflow_compute(vl_backend *b, const float *g, size_t n, const float *
     out->n_runs = n_scales;
     for (int r = 0; r < n_scales; r++) {
         out->runs[r].scale = scales[r];
-        vl_run_underflow(b, g, n, scales[r], saturate, &out->runs[r].counts);
+        vl_run_underflow(b, g, n, scales[r], saturate, VL_ALL_FORMATS, &out->runs[r].counts);
     }
 }
 

@@ -120,8 +120,8 @@ static void check_underflow(vl_backend *cuda, vl_backend *cpu, vl_selftest *t, c
         return;
     for (int s = 0; s < ns && cuda->cuda; s++) {
         for (int sat = 0; sat < 2 && cuda->cuda; sat++) {
-            vl_run_underflow(cuda, x, n, scales[s], sat, gpu);
-            vl_run_underflow(cpu, x, n, scales[s], sat, cpu_c);
+            vl_run_underflow(cuda, x, n, scales[s], sat, VL_ALL_FORMATS, gpu);
+            vl_run_underflow(cpu, x, n, scales[s], sat, VL_ALL_FORMATS, cpu_c);
             compare_u64(c, &gpu->cls[0][0], &cpu_c->cls[0][0], VL_N_FORMATS * VL_N_CLASSES);
             compare_u64(c, gpu->hist, cpu_c->hist, VL_HIST_BINS);
         }

@@ -146,7 +146,8 @@ __global__ static void encode_kernel(int f, bool saturate, const float *x, size_
 
 // Counts in shared memory per block, added to the global ones at the end.
 __global__ static void underflow_kernel(const float *x, size_t n, float scale, bool saturate,
-                                        unsigned long long *cls, unsigned long long *hist)
+                                        unsigned formats, unsigned long long *cls,
+                                        unsigned long long *hist)
 {
     __shared__ unsigned int s_cls[VL_N_FORMATS * VL_N_CLASSES], s_hist[VL_HIST_BINS];
     for (int j = threadIdx.x; j < VL_N_FORMATS * VL_N_CLASSES; j += blockDim.x)
@@ -161,6 +162,8 @@ __global__ static void underflow_kernel(const float *x, size_t n, float scale, b
         if (b >= 0)
             atomicAdd(&s_hist[b], 1u);
         for (int f = 0; f < VL_N_FORMATS; f++) {
+            if (!(formats >> f & 1))
+                continue;
             int c = cast_class(f, y, saturate);
             if (c == VL_CLS_ZERO && x[i] != 0) // the product underflowed fp32
                 c = VL_CLS_FLUSHED;
@@ -282,7 +285,8 @@ int vl_cuda_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_
     return launched("encode") && dc.download(codes, n) ? 0 : -1;
 }
 
-int vl_cuda_underflow(const float *x, size_t n, float scale, bool saturate, vl_cast_counts *out)
+int vl_cuda_underflow(const float *x, size_t n, float scale, bool saturate, unsigned formats,
+                      vl_cast_counts *out)
 {
     dev<float> dx;
     dev<vl_cast_counts> dcounts;
@@ -292,7 +296,8 @@ int vl_cuda_underflow(const float *x, size_t n, float scale, bool saturate, vl_c
     static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit counts");
     char *base = (char *)dcounts.p;
     underflow_kernel<<<blocks_for(n), 256>>>(
-        dx.p, n, scale, saturate, (unsigned long long *)(base + offsetof(vl_cast_counts, cls)),
+        dx.p, n, scale, saturate, formats,
+        (unsigned long long *)(base + offsetof(vl_cast_counts, cls)),
         (unsigned long long *)(base + offsetof(vl_cast_counts, hist)));
     return launched("underflow") && dcounts.download(out, 1) ? 0 : -1;
 }
