@@ -14,7 +14,7 @@
 
 #define MAX 1000
 
-static unsigned char buf[4096];
+static unsigned char buf[16384];
 
 /* A .npy file of the given version with header text dict (padded with spaces and ended
  * with a newline so that the data starts at a multiple of 64, as NumPy writes it), then
