@@ -3,8 +3,9 @@
  * Every narrow format's normal range lies inside fp32's, so encoding works on the fp32 bit
  * pattern alone: rebias the exponent in place and round the mantissa off, or, below the
  * target's smallest normal, shift the significand into its subnormal position and round
- * that.  No loops and no floating-point arithmetic, so the result cannot depend on the
- * FPU's rounding mode or on flush-to-zero. */
+ * that.  No floating-point arithmetic, so the result cannot depend on the FPU's rounding
+ * mode or on flush-to-zero, and no branches on the value, so that loops over arrays of
+ * values vectorise (simd.h). */
 #include "numerics.h"
 
 #include <math.h>
