@@ -78,16 +78,16 @@ static bool run_numpy(const char *data, char *version, double *seconds, uint64_t
         snprintf(cmd, sizeof cmd, "%s %s %s %.9g %d", candidates[i], path, data, (double)SCALE,
                  RUNS);
         FILE *p = popen(cmd, "r");
-        int got = p ? fscanf(p, "%31s %lf %llu %llu %llu %llu %llu %llu", version, seconds,
-                             &v[0], &v[1], &v[2], &v[3], &v[4], &v[5])
+        int got = p ? fscanf(p, "%31s %lf %llu %llu %llu %llu %llu %llu", version, seconds, &v[0],
+                             &v[1], &v[2], &v[3], &v[4], &v[5])
                     : 0;
         if (p)
             pclose(p);
         remove(path);
         if (got != 8)
             return false;
-        vl_class order[6] = {VL_CLS_ZERO, VL_CLS_FLUSHED, VL_CLS_SUBNORMAL, VL_CLS_NORMAL,
-                             VL_CLS_INF, VL_CLS_NAN};
+        vl_class order[6] = {VL_CLS_ZERO,   VL_CLS_FLUSHED, VL_CLS_SUBNORMAL,
+                             VL_CLS_NORMAL, VL_CLS_INF,     VL_CLS_NAN};
         for (int k = 0; k < 6; k++)
             cls[order[k]] = v[k];
         return true;
@@ -123,8 +123,7 @@ int main(void)
     if (wrote && run_numpy(data, version, &np_seconds, np_cls)) {
         char name[96];
         snprintf(name, sizeof name, "numpy %s astype(float16) + counts + bincount", version);
-        printf("  %-48s %8.1f ms  %5.2f ns/value\n", name, 1e3 * np_seconds,
-               1e9 * np_seconds / N);
+        printf("  %-48s %8.1f ms  %5.2f ns/value\n", name, 1e3 * np_seconds, 1e9 * np_seconds / N);
         printf("  ratio: vramlab is %.1fx %s than numpy; ",
                best < np_seconds ? np_seconds / best : best / np_seconds,
                best < np_seconds ? "faster" : "slower");

@@ -107,8 +107,10 @@ static void test_malformed_files(void **state)
     expect_error(len, "no values: shape (0,)");
     len = npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1001,), }", 4, 1001);
     expect_error(len, "too many values: 1001 (at most 1000)");
-    len = npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, "
-                 "99999999999), }", 4, 0);
+    len = npy(1,
+              "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, "
+              "99999999999), }",
+              4, 0);
     expect_error(len, "shape (99999999999, 99999999999, 99999999999) of '<f4' needs over "
                       "18446744073709551615 bytes of data, the file has 0");
 

@@ -67,9 +67,9 @@ static void test_sample_calibration(void **state)
  * has an odd mantissa (fp16 65504, bf16, E5M2 57344) and to max when it is even (E4M3's
  * 448 = 1.110b x 2^8, so 464 still rounds to 448). */
 typedef struct thresholds {
-    double flush;     /* |y| <= flush: 0 */
-    double normal;    /* |y| >= normal: a normal number */
-    double overflow;  /* |y| >= overflow (> when !overflow_tie): inf, or NaN in E4M3 */
+    double flush;    /* |y| <= flush: 0 */
+    double normal;   /* |y| >= normal: a normal number */
+    double overflow; /* |y| >= overflow (> when !overflow_tie): inf, or NaN in E4M3 */
     bool overflow_tie;
 } thresholds;
 
@@ -170,7 +170,8 @@ static void test_underflow_scaling_rescues(void **state)
         band += a > 0x1p-28 && a <= 0x1p-25;
     }
     vl_underflow_compute(&cpu, g, n, scales, 2, false, u);
-    const uint64_t *at1 = u->runs[0].counts.cls[VL_FMT_F16], *at8 = u->runs[1].counts.cls[VL_FMT_F16];
+    const uint64_t *at1 = u->runs[0].counts.cls[VL_FMT_F16],
+                   *at8 = u->runs[1].counts.cls[VL_FMT_F16];
     assert_true(band > n / 100);
     assert_int_equal(at1[VL_CLS_FLUSHED] - at8[VL_CLS_FLUSHED], band);
     assert_int_equal(u->runs[1].counts.cls[VL_FMT_BF16][VL_CLS_FLUSHED], 0);
@@ -202,8 +203,8 @@ static void assert_trace(const vl_scaler_trace *t, const float *scale, const uin
 {
     for (size_t i = 0; i < t->steps; i++) {
         if (t->scale[i] != scale[i] || t->skipped[i] != skipped[i]) {
-            print_error("step %zu: scale %a skipped %d, want %a %d\n", i + 1,
-                        (double)t->scale[i], t->skipped[i], (double)scale[i], skipped[i]);
+            print_error("step %zu: scale %a skipped %d, want %a %d\n", i + 1, (double)t->scale[i],
+                        t->skipped[i], (double)scale[i], skipped[i]);
             fail();
         }
     }
@@ -216,8 +217,7 @@ static void test_scaler_growth(void **state)
     (void)state;
     /* interval 2, four clean steps: the tracker counts 1, 2 -> grow and reset, 1, 2 -> grow */
     vl_scaler_trace *t = trace(65536, 2, 4, 0, NULL, 0);
-    assert_trace(t, (float[]){65536, 65536, 131072, 131072}, (uint8_t[]){0, 0, 0, 0}, 262144,
-                 0);
+    assert_trace(t, (float[]){65536, 65536, 131072, 131072}, (uint8_t[]){0, 0, 0, 0}, 262144, 0);
     assert_int_equal(t->n_growths, 2);
     assert_int_equal(t->n_skipped, 0);
     vl_scaler_trace_free(t);
@@ -400,7 +400,8 @@ static void test_accumulate(void **state)
     assert_true(a.acc.sum32 == 7500.0f);
 }
 
-/* ---- the shared rules and the backend --------------------------------------------------------- */
+/* ---- the shared rules and the backend ---------------------------------------------------------
+ */
 
 static uint32_t bits(float x)
 {

@@ -154,8 +154,8 @@ static void error_cell(double e, char *buf, size_t len)
 static void inspect_table(const char *text, double typed, bool saturate)
 {
     printf("%s%s\n", text, saturate ? " (saturating casts)" : "");
-    printf("  %-9s %-11s %-34s %-25s %-10s %-10s %s\n", "format", "hex",
-           "sign exponent mantissa", "value", "abs error", "rel error", "class");
+    printf("  %-9s %-11s %-34s %-25s %-10s %-10s %s\n", "format", "hex", "sign exponent mantissa",
+           "value", "abs error", "rel error", "class");
     for (int f = 0; f < VL_N_FORMATS; f++) {
         inspected r;
         char v[40], ae[16], re[16];
@@ -163,8 +163,8 @@ static void inspect_table(const char *text, double typed, bool saturate)
         snprintf(v, sizeof v, "%.17g", (double)r.value);
         error_cell(r.abs_error, ae, sizeof ae);
         error_cell(r.rel_error, re, sizeof re);
-        printf("  %-9s %-11s %-34s %-25s %-10s %-10s %s\n", vl_format_names[f], r.hex, r.binary,
-               v, ae, re, vl_class_names[r.cls]);
+        printf("  %-9s %-11s %-34s %-25s %-10s %-10s %s\n", vl_format_names[f], r.hex, r.binary, v,
+               ae, re, vl_class_names[r.cls]);
     }
 }
 

@@ -39,8 +39,9 @@ void json_real(FILE *out, double v)
 void json_probe_head(FILE *out, const vl_backend *b)
 {
     char note[512];
-    fprintf(out, "{\"vramlab\": \"%s\",\n \"backend\": \"%s\",\n \"backend_note\": ",
-            PACKAGE_VERSION, vl_backend_name(b));
+    fprintf(out,
+            "{\"vramlab\": \"%s\",\n \"backend\": \"%s\",\n \"backend_note\": ", PACKAGE_VERSION,
+            vl_backend_name(b));
     json_string(out, vl_backend_note(b, note, sizeof note));
 }
 
@@ -125,8 +126,7 @@ static void underflow_table(FILE *out, const probe_report *r)
             fprintf(out, "  %-9s", vl_format_names[f]);
             for (int j = 0; j < VL_N_CLASSES; j++)
                 fprintf(out, " %11s", cells[j]);
-            fprintf(out, "  %11.2f%%\n",
-                    percent(k[VL_CLS_FLUSHED] + k[VL_CLS_INF], nonzero));
+            fprintf(out, "  %11.2f%%\n", percent(k[VL_CLS_FLUSHED] + k[VL_CLS_INF], nonzero));
         }
     }
 
@@ -139,8 +139,9 @@ static void underflow_table(FILE *out, const probe_report *r)
         return;
     for (int b = lo; b <= hi; b++)
         top = c->hist[b] > top ? c->hist[b] : top;
-    fprintf(out, "\nlog2 histogram of |g| x %s, and what fp16 makes of each bin at each scale:\n"
-                 "  . rounds to 0   s subnormal   n normal   ! overflows\n",
+    fprintf(out,
+            "\nlog2 histogram of |g| x %s, and what fp16 makes of each bin at each scale:\n"
+            "  . rounds to 0   s subnormal   n normal   ! overflows\n",
             real_text(u->runs[0].scale, buf, sizeof buf));
     fprintf(out, "  %-15s %11s %7s  %-40s ", "|g| in", "count", "share", "");
     for (int i = 0; i < u->n_runs; i++)
@@ -155,13 +156,14 @@ static void underflow_table(FILE *out, const probe_report *r)
         fprintf(out, "  %-15s %11s %6.2f%%  %-40s ", range, vl_fmt_int(c->hist[b], n, sizeof n),
                 percent(c->hist[b], u->n), bar);
         for (int i = 0; i < u->n_runs; i++) {
-            int width = (int)strlen(real_text(u->runs[i].scale / u->runs[0].scale, buf,
-                                              sizeof buf)) + 1;
+            int width =
+                (int)strlen(real_text(u->runs[i].scale / u->runs[0].scale, buf, sizeof buf)) + 1;
             fprintf(out, " %*c", width, region(b, u->runs[i].scale));
         }
         fputc('\n', out);
     }
-    fprintf(out, "  %-15s %11s %6.2f%%\n", "zero", vl_fmt_int(c->cls[VL_FMT_F32][VL_CLS_ZERO], n, sizeof n),
+    fprintf(out, "  %-15s %11s %6.2f%%\n", "zero",
+            vl_fmt_int(c->cls[VL_FMT_F32][VL_CLS_ZERO], n, sizeof n),
             percent(c->cls[VL_FMT_F32][VL_CLS_ZERO], u->n));
 }
 
@@ -169,7 +171,8 @@ static void underflow_json(FILE *out, const probe_report *r)
 {
     const vl_underflow *u = r->underflow;
 
-    fprintf(out, ",\n \"underflow\": {\"source\": \"%s\", \"file\": ", r->input ? "file" : "sample");
+    fprintf(out,
+            ",\n \"underflow\": {\"source\": \"%s\", \"file\": ", r->input ? "file" : "sample");
     if (r->input)
         json_string(out, r->input);
     else
@@ -239,15 +242,17 @@ static void scaler_table(FILE *out, const probe_report *r)
             "growth_interval=%" PRId32 ")\n",
             real_text(p->init_scale, a, sizeof a), real_text(p->growth_factor, b, sizeof b),
             real_text(p->backoff_factor, c, sizeof c), p->growth_interval);
-    fprintf(out, "  %s steps; a clean step's largest gradient is %s, which overflows fp16 once "
-                 "times a scale of %s or more\n",
+    fprintf(out,
+            "  %s steps; a clean step's largest gradient is %s, which overflows fp16 once "
+            "times a scale of %s or more\n",
             vl_fmt_int(t->steps, a, sizeof a), real_text(o->grad_max, b, sizeof b),
             o->grad_max > 0 ? real_text(65520.0 / o->grad_max, c, sizeof c) : "inf");
     if (o->n_overflow_at)
         fprintf(out, "  inf gradients injected at the steps given (%zu)\n", t->n_injected);
     else
-        fprintf(out, "  inf gradients injected with probability %s per step (seed %" PRIu64
-                     "): %zu of them\n",
+        fprintf(out,
+                "  inf gradients injected with probability %s per step (seed %" PRIu64
+                "): %zu of them\n",
                 real_text(o->overflow_prob, a, sizeof a), o->seed, t->n_injected);
     backend_line(out, r->backend);
     fprintf(out, "\n  %-23s %-16s %s\n", "steps", "scale", "skipped (no optimizer step)");
@@ -349,7 +354,7 @@ static void update_table(FILE *out, const probe_report *r)
             real_text(u->weight, a, sizeof a), real_text(u->update, b, sizeof b),
             vl_fmt_int(u->steps, c, sizeof c));
     fprintf(out, "  %-9s %-22s %12s  %s\n", "format", "final w", "steps lost",
-             "mixed precision: the fp32 master as this format's copy");
+            "mixed precision: the fp32 master as this format's copy");
     for (int f = 0; f < VL_N_FORMATS; f++) {
         char v[40], m[40];
         snprintf(v, sizeof v, "%.17g", (double)u->repeat.final[f]);
@@ -374,8 +379,7 @@ static void update_json(FILE *out, const probe_report *r)
     }
     fprintf(out, "],\n   \"significant_bits\": {");
     for (int f = 0; f < VL_N_FORMATS; f++)
-        fprintf(out, "%s\"%s\": %u", f ? ", " : "", vl_format_names[f],
-                vl_formats[f].man_bits + 1);
+        fprintf(out, "%s\"%s\": %u", f ? ", " : "", vl_format_names[f], vl_formats[f].man_bits + 1);
     fprintf(out, "},\n   \"repeat\": {\"weight\": ");
     json_real(out, u->weight);
     fprintf(out, ", \"update\": ");
@@ -408,8 +412,8 @@ static void last_change(FILE *out, float sum, uint32_t last, size_t n)
         return;
     frexp(sum, &e);
     fprintf(out, "      fp16 last changed it at step %s of %s; at %s fp16's spacing is %s\n",
-            vl_fmt_int(last, a, sizeof a), vl_fmt_int(n, b, sizeof b),
-            real_text(sum, c, sizeof c), real_text(ldexp(1, e - 11), d, sizeof d));
+            vl_fmt_int(last, a, sizeof a), vl_fmt_int(n, b, sizeof b), real_text(sum, c, sizeof c),
+            real_text(ldexp(1, e - 11), d, sizeof d));
 }
 
 static void accumulate_table(FILE *out, const probe_report *r)
@@ -538,12 +542,13 @@ void selftest_write(FILE *out, out_format f, const vl_backend *b, const vl_selft
     backend_line(out, b);
     for (int i = 0; i < t->n; i++) {
         const vl_selftest_check *c = &t->checks[i];
-        fprintf(out, "  %-40s %12s compared  %s%s\n", c->name,
-                vl_fmt_int(c->compared, n, sizeof n), c->differ ? "DIFFER: " : "identical",
-                c->differ ? c->first : "");
+        fprintf(out, "  %-40s %12s compared  %s%s\n", c->name, vl_fmt_int(c->compared, n, sizeof n),
+                c->differ ? "DIFFER: " : "identical", c->differ ? c->first : "");
     }
     if (why)
         fprintf(out, "stopped: %s\n", why);
     fprintf(out, "selftest: %d checks, %s\n", t->n,
-            failures ? "SOME DIFFER" : why ? "stopped early" : "all identical");
+            failures ? "SOME DIFFER"
+            : why    ? "stopped early"
+                     : "all identical");
 }

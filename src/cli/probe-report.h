@@ -23,7 +23,7 @@ void json_probe_head(FILE *out, const vl_backend *b);
 /* What `vramlab probe` ran: the experiments not run are NULL. */
 typedef struct probe_report {
     vl_backend *backend;
-    const char *input;      /* underflow: the gradient file, or NULL for the sample */
+    const char *input; /* underflow: the gradient file, or NULL for the sample */
     uint64_t seed;
     const vl_underflow *underflow;
     const vl_scaler_opts *scaler_opts;

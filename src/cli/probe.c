@@ -129,8 +129,8 @@ static void usage(void)
 
 /* arg as a real for --flag: finite, and above lo (or at least lo when !open_lo) and below
  * hi (or at most hi), or EXIT_USAGE with "--flag: 'arg' must be <what>". */
-static int real_option(int code, const char *arg, double lo, bool open_lo, double hi,
-                       bool open_hi, const char *what, double *out)
+static int real_option(int code, const char *arg, double lo, bool open_lo, double hi, bool open_hi,
+                       const char *what, double *out)
 {
     const char *why;
     if (!vl_parse_real(arg, out, &why))
@@ -158,8 +158,7 @@ static int float_option(int code, const char *arg, float *out)
     double v;
     int rc = real_option(code, arg, -INFINITY, false, INFINITY, false, "a finite number", &v);
     if (rc == EXIT_OK && isinf((float)v))
-        return usage_error("--%s: '%s' must be a finite number (in fp32)", option_name(code),
-                           arg);
+        return usage_error("--%s: '%s' must be a finite number (in fp32)", option_name(code), arg);
     *out = (float)v;
     return rc;
 }
@@ -230,7 +229,8 @@ static int parse_option(probe_opts *o, int code, const char *arg)
         rc = list_option(code, arg, VL_UNDERFLOW_MAX_SCALES, &n, scale_item, o->scales);
         o->n_scales = (int)n;
         return rc;
-    case OPT_OVERFLOW_AT: return list_option(code, arg, MAX_OVERFLOW_AT, &o->n_at, step_item, o->at);
+    case OPT_OVERFLOW_AT:
+        return list_option(code, arg, MAX_OVERFLOW_AT, &o->n_at, step_item, o->at);
     case OPT_INPUT: o->input = arg; return EXIT_OK;
     case OPT_SATURATE: return EXIT_OK;
     case OPT_INIT_SCALE: return scale_option(code, arg, &o->init_scale);
@@ -238,8 +238,7 @@ static int parse_option(probe_opts *o, int code, const char *arg)
         return real_option(code, arg, 1, true, INFINITY, true, "a finite number above 1",
                            &o->growth);
     case OPT_BACKOFF_FACTOR:
-        return real_option(code, arg, 0, true, 1, true, "between 0 and 1, exclusive",
-                           &o->backoff);
+        return real_option(code, arg, 0, true, 1, true, "between 0 and 1, exclusive", &o->backoff);
     case OPT_GRAD_MAX: {
         double v;
         rc = real_option(code, arg, 0, false, FLT_MAX, false, "a finite number, 0 or more", &v);

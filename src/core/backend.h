@@ -12,13 +12,18 @@
 
 #include "kernels.h"
 
-typedef enum { VL_BACKEND_AUTO, VL_BACKEND_CPU, VL_BACKEND_CUDA, VL_N_BACKEND_CHOICES } vl_backend_choice;
+typedef enum {
+    VL_BACKEND_AUTO,
+    VL_BACKEND_CPU,
+    VL_BACKEND_CUDA,
+    VL_N_BACKEND_CHOICES
+} vl_backend_choice;
 extern const char *const vl_backend_choice_names[VL_N_BACKEND_CHOICES]; /* auto, cpu, cuda */
 
 typedef struct vl_backend {
-    bool cuda;          /* the kernels run on the GPU */
-    char device[160];   /* with cuda: "NVIDIA H200, compute capability 9.0" */
-    char why_cpu[320];  /* without: why, e.g. "CUDA driver not found (cudaGetDeviceCount: ...)" */
+    bool cuda;         /* the kernels run on the GPU */
+    char device[160];  /* with cuda: "NVIDIA H200, compute capability 9.0" */
+    char why_cpu[320]; /* without: why, e.g. "CUDA driver not found (cudaGetDeviceCount: ...)" */
 } vl_backend;
 
 /* AUTO: CUDA when built with it and a device answers, else the CPU and the reason.  CPU:

@@ -50,8 +50,8 @@ void vl_cpu_underflow(const float *x, size_t n, float scale, bool saturate, unsi
         for (size_t i = 0; i < k; i++)
             hist[i & 3][bin[i]]++;
         for (int b = 0; b < VL_HIST_BINS; b++)
-            out->hist[b] += (uint64_t)hist[0][b + 1] + hist[1][b + 1] + hist[2][b + 1] +
-                            hist[3][b + 1];
+            out->hist[b] +=
+                (uint64_t)hist[0][b + 1] + hist[1][b + 1] + hist[2][b + 1] + hist[3][b + 1];
         for (int f = 0; f < VL_N_FORMATS; f++) {
             if (!(formats >> f & 1))
                 continue;

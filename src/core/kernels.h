@@ -50,14 +50,14 @@ typedef struct vl_scaler_state {
 
 /* The same update applied again and again to one weight in every format. */
 typedef struct vl_repeat {
-    float final[VL_N_FORMATS];    /* the weight after the last step */
-    uint32_t lost[VL_N_FORMATS];  /* steps that left the weight as it was */
+    float final[VL_N_FORMATS];   /* the weight after the last step */
+    uint32_t lost[VL_N_FORMATS]; /* steps that left the weight as it was */
 } vl_repeat;
 
 /* Running sums of a[i] and of the products a[i]*c[i], element after element. */
 typedef struct vl_accum {
-    float sum16, sum32;           /* sum of a: fp16 accumulator, fp32 accumulator */
-    float dot16, dot32;           /* sum of the fp16 products: in fp16, in fp32 (tensor cores) */
+    float sum16, sum32;              /* sum of a: fp16 accumulator, fp32 accumulator */
+    float dot16, dot32;              /* sum of the fp16 products: in fp16, in fp32 (tensor cores) */
     uint32_t sum16_last, dot16_last; /* the last step (from 1) that changed the fp16 sum */
 } vl_accum;
 

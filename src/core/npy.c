@@ -185,12 +185,11 @@ static bool parse_npy(const unsigned char *buf, size_t len, size_t max, size_t *
         if (len < 12)
             return fail(err, "truncated .npy header: the file has %zu bytes", len);
         pre = 12;
-        hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
-               (size_t)buf[11] << 24;
+        hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
     }
     if (hlen > len - pre)
-        return fail(err, "truncated .npy header: the file has %zu bytes, the header needs %zu",
-                    len, pre + hlen);
+        return fail(err, "truncated .npy header: the file has %zu bytes, the header needs %zu", len,
+                    pre + hlen);
     if (hlen == 0 || buf[pre + hlen - 1] != '\n')
         return fail(err, "the .npy header does not end with a newline");
 

@@ -133,9 +133,11 @@ vl_scaler_trace *vl_scaler_trace_new(vl_backend *b, const vl_scaler_opts *o)
 
 void vl_update_opts_default(vl_update_opts *o)
 {
-    *o = (vl_update_opts){
-        .per_bucket = 1024, .seed = VL_PROBE_SEED, .weight = 1.0f, .update = 0x1p-12f,
-        .steps = 1000};
+    *o = (vl_update_opts){.per_bucket = 1024,
+                          .seed = VL_PROBE_SEED,
+                          .weight = 1.0f,
+                          .update = 0x1p-12f,
+                          .steps = 1000};
 }
 
 /* Pair j of bucket k: w = +-(1 + mw/128) 2^ew, ew in -4..-1, and u = +-(1 + mu/128) 2^eu

@@ -60,8 +60,8 @@ typedef struct vl_scaler_opts {
     /* A clean step's largest |gradient|, unscaled: it overflows fp16 once multiplied by a
      * scale of 65520/grad_max or more.  2^-4: the scale settles between 2^19 and 2^20. */
     float grad_max;
-    double overflow_prob;          /* chance per step of an injected inf gradient: 1e-4 */
-    const uint64_t *overflow_at;   /* or exactly these steps (from 1), when n_overflow_at */
+    double overflow_prob;        /* chance per step of an injected inf gradient: 1e-4 */
+    const uint64_t *overflow_at; /* or exactly these steps (from 1), when n_overflow_at */
     size_t n_overflow_at;
     uint64_t seed;
 } vl_scaler_opts;
@@ -70,9 +70,9 @@ void vl_scaler_opts_default(vl_scaler_opts *o);
 
 typedef struct vl_scaler_trace {
     size_t steps;
-    float *scale;       /* scale[i]: the scale step i+1 ran with */
-    uint8_t *skipped;   /* skipped[i]: step i+1 overflowed, and the optimizer skipped it */
-    uint8_t *injected;  /* injected[i]: step i+1 had an injected inf gradient */
+    float *scale;      /* scale[i]: the scale step i+1 ran with */
+    uint8_t *skipped;  /* skipped[i]: step i+1 overflowed, and the optimizer skipped it */
+    uint8_t *injected; /* injected[i]: step i+1 had an injected inf gradient */
     vl_scaler_state final;
     size_t n_skipped, n_injected, n_growths;
 } vl_scaler_trace;
@@ -108,9 +108,9 @@ typedef struct vl_update {
     uint32_t lost[VL_UPDATE_BUCKETS][VL_N_FORMATS]; /* pairs where w - u rounded back to w */
     float weight, update;
     uint32_t steps;
-    vl_repeat repeat;           /* w - u, steps times, in each format */
-    float mixed[VL_N_FORMATS];  /* mixed precision: the fp32 master after the steps, as each
-                                   format's working copy (rounded from it) */
+    vl_repeat repeat;          /* w - u, steps times, in each format */
+    float mixed[VL_N_FORMATS]; /* mixed precision: the fp32 master after the steps, as each
+                                  format's working copy (rounded from it) */
 } vl_update;
 
 /* NULL, or "out of memory". */
@@ -136,7 +136,7 @@ void vl_accumulate_opts_default(vl_accumulate_opts *o);
 typedef struct vl_accumulate {
     size_t n;
     bool constant;
-    float value;               /* as fp16 rounds it, when constant */
+    float value; /* as fp16 rounds it, when constant */
     vl_accum acc;
     double exact_sum, exact_dot; /* of the fp16 inputs, exactly (sums of multiples of 2^-22) */
 } vl_accumulate;

@@ -16,19 +16,17 @@ static float *boundary_values(size_t *n)
 {
     size_t cap = 1u << 22, k = 0;
     float *v = malloc(cap * sizeof *v);
-    static const uint32_t specials[] = {0x00000000, 0x00000001, 0x007FFFFF, 0x00800000,
-                                        0x7F7FFFFF, 0x7F800000, 0x7F800001, 0x7FC00000,
-                                        0x7FFFFFFF, 0x3F800000};
+    static const uint32_t specials[] = {0x00000000, 0x00000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF,
+                                        0x7F800000, 0x7F800001, 0x7FC00000, 0x7FFFFFFF, 0x3F800000};
     if (!v)
         return NULL;
     for (vl_format f = VL_FMT_F16; f < VL_N_FORMATS; f++) {
         const vl_format_info *t = &vl_formats[f];
         for (uint32_t c = 0; c <= t->max_code; c++) {
-            double lo = vl_decode(f, c), hi = c < t->max_code
-                                                  ? vl_decode(f, c + 1)
-                                                  : 2 * t->max - vl_decode(f, c - 1);
-            float mid = (float)((lo + hi) / 2), pts[4] = {(float)lo, nextafterf(mid, 0), mid,
-                                                          nextafterf(mid, INFINITY)};
+            double lo = vl_decode(f, c),
+                   hi = c < t->max_code ? vl_decode(f, c + 1) : 2 * t->max - vl_decode(f, c - 1);
+            float mid = (float)((lo + hi) / 2),
+                  pts[4] = {(float)lo, nextafterf(mid, 0), mid, nextafterf(mid, INFINITY)};
             for (int i = 0; i < 4; i++) {
                 v[k++] = pts[i];
                 v[k++] = -pts[i];
@@ -209,8 +207,8 @@ const char *vl_selftest_run(vl_backend *cuda, vl_selftest *out)
         for (int b = 0; b < VL_UPDATE_BUCKETS; b++)
             for (int f = 0; f < VL_N_FORMATS; f++, c->compared++)
                 if (g.lost[b][f] != h.lost[b][f])
-                    differ(c, (uint64_t)b, "bucket %llu: CUDA %.0f lost, CPU %.0f",
-                           g.lost[b][f], h.lost[b][f]);
+                    differ(c, (uint64_t)b, "bucket %llu: CUDA %.0f lost, CPU %.0f", g.lost[b][f],
+                           h.lost[b][f]);
         compare_floats(c, g.repeat.final, h.repeat.final, VL_N_FORMATS);
     }
 
