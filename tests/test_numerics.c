@@ -427,6 +427,37 @@ static void test_format_table(void **state)
     }
 }
 
+/* 0.1 = 1.6 x 2^-4 in fp16: exponent field 11, mantissa round(0.6 x 1024 = 614.4) = 614,
+ * value 1638/16384 = 0.0999755859375. */
+static void test_inspect(void **state)
+{
+    (void)state;
+    vl_inspection r;
+
+    vl_inspect(VL_FMT_F16, 0.1, false, &r);
+    assert_int_equal(r.code, 0x2E66);
+    assert_int_equal(r.sign, 0);
+    assert_int_equal(r.exponent, 11);
+    assert_int_equal(r.mantissa, 614);
+    assert_true(r.value == 0.0999755859375f);
+    assert_true(r.abs_error == 0.1 - 0.0999755859375);
+    assert_true(fabs(r.rel_error - 2.44140625e-4) < 1e-15);
+    assert_int_equal(r.cls, VL_CLS_NORMAL);
+
+    vl_inspect(VL_FMT_E4M3, -1e6, true, &r); /* saturating: -448 = 1 1111 110 */
+    assert_int_equal(r.code, 0xFE);
+    assert_int_equal(r.cls, VL_CLS_SATURATED);
+    vl_inspect(VL_FMT_BF16, 1e-50, false, &r); /* fp32 flushes it already */
+    assert_int_equal(r.cls, VL_CLS_FLUSHED);
+    assert_true(r.value == 0 && r.rel_error == 1);
+    vl_inspect(VL_FMT_F16, -INFINITY, false, &r); /* inf kept: no error */
+    assert_int_equal(r.code, 0xFC00);
+    assert_true(r.abs_error == 0 && r.rel_error == 0);
+    vl_inspect(VL_FMT_F32, NAN, false, &r);
+    assert_int_equal(r.cls, VL_CLS_NAN);
+    assert_true(isnan(r.abs_error));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_round_vs_reference),
         cmocka_unit_test(test_fmt_arithmetic),
         cmocka_unit_test(test_cast_n),
+        cmocka_unit_test(test_inspect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,39 +108,19 @@ int cmd_formats(int argc, char **argv)
 
 /* ---- inspect ------------------------------------------------------------------------------ */
 
-typedef struct inspected {
-    uint32_t code, sign, exponent, mantissa;
-    float value;
-    double abs_error, rel_error; /* NaN when they mean nothing (a NaN typed or kept) */
-    vl_class cls;
-    char hex[16], binary[40];
-} inspected;
-
-static void inspect_one(vl_format f, double typed, bool saturate, inspected *r)
+/* The code in hex, and in bits with the sign, exponent and mantissa apart. */
+static void code_text(vl_format f, uint32_t code, char *hex, size_t hex_len, char *bits)
 {
     const vl_format_info *t = &vl_formats[f];
-    float x = (float)typed;
     size_t k = 0;
 
-    r->code = vl_encode(f, x, saturate);
-    r->value = vl_decode(f, r->code);
-    r->sign = r->code >> (t->bits - 1);
-    r->exponent = r->code >> t->man_bits & ((1u << t->exp_bits) - 1);
-    r->mantissa = r->code & ((1u << t->man_bits) - 1);
-    r->cls = vl_classify_cast(f, x, saturate);
-    if (r->cls == VL_CLS_ZERO && typed != 0) /* fp32 itself flushed it */
-        r->cls = VL_CLS_FLUSHED;
-    r->abs_error = fabs((double)r->value - typed);
-    r->rel_error = typed != 0 ? r->abs_error / fabs(typed) : r->value == 0 ? 0 : INFINITY;
-    if (isinf(typed) && isinf(r->value) && (typed > 0) == (r->value > 0))
-        r->abs_error = r->rel_error = 0;
-    snprintf(r->hex, sizeof r->hex, "0x%0*x", (int)t->bits / 4, (unsigned)r->code);
+    snprintf(hex, hex_len, "0x%0*x", (int)t->bits / 4, (unsigned)code);
     for (int i = (int)t->bits - 1; i >= 0; i--) {
-        r->binary[k++] = (char)('0' + (r->code >> i & 1));
+        bits[k++] = (char)('0' + (code >> i & 1));
         if (i == (int)t->bits - 1 || i == (int)t->man_bits)
-            r->binary[k++] = ' ';
+            bits[k++] = ' ';
     }
-    r->binary[k] = 0;
+    bits[k] = 0;
 }
 
 static void error_cell(double e, char *buf, size_t len)
@@ -157,14 +137,15 @@ static void inspect_table(const char *text, double typed, bool saturate)
     printf("  %-9s %-11s %-34s %-25s %-10s %-10s %s\n", "format", "hex", "sign exponent mantissa",
            "value", "abs error", "rel error", "class");
     for (int f = 0; f < VL_N_FORMATS; f++) {
-        inspected r;
-        char v[40], ae[16], re[16];
-        inspect_one((vl_format)f, typed, saturate, &r);
+        vl_inspection r;
+        char v[40], ae[16], re[16], hex[16], bits[40];
+        vl_inspect((vl_format)f, typed, saturate, &r);
+        code_text((vl_format)f, r.code, hex, sizeof hex, bits);
         snprintf(v, sizeof v, "%.17g", (double)r.value);
         error_cell(r.abs_error, ae, sizeof ae);
         error_cell(r.rel_error, re, sizeof re);
-        printf("  %-9s %-11s %-34s %-25s %-10s %-10s %s\n", vl_format_names[f], r.hex, r.binary, v,
-               ae, re, vl_class_names[r.cls]);
+        printf("  %-9s %-11s %-34s %-25s %-10s %-10s %s\n", vl_format_names[f], hex, bits, v, ae,
+               re, vl_class_names[r.cls]);
     }
 }
 
@@ -176,11 +157,13 @@ static void inspect_json(const char *text, double typed, bool saturate, bool fir
     json_real(stdout, typed);
     printf(", \"formats\": {");
     for (int f = 0; f < VL_N_FORMATS; f++) {
-        inspected r;
-        inspect_one((vl_format)f, typed, saturate, &r);
+        vl_inspection r;
+        char hex[16], bits[40];
+        vl_inspect((vl_format)f, typed, saturate, &r);
+        code_text((vl_format)f, r.code, hex, sizeof hex, bits);
         printf("%s\n    \"%s\": {\"code\": %u, \"hex\": \"%s\", \"bits\": \"%s\", \"sign\": %u, "
                "\"exponent\": %u, \"mantissa\": %u,\n      \"value\": ",
-               f ? "," : "", vl_format_names[f], (unsigned)r.code, r.hex, r.binary,
+               f ? "," : "", vl_format_names[f], (unsigned)r.code, hex, bits,
                (unsigned)r.sign, (unsigned)r.exponent, (unsigned)r.mantissa);
         json_real(stdout, r.value);
         printf(", \"abs_error\": ");

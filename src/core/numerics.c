@@ -161,6 +161,27 @@ vl_class vl_classify_cast(vl_format f, float x, bool saturate)
     return cast_class(f, bits, round_mag(f, bits & 0x7FFFFFFF), saturate);
 }
 
+void vl_inspect(vl_format f, double typed, bool saturate, vl_inspection *out)
+{
+    const vl_format_info *t = &vl_formats[f];
+    float x = (float)typed;
+    vl_inspection r;
+
+    r.code = vl_encode(f, x, saturate);
+    r.value = vl_decode(f, r.code);
+    r.sign = r.code >> (t->bits - 1);
+    r.exponent = r.code >> t->man_bits & ((1u << t->exp_bits) - 1);
+    r.mantissa = r.code & ((1u << t->man_bits) - 1);
+    r.cls = vl_classify_cast(f, x, saturate);
+    if (r.cls == VL_CLS_ZERO && typed != 0)
+        r.cls = VL_CLS_FLUSHED;
+    r.abs_error = fabs((double)r.value - typed);
+    r.rel_error = typed != 0 ? r.abs_error / fabs(typed) : r.value == 0 ? 0 : INFINITY;
+    if (isinf(typed) && r.value == typed) /* inf kept as inf: no error */
+        r.abs_error = r.rel_error = 0;
+    *out = r;
+}
+
 /* vl_cast_n for one format known at compile time, and which outputs are wanted: a loop
  * body without control flow, which compilers can vectorise. */
 static inline __attribute__((always_inline)) void cast_loop(vl_format f, const float *x,

@@ -79,6 +79,18 @@ vl_class vl_classify_cast(vl_format f, float x, bool saturate);
 /* decode(encode(x)): x as the format keeps it. */
 float vl_round(vl_format f, float x, bool saturate);
 
+/* A value as format f keeps it, for people: the code and its fields, the value kept, the
+ * error against the value as typed (a double: cast to fp32 first and from there to f, as
+ * GPUs convert), and what the cast did (flushed, too, when fp32 itself flushed it). */
+typedef struct vl_inspection {
+    uint32_t code, sign, exponent, mantissa;
+    float value;
+    double abs_error, rel_error; /* NaN when meaningless: a NaN typed or kept */
+    vl_class cls;
+} vl_inspection;
+
+void vl_inspect(vl_format f, double typed, bool saturate, vl_inspection *out);
+
 /* vl_encode (into codes) and vl_classify_cast (into classes) of x[0..n), either pointer
  * NULL when not wanted: one loop per format, specialised at compile time and free of
  * branches that depend on the values, for the probe's large samples. */
