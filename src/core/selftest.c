@@ -12,7 +12,7 @@
  * code's value, the point halfway to the next code and the floats either side of it, up to
  * halfway past the largest finite value, both signs; fp32's extremes; infinities, NaNs;
  * and every 4099th fp32 bit pattern. */
-static float *boundary_values(size_t *n)
+float *vl_selftest_inputs(size_t *n)
 {
     size_t cap = 1u << 22, k = 0;
     float *v = malloc(cap * sizeof *v);
@@ -159,7 +159,7 @@ const char *vl_selftest_run(vl_backend *cuda, vl_selftest *out)
 {
     vl_backend cpu;
     size_t n = 0, ns = 1u << 20;
-    float *x = boundary_values(&n), *sample = malloc(ns * sizeof *sample);
+    float *x = vl_selftest_inputs(&n), *sample = malloc(ns * sizeof *sample);
     float *res = malloc(2 * n * sizeof *res);
     uint32_t *codes = malloc(2 * n * sizeof *codes);
     const char *why = NULL;

@@ -5,14 +5,12 @@
 // a product meets a sum.  Casts use CUDA's own conversions, which is the point: `vramlab
 // probe selftest` compares them with the software codecs.  Counts use integer atomics, so
 // they do not depend on the order the threads run in.  No tensor cores.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cuda/casts.cuh"
 #include "cuda/probe_kernels.h"
 
 static char last_error[256];
@@ -66,74 +64,6 @@ static unsigned blocks_for(size_t n)
     return b < 1 ? 1 : b > 4096 ? 4096 : (unsigned)b;
 }
 
-// ---- casts with CUDA's conversions -------------------------------------------------------
-
-__device__ static const float min_normal[VL_N_FORMATS] = {0x1p-126f, 0x1p-14f, 0x1p-126f,
-                                                          0x1p-6f, 0x1p-14f};
-
-// The code of x in f, as vl_encode.  fp16 and bf16 have no saturating conversion: an
-// infinite result becomes +-max, as .satfinite would give.
-__device__ static uint32_t cast_code(int f, float x, bool saturate)
-{
-    uint32_t sign = __float_as_uint(x) >> 31;
-    switch (f) {
-    case VL_FMT_F16: {
-        __half h = __float2half_rn(x);
-        return saturate && __hisinf(h) ? sign << 15 | 0x7BFF : __half_as_ushort(h);
-    }
-    case VL_FMT_BF16: {
-        __nv_bfloat16 h = __float2bfloat16_rn(x);
-        return saturate && __hisinf(h) ? sign << 15 | 0x7F7F : __bfloat16_as_ushort(h);
-    }
-    case VL_FMT_E4M3:
-        return __nv_cvt_float_to_fp8(x, saturate ? __NV_SATFINITE : __NV_NOSAT, __NV_E4M3);
-    case VL_FMT_E5M2:
-        return __nv_cvt_float_to_fp8(x, saturate ? __NV_SATFINITE : __NV_NOSAT, __NV_E5M2);
-    default: // fp32: the value itself, NaN made canonical
-        if (isnan(x))
-            return 0x7FFFFFFF;
-        return saturate && isinf(x) ? sign << 31 | 0x7F7FFFFF : __float_as_uint(x);
-    }
-}
-
-// The value of a code, with CUDA's conversions back; every NaN as 0x7FFFFFFF.
-__device__ static float decode(int f, uint32_t code)
-{
-    float v;
-    switch (f) {
-    case VL_FMT_F16: v = __half2float(__ushort_as_half((unsigned short)code)); break;
-    case VL_FMT_BF16: v = __bfloat162float(__ushort_as_bfloat16((unsigned short)code)); break;
-    case VL_FMT_E4M3:
-        v = __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)code, __NV_E4M3)));
-        break;
-    case VL_FMT_E5M2:
-        v = __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)code, __NV_E5M2)));
-        break;
-    default: v = __uint_as_float(code); break;
-    }
-    return isnan(v) ? __uint_as_float(0x7FFFFFFF) : v;
-}
-
-__device__ static float round_to(int f, float x)
-{
-    return decode(f, cast_code(f, x, false));
-}
-
-// What casting x to f does, as vl_classify_cast, read off the value the cast gives.
-__device__ static int cast_class(int f, float x, bool saturate)
-{
-    if (isnan(x))
-        return VL_CLS_NAN;
-    if (x == 0)
-        return VL_CLS_ZERO;
-    float v = round_to(f, x);
-    if (v == 0)
-        return VL_CLS_FLUSHED;
-    if (isinf(v) || isnan(v)) // E4M3 overflows to NaN
-        return saturate ? VL_CLS_SATURATED : VL_CLS_INF;
-    return fabsf(v) < min_normal[f] ? VL_CLS_SUBNORMAL : VL_CLS_NORMAL;
-}
-
 // ---- the kernels ---------------------------------------------------------------------------
 
 __global__ static void encode_kernel(int f, bool saturate, const float *x, size_t n,
@@ -158,7 +88,7 @@ __global__ static void underflow_kernel(const float *x, size_t n, float scale, b
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         float y = __fmul_rn(x[i], scale);
-        int b = vl_log2_bin(__float_as_uint(y));
+        int b = vl_log2_bin(bits_of(y));
         if (b >= 0)
             atomicAdd(&s_hist[b], 1u);
         for (int f = 0; f < VL_N_FORMATS; f++) {
