@@ -8,6 +8,10 @@
 
 #include "kernels.h"
 
+#ifdef __cplusplus /* tests/test_cuda_host.cu includes this */
+extern "C" {
+#endif
+
 /* codes[i] = the code of x[i] in f (vl_encode). */
 void vl_cpu_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_t *codes);
 
@@ -33,5 +37,9 @@ void vl_cpu_repeat(float w, float u, uint32_t steps, vl_repeat *out);
 /* Running sums of a[i] and of the fp16 products a[i]*c[i] (vl_accum), i = 0..n-1 in
  * order: the inputs are rounded to fp16 first. */
 void vl_cpu_accumulate(const float *a, const float *c, size_t n, vl_accum *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 
 #include "backend.h"
 
+#ifdef __cplusplus /* tests/test_cuda_host.cu includes this */
+extern "C" {
+#endif
+
 #define VL_PROBE_SEED 1
 #define VL_PROBE_MAX_VALUES (1u << 28) /* a sample, a gradient file, a sum */
 
@@ -143,5 +147,9 @@ typedef struct vl_accumulate {
 
 /* NULL, or "out of memory". */
 const char *vl_accumulate_compute(vl_backend *b, const vl_accumulate_opts *o, vl_accumulate *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,16 +1,17 @@
 // probe_kernels.cu: the probe's micro-kernels on the GPU (probe_kernels.h).
 //
-// Built with --fmad=false and without fast math, so every float operation is one IEEE
-// operation with subnormals, as on the CPU; the _rn intrinsics below spell that out where
-// a product meets a sum.  Casts use CUDA's own conversions, which is the point: `vramlab
-// probe selftest` compares them with the software codecs.  Counts use integer atomics, so
-// they do not depend on the order the threads run in.  No tensor cores.
+// What each thread computes is in kernel_work.cuh, shared with a host-side test; here are
+// the kernels around it and their launchers.  Built with --fmad=false and without fast
+// math, so every float operation is one IEEE operation with subnormals, as on the CPU.
+// Casts use CUDA's own conversions, which is the point: `vramlab probe selftest` compares
+// them with the software codecs.  Counts use integer atomics, so they do not depend on the
+// order the threads run in.  No tensor cores.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cuda/casts.cuh"
+#include "cuda/kernel_work.cuh"
 #include "cuda/probe_kernels.h"
 
 static char last_error[256];
@@ -87,18 +88,13 @@ __global__ static void underflow_kernel(const float *x, size_t n, float scale, b
     __syncthreads();
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        float y = __fmul_rn(x[i], scale);
+        float y = mul_rn(x[i], scale);
         int b = vl_log2_bin(bits_of(y));
         if (b >= 0)
             atomicAdd(&s_hist[b], 1u);
-        for (int f = 0; f < VL_N_FORMATS; f++) {
-            if (!(formats >> f & 1))
-                continue;
-            int c = cast_class(f, y, saturate);
-            if (c == VL_CLS_ZERO && x[i] != 0) // the product underflowed fp32
-                c = VL_CLS_FLUSHED;
-            atomicAdd(&s_cls[f * VL_N_CLASSES + c], 1u);
-        }
+        for (int f = 0; f < VL_N_FORMATS; f++)
+            if (formats >> f & 1)
+                atomicAdd(&s_cls[f * VL_N_CLASSES + underflow_class(f, x[i], y, saturate)], 1u);
     }
     __syncthreads();
     for (int j = threadIdx.x; j < VL_N_FORMATS * VL_N_CLASSES; j += blockDim.x)
@@ -113,60 +109,26 @@ __global__ static void underflow_kernel(const float *x, size_t n, float scale, b
 __global__ static void scaler_kernel(vl_scaler_params p, const float *grad_max, size_t steps,
                                      float *scale, uint8_t *found_inf, vl_scaler_state *final)
 {
-    vl_scaler_state s = {p.init_scale, 0};
-    for (size_t i = 0; i < steps; i++) {
-        __half h = __float2half_rn(__fmul_rn(grad_max[i], s.scale));
-        bool inf = __hisinf(h) || __hisnan(h);
-        scale[i] = s.scale;
-        found_inf[i] = inf;
-        vl_scaler_update(&s, inf, &p);
-    }
-    *final = s;
+    scaler_run(&p, grad_max, steps, scale, found_inf, final);
 }
 
 __global__ static void sub_kernel(int f, const float *w, const float *u, size_t n, float *out)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        out[i] = round_to(f, __fadd_rn(round_to(f, w[i]), round_to(f, -u[i])));
+        out[i] = sub_one(f, w[i], u[i]);
 }
 
 // One thread per format.
 __global__ static void repeat_kernel(float w, float u, uint32_t steps, vl_repeat *out)
 {
-    int f = threadIdx.x;
-    if (f >= VL_N_FORMATS)
-        return;
-    float v = round_to(f, w), du = round_to(f, -u);
-    uint32_t lost = 0;
-    for (uint32_t i = 0; i < steps; i++) {
-        float next = round_to(f, __fadd_rn(v, du));
-        lost += next == v;
-        v = next;
-    }
-    out->final[f] = v;
-    out->lost[f] = lost;
+    if (threadIdx.x < VL_N_FORMATS)
+        repeat_one(threadIdx.x, w, u, steps, out);
 }
 
-// One thread: a running sum has one order.
 __global__ static void accumulate_kernel(const float *a, const float *c, size_t n, vl_accum *out)
 {
-    vl_accum r = {0, 0, 0, 0, 0, 0};
-    for (size_t i = 0; i < n; i++) {
-        float x = round_to(VL_FMT_F16, a[i]);
-        float p = __fmul_rn(x, round_to(VL_FMT_F16, c[i])); // 22 bits: exact in fp32
-        float s16 = round_to(VL_FMT_F16, __fadd_rn(r.sum16, x));
-        float d16 = round_to(VL_FMT_F16, __fadd_rn(r.dot16, round_to(VL_FMT_F16, p)));
-        if (s16 != r.sum16)
-            r.sum16_last = (uint32_t)(i + 1);
-        if (d16 != r.dot16)
-            r.dot16_last = (uint32_t)(i + 1);
-        r.sum16 = s16;
-        r.dot16 = d16;
-        r.sum32 = __fadd_rn(r.sum32, x);
-        r.dot32 = __fadd_rn(r.dot32, p);
-    }
-    *out = r;
+    accumulate_run(a, c, n, out);
 }
 
 __global__ static void noop_kernel(void) {}
