@@ -80,7 +80,7 @@ void svg_write(FILE *out, const report *r)
 
     bar(out, b, full, LEFT, 62, BAR_W, 44);
     marker(out, g->memory, full, LEFT, BAR_W, 62, 44);
-    fprintf(out, "<text x=\"%.2f\" y=\"128\" fill=\"#c00\" text-anchor=\"end\">", 
+    fprintf(out, "<text x=\"%.2f\" y=\"128\" fill=\"#c00\" text-anchor=\"end\">",
             LEFT + scale(g->memory, full, BAR_W));
     snprintf(line, sizeof line, "%s: %s", g->display, vl_fmt_bytes(g->memory, r->units, v, sizeof v));
     xml_text(out, line);
