@@ -211,9 +211,11 @@ static inline __attribute__((always_inline)) void cast_outputs(vl_format f, cons
         cast_loop(f, x, n, saturate, NULL, classes);
 }
 
+/* The clones stay inside this file: clang resolves them only for callers that see the
+ * attribute. */
 VL_AVX2_CLONE
-void vl_cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
-               uint8_t *classes)
+static void cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
+                   uint8_t *classes)
 {
     switch (f) {
     case VL_FMT_F32: cast_outputs(VL_FMT_F32, x, n, saturate, codes, classes); break;
@@ -223,6 +225,12 @@ void vl_cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *c
     case VL_FMT_E5M2: cast_outputs(VL_FMT_E5M2, x, n, saturate, codes, classes); break;
     case VL_N_FORMATS: break;
     }
+}
+
+void vl_cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
+               uint8_t *classes)
+{
+    cast_n(f, x, n, saturate, codes, classes);
 }
 
 float vl_round(vl_format f, float x, bool saturate)
