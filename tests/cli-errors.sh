@@ -80,6 +80,90 @@ expect 2 "$e --no-mouse, --no-color, --ascii and --theme apply to the explorer (
 expect 2 "$e --format, --check-fit and --explain apply to vramlab estimate" tui --format json
 expect 2 "$e --theme: unknown value 'dark' (expected default or high-contrast)" tui --theme dark
 
+# formats, inspect and probe
+expect 2 "$e formats: unexpected argument 'extra'" formats extra
+expect 2 "$e --format: unknown value 'csv' (expected table or json)" formats --format csv
+expect 2 "$e inspect: give at least one VALUE (e.g. vramlab inspect 0.1)" inspect
+expect 2 "$e inspect: give at least one VALUE (e.g. vramlab inspect 0.1)" inspect --saturate
+expect 2 "$e inspect: 'abc' is not a number (e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf): expected a number" \
+    inspect 0.1 abc
+expect 2 "$e inspect: '2^x' is not a number (e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf): expected 2^N with a whole N" \
+    inspect 2^x
+expect 2 "$e unknown option '--bogus' (see vramlab inspect --help)" inspect 1 --bogus
+expect 2 "$e --format needs a value" inspect 1 --format
+expect 2 "$e --format: unknown value 'xml' (expected table or json)" inspect 1 --format=xml
+expect 2 "$e probe: unknown experiment 'frob' (expected underflow, scaler, update, accumulate or selftest)" \
+    probe frob
+expect 2 "$e probe: unknown experiment 'underflw' (expected underflow, scaler, update, accumulate or selftest); did you mean 'underflow'?" \
+    probe underflw
+expect 2 "$e probe: unexpected argument 'extra' (see vramlab probe --help)" probe underflow extra
+expect 2 "$e unknown option '--bogus' (see vramlab probe --help)" probe --bogus
+expect 2 "$e --steps needs a value" probe scaler --steps
+expect 2 "$e probe: --count is for probe underflow, update or accumulate: name the experiment" \
+    probe --count 5
+expect 2 "$e probe scaler: --value does not apply (it is for accumulate)" probe scaler --value 1
+expect 2 "$e probe selftest: --backend does not apply (it is for underflow, scaler, update or accumulate)" \
+    probe selftest --backend cpu
+expect 2 "$e --backend: unknown value 'metal' (expected auto, cpu or cuda)" probe --backend metal
+expect 2 "$e --seed: 'x' is not a whole number: expected a number" probe --seed x
+expect 2 "$e --scale: '0' must be a positive finite number" probe underflow --scale 0
+expect 2 "$e --scale: '-8' must be a positive finite number" probe underflow --scale 1,-8
+expect 2 "$e --scale: 'inf' must be a positive finite number" probe underflow --scale inf
+expect 2 "$e --scale: '1e-50' must be a positive finite number (in fp32)" probe underflow --scale 1e-50
+expect 2 "$e --scale: '1,,2' is not a list of values separated by commas" probe underflow --scale 1,,2
+expect 2 "$e --scale: at most 8 values" probe underflow --scale 1,2,3,4,5,6,7,8,9
+expect 2 "$e --count must be between 1 and 268435456" probe underflow --count 0
+expect 2 "$e --count must be between 1 and 65536" probe update --count 100000
+expect 2 "$e --count must be between 1 and 16777216" probe accumulate --count 1e9
+expect 2 "$e --steps must be between 1 and 1000000" probe scaler --steps 2M
+expect 2 "$e probe underflow: give --count or --input, not both" probe underflow --count 5 --input x.npy
+expect 2 "$e --growth-factor: '1' must be a finite number above 1" probe scaler --growth-factor 1
+expect 2 "$e --backoff-factor: '1.5' must be between 0 and 1, exclusive" probe scaler --backoff-factor 1.5
+expect 2 "$e --growth-interval must be between 1 and 2147483647" probe scaler --growth-interval 0
+expect 2 "$e --init-scale: 'nan' must be a positive finite number" probe scaler --init-scale nan
+expect 2 "$e --grad-max: '-1' must be a finite number, 0 or more" probe scaler --grad-max -1
+expect 2 "$e --overflow-prob: '2' must be a probability, 0 to 1" probe scaler --overflow-prob 2
+expect 2 "$e --overflow-at: steps count from 1" probe scaler --overflow-at 5,0
+expect 2 "$e --overflow-at: step 13000 is past the last step (12000)" probe scaler --overflow-at 13000
+expect 2 "$e probe scaler: give --overflow-prob or --overflow-at, not both" \
+    probe scaler --overflow-at 5 --overflow-prob 0.1
+expect 2 "$e --weight: 'inf' must be a finite number" probe update --weight inf
+expect 2 "$e --update: '1e39' must be a finite number (in fp32)" probe update --update 1e39
+expect 2 "$e --value: 'abc' is not a number: expected a number" probe accumulate --value abc
+
+# gradient files that are not what they say, each refused with its reason
+npy() { # npy FILE HEADER-DICT DATA-BYTES: a version 1.0 .npy file, header padded to 64 bytes
+    printf '\223NUMPY\001\000\166\000%-117s\n' "$2" > "$1"
+    head -c "$3" /dev/zero >> "$1"
+}
+d="{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }"
+npy "$tmp/good.npy" "$d" 16
+head -c 40 "$tmp/good.npy" > "$tmp/truncated.npy"
+expect 2 "$e --input: $tmp/truncated.npy: truncated .npy header: the file has 40 bytes, the header needs 128" \
+    probe underflow --input "$tmp/truncated.npy"
+printf 'NUMPY-ish' > "$tmp/magic.npy"
+expect 2 "$e --input: $tmp/magic.npy: not a .npy file (it does not start with \\x93NUMPY)" \
+    probe underflow --input "$tmp/magic.npy"
+npy "$tmp/fortran.npy" "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }" 16
+expect 2 "$e --input: $tmp/fortran.npy: fortran_order is True: only C-order arrays are read (save numpy.ascontiguousarray(a))" \
+    probe underflow --input "$tmp/fortran.npy"
+npy "$tmp/big.npy" "{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }" 16
+expect 2 "$e --input: $tmp/big.npy: dtype '>f4' is big-endian: only little-endian float32 ('<f4') and float64 ('<f8') are read" \
+    probe underflow --input "$tmp/big.npy"
+npy "$tmp/int.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }" 16
+expect 2 "$e --input: $tmp/int.npy: dtype '<i4' is not float32 ('<f4') or float64 ('<f8')" \
+    probe underflow --input "$tmp/int.npy"
+npy "$tmp/short.npy" "$d" 12
+expect 2 "$e --input: $tmp/short.npy: shape (4,) of '<f4' needs 16 bytes of data, the file has 12" \
+    probe underflow --input "$tmp/short.npy"
+printf 'abcde' > "$tmp/odd.raw"
+expect 2 "$e --input: $tmp/odd.raw: 5 bytes is not a whole number of float32 values (a name without .npy is read as raw little-endian float32)" \
+    probe underflow --input "$tmp/odd.raw"
+expect 2 "$e --input: $tmp/missing.npy: cannot open: No such file or directory" \
+    probe underflow --input "$tmp/missing.npy"
+checks=$((checks + 1))
+"$VRAMLAB" probe underflow --input "$tmp/good.npy" > /dev/null || fail "a good .npy file is refused"
+
 # A good preset file loads and is used.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --preset-file "$srcdir/presets/models/gpt2.yaml" --format csv > "$tmp/out" ||

@@ -307,32 +307,102 @@ static void test_classify(void **state)
     assert_int_equal(vl_classify_cast(VL_FMT_F32, 1e-45f, false), VL_CLS_SUBNORMAL);
 }
 
-/* The exact sum and product of two fp16 values fit in a double (40 and 22 bits), so one
- * rounding of them is the correctly rounded fp16 result. */
-static void test_f16_arithmetic(void **state)
+/* The sum and product in double of two values of a narrow format, rounded once more to the
+ * format, are its correctly rounded sum and product: the product is exact in double, and
+ * the sum, if not exact, was rounded to 53 bits, and 53 >= 2p + 2 for p <= 11 makes that
+ * double rounding innocuous (Figueroa 1995).  Every pair of fp8 codes, strided pairs of
+ * the 16-bit formats. */
+static void test_fmt_arithmetic(void **state)
 {
     (void)state;
-    const spec *s = &specs[VL_FMT_F16];
-
-    for (uint32_t i = 0; i < 0x10000; i += 61) {
-        for (uint32_t j = 0; j < 0x10000; j += 67) {
-            double a = spec_value(s, i), b = spec_value(s, j);
-            float sum = vl_f16_add((float)a, (float)b), prod = vl_f16_mul((float)a, (float)b);
-            if (!same(sum, ref_round(s, a + b, false)) || !same(prod, ref_round(s, a * b, false))) {
-                print_error("fp16 %a + %a = %a, %a * %a = %a\n", a, b, (double)sum, a, b,
-                            (double)prod);
-                fail();
+    for (vl_format f = VL_FMT_F16; f < VL_N_FORMATS; f++) {
+        const spec *s = &specs[f];
+        uint32_t codes = 1u << (1 + s->exp_bits + s->man_bits);
+        uint32_t step_i = codes > 256 ? 61 : 1, step_j = codes > 256 ? 67 : 1;
+        for (uint32_t i = 0; i < codes; i += step_i) {
+            for (uint32_t j = 0; j < codes; j += step_j) {
+                double a = spec_value(s, i), b = spec_value(s, j);
+                float sum = vl_fmt_add(f, (float)a, (float)b), prod = vl_fmt_mul(f, (float)a, (float)b);
+                if (!same(sum, ref_round(s, a + b, false)) ||
+                    !same(prod, ref_round(s, a * b, false))) {
+                    print_error("%s: %a + %a = %a, %a * %a = %a\n", vl_format_names[f], a, b,
+                                (double)sum, a, b, (double)prod);
+                    fail();
+                }
             }
         }
     }
-    assert_true(vl_f16_add(2048.0f, 1.0f) == 2048.0f);   /* the update is lost */
-    assert_true(vl_f16_add(2048.0f, 3.0f) == 2052.0f);
-    assert_true(isinf(vl_f16_add(65504.0f, 16.0f)));      /* 65520 overflows */
-    assert_true(vl_f16_add(65504.0f, 15.99f) == 65504.0f);
-    assert_true(vl_f16_mul(0x1p-12f, 0x1p-12f) == 0x1p-24f);
-    assert_true(vl_f16_mul(0x1p-12f, 0x1p-13f) == 0.0f); /* 2^-25: tie to even zero */
+    assert_true(vl_fmt_add(VL_FMT_F16, 2048.0f, 1.0f) == 2048.0f); /* the update is lost */
+    assert_true(vl_fmt_add(VL_FMT_F16, 2048.0f, 3.0f) == 2052.0f);
+    assert_true(isinf(vl_fmt_add(VL_FMT_F16, 65504.0f, 16.0f))); /* 65520 overflows */
+    assert_true(vl_fmt_add(VL_FMT_F16, 65504.0f, 15.99f) == 65504.0f);
+    assert_true(vl_fmt_mul(VL_FMT_F16, 0x1p-12f, 0x1p-12f) == 0x1p-24f);
+    assert_true(vl_fmt_mul(VL_FMT_F16, 0x1p-12f, 0x1p-13f) == 0.0f); /* 2^-25: tie to even zero */
     /* (1 + 2^-11)^2 would round to 1 + 2^-10, but each input is first rounded to 1 */
-    assert_true(vl_f16_mul(0x1.002p0f, 0x1.002p0f) == 1.0f);
+    assert_true(vl_fmt_mul(VL_FMT_F16, 0x1.002p0f, 0x1.002p0f) == 1.0f);
+    assert_true(vl_fmt_add(VL_FMT_BF16, 256.0f, 1.0f) == 256.0f); /* bf16: 8 bits */
+    assert_true(vl_fmt_add(VL_FMT_BF16, 256.0f, 1.5f) == 258.0f);
+    assert_true(vl_fmt_add(VL_FMT_F32, 0x1p24f, 1.0f) == 0x1p24f);
+    assert_true(isnan(vl_fmt_add(VL_FMT_E4M3, 448.0f, 32.0f))); /* 480: E4M3 overflows to NaN */
+}
+
+/* What a cast does, from the reference rounding in double. */
+static vl_class ref_class(vl_format f, float x, bool saturate)
+{
+    const spec *s = &specs[f];
+    double r = ref_round(s, x, false);
+
+    if (isnan(x))
+        return VL_CLS_NAN;
+    if (x == 0)
+        return VL_CLS_ZERO;
+    if (r == 0)
+        return VL_CLS_FLUSHED;
+    if (isnan(r) || isinf(r))
+        return saturate ? VL_CLS_SATURATED : VL_CLS_INF;
+    return fabs(r) < ldexp(1, 1 - s->bias) ? VL_CLS_SUBNORMAL : VL_CLS_NORMAL;
+}
+
+/* The bulk cast against the reference, in blocks of the strided patterns and boundaries. */
+static float block[4096];
+static size_t in_block;
+
+static void flush_block(vl_format f)
+{
+    static uint32_t codes[4096];
+    static uint8_t classes[4096];
+    for (int sat = 0; sat < 2; sat++) {
+        vl_cast_n(f, block, in_block, sat, codes, classes);
+        for (size_t i = 0; i < in_block; i++) {
+            float x = block[i];
+            if (same(vl_decode(f, codes[i]), ref_round(&specs[f], x, sat)) &&
+                classes[i] == ref_class(f, x, sat))
+                continue;
+            print_error("%s: cast_n(%a, saturate=%d) = 0x%x, class %s\n", vl_format_names[f],
+                        (double)x, sat, (unsigned)codes[i], vl_class_names[classes[i]]);
+            fail();
+        }
+    }
+    in_block = 0;
+}
+
+static void check_cast_n(vl_format f, float x)
+{
+    block[in_block++] = x;
+    if (in_block == sizeof block / sizeof block[0])
+        flush_block(f);
+}
+
+static void test_cast_n(void **state)
+{
+    (void)state;
+    for (uint64_t u = 0; u < (1ull << 32); u += STRIDE) /* fp32: the strided patterns */
+        check_cast_n(VL_FMT_F32, from_bits((uint32_t)u));
+    flush_block(VL_FMT_F32);
+    for (vl_format f = VL_FMT_F16; f < VL_N_FORMATS; f++) {
+        for_each_point(f, check_cast_n);
+        flush_block(f);
+    }
 }
 
 static void test_format_table(void **state)
@@ -357,6 +427,37 @@ static void test_format_table(void **state)
     }
 }
 
+/* 0.1 = 1.6 x 2^-4 in fp16: exponent field 11, mantissa round(0.6 x 1024 = 614.4) = 614,
+ * value 1638/16384 = 0.0999755859375. */
+static void test_inspect(void **state)
+{
+    (void)state;
+    vl_inspection r;
+
+    vl_inspect(VL_FMT_F16, 0.1, false, &r);
+    assert_int_equal(r.code, 0x2E66);
+    assert_int_equal(r.sign, 0);
+    assert_int_equal(r.exponent, 11);
+    assert_int_equal(r.mantissa, 614);
+    assert_true(r.value == 0.0999755859375f);
+    assert_true(r.abs_error == 0.1 - 0.0999755859375);
+    assert_true(fabs(r.rel_error - 2.44140625e-4) < 1e-15);
+    assert_int_equal(r.cls, VL_CLS_NORMAL);
+
+    vl_inspect(VL_FMT_E4M3, -1e6, true, &r); /* saturating: -448 = 1 1111 110 */
+    assert_int_equal(r.code, 0xFE);
+    assert_int_equal(r.cls, VL_CLS_SATURATED);
+    vl_inspect(VL_FMT_BF16, 1e-50, false, &r); /* fp32 flushes it already */
+    assert_int_equal(r.cls, VL_CLS_FLUSHED);
+    assert_true(r.value == 0 && r.rel_error == 1);
+    vl_inspect(VL_FMT_F16, -INFINITY, false, &r); /* inf kept: no error */
+    assert_int_equal(r.code, 0xFC00);
+    assert_true(r.abs_error == 0 && r.rel_error == 0);
+    vl_inspect(VL_FMT_F32, NAN, false, &r);
+    assert_int_equal(r.cls, VL_CLS_NAN);
+    assert_true(isnan(r.abs_error));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,7 +468,9 @@ int main(void)
         cmocka_unit_test(test_classify),
         cmocka_unit_test(test_fp16_vs_float16),
         cmocka_unit_test(test_round_vs_reference),
-        cmocka_unit_test(test_f16_arithmetic),
+        cmocka_unit_test(test_fmt_arithmetic),
+        cmocka_unit_test(test_cast_n),
+        cmocka_unit_test(test_inspect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

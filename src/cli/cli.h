@@ -9,6 +9,9 @@
 
 int cmd_estimate(int argc, char **argv);
 int cmd_presets(int argc, char **argv);
+int cmd_formats(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 /* "vramlab: " + message on stderr; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

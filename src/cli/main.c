@@ -23,6 +23,10 @@ static void help(void)
            "  estimate [OPTIONS]   per-GPU memory breakdown with its formulas, as text\n"
            "  presets [--format F] list the models, GPUs and scenarios found (table or json),\n"
            "                       with the file each came from (vramlab-presets(5))\n"
+           "  formats              fp32, fp16, bf16 and fp8: bits, range, precision\n"
+           "  inspect VALUE...     a value in every format, bit by bit\n"
+           "  probe [EXPERIMENT]   mixed precision on the GPU or its CPU emulation: underflow,\n"
+           "                       loss scaling, lost updates, fp16 sums (vramlab probe --help)\n"
            "\n"
            "  vramlab estimate --help   lists the options\n"
            "  vramlab --version         prints the version\n"
@@ -181,5 +185,11 @@ int main(int argc, char **argv)
         return cmd_estimate(argc - 1, argv + 1);
     if (strcmp(cmd, "presets") == 0)
         return cmd_presets(argc - 1, argv + 1);
+    if (strcmp(cmd, "formats") == 0)
+        return cmd_formats(argc - 1, argv + 1);
+    if (strcmp(cmd, "inspect") == 0)
+        return cmd_inspect(argc - 1, argv + 1);
+    if (strcmp(cmd, "probe") == 0)
+        return cmd_probe(argc - 1, argv + 1);
     return usage_error("unknown command '%s' (see vramlab --help)", cmd);
 }

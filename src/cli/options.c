@@ -105,8 +105,7 @@ static const char *option_name(int code)
     return "?";
 }
 
-/* One of names[0..n) into *out, or a message naming the flag. */
-static int parse_enum(int code, const char *arg, const char *const *names, int n, int *out)
+int option_choice(const char *flag, const char *arg, const char *const *names, int n, int *out)
 {
     int i = vl_lookup(names, n, arg);
     if (i >= 0) {
@@ -114,9 +113,14 @@ static int parse_enum(int code, const char *arg, const char *const *names, int n
         return EXIT_OK;
     }
     char list[256], hint[96];
-    return usage_error("--%s: unknown value '%s' (expected %s)%s", option_name(code), arg,
+    return usage_error("--%s: unknown value '%s' (expected %s)%s", flag, arg,
                        vl_join(names, (size_t)n, list, sizeof list),
                        vl_hint(arg, names, (size_t)n, hint, sizeof hint));
+}
+
+static int parse_enum(int code, const char *arg, const char *const *names, int n, int *out)
+{
+    return option_choice(option_name(code), arg, names, n, out);
 }
 
 static int parse_count(int code, const char *arg, uint64_t *out)
@@ -288,27 +292,41 @@ int cli_load_catalog(vl_catalog *cat)
     return EXIT_OK;
 }
 
+void options_start(void)
+{
+    opterr = 0;
+    optind = 1;
+}
+
+int options_next(int argc, char **argv, const struct option *opts, const char *command, int *code)
+{
+    *code = getopt_long(argc, argv, ":", opts, NULL);
+    if (*code == '?')
+        return usage_error("unknown option '%s' (see vramlab %s --help)", argv[optind - 1],
+                           command);
+    if (*code == ':')
+        return usage_error("%s needs a value", argv[optind - 1]);
+    return EXIT_OK;
+}
+
 int options_parse(int argc, char **argv, run_opts *o, const char *command)
 {
     *o = (run_opts){.format = FMT_TABLE, .units = VL_UNITS_GIB};
     vl_settings_default(&o->s);
     vl_settings_default(&o->flags.values);
 
-    opterr = 0;
-    optind = 1;
     int code, rc;
-    while ((code = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
-        if (code == '?')
-            return usage_error("unknown option '%s' (see vramlab %s --help)", argv[optind - 1],
-                               command);
-        if (code == ':')
-            return usage_error("%s needs a value", argv[optind - 1]);
+    options_start();
+    while ((rc = options_next(argc, argv, long_options, command, &code)) == EXIT_OK &&
+           code != -1) {
         if ((rc = parse_option(o, code, optarg)) != EXIT_OK)
             return rc;
         o->given |= GIVEN(code);
         if (setting_of(code) >= 0)
             vl_patch_mark(&o->flags, (vl_setting)setting_of(code));
     }
+    if (rc != EXIT_OK)
+        return rc;
     if (optind < argc)
         return usage_error("unexpected argument '%s' (see vramlab %s --help)", argv[optind],
                            command);

@@ -37,6 +37,17 @@ typedef struct run_opts {
  * stderr naming the flag, EXIT_USAGE.  command names the subcommand in messages. */
 int options_parse(int argc, char **argv, run_opts *o, const char *command);
 
+/* The option loop every command shares (getopt_long, long options only): options_start,
+ * then options_next until *code is -1.  EXIT_USAGE, after one line on stderr, for an
+ * unknown option or one without its value; the value is in optarg. */
+struct option;
+void options_start(void);
+int options_next(int argc, char **argv, const struct option *opts, const char *command, int *code);
+
+/* names[i] for arg into *out, or EXIT_USAGE after "--flag: unknown value 'arg' (expected
+ * a, b or c)" and a "did you mean" on stderr. */
+int option_choice(const char *flag, const char *arg, const char *const *names, int n, int *out);
+
 /* Fills cat from the preset search path (its warnings are left in cat for the caller to
  * show), picks the model (--preset model or scenario, --preset-file, --hf-config, --params
  * or the default) and the GPU, and lays the settings out in o->s: defaults, then the

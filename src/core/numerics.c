@@ -3,12 +3,15 @@
  * Every narrow format's normal range lies inside fp32's, so encoding works on the fp32 bit
  * pattern alone: rebias the exponent in place and round the mantissa off, or, below the
  * target's smallest normal, shift the significand into its subnormal position and round
- * that.  No loops and no floating-point arithmetic, so the result cannot depend on the
- * FPU's rounding mode or on flush-to-zero. */
+ * that.  No floating-point arithmetic, so the result cannot depend on the FPU's rounding
+ * mode or on flush-to-zero, and no branches on the value, so that loops over arrays of
+ * values vectorise (simd.h). */
 #include "numerics.h"
 
 #include <math.h>
 #include <string.h>
+
+#include "simd.h"
 
 const char *const vl_format_names[VL_N_FORMATS] = {"fp32", "fp16", "bf16", "fp8-e4m3",
                                                    "fp8-e5m2"};
@@ -44,40 +47,76 @@ static float bits_float(uint32_t u)
     return x;
 }
 
-/* v / 2^s rounded to nearest, ties to even, for 1 <= s <= 24. */
-static uint32_t shift_round(uint32_t v, unsigned s)
+/* cond ? a : b, with masks: compilers turn ternaries on data back into branches, and the
+ * classes of a gradient sample come in no predictable order. */
+static inline uint32_t sel(bool cond, uint32_t a, uint32_t b)
 {
-    uint32_t q = v >> s, rest = v & ((1u << s) - 1), half = 1u << (s - 1);
-    return q + (rest > half || (rest == half && (q & 1)));
+    return b ^ ((a ^ b) & -(uint32_t)cond);
+}
+
+/* v / 2^s rounded to nearest, ties to even, for 0 <= s <= 25 (0: v). */
+static inline uint32_t shift_round(uint32_t v, unsigned s)
+{
+    uint32_t q = v >> s, rest = v & ((1u << s) - 1), half = (1u << s) >> 1;
+    return q + ((rest > half) & (s != 0)) + ((rest == half) & (s != 0) & q & 1);
+}
+
+/* The magnitude code of an fp32 magnitude (not NaN) in f, rounded to nearest even: past
+ * max_code when it overflows.  Every narrow format's normal range lies inside fp32's, so
+ * this rebiases the exponent in place and rounds the mantissa off, or, below the target's
+ * smallest normal, shifts the significand into its subnormal position and rounds that.
+ * Both are computed and one is picked, without branches.  Inlined with a constant f, the
+ * table's fields become constants. */
+static inline __attribute__((always_inline)) uint32_t round_mag(vl_format f, uint32_t mag)
+{
+    const vl_format_info *t = &vl_formats[f];
+    /* the target's smallest normal exponent and its bias, as fp32 exponent fields */
+    uint32_t min_normal_field = (uint32_t)(128 - t->bias), bias_field = (uint32_t)(127 - t->bias);
+    unsigned drop = 23 - t->man_bits, field = mag >> 23;
+
+    if (f == VL_FMT_F32)
+        return mag;
+    /* A carry out of the mantissa steps the exponent up, and past max into the code after
+     * it, which the caller treats as overflow.  (Wraps, unused, below the normal range.) */
+    uint32_t normal = shift_round(mag - (bias_field << 23), drop);
+    /* fp32 subnormals have field 0 but scale 2^-126, like field 1.  Past 24 places sig
+     * (< 2^24) is below half the smallest subnormal, and 25 places round it to 0.  (For
+     * normal inputs the shift wraps or is 0: unused.) */
+    uint32_t sig = (mag & 0x7FFFFF) | sel(field != 0, 0x800000, 0);
+    unsigned shift = drop + min_normal_field - sel(field != 0, field, 1);
+    uint32_t sub = shift_round(sig, sel(shift > 25, 25, shift));
+    return sel(mag >= min_normal_field << 23, normal, sub);
+}
+
+/* The code of x (bits) in f, given its magnitude code m from round_mag. */
+static inline __attribute__((always_inline)) uint32_t finish(vl_format f, uint32_t bits,
+                                                             uint32_t m, bool saturate)
+{
+    const vl_format_info *t = &vl_formats[f];
+    m = sel(m > t->max_code, saturate ? t->max_code : t->max_code + 1, m);
+    return sel((bits & 0x7FFFFFFF) > 0x7F800000, t->nan_code,
+               (bits >> 31) << (t->bits - 1) | m);
+}
+
+/* What casting x (bits) to f did, given its magnitude code m from round_mag. */
+static inline __attribute__((always_inline)) vl_class cast_class(vl_format f, uint32_t bits,
+                                                                 uint32_t m, bool saturate)
+{
+    const vl_format_info *t = &vl_formats[f];
+    uint32_t mag = bits & 0x7FFFFFFF;
+    uint32_t c = sel(m >> t->man_bits != 0, VL_CLS_NORMAL, VL_CLS_SUBNORMAL);
+
+    /* E4M3 has no inf: its overflow is NaN, counted here */
+    c = sel(m > t->max_code, saturate ? VL_CLS_SATURATED : VL_CLS_INF, c);
+    c = sel(m == 0, VL_CLS_FLUSHED, c);
+    c = sel(mag == 0, VL_CLS_ZERO, c);
+    return (vl_class)sel(mag > 0x7F800000, VL_CLS_NAN, c);
 }
 
 uint32_t vl_encode(vl_format f, float x, bool saturate)
 {
-    const vl_format_info *t = &vl_formats[f];
-    uint32_t bits = float_bits(x), mag = bits & 0x7FFFFFFF, code;
-    /* the target's smallest normal exponent and its bias, as fp32 exponent fields */
-    uint32_t min_normal_field = (uint32_t)(128 - t->bias), bias_field = (uint32_t)(127 - t->bias);
-    unsigned drop = 23 - t->man_bits;
-
-    if (mag > 0x7F800000)
-        return t->nan_code;
-    if (f == VL_FMT_F32) {
-        code = mag;
-    } else if (mag >= min_normal_field << 23) {
-        /* A carry out of the mantissa steps the exponent up, and past max into the code
-         * after it, which is exactly the overflow checked below. */
-        code = shift_round(mag - (bias_field << 23), drop);
-    } else {
-        unsigned field = mag >> 23;
-        uint32_t sig = (mag & 0x7FFFFF) | (field ? 0x800000 : 0);
-        /* fp32 subnormals have field 0 but scale 2^-126, like field 1. */
-        unsigned shift = drop + min_normal_field - (field ? field : 1);
-        /* sig < 2^24, so past 24 places it is below half the smallest subnormal. */
-        code = shift > 24 ? 0 : shift_round(sig, shift);
-    }
-    if (code > t->max_code)
-        code = saturate ? t->max_code : t->max_code + 1;
-    return (bits >> 31) << (t->bits - 1) | code;
+    uint32_t bits = float_bits(x);
+    return finish(f, bits, round_mag(f, bits & 0x7FFFFFFF), saturate);
 }
 
 vl_class vl_classify(vl_format f, uint32_t code)
@@ -118,18 +157,80 @@ float vl_decode(vl_format f, uint32_t code)
 
 vl_class vl_classify_cast(vl_format f, float x, bool saturate)
 {
-    vl_class c;
+    uint32_t bits = float_bits(x);
+    return cast_class(f, bits, round_mag(f, bits & 0x7FFFFFFF), saturate);
+}
 
-    if (isnan(x))
-        return VL_CLS_NAN;
-    if (x == 0)
-        return VL_CLS_ZERO;
-    c = vl_classify(f, vl_encode(f, x, false));
-    if (c == VL_CLS_ZERO)
-        return VL_CLS_FLUSHED;
-    if (c == VL_CLS_NAN) /* E4M3 has no inf: its overflow is NaN */
-        c = VL_CLS_INF;
-    return c == VL_CLS_INF && saturate ? VL_CLS_SATURATED : c;
+void vl_inspect(vl_format f, double typed, bool saturate, vl_inspection *out)
+{
+    const vl_format_info *t = &vl_formats[f];
+    float x = (float)typed;
+    vl_inspection r;
+
+    r.code = vl_encode(f, x, saturate);
+    r.value = vl_decode(f, r.code);
+    r.sign = r.code >> (t->bits - 1);
+    r.exponent = r.code >> t->man_bits & ((1u << t->exp_bits) - 1);
+    r.mantissa = r.code & ((1u << t->man_bits) - 1);
+    r.cls = vl_classify_cast(f, x, saturate);
+    if (r.cls == VL_CLS_ZERO && typed != 0)
+        r.cls = VL_CLS_FLUSHED;
+    r.abs_error = fabs((double)r.value - typed);
+    r.rel_error = typed != 0 ? r.abs_error / fabs(typed) : r.value == 0 ? 0 : INFINITY;
+    if (isinf(typed) && r.value == typed) /* inf kept as inf: no error */
+        r.abs_error = r.rel_error = 0;
+    *out = r;
+}
+
+/* vl_cast_n for one format known at compile time, and which outputs are wanted: a loop
+ * body without control flow, which compilers can vectorise. */
+static inline __attribute__((always_inline)) void cast_loop(vl_format f, const float *x,
+                                                            size_t n, bool saturate,
+                                                            uint32_t *codes, uint8_t *classes)
+{
+    VL_SIMD_LOOP
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits = float_bits(x[i]), m = round_mag(f, bits & 0x7FFFFFFF);
+        if (codes)
+            codes[i] = finish(f, bits, m, saturate);
+        if (classes)
+            classes[i] = (uint8_t)cast_class(f, bits, m, saturate);
+    }
+}
+
+static inline __attribute__((always_inline)) void cast_outputs(vl_format f, const float *x,
+                                                               size_t n, bool saturate,
+                                                               uint32_t *codes,
+                                                               uint8_t *classes)
+{
+    if (codes && classes)
+        cast_loop(f, x, n, saturate, codes, classes);
+    else if (codes)
+        cast_loop(f, x, n, saturate, codes, NULL);
+    else if (classes)
+        cast_loop(f, x, n, saturate, NULL, classes);
+}
+
+/* The clones stay inside this file: clang resolves them only for callers that see the
+ * attribute. */
+VL_AVX2_CLONE
+static void cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
+                   uint8_t *classes)
+{
+    switch (f) {
+    case VL_FMT_F32: cast_outputs(VL_FMT_F32, x, n, saturate, codes, classes); break;
+    case VL_FMT_F16: cast_outputs(VL_FMT_F16, x, n, saturate, codes, classes); break;
+    case VL_FMT_BF16: cast_outputs(VL_FMT_BF16, x, n, saturate, codes, classes); break;
+    case VL_FMT_E4M3: cast_outputs(VL_FMT_E4M3, x, n, saturate, codes, classes); break;
+    case VL_FMT_E5M2: cast_outputs(VL_FMT_E5M2, x, n, saturate, codes, classes); break;
+    case VL_N_FORMATS: break;
+    }
+}
+
+void vl_cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
+               uint8_t *classes)
+{
+    cast_n(f, x, n, saturate, codes, classes);
 }
 
 float vl_round(vl_format f, float x, bool saturate)
@@ -137,18 +238,17 @@ float vl_round(vl_format f, float x, bool saturate)
     return vl_decode(f, vl_encode(f, x, saturate));
 }
 
-/* Rounding the exact result first to float (24 bits) and then to fp16 (11) gives the
- * correctly rounded fp16 result for + and *, because 24 >= 2*11 + 2 (Figueroa, "When is
- * double rounding innocuous?", 1995).  So a float operation on fp16 values, then
- * vl_round, is exactly fp16 arithmetic. */
-float vl_f16_add(float a, float b)
+/* Rounding the exact result first to float (24 bits) and then to a format of p bits gives
+ * the correctly rounded result for + and *, because 24 >= 2p + 2 for every p here (11 for
+ * fp16, 8 for bf16, 4 and 3 for fp8; Figueroa, "When is double rounding innocuous?",
+ * 1995).  So a float operation on the format's values, then vl_round, is exactly the
+ * format's arithmetic.  For fp32 it is float arithmetic itself. */
+float vl_fmt_add(vl_format f, float a, float b)
 {
-    return vl_round(VL_FMT_F16, vl_round(VL_FMT_F16, a, false) + vl_round(VL_FMT_F16, b, false),
-                    false);
+    return vl_round(f, vl_round(f, a, false) + vl_round(f, b, false), false);
 }
 
-float vl_f16_mul(float a, float b)
+float vl_fmt_mul(vl_format f, float a, float b)
 {
-    return vl_round(VL_FMT_F16, vl_round(VL_FMT_F16, a, false) * vl_round(VL_FMT_F16, b, false),
-                    false);
+    return vl_round(f, vl_round(f, a, false) * vl_round(f, b, false), false);
 }

@@ -10,7 +10,12 @@
 #define VL_NUMERICS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus /* the CUDA kernels include this */
+extern "C" {
+#endif
 
 /* VL_FMT_ and not VL_BF16: memory.h's precisions already own that name. */
 typedef enum {
@@ -74,9 +79,32 @@ vl_class vl_classify_cast(vl_format f, float x, bool saturate);
 /* decode(encode(x)): x as the format keeps it. */
 float vl_round(vl_format f, float x, bool saturate);
 
-/* The fp16 sum and product of the fp16 values of a and b, correctly rounded, overflowing
- * to inf (as fp16 arithmetic on a GPU). */
-float vl_f16_add(float a, float b);
-float vl_f16_mul(float a, float b);
+/* A value as format f keeps it, for people: the code and its fields, the value kept, the
+ * error against the value as typed (a double: cast to fp32 first and from there to f, as
+ * GPUs convert), and what the cast did (flushed, too, when fp32 itself flushed it). */
+typedef struct vl_inspection {
+    uint32_t code, sign, exponent, mantissa;
+    float value;
+    double abs_error, rel_error; /* NaN when meaningless: a NaN typed or kept */
+    vl_class cls;
+} vl_inspection;
+
+void vl_inspect(vl_format f, double typed, bool saturate, vl_inspection *out);
+
+/* vl_encode (into codes) and vl_classify_cast (into classes) of x[0..n), either pointer
+ * NULL when not wanted: one loop per format, specialised at compile time and free of
+ * branches that depend on the values, for the probe's large samples. */
+void vl_cast_n(vl_format f, const float *x, size_t n, bool saturate, uint32_t *codes,
+               uint8_t *classes);
+
+/* The sum and product in format f of the values a and b take in f, correctly rounded,
+ * overflowing to inf (NaN in E4M3), as the format's arithmetic on a GPU.  Subtract by
+ * adding -b. */
+float vl_fmt_add(vl_format f, float a, float b);
+float vl_fmt_mul(vl_format f, float a, float b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,7 +2,9 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -186,6 +188,30 @@ bool vl_parse_size(const char *s, uint64_t *out, const char **why)
         {NULL, 0},
     };
     return parse_with_suffix(s, tab, out, why);
+}
+
+bool vl_parse_real(const char *s, double *out, const char **why)
+{
+    const char *p = s + (*s == '-' || *s == '+');
+    char *end;
+
+    if (p[0] == '2' && (p[1] == '^' || (p[1] == '*' && p[2] == '*'))) {
+        const char *e = p + (p[1] == '^' ? 2 : 3);
+        long n = strtol(e, &end, 10);
+        if (end == e || *end || n < -1100 || n > 1100) {
+            *why = "expected 2^N with a whole N";
+            return false;
+        }
+        *out = ldexp(*s == '-' ? -1.0 : 1.0, (int)n);
+        return true;
+    }
+    double v = strtod(s, &end);
+    if (end == s || *end || isspace((unsigned char)*s)) {
+        *why = "expected a number";
+        return false;
+    }
+    *out = v;
+    return true;
 }
 
 char *vl_fmt_int(uint64_t v, char *buf, size_t len)

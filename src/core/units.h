@@ -27,6 +27,10 @@ bool vl_parse_rounded(const char *s, uint64_t *value, uint64_t *unit, const char
 /* "0", "1GiB", "800MB", "512 MiB", "1e9": bytes (binary KiB..TiB, decimal kB..TB). */
 bool vl_parse_size(const char *s, uint64_t *out, const char **why);
 
+/* "0.1", "-1e-8", "0x1p-24", "inf", "nan" (strtod), or "2^-24", "-2**10" (exact powers of
+ * two): a real number.  Returns false (and a reason in *why) for anything else. */
+bool vl_parse_real(const char *s, double *out, const char **why);
+
 /* 1234567 -> "1,234,567". Returns buf. */
 char *vl_fmt_int(uint64_t v, char *buf, size_t len);
 /* 6738415616 -> "6.74e9"; short counts for formulas and headings. */
