@@ -56,9 +56,10 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
                      vl_fmt_bytes(a->recompute_bytes, u, w, sizeof w), v);
         } else {
             snprintf(buf, len,
-                     "%llu layers x %s per layer (%d saved tensors%s) + %s (embedding, final "
-                     "norm, fp32 logits) = %s",
+                     "%llu layers x %s per layer (%d tensors PyTorch eager modules save%s%s) "
+                     "+ %s (embedding, final norm, fp32 logits) = %s",
                      (unsigned long long)a->layers, x, a->n_layer,
+                     vl_precision_is_amp(s->precision) ? ", under autocast" : "",
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
                      : s->flash_attn                         ? ", flash attention"
                                                              : "",

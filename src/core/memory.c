@@ -43,7 +43,7 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->gen != 0)
         return "--gen applies to --mode infer only";
     if (s->fp32_grads && (s->precision == VL_FP16 || s->precision == VL_BF16))
-        return "--fp32-grads needs fp32 or a mixed precision (fp16-mixed, bf16-mixed)";
+        return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
     return NULL;
 }
 
