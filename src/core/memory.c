@@ -212,8 +212,9 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (drop)
         term(L, n, ls, "MLP dropout mask", sbh, ovf);
     if (amp) {
-        /* autocast caches a 16-bit copy of every weight the layer's nn.Linear modules use
-         * (matrices and biases; the norms run in fp32) */
+        /* autocast caches a 16-bit copy of every weight the layer's nn.Linear modules use:
+         * matrices and biases, every expert's (at training batch sizes each sees tokens);
+         * the norms run in fp32 and keep theirs */
         out->layer_weight_copies = vl_mul(beta, p.per_layer - p.norms, ovf);
         term(L, n, ls, "16-bit weight copies (autocast)", out->layer_weight_copies, ovf);
     }
@@ -239,8 +240,9 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (s->recompute == VL_RECOMPUTE_FULL) {
         /* Each layer keeps only its input.  At the end of the forward the outside tensors
          * and autocast's weight copies are kept besides; in backward, once the loss and the
-         * output layer are done, one layer at a time is recomputed, and a norm that keeps
-         * its input as it is keeps that same tensor. */
+         * output layer are done, one layer at a time is recomputed.  Its first norm keeps
+         * the kept input itself when it keeps its input as it is: a LayerNorm, or an
+         * RMSNorm whose fp32 upcast is no copy (the residual stream is fp32 already). */
         out->checkpoint_bytes = vl_mul(rho, sbh, ovf);
         uint64_t shared = a->norm == VL_NORM_LAYERNORM || rho == 4 ? out->checkpoint_bytes : 0;
         out->forward_end_bytes = vl_add(out->outside_bytes,

@@ -14,6 +14,8 @@ CUDA does, because vramlab estimates GPU memory:
     dtype; CUDA runs the fused native_dropout kernel, which keeps a 1-byte mask.
   - CUDA's autocast runs softmax in fp32 (it is on the autocast-to-float32 list); CPU
     autocast in torch 1.13 leaves it in bf16.
+and where torch 1.13 keeps more than current releases, they keep what current ones do
+(RMSNorm's mean of squares).
 """
 import math
 
@@ -142,6 +144,8 @@ class Block(nn.Module):
 class Transformer(nn.Module):
     def __init__(self, arch, recompute=False):
         super().__init__()
+        if arch["parallel_attention"] or arch.get("experts", 1) > 1 or arch["position"] == "alibi":
+            raise ValueError("parallel attention, experts and ALiBi are not built here")
         h, V = arch["hidden_size"], arch["vocab_size"]
         self.arch, self.recompute = arch, recompute
         self.tok = nn.Embedding(V, h)

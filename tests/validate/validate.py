@@ -63,10 +63,9 @@ def cases():
 
 
 def case_name(c):
-    return "%s %s %s %s b=%d s=%d" % (c["model"], c["precision"],
-                                      "dropout" if c["dropout"] else "no-dropout",
-                                      "full-recompute" if c["recompute"] == "full" else "no-recompute",
-                                      c["batch"], c["seq"])
+    return "%s %s %s %s-recompute b=%d s=%d" % (
+        c["model"], c["precision"], "dropout" if c["dropout"] else "no-dropout",
+        "full" if c["recompute"] == "full" else "no", c["batch"], c["seq"])
 
 
 def architecture(presets, model, dropout):
