@@ -31,7 +31,7 @@ expect 2 "$e --gpus: 'abc' is not a whole number: expected a number" estimate --
 expect 2 "$e --gpus must be between 1 and 1048576" estimate --gpus 0
 expect 2 "$e --gpus must be between 1 and 1048576" estimate --gpus 2000000
 expect 2 "$e --zero: '4' is not a ZeRO stage (0, 1, 2 or 3)" estimate --zero 4
-expect 2 "$e --precision: unknown value 'fp8' (expected fp32, fp16, bf16, fp16-mixed or bf16-mixed)" \
+expect 2 "$e --precision: unknown value 'fp8' (expected fp32, fp16, bf16, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp)" \
     estimate --precision fp8
 expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd-momentum, sgd or lion); did you mean 'adamw'?" \
     estimate --optimizer adamww
@@ -57,7 +57,7 @@ expect 1 "$e --solve min-gpus on h100-80gb: no GPU count fits: at ZeRO-0 every G
     estimate --solve min-gpus
 expect 2 "$e --gen applies to --mode infer only" estimate --gen 10
 expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype int4
-expect 2 "$e --fp32-grads needs fp32 or a mixed precision (fp16-mixed, bf16-mixed)" \
+expect 2 "$e --fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp" \
     estimate --precision bf16 --fp32-grads
 expect 2 "$e give only one of --preset, --preset-file, --hf-config and --params" estimate --preset gpt2 --params 7B
 expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --batch or --seq" \

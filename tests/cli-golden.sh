@@ -30,6 +30,8 @@ golden llama-2-7b-infer-solve.md estimate --mode infer --gen 2048 --solve max-ba
 golden llama-2-7b-zero3-8gpu.svg estimate --zero 3 --gpus 8 --format svg
 golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer sgd-momentum \
     --gpu a100-40gb --overhead 0 --explain
+golden gpt2-amp-full.txt estimate --preset gpt2 --precision bf16-amp --recompute full --batch 4 \
+    --seq 1024 --explain
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then

@@ -121,9 +121,12 @@ static void test_korthikanti_gpt3_layer(void **state)
     vl_activations_compute(&a, &s, &act, &ovf);
     assert_false(ovf);
     assert_int_equal(act.layer_bytes, 2868903936ULL);
-    /* outside the layers: ids 8sb, embedding dropout sbh, final norm and output-projection
-     * inputs 2sbh each, fp32 logits 4sbV */
-    assert_int_equal(act.outside_bytes, 8 * 2048 + sbh + 4 * sbh + 4ULL * 2048 * 50257);
+    /* outside the layers: token ids 8sb, position ids 8s, embedding dropout mask sbh (the
+     * embedding side); final norm and output-projection inputs 2sbh each, fp32 logits
+     * 4sbV, loss targets 8sb */
+    const uint64_t embedding = 8 * 2048 + 8 * 2048 + sbh;
+    assert_int_equal(act.embedding_bytes, embedding);
+    assert_int_equal(act.outside_bytes, embedding + 4 * sbh + 4ULL * 2048 * 50257 + 8 * 2048);
     assert_int_equal(act.total, 96 * 2868903936ULL + act.outside_bytes);
 
     /* selective recompute: the 5as²b term goes, 34sbh stays (Korthikanti Table 2) */
@@ -131,10 +134,16 @@ static void test_korthikanti_gpt3_layer(void **state)
     vl_activations_compute(&a, &s, &act, &ovf);
     assert_int_equal(act.layer_bytes, 34 * sbh);
 
-    /* full recompute: 2sbh per layer plus one layer's working set */
+    /* full recompute: 2sbh per layer (Korthikanti Table 2), plus the larger of what the
+     * end of the forward keeps besides (the outside tensors, 537,583,616 B) and what
+     * recomputing one layer in backward keeps (the layer less its input, which the
+     * LayerNorm shares with the kept input, plus the embedding side: 2,843,770,880 B) */
     s.recompute = VL_RECOMPUTE_FULL;
     vl_activations_compute(&a, &s, &act, &ovf);
-    assert_int_equal(act.total, 96 * 2 * sbh + 2868903936ULL + act.outside_bytes);
+    assert_int_equal(act.checkpoint_bytes, 2 * sbh);
+    assert_int_equal(act.forward_end_bytes, 537583616ULL);
+    assert_int_equal(act.recompute_bytes, 2868903936ULL - 2 * sbh + embedding);
+    assert_int_equal(act.total, 96 * 2 * sbh + 2843770880ULL);
 
     /* flash attention: no s² tensors (and no mask), fp32 row statistics 4·a·s·b */
     s.recompute = VL_RECOMPUTE_NONE;
@@ -152,9 +161,11 @@ static void test_korthikanti_gpt3_layer(void **state)
     assert_false(ovf);
 }
 
-/* GQA and a gated MLP, no dropout (Mistral 7B), by hand:
- * sbh tensors: norm in, QKV in, Q, out-proj in, MLP norm in, MLP in = 6 x 2sbh;
- * K, V: 2 x 2·s·b·(8·128); softmax 2·a·s²·b; gate, up, down inputs 3 x 2·s·b·f. */
+/* GQA, RMSNorm and a gated MLP, no dropout (Mistral 7B), 16-bit, by hand.  Each RMSNorm
+ * keeps its input upcast to fp32 (4sbh) and the normalized tensor (2sbh); the explicit
+ * attention keeps K and V repeated to the 32 query heads (2sbh each, not 2·s·b·8·128):
+ *   norms 2 x 6sbh; QKV in, Q, K, V, out-proj in, MLP in: 6 x 2sbh; softmax 2·a·s²·b;
+ *   gate out, up out, activation out, down in: 4 x 2·s·b·f. */
 static void test_gqa_gated_no_dropout(void **state)
 {
     (void)state;
@@ -167,9 +178,85 @@ static void test_gqa_gated_no_dropout(void **state)
     vl_activations act;
     bool ovf = false;
     vl_activations_compute(&a, &s, &act, &ovf);
-    const uint64_t sb = 4096 * 2;
-    assert_int_equal(act.layer_bytes, 6 * 2 * sb * 4096 + 2 * 2 * sb * 1024 +
-                                          2ULL * 32 * 4096 * 4096 * 2 + 3 * 2 * sb * 14336);
+    const uint64_t sb = 4096 * 2, sbh = sb * 4096;
+    assert_int_equal(act.layer_bytes, 2 * 6 * sbh + 6 * 2 * sbh + 2ULL * 32 * 4096 * 4096 * 2 +
+                                          4 * 2 * sb * 14336);
+
+    /* flash attention takes the 8 KV heads as they are: K, V 2·s·b·(8·128) each, and fp32
+     * row statistics 4·a·s·b instead of the s² tensor */
+    s.flash_attn = true;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.layer_bytes, 2 * 6 * sbh + 4 * 2 * sbh + 2 * 2 * sb * 1024 +
+                                          4ULL * 32 * sb + 4 * 2 * sb * 14336);
+
+    /* full recompute in 16 bits: the fp32 upcast is a copy, so the recomputed layer's first
+     * norm shares nothing with the kept input; in fp32 the upcast is the input itself.
+     * The embedding side: token ids 8sb and the RoPE tables, 2 x s·d in the residual dtype */
+    s.flash_attn = false;
+    s.recompute = VL_RECOMPUTE_FULL;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    uint64_t layer16 = 2 * 6 * sbh + 6 * 2 * sbh + 2ULL * 32 * 4096 * 4096 * 2 + 4 * 2 * sb * 14336;
+    assert_int_equal(act.embedding_bytes, 8 * sb + 2 * 2 * 4096 * 128);
+    assert_int_equal(act.recompute_bytes, layer16 + act.embedding_bytes);
+    assert_int_equal(act.total, 32 * 2 * sbh + layer16 + act.embedding_bytes);
+    s.precision = VL_FP32;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.checkpoint_bytes, 4 * sbh);
+    /* fp32 doubles every tensor but the fp32 upcasts (2 x 4sbh, unchanged); the first of
+     * them is the kept input */
+    assert_int_equal(act.recompute_bytes,
+                     2 * layer16 - 2 * 4 * sbh - 4 * sbh + 8 * sb + 2 * 4 * 4096 * 128);
+    assert_false(ovf);
+}
+
+/* PyTorch autocast (bf16-amp) on the GPT-3 layer, by hand: the residual stream, the
+ * LayerNorms and the softmax run in fp32, the matmuls in bf16, and every nn.Linear casts
+ * its input and weights for itself:
+ *   LayerNorm inputs 2 x 4sbh; q, k, v inputs 3 x 2sbh; Q, K, V 3 x 2sbh; out-proj in
+ *   2sbh; MLP input 2sbh; GELU in, down in 2 x 8sbh; dropout masks 2 x sbh = 42sbh;
+ *   softmax out 4as²b (fp32), dropout mask as²b, its bf16 cast 2as²b = 7as²b;
+ *   the weights' bf16 copies 2·(12h² + 9h) (q, k, v, o, up, down and their biases). */
+static void test_autocast(void **state)
+{
+    (void)state;
+    vl_arch a = gpt3_175b();
+    vl_settings s = settings(VL_BF16_AMP, VL_ADAMW, true, false);
+    const uint64_t h = 12288, sb = 2048, sbh = sb * h, as2 = 96ULL * 2048 * 2048;
+    const uint64_t copies = 2 * (12 * h * h + 9 * h);
+
+    /* fp32 weights, gradients and moments; no master copy, whatever the flags say */
+    for (int flags = 0; flags < 4; flags++) {
+        s.fp32_grad_copy = flags & 1;
+        s.fp32_grads = flags & 2;
+        assert_null(vl_settings_check(&s));
+        vl_bpp b = vl_bytes_per_param(&s);
+        assert_int_equal(b.weights, 4);
+        assert_int_equal(b.gradients, 4);
+        assert_int_equal(b.master + b.grad_copy, 0);
+        assert_int_equal(b.optimizer, 8);
+    }
+
+    vl_activations act;
+    bool ovf = false;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.layer_weight_copies, copies);
+    assert_int_equal(act.layer_bytes, 42 * sbh + 7 * as2 + copies);
+    /* outside: token ids 8sb and position ids 8s (b = 1), embedding mask sbh; final norm in
+     * 4sbh (fp32), output-projection in 2sbh and its weight's bf16 copy 2Vh, fp32 logits
+     * 4sbV, targets 8sb */
+    const uint64_t outside = 2 * 8 * sb + sbh + 4 * sbh + 2 * sbh + 2 * 50257 * h +
+                             4 * sb * 50257 + 8 * sb;
+    assert_int_equal(act.outside_bytes, outside);
+
+    /* full recompute: each layer keeps its fp32 input; the end of the forward holds the
+     * outside tensors and autocast's copies of all 96 layers' weights, the larger part */
+    s.recompute = VL_RECOMPUTE_FULL;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.checkpoint_bytes, 4 * sbh);
+    assert_int_equal(act.forward_end_bytes, outside + 96 * copies);
+    assert_int_equal(act.recompute_bytes, 42 * sbh + 7 * as2 + copies - 4 * sbh + 2 * 8 * sb + sbh);
+    assert_int_equal(act.total, 96 * 4 * sbh + outside + 96 * copies);
+    assert_false(ovf);
 }
 
 /* 10T parameters, 1M context, 4096 GPUs, ZeRO-3: every component exact, checked against
@@ -193,7 +280,7 @@ static void test_extreme_sizes_exact(void **state)
     assert_true(b.bytes[VL_C_GRADIENTS] == (uint64_t)(shard * 2));
     assert_true(b.bytes[VL_C_OPTIMIZER] == (uint64_t)(shard * 16));
     u128 layer = S * h * 34 + 5 * a * S * S;
-    u128 outside = 8 * S + S * h + 4 * S * h + 4 * S * V;
+    u128 outside = 8 * S + 8 * S + S * h + 4 * S * h + 4 * S * V + 8 * S;
     u128 act = L * layer + outside;
     assert_true(act < ((u128)1 << 64));
     assert_true(b.bytes[VL_C_ACTIVATIONS] == (uint64_t)act);
@@ -243,7 +330,11 @@ static void test_settings_check(void **state)
 }
 
 /* The default what-if (Llama 2 7B, bf16-mixed AdamW, ZeRO-0, 1 GPU, b = 1, s = 2048), by
- * hand: 20 B/param x 6,738,415,616; activations 32 x 537,919,488 + 295,714,816. */
+ * hand: 20 B/param x 6,738,415,616; activations per layer (sbh = 8,388,608):
+ * RMSNorms 2 x 6sbh, QKV in, Q, K, V, out-proj in, MLP in 6 x 2sbh = 24sbh = 201,326,592;
+ * softmax 2·32·2048² = 268,435,456; 4 x 2·2048·11008 = 180,355,072; 650,117,120 in all.
+ * Outside: ids 16,384; RoPE tables 2·2·2048·128 = 1,048,576; final norm 6sbh = 50,331,648;
+ * out-proj in 16,777,216; logits 4·2048·32000 = 262,144,000; targets 16,384: 330,334,208. */
 static void test_default_llama(void **state)
 {
     (void)state;
@@ -256,10 +347,10 @@ static void test_default_llama(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * 6738415616ULL);
     assert_int_equal(b.bytes[VL_C_OPTIMIZER], 16 * 6738415616ULL);
-    assert_int_equal(b.act.layer_bytes, 537919488ULL);
-    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 32 * 537919488ULL + 295714816ULL);
+    assert_int_equal(b.act.layer_bytes, 650117120ULL);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 32 * 650117120ULL + 330334208ULL);
     assert_int_equal(b.bytes[VL_C_OVERHEAD], 1ULL << 30);
-    assert_int_equal(b.total, 20 * 6738415616ULL + 32 * 537919488ULL + 295714816ULL +
+    assert_int_equal(b.total, 20 * 6738415616ULL + 32 * 650117120ULL + 330334208ULL +
                                   (1ULL << 30));
 }
 
@@ -271,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_zero_paper_figure_1),
         cmocka_unit_test(test_korthikanti_gpt3_layer),
         cmocka_unit_test(test_gqa_gated_no_dropout),
+        cmocka_unit_test(test_autocast),
         cmocka_unit_test(test_extreme_sizes_exact),
         cmocka_unit_test(test_overflow_is_reported),
         cmocka_unit_test(test_settings_check),

@@ -119,21 +119,28 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
     case VL_C_ACTIVATIONS:
         vl_fmt_bytes(a->layer_bytes, u, x, sizeof x);
         vl_fmt_bytes(a->outside_bytes, u, z, sizeof z);
-        if (s->recompute == VL_RECOMPUTE_FULL)
+        if (s->recompute == VL_RECOMPUTE_FULL) {
+            char w[32];
             snprintf(buf, len,
-                     "full recompute: %llu layers x %s (each layer's input) + %s (one layer "
-                     "recomputed) + %s (embedding, final norm, fp32 logits) = %s",
+                     "full recompute: %llu layers x %s (each layer's input) + the larger of %s "
+                     "(end of the forward: embedding, final norm, fp32 logits%s) and %s (in "
+                     "backward: one layer recomputed, its input counted once, and the "
+                     "embedding side) = %s",
                      (unsigned long long)a->layers, vl_fmt_bytes(a->checkpoint_bytes, u, y, sizeof y),
-                     x, z, v);
-        else
+                     vl_fmt_bytes(a->forward_end_bytes, u, z, sizeof z),
+                     a->layer_weight_copies ? ", every layer's 16-bit weight copies" : "",
+                     vl_fmt_bytes(a->recompute_bytes, u, w, sizeof w), v);
+        } else {
             snprintf(buf, len,
-                     "%llu layers x %s per layer (%d saved tensors%s) + %s (embedding, final "
-                     "norm, fp32 logits) = %s",
+                     "%llu layers x %s per layer (%d tensors PyTorch eager modules save%s%s) "
+                     "+ %s (embedding, final norm, fp32 logits) = %s",
                      (unsigned long long)a->layers, x, a->n_layer,
+                     vl_precision_is_amp(s->precision) ? ", under autocast" : "",
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
                      : s->flash_attn                         ? ", flash attention"
                                                              : "",
                      z, v);
+        }
         break;
     case VL_C_KV_CACHE:
         snprintf(buf, len, "none in training = %s", v);
@@ -171,6 +178,9 @@ const char *vl_convention(const vl_settings *s)
                      "with fp32 weights)";
     if (s->precision == VL_FP32)
         return "fp32 training: weights, gradients and optimizer moments in fp32";
+    if (vl_precision_is_amp(s->precision))
+        return "PyTorch autocast: weights, gradients and optimizer moments in fp32, no master "
+               "copy; the 16-bit weight copies autocast makes count as activations";
     if (!mixed)
         return "pure 16-bit training: no fp32 master copy; optimizer state in the parameters' "
                "dtype (8-bit Adam: 1 byte a moment)";

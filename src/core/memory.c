@@ -6,8 +6,8 @@
 #include "units.h"
 
 const char *const vl_mode_names[VL_N_MODES] = {"train", "infer"};
-const char *const vl_precision_names[VL_N_PRECISIONS] = {"fp32", "fp16", "bf16", "fp16-mixed",
-                                                         "bf16-mixed"};
+const char *const vl_precision_names[VL_N_PRECISIONS] = {
+    "fp32", "fp16", "bf16", "fp16-mixed", "bf16-mixed", "fp16-amp", "bf16-amp"};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {"adamw", "adam-8bit", "sgd-momentum",
                                                          "sgd", "lion"};
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {"none", "selective", "full"};
@@ -58,13 +58,18 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->gen != 0)
         return "--gen applies to --mode infer only";
     if (s->fp32_grads && (s->precision == VL_FP16 || s->precision == VL_BF16))
-        return "--fp32-grads needs fp32 or a mixed precision (fp16-mixed, bf16-mixed)";
+        return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
     return NULL;
 }
 
 bool vl_precision_is_mixed(vl_precision p)
 {
     return p == VL_FP16_MIXED || p == VL_BF16_MIXED;
+}
+
+bool vl_precision_is_amp(vl_precision p)
+{
+    return p == VL_FP16_AMP || p == VL_BF16_AMP;
 }
 
 unsigned vl_activation_bytes(vl_precision p)
@@ -78,6 +83,7 @@ vl_bpp vl_bytes_per_param(const vl_settings *s)
     bool mixed = vl_precision_is_mixed(s->precision);
     bool pure16 = s->precision == VL_FP16 || s->precision == VL_BF16;
 
+    /* autocast keeps fp32 weights, gradients and moments, as fp32 training does */
     b.weights = pure16 || mixed ? 2 : 4;
     b.gradients = b.weights == 4 || (mixed && s->fp32_grads) ? 4 : 2;
     b.master = mixed ? 4 : 0;
@@ -116,37 +122,82 @@ static void term(vl_term *list, int *n, uint64_t *sum, const char *name, uint64_
     *sum = vl_add(*sum, bytes, ovf);
 }
 
-/* Per tensor, after Korthikanti et al. 2022 §4.1: for a GPT layer (a·d = h, k = a, f = 4h,
- * standard MLP, dropout, 16-bit) this is s·b·h·(34 + 5·a·s/h) bytes. */
+/* One norm's saved tensors: nn.LayerNorm keeps its input; Hugging Face's RMSNorm keeps its
+ * input upcast to fp32 and the normalized tensor (for the weight's gradient) in the
+ * residual dtype.  The per-token statistics (1/h of the input) are left out, as
+ * Korthikanti et al. leave them out. */
+static void norm_terms(vl_term *list, int *n, uint64_t *sum, const vl_arch *a, uint64_t rho,
+                       uint64_t sbh, const char *const names[3], bool *ovf)
+{
+    if (a->norm == VL_NORM_RMSNORM) {
+        term(list, n, sum, names[1], vl_mul(4, sbh, ovf), ovf);
+        term(list, n, sum, names[2], vl_mul(rho, sbh, ovf), ovf);
+    } else {
+        term(list, n, sum, names[0], vl_mul(rho, sbh, ovf), ovf);
+    }
+}
+
+static const char *const attn_norm[3] = {"attention norm input",
+                                         "attention norm input, upcast to fp32",
+                                         "attention norm, normalized input"};
+static const char *const mlp_norm[3] = {"MLP norm input", "MLP norm input, upcast to fp32",
+                                        "MLP norm, normalized input"};
+static const char *const final_norm[3] = {"final norm input", "final norm input, upcast to fp32",
+                                          "final norm, normalized input"};
+
+/* Per tensor, as PyTorch eager modules keep them (vramlab(1), FORMULAS).  For a GPT layer
+ * (a·d = h, k = a, f = 4h, standard MLP, LayerNorm, dropout, 16-bit) this is Korthikanti
+ * et al. 2022, §4.1: s·b·h·(34 + 5·a·s/h) bytes. */
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
                             bool *ovf)
 {
+    const bool amp = vl_precision_is_amp(s->precision);
+    /* beta: what the matmuls read and write; rho: what autocast runs in fp32 (the residual
+     * stream, the norms, the softmax) */
     const uint64_t beta = vl_activation_bytes(s->precision);
+    const uint64_t rho = amp ? 4 : beta;
     const uint64_t sb = vl_mul(s->seq, s->batch, ovf);
     const uint64_t sbh = vl_mul(sb, a->hidden, ovf);
     const uint64_t q = vl_mul(sb, a->heads * a->head_dim, ovf);
     const uint64_t kv = vl_mul(sb, a->kv_heads * a->head_dim, ovf);
     const uint64_t ass = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), a->heads, ovf);
     const uint64_t mlp = vl_mul(sb, vl_active_mlp_width(a), ovf);
-    const bool drop = a->dropout;
+    const bool drop = a->dropout, gated = a->mlp == VL_MLP_GATED;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
+    /* the s² path keeps K and V as repeat_kv widened them to the a query heads */
+    const bool explicit_core = core_saved && !s->flash_attn;
     vl_term *L = out->layer, *O = out->outside;
     uint64_t *ls = &out->layer_bytes, *os = &out->outside_bytes;
+    vl_params p;
 
     memset(out, 0, sizeof *out);
+    if (!vl_count_params(a, &p))
+        *ovf = true;
     out->layers = a->layers;
     int *n = &out->n_layer;
-    term(L, n, ls, "attention norm input", vl_mul(beta, sbh, ovf), ovf);
-    term(L, n, ls, "QKV projection input", vl_mul(beta, sbh, ovf), ovf);
+    norm_terms(L, n, ls, a, rho, sbh, attn_norm, ovf);
+    /* under autocast every nn.Linear casts the fp32 norm output for itself */
+    if (amp)
+        term(L, n, ls, "q, k, v inputs (a 16-bit cast each)",
+             vl_mul(3 * beta, sbh, ovf), ovf);
+    else
+        term(L, n, ls, "QKV projection input", vl_mul(beta, sbh, ovf), ovf);
     term(L, n, ls, "Q", vl_mul(beta, q, ovf), ovf);
-    term(L, n, ls, "K", vl_mul(beta, kv, ovf), ovf);
-    term(L, n, ls, "V", vl_mul(beta, kv, ovf), ovf);
-    if (core_saved && !s->flash_attn) {
-        term(L, n, ls, "attention softmax output (s x s per head)", vl_mul(beta, ass, ovf), ovf);
-        if (drop) {
+    term(L, n, ls, explicit_core && kv != q ? "K, repeated to the query heads" : "K",
+         vl_mul(beta, explicit_core ? q : kv, ovf), ovf);
+    term(L, n, ls, explicit_core && kv != q ? "V, repeated to the query heads" : "V",
+         vl_mul(beta, explicit_core ? q : kv, ovf), ovf);
+    if (explicit_core) {
+        term(L, n, ls, amp ? "attention softmax output (fp32, s x s)"
+                           : "attention softmax output (s x s per head)",
+             vl_mul(rho, ass, ovf), ovf);
+        if (drop)
             term(L, n, ls, "attention dropout mask", ass, ovf);
-            term(L, n, ls, "attention dropout output", vl_mul(beta, ass, ovf), ovf);
-        }
+        if (drop || amp)
+            term(L, n, ls, !amp  ? "attention dropout output"
+                           : drop ? "attention dropout output, cast to 16 bits"
+                                  : "attention softmax output, cast to 16 bits",
+                 vl_mul(beta, ass, ovf), ovf);
     } else if (core_saved) {
         term(L, n, ls, "flash-attention row statistics (fp32)",
              vl_mul(4 * a->heads, sb, ovf), ovf);
@@ -154,38 +205,70 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     term(L, n, ls, "attention output-projection input", vl_mul(beta, q, ovf), ovf);
     if (drop)
         term(L, n, ls, "attention residual dropout mask", sbh, ovf);
-    if (!a->parallel_attention) {
-        term(L, n, ls, "MLP norm input", vl_mul(beta, sbh, ovf), ovf);
+    if (!a->parallel_attention)
+        norm_terms(L, n, ls, a, rho, sbh, mlp_norm, ovf);
+    if (amp)
+        term(L, n, ls, gated ? "gate, up inputs (a 16-bit cast each)"
+                             : "MLP input (16-bit cast)",
+             vl_mul(gated ? 2 * beta : beta, sbh, ovf), ovf);
+    else if (!a->parallel_attention)
         term(L, n, ls, "MLP input", vl_mul(beta, sbh, ovf), ovf);
-    }
     if (a->experts > 1)
         term(L, n, ls, "router probabilities (fp32)", vl_mul(4 * a->experts, sb, ovf), ovf);
-    if (a->mlp == VL_MLP_GATED) {
+    if (gated) {
         term(L, n, ls, "MLP gate projection output", vl_mul(beta, mlp, ovf), ovf);
         term(L, n, ls, "MLP up projection output", vl_mul(beta, mlp, ovf), ovf);
+        term(L, n, ls, "MLP activation output (gate)", vl_mul(beta, mlp, ovf), ovf);
     } else {
         term(L, n, ls, "MLP activation input", vl_mul(beta, mlp, ovf), ovf);
     }
     term(L, n, ls, "MLP down projection input", vl_mul(beta, mlp, ovf), ovf);
     if (drop)
         term(L, n, ls, "MLP dropout mask", sbh, ovf);
+    if (amp) {
+        /* autocast caches a 16-bit copy of every weight the layer's nn.Linear modules use:
+         * matrices and biases, every expert's (at training batch sizes each sees tokens);
+         * the norms run in fp32 and keep theirs */
+        out->layer_weight_copies = vl_mul(beta, p.per_layer - p.norms, ovf);
+        term(L, n, ls, "16-bit weight copies (autocast)", out->layer_weight_copies, ovf);
+    }
 
     n = &out->n_outside;
     term(O, n, os, "token ids (int64)", vl_mul(8, sb, ovf), ovf);
+    if (a->position == VL_POS_LEARNED)
+        term(O, n, os, "position ids (int64)", vl_mul(8, s->seq, ovf), ovf);
+    else if (a->position == VL_POS_ROPE)
+        term(O, n, os, "RoPE cos and sin tables (s x d each)",
+             vl_mul(vl_mul(2 * rho, s->seq, ovf), a->head_dim, ovf), ovf);
     if (drop)
         term(O, n, os, "embedding dropout mask", sbh, ovf);
-    term(O, n, os, "final norm input", vl_mul(beta, sbh, ovf), ovf);
+    out->embedding_bytes = out->outside_bytes;
+    norm_terms(O, n, os, a, rho, sbh, final_norm, ovf);
     term(O, n, os, "output-projection input", vl_mul(beta, sbh, ovf), ovf);
+    if (amp)
+        term(O, n, os, "output-projection weight, 16-bit copy",
+             vl_mul(beta, p.embedding, ovf), ovf);
     term(O, n, os, "logits (fp32, for the loss)", vl_mul(vl_mul(4, sb, ovf), a->vocab, ovf), ovf);
+    term(O, n, os, "loss targets (int64)", vl_mul(8, sb, ovf), ovf);
 
     if (s->recompute == VL_RECOMPUTE_FULL) {
-        /* each layer keeps only its input; one layer is recomputed at a time */
-        out->checkpoint_bytes = vl_mul(beta, sbh, ovf);
-        out->total = vl_add(vl_mul(out->checkpoint_bytes, a->layers, ovf), out->layer_bytes, ovf);
+        /* Each layer keeps only its input.  At the end of the forward the outside tensors
+         * and autocast's weight copies are kept besides; in backward, once the loss and the
+         * output layer are done, one layer at a time is recomputed.  Its first norm keeps
+         * the kept input itself when it keeps its input as it is: a LayerNorm, or an
+         * RMSNorm whose fp32 upcast is no copy (the residual stream is fp32 already). */
+        out->checkpoint_bytes = vl_mul(rho, sbh, ovf);
+        uint64_t shared = a->norm == VL_NORM_LAYERNORM || rho == 4 ? out->checkpoint_bytes : 0;
+        out->forward_end_bytes = vl_add(out->outside_bytes,
+                                        vl_mul(out->layer_weight_copies, a->layers, ovf), ovf);
+        out->recompute_bytes = vl_add(out->layer_bytes - shared, out->embedding_bytes, ovf);
+        out->total = vl_add(vl_mul(out->checkpoint_bytes, a->layers, ovf),
+                            out->forward_end_bytes > out->recompute_bytes ? out->forward_end_bytes
+                                                                          : out->recompute_bytes,
+                            ovf);
     } else {
-        out->total = vl_mul(out->layer_bytes, a->layers, ovf);
+        out->total = vl_add(vl_mul(out->layer_bytes, a->layers, ovf), out->outside_bytes, ovf);
     }
-    out->total = vl_add(out->total, out->outside_bytes, ovf);
 }
 
 const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out)

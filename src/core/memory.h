@@ -12,7 +12,12 @@
 #include "names.h"
 
 typedef enum { VL_MODE_TRAIN, VL_MODE_INFER, VL_N_MODES } vl_mode;
-typedef enum { VL_FP32, VL_FP16, VL_BF16, VL_FP16_MIXED, VL_BF16_MIXED, VL_N_PRECISIONS } vl_precision;
+/* fp16, bf16: pure 16-bit.  *-mixed: 16-bit weights and an fp32 master copy in the optimizer
+ * (Megatron-LM, DeepSpeed).  *-amp: PyTorch autocast, fp32 weights and 16-bit matmuls. */
+typedef enum {
+    VL_FP32, VL_FP16, VL_BF16, VL_FP16_MIXED, VL_BF16_MIXED, VL_FP16_AMP, VL_BF16_AMP,
+    VL_N_PRECISIONS
+} vl_precision;
 typedef enum { VL_ADAMW, VL_ADAM_8BIT, VL_SGD_MOMENTUM, VL_SGD, VL_LION, VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_NONE, VL_RECOMPUTE_SELECTIVE, VL_RECOMPUTE_FULL, VL_N_RECOMPUTES } vl_recompute;
 typedef enum { VL_DT_FP32, VL_DT_FP16, VL_DT_BF16, VL_DT_FP8, VL_DT_INT8, VL_DT_INT4, VL_N_DTYPES } vl_dtype;
@@ -54,8 +59,11 @@ typedef struct vl_bpp {
     unsigned master, grad_copy, moments;
 } vl_bpp;
 vl_bpp vl_bytes_per_param(const vl_settings *s);
+/* An fp32 master copy in the optimizer (fp16-mixed, bf16-mixed). */
 bool vl_precision_is_mixed(vl_precision p);
-/* Bytes of one activation element: 4 in fp32, else 2. */
+/* PyTorch autocast (fp16-amp, bf16-amp). */
+bool vl_precision_is_amp(vl_precision p);
+/* Bytes of one element the matmuls read and write: 4 in fp32, else 2. */
 unsigned vl_activation_bytes(vl_precision p);
 
 /* §4.3: what one GPU holds of a P-parameter model state at bytes_per_param, when the
@@ -65,7 +73,8 @@ uint64_t vl_state_bytes(uint64_t params, unsigned bytes_per_param, bool sharded,
 /* §4.3: ZeRO-3 live parameters: largest matrix x (weight + gradient bytes) (DeepSpeed). */
 uint64_t vl_zero3_live_bytes(uint64_t largest_matrix, const vl_bpp *b, bool *ovf);
 
-/* §4.4: activations saved for backward, tensor by tensor. */
+/* §4.4: activations saved for backward, tensor by tensor, as PyTorch eager modules keep
+ * them (the FORMULAS section of vramlab(1) lists the modules), at their peak. */
 #define VL_MAX_TERMS 24
 typedef struct vl_term {
     const char *name;
@@ -76,10 +85,17 @@ typedef struct vl_activations {
     vl_term layer[VL_MAX_TERMS];   /* what one layer keeps for backward */
     int n_layer;
     uint64_t layer_bytes;
-    vl_term outside[VL_MAX_TERMS]; /* embedding side and the loss */
+    uint64_t layer_weight_copies;  /* of layer_bytes: autocast's 16-bit weight copies */
+    vl_term outside[VL_MAX_TERMS]; /* the embedding side, then the output layer and the loss */
     int n_outside;
     uint64_t outside_bytes;
-    uint64_t checkpoint_bytes;     /* full recompute: each layer's kept input */
+    uint64_t embedding_bytes;      /* of outside_bytes: the embedding side, kept to the end */
+    /* full recompute only: each layer's kept input, and what is kept besides the inputs at
+     * the end of the forward (outside + all layers' weight copies) and while the last
+     * layer is recomputed in backward (that layer, its input counted once, + embedding) */
+    uint64_t checkpoint_bytes;
+    uint64_t forward_end_bytes;
+    uint64_t recompute_bytes;
     uint64_t layers;
     uint64_t total;
 } vl_activations;

@@ -1,0 +1,188 @@
+"""Transformers built from vramlab's preset YAMLs, in plain PyTorch eager modules.
+
+Two families share one attention module:
+  GPT-2 style: learned positions, nn.LayerNorm, q/k/v/o with biases, GELU (tanh) MLP,
+               dropout 0.1, tied embeddings;
+  Llama style: RoPE, RMSNorm as Hugging Face writes it, grouped-query attention with
+               repeat_kv, the gated MLP down(silu(gate(x)) * up(x)), untied output layer.
+What the architecture keys of the preset say (widths, biases, norm, MLP, tying, dropout)
+decides which parts a model gets; the parameter count matches vramlab's exactly.
+
+Where a CPU run would keep something other than a GPU run, the modules ask for what
+CUDA does, because vramlab estimates GPU memory:
+  - nn.Dropout on the CPU takes a composite path that keeps its mask in the activation
+    dtype; CUDA runs the fused native_dropout kernel, which keeps a 1-byte mask.
+  - CUDA's autocast runs softmax in fp32 (it is on the autocast-to-float32 list); CPU
+    autocast in torch 1.13 leaves it in bf16.
+and where torch 1.13 keeps more than current releases, they keep what current ones do
+(RMSNorm's mean of squares).
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+DROPOUT_P = 0.1
+
+
+class Dropout(nn.Dropout):
+    """nn.Dropout as CUDA runs it: native_dropout, which keeps a bool mask."""
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            return x
+        return torch.native_dropout(x, self.p, True)[0]
+
+
+class RMSNorm(nn.Module):
+    """Hugging Face's LlamaRMSNorm: normalises in fp32, scales in the input dtype.  The mean
+    of squares is written as a sum over h: torch 1.13's mean() saves its input for backward
+    (the squares, 4 bytes an element), current releases save only its size, as sum() does."""
+
+    def __init__(self, hidden, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden))
+        self.eps = eps
+
+    def forward(self, x):
+        dtype = x.dtype
+        x = x.to(torch.float32)
+        x = x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) / x.shape[-1] + self.eps)
+        return self.weight * x.to(dtype)
+
+
+def norm(arch):
+    h = arch["hidden_size"]
+    return nn.LayerNorm(h) if arch["norm"] == "layernorm" else RMSNorm(h)
+
+
+def rope_tables(seq, head_dim, dtype, base=10000.0):
+    """cos and sin, (s, d), in the residual stream's dtype, made once for all layers."""
+    inv_freq = 1.0 / base ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)
+    freqs = torch.outer(torch.arange(seq, dtype=torch.float32), inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def rotate_half(x):
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def repeat_kv(x, n_rep):
+    """(b, k, s, d) -> (b, k * n_rep, s, d), as Hugging Face's eager attention does."""
+    if n_rep == 1:
+        return x
+    b, k, s, d = x.shape
+    return x[:, :, None, :, :].expand(b, k, n_rep, s, d).reshape(b, k * n_rep, s, d)
+
+
+class Attention(nn.Module):
+    """Explicit softmax attention (no SDPA): q, k, v and o are separate nn.Linear."""
+
+    def __init__(self, arch):
+        super().__init__()
+        h, a, k, d = (arch["hidden_size"], arch["num_heads"], arch["num_kv_heads"],
+                      arch["head_dim"])
+        qkv_bias, o_bias = arch["attention_bias"], arch["mlp_bias"]
+        self.heads, self.kv_heads, self.head_dim = a, k, d
+        self.q = nn.Linear(h, a * d, bias=qkv_bias)
+        self.k = nn.Linear(h, k * d, bias=qkv_bias)
+        self.v = nn.Linear(h, k * d, bias=qkv_bias)
+        self.o = nn.Linear(a * d, h, bias=o_bias)
+        p = DROPOUT_P if arch["dropout"] else 0.0
+        self.attn_drop, self.resid_drop = Dropout(p), Dropout(p)
+
+    def forward(self, x, cos=None, sin=None):
+        b, s, _ = x.shape
+        a, k_heads, d = self.heads, self.kv_heads, self.head_dim
+        q = self.q(x).view(b, s, a, d).transpose(1, 2)
+        k = self.k(x).view(b, s, k_heads, d).transpose(1, 2)
+        v = self.v(x).view(b, s, k_heads, d).transpose(1, 2)
+        if cos is not None:
+            q = q * cos + rotate_half(q) * sin
+            k = k * cos + rotate_half(k) * sin
+        k, v = repeat_kv(k, a // k_heads), repeat_kv(v, a // k_heads)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
+        att = att + torch.full((s, s), float("-inf"), dtype=att.dtype).triu(1)
+        fp32 = torch.float32 if torch.is_autocast_cpu_enabled() else None
+        att = self.attn_drop(torch.softmax(att, dim=-1, dtype=fp32))
+        y = (att @ v).transpose(1, 2).reshape(b, s, a * d)
+        return self.resid_drop(self.o(y))
+
+
+class MLP(nn.Module):
+    def __init__(self, arch):
+        super().__init__()
+        h, f, bias = arch["hidden_size"], arch["intermediate_size"], arch["mlp_bias"]
+        self.gated = arch["mlp"] == "gated"
+        if self.gated:
+            self.gate = nn.Linear(h, f, bias=bias)
+        self.up = nn.Linear(h, f, bias=bias)
+        self.down = nn.Linear(f, h, bias=bias)
+        self.drop = Dropout(DROPOUT_P if arch["dropout"] else 0.0)
+
+    def forward(self, x):
+        if self.gated:
+            return self.drop(self.down(F.silu(self.gate(x)) * self.up(x)))
+        return self.drop(self.down(F.gelu(self.up(x), approximate="tanh")))
+
+
+class Block(nn.Module):
+    def __init__(self, arch):
+        super().__init__()
+        self.norm1, self.attn = norm(arch), Attention(arch)
+        self.norm2, self.mlp = norm(arch), MLP(arch)
+
+    def forward(self, x, cos=None, sin=None):
+        x = x + self.attn(self.norm1(x), cos, sin)
+        return x + self.mlp(self.norm2(x))
+
+
+class Transformer(nn.Module):
+    def __init__(self, arch, recompute=False):
+        super().__init__()
+        if arch["parallel_attention"] or arch.get("experts", 1) > 1 or arch["position"] == "alibi":
+            raise ValueError("parallel attention, experts and ALiBi are not built here")
+        h, V = arch["hidden_size"], arch["vocab_size"]
+        self.arch, self.recompute = arch, recompute
+        self.tok = nn.Embedding(V, h)
+        self.pos = (nn.Embedding(arch["max_position_embeddings"], h)
+                    if arch["position"] == "learned" else None)
+        self.drop = Dropout(DROPOUT_P if arch["dropout"] else 0.0)
+        self.layers = nn.ModuleList(Block(arch) for _ in range(arch["num_layers"]))
+        self.norm = norm(arch)
+        self.lm_head = nn.Linear(h, V, bias=False)
+        if arch["tie_embeddings"]:
+            self.lm_head.weight = self.tok.weight
+
+    def forward(self, ids, targets):
+        b, s = ids.shape
+        x = self.tok(ids)
+        if self.pos is not None:
+            x = x + self.pos(torch.arange(s))
+        x = self.drop(x)
+        rope = ()
+        if self.arch["position"] == "rope":
+            rope = rope_tables(s, self.arch["head_dim"], x.dtype)
+        for layer in self.layers:
+            x = checkpoint(layer, x, *rope) if self.recompute else layer(x, *rope)
+        logits = self.lm_head(self.norm(x))
+        return F.cross_entropy(logits.float().view(b * s, -1), targets.view(b * s))
+
+
+def complete(arch):
+    """The preset's architecture with vramlab's defaults filled in (DESIGN §3)."""
+    a = dict(arch)
+    a.setdefault("num_kv_heads", a["num_heads"])
+    a.setdefault("head_dim", a["hidden_size"] // a["num_heads"])
+    a.setdefault("intermediate_size", 4 * a["hidden_size"])
+    for key in ("attention_bias", "mlp_bias", "tie_embeddings", "parallel_attention",
+                "dropout"):
+        a.setdefault(key, False)
+    a.setdefault("mlp", "gated")
+    a.setdefault("norm", "rmsnorm")
+    a.setdefault("position", "rope")
+    return a
