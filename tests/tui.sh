@@ -167,6 +167,25 @@ start c --no-color
 keys c p z e r o - p a p e r Enter
 expect_screen c "loaded scenario zero-paper-7.5b-64gpus"
 expect_total c --preset zero-paper-7.5b-64gpus
+# the Probe panel: the default sample's fp16 casts are vramlab probe underflow's
+keys c 2
+wait_for c "loss scale 2^16 = 65536"
+if command -v python3 > /dev/null; then
+    want=$("$VRAMLAB" probe underflow --format json | python3 -c '
+import json, sys
+runs = json.load(sys.stdin)["underflow"]["runs"]
+pct = lambda r: 100.0 * r["flushed"] / (sum(r.values()) - r["zero"])
+a, b = [r["classes"]["fp16"] for r in runs if r["scale"] in (1, 65536)]
+print("fp16 %14.1f%% -> %6.1f%%" % (pct(a), pct(b)))')
+    expect_screen c "$want"
+fi
+keys c Left                                        # the loss scale halves
+expect_screen c "loss scale 2^15 = 32768"
+# the Formats panel: a value in every format
+keys c 3 Enter 6 5 5 2 0 Enter
+expect_screen c "fp16      0x7c00     0 11111 0000000000 = inf"
+keys c 1
+expect_total c --preset zero-paper-7.5b-64gpus
 keys c q
 exited c 0
 

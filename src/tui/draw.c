@@ -9,9 +9,14 @@
 #include "core/units.h"
 #include "tui.h"
 
-static const char *const key_hints =
+const char *const panel_names[N_PANELS] = {"Memory", "Probe", "Formats"};
+
+static const char *const key_hints[N_PANELS] = {
     " Up/Down select  Left/Right change  PgUp/PgDn coarse  Enter type  Tab formula  p presets"
-    "  g GPU  S save  e export  t theme  ? help  q quit";
+    "  g GPU  S save  e export  1 2 3 panels  ? help  q quit",
+    " Left/Right loss scale x2 or /2  PgUp/PgDn x16  1 2 3 panels  t theme  ? help  q quit",
+    " Enter type a value  1 2 3 panels  t theme  ? help  q quit",
+};
 
 /* How many bytes of the UTF-8 (or ASCII) string s fit in `cols` screen columns. */
 static int fit_bytes(const char *s, int cols)
@@ -64,9 +69,15 @@ static void draw_title(const ui *u)
         snprintf(t, sizeof t, " vramlab %s %s (%s) %s %s, per GPU", u->g->sep, e->model.display,
                  e->model.name, u->g->sep, e->s.mode == VL_MODE_INFER ? "inference" : "training");
     put(r.y, r.x, r.w, C_TITLE, t);
-    const char *keys = "? help  q quit ";
-    if ((int)strlen(keys) + (int)strlen(t) < r.w)
-        put(r.y, r.w - (int)strlen(keys), (int)strlen(keys), C_TITLE, keys);
+    /* the panels' tabs at the right, the current one highlighted */
+    int x = r.w;
+    for (int p = N_PANELS - 1; p >= 0; p--) {
+        char tab[32];
+        snprintf(tab, sizeof tab, " %d %s ", p + 1, panel_names[p]);
+        x -= (int)strlen(tab);
+        if (x > (int)strlen(t))
+            put(r.y, x, (int)strlen(tab), (int)p == (int)u->panel ? C_SELECTED : C_TITLE, tab);
+    }
 }
 
 static void draw_sliders(const ui *u)
@@ -329,8 +340,9 @@ static void draw_status(const ui *u)
     fill(r.y, r.x, r.w, C_NORMAL);
     switch (u->mode) {
     case MODE_EDIT:
-        snprintf(line, sizeof line, " %s = %s_  %s", slider_label(&u->ex, u->ex.selected), u->input,
-                 u->message[0] ? "" : "(Enter apply, Esc cancel)");
+        snprintf(line, sizeof line, " %s = %s_  %s",
+                 u->panel == PANEL_FORMATS ? "value" : slider_label(&u->ex, u->ex.selected),
+                 u->input, u->message[0] ? "" : "(Enter apply, Esc cancel)");
         put(r.y, r.x, r.w, C_KEY, line);
         /* a refused value: why, beside what was typed */
         put(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message);
@@ -347,7 +359,7 @@ static void draw_status(const ui *u)
         if (u->message[0])
             put(r.y, r.x, r.w, u->message_bad ? C_BAD : C_OK, u->message);
         else
-            put(r.y, r.x, r.w, C_DIM, key_hints);
+            put(r.y, r.x, r.w, C_DIM, key_hints[u->panel]);
     }
 }
 
@@ -371,6 +383,8 @@ static const char *const help_lines[] = {
     "S                   save this what-if as a scenario YAML",
     "e                   export Markdown and SVG of this what-if",
     "t                   switch the high-contrast theme",
+    "1 2 3               the Memory, Probe and Formats panels",
+    "Left/Right (Probe)  the loss scale; Enter (Formats) a value",
     "?                   this help; any key closes it",
     "q                   quit",
     "",
@@ -436,10 +450,16 @@ void draw_frame(const ui *u)
         return;
     }
     draw_title(u);
-    draw_sliders(u);
-    draw_memory(u);
-    draw_zero(u);
-    draw_formula(u);
+    if (u->panel == PANEL_PROBE && u->lab.ready) {
+        draw_probe(u);
+    } else if (u->panel == PANEL_FORMATS && u->lab.ready) {
+        draw_formats(u);
+    } else {
+        draw_sliders(u);
+        draw_memory(u);
+        draw_zero(u);
+        draw_formula(u);
+    }
     draw_status(u);
     if (u->mode == MODE_HELP)
         draw_help(u);

@@ -179,13 +179,51 @@ static void export_now(ui *u)
         say(u, true, " export failed: %s", err);
 }
 
+/* The Probe and Formats panels' own keys; 0 when the key is not theirs. */
+static int key_lab(ui *u, int key)
+{
+    if (u->panel == PANEL_PROBE) {
+        int steps = key == KEY_LEFT || key == 'h'    ? -1
+                    : key == KEY_RIGHT || key == 'l' ? 1
+                    : key == KEY_NPAGE               ? -4
+                    : key == KEY_PPAGE               ? 4
+                                                     : 0;
+        if (steps)
+            return lab_scale(&u->lab, steps) ? UI_REDRAW : UI_HANDLED;
+    } else if (is_enter(key)) {
+        u->input[0] = '\0';
+        u->mode = MODE_EDIT;
+        return UI_REDRAW;
+    }
+    return 0;
+}
+
 static int key_normal(ui *u, int key)
 {
     explorer *e = &u->ex;
     slider_id sel = e->selected;
+    if (key >= '1' && key < '1' + N_PANELS) {
+        const char *why = key == '1' ? NULL : lab_ready(&u->lab);
+        if (why)
+            say(u, true, " %s", why);
+        else
+            u->panel = (ui_panel)(key - '1');
+        return UI_REDRAW;
+    }
     switch (key) {
     case 'q': return UI_QUIT;
     case '?': u->mode = MODE_HELP; return UI_REDRAW;
+    case 't':
+        u->theme = u->theme == THEME_DEFAULT ? THEME_HIGH_CONTRAST : THEME_DEFAULT;
+        theme_init(theme_color(), u->theme);
+        return UI_REDRAW;
+    default: break;
+    }
+    if (u->panel != PANEL_MEMORY) {
+        int flags = key_lab(u, key);
+        return flags ? flags : UI_HANDLED;
+    }
+    switch (key) {
     case KEY_UP:
     case 'k': explorer_select(e, -1); return UI_REDRAW;
     case KEY_DOWN:
@@ -215,10 +253,6 @@ static int key_normal(ui *u, int key)
         u->mode = MODE_SAVE_NAME;
         return UI_REDRAW;
     case 'e': export_now(u); return UI_REDRAW;
-    case 't':
-        u->theme = u->theme == THEME_DEFAULT ? THEME_HIGH_CONTRAST : THEME_DEFAULT;
-        theme_init(theme_color(), u->theme);
-        return UI_REDRAW;
     default:
         if (is_enter(key)) {
             u->input[0] = '\0';
@@ -278,7 +312,9 @@ int ui_key(ui *u, int key)
             u->mode = MODE_NORMAL;
             u->message[0] = '\0';
         } else if (is_enter(key)) {
-            const char *why = explorer_set(&u->ex, u->ex.selected, u->input);
+            const char *why = u->panel == PANEL_FORMATS
+                                  ? lab_inspect(&u->lab, u->input)
+                                  : explorer_set(&u->ex, u->ex.selected, u->input);
             if (why) {
                 say(u, true, " %s", why);
             } else {
@@ -410,6 +446,7 @@ int tui_run(run_opts *o)
         dirty |= (flags & UI_REDRAW) != 0;
     }
     restore_terminal();
+    lab_free(&u.lab);
     vl_catalog_free(&cat);
     return got_signal ? 128 + got_signal : EXIT_OK;
 }

@@ -7,6 +7,7 @@
 
 #include "cli/options.h"
 #include "explorer.h"
+#include "lab.h"
 #include "layout.h"
 #include "theme.h"
 
@@ -15,10 +16,15 @@ typedef enum {
     MODE_CONFIRM_OVERWRITE
 } ui_mode;
 
+typedef enum { PANEL_MEMORY, PANEL_PROBE, PANEL_FORMATS, N_PANELS } ui_panel;
+extern const char *const panel_names[N_PANELS];
+
 #define PICK_MAX 512
 
 typedef struct ui {
     explorer ex;
+    ui_panel panel;
+    lab lab;                    /* the Probe and Formats panels */
     vl_catalog *cat;
     layout lay;
     int lines, cols;
@@ -38,6 +44,8 @@ typedef struct ui {
 enum { UI_HANDLED = 1, UI_REDRAW = 2, UI_QUIT = 4 };
 
 void draw_frame(const ui *u);
+void draw_probe(const ui *u);   /* panels.c */
+void draw_formats(const ui *u);
 void ui_filter(ui *u);          /* refills pick[] from input */
 int ui_key(ui *u, int key);     /* one key press; returns UI_* flags */
 
