@@ -26,6 +26,7 @@ golden free-7b.md estimate --params 7B --recompute selective --flash-attn --form
 golden mistral-infer-int4-tp2.txt estimate --preset mistral-7b --mode infer --weight-dtype int4 \
     --gpus 2 --batch 4 --seq 8192 --gen 1024 --flash-attn
 golden llama-2-7b-infer.json estimate --mode infer --gen 512 --format json
+golden llama-2-7b-infer.csv estimate --mode infer --gen 512 --batch 8 --format csv
 golden llama-2-7b-infer-solve.md estimate --mode infer --gen 2048 --solve max-batch --format markdown
 golden llama-2-7b-zero3-8gpu.svg estimate --zero 3 --gpus 8 --format svg
 golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer sgd-momentum \

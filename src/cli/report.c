@@ -310,6 +310,20 @@ static void write_csv(FILE *out, const report *r)
         fprintf(out, "%s,%" PRIu64 ",%.4f,%.2f\n", vl_component_keys[c], b->bytes[c],
                 vl_in_units(b->bytes[c], r->units), share(r, (vl_component)c));
     fprintf(out, "total,%" PRIu64 ",%.4f,100.00\n", b->total, vl_in_units(b->total, r->units));
+    if (r->settings->mode != VL_MODE_INFER)
+        return;
+    /* inference: each phase's peak and the cache per token, as a share of the total */
+    const vl_inference *inf = &b->inf;
+    const struct {
+        const char *name;
+        uint64_t bytes;
+    } rows[] = {{"prefill_total", inf->prefill.total},
+                {"decode_total", inf->decode.total},
+                {"kv_bytes_per_token", inf->kv_bytes_per_token}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(out, "%s,%" PRIu64 ",%.4f,%.2f\n", rows[i].name, rows[i].bytes,
+                vl_in_units(rows[i].bytes, r->units),
+                b->total ? 100.0 * (double)rows[i].bytes / (double)b->total : 0.0);
 }
 
 /* ---- JSON (DESIGN §2: stable keys, exact integer bytes) ------------------------------ */
