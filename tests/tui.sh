@@ -6,6 +6,8 @@
 command -v tmux > /dev/null || { echo "tmux not found: skipped"; exit 77; }
 
 sock=vramlab-test-$$
+TMUX_TMPDIR=$tmp # the server's socket goes with the test's files
+export TMUX_TMPDIR
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
