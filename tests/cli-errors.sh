@@ -164,6 +164,18 @@ expect 2 "$e --input: $tmp/missing.npy: cannot open: No such file or directory" 
 checks=$((checks + 1))
 "$VRAMLAB" probe underflow --input "$tmp/good.npy" > /dev/null || fail "a good .npy file is refused"
 
+# LoRA and QLoRA (training only; --qlora and --lora-targets need a rank).
+expect 2 "$e --lora-rank: '0' is not a rank between 1 and 65536 (leave the flag out for full fine-tuning)" \
+    estimate --lora-rank 0
+expect 2 "$e --lora-targets: unknown target 'x' (expected q, k, v, o, gate, up, down or all-linear); did you mean 'q'?" \
+    estimate --lora-rank 8 --lora-targets q,x
+expect 2 "$e --qlora needs --lora-rank (the adapters' rank)" estimate --qlora
+expect 2 "$e --lora-targets needs --lora-rank (the adapters' rank)" estimate --lora-targets all-linear
+expect 2 "$e --lora-rank applies to --mode train only" estimate --mode infer --lora-rank 8
+expect 2 "$e --qlora applies to --mode train only" estimate --mode infer --qlora
+expect 2 "$e --lora-targets: the model's MLP has no gate projection (standard MLP: up and down)" \
+    estimate --preset gpt2 --lora-rank 4 --lora-targets gate
+
 # A good preset file loads and is used.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --preset-file "$srcdir/presets/models/gpt2.yaml" --format csv > "$tmp/out" ||

@@ -32,6 +32,9 @@ golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer 
     --gpu a100-40gb --overhead 0 --explain
 golden gpt2-amp-full.txt estimate --preset gpt2 --precision bf16-amp --recompute full --batch 4 \
     --seq 1024 --explain
+golden llama-2-7b-lora.txt estimate --lora-rank 8 --zero 3 --gpus 2
+golden mistral-qlora.json estimate --preset mistral-7b --lora-rank 16 --lora-targets all-linear \
+    --qlora --optimizer adam-8bit --flash-attn --format json
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then
@@ -41,7 +44,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "solve", "notes"}
+        "speed", "lora", "solve", "notes"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -51,6 +54,23 @@ assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
 assert d["model"]["params"] == 7241732096
 assert d["inference"] is None and d["speed"] is None and d["solve"] is None
+assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False
+assert d["settings"]["lora_targets"] == "q,v"
+PY
+    # LoRA: the frozen base and the adapters add up to the weights (1 GPU, no sharding).
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset mistral-7b --lora-rank 16 --qlora --format json > "$tmp/l.json"
+    python3 - "$tmp/l.json" <<'PY' || fail "JSON LoRA check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+l, g, b = d["lora"], d["per_gpu"], d["bytes_per_param"]
+assert set(l) == {"trainable_params", "frozen_params", "frozen_bytes", "nf4_params", "nf4_bytes",
+                  "dequant_bytes"}
+assert l["frozen_params"] == d["model"]["params"]
+assert g["weights"] == l["frozen_bytes"] + l["trainable_params"] * b["weights"]
+assert g["gradients"] == l["trainable_params"] * b["gradients"]
+assert g["optimizer"] == l["trainable_params"] * b["optimizer"]
+assert g["total"] == sum(v for k, v in g.items() if k != "total")
 PY
 fi
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/explain.h"
+#include "core/lora.h"
 
 const char *const report_format_names[N_FORMATS] = {"table", "json", "csv", "markdown", "svg"};
 
@@ -74,13 +75,39 @@ static void settings_line(const report *r, char *buf, size_t len)
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
+    char lora[96] = "", tg[64];
+    if (s->lora_rank)
+        snprintf(lora, sizeof lora, "%s rank %" PRIu64 " on %s, ", s->qlora ? "QLoRA" : "LoRA",
+                 s->lora_rank, vl_lora_format_targets(s->lora_targets, tg, sizeof tg));
     snprintf(buf, len,
-             "%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
+             "%s%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
              ", recompute %s, flash attention %s, overhead %s",
-             vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
+             lora, vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
              s->fp32_grads ? ", fp32 gradients" : "", s->zero, s->gpus, s->gpus == 1 ? "" : "s",
              s->batch, s->seq, vl_recompute_names[s->recompute], s->flash_attn ? "on" : "off",
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
+}
+
+/* LoRA: what trains and what is frozen; false without adapters. */
+static bool lora_line(const report *r, char *buf, size_t len)
+{
+    const vl_lora_split *l = &r->breakdown->lora;
+    char t[32], f[32], fb[32], n[32], nb[32];
+    if (r->settings->mode != VL_MODE_TRAIN || !l->on)
+        return false;
+    int k = snprintf(buf, len,
+                     "%s trainable adapter params (%.3f%% of the model); %s frozen base params, "
+                     "%s frozen bytes",
+                     vl_fmt_int(l->trainable_params, t, sizeof t),
+                     l->frozen_params ? 100.0 * (double)l->trainable_params / (double)l->frozen_params
+                                      : 0.0,
+                     vl_fmt_int(l->frozen_params, f, sizeof f),
+                     vl_fmt_bytes(l->frozen_bytes, r->units, fb, sizeof fb));
+    if (r->settings->qlora && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, " (%s layer-matrix params in NF4: %s)",
+                 vl_fmt_int(l->nf4_params, n, sizeof n),
+                 vl_fmt_bytes(l->nf4_bytes, r->units, nb, sizeof nb));
+    return true;
 }
 
 static void bpp_line(const report *r, char *buf, size_t len)
@@ -93,8 +120,9 @@ static void bpp_line(const report *r, char *buf, size_t len)
                  vl_fmt_int(inf->kv_bytes_per_token, t, sizeof t));
         return;
     }
-    snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param", b->weights,
-             b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer);
+    snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param%s", b->weights,
+             b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer,
+             r->breakdown->lora.on ? " of the adapters (the frozen base: weights only)" : "");
 }
 
 static void fit_line(const report *r, char *buf, size_t len)
@@ -204,6 +232,8 @@ static void write_facts(FILE *out, const report *r, bool markdown)
         fact(out, markdown, "note", r->model->notes);
     settings_line(r, line, sizeof line);
     fact(out, markdown, "settings", line);
+    if (lora_line(r, line, sizeof line))
+        fact(out, markdown, "lora", line);
     bpp_line(r, line, sizeof line);
     fact(out, markdown, "bytes", line);
     fact(out, markdown, "convention", vl_convention(r->settings));
@@ -386,6 +416,7 @@ static void write_json(FILE *out, const report *r)
     const vl_arch *a = &m->arch;
     const vl_settings *s = r->settings;
     const vl_breakdown *b = r->breakdown;
+    char targets[64];
 
     fprintf(out, "{\"vramlab\": \"%s\",\n \"model\": {\"name\": ", PACKAGE_VERSION);
     json_string(out, m->name);
@@ -402,12 +433,14 @@ static void write_json(FILE *out, const report *r)
             ", \"seq\": %" PRIu64 ", \"gen\": %" PRIu64 ", \"recompute\": \"%s\",\n"
             "              \"flash_attn\": %s, \"fp32_grads\": %s, \"fp32_grad_copy\": %s,\n"
             "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"group_size\": %" PRIu64
-            ", \"overhead\": %" PRIu64 "},\n",
+            ", \"overhead\": %" PRIu64 ",\n              \"lora_rank\": %" PRIu64
+            ", \"lora_targets\": \"%s\", \"qlora\": %s},\n",
             vl_mode_names[s->mode], vl_precision_names[s->precision],
             vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq, s->gen,
             vl_recompute_names[s->recompute], jbool(s->flash_attn), jbool(s->fp32_grads),
             jbool(s->fp32_grad_copy), vl_dtype_names[s->weight_dtype], vl_dtype_names[s->kv_dtype],
-            s->group_size, s->overhead);
+            s->group_size, s->overhead, s->lora_rank,
+            vl_lora_format_targets(s->lora_targets, targets, sizeof targets), jbool(s->qlora));
     if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
         fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
                 vl_dtype_bits(s->weight_dtype) / 8.0);
@@ -429,6 +462,14 @@ static void write_json(FILE *out, const report *r)
     fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
             r->gpu->memory, jbool(fits), headroom);
     write_json_inference(out, r);
+    if (b->lora.on)
+        fprintf(out, " \"lora\": {\"trainable_params\": %" PRIu64 ", \"frozen_params\": %" PRIu64
+                ", \"frozen_bytes\": %" PRIu64 ",\n          \"nf4_params\": %" PRIu64
+                ", \"nf4_bytes\": %" PRIu64 ", \"dequant_bytes\": %" PRIu64 "},\n",
+                b->lora.trainable_params, b->lora.frozen_params, b->lora.frozen_bytes,
+                b->lora.nf4_params, b->lora.nf4_bytes, b->act.dequant_bytes);
+    else
+        fprintf(out, " \"lora\": null,\n");
     if (r->solution)
         fprintf(out, " \"solve\": {\"what\": \"%s\", \"answer\": %" PRIu64 ", \"next\": %" PRIu64
                 ", \"next_total\": %" PRIu64 "},\n",

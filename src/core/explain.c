@@ -88,6 +88,46 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     }
 }
 
+/* LoRA: the frozen base holds weights only; the adapters train under the precision. */
+static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                         char *buf, size_t len)
+{
+    const vl_lora_split *l = &b->lora;
+    const vl_bpp *bpp = &b->bpp;
+    char v[32], t[32], f[32], n[32], nb[32], sh[64], base[160];
+
+    vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
+    vl_fmt_count(l->trainable_params, t, sizeof t);
+    vl_fmt_count(l->frozen_params, f, sizeof f);
+    switch (c) {
+    case VL_C_WEIGHTS:
+        shard_note(s, 3, sh, sizeof sh);
+        if (s->qlora)
+            snprintf(base, sizeof base, "%s layer-matrix params in NF4 (%s, 4-bit + "
+                     "double-quantized block scales) + %s others x %u B",
+                     vl_fmt_count(l->nf4_params, n, sizeof n),
+                     vl_fmt_bytes(l->nf4_bytes, u, nb, sizeof nb),
+                     vl_fmt_count(l->frozen_params - l->nf4_params, f, sizeof f), bpp->weights);
+        else
+            snprintf(base, sizeof base, "%s params x %u B", f, bpp->weights);
+        snprintf(buf, len, "(frozen base: %s + adapters: %s params x %u B)%s = %s", base, t,
+                 bpp->weights, sh, v);
+        break;
+    case VL_C_GRADIENTS:
+        shard_note(s, 2, sh, sizeof sh);
+        snprintf(buf, len, "adapters only: %u B/param x %s trainable params (the %s frozen "
+                 "base params have none)%s = %s", bpp->gradients, t, f, sh, v);
+        break;
+    default:
+        shard_note(s, 1, sh, sizeof sh);
+        snprintf(buf, len, "adapters only: (%u master + %u grad copy + %u %s) = %u B/param x %s "
+                 "trainable params (none for the frozen base)%s = %s", bpp->master,
+                 bpp->grad_copy, bpp->moments, optimizer_labels[s->optimizer], bpp->optimizer, t,
+                 sh, v);
+        break;
+    }
+}
+
 void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
                 char *buf, size_t len)
 {
@@ -101,6 +141,10 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
 
     vl_fmt_count(b->P, p, sizeof p);
     vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
+    if (b->lora.on && (c == VL_C_WEIGHTS || c == VL_C_GRADIENTS || c == VL_C_OPTIMIZER)) {
+        explain_lora(s, b, c, u, buf, len);
+        return;
+    }
     switch (c) {
     case VL_C_WEIGHTS:
         shard_note(s, 3, sh, sizeof sh);
@@ -125,28 +169,36 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
                      "full recompute: %llu layers x %s (each layer's input) + the larger of %s "
                      "(end of the forward: embedding, final norm, fp32 logits%s) and %s (in "
                      "backward: one layer recomputed, its input counted once, and the "
-                     "embedding side) = %s",
+                     "embedding side%s) = %s",
                      (unsigned long long)a->layers, vl_fmt_bytes(a->checkpoint_bytes, u, y, sizeof y),
                      vl_fmt_bytes(a->forward_end_bytes, u, z, sizeof z),
                      a->layer_weight_copies ? ", every layer's 16-bit weight copies" : "",
-                     vl_fmt_bytes(a->recompute_bytes, u, w, sizeof w), v);
+                     vl_fmt_bytes(a->recompute_bytes, u, w, sizeof w),
+                     a->dequant_bytes ? ", QLoRA's dequantized matrix" : "", v);
         } else {
             snprintf(buf, len,
-                     "%llu layers x %s per layer (%d tensors PyTorch eager modules save%s%s) "
-                     "+ %s (embedding, final norm, fp32 logits) = %s",
+                     "%llu layers x %s per layer (%d tensors PyTorch eager modules save%s%s%s) "
+                     "+ %s (embedding, final norm, fp32 logits%s) = %s",
                      (unsigned long long)a->layers, x, a->n_layer,
                      vl_precision_is_amp(s->precision) ? ", under autocast" : "",
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
                      : s->flash_attn                         ? ", flash attention"
                                                              : "",
-                     z, v);
+                     b->lora.on ? "; counted as in full fine-tuning: conservative with frozen layers"
+                                : "",
+                     z, a->dequant_bytes ? ", QLoRA's dequantized matrix" : "", v);
         }
         break;
     case VL_C_KV_CACHE:
         snprintf(buf, len, "none in training = %s", v);
         break;
     case VL_C_ZERO3_LIVE:
-        if (s->zero == 3)
+        if (s->zero == 3 && b->lora.on)
+            snprintf(buf, len,
+                     "largest matrix %s params x %u B (frozen: no gradient%s) = %s",
+                     vl_fmt_count(b->params.largest_matrix, x, sizeof x), s->qlora ? 2 : bpp->weights,
+                     s->qlora ? "; counted at 16 bits, as the embeddings are kept" : "", v);
+        else if (s->zero == 3)
             snprintf(buf, len,
                      "largest matrix %s params x (%u + %u) B (weights + gradients, DeepSpeed's "
                      "estimate) = %s",

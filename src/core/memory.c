@@ -1,8 +1,10 @@
 /* memory.c: per-GPU training memory (DESIGN §4.2-§4.4). */
 #include "memory.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "lora.h"
 #include "units.h"
 
 const char *const vl_mode_names[VL_N_MODES] = {"train", "infer"};
@@ -25,7 +27,9 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .flash_attn = false,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .overhead = VL_GIB,
+        .overhead = VL_GIB, .lora_rank = 0,
+        .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
+        .qlora = false,
     };
 }
 
@@ -39,7 +43,14 @@ const char *vl_settings_check(const vl_settings *s)
         return "--batch must be between 1 and 1048576";
     if (s->seq < 1 || s->seq > VL_MAX_SEQ)
         return "--seq must be between 1 and 16777216";
+    if (s->lora_rank > VL_MAX_LORA_RANK)
+        return "--lora-rank must be between 1 and 65536";
+    if (s->lora_targets == 0 || s->lora_targets & ~(unsigned)VL_LORA_ALL_LINEAR)
+        return "--lora-targets: no LoRA targets";
     if (s->mode == VL_MODE_INFER) {
+        if (s->lora_rank || s->qlora)
+            return s->qlora ? "--qlora applies to training only"
+                            : "--lora-rank applies to training only";
         if (s->zero != 0)
             return "--zero applies to training only (inference splits weights by tensor "
                    "parallelism over --gpus)";
@@ -59,6 +70,8 @@ const char *vl_settings_check(const vl_settings *s)
         return "--gen applies to --mode infer only";
     if (s->fp32_grads && (s->precision == VL_FP16 || s->precision == VL_BF16))
         return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
+    if (s->qlora && !s->lora_rank)
+        return "--qlora needs --lora-rank (QLoRA trains LoRA adapters over a 4-bit base)";
     return NULL;
 }
 
@@ -250,6 +263,16 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
              vl_mul(beta, p.embedding, ovf), ovf);
     term(O, n, os, "logits (fp32, for the loss)", vl_mul(vl_mul(4, sb, ovf), a->vocab, ovf), ovf);
     term(O, n, os, "loss targets (int64)", vl_mul(8, sb, ovf), ovf);
+    if (s->qlora && s->lora_rank) {
+        /* QLoRA dequantizes one base matrix at a time to 16 bits for its matmul (forward
+         * and backward): a transient copy of the largest */
+        uint64_t np, nb, largest;
+        if (vl_nf4_base(a, &np, &nb, &largest))
+            *ovf = true;
+        out->dequant_bytes = vl_mul(2, largest, ovf);
+        term(O, n, os, "QLoRA: largest base matrix dequantized to 16 bits (transient)",
+             out->dequant_bytes, ovf);
+    }
 
     if (s->recompute == VL_RECOMPUTE_FULL) {
         /* Each layer keeps only its input.  At the end of the forward the outside tensors
@@ -261,7 +284,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         uint64_t shared = a->norm == VL_NORM_LAYERNORM || rho == 4 ? out->checkpoint_bytes : 0;
         out->forward_end_bytes = vl_add(out->outside_bytes,
                                         vl_mul(out->layer_weight_copies, a->layers, ovf), ovf);
-        out->recompute_bytes = vl_add(out->layer_bytes - shared, out->embedding_bytes, ovf);
+        out->recompute_bytes = vl_add(vl_add(out->layer_bytes - shared, out->embedding_bytes, ovf),
+                                      out->dequant_bytes, ovf);
         out->total = vl_add(vl_mul(out->checkpoint_bytes, a->layers, ovf),
                             out->forward_end_bytes > out->recompute_bytes ? out->forward_end_bytes
                                                                           : out->recompute_bytes,
@@ -269,6 +293,39 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     } else {
         out->total = vl_add(vl_mul(out->layer_bytes, a->layers, ovf), out->outside_bytes, ovf);
     }
+}
+
+/* LoRA: the adapters train; the base (all of P) is frozen, in the weights' dtype, or with
+ * QLoRA its layers' matrices in NF4 and the rest (embeddings, norms, biases, routers) in the
+ * weights' dtype. */
+static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakdown *out,
+                              bool *ovf)
+{
+    vl_lora_split *l = &out->lora;
+    static _Thread_local char msg[256];
+    const char *why = vl_lora_params(&m->arch, s->lora_targets, s->lora_rank, &l->trainable_params);
+    if (why) {
+        snprintf(msg, sizeof msg, "--lora-targets: %s", why);
+        return msg;
+    }
+    l->on = true;
+    l->frozen_params = out->P;
+    if (!s->qlora) {
+        l->frozen_bytes = vl_mul(out->P, out->bpp.weights, ovf);
+        return NULL;
+    }
+    why = vl_nf4_base(&m->arch, &l->nf4_params, &l->nf4_bytes, &l->largest_nf4_matrix);
+    if (why) {
+        snprintf(msg, sizeof msg, "--qlora: %s", why);
+        return msg;
+    }
+    if (l->nf4_params > out->P) { /* a free count smaller than its derived shape's matrices */
+        l->nf4_params = out->P;
+        l->nf4_bytes = vl_nf4_bytes(out->P);
+    }
+    l->frozen_bytes =
+        vl_add(l->nf4_bytes, vl_mul(out->P - l->nf4_params, out->bpp.weights, ovf), ovf);
+    return NULL;
 }
 
 const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out)
@@ -287,14 +344,36 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
     out->bpp = vl_bytes_per_param(s);
 
     uint64_t *b = out->bytes;
-    b[VL_C_WEIGHTS] = vl_state_bytes(out->P, out->bpp.weights, s->zero >= 3, s->gpus, &ovf);
-    b[VL_C_GRADIENTS] = vl_state_bytes(out->P, out->bpp.gradients, s->zero >= 2, s->gpus, &ovf);
-    b[VL_C_OPTIMIZER] = vl_state_bytes(out->P, out->bpp.optimizer, s->zero >= 1, s->gpus, &ovf);
+    if (s->lora_rank) {
+        why = lora_split(m, s, out, &ovf);
+        if (why)
+            return why;
+        const vl_lora_split *l = &out->lora;
+        uint64_t frozen = s->zero >= 3 ? vl_ceil_div(l->frozen_bytes, s->gpus) : l->frozen_bytes;
+        b[VL_C_WEIGHTS] = vl_add(frozen,
+                                 vl_state_bytes(l->trainable_params, out->bpp.weights,
+                                                s->zero >= 3, s->gpus, &ovf),
+                                 &ovf);
+        b[VL_C_GRADIENTS] =
+            vl_state_bytes(l->trainable_params, out->bpp.gradients, s->zero >= 2, s->gpus, &ovf);
+        b[VL_C_OPTIMIZER] =
+            vl_state_bytes(l->trainable_params, out->bpp.optimizer, s->zero >= 1, s->gpus, &ovf);
+    } else {
+        b[VL_C_WEIGHTS] = vl_state_bytes(out->P, out->bpp.weights, s->zero >= 3, s->gpus, &ovf);
+        b[VL_C_GRADIENTS] =
+            vl_state_bytes(out->P, out->bpp.gradients, s->zero >= 2, s->gpus, &ovf);
+        b[VL_C_OPTIMIZER] =
+            vl_state_bytes(out->P, out->bpp.optimizer, s->zero >= 1, s->gpus, &ovf);
+    }
     vl_activations_compute(&m->arch, s, &out->act, &ovf);
     b[VL_C_ACTIVATIONS] = out->act.total;
     b[VL_C_KV_CACHE] = 0;
+    /* ZeRO-3 gathers the largest matrix whole; a frozen one has no gradient, and QLoRA's is
+     * counted at 16 bits (the embeddings, often the largest, stay 16-bit) */
     b[VL_C_ZERO3_LIVE] =
-        s->zero == 3 ? vl_zero3_live_bytes(out->params.largest_matrix, &out->bpp, &ovf) : 0;
+        s->zero != 3     ? 0
+        : s->lora_rank ? vl_mul(out->params.largest_matrix, s->qlora ? 2 : out->bpp.weights, &ovf)
+                         : vl_zero3_live_bytes(out->params.largest_matrix, &out->bpp, &ovf);
     b[VL_C_OVERHEAD] = s->overhead;
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         out->total = vl_add(out->total, b[c], &ovf);

@@ -42,11 +42,18 @@ typedef struct vl_settings {
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
     uint64_t overhead;     /* bytes */
+    /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
+     * the matrices in lora_targets (a vl_lora_target mask); qlora: the frozen base layers'
+     * matrices in NF4 (Dettmers et al. 2023) */
+    uint64_t lora_rank;
+    unsigned lora_targets;
+    bool qlora;
 } vl_settings;
 
 #define VL_MAX_GPUS  1048576ULL
 #define VL_MAX_BATCH 1048576ULL
 #define VL_MAX_SEQ   16777216ULL
+#define VL_MAX_LORA_RANK 65536ULL
 
 /* DESIGN §2 defaults. */
 void vl_settings_default(vl_settings *s);
@@ -93,6 +100,7 @@ typedef struct vl_activations {
     /* full recompute only: each layer's kept input, and what is kept besides the inputs at
      * the end of the forward (outside + all layers' weight copies) and while the last
      * layer is recomputed in backward (that layer, its input counted once, + embedding) */
+    uint64_t dequant_bytes;        /* of outside_bytes: QLoRA's 16-bit copy of one base matrix */
     uint64_t checkpoint_bytes;
     uint64_t forward_end_bytes;
     uint64_t recompute_bytes;
@@ -131,12 +139,24 @@ typedef struct vl_inference {
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;
 
+/* LoRA and QLoRA in training: the base is frozen (weights only), the adapters train. */
+typedef struct vl_lora_split {
+    bool on;
+    uint64_t trainable_params;  /* the adapters' */
+    uint64_t frozen_params;     /* the base model's, all of it */
+    uint64_t nf4_params;        /* QLoRA: of frozen_params, the layers' matrices in NF4 */
+    uint64_t nf4_bytes;         /* QLoRA: their bytes, block scales included */
+    uint64_t frozen_bytes;      /* the whole frozen base, before any ZeRO-3 sharding */
+    uint64_t largest_nf4_matrix;/* QLoRA: params of the largest quantized matrix */
+} vl_lora_split;
+
 typedef struct vl_breakdown {
     vl_params params;      /* the architecture's count, term by term */
     uint64_t P;            /* parameters the memory model uses */
     vl_bpp bpp;            /* training */
     vl_activations act;    /* training */
     vl_inference inf;      /* inference */
+    vl_lora_split lora;    /* training with --lora-rank */
     uint64_t bytes[VL_N_COMPONENTS]; /* per GPU; in inference, at the peak phase */
     uint64_t total;
 } vl_breakdown;

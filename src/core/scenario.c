@@ -7,6 +7,7 @@
 const char *const vl_setting_names[VL_N_SETTINGS] = {
     "mode", "precision", "optimizer", "fp32_grads", "fp32_grad_copy", "zero", "gpus", "batch",
     "seq", "gen", "recompute", "flash_attn", "weight_dtype", "kv_dtype", "overhead", "group_size",
+    "lora_rank", "lora_targets", "qlora",
 };
 
 #define F(field) {offsetof(vl_settings, field), sizeof(((vl_settings *)0)->field)}
@@ -20,7 +21,8 @@ static const struct {
     [VL_SET_GEN] = F(gen), [VL_SET_RECOMPUTE] = F(recompute),
     [VL_SET_FLASH_ATTN] = F(flash_attn), [VL_SET_WEIGHT_DTYPE] = F(weight_dtype),
     [VL_SET_KV_DTYPE] = F(kv_dtype), [VL_SET_OVERHEAD] = F(overhead),
-    [VL_SET_GROUP_SIZE] = F(group_size),
+    [VL_SET_GROUP_SIZE] = F(group_size), [VL_SET_LORA_RANK] = F(lora_rank),
+    [VL_SET_LORA_TARGETS] = F(lora_targets), [VL_SET_QLORA] = F(qlora),
 };
 #undef F
 

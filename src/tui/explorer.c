@@ -111,6 +111,8 @@ vl_settings explorer_settings(const explorer *e)
         s.zero = 0;
         s.recompute = VL_RECOMPUTE_NONE;
         s.fp32_grads = false;
+        s.lora_rank = 0;
+        s.qlora = false;
     } else {
         s.gen = 0;
     }
