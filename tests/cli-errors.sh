@@ -176,6 +176,15 @@ expect 2 "$e --qlora applies to --mode train only" estimate --mode infer --qlora
 expect 2 "$e --lora-targets: the model's MLP has no gate projection (standard MLP: up and down)" \
     estimate --preset gpt2 --lora-rank 4 --lora-targets gate
 
+# Offload (training only; params at ZeRO-3, optimizer at ZeRO 1 and up).
+expect 2 "$e --offload: unknown value 'cpu' (expected none, optimizer or params)" estimate --offload cpu
+expect 2 "$e --offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)" \
+    estimate --offload params --zero 2
+expect 2 "$e --offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's optimizer partition)" \
+    estimate --offload optimizer
+expect 2 "$e --offload applies to --mode train only" estimate --mode infer --offload optimizer
+expect 2 "$e --gpus-per-node: must be at least 1" estimate --gpus-per-node 0
+
 # A good preset file loads and is used.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --preset-file "$srcdir/presets/models/gpt2.yaml" --format csv > "$tmp/out" ||

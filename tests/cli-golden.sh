@@ -35,6 +35,9 @@ golden gpt2-amp-full.txt estimate --preset gpt2 --precision bf16-amp --recompute
 golden llama-2-7b-lora.txt estimate --lora-rank 8 --zero 3 --gpus 2
 golden mistral-qlora.json estimate --preset mistral-7b --lora-rank 16 --lora-targets all-linear \
     --qlora --optimizer adam-8bit --flash-attn --format json
+golden llama-2-70b-offload.md estimate --preset llama-2-70b --zero 3 --gpus 16 --offload params \
+    --recompute full --flash-attn --format markdown
+golden llama-2-7b-offload.csv estimate --zero 2 --offload optimizer --gpus 4 --format csv
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then
@@ -44,7 +47,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "lora", "solve", "notes"}
+        "speed", "lora", "cpu_per_node", "solve", "notes"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -56,6 +59,22 @@ assert d["model"]["params"] == 7241732096
 assert d["inference"] is None and d["speed"] is None and d["solve"] is None
 assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False
 assert d["settings"]["lora_targets"] == "q,v"
+assert d["cpu_per_node"] is None and d["settings"]["offload"] == "none"
+assert d["settings"]["gpus_per_node"] == 4
+PY
+    # Offload moves bytes without losing any: GPU + CPU = the run without offload.
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --zero 3 --gpus 16 --format json > "$tmp/no.json"
+    "$VRAMLAB" estimate --zero 3 --gpus 16 --offload params --format json > "$tmp/off.json"
+    python3 - "$tmp/no.json" "$tmp/off.json" <<'PY' || fail "JSON offload check"
+import json, sys
+no, off = (json.load(open(f)) for f in sys.argv[1:])
+c, g, n = off["cpu_per_node"], off["per_gpu"], no["per_gpu"]
+assert c["gpus_per_node"] == 8 and c["nodes"] == 2
+for k in ("weights", "optimizer"):
+    assert g[k] == 0 and c["per_gpu"][k] == n[k] and c[k] == 8 * n[k]
+assert c["total"] == c["weights"] + c["optimizer"] == 8 * c["per_gpu"]["total"]
+assert g["total"] + c["per_gpu"]["total"] == n["total"]
 PY
     # LoRA: the frozen base and the adapters add up to the weights (1 GPU, no sharding).
     checks=$((checks + 1))

@@ -354,6 +354,96 @@ static void test_default_llama(void **state)
                                   (1ULL << 30));
 }
 
+/* ZeRO-Offload moves bytes without losing any: for each stage and offload it allows, the GPU
+ * keeps what it kept without offload less what moved, and a node's CPU memory is what moved
+ * times its GPUs.  Llama 2 7B, ZeRO-3 over 16 GPUs, --offload params: each GPU moves
+ * 6,738,415,616 / 16 x 2 = 842,301,952 B of weights and x 16 = 6,738,415,616 B of optimizer
+ * states; 8 GPUs a node hold 8 x 7,580,717,568 = 60,645,740,544 B of CPU memory. */
+static void test_offload(void **state)
+{
+    (void)state;
+    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000}};
+    vl_arch_defaults(&m.arch);
+    for (int lora = 0; lora <= 1; lora++)
+        for (unsigned z = 1; z <= 3; z++)
+            for (vl_offload o = VL_OFFLOAD_OPTIMIZER; o <= VL_OFFLOAD_PARAMS; o++) {
+                if (o == VL_OFFLOAD_PARAMS && z != 3)
+                    continue;
+                vl_settings s;
+                vl_settings_default(&s);
+                s.zero = z;
+                s.gpus = 16;
+                s.lora_rank = lora ? 8 : 0;
+                vl_breakdown on, off;
+                assert_null(vl_estimate(&m, &s, &off));
+                s.offload = o;
+                assert_null(vl_estimate(&m, &s, &on));
+                uint64_t moved = 0;
+                for (int c = 0; c < VL_N_COMPONENTS; c++) {
+                    assert_int_equal(on.bytes[c] + on.cpu.moved[c], off.bytes[c]);
+                    assert_int_equal(on.cpu.per_node[c], 8 * on.cpu.moved[c]);
+                    moved += on.cpu.moved[c];
+                }
+                assert_int_equal(on.cpu.moved_total, moved);
+                assert_int_equal(on.total + moved, off.total);
+                assert_int_equal(on.cpu.node_total, 8 * moved);
+                assert_int_equal(on.cpu.nodes, 2);
+                assert_int_equal(on.bytes[VL_C_OPTIMIZER], 0);
+                assert_int_equal(on.bytes[VL_C_GRADIENTS], off.bytes[VL_C_GRADIENTS]);
+                assert_int_equal(on.bytes[VL_C_ZERO3_LIVE], off.bytes[VL_C_ZERO3_LIVE]);
+                if (o == VL_OFFLOAD_PARAMS)
+                    assert_int_equal(on.bytes[VL_C_WEIGHTS], 0);
+                else
+                    assert_int_equal(on.cpu.moved[VL_C_WEIGHTS], 0);
+                if (!lora && o == VL_OFFLOAD_PARAMS) {
+                    assert_int_equal(on.cpu.moved[VL_C_WEIGHTS], 842301952ULL);
+                    assert_int_equal(on.cpu.moved[VL_C_OPTIMIZER], 6738415616ULL);
+                    assert_int_equal(on.cpu.node_total, 60645740544ULL);
+                }
+            }
+
+    /* GPUs a node: 8 by default, never more than the run's; --gpus-per-node 4 over 16 */
+    vl_settings s;
+    vl_settings_default(&s);
+    s.zero = 2;
+    s.offload = VL_OFFLOAD_OPTIMIZER;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.cpu.gpus_per_node, 1);
+    assert_int_equal(b.cpu.nodes, 1);
+    assert_int_equal(b.cpu.node_total, 16 * 6738415616ULL);
+    s.gpus = 16;
+    s.gpus_per_node = 4;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.cpu.gpus_per_node, 4);
+    assert_int_equal(b.cpu.nodes, 4);
+    assert_int_equal(b.cpu.node_total, 4 * 16 * 6738415616ULL / 16);
+
+    /* where offload does not apply */
+    vl_settings_default(&s);
+    s.offload = VL_OFFLOAD_OPTIMIZER;
+    assert_non_null(strstr(vl_settings_check(&s), "--offload optimizer needs --zero"));
+    s.zero = 2;
+    s.offload = VL_OFFLOAD_PARAMS;
+    assert_non_null(strstr(vl_settings_check(&s), "--offload params needs --zero 3"));
+    s.zero = 0;
+    s.mode = VL_MODE_INFER;
+    assert_non_null(strstr(vl_settings_check(&s), "--offload applies to training only"));
+    /* the ZeRO 0-3 comparison steps an offload down where the stage does not allow it */
+    vl_settings_default(&s);
+    s.zero = 3;
+    s.offload = VL_OFFLOAD_PARAMS;
+    for (unsigned z = 0; z < 4; z++) {
+        vl_settings at = s;
+        vl_settings_at_zero(&at, z);
+        assert_null(vl_settings_check(&at));
+        assert_int_equal(at.offload, z == 3 ? VL_OFFLOAD_PARAMS
+                                     : z   ? VL_OFFLOAD_OPTIMIZER
+                                           : VL_OFFLOAD_NONE);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_overflow_is_reported),
         cmocka_unit_test(test_settings_check),
         cmocka_unit_test(test_default_llama),
+        cmocka_unit_test(test_offload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,9 @@ static void estimate_help(void)
         "                          fine-tuning)\n"
         "  --lora-targets T        q,k,v,o,gate,up,down (a list) or all-linear (default q,v)\n"
         "  --qlora                 the frozen base's layer matrices in 4-bit NF4 (QLoRA)\n"
+        "  --offload O             none, optimizer or params (ZeRO-3): ZeRO-Offload to CPU\n"
+        "                          memory, shown per node (default none)\n"
+        "  --gpus-per-node N       GPUs a node, for CPU memory per node (default 8)\n"
         "  --mode M                train (default) or infer\n"
         "inference (--mode infer):\n"
         "  --gpus N                tensor-parallel GPUs (must divide the attention heads)\n"
@@ -72,7 +75,7 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     bool training = o->s.mode == VL_MODE_TRAIN;
     for (unsigned z = 0; z < 4 && !why && training; z++) {
         vl_settings at = o->s;
-        at.zero = z;
+        vl_settings_at_zero(&at, z);
         why = vl_estimate(model, &at, &zero[z]);
     }
     if (why)

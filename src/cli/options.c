@@ -29,7 +29,7 @@ enum {
     OPT_SEQ, OPT_GEN, OPT_RECOMPUTE, OPT_FLASH, OPT_NO_FLASH, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE,
     OPT_GPU, OPT_OVERHEAD, OPT_FORMAT, OPT_UNITS, OPT_CHECK_FIT, OPT_EXPLAIN, OPT_HELP,
     OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME, OPT_GROUP_SIZE, OPT_SOLVE,
-    OPT_LORA_RANK, OPT_LORA_TARGETS, OPT_QLORA,
+    OPT_LORA_RANK, OPT_LORA_TARGETS, OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE,
 };
 #define GIVEN(code) (1ULL << ((code) - OPT_PRESET))
 
@@ -58,6 +58,8 @@ static int setting_of(int code)
     case OPT_LORA_RANK: return VL_SET_LORA_RANK;
     case OPT_LORA_TARGETS: return VL_SET_LORA_TARGETS;
     case OPT_QLORA: return VL_SET_QLORA;
+    case OPT_OFFLOAD: return VL_SET_OFFLOAD;
+    case OPT_GPUS_PER_NODE: return VL_SET_GPUS_PER_NODE;
     default: return -1;
     }
 }
@@ -99,6 +101,8 @@ static const struct option long_options[] = {
     {"lora-rank", required_argument, NULL, OPT_LORA_RANK},
     {"lora-targets", required_argument, NULL, OPT_LORA_TARGETS},
     {"qlora", no_argument, NULL, OPT_QLORA},
+    {"offload", required_argument, NULL, OPT_OFFLOAD},
+    {"gpus-per-node", required_argument, NULL, OPT_GPUS_PER_NODE},
     {NULL, 0, NULL, 0},
 };
 
@@ -222,6 +226,15 @@ static int parse_option(run_opts *o, int code, const char *arg)
             rc = usage_error("--lora-targets: %s", why);
         break;
     case OPT_QLORA: set->qlora = true; break;
+    case OPT_OFFLOAD:
+        rc = parse_enum(code, arg, vl_offload_names, VL_N_OFFLOADS, &e);
+        set->offload = (vl_offload)e;
+        break;
+    case OPT_GPUS_PER_NODE:
+        rc = parse_count(code, arg, &set->gpus_per_node);
+        if (rc == EXIT_OK && set->gpus_per_node < 1)
+            rc = usage_error("--gpus-per-node: must be at least 1");
+        break;
     case OPT_NO_MOUSE: o->no_mouse = o->tui_only_given = true; break;
     case OPT_NO_COLOR: o->no_color = o->tui_only_given = true; break;
     case OPT_ASCII: o->ascii = o->tui_only_given = true; break;
@@ -371,7 +384,7 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     static const int train_only[] = {OPT_PRECISION, OPT_OPTIMIZER, OPT_FP32_GRADS,
                                      OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO,
                                      OPT_RECOMPUTE, OPT_LORA_RANK, OPT_LORA_TARGETS,
-                                     OPT_QLORA};
+                                     OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE};
     static const int infer_only[] = {OPT_GEN, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE, OPT_GROUP_SIZE};
     bool infer = o->s.mode == VL_MODE_INFER;
     const int *list = infer ? train_only : infer_only;

@@ -88,6 +88,27 @@ static void settings_line(const report *r, char *buf, size_t len)
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }
 
+/* Offload: what moved to CPU memory, per GPU and per node; false without. */
+static bool offload_line(const report *r, char *buf, size_t len)
+{
+    const vl_cpu *c = &r->breakdown->cpu;
+    char o[32], w[32], n[32], weights[64] = "";
+    if (r->settings->mode != VL_MODE_TRAIN || r->settings->offload == VL_OFFLOAD_NONE)
+        return false;
+    if (c->moved[VL_C_WEIGHTS])
+        snprintf(weights, sizeof weights, " and %s of weights",
+                 vl_fmt_bytes(c->moved[VL_C_WEIGHTS], r->units, w, sizeof w));
+    snprintf(buf, len,
+             "--offload %s: %s of optimizer states%s per GPU in CPU memory; %" PRIu64
+             " GPU%s a node: %s of CPU memory per node (%" PRIu64 " node%s)",
+             vl_offload_names[r->settings->offload],
+             vl_fmt_bytes(c->moved[VL_C_OPTIMIZER], r->units, o, sizeof o), weights,
+             c->gpus_per_node, c->gpus_per_node == 1 ? "" : "s",
+             vl_fmt_bytes(c->node_total, r->units, n, sizeof n), c->nodes,
+             c->nodes == 1 ? "" : "s");
+    return true;
+}
+
 /* LoRA: what trains and what is frozen; false without adapters. */
 static bool lora_line(const report *r, char *buf, size_t len)
 {
@@ -234,6 +255,8 @@ static void write_facts(FILE *out, const report *r, bool markdown)
     fact(out, markdown, "settings", line);
     if (lora_line(r, line, sizeof line))
         fact(out, markdown, "lora", line);
+    if (offload_line(r, line, sizeof line))
+        fact(out, markdown, "offload", line);
     bpp_line(r, line, sizeof line);
     fact(out, markdown, "bytes", line);
     fact(out, markdown, "convention", vl_convention(r->settings));
@@ -249,6 +272,11 @@ static void write_facts(FILE *out, const report *r, bool markdown)
 }
 
 /* ---- table ------------------------------------------------------------------------- */
+
+static bool offloaded(const report *r)
+{
+    return r->settings->mode == VL_MODE_TRAIN && r->settings->offload != VL_OFFLOAD_NONE;
+}
 
 static void write_terms(FILE *out, const char *bullet, const vl_term *t, int n, vl_units u)
 {
@@ -276,6 +304,18 @@ static void write_table(FILE *out, const report *r)
                 share(r, (vl_component)c));
     fprintf(out, "  %-20s %10.2f %22s %6.1f%%\n\n", "total", vl_in_units(b->total, r->units),
             vl_fmt_int(b->total, bytes, sizeof bytes), 100.0);
+    if (offloaded(r)) {
+        fprintf(out, "  CPU memory per node (%" PRIu64 " GPU%s, --offload %s)\n",
+                b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
+                vl_offload_names[r->settings->offload]);
+        for (int c = 0; c < VL_N_COMPONENTS; c++)
+            if (b->cpu.per_node[c])
+                fprintf(out, "  %-20s %10.2f %22s\n", vl_component_labels[c],
+                        vl_in_units(b->cpu.per_node[c], r->units),
+                        vl_fmt_int(b->cpu.per_node[c], bytes, sizeof bytes));
+        fprintf(out, "  %-20s %10.2f %22s\n\n", "total", vl_in_units(b->cpu.node_total, r->units),
+                vl_fmt_int(b->cpu.node_total, bytes, sizeof bytes));
+    }
 
     fprintf(out, "  how each is computed\n");
     for (int c = 0; c < VL_N_COMPONENTS; c++) {
@@ -311,6 +351,18 @@ static void write_markdown(FILE *out, const report *r)
                 vl_in_units(b->bytes[c], r->units), b->bytes[c], share(r, (vl_component)c));
     fprintf(out, "| **total** | **%.2f** | **%" PRIu64 "** | 100.0%% |\n\n",
             vl_in_units(b->total, r->units), b->total);
+    if (offloaded(r)) {
+        fprintf(out, "**CPU memory per node** (%" PRIu64 " GPU%s, `--offload %s`):\n\n"
+                     "| component | %s | bytes |\n|---|---:|---:|\n",
+                b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
+                vl_offload_names[r->settings->offload], vl_units_name(r->units));
+        for (int c = 0; c < VL_N_COMPONENTS; c++)
+            if (b->cpu.per_node[c])
+                fprintf(out, "| %s | %.2f | %" PRIu64 " |\n", vl_component_labels[c],
+                        vl_in_units(b->cpu.per_node[c], r->units), b->cpu.per_node[c]);
+        fprintf(out, "| **total** | **%.2f** | **%" PRIu64 "** |\n\n",
+                vl_in_units(b->cpu.node_total, r->units), b->cpu.node_total);
+    }
 
     fit_line(r, line, sizeof line);
     fprintf(out, "**GPU:** %s\n\n**How each is computed:**\n\n", line);
@@ -340,6 +392,15 @@ static void write_csv(FILE *out, const report *r)
         fprintf(out, "%s,%" PRIu64 ",%.4f,%.2f\n", vl_component_keys[c], b->bytes[c],
                 vl_in_units(b->bytes[c], r->units), share(r, (vl_component)c));
     fprintf(out, "total,%" PRIu64 ",%.4f,100.00\n", b->total, vl_in_units(b->total, r->units));
+    if (!offloaded(r))
+        return;
+    for (int c = 0; c < VL_N_COMPONENTS; c++)
+        if (b->cpu.per_node[c])
+            fprintf(out, "cpu_per_node_%s,%" PRIu64 ",%.4f,%.2f\n", vl_component_keys[c],
+                    b->cpu.per_node[c], vl_in_units(b->cpu.per_node[c], r->units),
+                    100.0 * (double)b->cpu.per_node[c] / (double)b->cpu.node_total);
+    fprintf(out, "cpu_per_node_total,%" PRIu64 ",%.4f,100.00\n", b->cpu.node_total,
+            vl_in_units(b->cpu.node_total, r->units));
 }
 
 /* ---- JSON (DESIGN §2: stable keys, exact integer bytes) ------------------------------ */
@@ -434,13 +495,15 @@ static void write_json(FILE *out, const report *r)
             "              \"flash_attn\": %s, \"fp32_grads\": %s, \"fp32_grad_copy\": %s,\n"
             "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"group_size\": %" PRIu64
             ", \"overhead\": %" PRIu64 ",\n              \"lora_rank\": %" PRIu64
-            ", \"lora_targets\": \"%s\", \"qlora\": %s},\n",
+            ", \"lora_targets\": \"%s\", \"qlora\": %s, \"offload\": \"%s\", \"gpus_per_node\": %" PRIu64
+            "},\n",
             vl_mode_names[s->mode], vl_precision_names[s->precision],
             vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq, s->gen,
             vl_recompute_names[s->recompute], jbool(s->flash_attn), jbool(s->fp32_grads),
             jbool(s->fp32_grad_copy), vl_dtype_names[s->weight_dtype], vl_dtype_names[s->kv_dtype],
             s->group_size, s->overhead, s->lora_rank,
-            vl_lora_format_targets(s->lora_targets, targets, sizeof targets), jbool(s->qlora));
+            vl_lora_format_targets(s->lora_targets, targets, sizeof targets), jbool(s->qlora),
+            vl_offload_names[s->offload], vl_gpus_per_node(s));
     if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
         fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
                 vl_dtype_bits(s->weight_dtype) / 8.0);
@@ -452,6 +515,17 @@ static void write_json(FILE *out, const report *r)
         fprintf(out, "\"%s\": %" PRIu64 ",%s", vl_component_keys[c], b->bytes[c],
                 c == VL_C_ACTIVATIONS ? "\n             " : " ");
     fprintf(out, "\"total\": %" PRIu64 "},\n", b->total);
+    if (offloaded(r))
+        fprintf(out,
+                " \"cpu_per_node\": {\"gpus_per_node\": %" PRIu64 ", \"nodes\": %" PRIu64
+                ", \"weights\": %" PRIu64 ", \"optimizer\": %" PRIu64 ", \"total\": %" PRIu64
+                ",\n                  \"per_gpu\": {\"weights\": %" PRIu64 ", \"optimizer\": %" PRIu64
+                ", \"total\": %" PRIu64 "}},\n",
+                b->cpu.gpus_per_node, b->cpu.nodes, b->cpu.per_node[VL_C_WEIGHTS],
+                b->cpu.per_node[VL_C_OPTIMIZER], b->cpu.node_total, b->cpu.moved[VL_C_WEIGHTS],
+                b->cpu.moved[VL_C_OPTIMIZER], b->cpu.moved_total);
+    else
+        fprintf(out, " \"cpu_per_node\": null,\n");
     bool fits = report_fits(r);
     uint64_t diff = fits ? r->gpu->memory - b->total : b->total - r->gpu->memory;
     int64_t headroom = diff > (uint64_t)INT64_MAX ? (fits ? INT64_MAX : -INT64_MAX)

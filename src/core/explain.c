@@ -2,6 +2,7 @@
 #include "explain.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const optimizer_labels[VL_N_OPTIMIZERS] = {
     "AdamW m, v", "8-bit Adam m, v", "SGD momentum", "SGD", "Lion momentum"};
@@ -128,8 +129,29 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
     }
 }
 
+static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                        char *buf, size_t len);
+
 void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
                 char *buf, size_t len)
+{
+    if (s->mode == VL_MODE_TRAIN && c < VL_N_COMPONENTS && b->cpu.moved[c]) {
+        /* the formula gives what moved; the GPU keeps none of it */
+        static _Thread_local vl_breakdown moved;
+        char v[32];
+        moved = *b;
+        moved.bytes[c] = b->cpu.moved[c];
+        explain_gpu(s, &moved, c, u, buf, len);
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, ", in CPU memory (--offload %s): %s on the GPU",
+                 vl_offload_names[s->offload], vl_fmt_bytes(b->bytes[c], u, v, sizeof v));
+        return;
+    }
+    explain_gpu(s, b, c, u, buf, len);
+}
+
+static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                        char *buf, size_t len)
 {
     if (s->mode == VL_MODE_INFER) {
         explain_infer(s, b, c, u, buf, len);

@@ -14,6 +14,7 @@ const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {"adamw", "adam-8bit", "
                                                          "sgd", "lion"};
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {"none", "selective", "full"};
 const char *const vl_dtype_names[VL_N_DTYPES] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+const char *const vl_offload_names[VL_N_OFFLOADS] = {"none", "optimizer", "params"};
 const char *const vl_component_keys[VL_N_COMPONENTS] = {
     "weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"};
 const char *const vl_component_labels[VL_N_COMPONENTS] = {
@@ -29,7 +30,7 @@ void vl_settings_default(vl_settings *s)
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false,
+        .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
     };
 }
 
@@ -47,7 +48,13 @@ const char *vl_settings_check(const vl_settings *s)
         return "--lora-rank must be between 1 and 65536";
     if (s->lora_targets == 0 || s->lora_targets & ~(unsigned)VL_LORA_ALL_LINEAR)
         return "--lora-targets: no LoRA targets";
+    if (s->offload >= VL_N_OFFLOADS)
+        return "--offload must be none, optimizer or params";
+    if (s->gpus_per_node > VL_MAX_GPUS)
+        return "--gpus-per-node must be between 1 and 1048576";
     if (s->mode == VL_MODE_INFER) {
+        if (s->offload != VL_OFFLOAD_NONE)
+            return "--offload applies to training only";
         if (s->lora_rank || s->qlora)
             return s->qlora ? "--qlora applies to training only"
                             : "--lora-rank applies to training only";
@@ -72,6 +79,11 @@ const char *vl_settings_check(const vl_settings *s)
         return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
     if (s->qlora && !s->lora_rank)
         return "--qlora needs --lora-rank (QLoRA trains LoRA adapters over a 4-bit base)";
+    if (s->offload == VL_OFFLOAD_PARAMS && s->zero != 3)
+        return "--offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)";
+    if (s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
+        return "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
+               "optimizer partition)";
     return NULL;
 }
 
@@ -295,6 +307,42 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     }
 }
 
+void vl_settings_at_zero(vl_settings *s, unsigned z)
+{
+    s->zero = z;
+    if (s->offload == VL_OFFLOAD_PARAMS && z != 3)
+        s->offload = VL_OFFLOAD_OPTIMIZER;
+    if (s->offload == VL_OFFLOAD_OPTIMIZER && z == 0)
+        s->offload = VL_OFFLOAD_NONE;
+}
+
+uint64_t vl_gpus_per_node(const vl_settings *s)
+{
+    uint64_t n = s->gpus_per_node ? s->gpus_per_node : 8;
+    return n < s->gpus ? n : s->gpus;
+}
+
+/* ZeRO-Offload: the optimizer states (master, fp32 gradient copy, moments) and, with
+ * --offload params, the weight shards move from each GPU to its node's CPU memory; the
+ * 16-bit gradients and ZeRO-3's gathered live parameters stay on the GPU. */
+static void offload(const vl_settings *s, vl_breakdown *out, bool *ovf)
+{
+    vl_cpu *c = &out->cpu;
+    c->gpus_per_node = vl_gpus_per_node(s);
+    c->nodes = vl_ceil_div(s->gpus, c->gpus_per_node);
+    if (s->offload == VL_OFFLOAD_NONE)
+        return;
+    c->moved[VL_C_OPTIMIZER] = out->bytes[VL_C_OPTIMIZER];
+    if (s->offload == VL_OFFLOAD_PARAMS)
+        c->moved[VL_C_WEIGHTS] = out->bytes[VL_C_WEIGHTS];
+    for (int k = 0; k < VL_N_COMPONENTS; k++) {
+        out->bytes[k] -= c->moved[k];
+        c->moved_total = vl_add(c->moved_total, c->moved[k], ovf);
+        c->per_node[k] = vl_mul(c->moved[k], c->gpus_per_node, ovf);
+        c->node_total = vl_add(c->node_total, c->per_node[k], ovf);
+    }
+}
+
 /* LoRA: the adapters train; the base (all of P) is frozen, in the weights' dtype, or with
  * QLoRA its layers' matrices in NF4 and the rest (embeddings, norms, biases, routers) in the
  * weights' dtype. */
@@ -375,6 +423,7 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
         : s->lora_rank ? vl_mul(out->params.largest_matrix, s->qlora ? 2 : out->bpp.weights, &ovf)
                          : vl_zero3_live_bytes(out->params.largest_matrix, &out->bpp, &ovf);
     b[VL_C_OVERHEAD] = s->overhead;
+    offload(s, out, &ovf);
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         out->total = vl_add(out->total, b[c], &ovf);
     if (ovf)

@@ -20,6 +20,9 @@ typedef enum {
 } vl_precision;
 typedef enum { VL_ADAMW, VL_ADAM_8BIT, VL_SGD_MOMENTUM, VL_SGD, VL_LION, VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_NONE, VL_RECOMPUTE_SELECTIVE, VL_RECOMPUTE_FULL, VL_N_RECOMPUTES } vl_recompute;
+/* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
+ * kept in CPU memory. */
+typedef enum { VL_OFFLOAD_NONE, VL_OFFLOAD_OPTIMIZER, VL_OFFLOAD_PARAMS, VL_N_OFFLOADS } vl_offload;
 typedef enum { VL_DT_FP32, VL_DT_FP16, VL_DT_BF16, VL_DT_FP8, VL_DT_INT8, VL_DT_INT4, VL_N_DTYPES } vl_dtype;
 
 /* Names as the CLI, JSON and presets spell them, indexed by the enums above. */
@@ -28,6 +31,7 @@ extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
 extern const char *const vl_recompute_names[VL_N_RECOMPUTES];
 extern const char *const vl_dtype_names[VL_N_DTYPES];
+extern const char *const vl_offload_names[VL_N_OFFLOADS];
 
 typedef struct vl_settings {
     vl_mode mode;
@@ -48,6 +52,8 @@ typedef struct vl_settings {
     uint64_t lora_rank;
     unsigned lora_targets;
     bool qlora;
+    vl_offload offload;       /* training */
+    uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
 } vl_settings;
 
 #define VL_MAX_GPUS  1048576ULL
@@ -150,6 +156,22 @@ typedef struct vl_lora_split {
     uint64_t largest_nf4_matrix;/* QLoRA: params of the largest quantized matrix */
 } vl_lora_split;
 
+/* Offload: what each GPU keeps in CPU memory instead, and a node's CPU memory for it. */
+typedef struct vl_cpu {
+    uint64_t moved[VL_N_COMPONENTS]; /* per GPU, taken out of the breakdown's bytes */
+    uint64_t moved_total;            /* per GPU */
+    uint64_t gpus_per_node, nodes;
+    uint64_t per_node[VL_N_COMPONENTS]; /* moved x GPUs on the node */
+    uint64_t node_total;
+} vl_cpu;
+
+/* The same run at ZeRO stage z (for the ZeRO 0-3 comparison): an offload the stage does not
+ * allow steps down (params to optimizer below ZeRO-3, optimizer to none at ZeRO-0). */
+void vl_settings_at_zero(vl_settings *s, unsigned z);
+
+/* GPUs on the fullest node: min(gpus_per_node (default 8), gpus). */
+uint64_t vl_gpus_per_node(const vl_settings *s);
+
 typedef struct vl_breakdown {
     vl_params params;      /* the architecture's count, term by term */
     uint64_t P;            /* parameters the memory model uses */
@@ -157,6 +179,7 @@ typedef struct vl_breakdown {
     vl_activations act;    /* training */
     vl_inference inf;      /* inference */
     vl_lora_split lora;    /* training with --lora-rank */
+    vl_cpu cpu;            /* training with --offload */
     uint64_t bytes[VL_N_COMPONENTS]; /* per GPU; in inference, at the peak phase */
     uint64_t total;
 } vl_breakdown;

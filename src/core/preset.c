@@ -163,6 +163,8 @@ static const key_desc settings_keys[] = {
     {"lora_rank", T_COUNT, V(lora_rank), .min = 1, .max = VL_MAX_LORA_RANK},
     {"lora_targets", T_LORA, V(lora_targets)},
     {"qlora", T_BOOL, V(qlora)},
+    {"offload", T_ENUM, V(offload), vl_offload_names, VL_N_OFFLOADS},
+    {"gpus_per_node", T_COUNT, V(gpus_per_node), .min = 1, .max = VL_MAX_GPUS},
     {"gpu", T_NAME, S(gpu)},
     {NULL, 0},
 };

@@ -113,6 +113,7 @@ vl_settings explorer_settings(const explorer *e)
         s.fp32_grads = false;
         s.lora_rank = 0;
         s.qlora = false;
+        s.offload = VL_OFFLOAD_NONE;
     } else {
         s.gen = 0;
     }
@@ -268,7 +269,7 @@ void explorer_recompute(explorer *e)
     e->error = vl_estimate(&e->model, &now, &e->b);
     for (unsigned z = 0; z < 4 && !e->error && now.mode == VL_MODE_TRAIN; z++) {
         vl_settings s = now;
-        s.zero = z;
+        vl_settings_at_zero(&s, z);
         e->error = vl_estimate(&e->model, &s, &e->zero[z]);
     }
 }

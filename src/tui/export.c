@@ -156,6 +156,9 @@ static void fill_scenario(FILE *f, const void *arg)
                 s.lora_rank, vl_lora_format_targets(s.lora_targets, tg, sizeof tg),
                 s.qlora ? "true" : "false");
     }
+    if (s.mode == VL_MODE_TRAIN && s.offload != VL_OFFLOAD_NONE)
+        fprintf(f, "           offload: %s, gpus_per_node: %" PRIu64 ",\n",
+                vl_offload_names[s.offload], vl_gpus_per_node(&s));
     fprintf(f, "           overhead: %" PRIu64 ", gpu: %s}\n", s.overhead, explorer_gpu(e)->name);
 }
 
