@@ -185,6 +185,21 @@ expect 2 "$e --offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each
 expect 2 "$e --offload applies to --mode train only" estimate --mode infer --offload optimizer
 expect 2 "$e --gpus-per-node: must be at least 1" estimate --gpus-per-node 0
 
+# Model parallelism in training: layouts that do not work.
+expect 2 "$e --gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data parallel)" \
+    estimate --tp 3 --gpus 8
+expect 2 "$e --tp 3 must divide the model's 32 attention heads" estimate --tp 3 --gpus 3
+expect 2 "$e --tp 16 must divide the model's 8 KV heads (each GPU keeps whole KV heads)" \
+    estimate --preset mistral-7b --tp 16 --gpus 16
+expect 2 "$e --pp 64 must be at most the model's 32 layers (a stage holds whole layers)" \
+    estimate --pp 64 --gpus 64
+expect 2 "$e --sp (sequence parallel) needs --tp 2 or more" estimate --sp
+expect 2 "$e --tp: must be at least 1" estimate --tp 0
+expect 2 "$e --grad-accum: must be at least 1" estimate --grad-accum 0
+expect 2 "$e --tp applies to --mode train only" estimate --mode infer --tp 2
+expect 2 "$e --lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)" \
+    estimate --tp 2 --gpus 2 --lora-rank 8
+
 # A good preset file loads and is used.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --preset-file "$srcdir/presets/models/gpt2.yaml" --format csv > "$tmp/out" ||

@@ -38,6 +38,10 @@ golden mistral-qlora.json estimate --preset mistral-7b --lora-rank 16 --lora-tar
 golden llama-2-70b-offload.md estimate --preset llama-2-70b --zero 3 --gpus 16 --offload params \
     --recompute full --flash-attn --format markdown
 golden llama-2-7b-offload.csv estimate --zero 2 --offload optimizer --gpus 4 --format csv
+golden gpt3-175b-tp8-pp8.txt estimate --preset gpt3-175b --tp 8 --pp 8 --sp --gpus 1024 --zero 1 \
+    --grad-accum 16 --recompute selective --explain
+golden llama-2-70b-tp8.json estimate --preset llama-2-70b --tp 8 --gpus 64 --zero 1 --grad-accum 4 \
+    --flash-attn --format json
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then
@@ -47,7 +51,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "lora", "cpu_per_node", "solve", "notes"}
+        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -61,6 +65,9 @@ assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["
 assert d["settings"]["lora_targets"] == "q,v"
 assert d["cpu_per_node"] is None and d["settings"]["offload"] == "none"
 assert d["settings"]["gpus_per_node"] == 4
+p = d["parallel"]
+assert (p["tp"], p["pp"], p["dp"], p["stage_layers"], p["in_flight"]) == (1, 1, 4, 32, 1)
+assert p["params_per_gpu"] == d["model"]["params"] and p["global_batch"] == 4
 PY
     # Offload moves bytes without losing any: GPU + CPU = the run without offload.
     checks=$((checks + 1))

@@ -30,6 +30,7 @@ enum {
     OPT_GPU, OPT_OVERHEAD, OPT_FORMAT, OPT_UNITS, OPT_CHECK_FIT, OPT_EXPLAIN, OPT_HELP,
     OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME, OPT_GROUP_SIZE, OPT_SOLVE,
     OPT_LORA_RANK, OPT_LORA_TARGETS, OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE,
+    OPT_TP, OPT_PP, OPT_SP, OPT_GRAD_ACCUM,
 };
 #define GIVEN(code) (1ULL << ((code) - OPT_PRESET))
 
@@ -60,6 +61,10 @@ static int setting_of(int code)
     case OPT_QLORA: return VL_SET_QLORA;
     case OPT_OFFLOAD: return VL_SET_OFFLOAD;
     case OPT_GPUS_PER_NODE: return VL_SET_GPUS_PER_NODE;
+    case OPT_TP: return VL_SET_TP;
+    case OPT_PP: return VL_SET_PP;
+    case OPT_SP: return VL_SET_SP;
+    case OPT_GRAD_ACCUM: return VL_SET_GRAD_ACCUM;
     default: return -1;
     }
 }
@@ -103,6 +108,10 @@ static const struct option long_options[] = {
     {"qlora", no_argument, NULL, OPT_QLORA},
     {"offload", required_argument, NULL, OPT_OFFLOAD},
     {"gpus-per-node", required_argument, NULL, OPT_GPUS_PER_NODE},
+    {"tp", required_argument, NULL, OPT_TP},
+    {"pp", required_argument, NULL, OPT_PP},
+    {"sp", no_argument, NULL, OPT_SP},
+    {"grad-accum", required_argument, NULL, OPT_GRAD_ACCUM},
     {NULL, 0, NULL, 0},
 };
 
@@ -230,6 +239,16 @@ static int parse_option(run_opts *o, int code, const char *arg)
         rc = parse_enum(code, arg, vl_offload_names, VL_N_OFFLOADS, &e);
         set->offload = (vl_offload)e;
         break;
+    case OPT_TP:
+    case OPT_PP:
+    case OPT_GRAD_ACCUM:
+        rc = parse_count(code, arg, code == OPT_TP ? &set->tp : code == OPT_PP ? &set->pp
+                                                                           : &set->grad_accum);
+        if (rc == EXIT_OK && (code == OPT_TP ? set->tp : code == OPT_PP ? set->pp
+                                                                       : set->grad_accum) < 1)
+            rc = usage_error("--%s: must be at least 1", option_name(code));
+        break;
+    case OPT_SP: set->sp = true; break;
     case OPT_GPUS_PER_NODE:
         rc = parse_count(code, arg, &set->gpus_per_node);
         if (rc == EXIT_OK && set->gpus_per_node < 1)
@@ -384,7 +403,8 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     static const int train_only[] = {OPT_PRECISION, OPT_OPTIMIZER, OPT_FP32_GRADS,
                                      OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO,
                                      OPT_RECOMPUTE, OPT_LORA_RANK, OPT_LORA_TARGETS,
-                                     OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE};
+                                     OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE, OPT_TP,
+                                     OPT_PP, OPT_SP, OPT_GRAD_ACCUM};
     static const int infer_only[] = {OPT_GEN, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE, OPT_GROUP_SIZE};
     bool infer = o->s.mode == VL_MODE_INFER;
     const int *list = infer ? train_only : infer_only;

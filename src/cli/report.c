@@ -88,6 +88,28 @@ static void settings_line(const report *r, char *buf, size_t len)
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }
 
+/* Model parallelism and gradient accumulation; false for one data-parallel layout of
+ * micro-batches without accumulation. */
+static bool parallel_line(const report *r, char *buf, size_t len)
+{
+    const vl_settings *s = r->settings;
+    const vl_parallel *p = &r->breakdown->par;
+    if (s->mode != VL_MODE_TRAIN || (s->tp == 1 && s->pp == 1 && s->grad_accum == 1))
+        return false;
+    char stage[160] = "";
+    if (s->pp > 1)
+        snprintf(stage, sizeof stage, "; the numbers are a first-stage GPU's: %" PRIu64 " of %"
+                 PRIu64 " layers, %" PRIu64 " micro-batch%s in flight (1F1B)",
+                 p->stage_layers, p->model_layers, p->in_flight, p->in_flight == 1 ? "" : "es");
+    snprintf(buf, len,
+             "tensor %" PRIu64 "%s x pipeline %" PRIu64 " x data %" PRIu64 " = %" PRIu64
+             " GPUs; global batch %" PRIu64 " sequences (micro-batch %" PRIu64
+             " x data parallel %" PRIu64 " x accumulation %" PRIu64 ")%s",
+             p->tp, s->sp ? " (sequence parallel)" : "", p->pp, p->dp, s->gpus, p->global_batch,
+             s->batch, p->dp, s->grad_accum, stage);
+    return true;
+}
+
 /* Offload: what moved to CPU memory, per GPU and per node; false without. */
 static bool offload_line(const report *r, char *buf, size_t len)
 {
@@ -257,6 +279,8 @@ static void write_facts(FILE *out, const report *r, bool markdown)
         fact(out, markdown, "lora", line);
     if (offload_line(r, line, sizeof line))
         fact(out, markdown, "offload", line);
+    if (parallel_line(r, line, sizeof line))
+        fact(out, markdown, "parallel", line);
     bpp_line(r, line, sizeof line);
     fact(out, markdown, "bytes", line);
     fact(out, markdown, "convention", vl_convention(r->settings));
@@ -496,6 +520,7 @@ static void write_json(FILE *out, const report *r)
             "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"group_size\": %" PRIu64
             ", \"overhead\": %" PRIu64 ",\n              \"lora_rank\": %" PRIu64
             ", \"lora_targets\": \"%s\", \"qlora\": %s, \"offload\": \"%s\", \"gpus_per_node\": %" PRIu64
+            ",\n              \"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"sp\": %s, \"grad_accum\": %" PRIu64
             "},\n",
             vl_mode_names[s->mode], vl_precision_names[s->precision],
             vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq, s->gen,
@@ -503,7 +528,8 @@ static void write_json(FILE *out, const report *r)
             jbool(s->fp32_grad_copy), vl_dtype_names[s->weight_dtype], vl_dtype_names[s->kv_dtype],
             s->group_size, s->overhead, s->lora_rank,
             vl_lora_format_targets(s->lora_targets, targets, sizeof targets), jbool(s->qlora),
-            vl_offload_names[s->offload], vl_gpus_per_node(s));
+            vl_offload_names[s->offload], vl_gpus_per_node(s), s->tp, s->pp, jbool(s->sp),
+            s->grad_accum);
     if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
         fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
                 vl_dtype_bits(s->weight_dtype) / 8.0);
@@ -515,6 +541,16 @@ static void write_json(FILE *out, const report *r)
         fprintf(out, "\"%s\": %" PRIu64 ",%s", vl_component_keys[c], b->bytes[c],
                 c == VL_C_ACTIVATIONS ? "\n             " : " ");
     fprintf(out, "\"total\": %" PRIu64 "},\n", b->total);
+    if (s->mode == VL_MODE_TRAIN)
+        fprintf(out,
+                " \"parallel\": {\"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"dp\": %" PRIu64
+                ", \"stage_layers\": %" PRIu64 ", \"in_flight\": %" PRIu64
+                ",\n              \"params_per_gpu\": %" PRIu64 ", \"global_batch\": %" PRIu64
+                "},\n",
+                b->par.tp, b->par.pp, b->par.dp, b->par.stage_layers, b->par.in_flight,
+                b->par.params, b->par.global_batch);
+    else
+        fprintf(out, " \"parallel\": null,\n");
     if (offloaded(r))
         fprintf(out,
                 " \"cpu_per_node\": {\"gpus_per_node\": %" PRIu64 ", \"nodes\": %" PRIu64

@@ -53,6 +53,10 @@ typedef struct vl_settings {
     unsigned lora_targets;
     bool qlora;
     vl_offload offload;       /* training */
+    /* training: tensor parallel tp, pipeline parallel pp (1F1B), sequence parallel sp;
+     * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
+    uint64_t tp, pp, grad_accum;
+    bool sp;
     uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
 } vl_settings;
 
@@ -60,6 +64,7 @@ typedef struct vl_settings {
 #define VL_MAX_BATCH 1048576ULL
 #define VL_MAX_SEQ   16777216ULL
 #define VL_MAX_LORA_RANK 65536ULL
+#define VL_MAX_GRAD_ACCUM 1048576ULL
 
 /* DESIGN §2 defaults. */
 void vl_settings_default(vl_settings *s);
@@ -110,7 +115,8 @@ typedef struct vl_activations {
     uint64_t checkpoint_bytes;
     uint64_t forward_end_bytes;
     uint64_t recompute_bytes;
-    uint64_t layers;
+    uint64_t layers;               /* the layers this GPU holds (a pipeline stage's) */
+    uint64_t in_flight;            /* micro-batches whose activations it keeps (1F1B) */
     uint64_t total;
 } vl_activations;
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
@@ -169,6 +175,18 @@ typedef struct vl_cpu {
  * allow steps down (params to optimizer below ZeRO-3, optimizer to none at ZeRO-0). */
 void vl_settings_at_zero(vl_settings *s, unsigned z);
 
+/* Model parallelism in training: what one GPU of the first pipeline stage holds. */
+typedef struct vl_parallel {
+    uint64_t tp, pp, dp;          /* tensor, pipeline, data parallel: gpus = tp x pp x dp */
+    uint64_t model_layers;        /* L */
+    uint64_t stage_layers;        /* ceil(L / pp) */
+    uint64_t in_flight;           /* micro-batches the first stage keeps: min(pp, grad_accum) */
+    uint64_t params;              /* parameters per GPU before ZeRO (P when tp = pp = 1) */
+    uint64_t layer_params;        /* of params: the stage's layers' share */
+    uint64_t outside_params;      /* of params: embeddings (split by tp) and the rest */
+    uint64_t global_batch;        /* micro-batch x dp x grad_accum, in sequences */
+} vl_parallel;
+
 /* GPUs on the fullest node: min(gpus_per_node (default 8), gpus). */
 uint64_t vl_gpus_per_node(const vl_settings *s);
 
@@ -180,6 +198,7 @@ typedef struct vl_breakdown {
     vl_inference inf;      /* inference */
     vl_lora_split lora;    /* training with --lora-rank */
     vl_cpu cpu;            /* training with --offload */
+    vl_parallel par;       /* training */
     uint64_t bytes[VL_N_COMPONENTS]; /* per GPU; in inference, at the peak phase */
     uint64_t total;
 } vl_breakdown;

@@ -165,6 +165,10 @@ static const key_desc settings_keys[] = {
     {"qlora", T_BOOL, V(qlora)},
     {"offload", T_ENUM, V(offload), vl_offload_names, VL_N_OFFLOADS},
     {"gpus_per_node", T_COUNT, V(gpus_per_node), .min = 1, .max = VL_MAX_GPUS},
+    {"tp", T_COUNT, V(tp), .min = 1, .max = VL_MAX_GPUS},
+    {"pp", T_COUNT, V(pp), .min = 1, .max = VL_MAX_GPUS},
+    {"sp", T_BOOL, V(sp)},
+    {"grad_accum", T_COUNT, V(grad_accum), .min = 1, .max = VL_MAX_GRAD_ACCUM},
     {"gpu", T_NAME, S(gpu)},
     {NULL, 0},
 };

@@ -114,6 +114,8 @@ vl_settings explorer_settings(const explorer *e)
         s.lora_rank = 0;
         s.qlora = false;
         s.offload = VL_OFFLOAD_NONE;
+        s.tp = s.pp = s.grad_accum = 1;
+        s.sp = false;
     } else {
         s.gen = 0;
     }

@@ -159,6 +159,9 @@ static void fill_scenario(FILE *f, const void *arg)
     if (s.mode == VL_MODE_TRAIN && s.offload != VL_OFFLOAD_NONE)
         fprintf(f, "           offload: %s, gpus_per_node: %" PRIu64 ",\n",
                 vl_offload_names[s.offload], vl_gpus_per_node(&s));
+    if (s.mode == VL_MODE_TRAIN && (s.tp > 1 || s.pp > 1 || s.grad_accum > 1))
+        fprintf(f, "           tp: %" PRIu64 ", pp: %" PRIu64 ", sp: %s, grad_accum: %" PRIu64 ",\n",
+                s.tp, s.pp, s.sp ? "true" : "false", s.grad_accum);
     fprintf(f, "           overhead: %" PRIu64 ", gpu: %s}\n", s.overhead, explorer_gpu(e)->name);
 }
 
