@@ -314,7 +314,7 @@ static void write_table(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
     const char *un = vl_units_name(r->units);
-    char line[1024], bytes[32], f[512];
+    char line[1024], bytes[32], f[1024];
 
     fprintf(out, "%s (%s): %s memory per GPU\n", r->model->display, r->model->name,
             mode_title(r));
@@ -361,7 +361,7 @@ static void write_table(FILE *out, const report *r)
 static void write_markdown(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
-    char line[1024], f[512];
+    char line[1024], f[1024];
 
     fprintf(out, "## %s (`%s`): %s memory per GPU\n\n", r->model->display, r->model->name,
             mode_title(r));

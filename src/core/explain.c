@@ -163,8 +163,13 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
         moved.bytes[c] = b->cpu.moved[c];
         explain_gpu(s, &moved, c, u, buf, len);
         size_t n = strlen(buf);
-        snprintf(buf + n, len - n, ", in CPU memory (--offload %s): %s on the GPU",
-                 vl_offload_names[s->offload], vl_fmt_bytes(b->bytes[c], u, v, sizeof v));
+        char node[32];
+        snprintf(buf + n, len - n,
+                 ", in CPU memory (--offload %s): %s on the GPU; %llu GPU%s a node: %s of CPU "
+                 "memory per node",
+                 vl_offload_names[s->offload], vl_fmt_bytes(b->bytes[c], u, v, sizeof v),
+                 (unsigned long long)b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
+                 vl_fmt_bytes(b->cpu.per_node[c], u, node, sizeof node));
         return;
     }
     explain_gpu(s, b, c, u, buf, len);

@@ -304,7 +304,7 @@ static void draw_formula(const ui *u)
     int last = r.y + r.h - 1;
     vl_component focus = u->ex.focus >= 0 ? (vl_component)u->ex.focus
                                           : slider_component(e, e->selected);
-    char f[512], line[768];
+    char f[1024], line[1280];
     snprintf(line, sizeof line, " how it is computed: %s", vl_component_labels[focus]);
     put(r.y, r.x, r.w, C_HEADING, line);
     int y = r.y + 1;
