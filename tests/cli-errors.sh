@@ -164,6 +164,42 @@ expect 2 "$e --input: $tmp/missing.npy: cannot open: No such file or directory" 
 checks=$((checks + 1))
 "$VRAMLAB" probe underflow --input "$tmp/good.npy" > /dev/null || fail "a good .npy file is refused"
 
+# LoRA and QLoRA (training only; --qlora and --lora-targets need a rank).
+expect 2 "$e --lora-rank: '0' is not a rank between 1 and 65536 (leave the flag out for full fine-tuning)" \
+    estimate --lora-rank 0
+expect 2 "$e --lora-targets: unknown target 'x' (expected q, k, v, o, gate, up, down or all-linear); did you mean 'q'?" \
+    estimate --lora-rank 8 --lora-targets q,x
+expect 2 "$e --qlora needs --lora-rank (the adapters' rank)" estimate --qlora
+expect 2 "$e --lora-targets needs --lora-rank (the adapters' rank)" estimate --lora-targets all-linear
+expect 2 "$e --lora-rank applies to --mode train only" estimate --mode infer --lora-rank 8
+expect 2 "$e --qlora applies to --mode train only" estimate --mode infer --qlora
+expect 2 "$e --lora-targets: the model's MLP has no gate projection (standard MLP: up and down)" \
+    estimate --preset gpt2 --lora-rank 4 --lora-targets gate
+
+# Offload (training only; params at ZeRO-3, optimizer at ZeRO 1 and up).
+expect 2 "$e --offload: unknown value 'cpu' (expected none, optimizer or params)" estimate --offload cpu
+expect 2 "$e --offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)" \
+    estimate --offload params --zero 2
+expect 2 "$e --offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's optimizer partition)" \
+    estimate --offload optimizer
+expect 2 "$e --offload applies to --mode train only" estimate --mode infer --offload optimizer
+expect 2 "$e --gpus-per-node: must be at least 1" estimate --gpus-per-node 0
+
+# Model parallelism in training: layouts that do not work.
+expect 2 "$e --gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data parallel)" \
+    estimate --tp 3 --gpus 8
+expect 2 "$e --tp 3 must divide the model's 32 attention heads" estimate --tp 3 --gpus 3
+expect 2 "$e --tp 16 must divide the model's 8 KV heads (each GPU keeps whole KV heads)" \
+    estimate --preset mistral-7b --tp 16 --gpus 16
+expect 2 "$e --pp 64 must be at most the model's 32 layers (a stage holds whole layers)" \
+    estimate --pp 64 --gpus 64
+expect 2 "$e --sp (sequence parallel) needs --tp 2 or more" estimate --sp
+expect 2 "$e --tp: must be at least 1" estimate --tp 0
+expect 2 "$e --grad-accum: must be at least 1" estimate --grad-accum 0
+expect 2 "$e --tp applies to --mode train only" estimate --mode infer --tp 2
+expect 2 "$e --lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)" \
+    estimate --tp 2 --gpus 2 --lora-rank 8
+
 # A good preset file loads and is used.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --preset-file "$srcdir/presets/models/gpt2.yaml" --format csv > "$tmp/out" ||

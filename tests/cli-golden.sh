@@ -33,6 +33,16 @@ golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer 
     --gpu a100-40gb --overhead 0 --explain
 golden gpt2-amp-full.txt estimate --preset gpt2 --precision bf16-amp --recompute full --batch 4 \
     --seq 1024 --explain
+golden llama-2-7b-lora.txt estimate --lora-rank 8 --zero 3 --gpus 2
+golden mistral-qlora.json estimate --preset mistral-7b --lora-rank 16 --lora-targets all-linear \
+    --qlora --optimizer adam-8bit --flash-attn --format json
+golden llama-2-70b-offload.md estimate --preset llama-2-70b --zero 3 --gpus 16 --offload params \
+    --recompute full --flash-attn --format markdown
+golden llama-2-7b-offload.csv estimate --zero 2 --offload optimizer --gpus 4 --format csv
+golden gpt3-175b-tp8-pp8.txt estimate --preset gpt3-175b --tp 8 --pp 8 --sp --gpus 1024 --zero 1 \
+    --grad-accum 16 --recompute selective --explain
+golden llama-2-70b-tp8.json estimate --preset llama-2-70b --tp 8 --gpus 64 --zero 1 --grad-accum 4 \
+    --flash-attn --format json
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then
@@ -42,7 +52,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "solve", "notes"}
+        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -52,6 +62,42 @@ assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
 assert d["model"]["params"] == 7241732096
 assert d["inference"] is None and d["speed"] is None and d["solve"] is None
+assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False
+assert d["settings"]["lora_targets"] == "q,v"
+assert d["cpu_per_node"] is None and d["settings"]["offload"] == "none"
+assert d["settings"]["gpus_per_node"] == 4
+p = d["parallel"]
+assert (p["tp"], p["pp"], p["dp"], p["stage_layers"], p["in_flight"]) == (1, 1, 4, 32, 1)
+assert p["params_per_gpu"] == d["model"]["params"] and p["global_batch"] == 4
+PY
+    # Offload moves bytes without losing any: GPU + CPU = the run without offload.
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --zero 3 --gpus 16 --format json > "$tmp/no.json"
+    "$VRAMLAB" estimate --zero 3 --gpus 16 --offload params --format json > "$tmp/off.json"
+    python3 - "$tmp/no.json" "$tmp/off.json" <<'PY' || fail "JSON offload check"
+import json, sys
+no, off = (json.load(open(f)) for f in sys.argv[1:])
+c, g, n = off["cpu_per_node"], off["per_gpu"], no["per_gpu"]
+assert c["gpus_per_node"] == 8 and c["nodes"] == 2
+for k in ("weights", "optimizer"):
+    assert g[k] == 0 and c["per_gpu"][k] == n[k] and c[k] == 8 * n[k]
+assert c["total"] == c["weights"] + c["optimizer"] == 8 * c["per_gpu"]["total"]
+assert g["total"] + c["per_gpu"]["total"] == n["total"]
+PY
+    # LoRA: the frozen base and the adapters add up to the weights (1 GPU, no sharding).
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset mistral-7b --lora-rank 16 --qlora --format json > "$tmp/l.json"
+    python3 - "$tmp/l.json" <<'PY' || fail "JSON LoRA check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+l, g, b = d["lora"], d["per_gpu"], d["bytes_per_param"]
+assert set(l) == {"trainable_params", "frozen_params", "frozen_bytes", "nf4_params", "nf4_bytes",
+                  "dequant_bytes"}
+assert l["frozen_params"] == d["model"]["params"]
+assert g["weights"] == l["frozen_bytes"] + l["trainable_params"] * b["weights"]
+assert g["gradients"] == l["trainable_params"] * b["gradients"]
+assert g["optimizer"] == l["trainable_params"] * b["optimizer"]
+assert g["total"] == sum(v for k, v in g.items() if k != "total")
 PY
 fi
 

@@ -46,6 +46,26 @@ g=$(setting gradients < "$tmp/z.line")
 o=$(setting optimizer < "$tmp/z.line")
 [ $((w + g + o)) -eq 1875000000 ] || fail "ZeRO paper scenario: $w + $g + $o"
 
+# A QLoRA scenario carries the adapters' settings; flags override them.
+"$VRAMLAB" estimate --preset llama-2-7b-qlora-rtx-4090 --format json > "$tmp/q.json" ||
+    fail "QLoRA scenario run"
+check_json qlora "$tmp/q.json" lora_rank 16
+check_json qlora "$tmp/q.json" lora_targets all-linear
+check_json qlora "$tmp/q.json" qlora true
+check_json qlora "$tmp/q.json" trainable_params 39976960
+"$VRAMLAB" estimate --preset llama-2-7b-qlora-rtx-4090 --lora-rank 8 --lora-targets q,v \
+    --format json > "$tmp/q8.json" || fail "QLoRA scenario with flags"
+check_json qlora-override "$tmp/q8.json" lora_rank 8
+checks=$((checks + 1))
+grep -q '"lora_targets": "q,v"' "$tmp/q8.json" || fail "qlora-override: lora_targets"
+check_json qlora-override "$tmp/q8.json" trainable_params 4194304
+printf 'kind: scenario\nname: badlora\nmodel: gpt2\nsettings: {lora_rank: 8, lora_targets: "q,w"}\n' \
+    > "$tmp/badlora.yaml"
+checks=$((checks + 1))
+"$VRAMLAB" estimate --preset-file "$tmp/badlora.yaml" > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q "badlora.yaml:4:40: settings.lora_targets: unknown target 'w'" "$tmp/err" ||
+    fail "a scenario with a bad LoRA target: $(cat "$tmp/err")"
+
 # Every shipped scenario runs.
 for f in "$srcdir"/presets/scenarios/*.yaml; do
     checks=$((checks + 1))

@@ -175,6 +175,66 @@ static void test_scenario(void **state)
     assert_consistent(&e);
 }
 
+/* The fine-tuning and parallelism sliders, and the settings that follow them. */
+static void test_finetune_sliders(void **state)
+{
+    (void)state;
+    explorer e;
+    vl_breakdown b;
+    start(&e);
+    assert_true(explorer_move(&e, SL_LORA_RANK, 4, false)); /* off, 1, 2, 4, 8 */
+    assert_int_equal(e.s.lora_rank, 8);
+    assert_true(explorer_move(&e, SL_QLORA, 1, false));
+    assert_true(e.s.qlora);
+    assert_null(e.error);
+    assert_true(explorer_jump(&e, SL_LORA_RANK, false)); /* off: QLoRA goes with it */
+    assert_int_equal(e.s.lora_rank, 0);
+    assert_false(e.s.qlora);
+    assert_true(explorer_move(&e, SL_QLORA, 1, false)); /* QLoRA brings rank 16 */
+    assert_int_equal(e.s.lora_rank, 16);
+    assert_null(explorer_set(&e, SL_LORA_RANK, "0"));
+    assert_false(e.s.qlora);
+
+    /* offload brings the ZeRO stage it needs; the ZeRO slider steps it down */
+    assert_true(explorer_jump(&e, SL_OFFLOAD, true));
+    assert_int_equal(e.s.offload, VL_OFFLOAD_PARAMS);
+    assert_int_equal(e.s.zero, 3);
+    assert_null(e.error);
+    assert_true(explorer_move(&e, SL_ZERO, -1, false));
+    assert_int_equal(e.s.offload, VL_OFFLOAD_OPTIMIZER);
+    assert_true(explorer_jump(&e, SL_ZERO, false));
+    assert_int_equal(e.s.offload, VL_OFFLOAD_NONE);
+
+    /* tensor x pipeline: the GPUs stay whole groups; sequence parallel needs t >= 2 */
+    assert_true(explorer_move(&e, SL_SP, 1, false));
+    assert_false(e.s.sp);
+    assert_true(explorer_move(&e, SL_TP, 2, false));
+    assert_int_equal(e.s.tp, 4);
+    assert_int_equal(e.s.gpus, 4);
+    assert_true(explorer_move(&e, SL_PP, 1, false));
+    assert_int_equal(e.s.gpus, 8);
+    assert_true(explorer_move(&e, SL_GPUS, 1, false)); /* the next whole group */
+    assert_int_equal(e.s.gpus, 16);
+    assert_true(explorer_move(&e, SL_SP, 1, false));
+    assert_true(e.s.sp);
+    assert_true(explorer_move(&e, SL_GRAD_ACCUM, 2, false));
+    assert_int_equal(e.s.grad_accum, 4);
+    assert_null(e.error);
+    vl_settings s = explorer_settings(&e);
+    assert_null(vl_estimate(&e.model, &s, &b));
+    assert_int_equal(e.b.total, b.total);
+    assert_int_equal(e.b.par.global_batch, 4 * 2); /* micro-batch 1 x data 2 x 4 */
+    char v[32];
+    explorer_value(&e, SL_LORA_RANK, v, sizeof v);
+    assert_string_equal(v, "off (full)");
+
+    /* inference leaves them aside */
+    assert_true(explorer_move(&e, SL_MODE, 1, false));
+    s = explorer_settings(&e);
+    assert_int_equal(s.tp, 1);
+    assert_false(s.sp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_typed_values),
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_scenario),
+        cmocka_unit_test(test_finetune_sliders),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -85,12 +85,31 @@ static void test_cells_and_hits(void **state)
     assert_int_equal(layout_slider_at(&l, 2, 60, 12), -1); /* the memory pane */
 }
 
+/* More sliders than rows: the list shows lines - 6 of them (the formula pane keeps 3 rows)
+ * and scrolls to keep the selected one in view. */
+static void test_slider_scroll(void **state)
+{
+    (void)state;
+    layout l = layout_compute(LAYOUT_MIN_LINES, LAYOUT_MIN_COLS, 20);
+    assert_int_equal(l.sliders.h, 1 + LAYOUT_MIN_LINES - 6);
+    assert_true(l.formula.h >= 3);
+    assert_int_equal(layout_slider_first(&l, 20, 0), 0);
+    assert_int_equal(layout_slider_first(&l, 20, 15), 0);
+    assert_int_equal(layout_slider_first(&l, 20, 19), 4);
+    assert_int_equal(layout_slider_at(&l, 2 + 15, 5, 20), 15); /* the last row shown */
+    assert_int_equal(layout_slider_at(&l, 2 + 16, 5, 20), -1);
+    l = layout_compute(30, 100, 20); /* room for all */
+    assert_int_equal(l.sliders.h, 21);
+    assert_int_equal(layout_slider_first(&l, 20, 19), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry),
         cmocka_unit_test(test_bar),
         cmocka_unit_test(test_cells_and_hits),
+        cmocka_unit_test(test_slider_scroll),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

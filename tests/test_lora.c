@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/lora.h"
+#include "core/memory.h"
 
 static vl_arch arch(vl_arch a)
 {
@@ -101,12 +102,175 @@ static void test_nf4(void **state)
     assert_int_equal(vl_nf4_bytes(1), 1 + 1 + 4);
 }
 
+static vl_model llama_2_7b(void)
+{
+    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000}};
+    vl_arch_defaults(&m.arch);
+    return m;
+}
+
+static vl_model mistral_7b(void)
+{
+    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                           .ffn = 14336, .vocab = 32000}};
+    vl_arch_defaults(&m.arch);
+    return m;
+}
+
+/* Llama 2 7B, LoRA r = 8 on q, v, bf16-mixed AdamW, 1 GPU: the 6,738,415,616 base params are
+ * frozen in bf16 with no gradients or optimizer states; the 4,194,304 adapter params take
+ * 2 + 2 + 16 B.  Activations are full fine-tuning's (test_memory: 32 x 650,117,120 +
+ * 330,334,208).  In fp32 both weights take 4 B. */
+static void test_lora_llama_bf16_mixed(void **state)
+{
+    (void)state;
+    vl_model m = llama_2_7b();
+    vl_settings s;
+    vl_settings_default(&s);
+    s.lora_rank = 8;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_true(b.lora.on);
+    assert_int_equal(b.lora.trainable_params, 4194304ULL);
+    assert_int_equal(b.lora.frozen_params, 6738415616ULL);
+    assert_int_equal(b.lora.frozen_bytes, 2 * 6738415616ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 6738415616ULL * 2 + 4194304ULL * 2);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 4194304ULL * 2);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 4194304ULL * 16);
+    uint64_t act = 32 * 650117120ULL + 330334208ULL;
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], act);
+    assert_int_equal(b.bytes[VL_C_ZERO3_LIVE], 0);
+    assert_int_equal(b.total, 6738415616ULL * 2 + 4194304ULL * 20 + act + (1ULL << 30));
+
+    s.precision = VL_FP32;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], (6738415616ULL + 4194304ULL) * 4);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 4194304ULL * 4);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 4194304ULL * 8);
+
+    /* ZeRO-3 over 8 GPUs shards the frozen base too; the live matrix (the 32000 x 4096
+     * embedding) has no gradient */
+    s.precision = VL_BF16_MIXED;
+    s.zero = 3;
+    s.gpus = 8;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 6738415616ULL * 2 / 8 + 4194304ULL * 2 / 8);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 4194304ULL * 16 / 8);
+    assert_int_equal(b.bytes[VL_C_ZERO3_LIVE], 131072000ULL * 2);
+}
+
+/* QLoRA on Llama 2 7B, r = 8 on q, v: a layer's seven matrices (q, k, v, o 4096 x 4096;
+ * gate, up, down 4096 x 11008) in NF4, each on its own: 4096² -> 8,388,608 + 262,144
+ * block scales + 4 x 1,024 = 8,654,848 B; 4096 x 11008 -> 22,544,384 + 704,512 +
+ * 4 x 2,752 = 23,259,904 B; a layer 4 x 8,654,848 + 3 x 23,259,904 = 104,399,104 B, x 32
+ * = 3,340,771,328 B for 6,476,005,376 params.  The other 262,410,240 params (embeddings,
+ * norms) stay bf16.  The dequantized copy of the largest (4096 x 11008) is 90,177,536 B. */
+static void test_qlora_llama(void **state)
+{
+    (void)state;
+    vl_model m = llama_2_7b();
+    uint64_t params, bytes, largest;
+    assert_null(vl_nf4_base(&m.arch, &params, &bytes, &largest));
+    assert_int_equal(params, 6476005376ULL);
+    assert_int_equal(bytes, 3340771328ULL);
+    assert_int_equal(largest, 4096ULL * 11008);
+
+    vl_settings s;
+    vl_settings_default(&s);
+    s.lora_rank = 8;
+    s.qlora = true;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    uint64_t frozen = 3340771328ULL + 262410240ULL * 2;
+    assert_int_equal(b.lora.frozen_bytes, frozen);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], frozen + 4194304ULL * 2);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 4194304ULL * 2);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 4194304ULL * 16);
+    assert_int_equal(b.act.dequant_bytes, 90177536ULL);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 32 * 650117120ULL + 330334208ULL + 90177536ULL);
+    /* full recompute: the copy is live both at the end of the forward and while a layer is
+     * recomputed */
+    vl_breakdown plain;
+    s.recompute = VL_RECOMPUTE_FULL;
+    assert_null(vl_estimate(&m, &s, &b));
+    s.qlora = false;
+    assert_null(vl_estimate(&m, &s, &plain));
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], plain.bytes[VL_C_ACTIVATIONS] + 90177536ULL);
+}
+
+/* QLoRA on Mistral 7B, r = 16 on all linear layers, paged 8-bit Adam: a layer's matrices
+ * q, o 4096² (8,654,848 B each in NF4), k, v 4096 x 1024 (2,097,152 + 65,536 + 4 x 256 =
+ * 2,163,712 B), gate, up, down 4096 x 14336 (29,360,128 + 917,504 + 4 x 3,584 =
+ * 30,291,968 B): 112,513,024 B a layer, 3,600,416,768 B in all for 6,979,321,856 params;
+ * 262,410,240 others in bf16.  41,943,040 adapter params x (2 + 2 + 4 + 4 + 2). */
+static void test_qlora_mistral_8bit(void **state)
+{
+    (void)state;
+    vl_model m = mistral_7b();
+    vl_settings s;
+    vl_settings_default(&s);
+    s.lora_rank = 16;
+    s.lora_targets = VL_LORA_ALL_LINEAR;
+    s.qlora = true;
+    s.optimizer = VL_ADAM_8BIT;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.P, 7241732096ULL);
+    assert_int_equal(b.lora.nf4_params, 6979321856ULL);
+    assert_int_equal(b.lora.nf4_bytes, 3600416768ULL);
+    assert_int_equal(b.lora.frozen_bytes, 3600416768ULL + 262410240ULL * 2);
+    assert_int_equal(b.lora.trainable_params, 41943040ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4125237248ULL + 41943040ULL * 2);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 41943040ULL * 2);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 41943040ULL * 10);
+    assert_int_equal(b.act.dequant_bytes, 2 * 4096ULL * 14336);
+    /* ZeRO-3 over 2 GPUs: half of everything */
+    s.zero = 3;
+    s.gpus = 2;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4125237248ULL / 2 + 41943040ULL);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 41943040ULL * 5);
+}
+
+static void test_lora_bad_settings(void **state)
+{
+    (void)state;
+    vl_model m = llama_2_7b();
+    vl_settings s;
+    vl_breakdown b;
+    vl_settings_default(&s);
+    s.qlora = true;
+    assert_non_null(strstr(vl_settings_check(&s), "--qlora needs --lora-rank"));
+    vl_settings_default(&s);
+    s.lora_rank = VL_MAX_LORA_RANK + 1;
+    assert_non_null(strstr(vl_settings_check(&s), "--lora-rank"));
+    vl_settings_default(&s);
+    s.lora_rank = 8;
+    s.mode = VL_MODE_INFER;
+    assert_non_null(strstr(vl_settings_check(&s), "--lora-rank applies to training only"));
+    vl_settings_default(&s);
+    s.lora_rank = 8;
+    s.lora_targets = 0;
+    assert_non_null(vl_estimate(&m, &s, &b));
+    /* a standard MLP has no gate */
+    vl_model g = {.arch = {.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
+                           .mlp = VL_MLP_STANDARD}};
+    vl_arch_defaults(&g.arch);
+    vl_settings_default(&s);
+    s.lora_rank = 8;
+    s.lora_targets = 1u << VL_LORA_GATE;
+    assert_non_null(strstr(vl_estimate(&g, &s, &b), "no gate"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_llama_qv),     cmocka_unit_test(test_mistral_all_linear),
         cmocka_unit_test(test_gpt2_no_gate), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_nf4),
+        cmocka_unit_test(test_lora_llama_bf16_mixed), cmocka_unit_test(test_qlora_llama),
+        cmocka_unit_test(test_qlora_mistral_8bit), cmocka_unit_test(test_lora_bad_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

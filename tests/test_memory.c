@@ -354,6 +354,259 @@ static void test_default_llama(void **state)
                                   (1ULL << 30));
 }
 
+/* ZeRO-Offload moves bytes without losing any: for each stage and offload it allows, the GPU
+ * keeps what it kept without offload less what moved, and a node's CPU memory is what moved
+ * times its GPUs.  Llama 2 7B, ZeRO-3 over 16 GPUs, --offload params: each GPU moves
+ * 6,738,415,616 / 16 x 2 = 842,301,952 B of weights and x 16 = 6,738,415,616 B of optimizer
+ * states; 8 GPUs a node hold 8 x 7,580,717,568 = 60,645,740,544 B of CPU memory. */
+static void test_offload(void **state)
+{
+    (void)state;
+    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000}};
+    vl_arch_defaults(&m.arch);
+    for (int lora = 0; lora <= 1; lora++)
+        for (unsigned z = 1; z <= 3; z++)
+            for (vl_offload o = VL_OFFLOAD_OPTIMIZER; o <= VL_OFFLOAD_PARAMS; o++) {
+                if (o == VL_OFFLOAD_PARAMS && z != 3)
+                    continue;
+                vl_settings s;
+                vl_settings_default(&s);
+                s.zero = z;
+                s.gpus = 16;
+                s.lora_rank = lora ? 8 : 0;
+                vl_breakdown on, off;
+                assert_null(vl_estimate(&m, &s, &off));
+                s.offload = o;
+                assert_null(vl_estimate(&m, &s, &on));
+                uint64_t moved = 0;
+                for (int c = 0; c < VL_N_COMPONENTS; c++) {
+                    assert_int_equal(on.bytes[c] + on.cpu.moved[c], off.bytes[c]);
+                    assert_int_equal(on.cpu.per_node[c], 8 * on.cpu.moved[c]);
+                    moved += on.cpu.moved[c];
+                }
+                assert_int_equal(on.cpu.moved_total, moved);
+                assert_int_equal(on.total + moved, off.total);
+                assert_int_equal(on.cpu.node_total, 8 * moved);
+                assert_int_equal(on.cpu.nodes, 2);
+                assert_int_equal(on.bytes[VL_C_OPTIMIZER], 0);
+                assert_int_equal(on.bytes[VL_C_GRADIENTS], off.bytes[VL_C_GRADIENTS]);
+                assert_int_equal(on.bytes[VL_C_ZERO3_LIVE], off.bytes[VL_C_ZERO3_LIVE]);
+                if (o == VL_OFFLOAD_PARAMS)
+                    assert_int_equal(on.bytes[VL_C_WEIGHTS], 0);
+                else
+                    assert_int_equal(on.cpu.moved[VL_C_WEIGHTS], 0);
+                if (!lora && o == VL_OFFLOAD_PARAMS) {
+                    assert_int_equal(on.cpu.moved[VL_C_WEIGHTS], 842301952ULL);
+                    assert_int_equal(on.cpu.moved[VL_C_OPTIMIZER], 6738415616ULL);
+                    assert_int_equal(on.cpu.node_total, 60645740544ULL);
+                }
+            }
+
+    /* GPUs a node: 8 by default, never more than the run's; --gpus-per-node 4 over 16 */
+    vl_settings s;
+    vl_settings_default(&s);
+    s.zero = 2;
+    s.offload = VL_OFFLOAD_OPTIMIZER;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.cpu.gpus_per_node, 1);
+    assert_int_equal(b.cpu.nodes, 1);
+    assert_int_equal(b.cpu.node_total, 16 * 6738415616ULL);
+    s.gpus = 16;
+    s.gpus_per_node = 4;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.cpu.gpus_per_node, 4);
+    assert_int_equal(b.cpu.nodes, 4);
+    assert_int_equal(b.cpu.node_total, 4 * 16 * 6738415616ULL / 16);
+
+    /* where offload does not apply */
+    vl_settings_default(&s);
+    s.offload = VL_OFFLOAD_OPTIMIZER;
+    assert_non_null(strstr(vl_settings_check(&s), "--offload optimizer needs --zero"));
+    s.zero = 2;
+    s.offload = VL_OFFLOAD_PARAMS;
+    assert_non_null(strstr(vl_settings_check(&s), "--offload params needs --zero 3"));
+    s.zero = 0;
+    s.mode = VL_MODE_INFER;
+    assert_non_null(strstr(vl_settings_check(&s), "--offload applies to training only"));
+    /* the ZeRO 0-3 comparison steps an offload down where the stage does not allow it */
+    vl_settings_default(&s);
+    s.zero = 3;
+    s.offload = VL_OFFLOAD_PARAMS;
+    for (unsigned z = 0; z < 4; z++) {
+        vl_settings at = s;
+        vl_settings_at_zero(&at, z);
+        assert_null(vl_settings_check(&at));
+        assert_int_equal(at.offload, z == 3 ? VL_OFFLOAD_PARAMS
+                                     : z   ? VL_OFFLOAD_OPTIMIZER
+                                           : VL_OFFLOAD_NONE);
+    }
+}
+
+/* Korthikanti et al. 2022, Table 2, every row, to the byte, for GPT-3 175B (s = 2048, b = 1,
+ * h = 12288, a = 96) at t = 8, where 5as/(ht) = 10: activations per layer per GPU
+ *   tensor parallel                    sbh(10 + 24/t + 5as/(ht)) = 23 sbh
+ *   tensor + sequence parallel         sbh(34/t + 5as/(ht))      = 14.25 sbh
+ *   tensor parallel, selective         sbh(10 + 24/t)            = 13 sbh
+ *   tensor + sequence, selective       sbh(34/t)                 = 4.25 sbh
+ *   full recompute                     2 sbh (each layer's input) */
+static void test_korthikanti_table_2(void **state)
+{
+    (void)state;
+    vl_arch a = gpt3_175b();
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    vl_activations act;
+    bool ovf = false;
+    const uint64_t sbh = 2048ULL * 12288;
+    static const struct {
+        bool sp;
+        vl_recompute r;
+        uint64_t quarter_sbh; /* bytes x 4 / sbh */
+    } rows[] = {{false, VL_RECOMPUTE_NONE, 92},      {true, VL_RECOMPUTE_NONE, 57},
+                {false, VL_RECOMPUTE_SELECTIVE, 52}, {true, VL_RECOMPUTE_SELECTIVE, 17}};
+    s.tp = 8;
+    s.gpus = 8;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        s.sp = rows[i].sp;
+        s.recompute = rows[i].r;
+        vl_activations_compute(&a, &s, &act, &ovf);
+        assert_int_equal(act.layer_bytes * 4, rows[i].quarter_sbh * sbh);
+        assert_int_equal(act.layers, 96);
+    }
+    assert_int_equal(578813952ULL, 23 * sbh); /* the first row in bytes */
+    s.sp = false;
+    s.recompute = VL_RECOMPUTE_FULL;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.checkpoint_bytes, 2 * sbh);
+    /* sequence parallel shards the kept input too */
+    s.sp = true;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.checkpoint_bytes, 2 * sbh / 8);
+    assert_false(ovf);
+}
+
+/* Pipeline parallel p = 8, 1F1B: the first stage holds 96/8 = 12 layers and keeps the
+ * activations of p micro-batches (with at least p to accumulate): L layers' worth, plus
+ * the embedding side p times; the output layer is the last stage's. */
+static void test_pipeline_1f1b(void **state)
+{
+    (void)state;
+    vl_arch a = gpt3_175b();
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    vl_activations act, one;
+    bool ovf = false;
+    const uint64_t sbh = 2048ULL * 12288;
+    vl_activations_compute(&a, &s, &one, &ovf);
+    s.pp = 8;
+    s.gpus = 8;
+    s.grad_accum = 16;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.layers, 12);
+    assert_int_equal(act.in_flight, 8);
+    assert_int_equal(act.layer_bytes, one.layer_bytes);
+    assert_int_equal(act.outside_bytes, 8 * 2048 + 8 * 2048 + sbh);
+    assert_int_equal(act.total, 96 * one.layer_bytes + 8 * act.outside_bytes);
+    /* fewer micro-batches than stages: only those are in flight */
+    s.grad_accum = 2;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.in_flight, 2);
+    assert_int_equal(act.total, 2 * (12 * one.layer_bytes + act.outside_bytes));
+    /* TP 8 x PP 8 with sequence parallel and selective recompute: 12 x 8 x sbh(34/8) */
+    s.grad_accum = 8;
+    s.tp = 8;
+    s.gpus = 64;
+    s.sp = true;
+    s.recompute = VL_RECOMPUTE_SELECTIVE;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.total, 96 * (34 * sbh / 8) + 8 * (8 * 2048 + 8 * 2048 + sbh / 8));
+    assert_false(ovf);
+}
+
+/* Model states under tensor and pipeline parallelism, by hand.  GPT-3 175B at t = 8, p = 8
+ * over 1024 GPUs (data parallel 16): a layer has 12h² + 13h = 1,812,099,072 params, 4h of
+ * them in its two LayerNorms (whole on every GPU); a first-stage GPU holds 12 layers:
+ * 12 x 1,812,049,920 / 8 + 12 x 49,152 = 2,718,664,704, and the input side: the word
+ * embeddings split by vocabulary 50257 x 12288 / 8 = 77,194,752 and the 2048 x 12288
+ * positions whole: 2,821,025,280 params.  ZeRO-1 shards the optimizer over the 16. */
+static void test_parallel_states(void **state)
+{
+    (void)state;
+    vl_model m = {.arch = gpt3_175b()};
+    vl_settings s;
+    vl_settings_default(&s);
+    s.tp = 8;
+    s.pp = 8;
+    s.gpus = 1024;
+    s.zero = 1;
+    s.grad_accum = 16;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.par.dp, 16);
+    assert_int_equal(b.par.layer_params, 2718664704ULL);
+    assert_int_equal(b.par.outside_params, 77194752ULL + 25165824ULL);
+    assert_int_equal(b.par.params, 2821025280ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * 2821025280ULL);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 2 * 2821025280ULL);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 16 * 2821025280ULL / 16);
+    assert_int_equal(b.par.global_batch, 1 * 16 * 16);
+
+    /* Llama 2 7B at t = 2 alone (one stage: the output layer too, split by vocabulary): a
+     * layer's matrices 202,375,168 split, its two RMSNorms 8,192 whole; embeddings and the
+     * untied output layer 2 x 131,072,000 / 2, the final norm 4,096 whole. */
+    vl_model l = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000}};
+    vl_arch_defaults(&l.arch);
+    vl_settings_default(&s);
+    s.tp = 2;
+    s.gpus = 8;
+    s.zero = 3;
+    assert_null(vl_estimate(&l, &s, &b));
+    uint64_t M = 32 * 202375168ULL / 2 + 32 * 8192ULL + 131072000ULL + 4096;
+    assert_int_equal(b.par.params, M);
+    assert_int_equal(M, 3369340928ULL);
+    assert_int_equal(b.par.dp, 4);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * M / 4);
+    assert_int_equal(b.bytes[VL_C_ZERO3_LIVE], 131072000ULL / 2 * 4);
+}
+
+/* Layouts that do not work, each with a message naming the flag. */
+static void test_parallel_invalid(void **state)
+{
+    (void)state;
+    vl_model l = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                           .ffn = 14336, .vocab = 32000}};
+    vl_arch_defaults(&l.arch);
+    vl_settings s;
+    vl_breakdown b;
+    vl_settings_default(&s);
+    s.tp = 3;
+    s.gpus = 8;
+    assert_non_null(strstr(vl_settings_check(&s), "--gpus must be a multiple of --tp x --pp"));
+    s.gpus = 3;
+    assert_non_null(strstr(vl_estimate(&l, &s, &b), "--tp 3 must divide the model's 32 attention heads"));
+    s.tp = 16;
+    s.gpus = 16;
+    assert_non_null(strstr(vl_estimate(&l, &s, &b), "--tp 16 must divide the model's 8 KV heads"));
+    vl_settings_default(&s);
+    s.pp = 64;
+    s.gpus = 64;
+    assert_non_null(strstr(vl_estimate(&l, &s, &b), "--pp 64 must be at most the model's 32 layers"));
+    vl_settings_default(&s);
+    s.sp = true;
+    assert_non_null(strstr(vl_settings_check(&s), "--sp"));
+    vl_settings_default(&s);
+    s.tp = 2;
+    s.gpus = 2;
+    s.lora_rank = 8;
+    assert_non_null(strstr(vl_settings_check(&s), "--lora-rank with --tp or --pp"));
+    vl_settings_default(&s);
+    s.mode = VL_MODE_INFER;
+    s.pp = 2;
+    s.gpus = 2;
+    assert_non_null(strstr(vl_settings_check(&s), "training only"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +620,11 @@ int main(void)
         cmocka_unit_test(test_overflow_is_reported),
         cmocka_unit_test(test_settings_check),
         cmocka_unit_test(test_default_llama),
+        cmocka_unit_test(test_offload),
+        cmocka_unit_test(test_korthikanti_table_2),
+        cmocka_unit_test(test_pipeline_1f1b),
+        cmocka_unit_test(test_parallel_states),
+        cmocka_unit_test(test_parallel_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

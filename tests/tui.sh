@@ -164,6 +164,23 @@ expect_total a --preset gpt2 --zero 3 --gpus 6 --batch 4 --precision fp32 --seq 
 keys a q
 exited a 0
 
+# the fine-tuning and parallelism sliders, below the others; at 22 lines the list scrolls
+start d --preset llama-2-7b --no-color --ascii
+keys d j j j j j j j j j j j j j Enter 8 Enter       # LoRA rank 8
+expect_total d --preset llama-2-7b --lora-rank 8
+keys d j Right                                     # QLoRA on
+expect_total d --preset llama-2-7b --lora-rank 8 --qlora
+keys d j Right                                     # offload optimizer (brings ZeRO-1)
+expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1
+expect_screen d "in CPU memory (--offload optimizer)"
+tm resize-window -t d -x 100 -y 22
+sleep 0.3
+keys d j j j j Right                               # grad accum 2
+expect_screen d "settings 5-20 of 20"
+expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
+keys d q
+exited d 0
+
 # a scenario from the picker: its model, GPU and settings
 start c --no-color
 keys c p z e r o - p a p e r Enter

@@ -25,12 +25,23 @@ static void estimate_help(void)
         "  --fp32-grad-copy        count an fp32 gradient copy in the optimizer states (default)\n"
         "  --no-fp32-grad-copy     do not (the ZeRO paper's K = 12)\n"
         "  --zero S                ZeRO stage 0, 1, 2 or 3 (default 0)\n"
-        "  --gpus N                data-parallel GPUs (default 1)\n"
+        "  --gpus N                GPUs: tensor x pipeline x data parallel (default 1)\n"
         "  --batch N               micro-batch per GPU (default 1)\n"
         "  --seq N                 sequence length in tokens (default 2048)\n"
         "  --recompute R           none, selective, full (default none)\n"
         "  --flash-attn, --no-flash-attn   attention without the s^2 matrices (default off)\n"
         "  --overhead SIZE         CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)\n"
+        "  --lora-rank R           LoRA adapters of rank R over a frozen base (default: full\n"
+        "                          fine-tuning)\n"
+        "  --lora-targets T        q,k,v,o,gate,up,down (a list) or all-linear (default q,v)\n"
+        "  --qlora                 the frozen base's layer matrices in 4-bit NF4 (QLoRA)\n"
+        "  --tp T, --pp P          tensor and pipeline (1F1B) parallel degrees; data\n"
+        "                          parallel = --gpus / (T x P) (default 1, 1)\n"
+        "  --sp                    sequence parallel (with --tp)\n"
+        "  --grad-accum N          micro-batches per step: global batch shown (default 1)\n"
+        "  --offload O             none, optimizer or params (ZeRO-3): ZeRO-Offload to CPU\n"
+        "                          memory, shown per node (default none)\n"
+        "  --gpus-per-node N       GPUs a node, for CPU memory per node (default 8)\n"
         "  --mode M                train (default) or infer\n"
         "inference (--mode infer):\n"
         "  --gpus N                tensor-parallel GPUs (must divide the attention heads)\n"
@@ -68,7 +79,7 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     bool training = o->s.mode == VL_MODE_TRAIN;
     for (unsigned z = 0; z < 4 && !why && training; z++) {
         vl_settings at = o->s;
-        at.zero = z;
+        vl_settings_at_zero(&at, z);
         why = vl_estimate(model, &at, &zero[z]);
     }
     if (why)

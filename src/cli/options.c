@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "core/hfconfig.h"
+#include "core/lora.h"
 #include "core/units.h"
 
 int usage_error(const char *fmt, ...)
@@ -28,6 +29,8 @@ enum {
     OPT_SEQ, OPT_GEN, OPT_RECOMPUTE, OPT_FLASH, OPT_NO_FLASH, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE,
     OPT_GPU, OPT_OVERHEAD, OPT_FORMAT, OPT_UNITS, OPT_CHECK_FIT, OPT_EXPLAIN, OPT_HELP,
     OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME, OPT_GROUP_SIZE, OPT_SOLVE,
+    OPT_LORA_RANK, OPT_LORA_TARGETS, OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE,
+    OPT_TP, OPT_PP, OPT_SP, OPT_GRAD_ACCUM,
 };
 #define GIVEN(code) (1ULL << ((code) - OPT_PRESET))
 
@@ -53,6 +56,15 @@ static int setting_of(int code)
     case OPT_KV_DTYPE: return VL_SET_KV_DTYPE;
     case OPT_GROUP_SIZE: return VL_SET_GROUP_SIZE;
     case OPT_OVERHEAD: return VL_SET_OVERHEAD;
+    case OPT_LORA_RANK: return VL_SET_LORA_RANK;
+    case OPT_LORA_TARGETS: return VL_SET_LORA_TARGETS;
+    case OPT_QLORA: return VL_SET_QLORA;
+    case OPT_OFFLOAD: return VL_SET_OFFLOAD;
+    case OPT_GPUS_PER_NODE: return VL_SET_GPUS_PER_NODE;
+    case OPT_TP: return VL_SET_TP;
+    case OPT_PP: return VL_SET_PP;
+    case OPT_SP: return VL_SET_SP;
+    case OPT_GRAD_ACCUM: return VL_SET_GRAD_ACCUM;
     default: return -1;
     }
 }
@@ -91,6 +103,15 @@ static const struct option long_options[] = {
     {"theme", required_argument, NULL, OPT_THEME},
     {"group-size", required_argument, NULL, OPT_GROUP_SIZE},
     {"solve", required_argument, NULL, OPT_SOLVE},
+    {"lora-rank", required_argument, NULL, OPT_LORA_RANK},
+    {"lora-targets", required_argument, NULL, OPT_LORA_TARGETS},
+    {"qlora", no_argument, NULL, OPT_QLORA},
+    {"offload", required_argument, NULL, OPT_OFFLOAD},
+    {"gpus-per-node", required_argument, NULL, OPT_GPUS_PER_NODE},
+    {"tp", required_argument, NULL, OPT_TP},
+    {"pp", required_argument, NULL, OPT_PP},
+    {"sp", no_argument, NULL, OPT_SP},
+    {"grad-accum", required_argument, NULL, OPT_GRAD_ACCUM},
     {NULL, 0, NULL, 0},
 };
 
@@ -202,6 +223,37 @@ static int parse_option(run_opts *o, int code, const char *arg)
     case OPT_SEQ: rc = parse_count(code, arg, &set->seq); break;
     case OPT_GEN: rc = parse_count(code, arg, &set->gen); break;
     case OPT_GPU: o->gpu = arg; break;
+    case OPT_LORA_RANK:
+        rc = parse_count(code, arg, &set->lora_rank);
+        if (rc == EXIT_OK && (set->lora_rank < 1 || set->lora_rank > VL_MAX_LORA_RANK))
+            rc = usage_error("--lora-rank: '%s' is not a rank between 1 and 65536 (leave the "
+                             "flag out for full fine-tuning)", arg);
+        break;
+    case OPT_LORA_TARGETS:
+        why = vl_lora_parse_targets(arg, &set->lora_targets);
+        if (why)
+            rc = usage_error("--lora-targets: %s", why);
+        break;
+    case OPT_QLORA: set->qlora = true; break;
+    case OPT_OFFLOAD:
+        rc = parse_enum(code, arg, vl_offload_names, VL_N_OFFLOADS, &e);
+        set->offload = (vl_offload)e;
+        break;
+    case OPT_TP:
+    case OPT_PP:
+    case OPT_GRAD_ACCUM:
+        rc = parse_count(code, arg, code == OPT_TP ? &set->tp : code == OPT_PP ? &set->pp
+                                                                           : &set->grad_accum);
+        if (rc == EXIT_OK && (code == OPT_TP ? set->tp : code == OPT_PP ? set->pp
+                                                                       : set->grad_accum) < 1)
+            rc = usage_error("--%s: must be at least 1", option_name(code));
+        break;
+    case OPT_SP: set->sp = true; break;
+    case OPT_GPUS_PER_NODE:
+        rc = parse_count(code, arg, &set->gpus_per_node);
+        if (rc == EXIT_OK && set->gpus_per_node < 1)
+            rc = usage_error("--gpus-per-node: must be at least 1");
+        break;
     case OPT_NO_MOUSE: o->no_mouse = o->tui_only_given = true; break;
     case OPT_NO_COLOR: o->no_color = o->tui_only_given = true; break;
     case OPT_ASCII: o->ascii = o->tui_only_given = true; break;
@@ -350,7 +402,9 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     /* flags of the other mode would be silently ignored: say so instead */
     static const int train_only[] = {OPT_PRECISION, OPT_OPTIMIZER, OPT_FP32_GRADS,
                                      OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO,
-                                     OPT_RECOMPUTE};
+                                     OPT_RECOMPUTE, OPT_LORA_RANK, OPT_LORA_TARGETS,
+                                     OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE, OPT_TP,
+                                     OPT_PP, OPT_SP, OPT_GRAD_ACCUM};
     static const int infer_only[] = {OPT_GEN, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE, OPT_GROUP_SIZE};
     bool infer = o->s.mode == VL_MODE_INFER;
     const int *list = infer ? train_only : infer_only;
@@ -360,6 +414,9 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
         if (o->given & GIVEN(list[i]))
             return usage_error("--%s applies to --mode %s only", option_name(list[i]),
                                infer ? "train" : "infer");
+    if (!infer && !o->s.lora_rank && (o->given & (GIVEN(OPT_LORA_TARGETS) | GIVEN(OPT_QLORA))))
+        return usage_error("--%s needs --lora-rank (the adapters' rank)",
+                           o->given & GIVEN(OPT_QLORA) ? "qlora" : "lora-targets");
     const char *name = o->gpu ? o->gpu : scenario_gpu ? scenario_gpu : DEFAULT_GPU;
     if (!(*gpu = vl_catalog_gpu(cat, name))) {
         char hint[96];

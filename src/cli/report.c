@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/explain.h"
+#include "core/lora.h"
 
 const char *const report_format_names[N_FORMATS] = {"table", "json", "csv", "markdown", "svg"};
 
@@ -74,13 +75,82 @@ static void settings_line(const report *r, char *buf, size_t len)
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
+    char lora[96] = "", tg[64];
+    if (s->lora_rank)
+        snprintf(lora, sizeof lora, "%s rank %" PRIu64 " on %s, ", s->qlora ? "QLoRA" : "LoRA",
+                 s->lora_rank, vl_lora_format_targets(s->lora_targets, tg, sizeof tg));
     snprintf(buf, len,
-             "%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
+             "%s%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
              ", recompute %s, flash attention %s, overhead %s",
-             vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
+             lora, vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
              s->fp32_grads ? ", fp32 gradients" : "", s->zero, s->gpus, s->gpus == 1 ? "" : "s",
              s->batch, s->seq, vl_recompute_names[s->recompute], s->flash_attn ? "on" : "off",
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
+}
+
+/* Model parallelism and gradient accumulation; false for one data-parallel layout of
+ * micro-batches without accumulation. */
+static bool parallel_line(const report *r, char *buf, size_t len)
+{
+    const vl_settings *s = r->settings;
+    const vl_parallel *p = &r->breakdown->par;
+    if (s->mode != VL_MODE_TRAIN || (s->tp == 1 && s->pp == 1 && s->grad_accum == 1))
+        return false;
+    char stage[160] = "";
+    if (s->pp > 1)
+        snprintf(stage, sizeof stage, "; the numbers are a first-stage GPU's: %" PRIu64 " of %"
+                 PRIu64 " layers, %" PRIu64 " micro-batch%s in flight (1F1B)",
+                 p->stage_layers, p->model_layers, p->in_flight, p->in_flight == 1 ? "" : "es");
+    snprintf(buf, len,
+             "tensor %" PRIu64 "%s x pipeline %" PRIu64 " x data %" PRIu64 " = %" PRIu64
+             " GPUs; global batch %" PRIu64 " sequences (micro-batch %" PRIu64
+             " x data parallel %" PRIu64 " x accumulation %" PRIu64 ")%s",
+             p->tp, s->sp ? " (sequence parallel)" : "", p->pp, p->dp, s->gpus, p->global_batch,
+             s->batch, p->dp, s->grad_accum, stage);
+    return true;
+}
+
+/* Offload: what moved to CPU memory, per GPU and per node; false without. */
+static bool offload_line(const report *r, char *buf, size_t len)
+{
+    const vl_cpu *c = &r->breakdown->cpu;
+    char o[32], w[32], n[32], weights[64] = "";
+    if (r->settings->mode != VL_MODE_TRAIN || r->settings->offload == VL_OFFLOAD_NONE)
+        return false;
+    if (c->moved[VL_C_WEIGHTS])
+        snprintf(weights, sizeof weights, " and %s of weights",
+                 vl_fmt_bytes(c->moved[VL_C_WEIGHTS], r->units, w, sizeof w));
+    snprintf(buf, len,
+             "--offload %s: %s of optimizer states%s per GPU in CPU memory; %" PRIu64
+             " GPU%s a node: %s of CPU memory per node (%" PRIu64 " node%s)",
+             vl_offload_names[r->settings->offload],
+             vl_fmt_bytes(c->moved[VL_C_OPTIMIZER], r->units, o, sizeof o), weights,
+             c->gpus_per_node, c->gpus_per_node == 1 ? "" : "s",
+             vl_fmt_bytes(c->node_total, r->units, n, sizeof n), c->nodes,
+             c->nodes == 1 ? "" : "s");
+    return true;
+}
+
+/* LoRA: what trains and what is frozen; false without adapters. */
+static bool lora_line(const report *r, char *buf, size_t len)
+{
+    const vl_lora_split *l = &r->breakdown->lora;
+    char t[32], f[32], fb[32], n[32], nb[32];
+    if (r->settings->mode != VL_MODE_TRAIN || !l->on)
+        return false;
+    int k = snprintf(buf, len,
+                     "%s trainable adapter params (%.3f%% of the model); %s frozen base params, "
+                     "%s frozen bytes",
+                     vl_fmt_int(l->trainable_params, t, sizeof t),
+                     l->frozen_params ? 100.0 * (double)l->trainable_params / (double)l->frozen_params
+                                      : 0.0,
+                     vl_fmt_int(l->frozen_params, f, sizeof f),
+                     vl_fmt_bytes(l->frozen_bytes, r->units, fb, sizeof fb));
+    if (r->settings->qlora && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, " (%s layer-matrix params in NF4: %s)",
+                 vl_fmt_int(l->nf4_params, n, sizeof n),
+                 vl_fmt_bytes(l->nf4_bytes, r->units, nb, sizeof nb));
+    return true;
 }
 
 static void bpp_line(const report *r, char *buf, size_t len)
@@ -93,8 +163,9 @@ static void bpp_line(const report *r, char *buf, size_t len)
                  vl_fmt_int(inf->kv_bytes_per_token, t, sizeof t));
         return;
     }
-    snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param", b->weights,
-             b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer);
+    snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param%s", b->weights,
+             b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer,
+             r->breakdown->lora.on ? " of the adapters (the frozen base: weights only)" : "");
 }
 
 static void fit_line(const report *r, char *buf, size_t len)
@@ -204,6 +275,12 @@ static void write_facts(FILE *out, const report *r, bool markdown)
         fact(out, markdown, "note", r->model->notes);
     settings_line(r, line, sizeof line);
     fact(out, markdown, "settings", line);
+    if (lora_line(r, line, sizeof line))
+        fact(out, markdown, "lora", line);
+    if (offload_line(r, line, sizeof line))
+        fact(out, markdown, "offload", line);
+    if (parallel_line(r, line, sizeof line))
+        fact(out, markdown, "parallel", line);
     bpp_line(r, line, sizeof line);
     fact(out, markdown, "bytes", line);
     fact(out, markdown, "convention", vl_convention(r->settings));
@@ -220,6 +297,11 @@ static void write_facts(FILE *out, const report *r, bool markdown)
 
 /* ---- table ------------------------------------------------------------------------- */
 
+static bool offloaded(const report *r)
+{
+    return r->settings->mode == VL_MODE_TRAIN && r->settings->offload != VL_OFFLOAD_NONE;
+}
+
 static void write_terms(FILE *out, const char *bullet, const vl_term *t, int n, vl_units u)
 {
     char v[32], bytes[32];
@@ -232,7 +314,7 @@ static void write_table(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
     const char *un = vl_units_name(r->units);
-    char line[1024], bytes[32], f[512];
+    char line[1024], bytes[32], f[1024];
 
     fprintf(out, "%s (%s): %s memory per GPU\n", r->model->display, r->model->name,
             mode_title(r));
@@ -246,6 +328,18 @@ static void write_table(FILE *out, const report *r)
                 share(r, (vl_component)c));
     fprintf(out, "  %-20s %10.2f %22s %6.1f%%\n\n", "total", vl_in_units(b->total, r->units),
             vl_fmt_int(b->total, bytes, sizeof bytes), 100.0);
+    if (offloaded(r)) {
+        fprintf(out, "  CPU memory per node (%" PRIu64 " GPU%s, --offload %s)\n",
+                b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
+                vl_offload_names[r->settings->offload]);
+        for (int c = 0; c < VL_N_COMPONENTS; c++)
+            if (b->cpu.per_node[c])
+                fprintf(out, "  %-20s %10.2f %22s\n", vl_component_labels[c],
+                        vl_in_units(b->cpu.per_node[c], r->units),
+                        vl_fmt_int(b->cpu.per_node[c], bytes, sizeof bytes));
+        fprintf(out, "  %-20s %10.2f %22s\n\n", "total", vl_in_units(b->cpu.node_total, r->units),
+                vl_fmt_int(b->cpu.node_total, bytes, sizeof bytes));
+    }
 
     fprintf(out, "  how each is computed\n");
     for (int c = 0; c < VL_N_COMPONENTS; c++) {
@@ -267,7 +361,7 @@ static void write_table(FILE *out, const report *r)
 static void write_markdown(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
-    char line[1024], f[512];
+    char line[1024], f[1024];
 
     fprintf(out, "## %s (`%s`): %s memory per GPU\n\n", r->model->display, r->model->name,
             mode_title(r));
@@ -281,6 +375,18 @@ static void write_markdown(FILE *out, const report *r)
                 vl_in_units(b->bytes[c], r->units), b->bytes[c], share(r, (vl_component)c));
     fprintf(out, "| **total** | **%.2f** | **%" PRIu64 "** | 100.0%% |\n\n",
             vl_in_units(b->total, r->units), b->total);
+    if (offloaded(r)) {
+        fprintf(out, "**CPU memory per node** (%" PRIu64 " GPU%s, `--offload %s`):\n\n"
+                     "| component | %s | bytes |\n|---|---:|---:|\n",
+                b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
+                vl_offload_names[r->settings->offload], vl_units_name(r->units));
+        for (int c = 0; c < VL_N_COMPONENTS; c++)
+            if (b->cpu.per_node[c])
+                fprintf(out, "| %s | %.2f | %" PRIu64 " |\n", vl_component_labels[c],
+                        vl_in_units(b->cpu.per_node[c], r->units), b->cpu.per_node[c]);
+        fprintf(out, "| **total** | **%.2f** | **%" PRIu64 "** |\n\n",
+                vl_in_units(b->cpu.node_total, r->units), b->cpu.node_total);
+    }
 
     fit_line(r, line, sizeof line);
     fprintf(out, "**GPU:** %s\n\n**How each is computed:**\n\n", line);
@@ -310,20 +416,30 @@ static void write_csv(FILE *out, const report *r)
         fprintf(out, "%s,%" PRIu64 ",%.4f,%.2f\n", vl_component_keys[c], b->bytes[c],
                 vl_in_units(b->bytes[c], r->units), share(r, (vl_component)c));
     fprintf(out, "total,%" PRIu64 ",%.4f,100.00\n", b->total, vl_in_units(b->total, r->units));
-    if (r->settings->mode != VL_MODE_INFER)
+    if (r->settings->mode == VL_MODE_INFER) {
+        /* inference: each phase's peak and the cache per token, as a share of the total */
+        const vl_inference *inf = &b->inf;
+        const struct {
+            const char *name;
+            uint64_t bytes;
+        } rows[] = {{"prefill_total", inf->prefill.total},
+                    {"decode_total", inf->decode.total},
+                    {"kv_bytes_per_token", inf->kv_bytes_per_token}};
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            fprintf(out, "%s,%" PRIu64 ",%.4f,%.2f\n", rows[i].name, rows[i].bytes,
+                    vl_in_units(rows[i].bytes, r->units),
+                    b->total ? 100.0 * (double)rows[i].bytes / (double)b->total : 0.0);
         return;
-    /* inference: each phase's peak and the cache per token, as a share of the total */
-    const vl_inference *inf = &b->inf;
-    const struct {
-        const char *name;
-        uint64_t bytes;
-    } rows[] = {{"prefill_total", inf->prefill.total},
-                {"decode_total", inf->decode.total},
-                {"kv_bytes_per_token", inf->kv_bytes_per_token}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        fprintf(out, "%s,%" PRIu64 ",%.4f,%.2f\n", rows[i].name, rows[i].bytes,
-                vl_in_units(rows[i].bytes, r->units),
-                b->total ? 100.0 * (double)rows[i].bytes / (double)b->total : 0.0);
+    }
+    if (!offloaded(r))
+        return;
+    for (int c = 0; c < VL_N_COMPONENTS; c++)
+        if (b->cpu.per_node[c])
+            fprintf(out, "cpu_per_node_%s,%" PRIu64 ",%.4f,%.2f\n", vl_component_keys[c],
+                    b->cpu.per_node[c], vl_in_units(b->cpu.per_node[c], r->units),
+                    100.0 * (double)b->cpu.per_node[c] / (double)b->cpu.node_total);
+    fprintf(out, "cpu_per_node_total,%" PRIu64 ",%.4f,100.00\n", b->cpu.node_total,
+            vl_in_units(b->cpu.node_total, r->units));
 }
 
 /* ---- JSON (DESIGN §2: stable keys, exact integer bytes) ------------------------------ */
@@ -400,6 +516,7 @@ static void write_json(FILE *out, const report *r)
     const vl_arch *a = &m->arch;
     const vl_settings *s = r->settings;
     const vl_breakdown *b = r->breakdown;
+    char targets[64];
 
     fprintf(out, "{\"vramlab\": \"%s\",\n \"model\": {\"name\": ", PACKAGE_VERSION);
     json_string(out, m->name);
@@ -416,12 +533,18 @@ static void write_json(FILE *out, const report *r)
             ", \"seq\": %" PRIu64 ", \"gen\": %" PRIu64 ", \"recompute\": \"%s\",\n"
             "              \"flash_attn\": %s, \"fp32_grads\": %s, \"fp32_grad_copy\": %s,\n"
             "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"group_size\": %" PRIu64
-            ", \"overhead\": %" PRIu64 "},\n",
+            ", \"overhead\": %" PRIu64 ",\n              \"lora_rank\": %" PRIu64
+            ", \"lora_targets\": \"%s\", \"qlora\": %s, \"offload\": \"%s\", \"gpus_per_node\": %" PRIu64
+            ",\n              \"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"sp\": %s, \"grad_accum\": %" PRIu64
+            "},\n",
             vl_mode_names[s->mode], vl_precision_names[s->precision],
             vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq, s->gen,
             vl_recompute_names[s->recompute], jbool(s->flash_attn), jbool(s->fp32_grads),
             jbool(s->fp32_grad_copy), vl_dtype_names[s->weight_dtype], vl_dtype_names[s->kv_dtype],
-            s->group_size, s->overhead);
+            s->group_size, s->overhead, s->lora_rank,
+            vl_lora_format_targets(s->lora_targets, targets, sizeof targets), jbool(s->qlora),
+            vl_offload_names[s->offload], vl_gpus_per_node(s), s->tp, s->pp, jbool(s->sp),
+            s->grad_accum);
     if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
         fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
                 vl_dtype_bits(s->weight_dtype) / 8.0);
@@ -433,6 +556,27 @@ static void write_json(FILE *out, const report *r)
         fprintf(out, "\"%s\": %" PRIu64 ",%s", vl_component_keys[c], b->bytes[c],
                 c == VL_C_ACTIVATIONS ? "\n             " : " ");
     fprintf(out, "\"total\": %" PRIu64 "},\n", b->total);
+    if (s->mode == VL_MODE_TRAIN)
+        fprintf(out,
+                " \"parallel\": {\"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"dp\": %" PRIu64
+                ", \"stage_layers\": %" PRIu64 ", \"in_flight\": %" PRIu64
+                ",\n              \"params_per_gpu\": %" PRIu64 ", \"global_batch\": %" PRIu64
+                "},\n",
+                b->par.tp, b->par.pp, b->par.dp, b->par.stage_layers, b->par.in_flight,
+                b->par.params, b->par.global_batch);
+    else
+        fprintf(out, " \"parallel\": null,\n");
+    if (offloaded(r))
+        fprintf(out,
+                " \"cpu_per_node\": {\"gpus_per_node\": %" PRIu64 ", \"nodes\": %" PRIu64
+                ", \"weights\": %" PRIu64 ", \"optimizer\": %" PRIu64 ", \"total\": %" PRIu64
+                ",\n                  \"per_gpu\": {\"weights\": %" PRIu64 ", \"optimizer\": %" PRIu64
+                ", \"total\": %" PRIu64 "}},\n",
+                b->cpu.gpus_per_node, b->cpu.nodes, b->cpu.per_node[VL_C_WEIGHTS],
+                b->cpu.per_node[VL_C_OPTIMIZER], b->cpu.node_total, b->cpu.moved[VL_C_WEIGHTS],
+                b->cpu.moved[VL_C_OPTIMIZER], b->cpu.moved_total);
+    else
+        fprintf(out, " \"cpu_per_node\": null,\n");
     bool fits = report_fits(r);
     uint64_t diff = fits ? r->gpu->memory - b->total : b->total - r->gpu->memory;
     int64_t headroom = diff > (uint64_t)INT64_MAX ? (fits ? INT64_MAX : -INT64_MAX)
@@ -443,6 +587,14 @@ static void write_json(FILE *out, const report *r)
     fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
             r->gpu->memory, jbool(fits), headroom);
     write_json_inference(out, r);
+    if (b->lora.on)
+        fprintf(out, " \"lora\": {\"trainable_params\": %" PRIu64 ", \"frozen_params\": %" PRIu64
+                ", \"frozen_bytes\": %" PRIu64 ",\n          \"nf4_params\": %" PRIu64
+                ", \"nf4_bytes\": %" PRIu64 ", \"dequant_bytes\": %" PRIu64 "},\n",
+                b->lora.trainable_params, b->lora.frozen_params, b->lora.frozen_bytes,
+                b->lora.nf4_params, b->lora.nf4_bytes, b->act.dequant_bytes);
+    else
+        fprintf(out, " \"lora\": null,\n");
     if (r->solution)
         fprintf(out, " \"solve\": {\"what\": \"%s\", \"answer\": %" PRIu64 ", \"next\": %" PRIu64
                 ", \"next_total\": %" PRIu64 "},\n",

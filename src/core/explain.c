@@ -2,6 +2,7 @@
 #include "explain.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const optimizer_labels[VL_N_OPTIMIZERS] = {
     "AdamW m, v", "8-bit Adam m, v", "SGD momentum", "SGD", "Lion momentum"};
@@ -9,11 +10,31 @@ static const char *const optimizer_labels[VL_N_OPTIMIZERS] = {
 /* " / 8 GPUs (ZeRO-1 and up)" when the state is sharded, else "". */
 static void shard_note(const vl_settings *s, unsigned from_stage, char *buf, size_t len)
 {
-    if (s->zero >= from_stage && s->gpus > 1)
-        snprintf(buf, len, " / %llu GPUs (ZeRO-%u shards it)", (unsigned long long)s->gpus,
-                 from_stage);
+    uint64_t mp = s->tp * s->pp, dp = s->gpus / (mp ? mp : 1);
+    if (s->zero >= from_stage && dp > 1)
+        snprintf(buf, len, " / %llu %sGPUs (ZeRO-%u shards it)", (unsigned long long)dp,
+                 mp > 1 ? "data-parallel " : "", from_stage);
     else
         buf[0] = '\0';
+}
+
+/* "6.74e9 params" or, split by tensor and pipeline parallelism, "2.2e9 params on the GPU
+ * (12 of 96 layers / 8 (tensor parallel), input embeddings / 8)". */
+static const char *state_params(const vl_breakdown *b, char *buf, size_t len)
+{
+    const vl_parallel *par = &b->par;
+    char p[32], tp[32];
+    vl_fmt_count(par->params, p, sizeof p);
+    snprintf(tp, sizeof tp, "%llu (tensor parallel)", (unsigned long long)par->tp);
+    if (par->tp * par->pp <= 1)
+        snprintf(buf, len, "%s params", p);
+    else
+        snprintf(buf, len, "%s params on the GPU (%llu of %llu layers%s%s, %s embeddings%s%s)", p,
+                 (unsigned long long)par->stage_layers, (unsigned long long)par->model_layers,
+                 par->tp > 1 ? " / " : "", par->tp > 1 ? tp : "",
+                 par->pp > 1 ? "the input" : "input and output", par->tp > 1 ? " / " : "",
+                 par->tp > 1 ? tp : "");
+    return buf;
 }
 
 /* §4.5: the inference formulas. */
@@ -88,65 +109,156 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     }
 }
 
+/* LoRA: the frozen base holds weights only; the adapters train under the precision. */
+static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                         char *buf, size_t len)
+{
+    const vl_lora_split *l = &b->lora;
+    const vl_bpp *bpp = &b->bpp;
+    char v[32], t[32], f[32], n[32], nb[32], sh[64], base[160];
+
+    vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
+    vl_fmt_count(l->trainable_params, t, sizeof t);
+    vl_fmt_count(l->frozen_params, f, sizeof f);
+    switch (c) {
+    case VL_C_WEIGHTS:
+        shard_note(s, 3, sh, sizeof sh);
+        if (s->qlora)
+            snprintf(base, sizeof base, "%s layer-matrix params in NF4 (%s, 4-bit + "
+                     "double-quantized block scales) + %s others x %u B",
+                     vl_fmt_count(l->nf4_params, n, sizeof n),
+                     vl_fmt_bytes(l->nf4_bytes, u, nb, sizeof nb),
+                     vl_fmt_count(l->frozen_params - l->nf4_params, f, sizeof f), bpp->weights);
+        else
+            snprintf(base, sizeof base, "%s params x %u B", f, bpp->weights);
+        snprintf(buf, len, "(frozen base: %s + adapters: %s params x %u B)%s = %s", base, t,
+                 bpp->weights, sh, v);
+        break;
+    case VL_C_GRADIENTS:
+        shard_note(s, 2, sh, sizeof sh);
+        snprintf(buf, len, "adapters only: %u B/param x %s trainable params (the %s frozen "
+                 "base params have none)%s = %s", bpp->gradients, t, f, sh, v);
+        break;
+    default:
+        shard_note(s, 1, sh, sizeof sh);
+        snprintf(buf, len, "adapters only: (%u master + %u grad copy + %u %s) = %u B/param x %s "
+                 "trainable params (none for the frozen base)%s = %s", bpp->master,
+                 bpp->grad_copy, bpp->moments, optimizer_labels[s->optimizer], bpp->optimizer, t,
+                 sh, v);
+        break;
+    }
+}
+
+static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                        char *buf, size_t len);
+
 void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
                 char *buf, size_t len)
+{
+    if (s->mode == VL_MODE_TRAIN && c < VL_N_COMPONENTS && b->cpu.moved[c]) {
+        /* the formula gives what moved; the GPU keeps none of it */
+        static _Thread_local vl_breakdown moved;
+        char v[32];
+        moved = *b;
+        moved.bytes[c] = b->cpu.moved[c];
+        explain_gpu(s, &moved, c, u, buf, len);
+        size_t n = strlen(buf);
+        char node[32];
+        snprintf(buf + n, len - n,
+                 ", in CPU memory (--offload %s): %s on the GPU; %llu GPU%s a node: %s of CPU "
+                 "memory per node",
+                 vl_offload_names[s->offload], vl_fmt_bytes(b->bytes[c], u, v, sizeof v),
+                 (unsigned long long)b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
+                 vl_fmt_bytes(b->cpu.per_node[c], u, node, sizeof node));
+        return;
+    }
+    explain_gpu(s, b, c, u, buf, len);
+}
+
+static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
+                        char *buf, size_t len)
 {
     if (s->mode == VL_MODE_INFER) {
         explain_infer(s, b, c, u, buf, len);
         return;
     }
-    char p[32], v[32], x[32], y[32], z[32], sh[64];
+    char p[32], v[32], x[32], y[32], z[32], sh[64], sp[256];
     const vl_bpp *bpp = &b->bpp;
     const vl_activations *a = &b->act;
 
     vl_fmt_count(b->P, p, sizeof p);
+    state_params(b, sp, sizeof sp);
     vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
+    if (b->lora.on && (c == VL_C_WEIGHTS || c == VL_C_GRADIENTS || c == VL_C_OPTIMIZER)) {
+        explain_lora(s, b, c, u, buf, len);
+        return;
+    }
     switch (c) {
     case VL_C_WEIGHTS:
         shard_note(s, 3, sh, sizeof sh);
-        snprintf(buf, len, "%u B/param x %s params%s = %s", bpp->weights, p, sh, v);
+        snprintf(buf, len, "%u B/param x %s%s = %s", bpp->weights, sp, sh, v);
         break;
     case VL_C_GRADIENTS:
         shard_note(s, 2, sh, sizeof sh);
-        snprintf(buf, len, "%u B/param x %s params%s = %s", bpp->gradients, p, sh, v);
+        snprintf(buf, len, "%u B/param x %s%s = %s", bpp->gradients, sp, sh, v);
         break;
     case VL_C_OPTIMIZER:
         shard_note(s, 1, sh, sizeof sh);
-        snprintf(buf, len, "(%u master + %u grad copy + %u %s) = %u B/param x %s params%s = %s",
+        snprintf(buf, len, "(%u master + %u grad copy + %u %s) = %u B/param x %s%s = %s",
                  bpp->master, bpp->grad_copy, bpp->moments, optimizer_labels[s->optimizer],
-                 bpp->optimizer, p, sh, v);
+                 bpp->optimizer, sp, sh, v);
         break;
     case VL_C_ACTIVATIONS:
         vl_fmt_bytes(a->layer_bytes, u, x, sizeof x);
         vl_fmt_bytes(a->outside_bytes, u, z, sizeof z);
+        char mp[192] = "", pl[128] = "";
+        if (s->pp > 1)
+            snprintf(pl, sizeof pl, "; x %llu micro-batch%s in flight on the first of %llu "
+                     "pipeline stages (1F1B)", (unsigned long long)a->in_flight,
+                     a->in_flight == 1 ? "" : "es", (unsigned long long)s->pp);
+        if (s->tp > 1 || s->pp > 1)
+            snprintf(mp, sizeof mp, "%s%llu-way tensor parallel%s%s", s->tp > 1 ? "; " : "",
+                     (unsigned long long)s->tp, s->sp ? " with sequence parallel" : "", pl);
+        if (s->tp == 1) /* the pipeline alone */
+            snprintf(mp, sizeof mp, "%s", pl);
         if (s->recompute == VL_RECOMPUTE_FULL) {
             char w[32];
             snprintf(buf, len,
                      "full recompute: %llu layers x %s (each layer's input) + the larger of %s "
                      "(end of the forward: embedding, final norm, fp32 logits%s) and %s (in "
                      "backward: one layer recomputed, its input counted once, and the "
-                     "embedding side) = %s",
+                     "embedding side%s)%s = %s",
                      (unsigned long long)a->layers, vl_fmt_bytes(a->checkpoint_bytes, u, y, sizeof y),
                      vl_fmt_bytes(a->forward_end_bytes, u, z, sizeof z),
                      a->layer_weight_copies ? ", every layer's 16-bit weight copies" : "",
-                     vl_fmt_bytes(a->recompute_bytes, u, w, sizeof w), v);
+                     vl_fmt_bytes(a->recompute_bytes, u, w, sizeof w),
+                     a->dequant_bytes ? ", QLoRA's dequantized matrix" : "", mp, v);
         } else {
             snprintf(buf, len,
-                     "%llu layers x %s per layer (%d tensors PyTorch eager modules save%s%s) "
-                     "+ %s (embedding, final norm, fp32 logits) = %s",
+                     "%llu layers x %s per layer (%d tensors PyTorch eager modules save%s%s%s) "
+                     "+ %s (embedding%s%s)%s = %s",
                      (unsigned long long)a->layers, x, a->n_layer,
                      vl_precision_is_amp(s->precision) ? ", under autocast" : "",
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
                      : s->flash_attn                         ? ", flash attention"
                                                              : "",
-                     z, v);
+                     b->lora.on ? "; counted as in full fine-tuning: conservative with frozen layers"
+                                : "",
+                     z, s->pp > 1 ? " side; the output layer is the last stage's"
+                                  : ", final norm, fp32 logits",
+                     a->dequant_bytes ? ", QLoRA's dequantized matrix" : "", mp, v);
         }
         break;
     case VL_C_KV_CACHE:
         snprintf(buf, len, "none in training = %s", v);
         break;
     case VL_C_ZERO3_LIVE:
-        if (s->zero == 3)
+        if (s->zero == 3 && b->lora.on)
+            snprintf(buf, len,
+                     "largest matrix %s params x %u B (frozen: no gradient%s) = %s",
+                     vl_fmt_count(b->params.largest_matrix, x, sizeof x), s->qlora ? 2 : bpp->weights,
+                     s->qlora ? "; counted at 16 bits, as the embeddings are kept" : "", v);
+        else if (s->zero == 3)
             snprintf(buf, len,
                      "largest matrix %s params x (%u + %u) B (weights + gradients, DeepSpeed's "
                      "estimate) = %s",

@@ -112,3 +112,47 @@ uint64_t vl_nf4_bytes(uint64_t n)
     uint64_t blocks = vl_ceil_div(n, 64);
     return vl_ceil_div(n, 2) + blocks + 4 * vl_ceil_div(blocks, 256);
 }
+
+typedef struct nf4_sum {
+    uint64_t params, bytes, largest;
+    bool ovf;
+} nf4_sum;
+
+/* count matrices of n weights each */
+static void nf4_add(nf4_sum *s, uint64_t n, uint64_t count)
+{
+    if (!n || !count)
+        return;
+    s->params = vl_add(s->params, vl_mul(n, count, &s->ovf), &s->ovf);
+    s->bytes = vl_add(s->bytes, vl_mul(vl_nf4_bytes(n), count, &s->ovf), &s->ovf);
+    if (n > s->largest)
+        s->largest = n;
+}
+
+/* One MLP of width f, count of them. */
+static void nf4_mlp(nf4_sum *s, const vl_arch *a, uint64_t f, uint64_t count)
+{
+    nf4_add(s, vl_mul(a->hidden, f, &s->ovf), vl_mul(a->mlp == VL_MLP_GATED ? 3 : 2, count,
+                                                    &s->ovf));
+}
+
+const char *vl_nf4_base(const vl_arch *a, uint64_t *params, uint64_t *bytes, uint64_t *largest)
+{
+    nf4_sum s = {0};
+    const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+    if (a->kv_lora_rank)
+        return "QLoRA on multi-head latent attention is not modelled";
+    uint64_t routed = a->experts > 1 ? a->layers - a->dense_layers : 0;
+    uint64_t dense = a->layers - routed;
+    nf4_add(&s, vl_mul(h, q, &s.ovf), vl_mul(2, a->layers, &s.ovf)); /* q, o */
+    nf4_add(&s, vl_mul(h, kv, &s.ovf), vl_mul(2, a->layers, &s.ovf)); /* k, v */
+    nf4_mlp(&s, a, a->ffn, dense);
+    if (routed) {
+        nf4_mlp(&s, a, a->moe_ffn, vl_mul(a->experts, routed, &s.ovf));
+        nf4_mlp(&s, a, a->shared_ffn, vl_mul(a->shared_experts, routed, &s.ovf));
+    }
+    *params = s.params;
+    *bytes = s.bytes;
+    *largest = s.largest;
+    return s.ovf ? "the base model's NF4 bytes do not fit in 64 bits" : NULL;
+}

@@ -29,4 +29,10 @@ const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint6
  * one 8-bit scale per block of 64, one fp32 scale per 256 of those (about 4.127 bits). */
 uint64_t vl_nf4_bytes(uint64_t n);
 
+/* QLoRA's quantized base: every weight matrix of the transformer layers (attention q, k, v,
+ * o and each MLP's, every expert's; not their biases, norms, routers or the embeddings),
+ * each in NF4 on its own (vl_nf4_bytes per matrix).  params, bytes: all of them; largest:
+ * the largest one's parameter count.  NULL, or why not (latent attention). */
+const char *vl_nf4_base(const vl_arch *a, uint64_t *params, uint64_t *bytes, uint64_t *largest);
+
 #endif

@@ -1,8 +1,10 @@
 /* memory.c: per-GPU training memory (DESIGN §4.2-§4.4). */
 #include "memory.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "lora.h"
 #include "units.h"
 
 const char *const vl_mode_names[VL_N_MODES] = {"train", "infer"};
@@ -12,6 +14,7 @@ const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {"adamw", "adam-8bit", "
                                                          "sgd", "lion"};
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {"none", "selective", "full"};
 const char *const vl_dtype_names[VL_N_DTYPES] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+const char *const vl_offload_names[VL_N_OFFLOADS] = {"none", "optimizer", "params"};
 const char *const vl_component_keys[VL_N_COMPONENTS] = {
     "weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"};
 const char *const vl_component_labels[VL_N_COMPONENTS] = {
@@ -25,7 +28,10 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .flash_attn = false,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .overhead = VL_GIB,
+        .overhead = VL_GIB, .lora_rank = 0,
+        .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
+        .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
+        .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
     };
 }
 
@@ -39,7 +45,31 @@ const char *vl_settings_check(const vl_settings *s)
         return "--batch must be between 1 and 1048576";
     if (s->seq < 1 || s->seq > VL_MAX_SEQ)
         return "--seq must be between 1 and 16777216";
+    if (s->lora_rank > VL_MAX_LORA_RANK)
+        return "--lora-rank must be between 1 and 65536";
+    if (s->lora_targets == 0 || s->lora_targets & ~(unsigned)VL_LORA_ALL_LINEAR)
+        return "--lora-targets: no LoRA targets";
+    if (s->offload >= VL_N_OFFLOADS)
+        return "--offload must be none, optimizer or params";
+    if (s->gpus_per_node > VL_MAX_GPUS)
+        return "--gpus-per-node must be between 1 and 1048576";
+    if (s->tp < 1 || s->tp > VL_MAX_GPUS)
+        return "--tp must be between 1 and 1048576";
+    if (s->pp < 1 || s->pp > VL_MAX_GPUS)
+        return "--pp must be between 1 and 1048576";
+    if (s->grad_accum < 1 || s->grad_accum > VL_MAX_GRAD_ACCUM)
+        return "--grad-accum must be between 1 and 1048576";
     if (s->mode == VL_MODE_INFER) {
+        if (s->offload != VL_OFFLOAD_NONE)
+            return "--offload applies to training only";
+        if (s->tp != 1 || s->pp != 1 || s->sp)
+            return "--tp, --pp and --sp apply to training only (inference splits weights by "
+                   "tensor parallelism over --gpus)";
+        if (s->grad_accum != 1)
+            return "--grad-accum applies to training only";
+        if (s->lora_rank || s->qlora)
+            return s->qlora ? "--qlora applies to training only"
+                            : "--lora-rank applies to training only";
         if (s->zero != 0)
             return "--zero applies to training only (inference splits weights by tensor "
                    "parallelism over --gpus)";
@@ -59,6 +89,20 @@ const char *vl_settings_check(const vl_settings *s)
         return "--gen applies to --mode infer only";
     if (s->fp32_grads && (s->precision == VL_FP16 || s->precision == VL_BF16))
         return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
+    if (s->qlora && !s->lora_rank)
+        return "--qlora needs --lora-rank (QLoRA trains LoRA adapters over a 4-bit base)";
+    if (s->gpus % (s->tp * s->pp) != 0)
+        return "--gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data "
+               "parallel)";
+    if (s->sp && s->tp < 2)
+        return "--sp (sequence parallel) needs --tp 2 or more";
+    if (s->lora_rank && s->tp * s->pp > 1)
+        return "--lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)";
+    if (s->offload == VL_OFFLOAD_PARAMS && s->zero != 3)
+        return "--offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)";
+    if (s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
+        return "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
+               "optimizer partition)";
     return NULL;
 }
 
@@ -166,6 +210,13 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
     /* the s² path keeps K and V as repeat_kv widened them to the a query heads */
     const bool explicit_core = core_saved && !s->flash_attn;
+    /* tensor parallel t (Korthikanti et al. 2022, Table 2): what attention and the MLP keep
+     * is split by heads and by the FFN width (TS); the norms' inputs, the projections'
+     * inputs and the residual dropout masks are whole on every GPU (RS) unless sequence
+     * parallelism splits them along the sequence */
+    const uint64_t t = s->tp ? s->tp : 1;
+#define TS(x) vl_ceil_div((x), t)
+#define RS(x) (s->sp ? vl_ceil_div((x), t) : (x))
     vl_term *L = out->layer, *O = out->outside;
     uint64_t *ls = &out->layer_bytes, *os = &out->outside_bytes;
     vl_params p;
@@ -173,63 +224,69 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     memset(out, 0, sizeof *out);
     if (!vl_count_params(a, &p))
         *ovf = true;
-    out->layers = a->layers;
+    /* pipeline parallel p, 1F1B: the first stage holds ceil(L/p) layers and keeps the
+     * activations of min(p, grad_accum) micro-batches (p of them in the steady state) */
+    const uint64_t pp = s->pp ? s->pp : 1;
+    const uint64_t accum = s->grad_accum ? s->grad_accum : 1;
+    out->layers = vl_ceil_div(a->layers, pp);
+    out->in_flight = pp > 1 ? (accum < pp ? accum : pp) : 1;
     int *n = &out->n_layer;
-    norm_terms(L, n, ls, a, rho, sbh, attn_norm, ovf);
+    norm_terms(L, n, ls, a, rho, RS(sbh), attn_norm, ovf);
     /* under autocast every nn.Linear casts the fp32 norm output for itself */
     if (amp)
         term(L, n, ls, "q, k, v inputs (a 16-bit cast each)",
-             vl_mul(3 * beta, sbh, ovf), ovf);
+             vl_mul(3 * beta, RS(sbh), ovf), ovf);
     else
-        term(L, n, ls, "QKV projection input", vl_mul(beta, sbh, ovf), ovf);
-    term(L, n, ls, "Q", vl_mul(beta, q, ovf), ovf);
+        term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
+    term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
     term(L, n, ls, explicit_core && kv != q ? "K, repeated to the query heads" : "K",
-         vl_mul(beta, explicit_core ? q : kv, ovf), ovf);
+         vl_mul(beta, TS(explicit_core ? q : kv), ovf), ovf);
     term(L, n, ls, explicit_core && kv != q ? "V, repeated to the query heads" : "V",
-         vl_mul(beta, explicit_core ? q : kv, ovf), ovf);
+         vl_mul(beta, TS(explicit_core ? q : kv), ovf), ovf);
     if (explicit_core) {
         term(L, n, ls, amp ? "attention softmax output (fp32, s x s)"
                            : "attention softmax output (s x s per head)",
-             vl_mul(rho, ass, ovf), ovf);
+             vl_mul(rho, TS(ass), ovf), ovf);
         if (drop)
-            term(L, n, ls, "attention dropout mask", ass, ovf);
+            term(L, n, ls, "attention dropout mask", TS(ass), ovf);
         if (drop || amp)
             term(L, n, ls, !amp  ? "attention dropout output"
                            : drop ? "attention dropout output, cast to 16 bits"
                                   : "attention softmax output, cast to 16 bits",
-                 vl_mul(beta, ass, ovf), ovf);
+                 vl_mul(beta, TS(ass), ovf), ovf);
     } else if (core_saved) {
         term(L, n, ls, "flash-attention row statistics (fp32)",
-             vl_mul(4 * a->heads, sb, ovf), ovf);
+             vl_mul(4, TS(vl_mul(a->heads, sb, ovf)), ovf), ovf);
     }
-    term(L, n, ls, "attention output-projection input", vl_mul(beta, q, ovf), ovf);
+    term(L, n, ls, "attention output-projection input", vl_mul(beta, TS(q), ovf), ovf);
     if (drop)
-        term(L, n, ls, "attention residual dropout mask", sbh, ovf);
+        term(L, n, ls, "attention residual dropout mask", RS(sbh), ovf);
     if (!a->parallel_attention)
-        norm_terms(L, n, ls, a, rho, sbh, mlp_norm, ovf);
+        norm_terms(L, n, ls, a, rho, RS(sbh), mlp_norm, ovf);
     if (amp)
         term(L, n, ls, gated ? "gate, up inputs (a 16-bit cast each)"
                              : "MLP input (16-bit cast)",
-             vl_mul(gated ? 2 * beta : beta, sbh, ovf), ovf);
+             vl_mul(gated ? 2 * beta : beta, RS(sbh), ovf), ovf);
     else if (!a->parallel_attention)
-        term(L, n, ls, "MLP input", vl_mul(beta, sbh, ovf), ovf);
+        term(L, n, ls, "MLP input", vl_mul(beta, RS(sbh), ovf), ovf);
     if (a->experts > 1)
-        term(L, n, ls, "router probabilities (fp32)", vl_mul(4 * a->experts, sb, ovf), ovf);
+        term(L, n, ls, "router probabilities (fp32)",
+             vl_mul(4, RS(vl_mul(a->experts, sb, ovf)), ovf), ovf);
     if (gated) {
-        term(L, n, ls, "MLP gate projection output", vl_mul(beta, mlp, ovf), ovf);
-        term(L, n, ls, "MLP up projection output", vl_mul(beta, mlp, ovf), ovf);
-        term(L, n, ls, "MLP activation output (gate)", vl_mul(beta, mlp, ovf), ovf);
+        term(L, n, ls, "MLP gate projection output", vl_mul(beta, TS(mlp), ovf), ovf);
+        term(L, n, ls, "MLP up projection output", vl_mul(beta, TS(mlp), ovf), ovf);
+        term(L, n, ls, "MLP activation output (gate)", vl_mul(beta, TS(mlp), ovf), ovf);
     } else {
-        term(L, n, ls, "MLP activation input", vl_mul(beta, mlp, ovf), ovf);
+        term(L, n, ls, "MLP activation input", vl_mul(beta, TS(mlp), ovf), ovf);
     }
-    term(L, n, ls, "MLP down projection input", vl_mul(beta, mlp, ovf), ovf);
+    term(L, n, ls, "MLP down projection input", vl_mul(beta, TS(mlp), ovf), ovf);
     if (drop)
-        term(L, n, ls, "MLP dropout mask", sbh, ovf);
+        term(L, n, ls, "MLP dropout mask", RS(sbh), ovf);
     if (amp) {
         /* autocast caches a 16-bit copy of every weight the layer's nn.Linear modules use:
          * matrices and biases, every expert's (at training batch sizes each sees tokens);
          * the norms run in fp32 and keep theirs */
-        out->layer_weight_copies = vl_mul(beta, p.per_layer - p.norms, ovf);
+        out->layer_weight_copies = vl_mul(beta, TS(p.per_layer - p.norms), ovf);
         term(L, n, ls, "16-bit weight copies (autocast)", out->layer_weight_copies, ovf);
     }
 
@@ -241,15 +298,29 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(O, n, os, "RoPE cos and sin tables (s x d each)",
              vl_mul(vl_mul(2 * rho, s->seq, ovf), a->head_dim, ovf), ovf);
     if (drop)
-        term(O, n, os, "embedding dropout mask", sbh, ovf);
+        term(O, n, os, "embedding dropout mask", RS(sbh), ovf);
     out->embedding_bytes = out->outside_bytes;
-    norm_terms(O, n, os, a, rho, sbh, final_norm, ovf);
-    term(O, n, os, "output-projection input", vl_mul(beta, sbh, ovf), ovf);
-    if (amp)
-        term(O, n, os, "output-projection weight, 16-bit copy",
-             vl_mul(beta, p.embedding, ovf), ovf);
-    term(O, n, os, "logits (fp32, for the loss)", vl_mul(vl_mul(4, sb, ovf), a->vocab, ovf), ovf);
-    term(O, n, os, "loss targets (int64)", vl_mul(8, sb, ovf), ovf);
+    if (pp == 1) { /* else the output side is the last stage's */
+        norm_terms(O, n, os, a, rho, RS(sbh), final_norm, ovf);
+        term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
+        if (amp)
+            term(O, n, os, "output-projection weight, 16-bit copy",
+                 vl_mul(beta, TS(p.embedding), ovf), ovf);
+        /* vocabulary-parallel logits: V/t columns on each GPU */
+        term(O, n, os, "logits (fp32, for the loss)",
+             vl_mul(vl_mul(4, sb, ovf), TS(a->vocab), ovf), ovf);
+        term(O, n, os, "loss targets (int64)", vl_mul(8, sb, ovf), ovf);
+    }
+    if (s->qlora && s->lora_rank) {
+        /* QLoRA dequantizes one base matrix at a time to 16 bits for its matmul (forward
+         * and backward): a transient copy of the largest */
+        uint64_t np, nb, largest;
+        if (vl_nf4_base(a, &np, &nb, &largest))
+            *ovf = true;
+        out->dequant_bytes = vl_mul(2, largest, ovf);
+        term(O, n, os, "QLoRA: largest base matrix dequantized to 16 bits (transient)",
+             out->dequant_bytes, ovf);
+    }
 
     if (s->recompute == VL_RECOMPUTE_FULL) {
         /* Each layer keeps only its input.  At the end of the forward the outside tensors
@@ -257,18 +328,153 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
          * output layer are done, one layer at a time is recomputed.  Its first norm keeps
          * the kept input itself when it keeps its input as it is: a LayerNorm, or an
          * RMSNorm whose fp32 upcast is no copy (the residual stream is fp32 already). */
-        out->checkpoint_bytes = vl_mul(rho, sbh, ovf);
+        const uint64_t k = out->in_flight;
+        out->checkpoint_bytes = vl_mul(rho, RS(sbh), ovf);
         uint64_t shared = a->norm == VL_NORM_LAYERNORM || rho == 4 ? out->checkpoint_bytes : 0;
-        out->forward_end_bytes = vl_add(out->outside_bytes,
-                                        vl_mul(out->layer_weight_copies, a->layers, ovf), ovf);
-        out->recompute_bytes = vl_add(out->layer_bytes - shared, out->embedding_bytes, ovf);
-        out->total = vl_add(vl_mul(out->checkpoint_bytes, a->layers, ovf),
+        out->forward_end_bytes = vl_add(vl_mul(out->outside_bytes, k, ovf),
+                                        vl_mul(out->layer_weight_copies, out->layers, ovf), ovf);
+        out->recompute_bytes =
+            vl_add(vl_add(out->layer_bytes - shared, vl_mul(out->embedding_bytes, k, ovf), ovf),
+                   out->dequant_bytes, ovf);
+        out->total = vl_add(vl_mul(vl_mul(out->checkpoint_bytes, out->layers, ovf), k, ovf),
                             out->forward_end_bytes > out->recompute_bytes ? out->forward_end_bytes
                                                                           : out->recompute_bytes,
                             ovf);
     } else {
-        out->total = vl_add(vl_mul(out->layer_bytes, a->layers, ovf), out->outside_bytes, ovf);
+        out->total = vl_mul(vl_add(vl_mul(out->layer_bytes, out->layers, ovf), out->outside_bytes,
+                                   ovf),
+                            out->in_flight, ovf);
     }
+#undef TS
+#undef RS
+}
+
+void vl_settings_at_zero(vl_settings *s, unsigned z)
+{
+    s->zero = z;
+    if (s->offload == VL_OFFLOAD_PARAMS && z != 3)
+        s->offload = VL_OFFLOAD_OPTIMIZER;
+    if (s->offload == VL_OFFLOAD_OPTIMIZER && z == 0)
+        s->offload = VL_OFFLOAD_NONE;
+}
+
+uint64_t vl_gpus_per_node(const vl_settings *s)
+{
+    uint64_t n = s->gpus_per_node ? s->gpus_per_node : 8;
+    return n < s->gpus ? n : s->gpus;
+}
+
+/* ZeRO-Offload: the optimizer states (master, fp32 gradient copy, moments) and, with
+ * --offload params, the weight shards move from each GPU to its node's CPU memory; the
+ * 16-bit gradients and ZeRO-3's gathered live parameters stay on the GPU. */
+static void offload(const vl_settings *s, vl_breakdown *out, bool *ovf)
+{
+    vl_cpu *c = &out->cpu;
+    c->gpus_per_node = vl_gpus_per_node(s);
+    c->nodes = vl_ceil_div(s->gpus, c->gpus_per_node);
+    if (s->offload == VL_OFFLOAD_NONE)
+        return;
+    c->moved[VL_C_OPTIMIZER] = out->bytes[VL_C_OPTIMIZER];
+    if (s->offload == VL_OFFLOAD_PARAMS)
+        c->moved[VL_C_WEIGHTS] = out->bytes[VL_C_WEIGHTS];
+    for (int k = 0; k < VL_N_COMPONENTS; k++) {
+        out->bytes[k] -= c->moved[k];
+        c->moved_total = vl_add(c->moved_total, c->moved[k], ovf);
+        c->per_node[k] = vl_mul(c->moved[k], c->gpus_per_node, ovf);
+        c->node_total = vl_add(c->node_total, c->per_node[k], ovf);
+    }
+}
+
+/* Tensor parallel t, pipeline parallel p: one GPU of the first stage holds ceil(L/p) layers'
+ * parameters split by t (their norms whole: tensor parallelism replicates them) and the
+ * input embeddings split by t over the vocabulary (with positions and embedding norms
+ * whole); with p = 1 also the output layer (split by t) and the final norm.  Data
+ * parallel = gpus / (t x p), over which ZeRO shards. */
+static const char *parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown *out,
+                                  bool *ovf)
+{
+    const vl_arch *a = &m->arch;
+    const vl_params *p = &out->params;
+    vl_parallel *par = &out->par;
+    const uint64_t t = s->tp, pp = s->pp;
+
+    par->tp = t;
+    par->pp = pp;
+    par->dp = s->gpus / (t * pp);
+    par->model_layers = a->layers;
+    par->stage_layers = vl_ceil_div(a->layers, pp);
+    par->in_flight = pp > 1 ? (s->grad_accum < pp ? s->grad_accum : pp) : 1;
+    par->global_batch = vl_mul(vl_mul(s->batch, par->dp, ovf), s->grad_accum, ovf);
+    static _Thread_local char msg[160];
+    if (t > 1 && a->heads % t != 0) {
+        snprintf(msg, sizeof msg, "--tp %llu must divide the model's %llu attention heads",
+                 (unsigned long long)t, (unsigned long long)a->heads);
+        return msg;
+    }
+    if (t > 1 && a->kv_heads % t != 0) {
+        snprintf(msg, sizeof msg, "--tp %llu must divide the model's %llu KV heads (each GPU "
+                 "keeps whole KV heads)", (unsigned long long)t, (unsigned long long)a->kv_heads);
+        return msg;
+    }
+    if (t > 1 && a->kv_lora_rank)
+        return "--tp with multi-head latent attention is not modelled";
+    if (pp > a->layers) {
+        snprintf(msg, sizeof msg, "--pp %llu must be at most the model's %llu layers (a stage "
+                 "holds whole layers)", (unsigned long long)pp, (unsigned long long)a->layers);
+        return msg;
+    }
+    if (t * pp == 1) {
+        par->params = out->P;
+        par->layer_params = out->P - (p->outside < out->P ? p->outside : out->P);
+        par->outside_params = out->P - par->layer_params;
+        return NULL;
+    }
+    /* a free count: its derived shape's embeddings, the rest in the layers */
+    uint64_t layers_total = out->P > p->outside ? out->P - p->outside : out->P;
+    uint64_t norms = vl_mul(p->norms, a->layers, ovf);
+    uint64_t split = layers_total > norms ? layers_total - norms : 0;
+    par->layer_params =
+        vl_add(vl_ceil_div(vl_mul(split, par->stage_layers, ovf), vl_mul(a->layers, t, ovf)),
+               vl_mul(p->norms, par->stage_layers, ovf), ovf);
+    par->outside_params = vl_ceil_div(p->embedding, t) + p->positions + p->token_types +
+                          p->embedding_norm;
+    if (pp == 1)
+        par->outside_params += vl_ceil_div(p->lm_head, t) + p->final_norm + p->pooler;
+    par->params = vl_add(par->layer_params, par->outside_params, ovf);
+    return NULL;
+}
+
+/* LoRA: the adapters train; the base (all of P) is frozen, in the weights' dtype, or with
+ * QLoRA its layers' matrices in NF4 and the rest (embeddings, norms, biases, routers) in the
+ * weights' dtype. */
+static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakdown *out,
+                              bool *ovf)
+{
+    vl_lora_split *l = &out->lora;
+    static _Thread_local char msg[256];
+    const char *why = vl_lora_params(&m->arch, s->lora_targets, s->lora_rank, &l->trainable_params);
+    if (why) {
+        snprintf(msg, sizeof msg, "--lora-targets: %s", why);
+        return msg;
+    }
+    l->on = true;
+    l->frozen_params = out->P;
+    if (!s->qlora) {
+        l->frozen_bytes = vl_mul(out->P, out->bpp.weights, ovf);
+        return NULL;
+    }
+    why = vl_nf4_base(&m->arch, &l->nf4_params, &l->nf4_bytes, &l->largest_nf4_matrix);
+    if (why) {
+        snprintf(msg, sizeof msg, "--qlora: %s", why);
+        return msg;
+    }
+    if (l->nf4_params > out->P) { /* a free count smaller than its derived shape's matrices */
+        l->nf4_params = out->P;
+        l->nf4_bytes = vl_nf4_bytes(out->P);
+    }
+    l->frozen_bytes =
+        vl_add(l->nf4_bytes, vl_mul(out->P - l->nf4_params, out->bpp.weights, ovf), ovf);
+    return NULL;
 }
 
 const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out)
@@ -285,17 +491,43 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
     if (s->mode == VL_MODE_INFER)
         return vl_estimate_infer(m, s, out);
     out->bpp = vl_bytes_per_param(s);
+    why = parallel_split(m, s, out, &ovf);
+    if (why)
+        return why;
+    const uint64_t M = out->par.params, dp = out->par.dp;
 
     uint64_t *b = out->bytes;
-    b[VL_C_WEIGHTS] = vl_state_bytes(out->P, out->bpp.weights, s->zero >= 3, s->gpus, &ovf);
-    b[VL_C_GRADIENTS] = vl_state_bytes(out->P, out->bpp.gradients, s->zero >= 2, s->gpus, &ovf);
-    b[VL_C_OPTIMIZER] = vl_state_bytes(out->P, out->bpp.optimizer, s->zero >= 1, s->gpus, &ovf);
+    if (s->lora_rank) {
+        why = lora_split(m, s, out, &ovf);
+        if (why)
+            return why;
+        const vl_lora_split *l = &out->lora;
+        uint64_t frozen = s->zero >= 3 ? vl_ceil_div(l->frozen_bytes, s->gpus) : l->frozen_bytes;
+        b[VL_C_WEIGHTS] = vl_add(frozen,
+                                 vl_state_bytes(l->trainable_params, out->bpp.weights,
+                                                s->zero >= 3, s->gpus, &ovf),
+                                 &ovf);
+        b[VL_C_GRADIENTS] =
+            vl_state_bytes(l->trainable_params, out->bpp.gradients, s->zero >= 2, s->gpus, &ovf);
+        b[VL_C_OPTIMIZER] =
+            vl_state_bytes(l->trainable_params, out->bpp.optimizer, s->zero >= 1, s->gpus, &ovf);
+    } else { /* ZeRO shards over the data-parallel GPUs */
+        b[VL_C_WEIGHTS] = vl_state_bytes(M, out->bpp.weights, s->zero >= 3, dp, &ovf);
+        b[VL_C_GRADIENTS] = vl_state_bytes(M, out->bpp.gradients, s->zero >= 2, dp, &ovf);
+        b[VL_C_OPTIMIZER] = vl_state_bytes(M, out->bpp.optimizer, s->zero >= 1, dp, &ovf);
+    }
     vl_activations_compute(&m->arch, s, &out->act, &ovf);
     b[VL_C_ACTIVATIONS] = out->act.total;
     b[VL_C_KV_CACHE] = 0;
+    /* ZeRO-3 gathers the largest matrix whole; a frozen one has no gradient, and QLoRA's is
+     * counted at 16 bits (the embeddings, often the largest, stay 16-bit) */
     b[VL_C_ZERO3_LIVE] =
-        s->zero == 3 ? vl_zero3_live_bytes(out->params.largest_matrix, &out->bpp, &ovf) : 0;
+        s->zero != 3     ? 0
+        : s->lora_rank ? vl_mul(out->params.largest_matrix, s->qlora ? 2 : out->bpp.weights, &ovf)
+                         : vl_zero3_live_bytes(vl_ceil_div(out->params.largest_matrix, s->tp),
+                                               &out->bpp, &ovf);
     b[VL_C_OVERHEAD] = s->overhead;
+    offload(s, out, &ovf);
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         out->total = vl_add(out->total, b[c], &ovf);
     if (ovf)

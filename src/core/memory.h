@@ -20,6 +20,9 @@ typedef enum {
 } vl_precision;
 typedef enum { VL_ADAMW, VL_ADAM_8BIT, VL_SGD_MOMENTUM, VL_SGD, VL_LION, VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_NONE, VL_RECOMPUTE_SELECTIVE, VL_RECOMPUTE_FULL, VL_N_RECOMPUTES } vl_recompute;
+/* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
+ * kept in CPU memory. */
+typedef enum { VL_OFFLOAD_NONE, VL_OFFLOAD_OPTIMIZER, VL_OFFLOAD_PARAMS, VL_N_OFFLOADS } vl_offload;
 typedef enum { VL_DT_FP32, VL_DT_FP16, VL_DT_BF16, VL_DT_FP8, VL_DT_INT8, VL_DT_INT4, VL_N_DTYPES } vl_dtype;
 
 /* Names as the CLI, JSON and presets spell them, indexed by the enums above. */
@@ -28,6 +31,7 @@ extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
 extern const char *const vl_recompute_names[VL_N_RECOMPUTES];
 extern const char *const vl_dtype_names[VL_N_DTYPES];
+extern const char *const vl_offload_names[VL_N_OFFLOADS];
 
 typedef struct vl_settings {
     vl_mode mode;
@@ -42,11 +46,25 @@ typedef struct vl_settings {
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
     uint64_t overhead;     /* bytes */
+    /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
+     * the matrices in lora_targets (a vl_lora_target mask); qlora: the frozen base layers'
+     * matrices in NF4 (Dettmers et al. 2023) */
+    uint64_t lora_rank;
+    unsigned lora_targets;
+    bool qlora;
+    vl_offload offload;       /* training */
+    /* training: tensor parallel tp, pipeline parallel pp (1F1B), sequence parallel sp;
+     * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
+    uint64_t tp, pp, grad_accum;
+    bool sp;
+    uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
 } vl_settings;
 
 #define VL_MAX_GPUS  1048576ULL
 #define VL_MAX_BATCH 1048576ULL
 #define VL_MAX_SEQ   16777216ULL
+#define VL_MAX_LORA_RANK 65536ULL
+#define VL_MAX_GRAD_ACCUM 1048576ULL
 
 /* DESIGN §2 defaults. */
 void vl_settings_default(vl_settings *s);
@@ -93,10 +111,12 @@ typedef struct vl_activations {
     /* full recompute only: each layer's kept input, and what is kept besides the inputs at
      * the end of the forward (outside + all layers' weight copies) and while the last
      * layer is recomputed in backward (that layer, its input counted once, + embedding) */
+    uint64_t dequant_bytes;        /* of outside_bytes: QLoRA's 16-bit copy of one base matrix */
     uint64_t checkpoint_bytes;
     uint64_t forward_end_bytes;
     uint64_t recompute_bytes;
-    uint64_t layers;
+    uint64_t layers;               /* the layers this GPU holds (a pipeline stage's) */
+    uint64_t in_flight;            /* micro-batches whose activations it keeps (1F1B) */
     uint64_t total;
 } vl_activations;
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
@@ -131,12 +151,54 @@ typedef struct vl_inference {
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;
 
+/* LoRA and QLoRA in training: the base is frozen (weights only), the adapters train. */
+typedef struct vl_lora_split {
+    bool on;
+    uint64_t trainable_params;  /* the adapters' */
+    uint64_t frozen_params;     /* the base model's, all of it */
+    uint64_t nf4_params;        /* QLoRA: of frozen_params, the layers' matrices in NF4 */
+    uint64_t nf4_bytes;         /* QLoRA: their bytes, block scales included */
+    uint64_t frozen_bytes;      /* the whole frozen base, before any ZeRO-3 sharding */
+    uint64_t largest_nf4_matrix;/* QLoRA: params of the largest quantized matrix */
+} vl_lora_split;
+
+/* Offload: what each GPU keeps in CPU memory instead, and a node's CPU memory for it. */
+typedef struct vl_cpu {
+    uint64_t moved[VL_N_COMPONENTS]; /* per GPU, taken out of the breakdown's bytes */
+    uint64_t moved_total;            /* per GPU */
+    uint64_t gpus_per_node, nodes;
+    uint64_t per_node[VL_N_COMPONENTS]; /* moved x GPUs on the node */
+    uint64_t node_total;
+} vl_cpu;
+
+/* The same run at ZeRO stage z (for the ZeRO 0-3 comparison): an offload the stage does not
+ * allow steps down (params to optimizer below ZeRO-3, optimizer to none at ZeRO-0). */
+void vl_settings_at_zero(vl_settings *s, unsigned z);
+
+/* Model parallelism in training: what one GPU of the first pipeline stage holds. */
+typedef struct vl_parallel {
+    uint64_t tp, pp, dp;          /* tensor, pipeline, data parallel: gpus = tp x pp x dp */
+    uint64_t model_layers;        /* L */
+    uint64_t stage_layers;        /* ceil(L / pp) */
+    uint64_t in_flight;           /* micro-batches the first stage keeps: min(pp, grad_accum) */
+    uint64_t params;              /* parameters per GPU before ZeRO (P when tp = pp = 1) */
+    uint64_t layer_params;        /* of params: the stage's layers' share */
+    uint64_t outside_params;      /* of params: embeddings (split by tp) and the rest */
+    uint64_t global_batch;        /* micro-batch x dp x grad_accum, in sequences */
+} vl_parallel;
+
+/* GPUs on the fullest node: min(gpus_per_node (default 8), gpus). */
+uint64_t vl_gpus_per_node(const vl_settings *s);
+
 typedef struct vl_breakdown {
     vl_params params;      /* the architecture's count, term by term */
     uint64_t P;            /* parameters the memory model uses */
     vl_bpp bpp;            /* training */
     vl_activations act;    /* training */
     vl_inference inf;      /* inference */
+    vl_lora_split lora;    /* training with --lora-rank */
+    vl_cpu cpu;            /* training with --offload */
+    vl_parallel par;       /* training */
     uint64_t bytes[VL_N_COMPONENTS]; /* per GPU; in inference, at the peak phase */
     uint64_t total;
 } vl_breakdown;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lora.h"
 #include "names.h"
 #include "units.h"
 #include "yamldoc.h"
@@ -26,6 +27,7 @@ typedef enum {
     T_MAP,     /* a nested mapping, walked with its own table */
     T_ROUNDED, /* a rounded published count: value and unit (vl_parse_rounded) */
     T_PERCENT, /* "2%" into a double */
+    T_LORA,    /* LoRA targets ("q,v", "all-linear") into an unsigned mask */
 } vtype;
 
 typedef struct key_desc {
@@ -158,6 +160,15 @@ static const key_desc settings_keys[] = {
     {"kv_dtype", T_ENUM, V(kv_dtype), vl_dtype_names, VL_N_DTYPES},
     {"overhead", T_SIZE, V(overhead), .min = 0, .max = 1ULL << 46},
     {"group_size", T_COUNT, V(group_size), .min = 1, .max = 65536},
+    {"lora_rank", T_COUNT, V(lora_rank), .min = 1, .max = VL_MAX_LORA_RANK},
+    {"lora_targets", T_LORA, V(lora_targets)},
+    {"qlora", T_BOOL, V(qlora)},
+    {"offload", T_ENUM, V(offload), vl_offload_names, VL_N_OFFLOADS},
+    {"gpus_per_node", T_COUNT, V(gpus_per_node), .min = 1, .max = VL_MAX_GPUS},
+    {"tp", T_COUNT, V(tp), .min = 1, .max = VL_MAX_GPUS},
+    {"pp", T_COUNT, V(pp), .min = 1, .max = VL_MAX_GPUS},
+    {"sp", T_BOOL, V(sp)},
+    {"grad_accum", T_COUNT, V(grad_accum), .min = 1, .max = VL_MAX_GRAD_ACCUM},
     {"gpu", T_NAME, S(gpu)},
     {NULL, 0},
 };
@@ -265,6 +276,14 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
                                 vl_hint(s, k->enum_names, (size_t)k->n_enum, hint, sizeof hint));
         }
         memcpy(field, &i, sizeof i);
+        return true;
+    }
+    case T_LORA: {
+        unsigned mask;
+        const char *why = vl_lora_parse_targets(s, &mask);
+        if (why)
+            return vl_ydoc_fail(d, v->start_mark, "%s: %s", path, why);
+        memcpy(field, &mask, sizeof mask);
         return true;
     }
     case T_MAP:

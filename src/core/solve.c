@@ -52,22 +52,25 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
         return "no tensor-parallel GPU count (a divisor of the attention heads) fits";
     }
     if (what == VL_SOLVE_MIN_GPUS) {
-        if (!fits_at(m, s, what, hi, capacity))
+        /* training: whole tensor x pipeline groups, data parallel over them */
+        const uint64_t unit = s->tp * s->pp;
+        hi = VL_MAX_GPUS / unit;
+        if (!fits_at(m, s, what, hi * unit, capacity))
             return s->zero == 0 ? "no GPU count fits: at ZeRO-0 every GPU holds the whole "
                                   "model (try --zero 1, 2 or 3)"
                                 : "no GPU count fits, even 1048576";
         uint64_t lo = 1; /* smallest n in [lo, hi] that fits; hi fits */
         while (lo < hi) {
             uint64_t mid = lo + (hi - lo) / 2;
-            if (fits_at(m, s, what, mid, capacity))
+            if (fits_at(m, s, what, mid * unit, capacity))
                 hi = mid;
             else
                 lo = mid + 1;
         }
-        out->answer = s->gpus = hi;
+        out->answer = s->gpus = hi * unit;
         if (hi > 1) {
-            out->next = hi - 1;
-            out->next_total = total_at(m, *s, what, hi - 1);
+            out->next = (hi - 1) * unit;
+            out->next_total = total_at(m, *s, what, out->next);
         }
         return NULL;
     }

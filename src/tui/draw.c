@@ -86,11 +86,17 @@ static void draw_sliders(const ui *u)
     rect r = u->lay.sliders;
     const int track = 11;
     slider_id ids[EX_MAX_VISIBLE];
-    int n = explorer_sliders(e, ids);
-    put(r.y, r.x, r.w, C_HEADING, " settings");
-    for (int i = 0; i < n; i++) {
+    int n = explorer_sliders(e, ids), sel_i = 0, rows = r.h - 1;
+    while (sel_i < n && ids[sel_i] != e->selected)
+        sel_i++;
+    int first = layout_slider_first(&u->lay, n, sel_i < n ? sel_i : 0);
+    char head[48] = " settings";
+    if (n > rows)
+        snprintf(head, sizeof head, " settings %d-%d of %d", first + 1, first + rows, n);
+    put(r.y, r.x, r.w, C_HEADING, head);
+    for (int i = first; i < n && i < first + rows; i++) {
         slider_id id = ids[i];
-        int y = r.y + 1 + i;
+        int y = r.y + 1 + i - first;
         bool sel = e->selected == id && u->mode != MODE_PICK_MODEL;
         char v[64];
         if (sel)
@@ -298,7 +304,7 @@ static void draw_formula(const ui *u)
     int last = r.y + r.h - 1;
     vl_component focus = u->ex.focus >= 0 ? (vl_component)u->ex.focus
                                           : slider_component(e, e->selected);
-    char f[512], line[768];
+    char f[1024], line[1280];
     snprintf(line, sizeof line, " how it is computed: %s", vl_component_labels[focus]);
     put(r.y, r.x, r.w, C_HEADING, line);
     int y = r.y + 1;

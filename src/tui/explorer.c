@@ -58,6 +58,19 @@ static uint64_t step_decade(uint64_t v, int dir)
     return v;
 }
 
+/* LoRA rank: off (0), then 1, 2, 4, ... */
+static uint64_t step_rank(uint64_t v, int dir)
+{
+    if (dir > 0)
+        return v == 0 ? 1 : step_pow2(v, 1);
+    return v <= 1 ? 0 : step_pow2(v, -1);
+}
+
+static uint64_t step_rank8(uint64_t v, int dir)
+{
+    return step_rank(step_rank(step_rank(v, dir), dir), dir);
+}
+
 typedef struct numeric {
     uint64_t min, max;
     stepper fine, coarse;
@@ -69,6 +82,10 @@ static const numeric numerics[N_SLIDERS] = {
     [SL_BATCH] = {1, EX_MAX_BATCH, step_one, step_pow2},
     [SL_SEQ] = {EX_MIN_SEQ, EX_MAX_SEQ, step_pow2, step_pow8},
     [SL_GEN] = {0, EX_MAX_SEQ, step_pow2, step_pow8},
+    [SL_LORA_RANK] = {0, EX_MAX_LORA_RANK, step_rank, step_rank8},
+    [SL_TP] = {1, EX_MAX_MP, step_pow2, step_pow8},
+    [SL_PP] = {1, EX_MAX_MP, step_pow2, step_pow8},
+    [SL_GRAD_ACCUM] = {1, EX_MAX_ACCUM, step_pow2, step_pow8},
 };
 
 static bool is_numeric(slider_id id)
@@ -78,7 +95,9 @@ static bool is_numeric(slider_id id)
 
 static const slider_id train_sliders[] = {SL_PARAMS, SL_MODE, SL_PRECISION, SL_OPTIMIZER,
                                           SL_GPUS, SL_ZERO, SL_BATCH, SL_SEQ, SL_RECOMPUTE,
-                                          SL_FLASH, SL_GPU, SL_GRAD_COPY, SL_FP32_GRADS};
+                                          SL_FLASH, SL_GPU, SL_GRAD_COPY, SL_FP32_GRADS,
+                                          SL_LORA_RANK, SL_QLORA, SL_OFFLOAD, SL_TP, SL_PP,
+                                          SL_SP, SL_GRAD_ACCUM};
 static const slider_id infer_sliders[] = {SL_PARAMS, SL_MODE, SL_WEIGHT_DTYPE, SL_KV_DTYPE,
                                           SL_GPUS, SL_BATCH, SL_SEQ, SL_GEN, SL_FLASH, SL_GPU};
 _Static_assert(sizeof train_sliders / sizeof *train_sliders == EX_MAX_VISIBLE,
@@ -111,6 +130,11 @@ vl_settings explorer_settings(const explorer *e)
         s.zero = 0;
         s.recompute = VL_RECOMPUTE_NONE;
         s.fp32_grads = false;
+        s.lora_rank = 0;
+        s.qlora = false;
+        s.offload = VL_OFFLOAD_NONE;
+        s.tp = s.pp = s.grad_accum = 1;
+        s.sp = false;
     } else {
         s.gen = 0;
     }
@@ -129,8 +153,34 @@ static uint64_t numeric_value(const explorer *e, slider_id id)
     case SL_BATCH: return e->s.batch;
     case SL_SEQ: return e->s.seq;
     case SL_GEN: return e->s.gen;
+    case SL_LORA_RANK: return e->s.lora_rank;
+    case SL_TP: return e->s.tp;
+    case SL_PP: return e->s.pp;
+    case SL_GRAD_ACCUM: return e->s.grad_accum;
     default: return 0;
     }
+}
+
+/* The training settings that depend on one another follow the one just changed: QLoRA
+ * needs adapters, sequence parallel a tensor-parallel degree, an offload its ZeRO stage
+ * (as the ZeRO comparison steps it down), and the GPUs whole tensor x pipeline groups. */
+static void follow(explorer *e, slider_id id)
+{
+    vl_settings *s = &e->s;
+    if (id == SL_QLORA && s->qlora && !s->lora_rank)
+        s->lora_rank = 16;
+    if (!s->lora_rank)
+        s->qlora = false;
+    if (s->tp < 2)
+        s->sp = false;
+    if (id == SL_OFFLOAD && s->offload == VL_OFFLOAD_PARAMS)
+        s->zero = 3;
+    if (id == SL_OFFLOAD && s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
+        s->zero = 1;
+    vl_settings_at_zero(s, s->zero);
+    uint64_t unit = s->tp * s->pp;
+    if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0)
+        s->gpus = (s->gpus / unit + 1) * unit;
 }
 
 static void set_numeric(explorer *e, slider_id id, uint64_t v)
@@ -144,8 +194,13 @@ static void set_numeric(explorer *e, slider_id id, uint64_t v)
     case SL_BATCH: e->s.batch = v; break;
     case SL_SEQ: e->s.seq = v; break;
     case SL_GEN: e->s.gen = v; break;
+    case SL_LORA_RANK: e->s.lora_rank = v; break;
+    case SL_TP: e->s.tp = v; break;
+    case SL_PP: e->s.pp = v; break;
+    case SL_GRAD_ACCUM: e->s.grad_accum = v; break;
     default: break;
     }
+    follow(e, id);
 }
 
 /* ---- the choice sliders ------------------------------------------------------------- */
@@ -164,6 +219,7 @@ static int choice_count(const explorer *e, slider_id id)
     case SL_ZERO: return 4;
     case SL_RECOMPUTE: return VL_N_RECOMPUTES;
     case SL_GPU: return (int)e->cat->n_gpus;
+    case SL_OFFLOAD: return VL_N_OFFLOADS;
     default: return 2; /* the on/off switches */
     }
 }
@@ -182,6 +238,9 @@ static int choice_get(const explorer *e, slider_id id)
     case SL_GPU: return (int)e->gpu;
     case SL_GRAD_COPY: return e->s.fp32_grad_copy;
     case SL_FP32_GRADS: return e->s.fp32_grads;
+    case SL_QLORA: return e->s.qlora;
+    case SL_OFFLOAD: return (int)e->s.offload;
+    case SL_SP: return e->s.sp;
     default: return 0;
     }
 }
@@ -200,8 +259,12 @@ static void choice_set(explorer *e, slider_id id, int v)
     case SL_GPU: e->gpu = (size_t)v; break;
     case SL_GRAD_COPY: e->s.fp32_grad_copy = v; break;
     case SL_FP32_GRADS: e->s.fp32_grads = v; break;
+    case SL_QLORA: e->s.qlora = v; break;
+    case SL_OFFLOAD: e->s.offload = (vl_offload)v; break;
+    case SL_SP: e->s.sp = v; break;
     default: break;
     }
+    follow(e, id);
     /* fp32 gradients make no sense with pure 16-bit weights: the switch follows */
     if (e->s.precision == VL_FP16 || e->s.precision == VL_BF16)
         e->s.fp32_grads = false;
@@ -218,6 +281,7 @@ static const char *choice_name(const explorer *e, slider_id id, int v)
     case SL_ZERO: return zero_names[v];
     case SL_RECOMPUTE: return vl_recompute_names[v];
     case SL_GPU: return e->cat->gpus[v].name;
+    case SL_OFFLOAD: return vl_offload_names[v];
     default: return on_off[v];
     }
 }
@@ -231,6 +295,9 @@ static const char *const labels[N_SLIDERS] = {
     [SL_GPUS] = "GPUs", [SL_ZERO] = "ZeRO stage", [SL_BATCH] = "micro-batch",
     [SL_SEQ] = "context", [SL_RECOMPUTE] = "recompute", [SL_FLASH] = "flash attn",
     [SL_GPU] = "GPU model", [SL_GRAD_COPY] = "fp32 grad copy", [SL_FP32_GRADS] = "fp32 grads",
+    [SL_LORA_RANK] = "LoRA rank", [SL_QLORA] = "QLoRA (NF4)", [SL_OFFLOAD] = "offload",
+    [SL_TP] = "tensor par.", [SL_PP] = "pipeline par.", [SL_SP] = "sequence par.",
+    [SL_GRAD_ACCUM] = "grad accum",
 };
 
 const char *slider_label(const explorer *e, slider_id id)
@@ -256,6 +323,12 @@ vl_component slider_component(const explorer *e, slider_id id)
     case SL_RECOMPUTE:
     case SL_FLASH: return VL_C_ACTIVATIONS;
     case SL_GPU: return VL_C_OVERHEAD;
+    case SL_LORA_RANK:
+    case SL_QLORA:
+    case SL_TP:
+    case SL_PP: return VL_C_WEIGHTS;
+    case SL_SP:
+    case SL_GRAD_ACCUM: return VL_C_ACTIVATIONS;
     default: return VL_C_OPTIMIZER;
     }
 }
@@ -266,7 +339,7 @@ void explorer_recompute(explorer *e)
     e->error = vl_estimate(&e->model, &now, &e->b);
     for (unsigned z = 0; z < 4 && !e->error && now.mode == VL_MODE_TRAIN; z++) {
         vl_settings s = now;
-        s.zero = z;
+        vl_settings_at_zero(&s, z);
         e->error = vl_estimate(&e->model, &s, &e->zero[z]);
     }
 }
@@ -333,7 +406,14 @@ bool explorer_move(explorer *e, slider_id id, int steps, bool coarse)
     if (is_numeric(id)) {
         const numeric *n = &numerics[id];
         uint64_t v = numeric_value(e, id), to = v;
+        uint64_t unit = e->s.tp * e->s.pp;
         for (int i = 0; i < (steps > 0 ? steps : -steps); i++) {
+            if (id == SL_GPUS && e->s.mode == VL_MODE_TRAIN && unit > 1) {
+                /* training: whole tensor x pipeline groups */
+                uint64_t k = (coarse ? n->coarse : n->fine)(to / unit, dir);
+                to = k < 1 ? unit : k * unit > n->max ? to : k * unit;
+                continue;
+            }
             to = clamp((coarse ? n->coarse : n->fine)(to, dir), n);
             /* tensor parallelism: on to the next GPU count that splits the heads */
             while (id == SL_GPUS && e->s.mode == VL_MODE_INFER && !tp_valid(e, to) &&
@@ -379,11 +459,13 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
                      text, reason);
             return why;
         }
-        uint64_t lo = id == SL_PARAMS ? 1000000 : id == SL_GEN ? 0 : 1;
-        uint64_t hi = id == SL_PARAMS ? 100000000000000ULL
-                      : id == SL_GPUS ? VL_MAX_GPUS
-                      : id == SL_BATCH ? VL_MAX_BATCH
-                                       : VL_MAX_SEQ;
+        uint64_t lo = id == SL_PARAMS ? 1000000 : id == SL_GEN || id == SL_LORA_RANK ? 0 : 1;
+        uint64_t hi = id == SL_PARAMS                     ? 100000000000000ULL
+                      : id == SL_GPUS || id == SL_TP || id == SL_PP ? VL_MAX_GPUS
+                      : id == SL_BATCH                    ? VL_MAX_BATCH
+                      : id == SL_LORA_RANK                ? VL_MAX_LORA_RANK
+                      : id == SL_GRAD_ACCUM               ? VL_MAX_GRAD_ACCUM
+                                                          : VL_MAX_SEQ;
         if (v < lo || v > hi) {
             char a[32], b[32];
             snprintf(why, sizeof why, "%s: %s is outside %s..%s", slider_label(e, id), text,
@@ -410,6 +492,8 @@ void explorer_value(const explorer *e, slider_id id, char *buf, size_t len)
     char n[32];
     if (id == SL_PARAMS)
         snprintf(buf, len, "%s", vl_fmt_count(numeric_value(e, id), n, sizeof n));
+    else if (id == SL_LORA_RANK && e->s.lora_rank == 0)
+        snprintf(buf, len, "off (full)");
     else if (is_numeric(id))
         snprintf(buf, len, "%s", vl_fmt_int(numeric_value(e, id), n, sizeof n));
     else

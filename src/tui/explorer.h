@@ -15,11 +15,12 @@
 typedef enum {
     SL_PARAMS, SL_MODE, SL_PRECISION, SL_OPTIMIZER, SL_WEIGHT_DTYPE, SL_KV_DTYPE, SL_GPUS,
     SL_ZERO, SL_BATCH, SL_SEQ, SL_GEN, SL_RECOMPUTE, SL_FLASH, SL_GPU, SL_GRAD_COPY,
-    SL_FP32_GRADS, N_SLIDERS
+    SL_FP32_GRADS, SL_LORA_RANK, SL_QLORA, SL_OFFLOAD, SL_TP, SL_PP, SL_SP, SL_GRAD_ACCUM,
+    N_SLIDERS
 } slider_id;
 
-/* The most sliders one mode shows (training's thirteen). */
-#define EX_MAX_VISIBLE 13
+/* The most sliders one mode shows (training's twenty). */
+#define EX_MAX_VISIBLE 20
 
 /* Ranges of the explorer's numeric sliders (typed values may go to the CLI's limits). */
 #define EX_MIN_PARAMS 10000000ULL      /* 10M */
@@ -28,6 +29,9 @@ typedef enum {
 #define EX_MAX_BATCH 1024ULL
 #define EX_MIN_SEQ 128ULL
 #define EX_MAX_SEQ 1048576ULL
+#define EX_MAX_LORA_RANK 1024ULL
+#define EX_MAX_MP 64ULL           /* tensor and pipeline parallel degrees */
+#define EX_MAX_ACCUM 1024ULL
 
 typedef struct explorer {
     const vl_catalog *cat;

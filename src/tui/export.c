@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/report.h"
+#include "core/lora.h"
 
 bool write_atomic(const char *path, void (*fill)(FILE *, const void *), const void *arg,
                   char *err, size_t errlen)
@@ -149,6 +150,18 @@ static void fill_scenario(FILE *f, const void *arg)
                 vl_precision_names[s.precision], vl_optimizer_names[s.optimizer], s.zero,
                 vl_recompute_names[s.recompute], s.fp32_grads ? "true" : "false",
                 s.fp32_grad_copy ? "true" : "false");
+    if (s.mode == VL_MODE_TRAIN && s.lora_rank) {
+        char tg[64];
+        fprintf(f, "           lora_rank: %" PRIu64 ", lora_targets: \"%s\", qlora: %s,\n",
+                s.lora_rank, vl_lora_format_targets(s.lora_targets, tg, sizeof tg),
+                s.qlora ? "true" : "false");
+    }
+    if (s.mode == VL_MODE_TRAIN && s.offload != VL_OFFLOAD_NONE)
+        fprintf(f, "           offload: %s, gpus_per_node: %" PRIu64 ",\n",
+                vl_offload_names[s.offload], vl_gpus_per_node(&s));
+    if (s.mode == VL_MODE_TRAIN && (s.tp > 1 || s.pp > 1 || s.grad_accum > 1))
+        fprintf(f, "           tp: %" PRIu64 ", pp: %" PRIu64 ", sp: %s, grad_accum: %" PRIu64 ",\n",
+                s.tp, s.pp, s.sp ? "true" : "false", s.grad_accum);
     fprintf(f, "           overhead: %" PRIu64 ", gpu: %s}\n", s.overhead, explorer_gpu(e)->name);
 }
 

@@ -12,6 +12,9 @@ layout layout_compute(int lines, int cols, int n_sliders)
     }
     l.title = (rect){0, 0, 1, cols};
     l.status = (rect){lines - 1, 0, 1, cols};
+    /* more sliders than rows (keeping the formula pane 3): the list scrolls */
+    if (n_sliders > lines - 6)
+        n_sliders = lines - 6;
     l.sliders = (rect){1, 0, 1 + n_sliders, LAYOUT_SLIDER_W};
     int rx = LAYOUT_SLIDER_W + 1, rw = cols - rx;
     l.memory = (rect){1, rx, LAYOUT_MEMORY_H, rw};
@@ -65,9 +68,19 @@ int layout_cell(uint64_t bytes, uint64_t full, int width)
     return c > width ? width : (int)c;
 }
 
+int layout_slider_first(const layout *l, int n_sliders, int selected)
+{
+    int rows = l->sliders.h - 1;
+    if (n_sliders <= rows || selected < rows)
+        return 0;
+    return selected - rows + 1;
+}
+
 int layout_slider_at(const layout *l, int y, int x, int n_sliders)
 {
     int i = y - (l->sliders.y + 1);
+    if (n_sliders > l->sliders.h - 1)
+        n_sliders = l->sliders.h - 1;
     if (l->too_small || x < l->sliders.x || x >= l->sliders.x + l->sliders.w)
         return -1;
     return i >= 0 && i < n_sliders ? i : -1;

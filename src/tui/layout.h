@@ -37,7 +37,11 @@ void layout_bar(const uint64_t *values, int n, uint64_t full, int width, int *ce
 /* The cell at which `bytes` ends on a bar of `width` cells that `full` bytes fill. */
 int layout_cell(uint64_t bytes, uint64_t full, int width);
 
-/* Where row y, column x falls: the slider index, or -1. */
+/* The first slider shown when the list scrolls: the selected one (an index) in view. */
+int layout_slider_first(const layout *l, int n_sliders, int selected);
+
+/* Where row y, column x falls: the index of the slider row shown there (add
+ * layout_slider_first for the slider's), or -1. */
 int layout_slider_at(const layout *l, int y, int x, int n_sliders);
 
 #endif

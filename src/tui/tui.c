@@ -352,7 +352,12 @@ static int mouse_key(ui *u)
     if (getmouse(&ev) != OK || u->mode != MODE_NORMAL)
         return ERR;
     slider_id ids[EX_MAX_VISIBLE];
-    int i = layout_slider_at(&u->lay, ev.y, ev.x, explorer_sliders(&u->ex, ids));
+    int n = explorer_sliders(&u->ex, ids), sel = 0;
+    while (sel < n && ids[sel] != u->ex.selected)
+        sel++;
+    int i = layout_slider_at(&u->lay, ev.y, ev.x, n);
+    if (i >= 0)
+        i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
     if (i >= 0) {
         u->ex.selected = ids[i];
         u->ex.focus = -1;
