@@ -120,8 +120,13 @@ static vl_model mistral_7b(void)
 
 /* Llama 2 7B, LoRA r = 8 on q, v, bf16-mixed AdamW, 1 GPU: the 6,738,415,616 base params are
  * frozen in bf16 with no gradients or optimizer states; the 4,194,304 adapter params take
- * 2 + 2 + 16 B.  Activations are full fine-tuning's (test_memory: 32 x 650,117,120 +
- * 330,334,208).  In fp32 both weights take 4 B. */
+ * 2 + 2 + 16 B.  In fp32 both weights take 4 B.
+ * Activations: full fine-tuning keeps 32 x 650,117,120 + 330,334,208 (test_memory); with
+ * frozen o, gate, up, down and output layers their inputs go, as PyTorch keeps no input for
+ * a frozen nn.Linear: a layer loses the o input 2 x 2048 x 4096, the MLP input
+ * 2 x 2048 x 4096 and the down input 2 x 2048 x 11008 (78,643,200) and gains the q and v
+ * adapters' x.A, 2 x 2 x 2048 x 8 (65,536): 571,539,456; outside, the token ids
+ * 8 x 2048 and the output layer's input 2 x 2048 x 4096 go: 313,540,608. */
 static void test_lora_llama_bf16_mixed(void **state)
 {
     (void)state;
@@ -138,7 +143,7 @@ static void test_lora_llama_bf16_mixed(void **state)
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6738415616ULL * 2 + 4194304ULL * 2);
     assert_int_equal(b.bytes[VL_C_GRADIENTS], 4194304ULL * 2);
     assert_int_equal(b.bytes[VL_C_OPTIMIZER], 4194304ULL * 16);
-    uint64_t act = 32 * 650117120ULL + 330334208ULL;
+    uint64_t act = 32 * 571539456ULL + 313540608ULL;
     assert_int_equal(b.bytes[VL_C_ACTIVATIONS], act);
     assert_int_equal(b.bytes[VL_C_ZERO3_LIVE], 0);
     assert_int_equal(b.total, 6738415616ULL * 2 + 4194304ULL * 20 + act + (1ULL << 30));
@@ -188,7 +193,7 @@ static void test_qlora_llama(void **state)
     assert_int_equal(b.bytes[VL_C_GRADIENTS], 4194304ULL * 2);
     assert_int_equal(b.bytes[VL_C_OPTIMIZER], 4194304ULL * 16);
     assert_int_equal(b.act.dequant_bytes, 90177536ULL);
-    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 32 * 650117120ULL + 330334208ULL + 90177536ULL);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 32 * 571539456ULL + 313540608ULL + 90177536ULL);
     /* full recompute: the copy is live both at the end of the forward and while a layer is
      * recomputed */
     vl_breakdown plain;
@@ -263,6 +268,32 @@ static void test_lora_bad_settings(void **state)
     assert_non_null(strstr(vl_estimate(&g, &s, &b), "no gate"));
 }
 
+/* With every linear layer adapted nothing is frozen in the layers: a layer keeps what full
+ * fine-tuning keeps plus each adapter's x.A (GPT-2: q, k, v, o, up, down; no gate), and only
+ * the embedding's indices and the frozen output layer's input go. */
+static void test_lora_all_linear_activations(void **state)
+{
+    (void)state;
+    vl_arch a = arch((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
+                               .max_positions = 1024, .position = VL_POS_LEARNED,
+                               .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                               .dropout = true});
+    vl_settings s;
+    vl_settings_default(&s);
+    s.seq = 1024;
+    s.batch = 4;
+    vl_activations full, lora;
+    bool ovf = false;
+    vl_activations_compute(&a, &s, &full, &ovf);
+    s.lora_rank = 16;
+    s.lora_targets = VL_LORA_ALL_LINEAR;
+    vl_activations_compute(&a, &s, &lora, &ovf);
+    assert_false(ovf);
+    const uint64_t sb = 4 * 1024;
+    assert_int_equal(lora.layer_bytes, full.layer_bytes + 6 * 2 * sb * 16);
+    assert_int_equal(lora.outside_bytes, full.outside_bytes - 8 * sb - 2 * sb * 768);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_nf4),
         cmocka_unit_test(test_lora_llama_bf16_mixed), cmocka_unit_test(test_qlora_llama),
         cmocka_unit_test(test_qlora_mistral_8bit), cmocka_unit_test(test_lora_bad_settings),
+        cmocka_unit_test(test_lora_all_linear_activations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,7 +242,7 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
                      : s->flash_attn                         ? ", flash attention"
                                                              : "",
-                     b->lora.on ? "; counted as in full fine-tuning: conservative with frozen layers"
+                     b->lora.on ? "; frozen linear layers keep no input, adapters their x.A"
                                 : "",
                      z, s->pp > 1 ? " side; the output layer is the last stage's"
                                   : ", final norm, fp32 logits",

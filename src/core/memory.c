@@ -217,6 +217,11 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t t = s->tp ? s->tp : 1;
 #define TS(x) vl_ceil_div((x), t)
 #define RS(x) (s->sp ? vl_ceil_div((x), t) : (x))
+    /* LoRA: a frozen nn.Linear keeps no input (only its weight, for its input's gradient);
+     * an adapted one keeps the input its adapter shares, and the adapter its r-wide x.A */
+#define KEEPS(target) (!s->lora_rank || (s->lora_targets & (1u << (target))))
+    const unsigned qkv_kept = KEEPS(VL_LORA_Q) + KEEPS(VL_LORA_K) + KEEPS(VL_LORA_V);
+    const unsigned mlp_in_kept = (gated && KEEPS(VL_LORA_GATE)) + KEEPS(VL_LORA_UP);
     vl_term *L = out->layer, *O = out->outside;
     uint64_t *ls = &out->layer_bytes, *os = &out->outside_bytes;
     vl_params p;
@@ -233,10 +238,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     int *n = &out->n_layer;
     norm_terms(L, n, ls, a, rho, RS(sbh), attn_norm, ovf);
     /* under autocast every nn.Linear casts the fp32 norm output for itself */
-    if (amp)
+    if (amp && qkv_kept)
         term(L, n, ls, "q, k, v inputs (a 16-bit cast each)",
-             vl_mul(3 * beta, RS(sbh), ovf), ovf);
-    else
+             vl_mul(qkv_kept * beta, RS(sbh), ovf), ovf);
+    else if (!amp && (qkv_kept || (a->parallel_attention && mlp_in_kept)))
         term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
     term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
     term(L, n, ls, explicit_core && kv != q ? "K, repeated to the query heads" : "K",
@@ -258,16 +263,17 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls, "flash-attention row statistics (fp32)",
              vl_mul(4, TS(vl_mul(a->heads, sb, ovf)), ovf), ovf);
     }
-    term(L, n, ls, "attention output-projection input", vl_mul(beta, TS(q), ovf), ovf);
+    if (KEEPS(VL_LORA_O))
+        term(L, n, ls, "attention output-projection input", vl_mul(beta, TS(q), ovf), ovf);
     if (drop)
         term(L, n, ls, "attention residual dropout mask", RS(sbh), ovf);
     if (!a->parallel_attention)
         norm_terms(L, n, ls, a, rho, RS(sbh), mlp_norm, ovf);
-    if (amp)
+    if (amp && mlp_in_kept)
         term(L, n, ls, gated ? "gate, up inputs (a 16-bit cast each)"
                              : "MLP input (16-bit cast)",
-             vl_mul(gated ? 2 * beta : beta, RS(sbh), ovf), ovf);
-    else if (!a->parallel_attention)
+             vl_mul(mlp_in_kept * beta, RS(sbh), ovf), ovf);
+    else if (!amp && !a->parallel_attention && mlp_in_kept)
         term(L, n, ls, "MLP input", vl_mul(beta, RS(sbh), ovf), ovf);
     if (a->experts > 1)
         term(L, n, ls, "router probabilities (fp32)",
@@ -279,9 +285,21 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     } else {
         term(L, n, ls, "MLP activation input", vl_mul(beta, TS(mlp), ovf), ovf);
     }
-    term(L, n, ls, "MLP down projection input", vl_mul(beta, TS(mlp), ovf), ovf);
+    if (KEEPS(VL_LORA_DOWN))
+        term(L, n, ls, "MLP down projection input", vl_mul(beta, TS(mlp), ovf), ovf);
     if (drop)
         term(L, n, ls, "MLP dropout mask", RS(sbh), ovf);
+    if (s->lora_rank) {
+        /* each adapter's x.A; an expert's adapters see the tokens routed to it */
+        uint64_t per_token = 0;
+        for (int i = 0; i < VL_N_LORA_TARGETS; i++)
+            if (s->lora_targets & (1u << i) && (i != VL_LORA_GATE || gated))
+                per_token += i >= VL_LORA_GATE && a->experts > 1
+                                 ? a->experts_per_token + a->shared_experts
+                                 : 1;
+        term(L, n, ls, "LoRA adapters' x.A (r wide)",
+             vl_mul(vl_mul(beta * per_token, sb, ovf), s->lora_rank, ovf), ovf);
+    }
     if (amp) {
         /* autocast caches a 16-bit copy of every weight the layer's nn.Linear modules use:
          * matrices and biases, every expert's (at training batch sizes each sees tokens);
@@ -291,7 +309,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     }
 
     n = &out->n_outside;
-    term(O, n, os, "token ids (int64)", vl_mul(8, sb, ovf), ovf);
+    if (!s->lora_rank) /* a frozen embedding needs no indices for a weight gradient */
+        term(O, n, os, "token ids (int64)", vl_mul(8, sb, ovf), ovf);
     if (a->position == VL_POS_LEARNED)
         term(O, n, os, "position ids (int64)", vl_mul(8, s->seq, ovf), ovf);
     else if (a->position == VL_POS_ROPE)
@@ -302,7 +321,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     out->embedding_bytes = out->outside_bytes;
     if (pp == 1) { /* else the output side is the last stage's */
         norm_terms(O, n, os, a, rho, RS(sbh), final_norm, ovf);
-        term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
+        if (!s->lora_rank) /* the output layer is frozen under LoRA */
+            term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
         if (amp)
             term(O, n, os, "output-projection weight, 16-bit copy",
                  vl_mul(beta, TS(p.embedding), ovf), ovf);
@@ -347,6 +367,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     }
 #undef TS
 #undef RS
+#undef KEEPS
 }
 
 void vl_settings_at_zero(vl_settings *s, unsigned z)
