@@ -10,7 +10,8 @@ static void estimate_help(void)
 {
     printf(
         "usage: vramlab estimate [OPTIONS]\n"
-        "Print the per-GPU memory needed to train a transformer, and how each part is computed.\n"
+        "Print the per-GPU memory needed to train or serve a transformer, and how each part is\n"
+        "computed.\n"
         "\n"
         "model (one of; a scenario's settings apply first, then the flags):\n"
         "  --preset NAME           a model or scenario from the catalog (default " DEFAULT_MODEL ")\n"

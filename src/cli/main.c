@@ -16,7 +16,7 @@
 static void help(void)
 {
     printf("usage: vramlab [COMMAND] [OPTIONS]\n"
-           "How much GPU memory will training this transformer need, per GPU, and why?\n"
+           "How much GPU memory will training or serving this transformer need, per GPU, and why?\n"
            "\n"
            "commands:\n"
            "  tui [OPTIONS]        the explorer: sliders, stacked bars, formulas (the default)\n"
