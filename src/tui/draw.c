@@ -210,6 +210,11 @@ static void draw_memory(const ui *u)
     else
         snprintf(line, sizeof line, "    does not fit: over by %s",
                  vl_fmt_bytes(b->total - g->memory, un, w, sizeof w));
+    if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node */
+        size_t used = strlen(line);
+        snprintf(line + used, sizeof line - used, "; CPU per node: %s",
+                 vl_fmt_bytes(b->cpu.node_total, un, w, sizeof w));
+    }
     put(r.y + 12, r.x, r.w, explorer_fits(e) ? C_OK : C_BAD, line);
 }
 
