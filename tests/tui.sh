@@ -210,11 +210,11 @@ exited c 0
 
 # ZeRO-Offload: the node's CPU memory beside the GPU's; the 8 GPUs of a node hold all the
 # optimizer states, 16 B x 6,738,415,616 = 107,814,649,856 B = 100.41 GiB
-start d --zero 2 --gpus 8 --offload optimizer --no-color
-expect_screen d "CPU per node: 100.41 GiB"
-expect_total d --zero 2 --gpus 8 --offload optimizer
-keys d q
-exited d 0
+start e --zero 2 --gpus 8 --offload optimizer --no-color
+expect_screen e "CPU per node: 100.41 GiB"
+expect_total e --zero 2 --gpus 8 --offload optimizer
+keys e q
+exited e 0
 
 # SIGTERM restores the terminal too
 start b
