@@ -266,8 +266,28 @@ static void fact(FILE *out, bool markdown, const char *label, const char *text)
         fprintf(out, "  %-11s %s\n", label, text);
 }
 
+/* The facts that only some runs have, each with its label: a line, or false. */
+typedef bool (*fact_line)(const report *r, char *buf, size_t len);
+typedef struct optional_fact {
+    const char *label;
+    fact_line line;
+} optional_fact;
+
+static void optional_facts(FILE *out, const report *r, bool markdown, const optional_fact *f,
+                           size_t n)
+{
+    char line[1024];
+    for (size_t i = 0; i < n; i++)
+        if (f[i].line(r, line, sizeof line))
+            fact(out, markdown, f[i].label, line);
+}
+
 static void write_facts(FILE *out, const report *r, bool markdown)
 {
+    static const optional_fact training[] = {
+        {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line}};
+    static const optional_fact results[] = {
+        {"phases", phases_line}, {"speed", speed_line}, {"solved", solve_line}};
     char line[1024], notes[VL_MAX_NOTES][VL_NOTE_LEN];
     model_line(r, line, sizeof line);
     fact(out, markdown, "model", line);
@@ -275,21 +295,11 @@ static void write_facts(FILE *out, const report *r, bool markdown)
         fact(out, markdown, "note", r->model->notes);
     settings_line(r, line, sizeof line);
     fact(out, markdown, "settings", line);
-    if (lora_line(r, line, sizeof line))
-        fact(out, markdown, "lora", line);
-    if (offload_line(r, line, sizeof line))
-        fact(out, markdown, "offload", line);
-    if (parallel_line(r, line, sizeof line))
-        fact(out, markdown, "parallel", line);
+    optional_facts(out, r, markdown, training, sizeof training / sizeof *training);
     bpp_line(r, line, sizeof line);
     fact(out, markdown, "bytes", line);
     fact(out, markdown, "convention", vl_convention(r->settings));
-    if (phases_line(r, line, sizeof line))
-        fact(out, markdown, "phases", line);
-    if (speed_line(r, line, sizeof line))
-        fact(out, markdown, "speed", line);
-    if (solve_line(r, line, sizeof line))
-        fact(out, markdown, "solved", line);
+    optional_facts(out, r, markdown, results, sizeof results / sizeof *results);
     int n = vl_notes(r->settings, r->model, r->breakdown, notes, VL_MAX_NOTES);
     for (int i = 0; i < n; i++)
         fact(out, markdown, "note", notes[i]);
