@@ -1,5 +1,5 @@
 /* numerics-exhaustive.c: vl_encode(VL_FMT_F16) against the compiler's _Float16 for every
- * one of the 2^32 fp32 bit patterns (DESIGN §5).  Too slow for `make check`; run by hand:
+ * one of the 2^32 fp32 bit patterns (HACKING §5).  Too slow for `make check`; run by hand:
  *   numerics-exhaustive    prints the count checked and the mismatches, exit 1 on any. */
 #include <inttypes.h>
 #include <math.h>

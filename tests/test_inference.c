@@ -1,4 +1,4 @@
-/* test_inference.c: inference memory (DESIGN §4.5) against hand-derived figures, and the
+/* test_inference.c: inference memory (HACKING §4.5) against hand-derived figures, and the
  * what-fits solver's answers against the next value. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +34,7 @@ static vl_settings infer(void)
 }
 
 /* KV cache per token in 16-bit: OPT-13B 2 x 40 layers x 5120 x 2 B = 819,200;
- * Llama-2-70B 2 x 80 x 8 KV heads x 128 x 2 B = 327,680 (DESIGN §4.5). */
+ * Llama-2-70B 2 x 80 x 8 KV heads x 128 x 2 B = 327,680 (HACKING §4.5). */
 static void test_kv_per_token(void **state)
 {
     (void)state;

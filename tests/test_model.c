@@ -18,7 +18,7 @@ static uint64_t total(vl_arch a)
 }
 
 /* The architectures are written here from the models' config.json files, independently of
- * the shipped presets; the expected counts are the published ones (DESIGN §4.1). */
+ * the shipped presets; the expected counts are the published ones (HACKING §4.1). */
 static void test_gpt2(void **state)
 {
     (void)state;

@@ -2,7 +2,7 @@
 #ifndef VL_CLI_H
 #define VL_CLI_H
 
-/* Exit codes (DESIGN §2). */
+/* Exit codes (HACKING §2). */
 #define EXIT_OK 0
 #define EXIT_NOFIT 1
 #define EXIT_USAGE 2

@@ -1,4 +1,4 @@
-/* options.c: the options `estimate` and the explorer share (DESIGN §2). */
+/* options.c: the options `estimate` and the explorer share (HACKING §2). */
 #include "options.h"
 
 #include <getopt.h>

@@ -1,4 +1,4 @@
-/* options.h: the options `estimate` and the explorer share (DESIGN §2). */
+/* options.h: the options `estimate` and the explorer share (HACKING §2). */
 #ifndef VL_OPTIONS_H
 #define VL_OPTIONS_H
 

@@ -452,7 +452,7 @@ static void write_csv(FILE *out, const report *r)
             vl_in_units(b->cpu.node_total, r->units));
 }
 
-/* ---- JSON (DESIGN §2: stable keys, exact integer bytes) ------------------------------ */
+/* ---- JSON (HACKING §2: stable keys, exact integer bytes) ------------------------------ */
 
 void json_string(FILE *out, const char *s)
 {

@@ -1,4 +1,4 @@
-/* backend.h: where the probe's micro-kernels run (DESIGN §5).  The CPU emulation is always
+/* backend.h: where the probe's micro-kernels run (HACKING §5).  The CPU emulation is always
  * built; the CUDA kernels when configure found nvcc, and they run when a device answers.
  * Both give the same results bit for bit (`vramlab probe selftest` checks it), so the
  * experiments (probe.h) call these and never ask which one ran; the output only says it.

@@ -1,4 +1,4 @@
-/* catalog.c: the presets that were found, and the search path (DESIGN §3). */
+/* catalog.c: the presets that were found, and the search path (HACKING §3). */
 #include "catalog.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* catalog.h: the presets that were found, by kind and name (DESIGN §3).
+/* catalog.h: the presets that were found, by kind and name (HACKING §3).
  *
  * The search path, later wins on equal names: the built-in presets compiled in, the
  * installed $(datadir)/vramlab/presets, ./presets when run from the source tree,

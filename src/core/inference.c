@@ -1,4 +1,4 @@
-/* inference.c: per-GPU inference memory (DESIGN §4.5): weights by dtype and tensor-parallel
+/* inference.c: per-GPU inference memory (HACKING §4.5): weights by dtype and tensor-parallel
  * split, the KV cache, and the prefill and decode phases with their own peaks. */
 #include <string.h>
 

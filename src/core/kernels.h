@@ -1,4 +1,4 @@
-/* kernels.h: what the probe's micro-kernels compute (DESIGN §5): the types both backends
+/* kernels.h: what the probe's micro-kernels compute (HACKING §5): the types both backends
  * fill and the scalar rules both run.  Plain C that nvcc also compiles as device code, so
  * the CPU emulation (cpu-kernels.c) and the CUDA kernels (cuda/probe_kernels.cu) share one
  * source for every rule that is not a cast.  The casts themselves differ on purpose: the

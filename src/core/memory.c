@@ -1,4 +1,4 @@
-/* memory.c: per-GPU training memory (DESIGN §4.2-§4.4). */
+/* memory.c: per-GPU training memory (HACKING §4.2-§4.4). */
 #include "memory.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* memory.h: per-GPU training memory (DESIGN §4.2-§4.4), one function per formula.
+/* memory.h: per-GPU training memory (HACKING §4.2-§4.4), one function per formula.
  *
  * Every caller (CLI, TUI, tests) goes through vl_estimate() or the per-formula
  * functions it is built from, so a number on screen, in JSON and in a test is the same. */
@@ -66,7 +66,7 @@ typedef struct vl_settings {
 #define VL_MAX_LORA_RANK 65536ULL
 #define VL_MAX_GRAD_ACCUM 1048576ULL
 
-/* DESIGN §2 defaults. */
+/* HACKING §2 defaults. */
 void vl_settings_default(vl_settings *s);
 /* NULL, or a one-line reason naming the flag (e.g. "--zero must be 0, 1, 2 or 3"). */
 const char *vl_settings_check(const vl_settings *s);

@@ -1,4 +1,4 @@
-/* model.c: exact parameter counts (DESIGN §4.1) and GPT-3-like shapes for free counts. */
+/* model.c: exact parameter counts (HACKING §4.1) and GPT-3-like shapes for free counts. */
 #include "model.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* model.h: a transformer's architecture and its exact parameter count (DESIGN §4.1).
+/* model.h: a transformer's architecture and its exact parameter count (HACKING §4.1).
  *
  * Counts are exact integers: the shipped presets reproduce the published counts to the
  * parameter (GPT-2 124,439,808; Llama-2-7B 6,738,415,616; ...). */

@@ -1,4 +1,4 @@
-/* numerics.c: software fp32/fp16/bf16/fp8 codecs (DESIGN §5).
+/* numerics.c: software fp32/fp16/bf16/fp8 codecs (HACKING §5).
  *
  * Every narrow format's normal range lies inside fp32's, so encoding works on the fp32 bit
  * pattern alone: rebias the exponent in place and round the mantissa off, or, below the

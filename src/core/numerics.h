@@ -1,5 +1,5 @@
 /* numerics.h: the floating-point formats of mixed precision, encoded and decoded in software
- * (DESIGN §5).
+ * (HACKING §5).
  *
  * Codes are the formats' bit patterns, right-aligned in a uint32_t.  Encoding rounds to
  * nearest, ties to even, with gradual underflow, bit for bit as CUDA's host-side

@@ -1,4 +1,4 @@
-/* preset.c: the libyaml preset loader (DESIGN §3, vramlab-presets(5)). */
+/* preset.c: the libyaml preset loader (HACKING §3, vramlab-presets(5)). */
 #include "preset.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* preset.h: YAML presets (DESIGN §3, vramlab-presets(5)): models, GPUs and scenarios.
+/* preset.h: YAML presets (HACKING §3, vramlab-presets(5)): models, GPUs and scenarios.
  *
  * The loader reads one preset per file with libyaml and checks it against the schema:
  * unknown keys (with a did-you-mean), wrong types, out-of-range sizes and a `params` that

@@ -1,4 +1,4 @@
-/* probe.h: the mixed-precision experiments (DESIGN §5), as pure functions from options to
+/* probe.h: the mixed-precision experiments (HACKING §5), as pure functions from options to
  * result structs, run on a backend (backend.h).  Deterministic: every random number comes
  * from splitmix64 and the seed.  No printing: `vramlab probe` and the Probe panel render
  * the structs.

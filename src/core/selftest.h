@@ -1,5 +1,5 @@
 /* selftest.h: the CUDA kernels against the CPU emulation, bit for bit, on fixed seeds and
- * boundary inputs (`vramlab probe selftest`, DESIGN §5). */
+ * boundary inputs (`vramlab probe selftest`, HACKING §5). */
 #ifndef VL_SELFTEST_H
 #define VL_SELFTEST_H
 

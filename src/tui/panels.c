@@ -1,4 +1,4 @@
-/* panels.c: the Probe and Formats panels (DESIGN §5): what fp16, bf16 and fp8 make of a
+/* panels.c: the Probe and Formats panels (HACKING §5): what fp16, bf16 and fp8 make of a
  * gradient sample at a loss scale, GradScaler's trace, lost updates and long sums; the
  * formats' bit layouts and a typed value in each. */
 #include <curses.h>

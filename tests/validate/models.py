@@ -174,7 +174,7 @@ class Transformer(nn.Module):
 
 
 def complete(arch):
-    """The preset's architecture with vramlab's defaults filled in (DESIGN §3)."""
+    """The preset's architecture with vramlab's defaults filled in (HACKING §3)."""
     a = dict(arch)
     a.setdefault("num_kv_heads", a["num_heads"])
     a.setdefault("head_dim", a["hidden_size"] // a["num_heads"])
