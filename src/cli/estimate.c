@@ -3,8 +3,8 @@
 
 #include "cli.h"
 #include "core/memory.h"
-#include "options.h"
-#include "report.h"
+#include "app/options.h"
+#include "report/report.h"
 
 static void estimate_help(void)
 {

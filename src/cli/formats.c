@@ -9,9 +9,9 @@
 #include "cli.h"
 #include "core/numerics.h"
 #include "core/units.h"
-#include "options.h"
+#include "app/options.h"
 #include "probe-report.h"
-#include "report.h"
+#include "report/report.h"
 
 /* ---- formats ------------------------------------------------------------------------------ */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/units.h"
-#include "report.h"
+#include "report/report.h"
 
 const char *const out_format_names[N_OUTS] = {"table", "json"};
 

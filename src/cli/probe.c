@@ -11,7 +11,7 @@
 #include "core/names.h"
 #include "core/npy.h"
 #include "core/units.h"
-#include "options.h"
+#include "app/options.h"
 #include "probe-report.h"
 
 enum { EXP_UNDERFLOW, EXP_SCALER, EXP_UPDATE, EXP_ACCUMULATE, EXP_SELFTEST, N_EXPS };

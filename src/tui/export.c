@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/report.h"
+#include "report/report.h"
 #include "core/lora.h"
 
 bool write_atomic(const char *path, void (*fill)(FILE *, const void *), const void *arg,

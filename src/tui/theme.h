@@ -5,7 +5,7 @@
 #include <curses.h>
 #include <stdbool.h>
 
-#include "cli/options.h"
+#include "app/options.h"
 #include "core/memory.h"
 
 typedef enum {

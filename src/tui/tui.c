@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "app/app.h"
 #include "export.h"
 
 /* ---- terminal hygiene --------------------------------------------------------------- */

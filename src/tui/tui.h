@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/options.h"
+#include "app/options.h"
 #include "explorer.h"
 #include "lab.h"
 #include "layout.h"

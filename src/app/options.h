@@ -9,7 +9,7 @@
 #include "core/catalog.h"
 #include "core/scenario.h"
 #include "core/solve.h"
-#include "report.h"
+#include "report/report.h"
 
 #define DEFAULT_MODEL "llama-2-7b"
 #define DEFAULT_GPU "h100-80gb"

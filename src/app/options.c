@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "app.h"
 #include "core/hfconfig.h"
 #include "core/lora.h"
 #include "core/units.h"

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "report.h"
+#include "cli/cli.h"
+#include "report/report.h"
 #include "core/catalog.h"
 #include "core/names.h"
 #include "core/units.h"
-#include "options.h"
+#include "app/options.h"
 #include "tui/tui.h"
 
 static void help(void)
