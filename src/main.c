@@ -149,15 +149,7 @@ static int cmd_tui(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     if (o.help) {
-        printf("usage: vramlab [tui] [OPTIONS]\n"
-               "The explorer: sliders for every setting, stacked memory bars per GPU, the ZeRO\n"
-               "0-3 comparison and the formula behind each number.  It takes the options of\n"
-               "vramlab estimate (see vramlab estimate --help) as its starting point, and:\n"
-               "  --no-mouse              ignore the mouse\n"
-               "  --no-color              monochrome (also when NO_COLOR is set)\n"
-               "  --ascii                 ASCII glyphs only (also in non-UTF-8 locales)\n"
-               "  --theme T               default or high-contrast (for projectors)\n"
-               "Press ? in the explorer for its keys.\n");
+        options_help(stdout, true);
         return EXIT_OK;
     }
     if (o.format != FMT_TABLE || o.check_fit || o.explain)

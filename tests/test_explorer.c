@@ -53,19 +53,19 @@ static void test_gpus_slider(void **state)
     explorer e;
     start(&e);
     assert_consistent(&e);
-    assert_true(explorer_move(&e, SL_GPUS, 3, false));
+    assert_true(explorer_move(&e, VL_SET_GPUS, 3, false));
     assert_int_equal(e.s.gpus, 4);
-    assert_true(explorer_move(&e, SL_GPUS, 1, true)); /* coarse: next power of two */
+    assert_true(explorer_move(&e, VL_SET_GPUS, 1, true)); /* coarse: next power of two */
     assert_int_equal(e.s.gpus, 8);
-    assert_true(explorer_move(&e, SL_GPUS, 1, false));
-    assert_true(explorer_move(&e, SL_GPUS, -1, true));
+    assert_true(explorer_move(&e, VL_SET_GPUS, 1, false));
+    assert_true(explorer_move(&e, VL_SET_GPUS, -1, true));
     assert_int_equal(e.s.gpus, 8);
-    assert_true(explorer_jump(&e, SL_GPUS, true));
-    assert_int_equal(e.s.gpus, EX_MAX_GPUS);
-    assert_false(explorer_move(&e, SL_GPUS, 1, false)); /* clamped */
-    assert_true(explorer_jump(&e, SL_GPUS, false));
+    assert_true(explorer_jump(&e, VL_SET_GPUS, true));
+    assert_int_equal(e.s.gpus, vl_setting_table[VL_SET_GPUS].slider_max);
+    assert_false(explorer_move(&e, VL_SET_GPUS, 1, false)); /* clamped */
+    assert_true(explorer_jump(&e, VL_SET_GPUS, false));
     assert_int_equal(e.s.gpus, 1);
-    assert_false(explorer_move(&e, SL_GPUS, -1, false));
+    assert_false(explorer_move(&e, VL_SET_GPUS, -1, false));
     assert_consistent(&e);
 }
 
@@ -98,16 +98,16 @@ static void test_context_slider(void **state)
     (void)state;
     explorer e;
     start(&e);
-    assert_true(explorer_move(&e, SL_SEQ, 1, false));
+    assert_true(explorer_move(&e, VL_SET_SEQ, 1, false));
     assert_int_equal(e.s.seq, 4096);
-    assert_true(explorer_move(&e, SL_SEQ, 1, true));
+    assert_true(explorer_move(&e, VL_SET_SEQ, 1, true));
     assert_int_equal(e.s.seq, 32768);
-    assert_null(explorer_set(&e, SL_SEQ, "3000"));
+    assert_null(explorer_set(&e, VL_SET_SEQ, "3000"));
     assert_int_equal(e.s.seq, 3000);
-    assert_true(explorer_move(&e, SL_SEQ, 1, false)); /* off the grid: to the next power */
+    assert_true(explorer_move(&e, VL_SET_SEQ, 1, false)); /* off the grid: to the next power */
     assert_int_equal(e.s.seq, 4096);
-    assert_null(explorer_set(&e, SL_SEQ, "3000"));
-    assert_true(explorer_move(&e, SL_SEQ, -1, false));
+    assert_null(explorer_set(&e, VL_SET_SEQ, "3000"));
+    assert_true(explorer_move(&e, VL_SET_SEQ, -1, false));
     assert_int_equal(e.s.seq, 2048);
     assert_consistent(&e);
 }
@@ -117,17 +117,17 @@ static void test_typed_values(void **state)
     (void)state;
     explorer e;
     start(&e);
-    const char *why = explorer_set(&e, SL_GPUS, "7Q");
+    const char *why = explorer_set(&e, VL_SET_GPUS, "7Q");
     assert_non_null(why);
     assert_string_equal(why, "GPUs: '7Q' is not a whole number: unknown unit suffix");
     assert_int_equal(e.s.gpus, 1);
-    why = explorer_set(&e, SL_GPUS, "0");
-    assert_non_null(strstr(why, "outside"));
+    why = explorer_set(&e, VL_SET_GPUS, "0");
+    assert_non_null(strstr(why, "must be between 1 and"));
     assert_null(explorer_set(&e, SL_PARAMS, "70B"));
     assert_int_equal(e.model.free_params, 70000000000ULL);
-    assert_null(explorer_set(&e, SL_PRECISION, "fp16-mixed"));
+    assert_null(explorer_set(&e, VL_SET_PRECISION, "fp16-mixed"));
     assert_int_equal(e.s.precision, VL_FP16_MIXED);
-    assert_non_null(explorer_set(&e, SL_PRECISION, "fp8"));
+    assert_non_null(explorer_set(&e, VL_SET_PRECISION, "fp8"));
     assert_null(explorer_set(&e, SL_GPU, "a100-40gb"));
     assert_string_equal(explorer_gpu(&e)->name, "a100-40gb");
     assert_consistent(&e);
@@ -138,17 +138,17 @@ static void test_choices(void **state)
     (void)state;
     explorer e;
     start(&e);
-    assert_true(explorer_jump(&e, SL_ZERO, true));
+    assert_true(explorer_jump(&e, VL_SET_ZERO, true));
     assert_int_equal(e.s.zero, 3);
-    assert_false(explorer_move(&e, SL_ZERO, 1, false));
-    assert_true(explorer_move(&e, SL_FP32_GRADS, 1, false));
+    assert_false(explorer_move(&e, VL_SET_ZERO, 1, false));
+    assert_true(explorer_move(&e, VL_SET_FP32_GRADS, 1, false));
     assert_true(e.s.fp32_grads);
-    assert_null(explorer_set(&e, SL_PRECISION, "bf16")); /* pure 16-bit: switch follows */
+    assert_null(explorer_set(&e, VL_SET_PRECISION, "bf16")); /* pure 16-bit: switch follows */
     assert_false(e.s.fp32_grads);
     assert_null(e.error);
-    assert_true(explorer_fraction(&e, SL_ZERO) == 1.0);
-    assert_true(explorer_jump(&e, SL_ZERO, false));
-    assert_true(explorer_fraction(&e, SL_ZERO) == 0.0);
+    assert_true(explorer_fraction(&e, VL_SET_ZERO) == 1.0);
+    assert_true(explorer_jump(&e, VL_SET_ZERO, false));
+    assert_true(explorer_fraction(&e, VL_SET_ZERO) == 0.0);
     assert_consistent(&e);
 }
 
@@ -182,42 +182,42 @@ static void test_finetune_sliders(void **state)
     explorer e;
     vl_breakdown b;
     start(&e);
-    assert_true(explorer_move(&e, SL_LORA_RANK, 4, false)); /* off, 1, 2, 4, 8 */
+    assert_true(explorer_move(&e, VL_SET_LORA_RANK, 4, false)); /* off, 1, 2, 4, 8 */
     assert_int_equal(e.s.lora_rank, 8);
-    assert_true(explorer_move(&e, SL_QLORA, 1, false));
+    assert_true(explorer_move(&e, VL_SET_QLORA, 1, false));
     assert_true(e.s.qlora);
     assert_null(e.error);
-    assert_true(explorer_jump(&e, SL_LORA_RANK, false)); /* off: QLoRA goes with it */
+    assert_true(explorer_jump(&e, VL_SET_LORA_RANK, false)); /* off: QLoRA goes with it */
     assert_int_equal(e.s.lora_rank, 0);
     assert_false(e.s.qlora);
-    assert_true(explorer_move(&e, SL_QLORA, 1, false)); /* QLoRA brings rank 16 */
+    assert_true(explorer_move(&e, VL_SET_QLORA, 1, false)); /* QLoRA brings rank 16 */
     assert_int_equal(e.s.lora_rank, 16);
-    assert_null(explorer_set(&e, SL_LORA_RANK, "0"));
+    assert_null(explorer_set(&e, VL_SET_LORA_RANK, "0"));
     assert_false(e.s.qlora);
 
     /* offload brings the ZeRO stage it needs; the ZeRO slider steps it down */
-    assert_true(explorer_jump(&e, SL_OFFLOAD, true));
+    assert_true(explorer_jump(&e, VL_SET_OFFLOAD, true));
     assert_int_equal(e.s.offload, VL_OFFLOAD_PARAMS);
     assert_int_equal(e.s.zero, 3);
     assert_null(e.error);
-    assert_true(explorer_move(&e, SL_ZERO, -1, false));
+    assert_true(explorer_move(&e, VL_SET_ZERO, -1, false));
     assert_int_equal(e.s.offload, VL_OFFLOAD_OPTIMIZER);
-    assert_true(explorer_jump(&e, SL_ZERO, false));
+    assert_true(explorer_jump(&e, VL_SET_ZERO, false));
     assert_int_equal(e.s.offload, VL_OFFLOAD_NONE);
 
     /* tensor x pipeline: the GPUs stay whole groups; sequence parallel needs t >= 2 */
-    assert_true(explorer_move(&e, SL_SP, 1, false));
+    assert_true(explorer_move(&e, VL_SET_SP, 1, false));
     assert_false(e.s.sp);
-    assert_true(explorer_move(&e, SL_TP, 2, false));
+    assert_true(explorer_move(&e, VL_SET_TP, 2, false));
     assert_int_equal(e.s.tp, 4);
     assert_int_equal(e.s.gpus, 4);
-    assert_true(explorer_move(&e, SL_PP, 1, false));
+    assert_true(explorer_move(&e, VL_SET_PP, 1, false));
     assert_int_equal(e.s.gpus, 8);
-    assert_true(explorer_move(&e, SL_GPUS, 1, false)); /* the next whole group */
+    assert_true(explorer_move(&e, VL_SET_GPUS, 1, false)); /* the next whole group */
     assert_int_equal(e.s.gpus, 16);
-    assert_true(explorer_move(&e, SL_SP, 1, false));
+    assert_true(explorer_move(&e, VL_SET_SP, 1, false));
     assert_true(e.s.sp);
-    assert_true(explorer_move(&e, SL_GRAD_ACCUM, 2, false));
+    assert_true(explorer_move(&e, VL_SET_GRAD_ACCUM, 2, false));
     assert_int_equal(e.s.grad_accum, 4);
     assert_null(e.error);
     vl_settings s = explorer_settings(&e);
@@ -225,19 +225,74 @@ static void test_finetune_sliders(void **state)
     assert_int_equal(e.b.total, b.total);
     assert_int_equal(e.b.par.global_batch, 4 * 2); /* micro-batch 1 x data 2 x 4 */
     char v[32];
-    explorer_value(&e, SL_LORA_RANK, v, sizeof v);
+    explorer_value(&e, VL_SET_LORA_RANK, v, sizeof v);
     assert_string_equal(v, "off (full)");
 
     /* inference leaves them aside */
-    assert_true(explorer_move(&e, SL_MODE, 1, false));
+    assert_true(explorer_move(&e, VL_SET_MODE, 1, false));
     s = explorer_settings(&e);
     assert_int_equal(s.tp, 1);
     assert_false(s.sp);
 }
 
+/* Typed beyond the slider's range: Right stays (and says so), Left comes back to the range;
+ * End stops at the last value the model takes and says why; the memory pane never goes. */
+static void test_valid_states_only(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e);
+    assert_null(explorer_set(&e, VL_SET_SEQ, "16777216"));
+    assert_false(explorer_move(&e, VL_SET_SEQ, 1, false));
+    assert_int_equal(e.s.seq, 16777216ULL);
+    assert_non_null(strstr(e.note, "end of its range"));
+    assert_true(explorer_move(&e, VL_SET_SEQ, -1, false));
+    assert_int_equal(e.s.seq, vl_setting_table[VL_SET_SEQ].slider_max);
+    assert_true(explorer_jump(&e, VL_SET_TP, true)); /* 64 does not split 32 heads */
+    assert_int_equal(e.s.tp, 32);
+    assert_int_equal(e.s.gpus, 32);
+    assert_null(e.error);
+    assert_non_null(strstr(e.note, "--tp 64 must divide the model's 32 attention heads"));
+    assert_non_null(strstr(e.note, "GPUs -> 32"));
+    /* a typed value the model refuses leaves the state as it was */
+    assert_non_null(strstr(explorer_set(&e, VL_SET_TP, "3"), "must divide"));
+    assert_int_equal(e.s.tp, 32);
+    /* a switch that has no effect says why */
+    assert_null(explorer_inert(&e, VL_SET_FP32_GRAD_COPY));
+    assert_null(explorer_set(&e, VL_SET_PRECISION, "fp32"));
+    assert_non_null(explorer_inert(&e, VL_SET_FP32_GRAD_COPY));
+}
+
+/* Every setting has its row in the table: a flag, a field, help, and a slider's steps only
+ * with a slider's range. */
+static void test_setting_table_complete(void **state)
+{
+    (void)state;
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        assert_non_null(d->flag);
+        assert_non_null(d->help);
+        assert_true(d->size > 0 && d->modes != 0);
+        assert_int_equal(vl_setting_by_key(vl_setting_keys[k]), k);
+        assert_int_equal(vl_setting_by_flag(d->flag, NULL), k);
+        if (d->step != VL_STEP_NONE)
+            assert_true(d->slider_max > d->slider_min && d->label);
+        if (d->type == VL_ST_ENUM)
+            assert_true(d->names && d->n_names > 1);
+    }
+    slider_id ids[EX_MAX_VISIBLE];
+    explorer e;
+    start(&e);
+    assert_true(explorer_sliders(&e, ids) <= EX_MAX_VISIBLE);
+    e.s.mode = VL_MODE_INFER;
+    assert_true(explorer_sliders(&e, ids) <= EX_MAX_VISIBLE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_states_only),
+        cmocka_unit_test(test_setting_table_complete),
         cmocka_unit_test(test_gpus_slider),
         cmocka_unit_test(test_params_slider_detaches),
         cmocka_unit_test(test_context_slider),

@@ -10,6 +10,13 @@
 #include "core/lora.h"
 #include "core/memory.h"
 
+/* vl_settings_valid's reason for s without a model, or NULL. */
+static const char *settings_why(const vl_settings *s)
+{
+    static char why[256];
+    return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
+}
+
 static vl_arch arch(vl_arch a)
 {
     vl_arch_defaults(&a);
@@ -24,8 +31,9 @@ static void test_llama_qv(void **state)
     vl_arch a = arch((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
                                .vocab = 32000});
     unsigned mask;
+    char why[160];
     uint64_t n;
-    assert_null(vl_lora_parse_targets("q,v", &mask));
+    assert_true(vl_lora_parse_targets("q,v", &mask, why, sizeof why));
     assert_null(vl_lora_params(&a, mask, 8, &n));
     assert_int_equal(n, 4194304ULL);
 }
@@ -39,11 +47,12 @@ static void test_mistral_all_linear(void **state)
     vl_arch a = arch((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
                                .ffn = 14336, .vocab = 32000});
     unsigned mask;
+    char why[160];
     uint64_t n;
-    assert_null(vl_lora_parse_targets("all-linear", &mask));
+    assert_true(vl_lora_parse_targets("all-linear", &mask, why, sizeof why));
     assert_null(vl_lora_params(&a, mask, 16, &n));
     assert_int_equal(n, 41943040ULL);
-    assert_null(vl_lora_parse_targets("q,k,v,o,gate,up,down", &mask));
+    assert_true(vl_lora_parse_targets("q,k,v,o,gate,up,down", &mask, why, sizeof why));
     assert_int_equal(mask, VL_LORA_ALL_LINEAR);
 }
 
@@ -70,7 +79,8 @@ static void test_moe(void **state)
     a.moe_ffn = 14336; /* as the preset loader fills it */
     uint64_t n;
     unsigned mask;
-    assert_null(vl_lora_parse_targets("down", &mask));
+    char why[160];
+    assert_true(vl_lora_parse_targets("down", &mask, why, sizeof why));
     assert_null(vl_lora_params(&a, mask, 8, &n));
     assert_int_equal(n, 32ULL * 8 * 8 * (14336 + 4096));
 }
@@ -79,12 +89,12 @@ static void test_parse_errors(void **state)
 {
     (void)state;
     unsigned mask;
-    const char *why = vl_lora_parse_targets("q,vv", &mask);
-    assert_non_null(why);
+    char why[160];
+    assert_false(vl_lora_parse_targets("q,vv", &mask, why, sizeof why));
     assert_non_null(strstr(why, "unknown target 'vv'"));
     assert_non_null(strstr(why, "did you mean 'v'?"));
-    assert_non_null(vl_lora_parse_targets("", &mask));
-    assert_non_null(vl_lora_parse_targets("q,,v", &mask));
+    assert_false(vl_lora_parse_targets("", &mask, why, sizeof why));
+    assert_false(vl_lora_parse_targets("q,,v", &mask, why, sizeof why));
     char buf[64];
     assert_string_equal(vl_lora_format_targets((1u << VL_LORA_Q) | (1u << VL_LORA_V), buf,
                                                sizeof buf),
@@ -246,14 +256,14 @@ static void test_lora_bad_settings(void **state)
     vl_breakdown b;
     vl_settings_default(&s);
     s.qlora = true;
-    assert_non_null(strstr(vl_settings_check(&s), "--qlora needs --lora-rank"));
+    assert_non_null(strstr(settings_why(&s), "--qlora needs --lora-rank"));
     vl_settings_default(&s);
     s.lora_rank = VL_MAX_LORA_RANK + 1;
-    assert_non_null(strstr(vl_settings_check(&s), "--lora-rank"));
+    assert_non_null(strstr(settings_why(&s), "--lora-rank"));
     vl_settings_default(&s);
     s.lora_rank = 8;
     s.mode = VL_MODE_INFER;
-    assert_non_null(strstr(vl_settings_check(&s), "--lora-rank applies to training only"));
+    assert_non_null(strstr(settings_why(&s), "--lora-rank applies to --mode train only"));
     vl_settings_default(&s);
     s.lora_rank = 8;
     s.lora_targets = 0;

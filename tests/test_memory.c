@@ -9,6 +9,13 @@
 
 #include "core/memory.h"
 
+/* vl_settings_valid's reason for s without a model, or NULL. */
+static const char *settings_why(const vl_settings *s)
+{
+    static char why[256];
+    return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
+}
+
 typedef unsigned __int128 u128;
 
 static vl_settings settings(vl_precision p, vl_optimizer o, bool copy, bool fp32_grads)
@@ -34,12 +41,12 @@ static void test_article_bytes_per_param(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         for (vl_precision p = VL_FP16_MIXED; p <= VL_BF16_MIXED; p++) {
             vl_settings s = settings(p, rows[i].o, true, false);
-            vl_bpp b = vl_bytes_per_param(&s);
+            vl_bpp b = vl_bytes_per_param(&s, NULL);
             assert_int_equal(b.weights, 2);
             assert_int_equal(b.gradients, 2);
             assert_int_equal(b.optimizer, rows[i].with_copy);
             s.fp32_grad_copy = false;
-            b = vl_bytes_per_param(&s);
+            b = vl_bytes_per_param(&s, NULL);
             assert_int_equal(b.optimizer, rows[i].without_copy);
         }
     }
@@ -50,28 +57,28 @@ static void test_conventions(void **state)
     (void)state;
     /* the ZeRO paper: 2 + 2 + K, K = 12 */
     vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, false, false);
-    vl_bpp b = vl_bytes_per_param(&s);
+    vl_bpp b = vl_bytes_per_param(&s, NULL);
     assert_int_equal(b.weights + b.gradients + b.optimizer, 16);
     /* Megatron-LM: fp32 main grads, 2 + 4 + 12 = 18; the copy is never counted twice */
     for (int copy = 0; copy <= 1; copy++) {
         s = settings(VL_BF16_MIXED, VL_ADAMW, copy, true);
-        b = vl_bytes_per_param(&s);
+        b = vl_bytes_per_param(&s, NULL);
         assert_int_equal(b.gradients, 4);
         assert_int_equal(b.grad_copy, 0);
         assert_int_equal(b.weights + b.gradients + b.optimizer, 18);
     }
     /* fp32: 4 + 4 + 8 (Adam moments), nothing else */
     s = settings(VL_FP32, VL_ADAMW, true, false);
-    b = vl_bytes_per_param(&s);
+    b = vl_bytes_per_param(&s, NULL);
     assert_int_equal(b.weights, 4);
     assert_int_equal(b.gradients, 4);
     assert_int_equal(b.optimizer, 8);
     /* pure bf16: states in bf16, no master copy */
     s = settings(VL_BF16, VL_ADAMW, true, false);
-    b = vl_bytes_per_param(&s);
+    b = vl_bytes_per_param(&s, NULL);
     assert_int_equal(b.weights + b.gradients + b.optimizer, 2 + 2 + 4);
     s.optimizer = VL_ADAM_8BIT;
-    assert_int_equal(vl_bytes_per_param(&s).optimizer, 2);
+    assert_int_equal(vl_bytes_per_param(&s, NULL).optimizer, 2);
 }
 
 /* ZeRO paper, Fig. 1: 7.5B parameters, 64 GPUs, K = 12: 120, 31.4, 16.6, 1.875 GB of model
@@ -228,8 +235,8 @@ static void test_autocast(void **state)
     for (int flags = 0; flags < 4; flags++) {
         s.fp32_grad_copy = flags & 1;
         s.fp32_grads = flags & 2;
-        assert_null(vl_settings_check(&s));
-        vl_bpp b = vl_bytes_per_param(&s);
+        assert_null(settings_why(&s));
+        vl_bpp b = vl_bytes_per_param(&s, NULL);
         assert_int_equal(b.weights, 4);
         assert_int_equal(b.gradients, 4);
         assert_int_equal(b.master + b.grad_copy, 0);
@@ -311,22 +318,22 @@ static void test_settings_check(void **state)
     (void)state;
     vl_settings s;
     vl_settings_default(&s);
-    assert_null(vl_settings_check(&s));
+    assert_null(settings_why(&s));
     s.gpus = 0;
-    assert_non_null(strstr(vl_settings_check(&s), "--gpus"));
+    assert_non_null(strstr(settings_why(&s), "--gpus"));
     vl_settings_default(&s);
     s.zero = 4;
-    assert_non_null(strstr(vl_settings_check(&s), "--zero"));
+    assert_non_null(strstr(settings_why(&s), "--zero"));
     vl_settings_default(&s);
     s.seq = VL_MAX_SEQ + 1;
-    assert_non_null(strstr(vl_settings_check(&s), "--seq"));
+    assert_non_null(strstr(settings_why(&s), "--seq"));
     vl_settings_default(&s);
     s.precision = VL_BF16;
     s.fp32_grads = true;
-    assert_non_null(strstr(vl_settings_check(&s), "--fp32-grads"));
+    assert_non_null(strstr(settings_why(&s), "--fp32-grads"));
     vl_settings_default(&s);
     s.gen = 10;
-    assert_non_null(strstr(vl_settings_check(&s), "--gen"));
+    assert_non_null(strstr(settings_why(&s), "--gen"));
 }
 
 /* The default what-if (Llama 2 7B, bf16-mixed AdamW, ZeRO-0, 1 GPU, b = 1, s = 2048), by
@@ -423,13 +430,13 @@ static void test_offload(void **state)
     /* where offload does not apply */
     vl_settings_default(&s);
     s.offload = VL_OFFLOAD_OPTIMIZER;
-    assert_non_null(strstr(vl_settings_check(&s), "--offload optimizer needs --zero"));
+    assert_non_null(strstr(settings_why(&s), "--offload optimizer needs --zero"));
     s.zero = 2;
     s.offload = VL_OFFLOAD_PARAMS;
-    assert_non_null(strstr(vl_settings_check(&s), "--offload params needs --zero 3"));
+    assert_non_null(strstr(settings_why(&s), "--offload params needs --zero 3"));
     s.zero = 0;
     s.mode = VL_MODE_INFER;
-    assert_non_null(strstr(vl_settings_check(&s), "--offload applies to training only"));
+    assert_non_null(strstr(settings_why(&s), "--offload applies to --mode train only"));
     /* the ZeRO 0-3 comparison steps an offload down where the stage does not allow it */
     vl_settings_default(&s);
     s.zero = 3;
@@ -437,7 +444,7 @@ static void test_offload(void **state)
     for (unsigned z = 0; z < 4; z++) {
         vl_settings at = s;
         vl_settings_at_zero(&at, z);
-        assert_null(vl_settings_check(&at));
+        assert_null(settings_why(&at));
         assert_int_equal(at.offload, z == 3 ? VL_OFFLOAD_PARAMS
                                      : z   ? VL_OFFLOAD_OPTIMIZER
                                            : VL_OFFLOAD_NONE);
@@ -582,7 +589,7 @@ static void test_parallel_invalid(void **state)
     vl_settings_default(&s);
     s.tp = 3;
     s.gpus = 8;
-    assert_non_null(strstr(vl_settings_check(&s), "--gpus must be a multiple of --tp x --pp"));
+    assert_non_null(strstr(settings_why(&s), "--gpus must be a multiple of --tp x --pp"));
     s.gpus = 3;
     assert_non_null(strstr(vl_estimate(&l, &s, &b), "--tp 3 must divide the model's 32 attention heads"));
     s.tp = 16;
@@ -594,17 +601,17 @@ static void test_parallel_invalid(void **state)
     assert_non_null(strstr(vl_estimate(&l, &s, &b), "--pp 64 must be at most the model's 32 layers"));
     vl_settings_default(&s);
     s.sp = true;
-    assert_non_null(strstr(vl_settings_check(&s), "--sp"));
+    assert_non_null(strstr(settings_why(&s), "--sp"));
     vl_settings_default(&s);
     s.tp = 2;
     s.gpus = 2;
     s.lora_rank = 8;
-    assert_non_null(strstr(vl_settings_check(&s), "--lora-rank with --tp or --pp"));
+    assert_non_null(strstr(settings_why(&s), "--lora-rank with --tp or --pp"));
     vl_settings_default(&s);
     s.mode = VL_MODE_INFER;
     s.pp = 2;
     s.gpus = 2;
-    assert_non_null(strstr(vl_settings_check(&s), "training only"));
+    assert_non_null(strstr(settings_why(&s), "applies to --mode train only"));
 }
 
 int main(void)

@@ -14,6 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* vl_settings_valid's reason for s without a model, or NULL. */
+static const char *settings_why(const vl_settings *s)
+{
+    static char why[256];
+    return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
+}
+
 /* Every shipped model, with its published parameter count, written here independently of
  * the YAML files (sources: Hugging Face safetensors totals, keras-hub presets, the papers).
  * A rounded figure (GPT-3, Brown et al. 2020 Table 2.1; OPT, Zhang et al. 2022) comes with
@@ -151,7 +158,7 @@ static void test_builtin_scenarios(void **state)
         vl_settings s;
         vl_settings_default(&s);
         vl_settings_apply(&s, &sc->settings);
-        assert_null(vl_settings_check(&s));
+        assert_null(settings_why(&s));
     }
     const vl_scenario *z = vl_catalog_scenario(&c, "zero-paper-7.5b-64gpus");
     assert_non_null(z);
@@ -432,6 +439,29 @@ static void test_search_path(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The parameters by tensor rank add up to the exact count, for every built-in model. */
+static void test_param_shapes(void **state)
+{
+    (void)state;
+    vl_catalog c;
+    char err[VL_ERR_LEN];
+    vl_catalog_init(&c);
+    assert_true(vl_catalog_add_builtin(&c, err));
+    for (size_t i = 0; i < c.n_models; i++) {
+        vl_params p;
+        vl_shapes sh;
+        assert_true(vl_count_params(&c.models[i].arch, &p));
+        assert_true(vl_param_shapes(&c.models[i].arch, &sh));
+        if (sh.matrix + sh.vector != p.total)
+            fail_msg("%s: matrices %llu + vectors %llu != %llu", c.models[i].name,
+                     (unsigned long long)sh.matrix, (unsigned long long)sh.vector,
+                     (unsigned long long)p.total);
+        assert_true(sh.hidden_matrix < sh.matrix && sh.matrix_dims < sh.matrix);
+    }
+    assert_true(c.n_models >= 30);
+    vl_catalog_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_builtin_gpus),
         cmocka_unit_test(test_builtin_scenarios),
         cmocka_unit_test(test_settings_patch),
+        cmocka_unit_test(test_param_shapes),
         cmocka_unit_test(test_rounded),
         cmocka_unit_test(test_search_path),
         cmocka_unit_test(test_counts_checked),

@@ -147,9 +147,9 @@ expect_screen a "not saved"
 # inference: the mode slider swaps the sliders; the training settings wait
 keys a k k k k k k Right                           # context -> mode: infer
 expect_screen a "gpt2) | inference, per GPU"
-expect_screen a "tensor parallelism needs the GPU count to divide" # 8 GPUs, 12 heads
-keys a j j j Left                                  # GPUs: 8 -> 6, the next that divides 12
+expect_screen a "GPUs -> 6"                        # 8 GPUs do not split 12 heads: 6 do
 expect_screen a "the two phases of inference"
+keys a j j j                                       # to GPUs
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb
 keys a k k End                                     # weight dtype -> int4
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
@@ -180,6 +180,27 @@ expect_screen d "settings 5-20 of 20"
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
 keys d q
 exited d 0
+
+# a slider stops at the last value the model takes, keeps the memory pane and says why
+start f --preset llama-2-7b --no-color --ascii
+keys f j j j j j j j j j j j j j j j j End          # tensor par. -> 32 (64 does not split 32 heads)
+expect_screen f "tensor par. stopped at 32: --tp 64 must divide the model's 32 attention"
+expect_screen f "GPUs -> 32"
+expect_total f --preset llama-2-7b --tp 32 --gpus 32
+keys f j End                                       # pipeline par. -> 32 (one layer a stage)
+expect_screen f "pipeline par. stopped at 32: --pp 64 must be at most the model's 32"
+expect_total f --preset llama-2-7b --tp 32 --pp 32 --gpus 1024
+keys f q
+exited f 0
+start g --preset llama-2-7b --mode infer --no-color --ascii
+keys g j j j j End                                 # inference GPUs -> 32 (32 heads)
+expect_screen g "GPUs stopped at 32: --gpus: tensor parallelism needs the GPU count"
+expect_total g --preset llama-2-7b --mode infer --gpus 32
+keys g Right                                       # no further: stays, and says why
+expect_screen g "GPUs stays at 32"
+expect_total g --preset llama-2-7b --mode infer --gpus 32
+keys g q
+exited g 0
 
 # a scenario from the picker: its model, GPU and settings
 start c --no-color

@@ -1,4 +1,8 @@
-/* options.c: the options `estimate` and the explorer share (HACKING §2). */
+/* options.c: the options `estimate` and the explorer share (HACKING §2).
+ *
+ * The settings' options come from the settings table (core/settings.h): their flags, values,
+ * ranges, modes and help.  The rest (the model, the GPU, the output) are the rows of
+ * app_options below. */
 #include "options.h"
 
 #include <getopt.h>
@@ -9,7 +13,6 @@
 
 #include "app.h"
 #include "core/hfconfig.h"
-#include "core/lora.h"
 #include "core/units.h"
 
 int usage_error(const char *fmt, ...)
@@ -23,108 +26,71 @@ int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-enum {
-    OPT_PRESET = 256, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_PARAMS, OPT_MODE, OPT_PRECISION, OPT_OPTIMIZER,
-    OPT_FP32_GRADS, OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO, OPT_GPUS, OPT_BATCH,
-    OPT_SEQ, OPT_GEN, OPT_RECOMPUTE, OPT_FLASH, OPT_NO_FLASH, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE,
-    OPT_GPU, OPT_OVERHEAD, OPT_FORMAT, OPT_UNITS, OPT_CHECK_FIT, OPT_EXPLAIN, OPT_HELP,
-    OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME, OPT_GROUP_SIZE, OPT_SOLVE,
-    OPT_LORA_RANK, OPT_LORA_TARGETS, OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE,
-    OPT_TP, OPT_PP, OPT_SP, OPT_GRAD_ACCUM,
-};
-#define GIVEN(code) (1ULL << ((code) - OPT_PRESET))
-
-/* The setting each option sets, for laying the flags over a scenario (-1: none). */
-static int setting_of(int code)
-{
-    switch (code) {
-    case OPT_MODE: return VL_SET_MODE;
-    case OPT_PRECISION: return VL_SET_PRECISION;
-    case OPT_OPTIMIZER: return VL_SET_OPTIMIZER;
-    case OPT_FP32_GRADS: return VL_SET_FP32_GRADS;
-    case OPT_FP32_GRAD_COPY:
-    case OPT_NO_FP32_GRAD_COPY: return VL_SET_FP32_GRAD_COPY;
-    case OPT_ZERO: return VL_SET_ZERO;
-    case OPT_GPUS: return VL_SET_GPUS;
-    case OPT_BATCH: return VL_SET_BATCH;
-    case OPT_SEQ: return VL_SET_SEQ;
-    case OPT_GEN: return VL_SET_GEN;
-    case OPT_RECOMPUTE: return VL_SET_RECOMPUTE;
-    case OPT_FLASH:
-    case OPT_NO_FLASH: return VL_SET_FLASH_ATTN;
-    case OPT_WEIGHT_DTYPE: return VL_SET_WEIGHT_DTYPE;
-    case OPT_KV_DTYPE: return VL_SET_KV_DTYPE;
-    case OPT_GROUP_SIZE: return VL_SET_GROUP_SIZE;
-    case OPT_OVERHEAD: return VL_SET_OVERHEAD;
-    case OPT_LORA_RANK: return VL_SET_LORA_RANK;
-    case OPT_LORA_TARGETS: return VL_SET_LORA_TARGETS;
-    case OPT_QLORA: return VL_SET_QLORA;
-    case OPT_OFFLOAD: return VL_SET_OFFLOAD;
-    case OPT_GPUS_PER_NODE: return VL_SET_GPUS_PER_NODE;
-    case OPT_TP: return VL_SET_TP;
-    case OPT_PP: return VL_SET_PP;
-    case OPT_SP: return VL_SET_SP;
-    case OPT_GRAD_ACCUM: return VL_SET_GRAD_ACCUM;
-    default: return -1;
-    }
-}
-
-static const struct option long_options[] = {
-    {"preset", required_argument, NULL, OPT_PRESET},
-    {"preset-file", required_argument, NULL, OPT_PRESET_FILE},
-    {"hf-config", required_argument, NULL, OPT_HF_CONFIG},
-    {"params", required_argument, NULL, OPT_PARAMS},
-    {"mode", required_argument, NULL, OPT_MODE},
-    {"precision", required_argument, NULL, OPT_PRECISION},
-    {"optimizer", required_argument, NULL, OPT_OPTIMIZER},
-    {"fp32-grads", no_argument, NULL, OPT_FP32_GRADS},
-    {"fp32-grad-copy", no_argument, NULL, OPT_FP32_GRAD_COPY},
-    {"no-fp32-grad-copy", no_argument, NULL, OPT_NO_FP32_GRAD_COPY},
-    {"zero", required_argument, NULL, OPT_ZERO},
-    {"gpus", required_argument, NULL, OPT_GPUS},
-    {"batch", required_argument, NULL, OPT_BATCH},
-    {"seq", required_argument, NULL, OPT_SEQ},
-    {"gen", required_argument, NULL, OPT_GEN},
-    {"recompute", required_argument, NULL, OPT_RECOMPUTE},
-    {"flash-attn", no_argument, NULL, OPT_FLASH},
-    {"no-flash-attn", no_argument, NULL, OPT_NO_FLASH},
-    {"weight-dtype", required_argument, NULL, OPT_WEIGHT_DTYPE},
-    {"kv-dtype", required_argument, NULL, OPT_KV_DTYPE},
-    {"gpu", required_argument, NULL, OPT_GPU},
-    {"overhead", required_argument, NULL, OPT_OVERHEAD},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"units", required_argument, NULL, OPT_UNITS},
-    {"check-fit", no_argument, NULL, OPT_CHECK_FIT},
-    {"explain", no_argument, NULL, OPT_EXPLAIN},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
-    {"no-color", no_argument, NULL, OPT_NO_COLOR},
-    {"ascii", no_argument, NULL, OPT_ASCII},
-    {"theme", required_argument, NULL, OPT_THEME},
-    {"group-size", required_argument, NULL, OPT_GROUP_SIZE},
-    {"solve", required_argument, NULL, OPT_SOLVE},
-    {"lora-rank", required_argument, NULL, OPT_LORA_RANK},
-    {"lora-targets", required_argument, NULL, OPT_LORA_TARGETS},
-    {"qlora", no_argument, NULL, OPT_QLORA},
-    {"offload", required_argument, NULL, OPT_OFFLOAD},
-    {"gpus-per-node", required_argument, NULL, OPT_GPUS_PER_NODE},
-    {"tp", required_argument, NULL, OPT_TP},
-    {"pp", required_argument, NULL, OPT_PP},
-    {"sp", no_argument, NULL, OPT_SP},
-    {"grad-accum", required_argument, NULL, OPT_GRAD_ACCUM},
-    {NULL, 0, NULL, 0},
-};
-
 static const char *const units_names[] = {"gib", "gb"};
 const char *const theme_names[N_THEMES] = {"default", "high-contrast"};
 
-static const char *option_name(int code)
+/* ---- the options that are not settings ----------------------------------------------- */
+
+typedef enum {
+    OPT_PRESET, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_PARAMS, OPT_GPU, OPT_FORMAT, OPT_UNITS,
+    OPT_EXPLAIN, OPT_CHECK_FIT, OPT_SOLVE, OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME,
+    OPT_HELP, N_APP_OPTIONS
+} app_option;
+
+typedef enum { GROUP_MODEL, GROUP_OUTPUT, GROUP_TUI, GROUP_NONE } opt_group;
+
+static const struct app_opt {
+    const char *name, *arg, *help;
+    opt_group group;
+} app_options[N_APP_OPTIONS] = {
+    [OPT_PRESET] = {"preset", "NAME", "a model or scenario from the catalog (default "
+                    DEFAULT_MODEL ")", GROUP_MODEL},
+    [OPT_PRESET_FILE] = {"preset-file", "PATH", "a YAML model or scenario preset (see "
+                         "vramlab-presets(5))", GROUP_MODEL},
+    [OPT_HF_CONFIG] = {"hf-config", "PATH", "a Hugging Face config.json", GROUP_MODEL},
+    [OPT_PARAMS] = {"params", "N", "a free count (7B, 350M, 1.5T, 7e9): GPT-3-like shape "
+                    "derived", GROUP_MODEL},
+    [OPT_GPU] = {"gpu", "NAME", "GPU to fit on (default " DEFAULT_GPU ")", GROUP_OUTPUT},
+    [OPT_FORMAT] = {"format", "F", "table, json, csv, markdown, svg (default table)",
+                    GROUP_OUTPUT},
+    [OPT_UNITS] = {"units", "U", "gib (2^30 bytes) or gb (10^9 bytes) (default gib)",
+                   GROUP_OUTPUT},
+    [OPT_EXPLAIN] = {"explain", NULL, "list every activation tensor saved for backward",
+                     GROUP_OUTPUT},
+    [OPT_CHECK_FIT] = {"check-fit", NULL, "exit 1 when the run does not fit the GPU",
+                       GROUP_OUTPUT},
+    [OPT_SOLVE] = {"solve", "S", "max-batch, max-context or min-gpus: the exact largest "
+                   "(smallest) value that fits the GPU, and the breakdown there", GROUP_OUTPUT},
+    [OPT_NO_MOUSE] = {"no-mouse", NULL, "ignore the mouse", GROUP_TUI},
+    [OPT_NO_COLOR] = {"no-color", NULL, "monochrome (also when NO_COLOR is set)", GROUP_TUI},
+    [OPT_ASCII] = {"ascii", NULL, "ASCII glyphs only (also in non-UTF-8 locales)", GROUP_TUI},
+    [OPT_THEME] = {"theme", "T", "default or high-contrast (for projectors)", GROUP_TUI},
+    [OPT_HELP] = {"help", NULL, "this help", GROUP_NONE},
+};
+
+/* getopt_long's codes: the settings' flags, their --no- flags, then the rest. */
+#define CODE_SETTING 256
+#define CODE_NO_SETTING (CODE_SETTING + VL_N_SETTINGS)
+#define CODE_APP (CODE_NO_SETTING + VL_N_SETTINGS)
+
+static void build_long_options(struct option *opts)
 {
-    for (const struct option *o = long_options; o->name; o++)
-        if (o->val == code)
-            return o->name;
-    return "?";
+    size_t n = 0;
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        bool sw = d->type == VL_ST_BOOL;
+        opts[n++] = (struct option){d->flag, sw ? no_argument : required_argument, NULL,
+                                    CODE_SETTING + k};
+        if (d->no_flag)
+            opts[n++] = (struct option){d->no_flag, no_argument, NULL, CODE_NO_SETTING + k};
+    }
+    for (int i = 0; i < N_APP_OPTIONS; i++)
+        opts[n++] = (struct option){app_options[i].name,
+                                    app_options[i].arg ? required_argument : no_argument, NULL,
+                                    CODE_APP + i};
+    opts[n] = (struct option){NULL, 0, NULL, 0};
 }
+#define N_LONG_OPTIONS (2 * VL_N_SETTINGS + N_APP_OPTIONS + 1)
 
 int option_choice(const char *flag, const char *arg, const char *const *names, int n, int *out)
 {
@@ -139,136 +105,202 @@ int option_choice(const char *flag, const char *arg, const char *const *names, i
                        vl_hint(arg, names, (size_t)n, hint, sizeof hint));
 }
 
-static int parse_enum(int code, const char *arg, const char *const *names, int n, int *out)
+static int parse_setting(run_opts *o, vl_setting k, bool negated, const char *arg)
 {
-    return option_choice(option_name(code), arg, names, n, out);
-}
-
-static int parse_count(int code, const char *arg, uint64_t *out)
-{
-    const char *why;
-    if (!vl_parse_count(arg, out, &why))
-        return usage_error("--%s: '%s' is not a whole number: %s", option_name(code), arg, why);
+    const vl_setting_desc *d = &vl_setting_table[k];
+    char why[512];
+    if (d->type == VL_ST_BOOL)
+        vl_setting_put(k, &o->flags.values, !negated);
+    else if (!vl_setting_parse(k, arg, &o->flags.values, why, sizeof why))
+        return usage_error("--%s%s%s", d->flag, strncmp(why, "must", 4) == 0 ? " " : ": ", why);
+    vl_patch_mark(&o->flags, k);
     return EXIT_OK;
 }
 
-static int parse_option(run_opts *o, int code, const char *arg)
+static int parse_app(run_opts *o, app_option i, const char *arg)
 {
     int e = 0, rc = EXIT_OK;
-    uint64_t v;
-    const char *why;
-    vl_settings *set = &o->flags.values;
-
-    switch (code) {
+    switch (i) {
     case OPT_PRESET: o->preset = arg; break;
     case OPT_PRESET_FILE: o->preset_file = arg; break;
     case OPT_HF_CONFIG: o->hf_config = arg; break;
-    case OPT_PARAMS:
-        rc = parse_count(code, arg, &o->params);
-        if (rc == EXIT_OK && (o->params < 1000000 || o->params > 100000000000000ULL))
-            rc = usage_error("--params: '%s' is outside 1M..100T", arg);
+    case OPT_PARAMS: {
+        const char *why;
+        if (!vl_parse_count(arg, &o->params, &why))
+            return usage_error("--params: '%s' is not a whole number: %s", arg, why);
+        if (o->params < 1000000 || o->params > 100000000000000ULL)
+            return usage_error("--params: '%s' is outside 1M..100T", arg);
         o->params_arg = arg;
         break;
-    case OPT_MODE:
-        rc = parse_enum(code, arg, vl_mode_names, VL_N_MODES, &e);
-        set->mode = (vl_mode)e;
-        break;
-    case OPT_PRECISION:
-        rc = parse_enum(code, arg, vl_precision_names, VL_N_PRECISIONS, &e);
-        set->precision = (vl_precision)e;
-        break;
-    case OPT_OPTIMIZER:
-        rc = parse_enum(code, arg, vl_optimizer_names, VL_N_OPTIMIZERS, &e);
-        set->optimizer = (vl_optimizer)e;
-        break;
-    case OPT_RECOMPUTE:
-        rc = parse_enum(code, arg, vl_recompute_names, VL_N_RECOMPUTES, &e);
-        set->recompute = (vl_recompute)e;
-        break;
-    case OPT_WEIGHT_DTYPE:
-    case OPT_KV_DTYPE:
-        rc = parse_enum(code, arg, vl_dtype_names, VL_N_DTYPES, &e);
-        *(code == OPT_WEIGHT_DTYPE ? &set->weight_dtype : &set->kv_dtype) = (vl_dtype)e;
-        break;
-    case OPT_GROUP_SIZE: rc = parse_count(code, arg, &set->group_size); break;
-    case OPT_SOLVE:
-        rc = parse_enum(code, arg, vl_solve_names, VL_N_SOLVES, &e);
-        o->solve = (vl_solve)e;
-        o->solving = true;
-        break;
+    }
+    case OPT_GPU: o->gpu = arg; break;
     case OPT_FORMAT:
-        rc = parse_enum(code, arg, report_format_names, N_FORMATS, &e);
+        rc = option_choice("format", arg, report_format_names, N_FORMATS, &e);
         o->format = (report_format)e;
         break;
     case OPT_UNITS:
-        rc = parse_enum(code, arg, units_names, 2, &e);
+        rc = option_choice("units", arg, units_names, 2, &e);
         o->units = (vl_units)e;
         break;
-    case OPT_FP32_GRADS: set->fp32_grads = true; break;
-    case OPT_FP32_GRAD_COPY: set->fp32_grad_copy = true; break;
-    case OPT_NO_FP32_GRAD_COPY: set->fp32_grad_copy = false; break;
-    case OPT_FLASH: set->flash_attn = true; break;
-    case OPT_NO_FLASH: set->flash_attn = false; break;
-    case OPT_CHECK_FIT: o->check_fit = true; break;
     case OPT_EXPLAIN: o->explain = true; break;
-    case OPT_HELP: o->help = true; break;
-    case OPT_ZERO:
-        rc = parse_count(code, arg, &v);
-        if (rc == EXIT_OK && v > 3)
-            rc = usage_error("--zero: '%s' is not a ZeRO stage (0, 1, 2 or 3)", arg);
-        set->zero = (unsigned)v;
-        break;
-    case OPT_GPUS: rc = parse_count(code, arg, &set->gpus); break;
-    case OPT_BATCH: rc = parse_count(code, arg, &set->batch); break;
-    case OPT_SEQ: rc = parse_count(code, arg, &set->seq); break;
-    case OPT_GEN: rc = parse_count(code, arg, &set->gen); break;
-    case OPT_GPU: o->gpu = arg; break;
-    case OPT_LORA_RANK:
-        rc = parse_count(code, arg, &set->lora_rank);
-        if (rc == EXIT_OK && (set->lora_rank < 1 || set->lora_rank > VL_MAX_LORA_RANK))
-            rc = usage_error("--lora-rank: '%s' is not a rank between 1 and 65536 (leave the "
-                             "flag out for full fine-tuning)", arg);
-        break;
-    case OPT_LORA_TARGETS:
-        why = vl_lora_parse_targets(arg, &set->lora_targets);
-        if (why)
-            rc = usage_error("--lora-targets: %s", why);
-        break;
-    case OPT_QLORA: set->qlora = true; break;
-    case OPT_OFFLOAD:
-        rc = parse_enum(code, arg, vl_offload_names, VL_N_OFFLOADS, &e);
-        set->offload = (vl_offload)e;
-        break;
-    case OPT_TP:
-    case OPT_PP:
-    case OPT_GRAD_ACCUM:
-        rc = parse_count(code, arg, code == OPT_TP ? &set->tp : code == OPT_PP ? &set->pp
-                                                                           : &set->grad_accum);
-        if (rc == EXIT_OK && (code == OPT_TP ? set->tp : code == OPT_PP ? set->pp
-                                                                       : set->grad_accum) < 1)
-            rc = usage_error("--%s: must be at least 1", option_name(code));
-        break;
-    case OPT_SP: set->sp = true; break;
-    case OPT_GPUS_PER_NODE:
-        rc = parse_count(code, arg, &set->gpus_per_node);
-        if (rc == EXIT_OK && set->gpus_per_node < 1)
-            rc = usage_error("--gpus-per-node: must be at least 1");
+    case OPT_CHECK_FIT: o->check_fit = true; break;
+    case OPT_SOLVE:
+        rc = option_choice("solve", arg, vl_solve_names, VL_N_SOLVES, &e);
+        o->solve = (vl_solve)e;
+        o->solving = true;
         break;
     case OPT_NO_MOUSE: o->no_mouse = o->tui_only_given = true; break;
     case OPT_NO_COLOR: o->no_color = o->tui_only_given = true; break;
     case OPT_ASCII: o->ascii = o->tui_only_given = true; break;
     case OPT_THEME:
-        rc = parse_enum(code, arg, theme_names, N_THEMES, &e);
+        rc = option_choice("theme", arg, theme_names, N_THEMES, &e);
         o->theme = (ui_theme)e;
         o->tui_only_given = true;
         break;
-    case OPT_OVERHEAD:
-        if (!vl_parse_size(arg, &set->overhead, &why))
-            rc = usage_error("--overhead: '%s' is not a size (e.g. 0, 1GiB, 800MB): %s", arg, why);
-        break;
+    case OPT_HELP: o->help = true; break;
+    case N_APP_OPTIONS: break;
     }
     return rc;
 }
+
+/* ---- --help -------------------------------------------------------------------------- */
+
+/* "  --flag ARG              help", the help wrapped at 80 columns under itself. */
+static void help_line(FILE *out, const char *left, const char *help)
+{
+    if (strlen(left) > 22) {
+        fprintf(out, "  %s\n", left);
+        left = "";
+    }
+    fprintf(out, "  %-22s", left);
+    int col = 24;
+    for (bool first = true; *help; first = false) {
+        size_t w = strcspn(help, " ");
+        if (!first && col + 1 + (int)w > 80) {
+            fprintf(out, "\n  %-22s", "");
+            col = 24;
+            first = true;
+        }
+        fprintf(out, "%s%.*s", first ? "  " : " ", (int)w, help);
+        col += (int)w + (first ? 2 : 1);
+        help += w;
+        help += strspn(help, " ");
+    }
+    fputc('\n', out);
+}
+
+static void help_option(FILE *out, const char *flag, const char *no_flag, const char *arg,
+                        const char *help)
+{
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s%s%s", flag, arg ? " " : "", arg ? arg : "",
+             no_flag ? ", --" : "", no_flag ? no_flag : "");
+    help_line(out, left, help);
+}
+
+static void help_settings(FILE *out, unsigned modes)
+{
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        if (d->modes != modes)
+            continue;
+        help_option(out, d->flag, d->no_flag, d->arg, d->help);
+        if (d->type == VL_ST_ENUM) {
+            char list[256], line[320];
+            snprintf(line, sizeof line, "%s: %s", d->arg,
+                     vl_join(d->names, (size_t)d->n_names, list, sizeof list));
+            help_line(out, "", line);
+        }
+    }
+}
+
+static void help_group(FILE *out, opt_group g)
+{
+    for (int i = 0; i < N_APP_OPTIONS; i++)
+        if (app_options[i].group == g)
+            help_option(out, app_options[i].name, NULL, app_options[i].arg, app_options[i].help);
+}
+
+void options_help(FILE *out, bool tui)
+{
+    if (tui)
+        fprintf(out, "usage: vramlab [tui] [OPTIONS]\n"
+                     "The explorer: sliders for every setting, stacked memory bars per GPU, "
+                     "the ZeRO\n0-3 comparison and the formula behind each number.  It starts "
+                     "from these options.\n");
+    else
+        fprintf(out, "usage: vramlab estimate [OPTIONS]\n"
+                     "Print the per-GPU memory needed to train or serve a transformer, and how "
+                     "each part is\ncomputed.\n");
+    fprintf(out, "\nmodel (one of; a scenario's settings apply first, then the flags):\n");
+    help_group(out, GROUP_MODEL);
+    fprintf(out, "training and inference:\n");
+    help_settings(out, VL_IN_BOTH);
+    fprintf(out, "training (--mode train, the default):\n");
+    help_settings(out, VL_IN_TRAIN);
+    fprintf(out, "inference (--mode infer):\n");
+    help_settings(out, VL_IN_INFER);
+    if (tui) {
+        fprintf(out, "the explorer:\n");
+        help_group(out, GROUP_TUI);
+        fprintf(out, "  --gpu NAME              the GPU shown first (default " DEFAULT_GPU ")\n"
+                     "\nPress ? in the explorer for its keys.\n");
+        return;
+    }
+    fprintf(out, "output:\n");
+    help_group(out, GROUP_OUTPUT);
+    fprintf(out, "\nexit status: 0 ok, 1 does not fit (with --check-fit), 2 bad usage or input.\n"
+                 "See vramlab(1) for the formulas and their sources.\n");
+}
+
+/* ---- the option loop ------------------------------------------------------------------ */
+
+void options_start(void)
+{
+    opterr = 0;
+    optind = 1;
+}
+
+int options_next(int argc, char **argv, const struct option *opts, const char *command, int *code)
+{
+    *code = getopt_long(argc, argv, ":", opts, NULL);
+    if (*code == '?')
+        return usage_error("unknown option '%s' (see vramlab %s --help)", argv[optind - 1],
+                           command);
+    if (*code == ':')
+        return usage_error("%s needs a value", argv[optind - 1]);
+    return EXIT_OK;
+}
+
+int options_parse(int argc, char **argv, run_opts *o, const char *command)
+{
+    *o = (run_opts){.format = FMT_TABLE, .units = VL_UNITS_GIB};
+    vl_settings_default(&o->s);
+    vl_settings_default(&o->flags.values);
+
+    struct option opts[N_LONG_OPTIONS];
+    build_long_options(opts);
+    int code, rc;
+    options_start();
+    while ((rc = options_next(argc, argv, opts, command, &code)) == EXIT_OK && code != -1) {
+        if (code >= CODE_APP)
+            rc = parse_app(o, (app_option)(code - CODE_APP), optarg);
+        else if (code >= CODE_NO_SETTING)
+            rc = parse_setting(o, (vl_setting)(code - CODE_NO_SETTING), true, optarg);
+        else
+            rc = parse_setting(o, (vl_setting)(code - CODE_SETTING), false, optarg);
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    if (rc != EXIT_OK)
+        return rc;
+    if (optind < argc)
+        return usage_error("unexpected argument '%s' (see vramlab %s --help)", argv[optind],
+                           command);
+    return EXIT_OK;
+}
+
+/* ---- resolving the model, the GPU and the settings ----------------------------------- */
 
 /* A scenario: its model (a preset, or a free count), settings and GPU. */
 static int use_scenario(const vl_catalog *cat, const vl_scenario *sc, vl_model *m,
@@ -344,47 +376,6 @@ int cli_load_catalog(vl_catalog *cat)
     return EXIT_OK;
 }
 
-void options_start(void)
-{
-    opterr = 0;
-    optind = 1;
-}
-
-int options_next(int argc, char **argv, const struct option *opts, const char *command, int *code)
-{
-    *code = getopt_long(argc, argv, ":", opts, NULL);
-    if (*code == '?')
-        return usage_error("unknown option '%s' (see vramlab %s --help)", argv[optind - 1],
-                           command);
-    if (*code == ':')
-        return usage_error("%s needs a value", argv[optind - 1]);
-    return EXIT_OK;
-}
-
-int options_parse(int argc, char **argv, run_opts *o, const char *command)
-{
-    *o = (run_opts){.format = FMT_TABLE, .units = VL_UNITS_GIB};
-    vl_settings_default(&o->s);
-    vl_settings_default(&o->flags.values);
-
-    int code, rc;
-    options_start();
-    while ((rc = options_next(argc, argv, long_options, command, &code)) == EXIT_OK &&
-           code != -1) {
-        if ((rc = parse_option(o, code, optarg)) != EXIT_OK)
-            return rc;
-        o->given |= GIVEN(code);
-        if (setting_of(code) >= 0)
-            vl_patch_mark(&o->flags, (vl_setting)setting_of(code));
-    }
-    if (rc != EXIT_OK)
-        return rc;
-    if (optind < argc)
-        return usage_error("unexpected argument '%s' (see vramlab %s --help)", argv[optind],
-                           command);
-    return EXIT_OK;
-}
-
 int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gpu)
 {
     char err[VL_ERR_LEN];
@@ -400,23 +391,16 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     vl_settings_apply(&o->s, &scenario);
     vl_settings_apply(&o->s, &o->flags);
     /* flags of the other mode would be silently ignored: say so instead */
-    static const int train_only[] = {OPT_PRECISION, OPT_OPTIMIZER, OPT_FP32_GRADS,
-                                     OPT_FP32_GRAD_COPY, OPT_NO_FP32_GRAD_COPY, OPT_ZERO,
-                                     OPT_RECOMPUTE, OPT_LORA_RANK, OPT_LORA_TARGETS,
-                                     OPT_QLORA, OPT_OFFLOAD, OPT_GPUS_PER_NODE, OPT_TP,
-                                     OPT_PP, OPT_SP, OPT_GRAD_ACCUM};
-    static const int infer_only[] = {OPT_GEN, OPT_WEIGHT_DTYPE, OPT_KV_DTYPE, OPT_GROUP_SIZE};
-    bool infer = o->s.mode == VL_MODE_INFER;
-    const int *list = infer ? train_only : infer_only;
-    size_t n = infer ? sizeof train_only / sizeof *train_only
-                     : sizeof infer_only / sizeof *infer_only;
-    for (size_t i = 0; i < n; i++)
-        if (o->given & GIVEN(list[i]))
-            return usage_error("--%s applies to --mode %s only", option_name(list[i]),
-                               infer ? "train" : "infer");
-    if (!infer && !o->s.lora_rank && (o->given & (GIVEN(OPT_LORA_TARGETS) | GIVEN(OPT_QLORA))))
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        if ((o->flags.given & (1u << k)) && !vl_setting_applies((vl_setting)k, &o->s))
+            return usage_error("--%s applies to --mode %s only", vl_setting_table[k].flag,
+                               o->s.mode == VL_MODE_INFER ? "train" : "infer");
+    uint32_t needs_rank = (1u << VL_SET_LORA_TARGETS) | (1u << VL_SET_QLORA);
+    if (o->s.mode == VL_MODE_TRAIN && !o->s.lora_rank && (o->flags.given & needs_rank))
         return usage_error("--%s needs --lora-rank (the adapters' rank)",
-                           o->given & GIVEN(OPT_QLORA) ? "qlora" : "lora-targets");
+                           o->flags.given & (1u << VL_SET_QLORA) ? "qlora" : "lora-targets");
+    if (!vl_settings_valid(&o->s, &m->arch, err, sizeof err))
+        return usage_error("%s", err);
     const char *name = o->gpu ? o->gpu : scenario_gpu ? scenario_gpu : DEFAULT_GPU;
     if (!(*gpu = vl_catalog_gpu(cat, name))) {
         char hint[96];

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "core/memory.h"
 #include "core/catalog.h"
 #include "core/scenario.h"
@@ -25,7 +27,6 @@ typedef struct run_opts {
     report_format format;
     vl_units units;
     bool check_fit, explain, help;
-    uint64_t given;                   /* bit (code - first option) per option given */
     bool solving;
     vl_solve solve;
     bool no_mouse, no_color, ascii;   /* the explorer only */
@@ -36,6 +37,10 @@ typedef struct run_opts {
 /* Parses argv (argv[0] is the command) into o.  Returns EXIT_OK or, after one line on
  * stderr naming the flag, EXIT_USAGE.  command names the subcommand in messages. */
 int options_parse(int argc, char **argv, run_opts *o, const char *command);
+
+/* The options, generated from the settings table and the other options' rows: for the
+ * explorer (tui) or for `vramlab estimate`. */
+void options_help(FILE *out, bool tui);
 
 /* The option loop every command shares (getopt_long, long options only): options_start,
  * then options_next until *code is -1.  EXIT_USAGE, after one line on stderr, for an
@@ -51,7 +56,8 @@ int option_choice(const char *flag, const char *arg, const char *const *names, i
 /* Fills cat from the preset search path (its warnings are left in cat for the caller to
  * show), picks the model (--preset model or scenario, --preset-file, --hf-config, --params
  * or the default) and the GPU, and lays the settings out in o->s: defaults, then the
- * scenario's, then the flags.  EXIT_OK or EXIT_USAGE (message printed). */
+ * scenario's, then the flags; o->s is then valid for the model (vl_settings_valid).
+ * EXIT_OK or EXIT_USAGE (message printed). */
 int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gpu);
 
 /* The search path's catalog for commands without a model; prints its warnings. */

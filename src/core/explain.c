@@ -4,9 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const optimizer_labels[VL_N_OPTIMIZERS] = {
-    "AdamW m, v", "8-bit Adam m, v", "SGD momentum", "SGD", "Lion momentum"};
-
 /* " / 8 GPUs (ZeRO-1 and up)" when the state is sharded, else "". */
 static void shard_note(const vl_settings *s, unsigned from_stage, char *buf, size_t len)
 {
@@ -143,7 +140,7 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
         shard_note(s, 1, sh, sizeof sh);
         snprintf(buf, len, "adapters only: (%u master + %u grad copy + %u %s) = %u B/param x %s "
                  "trainable params (none for the frozen base)%s = %s", bpp->master,
-                 bpp->grad_copy, bpp->moments, optimizer_labels[s->optimizer], bpp->optimizer, t,
+                 bpp->grad_copy, bpp->moments, vl_optimizer_labels[s->optimizer], bpp->optimizer, t,
                  sh, v);
         break;
     }
@@ -204,8 +201,16 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
         break;
     case VL_C_OPTIMIZER:
         shard_note(s, 1, sh, sizeof sh);
+        if (bpp->shaped) {
+            vl_fmt_bytes(bpp->shaped_bytes, u, x, sizeof x);
+            snprintf(buf, len, "((%u master + %u grad copy + %u %s) = %u B/param x %s + %s "
+                     "(%s))%s = %s", bpp->master, bpp->grad_copy, bpp->moments,
+                     vl_optimizer_labels[s->optimizer], bpp->optimizer, sp, x, bpp->shaped, sh,
+                     v);
+            break;
+        }
         snprintf(buf, len, "(%u master + %u grad copy + %u %s) = %u B/param x %s%s = %s",
-                 bpp->master, bpp->grad_copy, bpp->moments, optimizer_labels[s->optimizer],
+                 bpp->master, bpp->grad_copy, bpp->moments, vl_optimizer_labels[s->optimizer],
                  bpp->optimizer, sp, sh, v);
         break;
     case VL_C_ACTIVATIONS:

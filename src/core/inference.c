@@ -70,13 +70,6 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     vl_inference *inf = &out->inf;
     bool ovf = false;
 
-    if (N > 1 && a->heads % N != 0)
-        return "--gpus: tensor parallelism needs the GPU count to divide the model's attention "
-               "heads";
-    if (N > 1 && a->kv_heads % N != 0 && N % a->kv_heads != 0)
-        return "--gpus: tensor parallelism needs the GPU count and the model's KV heads to "
-               "divide one another";
-
     /* What the weights are made of: the layers' parameters but their norms and routers
      * take the weight dtype (their few biases with them); the embeddings, norms, routers,
      * positions and the rest stay 16-bit when the matrices are quantized. */

@@ -10,36 +10,35 @@
 const char *const vl_lora_target_names[VL_N_LORA_TARGETS] = {"q", "k", "v", "o",
                                                              "gate", "up", "down"};
 
-const char *vl_lora_parse_targets(const char *s, unsigned *mask)
+bool vl_lora_parse_targets(const char *s, unsigned *mask, char *why, size_t len)
 {
-    static char why[160];
     char item[32];
     *mask = 0;
     if (strcmp(s, "all-linear") == 0) {
         *mask = VL_LORA_ALL_LINEAR;
-        return NULL;
+        return true;
     }
     for (const char *p = s;;) {
         size_t n = strcspn(p, ",");
         if (n == 0 || n >= sizeof item) {
-            snprintf(why, sizeof why, "expected q, k, v, o, gate, up, down (comma-separated) "
-                                      "or all-linear");
-            return why;
+            snprintf(why, len, "expected q, k, v, o, gate, up, down (comma-separated) or "
+                               "all-linear");
+            return false;
         }
         memcpy(item, p, n);
         item[n] = '\0';
         int i = vl_lookup(vl_lora_target_names, VL_N_LORA_TARGETS, item);
         if (i < 0) {
             char hint[96];
-            snprintf(why, sizeof why, "unknown target '%s' (expected q, k, v, o, gate, up, down "
-                                      "or all-linear)%s",
+            snprintf(why, len, "unknown target '%s' (expected q, k, v, o, gate, up, down or "
+                               "all-linear)%s",
                      item, vl_hint(item, vl_lora_target_names, VL_N_LORA_TARGETS, hint,
                                    sizeof hint));
-            return why;
+            return false;
         }
         *mask |= 1u << i;
         if (!p[n])
-            return NULL;
+            return true;
         p += n + 1;
     }
 }

@@ -16,8 +16,9 @@ typedef enum {
 extern const char *const vl_lora_target_names[VL_N_LORA_TARGETS];
 #define VL_LORA_ALL_LINEAR ((1u << VL_N_LORA_TARGETS) - 1)
 
-/* "q,v", "q,k,v,o,gate,up,down" or "all-linear" into a mask of targets.  NULL, or why not. */
-const char *vl_lora_parse_targets(const char *s, unsigned *mask);
+/* "q,v", "q,k,v,o,gate,up,down" or "all-linear" into a mask of targets.  False, with the
+ * reason in why, when it is not a list of targets. */
+bool vl_lora_parse_targets(const char *s, unsigned *mask, char *why, size_t len);
 /* The mask as "q,v" or "all-linear" (in buf). */
 const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len);
 

@@ -7,104 +7,11 @@
 #include "lora.h"
 #include "units.h"
 
-const char *const vl_mode_names[VL_N_MODES] = {"train", "infer"};
-const char *const vl_precision_names[VL_N_PRECISIONS] = {
-    "fp32", "fp16", "bf16", "fp16-mixed", "bf16-mixed", "fp16-amp", "bf16-amp"};
-const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {"adamw", "adam-8bit", "sgd-momentum",
-                                                         "sgd", "lion"};
-const char *const vl_recompute_names[VL_N_RECOMPUTES] = {"none", "selective", "full"};
-const char *const vl_dtype_names[VL_N_DTYPES] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
-const char *const vl_offload_names[VL_N_OFFLOADS] = {"none", "optimizer", "params"};
 const char *const vl_component_keys[VL_N_COMPONENTS] = {
     "weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"};
 const char *const vl_component_labels[VL_N_COMPONENTS] = {
     "weights", "gradients", "optimizer states", "activations", "KV cache", "ZeRO-3 live params",
     "overhead"};
-
-void vl_settings_default(vl_settings *s)
-{
-    *s = (vl_settings){
-        .mode = VL_MODE_TRAIN, .precision = VL_BF16_MIXED, .optimizer = VL_ADAMW,
-        .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
-        .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .flash_attn = false,
-        .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .overhead = VL_GIB, .lora_rank = 0,
-        .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
-        .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
-    };
-}
-
-const char *vl_settings_check(const vl_settings *s)
-{
-    if (s->zero > 3)
-        return "--zero must be 0, 1, 2 or 3";
-    if (s->gpus < 1 || s->gpus > VL_MAX_GPUS)
-        return "--gpus must be between 1 and 1048576";
-    if (s->batch < 1 || s->batch > VL_MAX_BATCH)
-        return "--batch must be between 1 and 1048576";
-    if (s->seq < 1 || s->seq > VL_MAX_SEQ)
-        return "--seq must be between 1 and 16777216";
-    if (s->lora_rank > VL_MAX_LORA_RANK)
-        return "--lora-rank must be between 1 and 65536";
-    if (s->lora_targets == 0 || s->lora_targets & ~(unsigned)VL_LORA_ALL_LINEAR)
-        return "--lora-targets: no LoRA targets";
-    if (s->offload >= VL_N_OFFLOADS)
-        return "--offload must be none, optimizer or params";
-    if (s->gpus_per_node > VL_MAX_GPUS)
-        return "--gpus-per-node must be between 1 and 1048576";
-    if (s->tp < 1 || s->tp > VL_MAX_GPUS)
-        return "--tp must be between 1 and 1048576";
-    if (s->pp < 1 || s->pp > VL_MAX_GPUS)
-        return "--pp must be between 1 and 1048576";
-    if (s->grad_accum < 1 || s->grad_accum > VL_MAX_GRAD_ACCUM)
-        return "--grad-accum must be between 1 and 1048576";
-    if (s->mode == VL_MODE_INFER) {
-        if (s->offload != VL_OFFLOAD_NONE)
-            return "--offload applies to training only";
-        if (s->tp != 1 || s->pp != 1 || s->sp)
-            return "--tp, --pp and --sp apply to training only (inference splits weights by "
-                   "tensor parallelism over --gpus)";
-        if (s->grad_accum != 1)
-            return "--grad-accum applies to training only";
-        if (s->lora_rank || s->qlora)
-            return s->qlora ? "--qlora applies to training only"
-                            : "--lora-rank applies to training only";
-        if (s->zero != 0)
-            return "--zero applies to training only (inference splits weights by tensor "
-                   "parallelism over --gpus)";
-        if (s->recompute != VL_RECOMPUTE_NONE)
-            return "--recompute applies to training only";
-        if (s->fp32_grads)
-            return "--fp32-grads applies to training only";
-        if (s->kv_dtype == VL_DT_INT4)
-            return "--kv-dtype must be fp32, fp16, bf16, fp8 or int8";
-        if (s->gen > VL_MAX_SEQ || s->seq + s->gen > VL_MAX_SEQ)
-            return "--seq plus --gen must be at most 16777216";
-        if (s->group_size < 1 || s->group_size > 65536)
-            return "--group-size must be between 1 and 65536";
-        return NULL;
-    }
-    if (s->gen != 0)
-        return "--gen applies to --mode infer only";
-    if (s->fp32_grads && (s->precision == VL_FP16 || s->precision == VL_BF16))
-        return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
-    if (s->qlora && !s->lora_rank)
-        return "--qlora needs --lora-rank (QLoRA trains LoRA adapters over a 4-bit base)";
-    if (s->gpus % (s->tp * s->pp) != 0)
-        return "--gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data "
-               "parallel)";
-    if (s->sp && s->tp < 2)
-        return "--sp (sequence parallel) needs --tp 2 or more";
-    if (s->lora_rank && s->tp * s->pp > 1)
-        return "--lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)";
-    if (s->offload == VL_OFFLOAD_PARAMS && s->zero != 3)
-        return "--offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)";
-    if (s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
-        return "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
-               "optimizer partition)";
-    return NULL;
-}
 
 bool vl_precision_is_mixed(vl_precision p)
 {
@@ -121,7 +28,51 @@ unsigned vl_activation_bytes(vl_precision p)
     return p == VL_FP32 ? 4 : 2;
 }
 
-vl_bpp vl_bytes_per_param(const vl_settings *s)
+/* ---- the optimizers' states (§4.2), one rule per row of VL_OPTIMIZER_LIST --------------
+ * elem is the bytes of one state element: fp32, except in the pure 16-bit modes, where
+ * optimizers keep their state in the parameters' dtype (torch.optim creates it with
+ * zeros_like(param)). */
+
+typedef struct opt_state {
+    unsigned per_param;  /* bytes for every parameter */
+    uint64_t shaped;     /* bytes for the whole model besides */
+    const char *what;    /* what shaped is, or NULL */
+} opt_state;
+
+/* AdamW: m and v (Loshchilov and Hutter 2019; torch.optim.AdamW). */
+static opt_state adamw_state(unsigned elem, const vl_shapes *sh, bool *ovf)
+{
+    (void)sh, (void)ovf;
+    return (opt_state){2 * elem, 0, NULL};
+}
+
+/* 8-bit Adam: two 1-byte moments always (Dettmers et al. 2022, bitsandbytes), whose block
+ * statistics (one fp32 per 2048 values) are left out. */
+static opt_state adam8bit_state(unsigned elem, const vl_shapes *sh, bool *ovf)
+{
+    (void)elem, (void)sh, (void)ovf;
+    return (opt_state){2, 0, NULL};
+}
+
+/* SGD with momentum and Lion (Chen et al. 2023): one momentum buffer. */
+static opt_state momentum_state(unsigned elem, const vl_shapes *sh, bool *ovf)
+{
+    (void)sh, (void)ovf;
+    return (opt_state){elem, 0, NULL};
+}
+
+static opt_state sgd_state(unsigned elem, const vl_shapes *sh, bool *ovf)
+{
+    (void)elem, (void)sh, (void)ovf;
+    return (opt_state){0, 0, NULL};
+}
+
+#define OPT_RULE(id, name, label, rule, shaped) rule,
+static opt_state (*const opt_rules[VL_N_OPTIMIZERS])(unsigned, const vl_shapes *, bool *) = {
+    VL_OPTIMIZER_LIST(OPT_RULE)};
+#undef OPT_RULE
+
+vl_bpp vl_bytes_per_param(const vl_settings *s, const vl_arch *a)
 {
     vl_bpp b = {0};
     bool mixed = vl_precision_is_mixed(s->precision);
@@ -132,16 +83,14 @@ vl_bpp vl_bytes_per_param(const vl_settings *s)
     b.gradients = b.weights == 4 || (mixed && s->fp32_grads) ? 4 : 2;
     b.master = mixed ? 4 : 0;
     b.grad_copy = mixed && b.gradients != 4 && s->fp32_grad_copy ? 4 : 0;
-    /* Moments live in fp32 except in the pure 16-bit modes, where optimizers keep their
-     * state in the parameters' dtype; 8-bit Adam keeps two 1-byte moments always. */
-    unsigned elem = pure16 ? 2 : 4;
-    switch (s->optimizer) {
-    case VL_ADAMW: b.moments = 2 * elem; break;
-    case VL_ADAM_8BIT: b.moments = 2; break;
-    case VL_SGD_MOMENTUM: b.moments = elem; break;
-    case VL_LION: b.moments = elem; break;
-    case VL_SGD: case VL_N_OPTIMIZERS: b.moments = 0; break;
-    }
+    vl_shapes sh = {0};
+    bool ovf = false;
+    if (a)
+        vl_param_shapes(a, &sh);
+    opt_state st = opt_rules[s->optimizer](pure16 ? 2 : 4, &sh, &ovf);
+    b.moments = st.per_param;
+    b.shaped_bytes = ovf ? UINT64_MAX : st.shaped;
+    b.shaped = st.shaped ? st.what : NULL;
     b.optimizer = b.master + b.grad_copy + b.moments;
     return b;
 }
@@ -411,8 +360,8 @@ static void offload(const vl_settings *s, vl_breakdown *out, bool *ovf)
  * input embeddings split by t over the vocabulary (with positions and embedding norms
  * whole); with p = 1 also the output layer (split by t) and the final norm.  Data
  * parallel = gpus / (t x p), over which ZeRO shards. */
-static const char *parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown *out,
-                                  bool *ovf)
+static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown *out,
+                           bool *ovf)
 {
     const vl_arch *a = &m->arch;
     const vl_params *p = &out->params;
@@ -426,29 +375,11 @@ static const char *parallel_split(const vl_model *m, const vl_settings *s, vl_br
     par->stage_layers = vl_ceil_div(a->layers, pp);
     par->in_flight = pp > 1 ? (s->grad_accum < pp ? s->grad_accum : pp) : 1;
     par->global_batch = vl_mul(vl_mul(s->batch, par->dp, ovf), s->grad_accum, ovf);
-    static _Thread_local char msg[160];
-    if (t > 1 && a->heads % t != 0) {
-        snprintf(msg, sizeof msg, "--tp %llu must divide the model's %llu attention heads",
-                 (unsigned long long)t, (unsigned long long)a->heads);
-        return msg;
-    }
-    if (t > 1 && a->kv_heads % t != 0) {
-        snprintf(msg, sizeof msg, "--tp %llu must divide the model's %llu KV heads (each GPU "
-                 "keeps whole KV heads)", (unsigned long long)t, (unsigned long long)a->kv_heads);
-        return msg;
-    }
-    if (t > 1 && a->kv_lora_rank)
-        return "--tp with multi-head latent attention is not modelled";
-    if (pp > a->layers) {
-        snprintf(msg, sizeof msg, "--pp %llu must be at most the model's %llu layers (a stage "
-                 "holds whole layers)", (unsigned long long)pp, (unsigned long long)a->layers);
-        return msg;
-    }
     if (t * pp == 1) {
         par->params = out->P;
         par->layer_params = out->P - (p->outside < out->P ? p->outside : out->P);
         par->outside_params = out->P - par->layer_params;
-        return NULL;
+        return;
     }
     /* a free count: its derived shape's embeddings, the rest in the layers */
     uint64_t layers_total = out->P > p->outside ? out->P - p->outside : out->P;
@@ -462,7 +393,6 @@ static const char *parallel_split(const vl_model *m, const vl_settings *s, vl_br
     if (pp == 1)
         par->outside_params += vl_ceil_div(p->lm_head, t) + p->final_norm + p->pooler;
     par->params = vl_add(par->layer_params, par->outside_params, ovf);
-    return NULL;
 }
 
 /* LoRA: the adapters train; the base (all of P) is frozen, in the weights' dtype, or with
@@ -472,11 +402,10 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
                               bool *ovf)
 {
     vl_lora_split *l = &out->lora;
-    static _Thread_local char msg[256];
     const char *why = vl_lora_params(&m->arch, s->lora_targets, s->lora_rank, &l->trainable_params);
     if (why) {
-        snprintf(msg, sizeof msg, "--lora-targets: %s", why);
-        return msg;
+        snprintf(out->why, sizeof out->why, "--lora-targets: %s", why);
+        return out->why;
     }
     l->on = true;
     l->frozen_params = out->P;
@@ -486,8 +415,8 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
     }
     why = vl_nf4_base(&m->arch, &l->nf4_params, &l->nf4_bytes, &l->largest_nf4_matrix);
     if (why) {
-        snprintf(msg, sizeof msg, "--qlora: %s", why);
-        return msg;
+        snprintf(out->why, sizeof out->why, "--qlora: %s", why);
+        return out->why;
     }
     if (l->nf4_params > out->P) { /* a free count smaller than its derived shape's matrices */
         l->nf4_params = out->P;
@@ -500,21 +429,19 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
 
 const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out)
 {
-    const char *why = vl_settings_check(s);
-    if (why)
-        return why;
+    memset(out, 0, sizeof *out);
+    if (!vl_settings_valid(s, &m->arch, out->why, sizeof out->why))
+        return out->why;
 
     bool ovf = false;
-    memset(out, 0, sizeof *out);
+    const char *why;
     if (!vl_count_params(&m->arch, &out->params))
         return "the model's parameter count does not fit in 64 bits";
     out->P = vl_model_params(m, &out->params);
     if (s->mode == VL_MODE_INFER)
         return vl_estimate_infer(m, s, out);
-    out->bpp = vl_bytes_per_param(s);
-    why = parallel_split(m, s, out, &ovf);
-    if (why)
-        return why;
+    out->bpp = vl_bytes_per_param(s, &m->arch);
+    parallel_split(m, s, out, &ovf);
     const uint64_t M = out->par.params, dp = out->par.dp;
 
     uint64_t *b = out->bytes;
@@ -535,7 +462,10 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
     } else { /* ZeRO shards over the data-parallel GPUs */
         b[VL_C_WEIGHTS] = vl_state_bytes(M, out->bpp.weights, s->zero >= 3, dp, &ovf);
         b[VL_C_GRADIENTS] = vl_state_bytes(M, out->bpp.gradients, s->zero >= 2, dp, &ovf);
-        b[VL_C_OPTIMIZER] = vl_state_bytes(M, out->bpp.optimizer, s->zero >= 1, dp, &ovf);
+        b[VL_C_OPTIMIZER] = vl_add(vl_state_bytes(M, out->bpp.optimizer, s->zero >= 1, dp, &ovf),
+                                   s->zero >= 1 ? vl_ceil_div(out->bpp.shaped_bytes, dp)
+                                                : out->bpp.shaped_bytes,
+                                   &ovf);
     }
     vl_activations_compute(&m->arch, s, &out->act, &ovf);
     b[VL_C_ACTIVATIONS] = out->act.total;

@@ -10,73 +10,18 @@
 
 #include "model.h"
 #include "names.h"
+#include "settings.h"
 
-typedef enum { VL_MODE_TRAIN, VL_MODE_INFER, VL_N_MODES } vl_mode;
-/* fp16, bf16: pure 16-bit.  *-mixed: 16-bit weights and an fp32 master copy in the optimizer
- * (Megatron-LM, DeepSpeed).  *-amp: PyTorch autocast, fp32 weights and 16-bit matmuls. */
-typedef enum {
-    VL_FP32, VL_FP16, VL_BF16, VL_FP16_MIXED, VL_BF16_MIXED, VL_FP16_AMP, VL_BF16_AMP,
-    VL_N_PRECISIONS
-} vl_precision;
-typedef enum { VL_ADAMW, VL_ADAM_8BIT, VL_SGD_MOMENTUM, VL_SGD, VL_LION, VL_N_OPTIMIZERS } vl_optimizer;
-typedef enum { VL_RECOMPUTE_NONE, VL_RECOMPUTE_SELECTIVE, VL_RECOMPUTE_FULL, VL_N_RECOMPUTES } vl_recompute;
-/* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
- * kept in CPU memory. */
-typedef enum { VL_OFFLOAD_NONE, VL_OFFLOAD_OPTIMIZER, VL_OFFLOAD_PARAMS, VL_N_OFFLOADS } vl_offload;
-typedef enum { VL_DT_FP32, VL_DT_FP16, VL_DT_BF16, VL_DT_FP8, VL_DT_INT8, VL_DT_INT4, VL_N_DTYPES } vl_dtype;
-
-/* Names as the CLI, JSON and presets spell them, indexed by the enums above. */
-extern const char *const vl_mode_names[VL_N_MODES];
-extern const char *const vl_precision_names[VL_N_PRECISIONS];
-extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
-extern const char *const vl_recompute_names[VL_N_RECOMPUTES];
-extern const char *const vl_dtype_names[VL_N_DTYPES];
-extern const char *const vl_offload_names[VL_N_OFFLOADS];
-
-typedef struct vl_settings {
-    vl_mode mode;
-    vl_precision precision;
-    vl_optimizer optimizer;
-    bool fp32_grads;       /* gradients kept in fp32 (Megatron main grads) */
-    bool fp32_grad_copy;   /* count an fp32 gradient copy in the optimizer states */
-    unsigned zero;         /* 0..3 */
-    uint64_t gpus, batch, seq, gen;
-    vl_recompute recompute;
-    bool flash_attn;
-    vl_dtype weight_dtype, kv_dtype; /* inference */
-    uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
-    uint64_t overhead;     /* bytes */
-    /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
-     * the matrices in lora_targets (a vl_lora_target mask); qlora: the frozen base layers'
-     * matrices in NF4 (Dettmers et al. 2023) */
-    uint64_t lora_rank;
-    unsigned lora_targets;
-    bool qlora;
-    vl_offload offload;       /* training */
-    /* training: tensor parallel tp, pipeline parallel pp (1F1B), sequence parallel sp;
-     * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
-    uint64_t tp, pp, grad_accum;
-    bool sp;
-    uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
-} vl_settings;
-
-#define VL_MAX_GPUS  1048576ULL
-#define VL_MAX_BATCH 1048576ULL
-#define VL_MAX_SEQ   16777216ULL
-#define VL_MAX_LORA_RANK 65536ULL
-#define VL_MAX_GRAD_ACCUM 1048576ULL
-
-/* HACKING §2 defaults. */
-void vl_settings_default(vl_settings *s);
-/* NULL, or a one-line reason naming the flag (e.g. "--zero must be 0, 1, 2 or 3"). */
-const char *vl_settings_check(const vl_settings *s);
-
-/* §4.2: bytes per parameter; optimizer = master + grad_copy + moments. */
+/* §4.2: bytes per parameter; optimizer = master + grad_copy + moments.  Optimizers whose
+ * state follows the matrices' shapes (Adafactor's factored second moment, Muon's AdamW for
+ * what is not a hidden matrix) keep shaped_bytes more for the whole model. */
 typedef struct vl_bpp {
     unsigned weights, gradients, optimizer;
     unsigned master, grad_copy, moments;
+    uint64_t shaped_bytes;
+    const char *shaped;       /* what shaped_bytes is, for the formulas; NULL when 0 */
 } vl_bpp;
-vl_bpp vl_bytes_per_param(const vl_settings *s);
+vl_bpp vl_bytes_per_param(const vl_settings *s, const vl_arch *a);
 /* An fp32 master copy in the optimizer (fp16-mixed, bf16-mixed). */
 bool vl_precision_is_mixed(vl_precision p);
 /* PyTorch autocast (fp16-amp, bf16-amp). */
@@ -201,6 +146,7 @@ typedef struct vl_breakdown {
     vl_parallel par;       /* training */
     uint64_t bytes[VL_N_COMPONENTS]; /* per GPU; in inference, at the peak phase */
     uint64_t total;
+    char why[256];         /* vl_estimate's reason, when it has one */
 } vl_breakdown;
 
 /* §4.5 bytes of one stored element (int4: a half), in eighths of a byte. */
@@ -216,8 +162,8 @@ typedef struct vl_speed {
 vl_speed vl_speed_bounds(const vl_breakdown *b, const vl_settings *s, double bandwidth,
                          double flops);
 
-/* The per-GPU breakdown.  Returns NULL, or a reason when a setting is invalid or a result
- * would not fit in 64 bits. */
+/* The per-GPU breakdown.  Returns NULL, or a reason (in out->why, or a constant) when a
+ * setting is invalid or a result would not fit in 64 bits. */
 const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out);
 /* The inference half of vl_estimate (inference.c); settings already checked. */
 const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakdown *out);

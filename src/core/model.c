@@ -227,6 +227,80 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
     return !ovf;
 }
 
+/* One r x c weight matrix, n times (hidden: inside the transformer layers). */
+static void matrix(vl_shapes *o, uint64_t r, uint64_t c, uint64_t n, bool hidden, bool *ovf)
+{
+    uint64_t params = vl_mul(vl_mul(r, c, ovf), n, ovf);
+    o->matrix = vl_add(o->matrix, params, ovf);
+    o->matrix_dims = vl_add(o->matrix_dims, vl_mul(r + c, n, ovf), ovf);
+    if (hidden)
+        o->hidden_matrix = vl_add(o->hidden_matrix, params, ovf);
+}
+
+/* One layer's MLP of width f (n of them), as vl_mlp_params counts it. */
+static void mlp_shapes(const vl_arch *a, uint64_t f, uint64_t n, vl_shapes *o, bool *ovf)
+{
+    uint64_t matrices = a->mlp == VL_MLP_GATED ? 3 : 2;
+    matrix(o, a->hidden, f, vl_mul(matrices, n, ovf), true, ovf);
+    if (a->mlp_bias)
+        o->vector = vl_add(o->vector, vl_mul((matrices - 1) * f + a->hidden, n, ovf), ovf);
+}
+
+bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
+{
+    bool ovf = false;
+    const uint64_t h = a->hidden, L = a->layers, routed = a->layers - a->dense_layers;
+    memset(o, 0, sizeof *o);
+    /* the embedding side and the output side */
+    matrix(o, a->vocab, h, a->tie_embeddings ? 1 : 2, false, &ovf);
+    if (a->position == VL_POS_LEARNED)
+        matrix(o, a->max_positions + a->position_offset, h, 1, false, &ovf);
+    if (a->token_types)
+        matrix(o, a->token_types, h, 1, false, &ovf);
+    if (a->pooler) {
+        matrix(o, h, h, 1, false, &ovf);
+        o->vector += h;
+    }
+    o->vector += (a->embedding_norm ? norm_size(a, h) : 0) +
+                 (a->norm_position == VL_NORM_PRE ? norm_size(a, h) : 0);
+    /* attention, L layers */
+    if (a->kv_lora_rank) {
+        const uint64_t n = a->heads, qk = a->head_dim, rope = a->qk_rope_head_dim,
+                       v = a->v_head_dim, qr = a->q_lora_rank, kr = a->kv_lora_rank;
+        if (qr) {
+            matrix(o, h, qr, L, true, &ovf);
+            matrix(o, qr, n * qk, L, true, &ovf);
+            o->vector = vl_add(o->vector, vl_mul(norm_size(a, qr), L, &ovf), &ovf);
+        } else {
+            matrix(o, h, n * qk, L, true, &ovf);
+        }
+        matrix(o, h, kr + rope, L, true, &ovf);
+        matrix(o, kr, n * (qk - rope + v), L, true, &ovf);
+        matrix(o, n * v, h, L, true, &ovf);
+        o->vector = vl_add(o->vector, vl_mul(norm_size(a, kr), L, &ovf), &ovf);
+    } else {
+        const uint64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+        matrix(o, h, q, vl_mul(2, L, &ovf), true, &ovf);
+        matrix(o, h, kv, vl_mul(2, L, &ovf), true, &ovf);
+        if (a->attention_bias)
+            o->vector = vl_add(o->vector, vl_mul(q + 2 * kv, L, &ovf), &ovf);
+    }
+    if (a->mlp_bias)
+        o->vector = vl_add(o->vector, vl_mul(h, L, &ovf), &ovf); /* output-projection bias */
+    o->vector = vl_add(o->vector, vl_mul(a->norms_per_layer * norm_size(a, h), L, &ovf), &ovf);
+    /* the MLPs: routed and shared experts, the routers, the leading dense layers */
+    mlp_shapes(a, a->moe_ffn, vl_mul(a->experts, routed, &ovf), o, &ovf);
+    mlp_shapes(a, a->shared_ffn, vl_mul(a->shared_experts, routed, &ovf), o, &ovf);
+    if (a->experts > 1) {
+        matrix(o, h, a->experts, routed, true, &ovf);
+        if (a->router_bias)
+            o->vector = vl_add(o->vector, vl_mul(a->experts, routed, &ovf), &ovf);
+    }
+    if (a->dense_layers)
+        mlp_shapes(a, a->ffn, a->dense_layers, o, &ovf);
+    return !ovf;
+}
+
 uint64_t vl_model_params(const vl_model *m, const vl_params *p)
 {
     return m->free_params ? m->free_params : p->total;

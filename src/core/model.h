@@ -108,6 +108,18 @@ uint64_t vl_active_mlp_width(const vl_arch *a);
 /* Exact parameter count; false only if it does not fit in 64 bits. */
 bool vl_count_params(const vl_arch *a, vl_params *out);
 
+/* The parameters by tensor rank, for optimizers whose state follows the shapes (Adafactor
+ * factors a matrix's second moment into its rows and columns; Muon updates the hidden
+ * matrices and leaves the rest to AdamW).  matrix + vector = the exact count. */
+typedef struct vl_shapes {
+    uint64_t matrix;         /* parameters in 2-D weight matrices */
+    uint64_t matrix_dims;    /* the sum of rows + columns over those matrices */
+    uint64_t hidden_matrix;  /* of matrix: the transformer layers' (not the embeddings', the
+                              * output layer's or the pooler's) */
+    uint64_t vector;         /* in 1-D tensors: norms and biases */
+} vl_shapes;
+bool vl_param_shapes(const vl_arch *a, vl_shapes *out);
+
 /* The count the memory model uses: the free count when given, else the architecture's. */
 uint64_t vl_model_params(const vl_model *m, const vl_params *p);
 

@@ -141,43 +141,27 @@ static const key_desc scenario_keys[] = {
     {NULL, 0},
 };
 
-/* In vl_setting order (the given bit of key i is 1 << i), then the GPU. */
-#define V(f) S(settings.values.f)
-static const key_desc settings_keys[] = {
-    {"mode", T_ENUM, V(mode), vl_mode_names, VL_N_MODES},
-    {"precision", T_ENUM, V(precision), vl_precision_names, VL_N_PRECISIONS},
-    {"optimizer", T_ENUM, V(optimizer), vl_optimizer_names, VL_N_OPTIMIZERS},
-    {"fp32_grads", T_BOOL, V(fp32_grads)},
-    {"fp32_grad_copy", T_BOOL, V(fp32_grad_copy)},
-    {"zero", T_COUNT, V(zero), .min = 0, .max = 3},
-    {"gpus", T_COUNT, V(gpus), .min = 1, .max = VL_MAX_GPUS},
-    {"batch", T_COUNT, V(batch), .min = 1, .max = VL_MAX_BATCH},
-    {"seq", T_COUNT, V(seq), .min = 1, .max = VL_MAX_SEQ},
-    {"gen", T_COUNT, V(gen), .min = 0, .max = VL_MAX_SEQ},
-    {"recompute", T_ENUM, V(recompute), vl_recompute_names, VL_N_RECOMPUTES},
-    {"flash_attn", T_BOOL, V(flash_attn)},
-    {"weight_dtype", T_ENUM, V(weight_dtype), vl_dtype_names, VL_N_DTYPES},
-    {"kv_dtype", T_ENUM, V(kv_dtype), vl_dtype_names, VL_N_DTYPES},
-    {"overhead", T_SIZE, V(overhead), .min = 0, .max = 1ULL << 46},
-    {"group_size", T_COUNT, V(group_size), .min = 1, .max = 65536},
-    {"lora_rank", T_COUNT, V(lora_rank), .min = 1, .max = VL_MAX_LORA_RANK},
-    {"lora_targets", T_LORA, V(lora_targets)},
-    {"qlora", T_BOOL, V(qlora)},
-    {"offload", T_ENUM, V(offload), vl_offload_names, VL_N_OFFLOADS},
-    {"gpus_per_node", T_COUNT, V(gpus_per_node), .min = 1, .max = VL_MAX_GPUS},
-    {"tp", T_COUNT, V(tp), .min = 1, .max = VL_MAX_GPUS},
-    {"pp", T_COUNT, V(pp), .min = 1, .max = VL_MAX_GPUS},
-    {"sp", T_BOOL, V(sp)},
-    {"grad_accum", T_COUNT, V(grad_accum), .min = 1, .max = VL_MAX_GRAD_ACCUM},
-    {"gpu", T_NAME, S(gpu)},
-    {NULL, 0},
-};
-#undef V
 #undef S
 #undef FIELD
 #undef ENUM
-_Static_assert(sizeof settings_keys / sizeof settings_keys[0] == VL_N_SETTINGS + 2,
-               "settings_keys follows vl_setting, then gpu");
+
+/* A scenario's settings: the settings table's rows in vl_setting order (the given bit of
+ * key i is 1 << i), then the GPU. */
+static void settings_keys(key_desc keys[VL_N_SETTINGS + 2])
+{
+    static const vtype types[] = {[VL_ST_COUNT] = T_COUNT, [VL_ST_SIZE] = T_SIZE,
+                                  [VL_ST_ENUM] = T_ENUM, [VL_ST_BOOL] = T_BOOL,
+                                  [VL_ST_LORA] = T_LORA};
+    size_t base = offsetof(vl_scenario, settings) + offsetof(vl_settings_patch, values);
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        keys[k] = (key_desc){vl_setting_keys[k], types[d->type], base + d->offset, d->size, d->names,
+                             d->n_names, false, d->min, d->max};
+    }
+    keys[VL_N_SETTINGS] = (key_desc){"gpu", T_NAME, offsetof(vl_scenario, gpu),
+                                     sizeof(((vl_scenario *)0)->gpu)};
+    keys[VL_N_SETTINGS + 1] = (key_desc){NULL, 0};
+}
 
 #define MAX_KEYS 48
 
@@ -280,8 +264,8 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
     }
     case T_LORA: {
         unsigned mask;
-        const char *why = vl_lora_parse_targets(s, &mask);
-        if (why)
+        char why[256];
+        if (!vl_lora_parse_targets(s, &mask, why, sizeof why))
             return vl_ydoc_fail(d, v->start_mark, "%s: %s", path, why);
         memcpy(field, &mask, sizeof mask);
         return true;
@@ -502,7 +486,9 @@ static bool load_scenario(vl_ydoc *d, vl_scenario *s)
                                                   : "missing key 'model' (or 'params')");
     yaml_node_t *node = top.maps[key_index(scenario_keys, "settings")];
     if (node) {
-        if (!walk_map(d, node, settings_keys, "settings.", s, &set))
+        key_desc keys[VL_N_SETTINGS + 2];
+        settings_keys(keys);
+        if (!walk_map(d, node, keys, "settings.", s, &set))
             return false;
         for (int k = 0; k < VL_N_SETTINGS; k++)
             if (set.seen[k])
@@ -510,8 +496,8 @@ static bool load_scenario(vl_ydoc *d, vl_scenario *s)
         vl_settings all;
         vl_settings_default(&all);
         vl_settings_apply(&all, &s->settings);
-        const char *why = vl_settings_check(&all);
-        if (why)
+        char why[256];
+        if (!vl_settings_valid(&all, NULL, why, sizeof why))
             return vl_ydoc_fail(d, node->start_mark, "settings: %s", why);
     }
     if (!s->display[0])

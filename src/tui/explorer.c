@@ -1,6 +1,7 @@
 /* explorer.c: the explorer's state and its sliders. */
 #include "explorer.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,44 +72,63 @@ static uint64_t step_rank8(uint64_t v, int dir)
     return step_rank(step_rank(step_rank(v, dir), dir), dir);
 }
 
-typedef struct numeric {
-    uint64_t min, max;
+/* The slider's fine and coarse steps by the settings table's kind. */
+static const struct {
     stepper fine, coarse;
-} numeric;
-
-static const numeric numerics[N_SLIDERS] = {
-    [SL_PARAMS] = {EX_MIN_PARAMS, EX_MAX_PARAMS, step_e12, step_decade},
-    [SL_GPUS] = {1, EX_MAX_GPUS, step_one, step_pow2},
-    [SL_BATCH] = {1, EX_MAX_BATCH, step_one, step_pow2},
-    [SL_SEQ] = {EX_MIN_SEQ, EX_MAX_SEQ, step_pow2, step_pow8},
-    [SL_GEN] = {0, EX_MAX_SEQ, step_pow2, step_pow8},
-    [SL_LORA_RANK] = {0, EX_MAX_LORA_RANK, step_rank, step_rank8},
-    [SL_TP] = {1, EX_MAX_MP, step_pow2, step_pow8},
-    [SL_PP] = {1, EX_MAX_MP, step_pow2, step_pow8},
-    [SL_GRAD_ACCUM] = {1, EX_MAX_ACCUM, step_pow2, step_pow8},
+} steps_of[] = {
+    [VL_STEP_ONE] = {step_one, step_pow2},
+    [VL_STEP_POW2] = {step_pow2, step_pow8},
+    [VL_STEP_RANK] = {step_rank, step_rank8},
 };
 
-static bool is_numeric(slider_id id)
+/* The order the sliders are listed in; each mode shows those that apply to it. */
+static const slider_id order[] = {
+    SL_PARAMS, VL_SET_MODE, VL_SET_PRECISION, VL_SET_OPTIMIZER, VL_SET_WEIGHT_DTYPE,
+    VL_SET_KV_DTYPE, VL_SET_GPUS, VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN,
+    VL_SET_RECOMPUTE, VL_SET_FLASH_ATTN, SL_GPU, VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS,
+    VL_SET_LORA_RANK, VL_SET_QLORA, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP, VL_SET_SP,
+    VL_SET_GRAD_ACCUM,
+};
+
+/* The formula the slider changes most directly, in each mode. */
+static const struct {
+    vl_component train, infer;
+} formula_of[N_SLIDERS] = {
+    [SL_PARAMS] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_MODE] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_PRECISION] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_OPTIMIZER] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
+    [VL_SET_WEIGHT_DTYPE] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_KV_DTYPE] = {VL_C_KV_CACHE, VL_C_KV_CACHE}, [VL_SET_GEN] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
+    [VL_SET_GPUS] = {VL_C_OPTIMIZER, VL_C_WEIGHTS}, [VL_SET_ZERO] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
+    [VL_SET_BATCH] = {VL_C_ACTIVATIONS, VL_C_KV_CACHE}, [VL_SET_SEQ] = {VL_C_ACTIVATIONS, VL_C_KV_CACHE},
+    [VL_SET_RECOMPUTE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_FLASH_ATTN] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS}, [SL_GPU] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_FP32_GRAD_COPY] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
+    [VL_SET_FP32_GRADS] = {VL_C_GRADIENTS, VL_C_GRADIENTS},
+    [VL_SET_LORA_RANK] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_QLORA] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_OFFLOAD] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER}, [VL_SET_TP] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_PP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_SP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_GRAD_ACCUM] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+};
+
+static const vl_setting_desc *desc(slider_id id)
 {
-    return numerics[id].max != 0;
+    return id < VL_N_SETTINGS ? &vl_setting_table[id] : NULL;
 }
 
-static const slider_id train_sliders[] = {SL_PARAMS, SL_MODE, SL_PRECISION, SL_OPTIMIZER,
-                                          SL_GPUS, SL_ZERO, SL_BATCH, SL_SEQ, SL_RECOMPUTE,
-                                          SL_FLASH, SL_GPU, SL_GRAD_COPY, SL_FP32_GRADS,
-                                          SL_LORA_RANK, SL_QLORA, SL_OFFLOAD, SL_TP, SL_PP,
-                                          SL_SP, SL_GRAD_ACCUM};
-static const slider_id infer_sliders[] = {SL_PARAMS, SL_MODE, SL_WEIGHT_DTYPE, SL_KV_DTYPE,
-                                          SL_GPUS, SL_BATCH, SL_SEQ, SL_GEN, SL_FLASH, SL_GPU};
-_Static_assert(sizeof train_sliders / sizeof *train_sliders == EX_MAX_VISIBLE,
-               "EX_MAX_VISIBLE is training's slider count");
+/* A numeric slider steps through a range (the parameter count, the counts the table gives
+ * steps); the others are choices. */
+static bool is_numeric(slider_id id)
+{
+    return id == SL_PARAMS || (id < VL_N_SETTINGS && vl_setting_table[id].step != VL_STEP_NONE);
+}
 
 int explorer_sliders(const explorer *e, slider_id out[EX_MAX_VISIBLE])
 {
-    bool infer = e->s.mode == VL_MODE_INFER;
-    const slider_id *list = infer ? infer_sliders : train_sliders;
-    int n = infer ? (int)(sizeof infer_sliders / sizeof *infer_sliders) : EX_MAX_VISIBLE;
-    memcpy(out, list, (size_t)n * sizeof *out);
+    int n = 0;
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && n < EX_MAX_VISIBLE; i++)
+        if (order[i] >= VL_N_SETTINGS || vl_setting_applies((vl_setting)order[i], &e->s))
+            out[n++] = order[i];
     return n;
 }
 
@@ -123,82 +143,85 @@ void explorer_select(explorer *e, int dir)
     e->focus = -1;
 }
 
-vl_settings explorer_settings(const explorer *e)
+/* s with the other mode's settings at their defaults: they wait for it. */
+static vl_settings effective(const vl_settings *in)
 {
-    vl_settings s = e->s;
-    if (s.mode == VL_MODE_INFER) { /* the training-only settings wait for training */
-        s.zero = 0;
-        s.recompute = VL_RECOMPUTE_NONE;
-        s.fp32_grads = false;
-        s.lora_rank = 0;
-        s.qlora = false;
-        s.offload = VL_OFFLOAD_NONE;
-        s.tp = s.pp = s.grad_accum = 1;
-        s.sp = false;
-    } else {
-        s.gen = 0;
-    }
+    vl_settings s = *in, def;
+    vl_settings_default(&def);
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        if (!vl_setting_applies((vl_setting)k, &s))
+            vl_setting_put((vl_setting)k, &s, vl_setting_get((vl_setting)k, &def));
     return s;
 }
 
-static uint64_t numeric_value(const explorer *e, slider_id id)
+vl_settings explorer_settings(const explorer *e)
 {
-    switch (id) {
-    case SL_PARAMS: {
+    return effective(&e->s);
+}
+
+static uint64_t value_of(const explorer *e, slider_id id)
+{
+    if (id == SL_PARAMS) {
         vl_params p;
         vl_count_params(&e->model.arch, &p);
         return vl_model_params(&e->model, &p);
     }
-    case SL_GPUS: return e->s.gpus;
-    case SL_BATCH: return e->s.batch;
-    case SL_SEQ: return e->s.seq;
-    case SL_GEN: return e->s.gen;
-    case SL_LORA_RANK: return e->s.lora_rank;
-    case SL_TP: return e->s.tp;
-    case SL_PP: return e->s.pp;
-    case SL_GRAD_ACCUM: return e->s.grad_accum;
-    default: return 0;
-    }
+    if (id == SL_GPU)
+        return e->gpu;
+    return vl_setting_get((vl_setting)id, &e->s);
 }
 
-/* The training settings that depend on one another follow the one just changed: QLoRA
- * needs adapters, sequence parallel a tensor-parallel degree, an offload its ZeRO stage
- * (as the ZeRO comparison steps it down), and the GPUs whole tensor x pipeline groups. */
+/* The settings that depend on one another follow the one just changed, and e->note says
+ * so: QLoRA needs adapters, sequence parallel a tensor-parallel degree, an offload its ZeRO
+ * stage (as the ZeRO comparison steps it down), the GPUs whole tensor x pipeline groups and
+ * fp32 gradients a precision with fp32 master weights or autocast. */
 static void follow(explorer *e, slider_id id)
 {
-    vl_settings *s = &e->s;
-    if (id == SL_QLORA && s->qlora && !s->lora_rank)
+    vl_settings *s = &e->s, was = *s;
+    char *n = e->note;
+    size_t len = sizeof e->note, o = strlen(n);
+#define NOTE(...) (o += (size_t)snprintf(n + o, o < len ? len - o : 0, __VA_ARGS__))
+    if (id == VL_SET_QLORA && s->qlora && !s->lora_rank)
         s->lora_rank = 16;
     if (!s->lora_rank)
         s->qlora = false;
     if (s->tp < 2)
         s->sp = false;
-    if (id == SL_OFFLOAD && s->offload == VL_OFFLOAD_PARAMS)
+    if (id == VL_SET_OFFLOAD && s->offload == VL_OFFLOAD_PARAMS)
         s->zero = 3;
-    if (id == SL_OFFLOAD && s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
+    if (id == VL_SET_OFFLOAD && s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
         s->zero = 1;
     vl_settings_at_zero(s, s->zero);
     uint64_t unit = s->tp * s->pp;
     if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0)
         s->gpus = (s->gpus / unit + 1) * unit;
+    if (s->precision == VL_FP16 || s->precision == VL_BF16)
+        s->fp32_grads = false;
+    /* inference splits whole heads over the GPUs: to the largest count below that does */
+    char why[8];
+    for (vl_settings now = effective(s); id == VL_SET_MODE && now.gpus > 1 &&
+                                         !vl_settings_valid(&now, &e->model.arch, why, sizeof why);)
+        s->gpus = --now.gpus;
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        if (k == id || vl_setting_get((vl_setting)k, s) == vl_setting_get((vl_setting)k, &was))
+            continue;
+        char v[32];
+        vl_setting_format((vl_setting)k, s, v, sizeof v);
+        const char *label = vl_setting_table[k].label;
+        NOTE("%s%s -> %s", o ? "; " : "", label ? label : vl_setting_keys[k], v);
+    }
+#undef NOTE
 }
 
-static void set_numeric(explorer *e, slider_id id, uint64_t v)
+static void put_value(explorer *e, slider_id id, uint64_t v)
 {
-    switch (id) {
-    case SL_PARAMS:
+    if (id == SL_PARAMS) {
         vl_model_from_params(&e->model, v);
         e->detached = true;
-        break;
-    case SL_GPUS: e->s.gpus = v; break;
-    case SL_BATCH: e->s.batch = v; break;
-    case SL_SEQ: e->s.seq = v; break;
-    case SL_GEN: e->s.gen = v; break;
-    case SL_LORA_RANK: e->s.lora_rank = v; break;
-    case SL_TP: e->s.tp = v; break;
-    case SL_PP: e->s.pp = v; break;
-    case SL_GRAD_ACCUM: e->s.grad_accum = v; break;
-    default: break;
+    } else if (id == SL_GPU) {
+        e->gpu = (size_t)v;
+    } else {
+        vl_setting_put((vl_setting)id, &e->s, v);
     }
     follow(e, id);
 }
@@ -206,131 +229,54 @@ static void set_numeric(explorer *e, slider_id id, uint64_t v)
 /* ---- the choice sliders ------------------------------------------------------------- */
 
 static const char *const on_off[] = {"off", "on"};
-static const char *const zero_names[] = {"0", "1", "2", "3"};
 
+/* Choices are 0 .. count-1; a small count (ZeRO's stage) is its own choice from min. */
 static int choice_count(const explorer *e, slider_id id)
 {
-    switch (id) {
-    case SL_MODE: return VL_N_MODES;
-    case SL_WEIGHT_DTYPE: return VL_N_DTYPES;
-    case SL_KV_DTYPE: return VL_N_DTYPES - 1; /* no int4 KV cache */
-    case SL_PRECISION: return VL_N_PRECISIONS;
-    case SL_OPTIMIZER: return VL_N_OPTIMIZERS;
-    case SL_ZERO: return 4;
-    case SL_RECOMPUTE: return VL_N_RECOMPUTES;
-    case SL_GPU: return (int)e->cat->n_gpus;
-    case SL_OFFLOAD: return VL_N_OFFLOADS;
-    default: return 2; /* the on/off switches */
-    }
+    const vl_setting_desc *d = desc(id);
+    if (!d)
+        return (int)e->cat->n_gpus;
+    return d->type == VL_ST_ENUM ? d->n_names
+           : d->type == VL_ST_BOOL ? 2
+                                   : (int)(d->max - d->min + 1);
 }
 
-static int choice_get(const explorer *e, slider_id id)
+static const char *choice_name(const explorer *e, slider_id id, int v, char *buf, size_t len)
 {
-    switch (id) {
-    case SL_MODE: return (int)e->s.mode;
-    case SL_WEIGHT_DTYPE: return (int)e->s.weight_dtype;
-    case SL_KV_DTYPE: return (int)e->s.kv_dtype;
-    case SL_PRECISION: return (int)e->s.precision;
-    case SL_OPTIMIZER: return (int)e->s.optimizer;
-    case SL_ZERO: return (int)e->s.zero;
-    case SL_RECOMPUTE: return (int)e->s.recompute;
-    case SL_FLASH: return e->s.flash_attn;
-    case SL_GPU: return (int)e->gpu;
-    case SL_GRAD_COPY: return e->s.fp32_grad_copy;
-    case SL_FP32_GRADS: return e->s.fp32_grads;
-    case SL_QLORA: return e->s.qlora;
-    case SL_OFFLOAD: return (int)e->s.offload;
-    case SL_SP: return e->s.sp;
-    default: return 0;
-    }
-}
-
-static void choice_set(explorer *e, slider_id id, int v)
-{
-    switch (id) {
-    case SL_MODE: e->s.mode = (vl_mode)v; break;
-    case SL_WEIGHT_DTYPE: e->s.weight_dtype = (vl_dtype)v; break;
-    case SL_KV_DTYPE: e->s.kv_dtype = (vl_dtype)v; break;
-    case SL_PRECISION: e->s.precision = (vl_precision)v; break;
-    case SL_OPTIMIZER: e->s.optimizer = (vl_optimizer)v; break;
-    case SL_ZERO: e->s.zero = (unsigned)v; break;
-    case SL_RECOMPUTE: e->s.recompute = (vl_recompute)v; break;
-    case SL_FLASH: e->s.flash_attn = v; break;
-    case SL_GPU: e->gpu = (size_t)v; break;
-    case SL_GRAD_COPY: e->s.fp32_grad_copy = v; break;
-    case SL_FP32_GRADS: e->s.fp32_grads = v; break;
-    case SL_QLORA: e->s.qlora = v; break;
-    case SL_OFFLOAD: e->s.offload = (vl_offload)v; break;
-    case SL_SP: e->s.sp = v; break;
-    default: break;
-    }
-    follow(e, id);
-    /* fp32 gradients make no sense with pure 16-bit weights: the switch follows */
-    if (e->s.precision == VL_FP16 || e->s.precision == VL_BF16)
-        e->s.fp32_grads = false;
-}
-
-static const char *choice_name(const explorer *e, slider_id id, int v)
-{
-    switch (id) {
-    case SL_MODE: return vl_mode_names[v];
-    case SL_WEIGHT_DTYPE:
-    case SL_KV_DTYPE: return vl_dtype_names[v];
-    case SL_PRECISION: return vl_precision_names[v];
-    case SL_OPTIMIZER: return vl_optimizer_names[v];
-    case SL_ZERO: return zero_names[v];
-    case SL_RECOMPUTE: return vl_recompute_names[v];
-    case SL_GPU: return e->cat->gpus[v].name;
-    case SL_OFFLOAD: return vl_offload_names[v];
-    default: return on_off[v];
-    }
+    const vl_setting_desc *d = desc(id);
+    if (!d)
+        return e->cat->gpus[v].name;
+    if (d->type == VL_ST_ENUM)
+        return d->names[v];
+    if (d->type == VL_ST_BOOL)
+        return on_off[v];
+    snprintf(buf, len, "%" PRIu64, d->min + (uint64_t)v);
+    return buf;
 }
 
 /* ---- public ------------------------------------------------------------------------- */
 
-static const char *const labels[N_SLIDERS] = {
-    [SL_PARAMS] = "parameters", [SL_MODE] = "mode", [SL_WEIGHT_DTYPE] = "weight dtype",
-    [SL_KV_DTYPE] = "KV cache dtype", [SL_GEN] = "generated",
-    [SL_PRECISION] = "precision", [SL_OPTIMIZER] = "optimizer",
-    [SL_GPUS] = "GPUs", [SL_ZERO] = "ZeRO stage", [SL_BATCH] = "micro-batch",
-    [SL_SEQ] = "context", [SL_RECOMPUTE] = "recompute", [SL_FLASH] = "flash attn",
-    [SL_GPU] = "GPU model", [SL_GRAD_COPY] = "fp32 grad copy", [SL_FP32_GRADS] = "fp32 grads",
-    [SL_LORA_RANK] = "LoRA rank", [SL_QLORA] = "QLoRA (NF4)", [SL_OFFLOAD] = "offload",
-    [SL_TP] = "tensor par.", [SL_PP] = "pipeline par.", [SL_SP] = "sequence par.",
-    [SL_GRAD_ACCUM] = "grad accum",
-};
-
 const char *slider_label(const explorer *e, slider_id id)
 {
-    return id == SL_SEQ && e->s.mode == VL_MODE_INFER ? "prompt" : labels[id];
+    if (id == SL_PARAMS)
+        return "parameters";
+    if (id == SL_GPU)
+        return "GPU model";
+    const vl_setting_desc *d = desc(id);
+    return e->s.mode == VL_MODE_INFER && d->infer_label ? d->infer_label : d->label;
 }
 
 vl_component slider_component(const explorer *e, slider_id id)
 {
-    bool infer = e->s.mode == VL_MODE_INFER;
-    switch (id) {
-    case SL_PARAMS:
-    case SL_MODE:
-    case SL_WEIGHT_DTYPE:
-    case SL_PRECISION: return VL_C_WEIGHTS;
-    case SL_KV_DTYPE:
-    case SL_GEN: return VL_C_KV_CACHE;
-    case SL_GPUS: return infer ? VL_C_WEIGHTS : VL_C_OPTIMIZER;
-    case SL_FP32_GRADS: return VL_C_GRADIENTS;
-    case SL_ZERO: return e->s.zero == 3 ? VL_C_ZERO3_LIVE : VL_C_OPTIMIZER;
-    case SL_BATCH:
-    case SL_SEQ: return infer ? VL_C_KV_CACHE : VL_C_ACTIVATIONS;
-    case SL_RECOMPUTE:
-    case SL_FLASH: return VL_C_ACTIVATIONS;
-    case SL_GPU: return VL_C_OVERHEAD;
-    case SL_LORA_RANK:
-    case SL_QLORA:
-    case SL_TP:
-    case SL_PP: return VL_C_WEIGHTS;
-    case SL_SP:
-    case SL_GRAD_ACCUM: return VL_C_ACTIVATIONS;
-    default: return VL_C_OPTIMIZER;
-    }
+    if (id == VL_SET_ZERO && e->s.zero == 3)
+        return VL_C_ZERO3_LIVE;
+    return e->s.mode == VL_MODE_INFER ? formula_of[id].infer : formula_of[id].train;
+}
+
+const char *explorer_inert(const explorer *e, slider_id id)
+{
+    const vl_setting_desc *d = desc(id);
+    return d && d->inert ? d->inert(&e->s) : NULL;
 }
 
 void explorer_recompute(explorer *e)
@@ -370,8 +316,13 @@ const char *explorer_load_scenario(explorer *e, const vl_scenario *sc)
             return "the scenario's GPU is not in the catalog";
         gpu = (size_t)(g - e->cat->gpus);
     }
+    vl_settings s = e->s;
+    vl_settings_apply(&s, &sc->settings);
+    vl_settings now = effective(&s);
+    if (!vl_settings_valid(&now, &m.arch, e->why, sizeof e->why))
+        return e->why;
     e->gpu = gpu;
-    vl_settings_apply(&e->s, &sc->settings);
+    e->s = s;
     explorer_load_model(e, &m);
     e->detached = sc->params != 0;
     return NULL;
@@ -384,105 +335,147 @@ void explorer_init(explorer *e, const vl_catalog *cat, const vl_model *m, size_t
     e->cat = cat;
     e->s = *s;
     e->gpu = gpu;
+    e->selected = SL_PARAMS;
     e->focus = -1;
     explorer_load_model(e, m);
     e->detached = m->free_params != 0;
 }
 
-static bool tp_valid(const explorer *e, uint64_t gpus)
+/* The state with slider id at v (and the settings that follow it), if the model takes it:
+ * true, or false with the reason in why. */
+static bool try_value(const explorer *e, slider_id id, uint64_t v, explorer *out, char *why,
+                      size_t len)
 {
-    const vl_arch *a = &e->model.arch;
-    return a->heads % gpus == 0 && (a->kv_heads % gpus == 0 || gpus % a->kv_heads == 0);
+    *out = *e;
+    out->note[0] = '\0';
+    put_value(out, id, v);
+    vl_settings now = explorer_settings(out);
+    return vl_settings_valid(&now, &out->model.arch, why, len);
 }
 
-static uint64_t clamp(uint64_t v, const numeric *n)
+/* The next value of slider id from v in direction dir (coarse: a big step), or v at the end
+ * of its range.  A value outside the slider's range (typed) only moves back into it. */
+static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir, bool coarse)
 {
-    return v < n->min ? n->min : v > n->max ? n->max : v;
-}
-
-bool explorer_move(explorer *e, slider_id id, int steps, bool coarse)
-{
-    int dir = steps > 0 ? 1 : -1;
-    if (is_numeric(id)) {
-        const numeric *n = &numerics[id];
-        uint64_t v = numeric_value(e, id), to = v;
-        uint64_t unit = e->s.tp * e->s.pp;
-        for (int i = 0; i < (steps > 0 ? steps : -steps); i++) {
-            if (id == SL_GPUS && e->s.mode == VL_MODE_TRAIN && unit > 1) {
-                /* training: whole tensor x pipeline groups */
-                uint64_t k = (coarse ? n->coarse : n->fine)(to / unit, dir);
-                to = k < 1 ? unit : k * unit > n->max ? to : k * unit;
-                continue;
-            }
-            to = clamp((coarse ? n->coarse : n->fine)(to, dir), n);
-            /* tensor parallelism: on to the next GPU count that splits the heads */
-            while (id == SL_GPUS && e->s.mode == VL_MODE_INFER && !tp_valid(e, to) &&
-                   to > n->min && to < n->max)
-                to = clamp(n->fine(to, dir), n);
-        }
-        if (to == v || (id == SL_GPUS && e->s.mode == VL_MODE_INFER && !tp_valid(e, to)))
-            return false;
-        set_numeric(e, id, to);
-    } else {
-        int count = choice_count(e, id), v = choice_get(e, id);
-        int to = v + (coarse ? dir * count : steps);
-        to = to < 0 ? 0 : to >= count ? count - 1 : to;
-        if (to == v)
-            return false;
-        choice_set(e, id, to);
+    if (!is_numeric(id)) {
+        uint64_t count = (uint64_t)choice_count(e, id), lo = desc(id) && desc(id)->type ==
+                         VL_ST_COUNT ? desc(id)->min : 0;
+        uint64_t i = v - lo;
+        if (dir > 0)
+            return coarse ? lo + count - 1 : i + 1 < count ? v + 1 : v;
+        return coarse ? lo : i > 0 ? v - 1 : v;
     }
+    uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;
+    uint64_t hi = id == SL_PARAMS ? EX_MAX_PARAMS : desc(id)->slider_max;
+    stepper st = id == SL_PARAMS ? (coarse ? step_decade : step_e12)
+                 : coarse        ? steps_of[desc(id)->step].coarse
+                                 : steps_of[desc(id)->step].fine;
+    if (dir > 0) {
+        if (v >= hi)
+            return v;
+        uint64_t to = st(v, 1);
+        return to > hi ? hi : to;
+    }
+    if (v <= lo)
+        return v;
+    uint64_t to = st(v, -1);
+    return to < lo ? lo : to > hi ? hi : to;
+}
+
+/* Values of id on the way in direction dir, steps of them (or to the end), skipping those
+ * the model refuses; e->note says what stopped it. */
+static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
+{
+    explorer cand;
+    char why[160] = "";
+    uint64_t v = value_of(e, id), best = v;
+    bool found = false;
+    for (int i = 0; steps < 0 || i < steps;) {
+        uint64_t to = next_value(e, id, v, dir, coarse);
+        if (to == v)
+            break;
+        v = to;
+        if (try_value(e, id, v, &cand, why, sizeof why)) {
+            best = v;
+            found = true;
+            why[0] = '\0';
+            i++;
+        }
+    }
+    if (!found) {
+        char now[64];
+        explorer_value(e, id, now, sizeof now);
+        if (why[0])
+            snprintf(e->note, sizeof e->note, "%s stays at %s: %s", slider_label(e, id), now, why);
+        else
+            snprintf(e->note, sizeof e->note, "%s: at the end of its range", slider_label(e, id));
+        return false;
+    }
+    try_value(e, id, best, &cand, why, sizeof why);
+    if (why[0] && steps < 0) { /* Home/End stopped short of the end */
+        char v2[32];
+        explorer_value(&cand, id, v2, sizeof v2);
+        char done[96];
+        snprintf(done, sizeof done, "%.95s", cand.note);
+        snprintf(cand.note, sizeof cand.note, "%.15s stopped at %.20s: %.110s%s%.80s",
+                 slider_label(e, id), v2, why, done[0] ? "; " : "", done);
+    }
+    *e = cand;
     explorer_recompute(e);
     return true;
 }
 
+bool explorer_move(explorer *e, slider_id id, int steps, bool coarse)
+{
+    e->note[0] = '\0';
+    return move(e, id, steps > 0 ? 1 : -1, steps > 0 ? steps : -steps, coarse);
+}
+
 bool explorer_jump(explorer *e, slider_id id, bool end)
 {
-    if (is_numeric(id)) {
-        uint64_t v = numeric_value(e, id), to = end ? numerics[id].max : numerics[id].min;
-        if (v == to)
-            return false;
-        set_numeric(e, id, to);
-        explorer_recompute(e);
-        return true;
-    }
-    return explorer_move(e, id, end ? choice_count(e, id) : -choice_count(e, id), false);
+    e->note[0] = '\0';
+    return move(e, id, end ? 1 : -1, -1, false);
 }
 
 const char *explorer_set(explorer *e, slider_id id, const char *text)
 {
-    static char why[160];
-    if (is_numeric(id)) {
-        uint64_t v;
+    char why[160];
+    uint64_t v = 0;
+    const char *label = slider_label(e, id);
+    if (id == SL_PARAMS) {
         const char *reason;
         if (!vl_parse_count(text, &v, &reason)) {
-            snprintf(why, sizeof why, "%s: '%s' is not a whole number: %s", slider_label(e, id),
-                     text, reason);
-            return why;
+            snprintf(e->why, sizeof e->why, "%s: '%s' is not a whole number: %s", label, text,
+                     reason);
+            return e->why;
         }
-        uint64_t lo = id == SL_PARAMS ? 1000000 : id == SL_GEN || id == SL_LORA_RANK ? 0 : 1;
-        uint64_t hi = id == SL_PARAMS                     ? 100000000000000ULL
-                      : id == SL_GPUS || id == SL_TP || id == SL_PP ? VL_MAX_GPUS
-                      : id == SL_BATCH                    ? VL_MAX_BATCH
-                      : id == SL_LORA_RANK                ? VL_MAX_LORA_RANK
-                      : id == SL_GRAD_ACCUM               ? VL_MAX_GRAD_ACCUM
-                                                          : VL_MAX_SEQ;
-        if (v < lo || v > hi) {
-            char a[32], b[32];
-            snprintf(why, sizeof why, "%s: %s is outside %s..%s", slider_label(e, id), text,
-                     vl_fmt_count(lo, a, sizeof a), vl_fmt_count(hi, b, sizeof b));
-            return why;
+        if (v < 1000000 || v > 100000000000000ULL) {
+            snprintf(e->why, sizeof e->why, "%s: %s is outside 1M..100T", label, text);
+            return e->why;
         }
-        set_numeric(e, id, v);
+    } else if (id == SL_GPU) {
+        const vl_gpu *g = vl_catalog_gpu(e->cat, text);
+        if (!g) {
+            snprintf(e->why, sizeof e->why, "%s: unknown value '%s'", label, text);
+            return e->why;
+        }
+        v = (uint64_t)(g - e->cat->gpus);
+    } else if (vl_setting_table[id].zero_ok && strcmp(text, "0") == 0) {
+        v = 0; /* typed, not given on the command line: a LoRA rank of 0 is "off" */
     } else {
-        int count = choice_count(e, id), i;
-        for (i = 0; i < count && strcmp(choice_name(e, id, i), text) != 0; i++)
-            ;
-        if (i == count) {
-            snprintf(why, sizeof why, "%s: unknown value '%s'", slider_label(e, id), text);
-            return why;
+        vl_settings s = e->s;
+        if (!vl_setting_parse((vl_setting)id, text, &s, why, sizeof why)) {
+            snprintf(e->why, sizeof e->why, "%s: %s", label, why);
+            return e->why;
         }
-        choice_set(e, id, i);
+        v = vl_setting_get((vl_setting)id, &s);
     }
+    explorer cand;
+    if (!try_value(e, id, v, &cand, why, sizeof why)) {
+        snprintf(e->why, sizeof e->why, "%s: %s", label, why);
+        return e->why;
+    }
+    *e = cand;
     explorer_recompute(e);
     return NULL;
 }
@@ -490,27 +483,32 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
 void explorer_value(const explorer *e, slider_id id, char *buf, size_t len)
 {
     char n[32];
+    uint64_t v = value_of(e, id);
     if (id == SL_PARAMS)
-        snprintf(buf, len, "%s", vl_fmt_count(numeric_value(e, id), n, sizeof n));
-    else if (id == SL_LORA_RANK && e->s.lora_rank == 0)
+        snprintf(buf, len, "%s", vl_fmt_count(v, n, sizeof n));
+    else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
     else if (is_numeric(id))
-        snprintf(buf, len, "%s", vl_fmt_int(numeric_value(e, id), n, sizeof n));
+        snprintf(buf, len, "%s", vl_fmt_int(v, n, sizeof n));
     else
-        snprintf(buf, len, "%s", choice_name(e, id, choice_get(e, id)));
+        snprintf(buf, len, "%s", choice_name(e, id, (int)(v - (desc(id) && desc(id)->type ==
+                                                               VL_ST_COUNT ? desc(id)->min : 0)),
+                                             n, sizeof n));
 }
 
 double explorer_fraction(const explorer *e, slider_id id)
 {
     if (is_numeric(id)) {
-        const numeric *n = &numerics[id];
+        uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;
+        uint64_t hi = id == SL_PARAMS ? EX_MAX_PARAMS : desc(id)->slider_max;
         /* a log scale; +1 keeps a range that starts at 0 (generated tokens) finite */
-        double v = (double)numeric_value(e, id) + 1, lo = (double)n->min + 1;
-        double f = log(v / lo) / log(((double)n->max + 1) / lo);
+        double v = (double)value_of(e, id) + 1, l = (double)lo + 1;
+        double f = log(v / l) / log(((double)hi + 1) / l);
         return f < 0 ? 0 : f > 1 ? 1 : f;
     }
     int count = choice_count(e, id);
-    return count > 1 ? (double)choice_get(e, id) / (count - 1) : 0;
+    uint64_t lo = desc(id) && desc(id)->type == VL_ST_COUNT ? desc(id)->min : 0;
+    return count > 1 ? (double)(value_of(e, id) - lo) / (count - 1) : 0;
 }
 
 const vl_gpu *explorer_gpu(const explorer *e)

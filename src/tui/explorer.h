@@ -12,26 +12,19 @@
 #include "core/memory.h"
 #include "core/catalog.h"
 
-typedef enum {
-    SL_PARAMS, SL_MODE, SL_PRECISION, SL_OPTIMIZER, SL_WEIGHT_DTYPE, SL_KV_DTYPE, SL_GPUS,
-    SL_ZERO, SL_BATCH, SL_SEQ, SL_GEN, SL_RECOMPUTE, SL_FLASH, SL_GPU, SL_GRAD_COPY,
-    SL_FP32_GRADS, SL_LORA_RANK, SL_QLORA, SL_OFFLOAD, SL_TP, SL_PP, SL_SP, SL_GRAD_ACCUM,
-    N_SLIDERS
-} slider_id;
+/* A slider: a setting of the settings table (its vl_setting), or one of the two that
+ * are not settings: the model's parameter count and the GPU. */
+typedef int slider_id;
+#define SL_PARAMS VL_N_SETTINGS
+#define SL_GPU (VL_N_SETTINGS + 1)
+#define N_SLIDERS (VL_N_SETTINGS + 2)
 
-/* The most sliders one mode shows (training's twenty). */
+/* The most sliders one mode shows (training's; test_explorer checks it). */
 #define EX_MAX_VISIBLE 20
 
-/* Ranges of the explorer's numeric sliders (typed values may go to the CLI's limits). */
+/* The range of the parameter slider (typed values may go to the command line's limits). */
 #define EX_MIN_PARAMS 10000000ULL      /* 10M */
 #define EX_MAX_PARAMS 2000000000000ULL /* 2T */
-#define EX_MAX_GPUS 4096ULL
-#define EX_MAX_BATCH 1024ULL
-#define EX_MIN_SEQ 128ULL
-#define EX_MAX_SEQ 1048576ULL
-#define EX_MAX_LORA_RANK 1024ULL
-#define EX_MAX_MP 64ULL           /* tensor and pipeline parallel degrees */
-#define EX_MAX_ACCUM 1024ULL
 
 typedef struct explorer {
     const vl_catalog *cat;
@@ -43,6 +36,8 @@ typedef struct explorer {
     vl_breakdown b;           /* the breakdown at s */
     vl_breakdown zero[4];     /* the same run at ZeRO 0..3 */
     const char *error;        /* why there is no breakdown, or NULL */
+    char why[256];            /* the last refusal's or change's reason (explorer_set, notes) */
+    char note[256];           /* what the last move did besides, or why it stopped; "" */
     slider_id selected;
     int focus;                /* component whose formula is shown; -1 follows the slider */
 } explorer;
@@ -66,11 +61,17 @@ const char *slider_label(const explorer *e, slider_id id);
 /* The component whose formula the slider changes most directly. */
 vl_component slider_component(const explorer *e, slider_id id);
 
-/* Left/Right (steps = -1/+1), coarse with PgUp/PgDn; true when the value changed. */
+/* NULL, or why the slider has no effect now (drawn disabled). */
+const char *explorer_inert(const explorer *e, slider_id id);
+
+/* Left/Right (steps = -1/+1), coarse with PgUp/PgDn; true when the value changed.  A move
+ * never reaches a state the model refuses: it skips invalid values in its direction or
+ * stays, and e->note says why it stopped or what else it changed ("" when nothing). */
 bool explorer_move(explorer *e, slider_id id, int steps, bool coarse);
-/* Home (end = false) and End. */
+/* Home (end = false) and End: as far as a valid value goes. */
 bool explorer_jump(explorer *e, slider_id id, bool end);
-/* Enter: an exact typed value.  NULL, or why the text was refused (state unchanged). */
+/* Enter: an exact typed value.  NULL, or why the text was refused (in e->why; state
+ * unchanged). */
 const char *explorer_set(explorer *e, slider_id id, const char *text);
 
 /* The slider's value as text, and its position on the track in [0, 1]. */

@@ -138,31 +138,9 @@ static void fill_scenario(FILE *f, const void *arg)
                 e->model.free_params);
     else
         fprintf(f, "model: %s\n", e->model.name);
-    fprintf(f, "settings: {mode: %s, gpus: %" PRIu64 ", batch: %" PRIu64 ", seq: %" PRIu64
-               ", flash_attn: %s,\n           ",
-            vl_mode_names[s.mode], s.gpus, s.batch, s.seq, s.flash_attn ? "true" : "false");
-    if (s.mode == VL_MODE_INFER)
-        fprintf(f, "gen: %" PRIu64 ", weight_dtype: %s, kv_dtype: %s, group_size: %" PRIu64 ",\n",
-                s.gen, vl_dtype_names[s.weight_dtype], vl_dtype_names[s.kv_dtype], s.group_size);
-    else
-        fprintf(f, "precision: %s, optimizer: %s, zero: %u, recompute: %s,\n"
-                   "           fp32_grads: %s, fp32_grad_copy: %s,\n",
-                vl_precision_names[s.precision], vl_optimizer_names[s.optimizer], s.zero,
-                vl_recompute_names[s.recompute], s.fp32_grads ? "true" : "false",
-                s.fp32_grad_copy ? "true" : "false");
-    if (s.mode == VL_MODE_TRAIN && s.lora_rank) {
-        char tg[64];
-        fprintf(f, "           lora_rank: %" PRIu64 ", lora_targets: \"%s\", qlora: %s,\n",
-                s.lora_rank, vl_lora_format_targets(s.lora_targets, tg, sizeof tg),
-                s.qlora ? "true" : "false");
-    }
-    if (s.mode == VL_MODE_TRAIN && s.offload != VL_OFFLOAD_NONE)
-        fprintf(f, "           offload: %s, gpus_per_node: %" PRIu64 ",\n",
-                vl_offload_names[s.offload], vl_gpus_per_node(&s));
-    if (s.mode == VL_MODE_TRAIN && (s.tp > 1 || s.pp > 1 || s.grad_accum > 1))
-        fprintf(f, "           tp: %" PRIu64 ", pp: %" PRIu64 ", sp: %s, grad_accum: %" PRIu64 ",\n",
-                s.tp, s.pp, s.sp ? "true" : "false", s.grad_accum);
-    fprintf(f, "           overhead: %" PRIu64 ", gpu: %s}\n", s.overhead, explorer_gpu(e)->name);
+    fprintf(f, "settings: {");
+    vl_settings_write_yaml(f, &s, 11);
+    fprintf(f, " gpu: %s}\n", explorer_gpu(e)->name);
 }
 
 save_result scenario_save(const explorer *e, const char *dir, const char *name, bool overwrite,

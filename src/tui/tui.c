@@ -303,7 +303,15 @@ int ui_key(ui *u, int key)
     if (u->mode == MODE_NORMAL && key != ERR)
         u->message[0] = '\0';
     switch (u->mode) {
-    case MODE_NORMAL: return key_normal(u, key);
+    case MODE_NORMAL: {
+        int r = key_normal(u, key);
+        if (u->ex.note[0]) { /* what a move changed besides, or why it stopped */
+            say(u, false, " %s", u->ex.note);
+            u->ex.note[0] = '\0';
+            r |= UI_REDRAW;
+        }
+        return r;
+    }
     case MODE_HELP: u->mode = MODE_NORMAL; return UI_REDRAW;
     case MODE_PICK_MODEL:
     case MODE_PICK_GPU: return key_picker(u, key);

@@ -1,0 +1,492 @@
+/* settings.c: the settings table, their defaults and their validity rules. */
+#include "settings.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "lora.h"
+#include "names.h"
+#include "units.h"
+
+const char *const vl_mode_names[VL_N_MODES] = {VL_MODE_LIST(VL_ENUM_NAME)};
+const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
+const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
+#define OPTIMIZER_LABEL(id, name, label, rule, shaped) label,
+#define OPTIMIZER_SHAPED(id, name, label, rule, shaped) shaped,
+const char *const vl_optimizer_labels[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_LABEL)};
+const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_SHAPED)};
+#undef OPTIMIZER_SHAPED
+#undef OPTIMIZER_LABEL
+const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
+const char *const vl_dtype_names[VL_N_DTYPES] = {VL_DTYPE_LIST(VL_ENUM_NAME)};
+const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
+
+const char *const vl_setting_keys[VL_N_SETTINGS] = {VL_SETTING_LIST(VL_ENUM_NAME)};
+
+_Static_assert(sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(int) &&
+                   sizeof(vl_optimizer) == sizeof(int) && sizeof(vl_recompute) == sizeof(int) &&
+                   sizeof(vl_offload) == sizeof(int) && sizeof(vl_dtype) == sizeof(int),
+               "enum settings are read and written as int");
+_Static_assert(VL_DT_INT4 == VL_N_DTYPES - 1, "the KV cache takes every dtype but the last, int4");
+
+/* ---- when a setting has no effect (the explorer draws it disabled, with this reason) -- */
+
+static bool pure16(const vl_settings *s)
+{
+    return s->precision == VL_FP16 || s->precision == VL_BF16;
+}
+
+static const char *grad_copy_inert(const vl_settings *s)
+{
+    if (s->precision != VL_FP16_MIXED && s->precision != VL_BF16_MIXED)
+        return "only fp16-mixed and bf16-mixed keep an fp32 gradient copy";
+    return s->fp32_grads ? "the gradients are fp32 already (fp32 grads on)" : NULL;
+}
+
+static const char *fp32_grads_inert(const vl_settings *s)
+{
+    if (pure16(s))
+        return "pure 16-bit training keeps 16-bit gradients";
+    if (s->precision != VL_FP16_MIXED && s->precision != VL_BF16_MIXED)
+        return "the gradients are fp32 already at this precision";
+    return NULL;
+}
+
+static const char *qlora_inert(const vl_settings *s)
+{
+    return s->lora_rank ? NULL : "QLoRA needs a LoRA rank";
+}
+
+static const char *lora_targets_inert(const vl_settings *s)
+{
+    return s->lora_rank ? NULL : "no LoRA rank: full fine-tuning";
+}
+
+static const char *sp_inert(const vl_settings *s)
+{
+    return s->tp >= 2 ? NULL : "sequence parallel needs tensor par. 2 or more";
+}
+
+static const char *group_inert(const vl_settings *s)
+{
+    return s->weight_dtype == VL_DT_INT4 ? NULL : "groups apply to int4 weights";
+}
+
+static const char *per_node_inert(const vl_settings *s)
+{
+    return s->offload != VL_OFFLOAD_NONE ? NULL : "CPU memory per node applies to offload";
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+#define FIELD(f) .offset = offsetof(vl_settings, f), .size = sizeof(((vl_settings *)0)->f)
+#define ENUM(list, n) .type = VL_ST_ENUM, .names = list, .n_names = n
+#define RANGE(lo, hi) .min = lo, .max = hi
+#define SLIDER(lo, hi, st) .slider_min = lo, .slider_max = hi, .step = st
+#define ROW(id) [id] = {
+
+const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
+    ROW(VL_SET_MODE) .flag = "mode", FIELD(mode), ENUM(vl_mode_names, VL_N_MODES),
+        .modes = VL_IN_BOTH, .arg = "M", .help = "what the run is (default train)", .label = "mode"},
+    ROW(VL_SET_PRECISION) .flag = "precision", FIELD(precision),
+        ENUM(vl_precision_names, VL_N_PRECISIONS), .modes = VL_IN_TRAIN, .arg = "P",
+        .help = "number formats of weights, gradients and the optimizer (default bf16-mixed)",
+        .label = "precision"},
+    ROW(VL_SET_OPTIMIZER) .flag = "optimizer", FIELD(optimizer),
+        ENUM(vl_optimizer_names, VL_N_OPTIMIZERS), .modes = VL_IN_TRAIN, .arg = "O",
+        .help = "the optimizer, whose states are counted (default adamw)",
+        .label = "optimizer"},
+    ROW(VL_SET_ZERO) .flag = "zero", FIELD(zero), .type = VL_ST_COUNT, RANGE(0, 3),
+        .modes = VL_IN_TRAIN, .arg = "S", .help = "ZeRO stage 0, 1, 2 or 3 (default 0)",
+        .label = "ZeRO stage"},
+    ROW(VL_SET_GPUS) .flag = "gpus", FIELD(gpus), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
+        .modes = VL_IN_BOTH, .arg = "N",
+        .help = "GPUs: training tensor x pipeline x data parallel; inference tensor parallel "
+                "(default 1)",
+        .label = "GPUs", SLIDER(1, 4096, VL_STEP_ONE)},
+    ROW(VL_SET_BATCH) .flag = "batch", FIELD(batch), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_BATCH), .modes = VL_IN_BOTH, .arg = "N",
+        .help = "micro-batch per GPU; in inference, sequences at once (default 1)",
+        .label = "micro-batch", .infer_label = "batch", SLIDER(1, 1024, VL_STEP_ONE)},
+    ROW(VL_SET_SEQ) .flag = "seq", FIELD(seq), .type = VL_ST_COUNT, RANGE(1, VL_MAX_SEQ),
+        .modes = VL_IN_BOTH, .arg = "N",
+        .help = "tokens a sequence: training's length, inference's prompt (default 2048)",
+        .label = "context", .infer_label = "prompt", SLIDER(128, 1048576, VL_STEP_POW2)},
+    ROW(VL_SET_GEN) .flag = "gen", FIELD(gen), .type = VL_ST_COUNT, RANGE(0, VL_MAX_SEQ),
+        .modes = VL_IN_INFER, .arg = "N",
+        .help = "tokens generated after the prompt (default 0)", .label = "generated",
+        SLIDER(0, 1048576, VL_STEP_POW2)},
+    ROW(VL_SET_RECOMPUTE) .flag = "recompute", FIELD(recompute),
+        ENUM(vl_recompute_names, VL_N_RECOMPUTES), .modes = VL_IN_TRAIN, .arg = "R",
+        .help = "activations recomputed in backward (default none)",
+        .label = "recompute"},
+    ROW(VL_SET_FLASH_ATTN) .flag = "flash-attn", .no_flag = "no-flash-attn",
+        FIELD(flash_attn), .type = VL_ST_BOOL, .modes = VL_IN_BOTH,
+        .help = "attention without the s^2 matrices (default off)", .label = "flash attn"},
+    ROW(VL_SET_FP32_GRADS) .flag = "fp32-grads", FIELD(fp32_grads), .type = VL_ST_BOOL,
+        .modes = VL_IN_TRAIN, .help = "gradients in fp32 (Megatron-LM main grads)",
+        .label = "fp32 grads", .inert = fp32_grads_inert},
+    ROW(VL_SET_FP32_GRAD_COPY) .flag = "fp32-grad-copy", .no_flag = "no-fp32-grad-copy",
+        FIELD(fp32_grad_copy), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
+        .help = "count an fp32 gradient copy in the optimizer states (default on; off is "
+                "the ZeRO paper's K = 12)",
+        .label = "fp32 grad copy", .inert = grad_copy_inert},
+    ROW(VL_SET_WEIGHT_DTYPE) .flag = "weight-dtype", FIELD(weight_dtype),
+        ENUM(vl_dtype_names, VL_N_DTYPES), .modes = VL_IN_INFER, .arg = "D",
+        .help = "inference weights (default bf16)", .label = "weight dtype"},
+    ROW(VL_SET_KV_DTYPE) .flag = "kv-dtype", FIELD(kv_dtype),
+        ENUM(vl_dtype_names, VL_N_DTYPES - 1), .modes = VL_IN_INFER, .arg = "D",
+        .help = "the KV cache (default bf16)", .label = "KV cache dtype"},
+    ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
+        .help = "int4: weights per 16-bit scale (default 128)", .inert = group_inert},
+    ROW(VL_SET_OVERHEAD) .flag = "overhead", FIELD(overhead), .type = VL_ST_SIZE,
+        RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_BOTH, .arg = "SIZE",
+        .help = "CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)"},
+    ROW(VL_SET_LORA_RANK) .flag = "lora-rank", FIELD(lora_rank), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_LORA_RANK), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "R",
+        .help = "LoRA adapters of rank R over a frozen base (default: full fine-tuning)",
+        .label = "LoRA rank", SLIDER(0, 1024, VL_STEP_RANK)},
+    ROW(VL_SET_LORA_TARGETS) .flag = "lora-targets", FIELD(lora_targets), .type = VL_ST_LORA,
+        .modes = VL_IN_TRAIN, .arg = "T",
+        .help = "q,k,v,o,gate,up,down (a list) or all-linear (default q,v)",
+        .inert = lora_targets_inert},
+    ROW(VL_SET_QLORA) .flag = "qlora", FIELD(qlora), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
+        .help = "the frozen base's layer matrices in 4-bit NF4 (QLoRA)", .label = "QLoRA (NF4)",
+        .inert = qlora_inert},
+    ROW(VL_SET_OFFLOAD) .flag = "offload", FIELD(offload),
+        ENUM(vl_offload_names, VL_N_OFFLOADS), .modes = VL_IN_TRAIN, .arg = "O",
+        .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",
+        .label = "offload"},
+    ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
+        .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
+        .arg = "N", .help = "GPUs a node, for offload's CPU memory per node (default 8)",
+        .inert = per_node_inert},
+    ROW(VL_SET_TP) .flag = "tp", FIELD(tp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
+        .modes = VL_IN_TRAIN, .arg = "T", .help = "tensor parallel degree (default 1)",
+        .label = "tensor par.", SLIDER(1, 64, VL_STEP_POW2)},
+    ROW(VL_SET_PP) .flag = "pp", FIELD(pp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
+        .modes = VL_IN_TRAIN, .arg = "P",
+        .help = "pipeline parallel (1F1B) degree; data parallel = --gpus / (tp x pp) (default 1)",
+        .label = "pipeline par.", SLIDER(1, 64, VL_STEP_POW2)},
+    ROW(VL_SET_SP) .flag = "sp", FIELD(sp), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
+        .help = "sequence parallel (with --tp)", .label = "sequence par.", .inert = sp_inert},
+    ROW(VL_SET_GRAD_ACCUM) .flag = "grad-accum", FIELD(grad_accum), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_GRAD_ACCUM), .modes = VL_IN_TRAIN, .arg = "N",
+        .help = "micro-batches per optimizer step (default 1)", .label = "grad accum",
+        SLIDER(1, 1024, VL_STEP_POW2)},
+};
+#undef ROW
+#undef SLIDER
+#undef RANGE
+#undef ENUM
+#undef FIELD
+
+/* ---- lookup, reading and writing one setting ----------------------------------------- */
+
+int vl_setting_by_key(const char *name)
+{
+    return vl_lookup(vl_setting_keys, VL_N_SETTINGS, name);
+}
+
+int vl_setting_by_flag(const char *name, bool *negated)
+{
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        bool no = d->no_flag && strcmp(d->no_flag, name) == 0;
+        if (strcmp(d->flag, name) == 0 || no) {
+            if (negated)
+                *negated = no;
+            return k;
+        }
+    }
+    return -1;
+}
+
+uint64_t vl_setting_get(vl_setting k, const vl_settings *s)
+{
+    const vl_setting_desc *d = &vl_setting_table[k];
+    const char *field = (const char *)s + d->offset;
+    if (d->size == sizeof(uint64_t)) {
+        uint64_t v;
+        memcpy(&v, field, sizeof v);
+        return v;
+    }
+    if (d->size == sizeof(bool)) {
+        bool v;
+        memcpy(&v, field, sizeof v);
+        return v;
+    }
+    unsigned v; /* unsigned fields and int-sized enums */
+    memcpy(&v, field, sizeof v);
+    return v;
+}
+
+void vl_setting_put(vl_setting k, vl_settings *s, uint64_t v)
+{
+    const vl_setting_desc *d = &vl_setting_table[k];
+    char *field = (char *)s + d->offset;
+    if (d->size == sizeof(uint64_t)) {
+        memcpy(field, &v, sizeof v);
+    } else if (d->size == sizeof(bool)) {
+        bool b = v != 0;
+        memcpy(field, &b, sizeof b);
+    } else {
+        unsigned u = (unsigned)v;
+        memcpy(field, &u, sizeof u);
+    }
+}
+_Static_assert(sizeof(unsigned) != sizeof(uint64_t) && sizeof(bool) != sizeof(unsigned),
+               "vl_setting_get tells the fields apart by size");
+
+bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len)
+{
+    const vl_setting_desc *d = &vl_setting_table[k];
+    const char *reason = NULL;
+    uint64_t v = 0;
+    switch (d->type) {
+    case VL_ST_COUNT:
+        if (!vl_parse_count(text, &v, &reason)) {
+            snprintf(why, len, "'%s' is not a whole number: %s", text, reason);
+            return false;
+        }
+        break;
+    case VL_ST_SIZE:
+        if (!vl_parse_size(text, &v, &reason)) {
+            snprintf(why, len, "'%s' is not a size (e.g. 0, 1GiB, 800MB): %s", text, reason);
+            return false;
+        }
+        break;
+    case VL_ST_ENUM: {
+        int i = vl_lookup(d->names, d->n_names, text);
+        if (i < 0) {
+            char list[256], hint[96];
+            snprintf(why, len, "unknown value '%s' (expected %s)%s", text,
+                     vl_join(d->names, (size_t)d->n_names, list, sizeof list),
+                     vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
+            return false;
+        }
+        v = (uint64_t)i;
+        break;
+    }
+    case VL_ST_BOOL:
+        if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0) {
+            snprintf(why, len, "expected true or false, got '%s'", text);
+            return false;
+        }
+        v = strcmp(text, "true") == 0;
+        break;
+    case VL_ST_LORA: {
+        unsigned mask;
+        if (!vl_lora_parse_targets(text, &mask, why, len))
+            return false;
+        v = mask;
+        break;
+    }
+    }
+    if ((d->type == VL_ST_COUNT || d->type == VL_ST_SIZE) && (v < d->min || v > d->max)) {
+        snprintf(why, len, "must be between %" PRIu64 " and %" PRIu64, d->min, d->max);
+        return false;
+    }
+    vl_setting_put(k, s, v);
+    return true;
+}
+
+const char *vl_setting_format(vl_setting k, const vl_settings *s, char *buf, size_t len)
+{
+    const vl_setting_desc *d = &vl_setting_table[k];
+    uint64_t v = vl_setting_get(k, s);
+    switch (d->type) {
+    case VL_ST_ENUM:
+        snprintf(buf, len, "%s", v < (uint64_t)d->n_names ? d->names[v] : "?");
+        break;
+    case VL_ST_BOOL:
+        snprintf(buf, len, "%s", v ? "true" : "false");
+        break;
+    case VL_ST_LORA:
+        vl_lora_format_targets((unsigned)v, buf, len);
+        break;
+    case VL_ST_COUNT:
+    case VL_ST_SIZE:
+        snprintf(buf, len, "%" PRIu64, v);
+        break;
+    }
+    return buf;
+}
+
+bool vl_setting_applies(vl_setting k, const vl_settings *s)
+{
+    return (vl_setting_table[k].modes & (1u << s->mode)) != 0;
+}
+
+/* ---- defaults and validity ------------------------------------------------------------ */
+
+void vl_settings_default(vl_settings *s)
+{
+    *s = (vl_settings){
+        .mode = VL_MODE_TRAIN, .precision = VL_BF16_MIXED, .optimizer = VL_ADAMW,
+        .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
+        .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .flash_attn = false,
+        .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
+        .overhead = VL_GIB, .lora_rank = 0,
+        .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
+        .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
+        .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
+    };
+}
+
+/* The table's ranges and choices, for settings made in code rather than parsed, and the
+ * settings of the other mode, which must keep their defaults. */
+static bool table_check(const vl_settings *s, char *why, size_t len)
+{
+    vl_settings def;
+    vl_settings_default(&def);
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        uint64_t v = vl_setting_get((vl_setting)k, s);
+        if (!vl_setting_applies((vl_setting)k, s)) {
+            if (v != vl_setting_get((vl_setting)k, &def)) {
+                snprintf(why, len, "--%s applies to --mode %s only", d->flag,
+                         vl_mode_names[s->mode == VL_MODE_TRAIN ? VL_MODE_INFER : VL_MODE_TRAIN]);
+                return false;
+            }
+            continue;
+        }
+        char list[256];
+        switch (d->type) {
+        case VL_ST_ENUM:
+            if (v >= (uint64_t)d->n_names) {
+                snprintf(why, len, "--%s must be %s", d->flag,
+                         vl_join(d->names, (size_t)d->n_names, list, sizeof list));
+                return false;
+            }
+            break;
+        case VL_ST_LORA:
+            if (v == 0 || (v & ~(uint64_t)VL_LORA_ALL_LINEAR)) {
+                snprintf(why, len, "--%s: no LoRA targets", d->flag);
+                return false;
+            }
+            break;
+        case VL_ST_BOOL:
+            break;
+        case VL_ST_COUNT:
+        case VL_ST_SIZE:
+            if (v > d->max || (v < d->min && !(v == 0 && d->zero_ok))) {
+                snprintf(why, len, "--%s must be between %" PRIu64 " and %" PRIu64, d->flag,
+                         d->min, d->max);
+                return false;
+            }
+            break;
+        }
+    }
+    return true;
+}
+
+const char *vl_settings_check(const vl_settings *s)
+{
+    if (s->mode == VL_MODE_INFER)
+        return s->seq + s->gen > VL_MAX_SEQ ? "--seq plus --gen must be at most 16777216" : NULL;
+    if (s->fp32_grads && pure16(s))
+        return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
+    if (s->qlora && !s->lora_rank)
+        return "--qlora needs --lora-rank (QLoRA trains LoRA adapters over a 4-bit base)";
+    if (s->gpus % (s->tp * s->pp) != 0)
+        return "--gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data "
+               "parallel)";
+    if (s->sp && s->tp < 2)
+        return "--sp (sequence parallel) needs --tp 2 or more";
+    if (s->lora_rank && s->tp * s->pp > 1)
+        return "--lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)";
+    if (s->offload == VL_OFFLOAD_PARAMS && s->zero != 3)
+        return "--offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)";
+    if (s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
+        return "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
+               "optimizer partition)";
+    if (vl_optimizer_shaped[s->optimizer] && (s->lora_rank || s->tp * s->pp > 1))
+        return "this --optimizer keeps states shaped like each matrix, which vramlab models "
+               "with data parallelism and full fine-tuning only (no --lora-rank, --tp or --pp)";
+    return NULL;
+}
+
+bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t len)
+{
+    if (!table_check(s, why, len))
+        return false;
+    const char *r = vl_settings_check(s);
+    if (r) {
+        snprintf(why, len, "%s", r);
+        return false;
+    }
+    if (!a) /* no model yet (a scenario file on its own) */
+        return true;
+    if (s->mode == VL_MODE_INFER) {
+        /* each GPU keeps whole attention heads and, for the cache, whole KV heads or a
+         * replica of one (a KV head is replicated when GPUs outnumber them) */
+        uint64_t g = s->gpus;
+        if (g > 1 && a->heads % g != 0)
+            snprintf(why, len, "--gpus: tensor parallelism needs the GPU count to divide the "
+                               "model's attention heads");
+        else if (g > 1 && a->kv_heads % g != 0 && g % a->kv_heads != 0)
+            snprintf(why, len, "--gpus: tensor parallelism needs the GPU count and the model's "
+                               "KV heads to divide one another");
+        else
+            return true;
+        return false;
+    }
+    if (s->tp > 1 && a->heads % s->tp != 0) {
+        snprintf(why, len, "--tp %" PRIu64 " must divide the model's %" PRIu64 " attention heads",
+                 s->tp, a->heads);
+        return false;
+    }
+    if (s->tp > 1 && a->kv_heads % s->tp != 0) {
+        snprintf(why, len, "--tp %" PRIu64 " must divide the model's %" PRIu64 " KV heads (each "
+                 "GPU keeps whole KV heads)", s->tp, a->kv_heads);
+        return false;
+    }
+    if (s->tp > 1 && a->kv_lora_rank) {
+        snprintf(why, len, "--tp with multi-head latent attention is not modelled");
+        return false;
+    }
+    if (s->pp > a->layers) {
+        snprintf(why, len, "--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
+                 "stage holds whole layers)", s->pp, a->layers);
+        return false;
+    }
+    return true;
+}
+
+/* ---- settings given in part ----------------------------------------------------------- */
+
+void vl_patch_mark(vl_settings_patch *p, vl_setting k)
+{
+    p->given |= 1u << k;
+}
+
+void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
+{
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        if (p->given & (1u << k))
+            vl_setting_put((vl_setting)k, s, vl_setting_get((vl_setting)k, &p->values));
+}
+
+void vl_settings_write_yaml(FILE *out, const vl_settings *s, int indent)
+{
+    int col = indent;
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        if (!vl_setting_applies((vl_setting)k, s) || (d->inert && d->inert(s)) ||
+            (d->zero_ok && vl_setting_get((vl_setting)k, s) == 0))
+            continue;
+        char v[64], item[96];
+        const char *text = vl_setting_format((vl_setting)k, s, v, sizeof v);
+        bool quote = d->type == VL_ST_LORA; /* "q,v": a comma in flow style */
+        int n = snprintf(item, sizeof item, "%s: %s%s%s,", vl_setting_keys[k],
+                         quote ? "\"" : "", text, quote ? "\"" : "");
+        if (col > indent && col + 1 + n > 92) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        }
+        fprintf(out, "%s%s", col > indent ? " " : "", item);
+        col += (col > indent) + n;
+    }
+}

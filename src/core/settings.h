@@ -1,0 +1,211 @@
+/* settings.h: what a run is (mode, precision, optimizer, parallelism, ...), one descriptor
+ * per setting.
+ *
+ * Every front end reads the same table (HACKING §6): the command line's options and
+ * --help, the YAML scenario reader and writer, the JSON settings, the explorer's sliders and
+ * the man page's option list (checked by a test).  Enums and their names come from one
+ * X-macro list each, so a value without a name cannot compile.  The validity rules live
+ * here once (vl_settings_check, vl_settings_valid): both front ends refuse the same states. */
+#ifndef VL_SETTINGS_H
+#define VL_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+/* ---- enums and their names, one list each -------------------------------------------- */
+
+#define VL_ENUM_ID(id, name, ...) id,
+#define VL_ENUM_NAME(id, name, ...) name,
+
+#define VL_MODE_LIST(X) X(VL_MODE_TRAIN, "train") X(VL_MODE_INFER, "infer")
+/* fp16, bf16: pure 16-bit.  *-mixed: 16-bit weights and an fp32 master copy in the optimizer
+ * (Megatron-LM, DeepSpeed).  *-amp: PyTorch autocast, fp32 weights and 16-bit matmuls. */
+#define VL_PRECISION_LIST(X)                                                                  \
+    X(VL_FP32, "fp32") X(VL_FP16, "fp16") X(VL_BF16, "bf16") X(VL_FP16_MIXED, "fp16-mixed")   \
+    X(VL_BF16_MIXED, "bf16-mixed") X(VL_FP16_AMP, "fp16-amp") X(VL_BF16_AMP, "bf16-amp")
+/* An optimizer: its name, the label of its state in formulas, the rule in memory.c that
+ * gives its state's bytes (HACKING §4.2), and whether that state follows each matrix's
+ * shape (then it is modelled with data parallelism and full fine-tuning only).  Adding one
+ * is a row here and its rule there. */
+#define VL_OPTIMIZER_LIST(X)                                                                  \
+    X(VL_ADAMW, "adamw", "AdamW m, v", adamw_state, false)                                    \
+    X(VL_ADAM_8BIT, "adam-8bit", "8-bit Adam m, v", adam8bit_state, false)                    \
+    X(VL_SGD_MOMENTUM, "sgd-momentum", "SGD momentum", momentum_state, false)                 \
+    X(VL_SGD, "sgd", "SGD", sgd_state, false)                                                 \
+    X(VL_LION, "lion", "Lion momentum", momentum_state, false)
+#define VL_RECOMPUTE_LIST(X)                                                                  \
+    X(VL_RECOMPUTE_NONE, "none") X(VL_RECOMPUTE_SELECTIVE, "selective")                       \
+    X(VL_RECOMPUTE_FULL, "full")
+/* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
+ * kept in CPU memory. */
+#define VL_OFFLOAD_LIST(X)                                                                    \
+    X(VL_OFFLOAD_NONE, "none") X(VL_OFFLOAD_OPTIMIZER, "optimizer") X(VL_OFFLOAD_PARAMS, "params")
+#define VL_DTYPE_LIST(X)                                                                      \
+    X(VL_DT_FP32, "fp32") X(VL_DT_FP16, "fp16") X(VL_DT_BF16, "bf16") X(VL_DT_FP8, "fp8")     \
+    X(VL_DT_INT8, "int8") X(VL_DT_INT4, "int4")
+
+typedef enum { VL_MODE_LIST(VL_ENUM_ID) VL_N_MODES } vl_mode;
+typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
+typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
+typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
+typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
+typedef enum { VL_DTYPE_LIST(VL_ENUM_ID) VL_N_DTYPES } vl_dtype;
+
+/* Names as the command line, JSON and presets spell them, indexed by the enums above. */
+extern const char *const vl_mode_names[VL_N_MODES];
+extern const char *const vl_precision_names[VL_N_PRECISIONS];
+extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
+extern const char *const vl_optimizer_labels[VL_N_OPTIMIZERS];
+extern const bool vl_optimizer_shaped[VL_N_OPTIMIZERS];
+extern const char *const vl_recompute_names[VL_N_RECOMPUTES];
+extern const char *const vl_dtype_names[VL_N_DTYPES];
+extern const char *const vl_offload_names[VL_N_OFFLOADS];
+
+/* ---- the settings -------------------------------------------------------------------- */
+
+typedef struct vl_settings {
+    vl_mode mode;
+    vl_precision precision;
+    vl_optimizer optimizer;
+    bool fp32_grads;       /* gradients kept in fp32 (Megatron main grads) */
+    bool fp32_grad_copy;   /* count an fp32 gradient copy in the optimizer states */
+    unsigned zero;         /* 0..3 */
+    uint64_t gpus, batch, seq, gen;
+    vl_recompute recompute;
+    bool flash_attn;
+    vl_dtype weight_dtype, kv_dtype; /* inference */
+    uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
+    uint64_t overhead;     /* bytes */
+    /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
+     * the matrices in lora_targets (a vl_lora_target mask); qlora: the frozen base layers'
+     * matrices in NF4 (Dettmers et al. 2023) */
+    uint64_t lora_rank;
+    unsigned lora_targets;
+    bool qlora;
+    vl_offload offload;       /* training */
+    /* training: tensor parallel tp, pipeline parallel pp (1F1B), sequence parallel sp;
+     * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
+    uint64_t tp, pp, grad_accum;
+    bool sp;
+    uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
+} vl_settings;
+
+/* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
+#define VL_MAX_GPUS  1048576ULL
+#define VL_MAX_BATCH 1048576ULL
+#define VL_MAX_SEQ   16777216ULL
+#define VL_MAX_LORA_RANK 65536ULL
+#define VL_MAX_GRAD_ACCUM 1048576ULL
+#define VL_MAX_GROUP 65536ULL
+#define VL_MAX_OVERHEAD (1ULL << 46) /* 64 TiB, as a GPU's memory */
+
+/* ---- one descriptor per setting ----------------------------------------------------- */
+
+/* The settings in the order JSON, scenario files and the explorer list them.  X(id, key):
+ * key is the YAML and JSON name; the descriptor in settings.c says the rest. */
+#define VL_SETTING_LIST(X)                                                                    \
+    X(VL_SET_MODE, "mode") X(VL_SET_PRECISION, "precision") X(VL_SET_OPTIMIZER, "optimizer")  \
+    X(VL_SET_ZERO, "zero") X(VL_SET_GPUS, "gpus") X(VL_SET_BATCH, "batch")                    \
+    X(VL_SET_SEQ, "seq") X(VL_SET_GEN, "gen") X(VL_SET_RECOMPUTE, "recompute")                \
+    X(VL_SET_FLASH_ATTN, "flash_attn") X(VL_SET_FP32_GRADS, "fp32_grads")                     \
+    X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
+    X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \
+    X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
+    X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_QLORA, "qlora")                           \
+    X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
+    X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")
+typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
+
+typedef enum {
+    VL_ST_COUNT,  /* a whole number ("7B" too) */
+    VL_ST_SIZE,   /* bytes ("1GiB", "800MB" too) */
+    VL_ST_ENUM,   /* one of names[] */
+    VL_ST_BOOL,   /* a switch: --flag sets it, --no-flag (when named) clears it */
+    VL_ST_LORA,   /* LoRA targets: "q,v", "all-linear" */
+} vl_setting_type;
+
+/* The modes a setting applies to. */
+#define VL_IN_TRAIN (1u << VL_MODE_TRAIN)
+#define VL_IN_INFER (1u << VL_MODE_INFER)
+#define VL_IN_BOTH (VL_IN_TRAIN | VL_IN_INFER)
+
+/* How an explorer slider steps through a numeric setting. */
+typedef enum {
+    VL_STEP_NONE,   /* not a numeric slider (a choice, a switch, or no slider) */
+    VL_STEP_ONE,    /* +-1, coarse: powers of two */
+    VL_STEP_POW2,   /* powers of two, coarse: powers of eight */
+    VL_STEP_RANK,   /* off (0), 1, 2, 4, ... */
+} vl_step;
+
+extern const char *const vl_setting_keys[VL_N_SETTINGS]; /* YAML and JSON */
+
+typedef struct vl_setting_desc {
+    const char *flag;        /* the command line's --flag */
+    const char *no_flag;     /* a switch's --no-flag, or NULL */
+    vl_setting_type type;
+    size_t offset, size;     /* the field in vl_settings */
+    const char *const *names;/* VL_ST_ENUM: the choices */
+    int n_names;
+    uint64_t min, max;       /* VL_ST_COUNT, VL_ST_SIZE: the accepted range */
+    bool zero_ok;            /* 0 is also valid, though not typed (off, or the default) */
+    unsigned modes;          /* VL_IN_TRAIN, VL_IN_INFER */
+    const char *arg;         /* the value's name in --help ("N"), NULL for a switch */
+    const char *help;        /* one line for --help and the man page */
+    /* the explorer: its label (NULL: no slider), another in inference, the slider's range
+     * and steps (numeric settings) */
+    const char *label, *infer_label;
+    uint64_t slider_min, slider_max;
+    vl_step step;
+    /* NULL, or why the setting has no effect in s (the explorer draws it disabled) */
+    const char *(*inert)(const vl_settings *s);
+} vl_setting_desc;
+
+extern const vl_setting_desc vl_setting_table[VL_N_SETTINGS];
+
+/* The setting whose key (or, with flag, whose --flag or --no-flag) is name, or -1.  *negated
+ * (may be NULL) is set for a --no-flag. */
+int vl_setting_by_key(const char *name);
+int vl_setting_by_flag(const char *name, bool *negated);
+
+/* Reads text as setting k's value into s.  False, with one line in why (naming nothing: the
+ * caller says which flag or key), when it is not a valid value of the setting. */
+bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len);
+/* Setting k of s as the command line and YAML spell it ("bf16-mixed", "true", "1073741824"). */
+const char *vl_setting_format(vl_setting k, const vl_settings *s, char *buf, size_t len);
+/* Reading and writing a setting's value as a whole number (enums: the index; switches 0/1). */
+uint64_t vl_setting_get(vl_setting k, const vl_settings *s);
+void vl_setting_put(vl_setting k, vl_settings *s, uint64_t v);
+/* Whether k is used in s's mode. */
+bool vl_setting_applies(vl_setting k, const vl_settings *s);
+
+/* The defaults. */
+void vl_settings_default(vl_settings *s);
+/* The rules that need no model: NULL, or a one-line reason naming the flag. */
+const char *vl_settings_check(const vl_settings *s);
+/* All the rules, those of the model a too when it is not NULL (tensor parallelism splits
+ * whole heads, a pipeline stage holds whole layers): true, or false with one line in why. */
+bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t len);
+
+/* ---- settings given in part (a scenario, the command line) -------------------------- */
+
+/* Values for the settings whose bit (1 << vl_setting) is in given; the rest are unused. */
+typedef struct vl_settings_patch {
+    vl_settings values;
+    uint32_t given;
+} vl_settings_patch;
+_Static_assert(VL_N_SETTINGS <= 32, "vl_settings_patch.given has a bit per setting");
+
+/* Marks k as given (its value is in p->values). */
+void vl_patch_mark(vl_settings_patch *p, vl_setting k);
+/* Copies the given settings of p into s. */
+void vl_settings_apply(vl_settings *s, const vl_settings_patch *p);
+
+/* The settings of s that apply in its mode and differ from the defaults, as a YAML flow
+ * mapping's entries ("mode: infer, gpus: 2, ...", wrapped after indent at width 92). */
+void vl_settings_write_yaml(FILE *out, const vl_settings *s, int indent);
+
+#endif
