@@ -614,6 +614,43 @@ static void test_parallel_invalid(void **state)
     assert_non_null(strstr(settings_why(&s), "applies to --mode train only"));
 }
 
+/* Adafactor, whose state follows the shapes, on Llama 2 7B in bf16-mixed (hand-derived):
+ * the matrices' rows + columns are 32 layers x (4 x (4096 + 4096) + 3 x (4096 + 11008)) +
+ * 2 x (32000 + 4096) = 2,570,752 and the 1-D parameters (norms) 32 x 8,192 + 4,096 =
+ * 266,240, so Adafactor keeps 4 x 2,836,992 = 11,347,968 B of factored second moment
+ * besides the 4 + 4 B/param of master and gradient copy (Shazeer and Stern 2018); with a
+ * first moment 4 B/param more. */
+static void test_adafactor(void **state)
+{
+    (void)state;
+    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000}};
+    vl_arch_defaults(&m.arch);
+    const uint64_t P = 6738415616ULL;
+    vl_settings s;
+    vl_settings_default(&s);
+    vl_breakdown b;
+    s.optimizer = VL_ADAFACTOR;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bpp.optimizer, 8);
+    assert_int_equal(b.bpp.shaped_bytes, 11347968ULL);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 8 * P + 11347968ULL);
+    s.optimizer = VL_ADAFACTOR_M;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 12 * P + 11347968ULL);
+    /* ZeRO-1 over 8 GPUs shards the shaped part too */
+    s.zero = 1;
+    s.gpus = 8;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 12 * P / 8 + 11347968ULL / 8);
+    /* with adapters or model parallelism the shapes change: refused, not guessed */
+    s.lora_rank = 8;
+    assert_non_null(vl_estimate(&m, &s, &b));
+    s.lora_rank = 0;
+    s.tp = 2;
+    assert_non_null(strstr(vl_estimate(&m, &s, &b), "no --lora-rank, --tp or --pp"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_1f1b),
         cmocka_unit_test(test_parallel_states),
         cmocka_unit_test(test_parallel_invalid),
+        cmocka_unit_test(test_adafactor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,26 @@ static opt_state sgd_state(unsigned elem, const vl_shapes *sh, bool *ovf)
     return (opt_state){0, 0, NULL};
 }
 
+/* Adafactor (Shazeer and Stern 2018, §3-4): a matrix's second moment factored into a row and
+ * a column vector, r + c values; a 1-D tensor keeps a full one.  Hugging Face's
+ * transformers.Adafactor casts 16-bit gradients to fp32 first, so its states are fp32 in
+ * every precision; its per-tensor step and RMS scalars are left out. */
+static opt_state adafactor_state(unsigned elem, const vl_shapes *sh, bool *ovf)
+{
+    (void)elem;
+    return (opt_state){0, vl_mul(4, vl_add(sh->matrix_dims, sh->vector, ovf), ovf),
+                       "Adafactor's factored second moment: 4 B x (rows + columns of each "
+                       "matrix + every 1-D parameter)"};
+}
+
+/* Adafactor with beta1 set: also a full fp32 first moment. */
+static opt_state adafactor_m_state(unsigned elem, const vl_shapes *sh, bool *ovf)
+{
+    opt_state st = adafactor_state(elem, sh, ovf);
+    st.per_param = 4;
+    return st;
+}
+
 #define OPT_RULE(id, name, label, rule, shaped) rule,
 static opt_state (*const opt_rules[VL_N_OPTIMIZERS])(unsigned, const vl_shapes *, bool *) = {
     VL_OPTIMIZER_LIST(OPT_RULE)};

@@ -36,7 +36,9 @@
     X(VL_ADAM_8BIT, "adam-8bit", "8-bit Adam m, v", adam8bit_state, false)                    \
     X(VL_SGD_MOMENTUM, "sgd-momentum", "SGD momentum", momentum_state, false)                 \
     X(VL_SGD, "sgd", "SGD", sgd_state, false)                                                 \
-    X(VL_LION, "lion", "Lion momentum", momentum_state, false)
+    X(VL_LION, "lion", "Lion momentum", momentum_state, false)                                \
+    X(VL_ADAFACTOR, "adafactor", "Adafactor", adafactor_state, true)                          \
+    X(VL_ADAFACTOR_M, "adafactor-momentum", "Adafactor m", adafactor_m_state, true)
 #define VL_RECOMPUTE_LIST(X)                                                                  \
     X(VL_RECOMPUTE_NONE, "none") X(VL_RECOMPUTE_SELECTIVE, "selective")                       \
     X(VL_RECOMPUTE_FULL, "full")
