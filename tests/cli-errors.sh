@@ -33,7 +33,7 @@ expect 2 "$e --gpus must be between 1 and 1048576" estimate --gpus 2000000
 expect 2 "$e --zero must be between 0 and 3" estimate --zero 4
 expect 2 "$e --precision: unknown value 'fp8' (expected fp32, fp16, bf16, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp)" \
     estimate --precision fp8
-expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd-momentum, sgd, lion, adafactor or adafactor-momentum); did you mean 'adamw'?" \
+expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd-momentum, sgd, lion, adafactor, adafactor-momentum or muon); did you mean 'adamw'?" \
     estimate --optimizer adamww
 expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown or svg)" estimate --format yaml
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \

@@ -651,6 +651,34 @@ static void test_adafactor(void **state)
     assert_non_null(strstr(vl_estimate(&m, &s, &b), "no --lora-rank, --tp or --pp"));
 }
 
+/* Muon on Llama 2 7B in bf16-mixed (hand-derived): one fp32 momentum for every parameter
+ * (Jordan et al. 2024) and AdamW's second moment for the 262,410,240 parameters that are not
+ * the layers' matrices (6,738,415,616 - 32 x (4 x 4096 x 4096 + 3 x 4096 x 11008)), which
+ * its reference implementation leaves to AdamW. */
+static void test_muon(void **state)
+{
+    (void)state;
+    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                           .vocab = 32000}};
+    vl_arch_defaults(&m.arch);
+    const uint64_t P = 6738415616ULL, rest = 262410240ULL;
+    vl_settings s;
+    vl_settings_default(&s);
+    s.optimizer = VL_MUON;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bpp.optimizer, 12);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 12 * P + 4 * rest);
+    s.precision = VL_BF16; /* pure 16-bit: the states in the parameters' dtype */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 2 * P + 2 * rest);
+    s.precision = VL_BF16_MIXED;
+    s.zero = 2;
+    s.gpus = 8;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 12 * P / 8 + 4 * rest / 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -670,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_parallel_states),
         cmocka_unit_test(test_parallel_invalid),
         cmocka_unit_test(test_adafactor),
+        cmocka_unit_test(test_muon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

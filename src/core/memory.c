@@ -87,6 +87,17 @@ static opt_state adafactor_m_state(unsigned elem, const vl_shapes *sh, bool *ovf
     return st;
 }
 
+/* Muon (Jordan et al. 2024, the reference implementation's MuonWithAuxAdam): one momentum
+ * buffer for the transformer layers' matrices; the embeddings, the output layer, norms and
+ * biases are left to AdamW, whose second moment they keep besides. */
+static opt_state muon_state(unsigned elem, const vl_shapes *sh, bool *ovf)
+{
+    uint64_t rest = vl_add(sh->matrix - sh->hidden_matrix, sh->vector, ovf);
+    return (opt_state){elem, vl_mul(elem, rest, ovf),
+                       "AdamW's second moment of what Muon leaves to it (embeddings, output "
+                       "layer, norms, biases)"};
+}
+
 #define OPT_RULE(id, name, label, rule, shaped) rule,
 static opt_state (*const opt_rules[VL_N_OPTIMIZERS])(unsigned, const vl_shapes *, bool *) = {
     VL_OPTIMIZER_LIST(OPT_RULE)};

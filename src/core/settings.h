@@ -38,7 +38,8 @@
     X(VL_SGD, "sgd", "SGD", sgd_state, false)                                                 \
     X(VL_LION, "lion", "Lion momentum", momentum_state, false)                                \
     X(VL_ADAFACTOR, "adafactor", "Adafactor", adafactor_state, true)                          \
-    X(VL_ADAFACTOR_M, "adafactor-momentum", "Adafactor m", adafactor_m_state, true)
+    X(VL_ADAFACTOR_M, "adafactor-momentum", "Adafactor m", adafactor_m_state, true)           \
+    X(VL_MUON, "muon", "Muon momentum", muon_state, true)
 #define VL_RECOMPUTE_LIST(X)                                                                  \
     X(VL_RECOMPUTE_NONE, "none") X(VL_RECOMPUTE_SELECTIVE, "selective")                       \
     X(VL_RECOMPUTE_FULL, "full")
