@@ -10,8 +10,9 @@ if ! command -v valgrind > /dev/null 2>&1; then
     echo "make bench-startup: needs valgrind (Debian: apt-get install valgrind)" >&2
     exit 1
 fi
-away=$(mktemp -d)
-trap 'rmdir "$away"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/away"
 unset VRAMLAB_PRESETS XDG_CONFIG_HOME
 HOME=/nonexistent
 export HOME
@@ -20,19 +21,19 @@ export HOME
 instructions() {
     dir=$1
     shift
-    n=$(cd "$dir" && valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
-        > /dev/null | sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p')
-    if [ -z "$n" ]; then
-        echo "bench-startup: valgrind could not run $*" >&2
+    if ! (cd "$dir" && valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+            --log-file="$work/log" "$@" > /dev/null 2> "$work/err"); then
+        echo "bench-startup: $* failed under valgrind:" >&2
+        cat "$work/err" "$work/log" >&2
         exit 1
     fi
-    echo "$n"
+    sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$work/log"
 }
 
-estimate_away=$(instructions "$away" "$vramlab" estimate --preset llama-2-7b)
+estimate_away=$(instructions "$work/away" "$vramlab" estimate --preset llama-2-7b)
 estimate_src=$(instructions "$srcdir" "$vramlab" estimate --preset llama-2-7b)
-true_away=$(instructions "$away" /bin/true)
-path=$(cd "$away" && "$vramlab" presets | sed -n 's/^searched, later wins: //p')
+true_away=$(instructions "$work/away" /bin/true)
+path=$(cd "$work/away" && "$vramlab" presets | sed -n 's/^searched, later wins: //p')
 echo "instructions executed (valgrind --tool=callgrind), search path: $path"
 awk -v a="$estimate_away" -v s="$estimate_src" -v t="$true_away" 'BEGIN {
     printf "  %-56s %11d  %5.1f x /bin/true\n", "vramlab estimate --preset llama-2-7b", a, a / t
