@@ -112,7 +112,36 @@ VRAMLAB_PRESETS="$tmp/env" "$VRAMLAB" estimate --preset gpt2 --gpu lab-card > /d
 checks=$((checks + 1))
 XDG_CONFIG_HOME="$tmp/xdg" "$VRAMLAB" presets | grep -q lab-card &&
     fail "XDG_CONFIG_HOME replaces ~/.config"
+
+# The user's folder with a relative XDG_CONFIG_HOME, which XDG says to ignore: a scenario
+# saved in ~/.config/vramlab/presets, where the explorer saves it then, is found.
+printf 'kind: scenario\nname: saved-here\nmodel: gpt2\nsettings:\n  gpus: 2\n' \
+    > "$tmp/home/.config/vramlab/presets/saved-here.yaml"
+XDG_CONFIG_HOME=cfg "$VRAMLAB" presets > "$tmp/rel.txt" 2> "$tmp/err" || fail "relative XDG_CONFIG_HOME"
+checks=$((checks + 1))
+grep -q "^scenario saved-here .* $tmp/home/.config/vramlab/presets/saved-here.yaml\$" "$tmp/rel.txt" &&
+    grep -q "^searched, later wins: (built-in), .*$tmp/home/.config/vramlab/presets\$" "$tmp/rel.txt" ||
+    fail "a relative XDG_CONFIG_HOME is ignored: $(cat "$tmp/rel.txt")"
+XDG_CONFIG_HOME=cfg "$VRAMLAB" estimate --preset saved-here --format json > "$tmp/saved.json" ||
+    fail "the saved scenario runs"
+check_json saved "$tmp/saved.json" gpus 2
 cd "$OLDPWD" || exit 99
+
+# From the source tree ./presets wins over the built-ins: its files, which have the
+# built-ins' bytes and are parsed only when looked up, keep their own origins.
+if [ -f "$srcdir/src/core/preset.c" ]; then
+    checks=$((checks + 1))
+    (cd "$srcdir" && "$VRAMLAB" presets --format json) > "$tmp/src.json" 2> "$tmp/err" &&
+        grep -q '"name": "gpt2", .*"origin": "presets/models/gpt2.yaml"' "$tmp/src.json" &&
+        [ ! -s "$tmp/err" ] || fail "from the source tree, ./presets wins: $(cat "$tmp/err")"
+fi
+
+# presets/presets.am lists every preset file: what build-aux/list-presets writes.
+checks=$((checks + 1))
+sh "$srcdir/build-aux/list-presets" "$srcdir" > "$tmp/presets.am" &&
+    diff -u "$srcdir/presets/presets.am" "$tmp/presets.am" > "$tmp/diff" ||
+    fail "presets/presets.am is stale; run build-aux/list-presets > presets/presets.am
+$(cat "$tmp/diff")"
 
 # presets: the table has every kind; bad usage.
 checks=$((checks + 1))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/builtin.h"
 #include "core/catalog.h"
 #include "core/memory.h"
 #include "core/scenario.h"
@@ -462,6 +463,106 @@ static void test_param_shapes(void **state)
     vl_catalog_free(&c);
 }
 
+/* A look-up parses only what it finds, and finds what a full load reads: opening parses no
+ * built-in preset; a folder file with a built-in's bytes waits as well, under its own
+ * origin, while another folder file is parsed (and warned about) when the folder is read. */
+static void test_lazy(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/vl-test-XXXXXX", path[512], cmd[600], err[VL_ERR_LEN], hint[96], cwd[512];
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(getcwd(cwd, sizeof cwd)); /* away from a source tree's ./presets */
+    assert_int_equal(chdir(dir), 0);
+    size_t gpt2 = 0;
+    while (gpt2 < vl_n_builtin_presets && strcmp(vl_builtin_presets[gpt2].name, "gpt2") != 0)
+        gpt2++;
+    assert_true(gpt2 < vl_n_builtin_presets);
+    snprintf(path, sizeof path, "%s/copy.yaml", dir);
+    write_file(path, vl_builtin_presets[gpt2].text);
+    snprintf(path, sizeof path, "%s/mine.yaml", dir);
+    write_file(path, "kind: gpu\nname: mine\nmemory: 3GiB\n");
+    snprintf(path, sizeof path, "%s/bad.yaml", dir);
+    write_file(path, "kind: gpu\nname: broken\nmemory: lots\n");
+    setenv("VRAMLAB_PRESETS", dir, 1);
+    setenv("XDG_CONFIG_HOME", "/nonexistent/vl-xdg", 1);
+
+    vl_catalog lazy, full;
+    vl_catalog_init(&lazy);
+    vl_catalog_init(&full);
+    assert_true(vl_catalog_open(&lazy, err));
+    unsetenv("VRAMLAB_PRESETS");
+    assert_int_equal(chdir(cwd), 0);
+    assert_true(vl_catalog_add_builtin(&full, err));
+    assert_int_equal(lazy.n_pending, vl_n_builtin_presets); /* the copy replaced gpt2's */
+    assert_int_equal(lazy.n_warnings, 1);
+    assert_int_equal(lazy.n_gpus, full.n_gpus + 1); /* mine, parsed */
+    assert_string_equal(vl_catalog_hint(&lazy, VL_KIND_GPU, "h100-80", hint, sizeof hint),
+                        "; did you mean 'h100-80gb'?"); /* names alone, nothing parsed */
+    assert_int_equal(lazy.n_pending, vl_n_builtin_presets);
+
+    for (size_t i = 0; i < full.n_models; i++) {
+        const vl_model *f = &full.models[i], *m = vl_catalog_model(&lazy, f->name);
+        vl_params pf, pm;
+        assert_non_null(m);
+        assert_true(vl_count_params(&f->arch, &pf) && vl_count_params(&m->arch, &pm));
+        assert_int_equal(pm.total, pf.total);
+        assert_string_equal(m->display, f->display);
+        assert_string_equal(m->source, f->source);
+        if (strcmp(f->name, "gpt2") == 0) {
+            snprintf(path, sizeof path, "%s/copy.yaml", dir);
+            assert_string_equal(m->origin, path);
+        } else {
+            assert_string_equal(m->origin, f->origin);
+        }
+        if (i == 0) /* one look-up, one parse */
+            assert_int_equal(lazy.n_pending, vl_n_builtin_presets - 1);
+    }
+    assert_int_equal(lazy.n_pending, vl_n_builtin_presets - full.n_models);
+    const vl_gpu *h = vl_catalog_gpu(&lazy, "h100-80gb");
+    assert_non_null(h);
+    assert_int_equal(h->memory, 80ULL << 30);
+    assert_null(vl_catalog_gpu(&lazy, "broken"));
+    assert_true(vl_catalog_load(&lazy, err));
+    assert_int_equal(lazy.n_pending, 0);
+    assert_int_equal(lazy.n_scenarios, full.n_scenarios);
+    assert_int_equal(lazy.n_warnings, 1);
+    for (size_t i = 0; i < vl_n_builtin_presets; i++) /* what the parser is given */
+        assert_int_equal(strlen(vl_builtin_presets[i].text), vl_builtin_presets[i].len);
+    vl_catalog_free(&lazy);
+    vl_catalog_free(&full);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The user's folder: $XDG_CONFIG_HOME/vramlab/presets when XDG_CONFIG_HOME is absolute, else
+ * ~/.config/vramlab/presets (the XDG Base Directory specification: a relative
+ * XDG_CONFIG_HOME is invalid and must be ignored); none without HOME. */
+static void test_user_preset_dir(void **state)
+{
+    (void)state;
+    char buf[64], *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("HOME", "/home/u", 1);
+    setenv("XDG_CONFIG_HOME", "/cfg", 1);
+    assert_true(vl_user_preset_dir(buf, sizeof buf));
+    assert_string_equal(buf, "/cfg/vramlab/presets");
+    setenv("XDG_CONFIG_HOME", "cfg", 1);
+    assert_true(vl_user_preset_dir(buf, sizeof buf));
+    assert_string_equal(buf, "/home/u/.config/vramlab/presets");
+    setenv("XDG_CONFIG_HOME", "", 1);
+    assert_true(vl_user_preset_dir(buf, sizeof buf));
+    assert_string_equal(buf, "/home/u/.config/vramlab/presets");
+    assert_false(vl_user_preset_dir(buf, 10)); /* does not fit */
+    unsetenv("HOME");
+    assert_false(vl_user_preset_dir(buf, sizeof buf));
+    setenv("XDG_CONFIG_HOME", "/cfg", 1);
+    assert_true(vl_user_preset_dir(buf, sizeof buf));
+    assert_string_equal(buf, "/cfg/vramlab/presets");
+    unsetenv("XDG_CONFIG_HOME");
+    if (home)
+        setenv("HOME", home, 1);
+    free(home);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,6 +573,8 @@ int main(void)
         cmocka_unit_test(test_param_shapes),
         cmocka_unit_test(test_rounded),
         cmocka_unit_test(test_search_path),
+        cmocka_unit_test(test_lazy),
+        cmocka_unit_test(test_user_preset_dir),
         cmocka_unit_test(test_counts_checked),
         cmocka_unit_test(test_bad_presets),
         cmocka_unit_test(test_alias_bomb),

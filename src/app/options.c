@@ -382,7 +382,7 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     vl_settings_patch scenario = {0};
     const char *scenario_gpu = NULL;
     int rc;
-    if (!vl_catalog_load(cat, err))
+    if (!vl_catalog_open(cat, err))
         return usage_error("%s", err);
     if ((rc = pick_model(o, cat, m, &scenario, &scenario_gpu)) != EXIT_OK)
         return rc;

@@ -5,8 +5,13 @@
 
 #include <stddef.h>
 
+#include "preset.h"
+
 typedef struct vl_builtin_preset {
     const char *file; /* path under presets/, e.g. "models/gpt2.yaml" */
+    vl_kind kind;     /* its kind and name, from its `kind:` and `name:` lines */
+    const char *name;
+    size_t len;       /* strlen(text) */
     const char *text;
 } vl_builtin_preset;
 

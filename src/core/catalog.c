@@ -23,8 +23,20 @@ void vl_catalog_init(vl_catalog *c)
     memset(c, 0, sizeof *c);
 }
 
+/* An entry known by kind and name only: the text to parse is a built-in preset's. */
+struct vl_pending {
+    vl_kind kind;
+    size_t index;   /* in the kind's array */
+    size_t builtin; /* vl_builtin_presets[builtin] */
+    char *file;     /* a file with the built-in's bytes, or NULL: the built-in itself */
+    bool failed;    /* it did not parse (the look-up said why in the warnings) */
+};
+
 void vl_catalog_free(vl_catalog *c)
 {
+    for (size_t i = 0; i < c->n_pending; i++)
+        free(c->pending[i].file);
+    free(c->pending);
     free(c->models);
     free(c->gpus);
     free(c->scenarios);
@@ -80,23 +92,36 @@ static const char *entry_name(shelf s, size_t i)
     return (const char *)*s.arr + i * s.elem;
 }
 
-static const void *find(const vl_catalog *c, vl_kind kind, const char *name)
+/* The index of the entry of that kind and name, or the number of entries: none. */
+static size_t index_of(const vl_catalog *c, vl_kind kind, const char *name)
 {
     shelf s = shelf_of(c, kind);
-    for (size_t i = 0; i < *s.n; i++)
-        if (strcmp(entry_name(s, i), name) == 0)
-            return entry_name(s, i);
-    return NULL;
-}
-
-/* Adds p, replacing an entry of the same kind and name (later wins). */
-static bool insert(vl_catalog *c, const vl_preset *p, size_t *index)
-{
-    shelf s = shelf_of(c, p->kind);
-    const char *name = (const char *)&p->u;
     size_t i = 0;
     while (i < *s.n && strcmp(entry_name(s, i), name) != 0)
         i++;
+    return i;
+}
+
+/* The pending record of entry i of kind, or c->n_pending: it is parsed. */
+static size_t pending_of(const vl_catalog *c, vl_kind kind, size_t i)
+{
+    size_t k = 0;
+    while (k < c->n_pending && (c->pending[k].kind != kind || c->pending[k].index != i))
+        k++;
+    return k;
+}
+
+static void drop_pending(vl_catalog *c, size_t k)
+{
+    free(c->pending[k].file);
+    c->pending[k] = c->pending[--c->n_pending];
+}
+
+/* The slot for that kind and name: the entry's, or a new one at the end (later wins). */
+static bool slot(vl_catalog *c, vl_kind kind, const char *name, size_t *index)
+{
+    shelf s = shelf_of(c, kind);
+    size_t i = index_of(c, kind, name);
     if (i == *s.cap) {
         size_t ncap = *s.cap ? 2 * *s.cap : 16;
         void *a = realloc(*s.arr, ncap * s.elem);
@@ -105,11 +130,113 @@ static bool insert(vl_catalog *c, const vl_preset *p, size_t *index)
         *s.arr = a;
         *s.cap = ncap;
     }
-    memcpy((char *)*s.arr + i * s.elem, &p->u, s.elem);
     if (i == *s.n)
         (*s.n)++;
     *index = i;
     return true;
+}
+
+/* Adds p, replacing an entry of the same kind and name (later wins). */
+static bool insert(vl_catalog *c, const vl_preset *p, size_t *index)
+{
+    if (!slot(c, p->kind, (const char *)&p->u, index))
+        return false;
+    shelf s = shelf_of(c, p->kind);
+    memcpy((char *)*s.arr + *index * s.elem, &p->u, s.elem);
+    size_t k = pending_of(c, p->kind, *index);
+    if (k < c->n_pending)
+        drop_pending(c, k);
+    return true;
+}
+
+/* Adds built-in preset b by its kind and name, to be parsed when looked up: as itself
+ * (file NULL) or as the file that holds its bytes.  The entry holds only its name. */
+static bool insert_pending(vl_catalog *c, size_t b, const char *file, size_t *index)
+{
+    const vl_builtin_preset *bp = &vl_builtin_presets[b];
+    if (c->n_pending == c->cap_pending) {
+        size_t ncap = c->cap_pending ? 2 * c->cap_pending : 64;
+        void *a = realloc(c->pending, ncap * sizeof *c->pending);
+        if (!a)
+            return false;
+        c->pending = a;
+        c->cap_pending = ncap;
+    }
+    char *copy = file ? strdup(file) : NULL;
+    if ((file && !copy) || !slot(c, bp->kind, bp->name, index)) {
+        free(copy);
+        return false;
+    }
+    shelf s = shelf_of(c, bp->kind);
+    char *entry = (char *)*s.arr + *index * s.elem;
+    memset(entry, 0, s.elem);
+    memcpy(entry, bp->name, strnlen(bp->name, sizeof ((vl_model *)0)->name - 1));
+    size_t k = pending_of(c, bp->kind, *index);
+    if (k == c->n_pending)
+        c->n_pending++;
+    else
+        free(c->pending[k].file);
+    c->pending[k] = (struct vl_pending){bp->kind, *index, b, copy, false};
+    return true;
+}
+
+/* Parses pending record k into its entry, checking that it defines what the index says. */
+static bool parse_pending(vl_catalog *c, size_t k, char err[VL_ERR_LEN])
+{
+    struct vl_pending *q = &c->pending[k];
+    const vl_builtin_preset *b = &vl_builtin_presets[q->builtin];
+    char file[sizeof ((vl_model *)0)->origin]; /* what the parser keeps of it */
+    if (q->file)
+        snprintf(file, sizeof file, "%s", q->file);
+    else
+        snprintf(file, sizeof file, "(built-in)/%s", b->file);
+    vl_preset *p = malloc(sizeof *p);
+    err[0] = '\0';
+    bool ok = p && vl_preset_parse(file, b->text, b->len, p, err);
+    if (ok && (p->kind != b->kind || strcmp((const char *)&p->u, b->name) != 0)) {
+        snprintf(err, VL_ERR_LEN, "%s: defines %s '%s', not the %s '%s' that "
+                 "build-aux/embed-presets read", file, vl_kind_names[p->kind],
+                 (const char *)&p->u, vl_kind_names[b->kind], b->name);
+        ok = false;
+    }
+    if (ok) {
+        shelf s = shelf_of(c, q->kind);
+        memcpy((char *)*s.arr + q->index * s.elem, &p->u, s.elem);
+        drop_pending(c, k);
+    } else {
+        q->failed = true;
+        if (err[0] == '\0')
+            snprintf(err, VL_ERR_LEN, "%s: out of memory", file);
+    }
+    free(p);
+    return ok;
+}
+
+/* Every pending entry parsed. */
+static bool parse_all(vl_catalog *c, char err[VL_ERR_LEN])
+{
+    while (c->n_pending)
+        if (!parse_pending(c, c->n_pending - 1, err))
+            return false;
+    return true;
+}
+
+static const void *find(const vl_catalog *c, vl_kind kind, const char *name)
+{
+    vl_catalog *m = (vl_catalog *)c; /* a look-up fills in its entry (catalog.h) */
+    size_t i = index_of(c, kind, name), k = pending_of(c, kind, i);
+    if (i == *shelf_of(c, kind).n)
+        return NULL;
+    if (k < c->n_pending) {
+        char err[VL_ERR_LEN];
+        if (c->pending[k].failed)
+            return NULL;
+        if (!parse_pending(m, k, err)) {
+            warn(m, "%s", err);
+            return NULL;
+        }
+    }
+    return entry_name(shelf_of(c, kind), i);
 }
 
 bool vl_catalog_add_text(vl_catalog *c, const char *file, const char *text, size_t len,
@@ -140,19 +267,31 @@ bool vl_catalog_add_file(vl_catalog *c, const char *path, vl_kind *kind, size_t 
     return ok;
 }
 
+/* The built-in presets by kind and name, parsed when looked up. */
+static bool index_builtin(vl_catalog *c, char err[VL_ERR_LEN])
+{
+    size_t index;
+    for (size_t i = 0; i < vl_n_builtin_presets; i++)
+        if (!insert_pending(c, i, NULL, &index)) {
+            snprintf(err, VL_ERR_LEN, "out of memory");
+            return false;
+        }
+    return true;
+}
+
 bool vl_catalog_add_builtin(vl_catalog *c, char err[VL_ERR_LEN])
 {
-    for (size_t i = 0; i < vl_n_builtin_presets; i++) {
-        const vl_builtin_preset *b = &vl_builtin_presets[i];
-        char file[128];
-        vl_kind kind;
-        size_t index;
-        snprintf(file, sizeof file, "(built-in)/%s", b->file);
-        err[0] = '\0';
-        if (!vl_catalog_add_text(c, file, b->text, strlen(b->text), &kind, &index, err))
-            return false;
-    }
-    return true;
+    return index_builtin(c, err) && parse_all(c, err);
+}
+
+/* The built-in preset whose text is text, or vl_n_builtin_presets: none. */
+static size_t same_as_builtin(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < vl_n_builtin_presets && (vl_builtin_presets[i].len != len ||
+                                        memcmp(vl_builtin_presets[i].text, text, len) != 0))
+        i++;
+    return i;
 }
 
 /* ---- folders ------------------------------------------------------------------------- */
@@ -208,6 +347,9 @@ static size_t list_files(vl_catalog *c, const char *dir, int depth, char ***out,
     return n;
 }
 
+/* A folder is searched file by file in name order: each file is read, and parsed unless it
+ * has a built-in preset's bytes (then it defines what that built-in defines, parsed when
+ * looked up).  A bad file is a warning, and so is a name defined twice in the folder. */
 void vl_catalog_add_dir(vl_catalog *c, const char *dir)
 {
     char **files = NULL;
@@ -215,70 +357,83 @@ void vl_catalog_add_dir(vl_catalog *c, const char *dir)
     if (n)
         qsort(files, n, sizeof *files, by_path);
 
-    /* what this folder defined so far: a name twice in one folder is a mistake */
-    const char **seen_file = calloc(n ? n : 1, sizeof *seen_file);
-    vl_preset *seen = calloc(n ? n : 1, sizeof *seen);
+    /* the entries this folder defined so far, and the files they came from */
+    struct seen {
+        vl_kind kind;
+        size_t index;
+        const char *file;
+    } *seen = calloc(n ? n : 1, sizeof *seen);
+    vl_preset *p = malloc(sizeof *p);
     size_t n_seen = 0;
     char err[VL_ERR_LEN];
-    for (size_t i = 0; seen && seen_file && i < n; i++) {
+    for (size_t i = 0; seen && p && i < n; i++) {
         const char *path = files[i];
         char *buf = NULL;
-        size_t len, j, index;
+        size_t len, b = vl_n_builtin_presets, j, index;
         bool ok = vl_read_text_file(path, MAX_PRESET_BYTES, &buf, &len, err) &&
-                  vl_preset_parse(path, buf, len, &seen[n_seen], err);
+                  ((b = same_as_builtin(buf, len)) < vl_n_builtin_presets ||
+                   vl_preset_parse(path, buf, len, p, err));
         free(buf);
         if (!ok) {
             warn(c, "%s", err);
             continue;
         }
-        const vl_preset *p = &seen[n_seen];
+        vl_kind kind = b < vl_n_builtin_presets ? vl_builtin_presets[b].kind : p->kind;
+        const char *name = b < vl_n_builtin_presets ? vl_builtin_presets[b].name
+                                                    : (const char *)&p->u;
+        index = index_of(c, kind, name);
         for (j = 0; j < n_seen; j++)
-            if (seen[j].kind == p->kind &&
-                strcmp((const char *)&seen[j].u, (const char *)&p->u) == 0)
+            if (seen[j].kind == kind && seen[j].index == index)
                 break;
         if (j < n_seen) {
             warn(c, "%s: duplicate %s name '%s' (also in %s); this one is ignored", path,
-                 vl_kind_names[p->kind], (const char *)&p->u, seen_file[j]);
+                 vl_kind_names[kind], name, seen[j].file);
             continue;
         }
-        if (!insert(c, p, &index)) {
+        if (!(b < vl_n_builtin_presets ? insert_pending(c, b, path, &index)
+                                       : insert(c, p, &index))) {
             warn(c, "%s: out of memory", path);
             continue;
         }
-        seen_file[n_seen++] = path;
+        seen[n_seen++] = (struct seen){kind, index, path};
     }
     for (size_t i = 0; i < n; i++)
         free(files[i]);
     free(files);
-    free(seen_file);
     free(seen);
+    free(p);
 }
 
 /* ---- the search path ----------------------------------------------------------------- */
 
-static bool add_path(char (*dirs)[VL_PATH_LEN], size_t max, size_t *n, const char *a,
-                     const char *b)
+static void add_path(char (*dirs)[VL_PATH_LEN], size_t max, size_t *n, const char *dir)
 {
-    if (*n == max || (size_t)snprintf(dirs[*n], VL_PATH_LEN, "%s%s", a, b) >= VL_PATH_LEN)
-        return false;
-    (*n)++;
-    return true;
+    if (*n < max && (size_t)snprintf(dirs[*n], VL_PATH_LEN, "%s", dir) < VL_PATH_LEN)
+        (*n)++;
+}
+
+bool vl_user_preset_dir(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    int n = -1;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/vramlab/presets", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, len, "%s/.config/vramlab/presets", home);
+    return n >= 0 && (size_t)n < len;
 }
 
 size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max)
 {
     size_t n = 0;
 #ifdef VL_PRESETDIR
-    add_path(dirs, max, &n, VL_PRESETDIR, "");
+    add_path(dirs, max, &n, VL_PRESETDIR);
 #endif
     /* the source tree: ./presets beside the sources */
     if (access("presets", F_OK) == 0 && access("src/core/preset.c", F_OK) == 0)
-        add_path(dirs, max, &n, "presets", "");
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/')
-        add_path(dirs, max, &n, xdg, "/vramlab/presets");
-    else if (home && home[0])
-        add_path(dirs, max, &n, home, "/.config/vramlab/presets");
+        add_path(dirs, max, &n, "presets");
+    if (n < max && vl_user_preset_dir(dirs[n], VL_PATH_LEN))
+        n++;
     const char *env = getenv("VRAMLAB_PRESETS");
     while (env && *env) {
         size_t len = strcspn(env, ":");
@@ -293,9 +448,11 @@ size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max)
 
 #define MAX_DIRS 64
 
-bool vl_catalog_load(vl_catalog *c, char err[VL_ERR_LEN])
+bool vl_catalog_open(vl_catalog *c, char err[VL_ERR_LEN])
 {
-    if (!vl_catalog_add_builtin(c, err))
+    if (c->opened)
+        return true;
+    if (!index_builtin(c, err))
         return false;
     char(*dirs)[VL_PATH_LEN] = malloc(MAX_DIRS * sizeof *dirs);
     if (!dirs) {
@@ -306,7 +463,13 @@ bool vl_catalog_load(vl_catalog *c, char err[VL_ERR_LEN])
     for (size_t i = 0; i < n; i++)
         vl_catalog_add_dir(c, dirs[i]);
     free(dirs);
+    c->opened = true;
     return true;
+}
+
+bool vl_catalog_load(vl_catalog *c, char err[VL_ERR_LEN])
+{
+    return vl_catalog_open(c, err) && parse_all(c, err);
 }
 
 /* ---- look-ups ------------------------------------------------------------------------ */

@@ -49,12 +49,7 @@ bool write_atomic(const char *path, void (*fill)(FILE *, const void *), const vo
 
 bool user_preset_dir(char *buf, size_t len)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-        return snprintf(buf, len, "%s/vramlab/presets", xdg) < (int)len;
-    if (home && *home)
-        return snprintf(buf, len, "%s/.config/vramlab/presets", home) < (int)len;
-    return false;
+    return vl_user_preset_dir(buf, len);
 }
 
 /* mkdir -p */

@@ -391,7 +391,10 @@ int tui_run(run_opts *o)
     if (o->solving)
         return usage_error("--solve applies to vramlab estimate");
     vl_catalog_init(&cat);
+    char err[VL_ERR_LEN];
     int rc = options_resolve(o, &cat, &model, &gpu);
+    if (rc == EXIT_OK && !vl_catalog_load(&cat, err)) /* the pickers list every preset */
+        rc = usage_error("%s", err);
     const char *why = rc == EXIT_OK ? vl_settings_check(&o->s) : NULL;
     if (why)
         rc = usage_error("%s", why);
