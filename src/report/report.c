@@ -111,11 +111,10 @@ void report_brief_settings(const report *r, char *buf, size_t len)
         if (s->weight_dtype == VL_DT_INT4)
             snprintf(grp, sizeof grp, " (groups of %" PRIu64 ")", s->group_size);
         snprintf(buf, len,
-                 "weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64 ", prompt %" PRIu64
-                 " + %" PRIu64 " generated tokens%s",
+                 "weights %s%s, KV cache %s, %" PRIu64 " GPU%s, batch %" PRIu64 ", %" PRIu64
+                 " prompt + %" PRIu64 " generated tokens%s",
                  vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
-                 s->gpus == 1 ? "" : "s", s->gpus > 1 ? " (tensor parallel)" : "", s->batch, s->seq,
-                 s->gen, flash);
+                 s->gpus == 1 ? "" : "s", s->batch, s->seq, s->gen, flash);
         return;
     }
     snprintf(buf, len,
