@@ -81,13 +81,12 @@ bool report_zero_sweep(const vl_model *m, const vl_settings *s,
 
 const char *const report_phase_names[2] = {"prefill", "decode"};
 
-int report_phases(const report *r, vl_breakdown phase[2])
+int report_phases(const vl_breakdown *b, const vl_settings *s, vl_breakdown phase[2])
 {
-    const vl_inference *inf = &r->breakdown->inf;
-    const vl_phase *ph[2] = {&inf->prefill, &inf->decode};
-    int n = r->settings->gen ? 2 : 1;
+    const vl_phase *ph[2] = {&b->inf.prefill, &b->inf.decode};
+    int n = s->gen ? 2 : 1;
     for (int i = 0; i < n; i++) {
-        phase[i] = *r->breakdown;
+        phase[i] = *b;
         phase[i].bytes[VL_C_KV_CACHE] = ph[i]->kv_cache;
         phase[i].bytes[VL_C_ACTIVATIONS] = ph[i]->workspace;
         phase[i].total = ph[i]->total;

@@ -49,9 +49,9 @@ uint64_t report_bar_full(uint64_t capacity, const vl_breakdown *bars, size_t n);
 bool report_zero_sweep(const vl_model *m, const vl_settings *s,
                        vl_breakdown zero[REPORT_ZERO_STAGES], char *err, size_t errlen);
 /* Inference: prefill and decode as bars of their own (each phase's KV cache and workspace
- * with the same weights and overhead), totals at each phase's peak.  Returns how many: 1
+ * with b's weights and overhead), totals at each phase's peak.  Returns how many: 1
  * without generated tokens (prefill only), else 2. */
-int report_phases(const report *r, vl_breakdown phase[2]);
+int report_phases(const vl_breakdown *b, const vl_settings *s, vl_breakdown phase[2]);
 extern const char *const report_phase_names[2];
 
 /* Inference: the roofline bounds on the GPU (zero where its figures are unknown). */

@@ -66,7 +66,7 @@ static void comparison_of(const report *r, comparison *c)
     if (r->settings->mode == VL_MODE_INFER) {
         c->heading = "The two phases of inference, each with its own peak";
         c->labels = report_phase_names;
-        c->n = report_phases(r, c->bars);
+        c->n = report_phases(r->breakdown, r->settings, c->bars);
     } else if (r->zero) {
         c->heading = "The same run at ZeRO 0-3 (ZeRO paper, Fig. 1)";
         c->labels = stages;
