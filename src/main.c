@@ -35,6 +35,22 @@ static void help(void)
            "See vramlab(1).\n");
 }
 
+/* One catalog entry's strings in JSON: each escaped, whatever its file held. */
+static void json_entry(const char *sep, const char *kind, const char *name)
+{
+    printf("%s\n {\"kind\": \"%s\", \"name\": ", sep, kind);
+    json_string(stdout, name);
+}
+
+static void json_origin(const char *display, const char *origin)
+{
+    printf(", \"display\": ");
+    json_string(stdout, display);
+    printf(", \"origin\": ");
+    json_string(stdout, origin);
+    printf("}");
+}
+
 static void presets_json(const vl_catalog *cat)
 {
     const char *sep = "";
@@ -43,31 +59,23 @@ static void presets_json(const vl_catalog *cat)
         const vl_model *m = &cat->models[i];
         vl_params p;
         vl_count_params(&m->arch, &p);
-        printf("%s\n {\"kind\": \"model\", \"name\": \"%s\", \"params\": %" PRIu64
-               ", \"active_params\": %" PRIu64 ", \"display\": ",
-               sep, m->name, p.total, p.active);
-        json_string(stdout, m->display);
-        printf(", \"origin\": ");
-        json_string(stdout, m->origin);
-        printf("}");
+        json_entry(sep, "model", m->name);
+        printf(", \"params\": %" PRIu64 ", \"active_params\": %" PRIu64, p.total, p.active);
+        json_origin(m->display, m->origin);
     }
     for (size_t i = 0; i < cat->n_gpus; i++, sep = ",") {
         const vl_gpu *g = &cat->gpus[i];
-        printf("%s\n {\"kind\": \"gpu\", \"name\": \"%s\", \"memory\": %" PRIu64
-               ", \"display\": ", sep, g->name, g->memory);
-        json_string(stdout, g->display);
-        printf(", \"origin\": ");
-        json_string(stdout, g->origin);
-        printf("}");
+        json_entry(sep, "gpu", g->name);
+        printf(", \"memory\": %" PRIu64, g->memory);
+        json_origin(g->display, g->origin);
     }
     for (size_t i = 0; i < cat->n_scenarios; i++, sep = ",") {
         const vl_scenario *sc = &cat->scenarios[i];
-        printf("%s\n {\"kind\": \"scenario\", \"name\": \"%s\", \"model\": \"%s\", "
-               "\"params\": %" PRIu64 ", \"display\": ", sep, sc->name, sc->model, sc->params);
-        json_string(stdout, sc->display);
-        printf(", \"origin\": ");
-        json_string(stdout, sc->origin);
-        printf("}");
+        json_entry(sep, "scenario", sc->name);
+        printf(", \"model\": ");
+        json_string(stdout, sc->model);
+        printf(", \"params\": %" PRIu64, sc->params);
+        json_origin(sc->display, sc->origin);
     }
     printf("\n]\n");
 }
@@ -78,10 +86,22 @@ static void search_path_line(void)
     char(*dirs)[VL_PATH_LEN] = malloc(16 * sizeof *dirs);
     size_t n = dirs ? vl_preset_dirs(dirs, 16) : 0;
     printf("\nsearched, later wins: (built-in)");
-    for (size_t i = 0; i < n; i++)
-        printf(", %s", dirs[i]);
+    for (size_t i = 0; i < n; i++) {
+        printf(", ");
+        text_write(stdout, dirs[i], TEXT_TERMINAL);
+    }
     printf("\n");
     free(dirs);
+}
+
+/* A table row's last two columns, display and origin, escaped for the terminal (a file's
+ * text may hold escape sequences): display padded to 40 bytes, as %-40s would. */
+static void table_tail(const char *display, const char *origin)
+{
+    size_t n = text_write(stdout, display, TEXT_TERMINAL);
+    printf("%*s ", n < 40 ? (int)(40 - n) : 0, "");
+    text_write(stdout, origin, TEXT_TERMINAL);
+    printf("\n");
 }
 
 static void presets_table(const vl_catalog *cat)
@@ -92,21 +112,22 @@ static void presets_table(const vl_catalog *cat)
         const vl_model *m = &cat->models[i];
         vl_params p;
         vl_count_params(&m->arch, &p);
-        printf("%-8s %-34s %9s params  %-40s %s\n", "model", m->name,
-               vl_fmt_count(p.total, n, sizeof n), m->display, m->origin);
+        printf("%-8s %-34s %9s params  ", "model", m->name, vl_fmt_count(p.total, n, sizeof n));
+        table_tail(m->display, m->origin);
     }
     for (size_t i = 0; i < cat->n_gpus; i++) {
         const vl_gpu *gp = &cat->gpus[i];
-        printf("%-8s %-34s %16s  %-40s %s\n", "gpu", gp->name,
-               vl_fmt_bytes(gp->memory, VL_UNITS_GIB, g, sizeof g), gp->display, gp->origin);
+        printf("%-8s %-34s %16s  ", "gpu", gp->name,
+               vl_fmt_bytes(gp->memory, VL_UNITS_GIB, g, sizeof g));
+        table_tail(gp->display, gp->origin);
     }
     for (size_t i = 0; i < cat->n_scenarios; i++) {
         const vl_scenario *sc = &cat->scenarios[i];
         char what[64];
         snprintf(what, sizeof what, "%s", sc->params ? vl_fmt_count(sc->params, n, sizeof n)
                                                      : sc->model);
-        printf("%-8s %-34s %16s  %-40s %s\n", "scenario", sc->name, what, sc->display,
-               sc->origin);
+        printf("%-8s %-34s %16s  ", "scenario", sc->name, what);
+        table_tail(sc->display, sc->origin);
     }
     search_path_line();
 }

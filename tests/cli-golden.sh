@@ -29,6 +29,8 @@ golden llama-2-7b-infer.json estimate --mode infer --gen 512 --format json
 golden llama-2-7b-infer.csv estimate --mode infer --gen 512 --batch 8 --format csv
 golden llama-2-7b-infer-solve.md estimate --mode infer --gen 2048 --solve max-batch --format markdown
 golden llama-2-7b-zero3-8gpu.svg estimate --zero 3 --gpus 8 --format svg
+golden mistral-infer-int4-tp2.svg estimate --preset mistral-7b --mode infer --weight-dtype int4 \
+    --gpus 2 --batch 4 --seq 8192 --gen 1024 --flash-attn --format svg
 golden falcon-fp32.txt estimate --preset falcon-7b --precision fp32 --optimizer sgd-momentum \
     --gpu a100-40gb --overhead 0 --explain
 golden gpt2-amp-full.txt estimate --preset gpt2 --precision bf16-amp --recompute full --batch 4 \
@@ -98,6 +100,21 @@ assert g["weights"] == l["frozen_bytes"] + l["trainable_params"] * b["weights"]
 assert g["gradients"] == l["trainable_params"] * b["gradients"]
 assert g["optimizer"] == l["trainable_params"] * b["optimizer"]
 assert g["total"] == sum(v for k, v in g.items() if k != "total")
+PY
+fi
+
+# The SVGs are well-formed XML, and each is titled for its mode.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    python3 - "$srcdir/tests/golden" <<'PY' || fail "a golden SVG is not well-formed or mistitled"
+import sys, xml.dom.minidom
+for name, mode in [("llama-2-7b-zero3-8gpu.svg", "training"),
+                   ("mistral-infer-int4-tp2.svg", "inference")]:
+    doc = xml.dom.minidom.parse(sys.argv[1] + "/" + name)
+    texts = [t.firstChild.data for t in doc.getElementsByTagName("text")]
+    assert texts[0].endswith(": %s memory per GPU" % mode), texts[0]
+    stages = [t for t in texts if t in ("ZeRO-0", "ZeRO-1", "ZeRO-2", "ZeRO-3")]
+    assert len(stages) == (4 if mode == "training" else 0), name
 PY
 fi
 

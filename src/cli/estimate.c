@@ -9,8 +9,9 @@
 /* The breakdown (and, in training, the ZeRO 0-3 comparison) at o->s, written out. */
 static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu *gpu)
 {
-    vl_breakdown b, zero[4];
+    vl_breakdown b, zero[REPORT_ZERO_STAGES];
     vl_solution sol;
+    char why[VL_ERR_LEN];
     if (o->solving) {
         const char *none = vl_solve_fit(model, &o->s, o->solve, gpu->memory, &sol);
         if (none) {
@@ -19,14 +20,11 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
             return EXIT_NOFIT;
         }
     }
-    const char *why = vl_estimate(model, &o->s, &b);
+    const char *invalid = vl_estimate(model, &o->s, &b);
+    if (invalid)
+        return usage_error("%s", invalid);
     bool training = o->s.mode == VL_MODE_TRAIN;
-    for (unsigned z = 0; z < 4 && !why && training; z++) {
-        vl_settings at = o->s;
-        vl_settings_at_zero(&at, z);
-        why = vl_estimate(model, &at, &zero[z]);
-    }
-    if (why)
+    if (training && !report_zero_sweep(model, &o->s, zero, why, sizeof why))
         return usage_error("%s", why);
     report r = {model, &o->s, &b, gpu, o->units, o->explain, training ? zero : NULL,
                 o->solving ? &sol : NULL, o->solve};

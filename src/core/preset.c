@@ -447,23 +447,28 @@ static bool load_gpu(vl_ydoc *d, vl_gpu *g)
     memset(g, 0, sizeof *g);
     if (!walk_map(d, d->root, gpu_keys, "", g, &w))
         return false;
+    /* 0 is unknown.  The floors, 1 GB/s and 1 GFLOP/s, are far below any GPU's (the slowest
+     * preset, the T4: 320 GB/s, 65 TFLOP/s fp16) and keep the roofline bounds finite. */
     static const struct {
         const char *key;
         size_t offset;
-        double max;
+        double min, max;
     } rates[] = {
-        {"bandwidth", offsetof(vl_gpu, bandwidth), 1e15},
-        {"bf16_flops", offsetof(vl_gpu, bf16_flops), 1e18},
-        {"fp16_flops", offsetof(vl_gpu, fp16_flops), 1e18},
-        {"fp8_flops", offsetof(vl_gpu, fp8_flops), 1e18},
+        {"bandwidth", offsetof(vl_gpu, bandwidth), 1e9, 1e15},
+        {"bf16_flops", offsetof(vl_gpu, bf16_flops), 1e9, 1e18},
+        {"fp16_flops", offsetof(vl_gpu, fp16_flops), 1e9, 1e18},
+        {"fp8_flops", offsetof(vl_gpu, fp8_flops), 1e9, 1e18},
     };
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         double x;
         memcpy(&x, (const char *)g + rates[i].offset, sizeof x);
+        yaml_mark_t at = w.marks[key_index(gpu_keys, rates[i].key)];
         if (x > rates[i].max)
-            return vl_ydoc_fail(d, w.marks[key_index(gpu_keys, rates[i].key)],
-                                "%s: %g is beyond any GPU (at most %g)", rates[i].key, x,
+            return vl_ydoc_fail(d, at, "%s: %g is beyond any GPU (at most %g)", rates[i].key, x,
                                 rates[i].max);
+        if (x > 0 && x < rates[i].min)
+            return vl_ydoc_fail(d, at, "%s: %g is below any GPU (at least %g, or 0 when unknown)",
+                                rates[i].key, x, rates[i].min);
     }
     if (!g->display[0])
         snprintf(g->display, sizeof g->display, "%s", g->name);

@@ -1,17 +1,18 @@
-/* report.h: an estimate rendered as table, JSON, CSV or Markdown. */
+/* report.h: the report model (what an estimate shows, whatever draws it) and the writers
+ * that render it: table, JSON, CSV, Markdown, SVG. */
 #ifndef VL_REPORT_H
 #define VL_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "core/explain.h"
 #include "core/memory.h"
 #include "core/preset.h"
 #include "core/solve.h"
 #include "core/units.h"
-
-typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MARKDOWN, FMT_SVG, N_FORMATS } report_format;
-extern const char *const report_format_names[N_FORMATS];
+#include "text.h"
 
 typedef struct report {
     const vl_model *model;
@@ -20,16 +21,82 @@ typedef struct report {
     const vl_gpu *gpu;
     vl_units units;
     bool explain; /* table and markdown: list the saved activation tensors too */
-    const vl_breakdown *zero; /* the same run at ZeRO 0..3 (for the SVG), or NULL */
+    const vl_breakdown *zero; /* training: the same run at ZeRO 0..3 (report_zero_sweep), or NULL */
     const vl_solution *solution; /* --solve: what was solved for, or NULL */
     vl_solve solved;
 } report;
 
-void report_write(FILE *out, report_format f, const report *r);
+/* ---- the model: one policy for every front end ----------------------------------------- */
+
+/* Whether total bytes fit capacity, and by how much (spare) or how much over. */
+typedef struct report_fit {
+    bool fits;
+    uint64_t margin;
+} report_fit;
+report_fit report_fit_of(uint64_t total, uint64_t capacity);
 bool report_fits(const report *r);
-/* s as a JSON string, quoted and escaped. */
-void json_string(FILE *out, const char *s);
-/* The stacked bars (and the ZeRO 0-3 comparison when r->zero) as SVG. */
-void svg_write(FILE *out, const report *r);
+/* capacity - total, saturated to the int64_t range (JSON's "headroom"). */
+int64_t report_headroom(uint64_t total, uint64_t capacity);
+/* part as a percentage of whole; 0 when whole is 0. */
+double report_share(uint64_t part, uint64_t whole);
+/* The bytes that fill a bar's full width when bars of these totals are drawn on one scale
+ * next to the capacity marker: the largest of them and the capacity. */
+uint64_t report_bar_full(uint64_t capacity, const vl_breakdown *bars, size_t n);
+
+#define REPORT_ZERO_STAGES 4
+/* Training: the same run at ZeRO stages 0..3 (the ZeRO paper's Fig. 1 comparison).  false,
+ * with the reason in err, when a stage cannot be estimated. */
+bool report_zero_sweep(const vl_model *m, const vl_settings *s,
+                       vl_breakdown zero[REPORT_ZERO_STAGES], char *err, size_t errlen);
+/* Inference: prefill and decode as bars of their own (each phase's KV cache and workspace
+ * with b's weights and overhead), totals at each phase's peak.  Returns how many: 1
+ * without generated tokens (prefill only), else 2. */
+int report_phases(const vl_breakdown *b, const vl_settings *s, vl_breakdown phase[2]);
+extern const char *const report_phase_names[2];
+
+/* Inference: the roofline bounds on the GPU (zero where its figures are unknown). */
+vl_speed report_speed(const report *r);
+
+/* "training" or "inference": the titles say "<model>: training memory per GPU". */
+const char *report_mode(const report *r);
+/* The settings in one short line, for a title's subtitle. */
+void report_brief_settings(const report *r, char *buf, size_t len);
+/* "NVIDIA H100 80GB (h100-80gb): 80.00 GiB per GPU; fits, with 1.50 GiB to spare" */
+void report_fit_line(const report *r, char *buf, size_t len);
+/* "fits, with 1.50 GiB to spare" or "does not fit: over by 3.20 GiB" */
+void report_verdict(const report *r, char *buf, size_t len);
+
+/* The facts above the numbers, in order: model, note, settings, ..., each with its label. */
+#define REPORT_MAX_FACTS (11 + VL_MAX_NOTES)
+typedef struct report_fact {
+    const char *label;
+    char text[1024];
+} report_fact;
+int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS]);
+/* In training with --offload: the CPU memory per node is shown. */
+bool report_offloaded(const report *r);
+
+/* ---- the writers ------------------------------------------------------------------------ */
+
+/* One row a format: its --format name and its writer, report_write_NAME in src/report/NAME.c.
+ * The enum, the names and the writer table all come from this list. */
+#define REPORT_FORMATS(X) X(TABLE, table) X(JSON, json) X(CSV, csv) X(MARKDOWN, markdown) X(SVG, svg)
+
+#define REPORT_FORMAT_ENUM(id, name) FMT_##id,
+typedef enum { REPORT_FORMATS(REPORT_FORMAT_ENUM) N_FORMATS } report_format;
+#undef REPORT_FORMAT_ENUM
+#define REPORT_WRITER_DECL(id, name) void report_write_##name(FILE *out, const report *r);
+REPORT_FORMATS(REPORT_WRITER_DECL)
+#undef REPORT_WRITER_DECL
+
+typedef struct report_writer {
+    const char *name;
+    void (*write)(FILE *out, const report *r);
+} report_writer;
+extern const report_writer report_writers[N_FORMATS];
+extern const char *const report_format_names[N_FORMATS];
+
+/* r in format f; write errors stay on out (ferror). */
+void report_write(FILE *out, report_format f, const report *r);
 
 #endif

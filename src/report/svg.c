@@ -1,4 +1,5 @@
-/* svg.c: the stacked memory bars as an SVG picture, for slides and handouts. */
+/* svg.c: the stacked memory bars as an SVG picture, for slides and handouts: the run, then
+ * the same run at ZeRO 0-3 (training) or its two phases (inference). */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -12,17 +13,14 @@ static const char *const palette[VL_N_COMPONENTS] = {"#3b6fd4", "#27a8c4", "#b04
 #define W 800
 #define LEFT 20
 #define BAR_W (W - 2 * LEFT)
+#define ROWS_TOP 330 /* the comparison rows under the legend */
 
-static void xml_text(FILE *out, const char *s)
+/* <text ...>s</text>, s escaped (a file's text may hold anything). */
+static void text(FILE *out, const char *attrs, const char *s)
 {
-    for (; *s; s++)
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
+    fprintf(out, "<text %s>", attrs);
+    text_write(out, s, TEXT_XML);
+    fputs("</text>\n", out);
 }
 
 static double scale(uint64_t bytes, uint64_t full, double width)
@@ -52,39 +50,75 @@ static void marker(FILE *out, uint64_t capacity, uint64_t full, double x0, doubl
             x, y - 4, x, y + h + 4);
 }
 
-void svg_write(FILE *out, const report *r)
+/* The rows of small bars on one scale under the legend: the ZeRO stages or the phases. */
+typedef struct comparison {
+    const char *heading;
+    const char *const *labels;
+    vl_breakdown bars[REPORT_ZERO_STAGES];
+    int n;
+} comparison;
+
+static void comparison_of(const report *r, comparison *c)
+{
+    static const char *const stages[REPORT_ZERO_STAGES] = {"ZeRO-0", "ZeRO-1", "ZeRO-2",
+                                                           "ZeRO-3"};
+    c->n = 0;
+    if (r->settings->mode == VL_MODE_INFER) {
+        c->heading = "The two phases of inference, each with its own peak";
+        c->labels = report_phase_names;
+        c->n = report_phases(r->breakdown, r->settings, c->bars);
+    } else if (r->zero) {
+        c->heading = "The same run at ZeRO 0-3 (ZeRO paper, Fig. 1)";
+        c->labels = stages;
+        for (c->n = 0; c->n < REPORT_ZERO_STAGES; c->n++)
+            c->bars[c->n] = r->zero[c->n];
+    }
+}
+
+static void write_rows(FILE *out, const report *r, const comparison *c)
+{
+    char attrs[64], v[32];
+    uint64_t full = report_bar_full(r->gpu->memory, c->bars, (size_t)c->n);
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%d\" font-weight=\"bold\"", LEFT, ROWS_TOP);
+    text(out, attrs, c->heading);
+    for (int i = 0; i < c->n; i++) {
+        double y = ROWS_TOP + 12 + 30 * i;
+        snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\"", LEFT, y + 16);
+        text(out, attrs, c->labels[i]);
+        bar(out, &c->bars[i], full, LEFT + 70, y, BAR_W - 190, 22);
+        marker(out, r->gpu->memory, full, LEFT + 70, BAR_W - 190, y, 22);
+        snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\"", W - LEFT - 110, y + 16);
+        text(out, attrs, vl_fmt_bytes(c->bars[i].total, r->units, v, sizeof v));
+    }
+}
+
+void report_write_svg(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
-    const vl_settings *s = r->settings;
     const vl_gpu *g = r->gpu;
-    const double zero_top = 330;
-    const int height = r->zero ? 470 : 320;
-    char v[32], line[512];
+    comparison rows;
+    comparison_of(r, &rows);
+    const int height = rows.n ? ROWS_TOP + 20 + 30 * rows.n : 320;
+    char v[32], line[512], attrs[96];
 
-    uint64_t full = b->total > g->memory ? b->total : g->memory;
+    uint64_t full = report_bar_full(g->memory, b, 1);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                  "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"14\">\n",
             W, height, W, height);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(out, "<text x=\"%d\" y=\"26\" font-size=\"18\" font-weight=\"bold\">", LEFT);
-    xml_text(out, r->model->display);
-    fprintf(out, ": training memory per GPU</text>\n<text x=\"%d\" y=\"46\" fill=\"#555\">", LEFT);
-    snprintf(line, sizeof line,
-             "%s, %s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
-             ", recompute %s%s",
-             vl_precision_names[s->precision], vl_optimizer_names[s->optimizer], s->zero, s->gpus,
-             s->gpus == 1 ? "" : "s", s->batch, s->seq, vl_recompute_names[s->recompute],
-             s->flash_attn ? ", flash attention" : "");
-    xml_text(out, line);
-    fprintf(out, "</text>\n");
+    snprintf(line, sizeof line, "%s: %s memory per GPU", r->model->display, report_mode(r));
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"26\" font-size=\"18\" font-weight=\"bold\"", LEFT);
+    text(out, attrs, line);
+    report_brief_settings(r, line, sizeof line);
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"46\" fill=\"#555\"", LEFT);
+    text(out, attrs, line);
 
     bar(out, b, full, LEFT, 62, BAR_W, 44);
     marker(out, g->memory, full, LEFT, BAR_W, 62, 44);
-    fprintf(out, "<text x=\"%.2f\" y=\"128\" fill=\"#c00\" text-anchor=\"end\">",
-            LEFT + scale(g->memory, full, BAR_W));
+    snprintf(attrs, sizeof attrs, "x=\"%.2f\" y=\"128\" fill=\"#c00\" text-anchor=\"end\"",
+             LEFT + scale(g->memory, full, BAR_W));
     snprintf(line, sizeof line, "%s: %s", g->display, vl_fmt_bytes(g->memory, r->units, v, sizeof v));
-    xml_text(out, line);
-    fprintf(out, "</text>\n");
+    text(out, attrs, line);
 
     for (int c = 0; c < VL_N_COMPONENTS; c++) {
         double y = 146 + 20 * c;
@@ -92,32 +126,16 @@ void svg_write(FILE *out, const report *r)
                 y, palette[c]);
         fprintf(out, "<text x=\"%d\" y=\"%.0f\">%s: %s (%.1f%%)</text>\n", LEFT + 22, y + 12,
                 vl_component_labels[c], vl_fmt_bytes(b->bytes[c], r->units, v, sizeof v),
-                b->total ? 100.0 * (double)b->bytes[c] / (double)b->total : 0.0);
+                report_share(b->bytes[c], b->total));
     }
-    bool fits = report_fits(r);
-    char d[32];
-    snprintf(line, sizeof line, "total %s per GPU: %s %s", vl_fmt_bytes(b->total, r->units, v, sizeof v),
-             fits ? "fits, with" : "does not fit: over by",
-             vl_fmt_bytes(fits ? g->memory - b->total : b->total - g->memory, r->units, d, sizeof d));
-    fprintf(out, "<text x=\"%d\" y=\"300\" font-weight=\"bold\" fill=\"%s\">%s%s</text>\n", LEFT,
-            fits ? "#2a7a2a" : "#c00", line, fits ? " to spare" : "");
-
-    if (r->zero) {
-        uint64_t zfull = g->memory;
-        for (int z = 0; z < 4; z++)
-            if (r->zero[z].total > zfull)
-                zfull = r->zero[z].total;
-        fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-weight=\"bold\">The same run at ZeRO 0-3 "
-                     "(ZeRO paper, Fig. 1)</text>\n",
-                LEFT, zero_top);
-        for (int z = 0; z < 4; z++) {
-            double y = zero_top + 12 + 30 * z;
-            fprintf(out, "<text x=\"%d\" y=\"%.0f\">ZeRO-%d</text>\n", LEFT, y + 16, z);
-            bar(out, &r->zero[z], zfull, LEFT + 70, y, BAR_W - 190, 22);
-            marker(out, g->memory, zfull, LEFT + 70, BAR_W - 190, y, 22);
-            fprintf(out, "<text x=\"%d\" y=\"%.0f\">%s</text>\n", W - LEFT - 110, y + 16,
-                    vl_fmt_bytes(r->zero[z].total, r->units, v, sizeof v));
-        }
-    }
+    char verdict[96];
+    report_verdict(r, verdict, sizeof verdict);
+    snprintf(line, sizeof line, "total %s per GPU: %s", vl_fmt_bytes(b->total, r->units, v, sizeof v),
+             verdict);
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"300\" font-weight=\"bold\" fill=\"%s\"", LEFT,
+             report_fits(r) ? "#2a7a2a" : "#c00");
+    text(out, attrs, line);
+    if (rows.n)
+        write_rows(out, r, &rows);
     fprintf(out, "</svg>\n");
 }

@@ -12,39 +12,72 @@
 #include "report/report.h"
 #include "core/lora.h"
 
-bool write_atomic(const char *path, void (*fill)(FILE *, const void *), const void *arg,
-                  char *err, size_t errlen)
+/* Writes a's content to a new temporary file next to a->path, its name in tmp.  false, with
+ * nothing left behind, on any failure. */
+static bool write_temp(const atomic_file *a, char *tmp, size_t tmplen, char *err, size_t errlen)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
+    if (snprintf(tmp, tmplen, "%s.XXXXXX", a->path) >= (int)tmplen) {
+        snprintf(err, errlen, "%s: path too long", a->path);
         return false;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a file there: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot create a file there: %s", a->path, strerror(errno));
         return false;
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", a->path, strerror(errno));
         close(fd);
         unlink(tmp);
         return false;
     }
-    fill(f, arg);
+    errno = 0;
+    a->fill(f, a->arg);
     /* the default mode of a new file, not mkstemp's 0600 */
     mode_t mask = umask(0);
     umask(mask);
     bool ok = fchmod(fd, 0666 & ~mask) == 0 && fflush(f) == 0 && !ferror(f) && fsync(fd) == 0;
-    int saved = errno;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(ok ? errno : saved));
+    int saved = errno ? errno : EIO; /* a write error that set no errno */
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        snprintf(err, errlen, "%s: cannot write: %s", a->path, strerror(saved));
         unlink(tmp);
+    }
+    return ok;
+}
+
+bool write_atomic_all(const atomic_file *files, size_t n, char *err, size_t errlen)
+{
+    char tmp[ATOMIC_MAX_FILES][4096];
+    size_t written = 0, renamed = 0;
+    if (n > ATOMIC_MAX_FILES) {
+        snprintf(err, errlen, "%zu files at once (at most %d)", n, ATOMIC_MAX_FILES);
         return false;
     }
-    return true;
+    while (written < n && write_temp(&files[written], tmp[written], sizeof tmp[0], err, errlen))
+        written++;
+    while (written == n && renamed < n && rename(tmp[renamed], files[renamed].path) == 0)
+        renamed++;
+    if (renamed == n)
+        return true;
+    if (written == n) /* a rename failed: the ones before it go again */
+        snprintf(err, errlen, "%s: cannot write: %s", files[renamed].path, strerror(errno));
+    for (size_t i = 0; i < renamed; i++)
+        unlink(files[i].path);
+    for (size_t i = renamed; i < written; i++)
+        unlink(tmp[i]);
+    return false;
+}
+
+bool write_atomic(const char *path, void (*fill)(FILE *, const void *), const void *arg,
+                  char *err, size_t errlen)
+{
+    const atomic_file one = {path, fill, arg};
+    return write_atomic_all(&one, 1, err, errlen);
 }
 
 bool user_preset_dir(char *buf, size_t len)
@@ -87,7 +120,7 @@ static void fill_markdown(FILE *f, const void *arg)
 static void fill_svg(FILE *f, const void *arg)
 {
     report r = explorer_report(arg);
-    svg_write(f, &r);
+    report_write(f, FMT_SVG, &r);
 }
 
 bool export_whatif(const explorer *e, const char *dir, char *md, char *svg, size_t len, char *err,
@@ -103,8 +136,8 @@ bool export_whatif(const explorer *e, const char *dir, char *md, char *svg, size
         snprintf(err, errlen, "nothing to export: %s", e->error);
         return false;
     }
-    return write_atomic(md, fill_markdown, e, err, errlen) &&
-           write_atomic(svg, fill_svg, e, err, errlen);
+    const atomic_file both[] = {{md, fill_markdown, e}, {svg, fill_svg, e}};
+    return write_atomic_all(both, 2, err, errlen);
 }
 
 void scenario_default_name(const explorer *e, char *buf, size_t len)

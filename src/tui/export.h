@@ -8,8 +8,19 @@
 
 #include "explorer.h"
 
-/* Writes path through a temporary file in the same folder, renamed into place once complete;
- * fill writes the content.  false and a reason in err on any failure (nothing left behind). */
+/* A file to write: fill writes its content to the stream it is given. */
+typedef struct atomic_file {
+    const char *path;
+    void (*fill)(FILE *, const void *);
+    const void *arg;
+} atomic_file;
+#define ATOMIC_MAX_FILES 4
+
+/* Writes each file through a temporary file in its folder, and renames them all into place
+ * only once every one is complete.  false and a reason in err on any failure, with none of
+ * them left behind (nor a temporary file).  At most ATOMIC_MAX_FILES. */
+bool write_atomic_all(const atomic_file *files, size_t n, char *err, size_t errlen);
+/* One file, the same way. */
 bool write_atomic(const char *path, void (*fill)(FILE *, const void *), const void *arg,
                   char *err, size_t errlen);
 
@@ -17,8 +28,8 @@ bool write_atomic(const char *path, void (*fill)(FILE *, const void *), const vo
  * ~/.config/vramlab/presets.  false when neither variable is set. */
 bool user_preset_dir(char *buf, size_t len);
 
-/* Writes the current what-if as Markdown and SVG into dir, under names with a time stamp;
- * their paths come back in md and svg. */
+/* Writes the current what-if as Markdown and SVG into dir, under names with a time stamp,
+ * both or neither; their paths come back in md and svg. */
 bool export_whatif(const explorer *e, const char *dir, char *md, char *svg, size_t len, char *err,
                    size_t errlen);
 

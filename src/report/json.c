@@ -1,0 +1,158 @@
+/* json.c: the report as JSON (HACKING §2: stable keys, exact integer bytes); every string
+ * is escaped (text.c), every number finite. */
+#include <config.h>
+#include <inttypes.h>
+#include <math.h>
+
+#include "core/explain.h"
+#include "core/lora.h"
+#include "report.h"
+
+static const char *jbool(bool b)
+{
+    return b ? "true" : "false";
+}
+
+static void json_phase(FILE *out, const char *name, const vl_phase *p)
+{
+    fprintf(out, "\"%s\": {\"kv_cache\": %" PRIu64 ", \"workspace\": %" PRIu64 ", \"total\": %" PRIu64 "}",
+            name, p->kv_cache, p->workspace, p->total);
+}
+
+/* A time or a rate, or null when the GPU's figure is unknown: never inf or nan, which JSON
+ * cannot write (RFC 8259 §6). */
+static void json_number(FILE *out, const char *name, double v)
+{
+    if (v > 0 && isfinite(v))
+        fprintf(out, "\"%s\": %.6g", name, v);
+    else
+        fprintf(out, "\"%s\": null", name);
+}
+
+/* "inference" and "speed": objects in inference, null in training. */
+static void write_json_inference(FILE *out, const report *r)
+{
+    const vl_inference *inf = &r->breakdown->inf;
+    if (r->settings->mode != VL_MODE_INFER) {
+        fprintf(out, " \"inference\": null,\n \"speed\": null,\n");
+        return;
+    }
+    fprintf(out,
+            " \"inference\": {\"linear_params\": %" PRIu64 ", \"embedding_params\": %" PRIu64
+            ", \"other_params\": %" PRIu64 ",\n               \"scale_bytes\": %" PRIu64
+            ", \"replicated_bytes\": %" PRIu64 ", \"kv_bytes_per_token\": %" PRIu64
+            ", \"kv_heads_per_gpu\": %" PRIu64 ",\n               \"prompt_tokens\": %" PRIu64
+            ", \"cached_tokens\": %" PRIu64 ",\n               ",
+            inf->linear_params, inf->embedding_params, inf->other_params, inf->scale_bytes,
+            inf->replicated_bytes, inf->kv_bytes_per_token, inf->kv_heads_per_gpu,
+            inf->prompt_tokens, inf->cached_tokens);
+    json_phase(out, "prefill", &inf->prefill);
+    fprintf(out, ",\n               ");
+    json_phase(out, "decode", &inf->decode);
+    fprintf(out, ",\n               \"peak\": \"%s\"},\n", inf->decode_peak ? "decode" : "prefill");
+    vl_speed v = report_speed(r);
+    fprintf(out, " \"speed\": {\"bound\": \"roofline\", ");
+    json_number(out, "decode_tokens_per_s", v.decode_tokens_per_s);
+    fprintf(out, ", ");
+    json_number(out, "decode_step_seconds", v.decode_step_seconds);
+    fprintf(out, ", ");
+    json_number(out, "prefill_seconds", v.prefill_seconds);
+    fprintf(out, "},\n");
+}
+
+void report_write_json(FILE *out, const report *r)
+{
+    const vl_model *m = r->model;
+    const vl_arch *a = &m->arch;
+    const vl_settings *s = r->settings;
+    const vl_breakdown *b = r->breakdown;
+    char targets[64];
+
+    fprintf(out, "{\"vramlab\": \"%s\",\n \"model\": {\"name\": ", PACKAGE_VERSION);
+    json_string(out, m->name);
+    fprintf(out,
+            ", \"params\": %" PRIu64 ", \"active_params\": %" PRIu64 ", \"layers\": %" PRIu64
+            ", \"hidden\": %" PRIu64 ",\n           \"heads\": %" PRIu64 ", \"kv_heads\": %" PRIu64
+            ", \"head_dim\": %" PRIu64 ", \"ffn\": %" PRIu64 ", \"vocab\": %" PRIu64
+            ", \"largest_matrix\": %" PRIu64 "},\n",
+            b->P, m->free_params ? b->P : b->params.active, a->layers, a->hidden, a->heads,
+            a->kv_heads, a->head_dim, a->ffn, a->vocab, b->params.largest_matrix);
+    fprintf(out,
+            " \"settings\": {\"mode\": \"%s\", \"precision\": \"%s\", \"optimizer\": \"%s\", "
+            "\"zero\": %u,\n              \"gpus\": %" PRIu64 ", \"batch\": %" PRIu64
+            ", \"seq\": %" PRIu64 ", \"gen\": %" PRIu64 ", \"recompute\": \"%s\",\n"
+            "              \"flash_attn\": %s, \"fp32_grads\": %s, \"fp32_grad_copy\": %s,\n"
+            "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"group_size\": %" PRIu64
+            ", \"overhead\": %" PRIu64 ",\n              \"lora_rank\": %" PRIu64
+            ", \"lora_targets\": \"%s\", \"qlora\": %s, \"offload\": \"%s\", \"gpus_per_node\": %" PRIu64
+            ",\n              \"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"sp\": %s, \"grad_accum\": %" PRIu64
+            "},\n",
+            vl_mode_names[s->mode], vl_precision_names[s->precision],
+            vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq, s->gen,
+            vl_recompute_names[s->recompute], jbool(s->flash_attn), jbool(s->fp32_grads),
+            jbool(s->fp32_grad_copy), vl_dtype_names[s->weight_dtype], vl_dtype_names[s->kv_dtype],
+            s->group_size, s->overhead, s->lora_rank,
+            vl_lora_format_targets(s->lora_targets, targets, sizeof targets), jbool(s->qlora),
+            vl_offload_names[s->offload], vl_gpus_per_node(s), s->tp, s->pp, jbool(s->sp),
+            s->grad_accum);
+    if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
+        fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
+                vl_dtype_bits(s->weight_dtype) / 8.0);
+    else
+        fprintf(out, " \"bytes_per_param\": {\"weights\": %u, \"gradients\": %u, \"optimizer\": %u},\n",
+                b->bpp.weights, b->bpp.gradients, b->bpp.optimizer);
+    fprintf(out, " \"per_gpu\": {");
+    for (int c = 0; c < VL_N_COMPONENTS; c++)
+        fprintf(out, "\"%s\": %" PRIu64 ",%s", vl_component_keys[c], b->bytes[c],
+                c == VL_C_ACTIVATIONS ? "\n             " : " ");
+    fprintf(out, "\"total\": %" PRIu64 "},\n", b->total);
+    if (s->mode == VL_MODE_TRAIN)
+        fprintf(out,
+                " \"parallel\": {\"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"dp\": %" PRIu64
+                ", \"stage_layers\": %" PRIu64 ", \"in_flight\": %" PRIu64
+                ",\n              \"params_per_gpu\": %" PRIu64 ", \"global_batch\": %" PRIu64
+                "},\n",
+                b->par.tp, b->par.pp, b->par.dp, b->par.stage_layers, b->par.in_flight,
+                b->par.params, b->par.global_batch);
+    else
+        fprintf(out, " \"parallel\": null,\n");
+    if (report_offloaded(r))
+        fprintf(out,
+                " \"cpu_per_node\": {\"gpus_per_node\": %" PRIu64 ", \"nodes\": %" PRIu64
+                ", \"weights\": %" PRIu64 ", \"optimizer\": %" PRIu64 ", \"total\": %" PRIu64
+                ",\n                  \"per_gpu\": {\"weights\": %" PRIu64 ", \"optimizer\": %" PRIu64
+                ", \"total\": %" PRIu64 "}},\n",
+                b->cpu.gpus_per_node, b->cpu.nodes, b->cpu.per_node[VL_C_WEIGHTS],
+                b->cpu.per_node[VL_C_OPTIMIZER], b->cpu.node_total, b->cpu.moved[VL_C_WEIGHTS],
+                b->cpu.moved[VL_C_OPTIMIZER], b->cpu.moved_total);
+    else
+        fprintf(out, " \"cpu_per_node\": null,\n");
+    fprintf(out, " \"gpu\": {\"name\": ");
+    json_string(out, r->gpu->name);
+    fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
+            r->gpu->memory, jbool(report_fits(r)), report_headroom(b->total, r->gpu->memory));
+    write_json_inference(out, r);
+    if (b->lora.on)
+        fprintf(out, " \"lora\": {\"trainable_params\": %" PRIu64 ", \"frozen_params\": %" PRIu64
+                ", \"frozen_bytes\": %" PRIu64 ",\n          \"nf4_params\": %" PRIu64
+                ", \"nf4_bytes\": %" PRIu64 ", \"dequant_bytes\": %" PRIu64 "},\n",
+                b->lora.trainable_params, b->lora.frozen_params, b->lora.frozen_bytes,
+                b->lora.nf4_params, b->lora.nf4_bytes, b->act.dequant_bytes);
+    else
+        fprintf(out, " \"lora\": null,\n");
+    if (r->solution)
+        fprintf(out, " \"solve\": {\"what\": \"%s\", \"answer\": %" PRIu64 ", \"next\": %" PRIu64
+                ", \"next_total\": %" PRIu64 "},\n",
+                vl_solve_names[r->solved], r->solution->answer, r->solution->next,
+                r->solution->next_total);
+    else
+        fprintf(out, " \"solve\": null,\n");
+    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
+    int n = vl_notes(s, m, b, notes, VL_MAX_NOTES);
+    fprintf(out, " \"notes\": [");
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", out);
+        json_string(out, notes[i]);
+    }
+    fprintf(out, "]}\n");
+}

@@ -1,0 +1,83 @@
+/* text.c: one walk over UTF-8 for every escaping (table, Markdown, SVG, JSON). */
+#include "text.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* What an escaping writes instead of the characters it cannot carry as they are. */
+typedef struct escaping {
+    const char *special;              /* ASCII characters written as... */
+    const char *const *replacement;   /* ...these, in the same order */
+    const char *c0;                   /* a C0 control or DEL (printf of the code) */
+    const char *c1;                   /* a C1 control, U+0080..U+009F */
+    const char *bad;                  /* a byte that is not valid UTF-8 */
+} escaping;
+
+static const char *const xml_entities[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
+static const char *const json_quoted[] = {"\\\"", "\\\\"};
+
+/* XML 1.0 has no way to write most control characters, even as &#x..;, so the SVG shows
+ * them as the terminal does. */
+static const escaping escapings[N_TEXT_ESCAPES] = {
+    [TEXT_TERMINAL] = {"", NULL, "\\x%02x", "\\u%04x", "\\x%02x"},
+    [TEXT_XML] = {"&<>\"", xml_entities, "\\x%02x", "\\u%04x", "\\x%02x"},
+    [TEXT_JSON] = {"\"\\", json_quoted, "\\u%04x", "\\u%04x", "\\ufffd"}, /* RFC 8259 §7 */
+};
+
+/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no surrogates,
+ * nothing above U+10FFFF), its code point in *cp; 0 when s starts with a bad byte. */
+static size_t utf8_sequence(const unsigned char *s, uint32_t *cp)
+{
+    static const struct {
+        unsigned char mask, lead;
+        uint32_t min;
+    } forms[] = {{0x80, 0x00, 0}, {0xE0, 0xC0, 0x80}, {0xF0, 0xE0, 0x800}, {0xF8, 0xF0, 0x10000}};
+    for (size_t n = 0; n < sizeof forms / sizeof forms[0]; n++) {
+        if ((s[0] & forms[n].mask) != forms[n].lead)
+            continue;
+        uint32_t c = s[0] & (uint32_t)~forms[n].mask & 0x7F;
+        for (size_t i = 1; i <= n; i++) {
+            if ((s[i] & 0xC0) != 0x80)
+                return 0;
+            c = c << 6 | (s[i] & 0x3F);
+        }
+        if (c < forms[n].min || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+            return 0;
+        *cp = c;
+        return n + 1;
+    }
+    return 0;
+}
+
+size_t text_write(FILE *out, const char *s, text_escape how)
+{
+    const escaping *e = &escapings[how];
+    const unsigned char *p = (const unsigned char *)s;
+    size_t written = 0;
+    while (*p) {
+        uint32_t cp;
+        size_t n = utf8_sequence(p, &cp);
+        const char *special = n == 1 ? strchr(e->special, *p) : NULL;
+        int k;
+        if (n == 0)
+            k = fprintf(out, e->bad, *p);
+        else if (cp < 0x20 || cp == 0x7F)
+            k = fprintf(out, e->c0, (unsigned)cp);
+        else if (cp >= 0x80 && cp <= 0x9F)
+            k = fprintf(out, e->c1, (unsigned)cp);
+        else if (special)
+            k = fprintf(out, "%s", e->replacement[special - e->special]);
+        else
+            k = fwrite(p, 1, n, out) == n ? (int)n : -1;
+        written += k > 0 ? (size_t)k : 0;
+        p += n ? n : 1;
+    }
+    return written;
+}
+
+void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    text_write(out, s, TEXT_JSON);
+    fputc('"', out);
+}
