@@ -165,6 +165,7 @@ typedef struct vl_setting_desc {
     vl_step step;
     /* NULL, or why the setting has no effect in s (the explorer draws it disabled) */
     const char *(*inert)(const vl_settings *s);
+    bool json_break;         /* the JSON settings object goes on on a new line after it */
 } vl_setting_desc;
 
 extern const vl_setting_desc vl_setting_table[VL_N_SETTINGS];

@@ -66,7 +66,6 @@ void report_write_json(FILE *out, const report *r)
     const vl_arch *a = &m->arch;
     const vl_settings *s = r->settings;
     const vl_breakdown *b = r->breakdown;
-    char targets[64];
 
     fprintf(out, "{\"vramlab\": \"%s\",\n \"model\": {\"name\": ", PACKAGE_VERSION);
     json_string(out, m->name);
@@ -77,24 +76,18 @@ void report_write_json(FILE *out, const report *r)
             ", \"largest_matrix\": %" PRIu64 "},\n",
             b->P, m->free_params ? b->P : b->params.active, a->layers, a->hidden, a->heads,
             a->kv_heads, a->head_dim, a->ffn, a->vocab, b->params.largest_matrix);
-    fprintf(out,
-            " \"settings\": {\"mode\": \"%s\", \"precision\": \"%s\", \"optimizer\": \"%s\", "
-            "\"zero\": %u,\n              \"gpus\": %" PRIu64 ", \"batch\": %" PRIu64
-            ", \"seq\": %" PRIu64 ", \"gen\": %" PRIu64 ", \"recompute\": \"%s\",\n"
-            "              \"flash_attn\": %s, \"fp32_grads\": %s, \"fp32_grad_copy\": %s,\n"
-            "              \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\", \"group_size\": %" PRIu64
-            ", \"overhead\": %" PRIu64 ",\n              \"lora_rank\": %" PRIu64
-            ", \"lora_targets\": \"%s\", \"qlora\": %s, \"offload\": \"%s\", \"gpus_per_node\": %" PRIu64
-            ",\n              \"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"sp\": %s, \"grad_accum\": %" PRIu64
-            "},\n",
-            vl_mode_names[s->mode], vl_precision_names[s->precision],
-            vl_optimizer_names[s->optimizer], s->zero, s->gpus, s->batch, s->seq, s->gen,
-            vl_recompute_names[s->recompute], jbool(s->flash_attn), jbool(s->fp32_grads),
-            jbool(s->fp32_grad_copy), vl_dtype_names[s->weight_dtype], vl_dtype_names[s->kv_dtype],
-            s->group_size, s->overhead, s->lora_rank,
-            vl_lora_format_targets(s->lora_targets, targets, sizeof targets), jbool(s->qlora),
-            vl_offload_names[s->offload], vl_gpus_per_node(s), s->tp, s->pp, jbool(s->sp),
-            s->grad_accum);
+    /* the settings as the table has them; the GPUs per node as in force (0 is the default) */
+    vl_settings shown = *s;
+    shown.gpus_per_node = vl_gpus_per_node(s);
+    fprintf(out, " \"settings\": {");
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        const vl_setting_desc *d = &vl_setting_table[k];
+        char v[64];
+        bool quote = d->type == VL_ST_ENUM || d->type == VL_ST_LORA;
+        fprintf(out, "\"%s\": %s%s%s%s", vl_setting_keys[k], quote ? "\"" : "",
+                vl_setting_format((vl_setting)k, &shown, v, sizeof v), quote ? "\"" : "",
+                k == VL_N_SETTINGS - 1 ? "},\n" : d->json_break ? ",\n              " : ", ");
+    }
     if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
         fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
                 vl_dtype_bits(s->weight_dtype) / 8.0);

@@ -269,9 +269,14 @@ static void bpp_line(const report *r, char *buf, size_t len)
                  vl_fmt_int(inf->kv_bytes_per_token, t, sizeof t));
         return;
     }
-    snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param%s", b->weights,
-             b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer,
-             r->breakdown->lora.on ? " of the adapters (the frozen base: weights only)" : "");
+    char shaped[160] = "", sb[32];
+    if (b->shaped) /* Adafactor, Muon: a part that follows the matrices' shapes */
+        snprintf(shaped, sizeof shaped, ", + %s for the model (%s)",
+                 vl_fmt_bytes(b->shaped_bytes, r->units, sb, sizeof sb), b->shaped);
+    snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param%s%s",
+             b->weights, b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer,
+             r->breakdown->lora.on ? " of the adapters (the frozen base: weights only)" : "",
+             shaped);
 }
 
 void report_verdict(const report *r, char *buf, size_t len)

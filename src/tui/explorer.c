@@ -8,6 +8,7 @@
 
 #include "core/names.h"
 #include "core/units.h"
+#include "report/report.h"
 
 /* ---- value grids for the numeric sliders --------------------------------------------- */
 
@@ -283,11 +284,9 @@ void explorer_recompute(explorer *e)
 {
     vl_settings now = explorer_settings(e);
     e->error = vl_estimate(&e->model, &now, &e->b);
-    for (unsigned z = 0; z < 4 && !e->error && now.mode == VL_MODE_TRAIN; z++) {
-        vl_settings s = now;
-        vl_settings_at_zero(&s, z);
-        e->error = vl_estimate(&e->model, &s, &e->zero[z]);
-    }
+    if (!e->error && now.mode == VL_MODE_TRAIN &&
+        !report_zero_sweep(&e->model, &now, e->zero, e->why, sizeof e->why))
+        e->error = e->why;
 }
 
 void explorer_load_model(explorer *e, const vl_model *m)
@@ -518,5 +517,5 @@ const vl_gpu *explorer_gpu(const explorer *e)
 
 bool explorer_fits(const explorer *e)
 {
-    return !e->error && e->b.total <= explorer_gpu(e)->memory;
+    return !e->error && report_fit_of(e->b.total, explorer_gpu(e)->memory).fits;
 }

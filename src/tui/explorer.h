@@ -34,7 +34,7 @@ typedef struct explorer {
     vl_settings s;            /* both modes' settings; each mode uses its own (effective) */
     size_t gpu;               /* index into cat->gpus */
     vl_breakdown b;           /* the breakdown at s */
-    vl_breakdown zero[4];     /* the same run at ZeRO 0..3 */
+    vl_breakdown zero[4];     /* the same run at ZeRO 0..3 (report_zero_sweep) */
     const char *error;        /* why there is no breakdown, or NULL */
     char why[256];            /* the last refusal's or change's reason (explorer_set, notes) */
     char note[256];           /* what the last move did besides, or why it stopped; "" */
