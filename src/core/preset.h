@@ -49,6 +49,5 @@ bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *
  * 4,096 = 6,738,415,616": a count, term by term, for messages and the formula pane. */
 void vl_describe_params(const vl_arch *a, const vl_params *p, char *buf, size_t len);
 
-#include "catalog.h" /* the catalog API, declared after the types it uses */
 
 #endif
