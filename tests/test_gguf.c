@@ -94,6 +94,34 @@ static void test_llama2_7b_q4_k_m_by_hand(void **state)
     assert_int_equal(w.bytes, 2 * (6738415616ULL - 65 * 4096) + 4 * 65 * 4096);
 }
 
+/* The iq file types (made with an importance matrix, which llama-quantize requires for
+ * them).  Llama-2-7B iq2_xxs: attn_v at q2_K (fewer than 4 query heads a KV head), ffn_down
+ * at q2_K in the first 32/8 = 4 layers, token_embd at q2_K, the output at q5_K, the rest
+ * iq2_xxs (66 bytes a 256).  Mistral 7B iq3_m (4 query heads a KV head): attn_v,
+ * attn_output and the first 4 layers' ffn_down at q4_K, the output at q6_K, the rest
+ * iq3_s (110 bytes a 256). */
+static void test_iq_file_types(void **state)
+{
+    (void)state;
+    const uint64_t sq = 16777216ULL, ff = 45088768ULL, emb = 32000ULL * 4096;
+    vl_gguf_weights w = weights(&llama2_7b, VL_GGUF_IQ2_XXS);
+    assert_int_equal(w.type_elements[VL_GGML_Q2_K], emb + 32 * sq + 4 * ff);
+    assert_int_equal(w.type_elements[VL_GGML_Q5_K], emb);
+    assert_int_equal(w.type_elements[VL_GGML_IQ2_XXS], 32 * (3 * sq + 2 * ff) + 28 * ff);
+    assert_int_equal(w.type_bytes[VL_GGML_IQ2_XXS],
+                     (32 * (3 * sq + 2 * ff) + 28 * ff) / 256 * 66);
+
+    const vl_arch mistral = {.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                             .head_dim = 128, .ffn = 14336, .vocab = 32000, .experts = 1,
+                             .experts_per_token = 1, .moe_ffn = 14336, .shared_ffn = 14336,
+                             .norms_per_layer = 2, .v_head_dim = 128};
+    const uint64_t kv = 4096ULL * 1024, mff = 4096ULL * 14336;
+    w = weights(&mistral, VL_GGUF_IQ3_M);
+    assert_int_equal(w.type_elements[VL_GGML_Q4_K], 32 * (kv + sq) + 4 * mff);
+    assert_int_equal(w.type_elements[VL_GGML_Q6_K], emb);
+    assert_int_equal(w.type_elements[VL_GGML_IQ3_S], emb + 32 * (sq + kv + 2 * mff) + 28 * mff);
+}
+
 /* Published sizes of GGUF files on Hugging Face (TheBloke's repositories; their model
  * cards round them: Llama-2-7B q4_k_m "4.08 GB").  A file adds its metadata (the
  * tokenizer, about 0.7 MB here) and alignment to the tensor data: the data must be a
@@ -220,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_block_layouts),
         cmocka_unit_test(test_ftype_names),
         cmocka_unit_test(test_llama2_7b_q4_k_m_by_hand),
+        cmocka_unit_test(test_iq_file_types),
         cmocka_unit_test(test_published_files),
         cmocka_unit_test(test_falcon_rules),
         cmocka_unit_test(test_mixtral_rules),

@@ -80,6 +80,11 @@ static const vl_ggml_type default_types[VL_GGUF_N] = {
     [VL_GGUF_Q4_K_M] = VL_GGML_Q4_K, [VL_GGUF_Q5_K_S] = VL_GGML_Q5_K,
     [VL_GGUF_Q5_K_M] = VL_GGML_Q5_K, [VL_GGUF_Q6_K] = VL_GGML_Q6_K,
     [VL_GGUF_IQ4_NL] = VL_GGML_IQ4_NL, [VL_GGUF_IQ4_XS] = VL_GGML_IQ4_XS,
+    [VL_GGUF_IQ3_XXS] = VL_GGML_IQ3_XXS, [VL_GGUF_IQ3_XS] = VL_GGML_IQ3_S,
+    [VL_GGUF_IQ3_S] = VL_GGML_IQ3_S, [VL_GGUF_IQ3_M] = VL_GGML_IQ3_S,
+    [VL_GGUF_IQ2_XXS] = VL_GGML_IQ2_XXS, [VL_GGUF_IQ2_XS] = VL_GGML_IQ2_XS,
+    [VL_GGUF_IQ2_S] = VL_GGML_IQ2_XS, [VL_GGUF_IQ2_M] = VL_GGML_IQ2_S,
+    [VL_GGUF_IQ1_S] = VL_GGML_IQ1_S, [VL_GGUF_IQ1_M] = VL_GGML_IQ1_M,
 };
 
 vl_ggml_type vl_gguf_default_type(vl_gguf_ftype ft)
@@ -119,6 +124,7 @@ typedef struct {
     vl_gguf_ftype ft;
     vl_ggml_type base;   /* the file type's default type */
     bool tied;           /* no output.weight: token_embd is typed as the output */
+    uint64_t i_ffn_down; /* ffn_down tensors typed so far (qs.i_ffn_down) */
     vl_gguf_weights *w;
     bool ovf;
 } quantizer;
@@ -128,16 +134,66 @@ static bool use_more_bits(uint64_t i, uint64_t n)
     return i < n / 8 || i >= 7 * n / 8 || (i >= n / 8 && (i - n / 8) % 3 == 2);
 }
 
-static bool ft_is(vl_gguf_ftype ft, vl_gguf_ftype a, vl_gguf_ftype b)
+static bool ft_in(vl_gguf_ftype ft, const vl_gguf_ftype *set, size_t n)
 {
-    return ft == a || ft == b;
+    for (size_t i = 0; i < n; i++)
+        if (ft == set[i])
+            return true;
+    return false;
+}
+#define FT_IN(ft, ...) \
+    ft_in(ft, (const vl_gguf_ftype[]){__VA_ARGS__}, \
+          sizeof((const vl_gguf_ftype[]){__VA_ARGS__}) / sizeof(vl_gguf_ftype))
+
+/* The iq1 and iq2 file types, which llama_tensor_get_type_impl treats as one group. */
+static bool very_low(vl_gguf_ftype ft)
+{
+    return FT_IN(ft, VL_GGUF_IQ2_XXS, VL_GGUF_IQ2_XS, VL_GGUF_IQ1_S, VL_GGUF_IQ2_S,
+                 VL_GGUF_IQ2_M, VL_GGUF_IQ1_M);
 }
 
 static vl_ggml_type output_type(const quantizer *q, uint64_t ncols)
 {
     if (q->layout->falcon || ncols % ggml_types[q->base].block != 0)
         return VL_GGML_Q8_0;
+    if (very_low(q->ft) || q->ft == VL_GGUF_IQ3_XXS)
+        return VL_GGML_Q5_K;
     return q->base != VL_GGML_Q8_0 ? VL_GGML_Q6_K : q->base;
+}
+
+static vl_ggml_type token_embd_type(const quantizer *q)
+{
+    if (FT_IN(q->ft, VL_GGUF_IQ2_XXS, VL_GGUF_IQ2_XS, VL_GGUF_IQ1_S, VL_GGUF_IQ1_M))
+        return VL_GGML_Q2_K;
+    if (FT_IN(q->ft, VL_GGUF_IQ2_S, VL_GGUF_IQ2_M, VL_GGUF_IQ3_XXS))
+        return VL_GGML_IQ3_S;
+    return q->base;
+}
+
+/* The iq1 and iq2 group's own branch. */
+static vl_ggml_type very_low_type(quantizer *q, category c)
+{
+    const vl_arch *a = q->a;
+    const bool s_or_m = FT_IN(q->ft, VL_GGUF_IQ2_S, VL_GGUF_IQ2_M);
+    if (c == CAT_ATTN_V) {
+        if (a->heads / a->kv_heads >= 4 || a->experts >= 4)
+            return VL_GGML_Q4_K;
+        return s_or_m ? VL_GGML_IQ3_S : VL_GGML_Q2_K;
+    }
+    if (c == CAT_ATTN_K && a->experts == 8)
+        return VL_GGML_Q4_K;
+    if (c == CAT_FFN_DOWN) /* the tensor counter, not the layer */
+        return q->i_ffn_down++ < a->layers / 8 ? (s_or_m ? VL_GGML_IQ3_S : VL_GGML_Q2_K)
+                                                : q->base;
+    if (c == CAT_ATTN_OUTPUT) {
+        if (a->experts == 8)
+            return VL_GGML_Q5_K;
+        if (FT_IN(q->ft, VL_GGUF_IQ1_S, VL_GGUF_IQ1_M))
+            return VL_GGML_IQ2_XXS;
+        if (s_or_m)
+            return VL_GGML_IQ3_S;
+    }
+    return q->base;
 }
 
 static vl_ggml_type attn_v_type(const quantizer *q, uint64_t layer)
@@ -150,13 +206,19 @@ static vl_ggml_type attn_v_type(const quantizer *q, uint64_t layer)
         t = gqa >= 4 ? VL_GGML_Q4_K : VL_GGML_Q3_K;
     else if (ft == VL_GGUF_Q2_K_S && gqa >= 4)
         t = VL_GGML_Q4_K;
+    else if (ft == VL_GGUF_IQ3_XXS)
+        t = gqa >= 4 ? VL_GGML_Q4_K : VL_GGML_IQ3_XXS; /* with an imatrix */
+    else if (FT_IN(ft, VL_GGUF_IQ3_XS, VL_GGUF_IQ3_S) && gqa >= 4)
+        t = VL_GGML_Q4_K;
+    else if (ft == VL_GGUF_IQ3_M)
+        t = VL_GGML_Q4_K;
     else if (ft == VL_GGUF_Q3_K_M)
         t = layer < 2 ? VL_GGML_Q5_K : VL_GGML_Q4_K;
     else if (ft == VL_GGUF_Q3_K_L)
         t = VL_GGML_Q5_K;
-    else if (ft_is(ft, VL_GGUF_IQ4_NL, VL_GGUF_IQ4_XS) && gqa >= 4)
+    else if (FT_IN(ft, VL_GGUF_IQ4_NL, VL_GGUF_IQ4_XS) && gqa >= 4)
         t = VL_GGML_Q5_K;
-    else if (ft_is(ft, VL_GGUF_Q4_K_M, VL_GGUF_Q5_K_M) && use_more_bits(layer, a->layers))
+    else if (FT_IN(ft, VL_GGUF_Q4_K_M, VL_GGUF_Q5_K_M) && use_more_bits(layer, a->layers))
         t = VL_GGML_Q6_K;
     else if (ft == VL_GGUF_Q4_K_S && layer < 4)
         t = VL_GGML_Q5_K;
@@ -168,11 +230,23 @@ static vl_ggml_type attn_v_type(const quantizer *q, uint64_t layer)
     return t;
 }
 
-static vl_ggml_type ffn_down_type(const quantizer *q, uint64_t layer)
+static vl_ggml_type attn_qk_type(const quantizer *q, category c)
+{
+    if (c == CAT_ATTN_K && q->a->experts == 8)
+        return VL_GGML_Q8_0;
+    if (q->ft == VL_GGUF_IQ3_XS)
+        return VL_GGML_IQ3_XXS;
+    if (q->ft == VL_GGUF_IQ3_XXS)
+        return VL_GGML_IQ2_S;
+    return q->base;
+}
+
+static vl_ggml_type ffn_down_type(quantizer *q, uint64_t layer)
 {
     const vl_gguf_ftype ft = q->ft;
     const uint64_t n = q->a->layers;
     const bool falcon = q->layout->falcon, more = use_more_bits(layer, n);
+    q->i_ffn_down++;
     switch (ft) {
     case VL_GGUF_Q2_K:
         return VL_GGML_Q3_K;
@@ -180,6 +254,8 @@ static vl_ggml_type ffn_down_type(const quantizer *q, uint64_t layer)
         return layer < n / 8 ? VL_GGML_Q4_K : q->base;
     case VL_GGUF_Q3_K_M:
         return layer < n / 16 ? VL_GGML_Q5_K : !falcon || more ? VL_GGML_Q4_K : VL_GGML_Q3_K;
+    case VL_GGUF_IQ3_M:
+        return layer < n / 8 || (q->a->experts == 8 && more) ? VL_GGML_Q4_K : q->base;
     case VL_GGUF_Q3_K_L:
         return falcon ? VL_GGML_Q4_K : VL_GGML_Q5_K;
     case VL_GGUF_Q4_K_M:
@@ -203,25 +279,34 @@ static vl_ggml_type attn_output_type(const quantizer *q)
     const vl_gguf_ftype ft = q->ft;
     if (q->layout->falcon)
         return ft == VL_GGUF_Q3_K_L ? VL_GGML_Q4_K : q->base;
-    if (q->a->experts == 8) {
-        static const vl_gguf_ftype bumped[] = {VL_GGUF_Q2_K,   VL_GGUF_Q3_K_S, VL_GGUF_Q3_K_M,
-                                               VL_GGUF_IQ4_NL, VL_GGUF_Q4_K_S, VL_GGUF_Q4_K_M,
-                                               VL_GGUF_IQ4_XS};
-        for (size_t i = 0; i < sizeof bumped / sizeof bumped[0]; i++)
-            if (ft == bumped[i])
-                return VL_GGML_Q5_K;
-        return q->base;
-    }
+    if (q->a->experts == 8)
+        return FT_IN(ft, VL_GGUF_Q2_K, VL_GGUF_IQ3_XS, VL_GGUF_IQ3_XXS, VL_GGUF_Q3_K_S,
+                     VL_GGUF_Q3_K_M, VL_GGUF_IQ4_NL, VL_GGUF_Q4_K_S, VL_GGUF_Q4_K_M,
+                     VL_GGUF_IQ3_S, VL_GGUF_IQ3_M, VL_GGUF_IQ4_XS)
+                   ? VL_GGML_Q5_K
+                   : q->base;
     switch (ft) {
     case VL_GGUF_Q2_K:
         return VL_GGML_Q3_K;
+    case VL_GGUF_IQ3_XXS:
+        return VL_GGML_IQ3_S;
     case VL_GGUF_Q3_K_M:
+    case VL_GGUF_IQ3_M:
         return VL_GGML_Q4_K;
     case VL_GGUF_Q3_K_L:
         return VL_GGML_Q5_K;
     default:
         return q->base;
     }
+}
+
+/* ffn_gate and ffn_up: iq3_xs keeps the middle three quarters of the layers at iq3_xxs. */
+static vl_ggml_type ffn_gate_up_type(const quantizer *q, uint64_t layer)
+{
+    const uint64_t n = q->a->layers;
+    if (q->ft == VL_GGUF_IQ3_XS && layer >= n / 8 && layer < 7 * n / 8)
+        return VL_GGML_IQ3_XXS;
+    return q->base;
 }
 
 /* tensor_type_fallback: a row length the block does not divide. */
@@ -252,21 +337,27 @@ static vl_ggml_type fallback(vl_ggml_type t, uint64_t ncols)
     return ncols % ggml_types[t].block == 0 ? t : VL_GGML_F16;
 }
 
-static vl_ggml_type tensor_type(const quantizer *q, category c, uint64_t layer, uint64_t ncols)
+static vl_ggml_type tensor_type(quantizer *q, category c, uint64_t layer, uint64_t ncols)
 {
     if (!is_quantized(q->base))
         return q->base;
     vl_ggml_type t = q->base;
     if (c == CAT_OUTPUT || (q->tied && c == CAT_TOKEN_EMBD))
         t = output_type(q, ncols);
+    else if (c == CAT_TOKEN_EMBD)
+        t = token_embd_type(q);
+    else if (very_low(q->ft))
+        t = very_low_type(q, c);
     else if (c == CAT_ATTN_V)
         t = attn_v_type(q, layer);
-    else if (c == CAT_ATTN_K && q->a->experts == 8)
-        t = VL_GGML_Q8_0;
+    else if (c == CAT_ATTN_K || c == CAT_ATTN_Q)
+        t = attn_qk_type(q, c);
     else if (c == CAT_FFN_DOWN)
         t = ffn_down_type(q, layer);
     else if (c == CAT_ATTN_OUTPUT)
         t = attn_output_type(q);
+    else if (c == CAT_FFN_GATE || c == CAT_FFN_UP)
+        t = ffn_gate_up_type(q, layer);
     return fallback(t, ncols);
 }
 

@@ -11,8 +11,9 @@
  *    half the layers, output.weight at q6_K), with its fallbacks for rows whose length the
  *    block does not divide.
  * The model is the architecture of model.h, its tensors named and shaped as llama.cpp's
- * converter (convert_hf_to_gguf.py) writes them.  Imatrix-dependent choices are those of a
- * quantization without an importance matrix. */
+ * converter (convert_hf_to_gguf.py) writes them.  Where a choice depends on an importance
+ * matrix, the k-quant and legacy file types are taken without one, and the iq1, iq2 and iq3
+ * file types, which llama-quantize refuses to make without one, with one. */
 #ifndef VL_GGUF_H
 #define VL_GGUF_H
 
@@ -51,7 +52,9 @@ bool vl_ggml_bytes(vl_ggml_type t, uint64_t n, uint64_t *bytes);
     X(Q5_0, "q5_0") X(Q5_1, "q5_1") X(Q8_0, "q8_0") X(Q2_K, "q2_k") X(Q2_K_S, "q2_k_s")      \
     X(Q3_K_S, "q3_k_s") X(Q3_K_M, "q3_k_m") X(Q3_K_L, "q3_k_l") X(Q4_K_S, "q4_k_s")          \
     X(Q4_K_M, "q4_k_m") X(Q5_K_S, "q5_k_s") X(Q5_K_M, "q5_k_m") X(Q6_K, "q6_k")              \
-    X(IQ4_NL, "iq4_nl") X(IQ4_XS, "iq4_xs")
+    X(IQ4_NL, "iq4_nl") X(IQ4_XS, "iq4_xs") X(IQ3_XXS, "iq3_xxs") X(IQ3_XS, "iq3_xs")       \
+    X(IQ3_S, "iq3_s") X(IQ3_M, "iq3_m") X(IQ2_XXS, "iq2_xxs") X(IQ2_XS, "iq2_xs")           \
+    X(IQ2_S, "iq2_s") X(IQ2_M, "iq2_m") X(IQ1_S, "iq1_s") X(IQ1_M, "iq1_m")
 
 #define VL_GGUF_ENUM(id, name) VL_GGUF_##id,
 typedef enum { VL_GGUF_FTYPES(VL_GGUF_ENUM) VL_GGUF_N } vl_gguf_ftype;
