@@ -111,7 +111,7 @@ static void test_resolve_and_count(void **state)
         fail_msg("%s", err);
     assert_string_equal(s.revision, MAIN);
     assert_non_null(strstr(s.config, MAIN "/config.json"));
-    vl_st_summary sum;
+    vl_sf_summary sum;
     bool found;
     if (!vl_hf_weights(&s, &sum, &found, err))
         fail_msg("%s", err);
@@ -120,9 +120,9 @@ static void test_resolve_and_count(void **state)
     assert_int_equal(sum.params, 24);
     assert_int_equal(sum.bytes, 65);
     assert_int_equal(sum.tensors, 4);
-    assert_int_equal(sum.dtype_params[VL_ST_F32], 12);
-    assert_int_equal(sum.dtype_params[VL_ST_BF16], 5);
-    assert_int_equal(sum.dtype_params[VL_ST_F8_E4M3], 7);
+    assert_int_equal(sum.dtype_params[VL_SF_F32], 12);
+    assert_int_equal(sum.dtype_params[VL_SF_BF16], 5);
+    assert_int_equal(sum.dtype_params[VL_SF_F8_E4M3], 7);
     assert_int_equal(sum.files, 1);
 
     /* refs/main naming a snapshot that is gone */
@@ -249,7 +249,7 @@ static void test_sharded_gpt2(void **state)
     write_raw("models--openai-community--gpt2/snapshots/" MAIN "/model.safetensors.index.json",
               idx, strlen(idx));
     vl_hf_snapshot s;
-    vl_st_summary sum;
+    vl_sf_summary sum;
     bool found;
     char err[VL_ERR_LEN] = "";
     assert_true(vl_hf_resolve("openai-community/gpt2", &s, err));
@@ -260,7 +260,7 @@ static void test_sharded_gpt2(void **state)
     assert_int_equal(sum.files, 2);
     assert_int_equal(sum.params, 124439808ULL);
     assert_int_equal(sum.bytes, 4 * 124439808ULL);
-    assert_int_equal(sum.dtype_params[VL_ST_F32], 124439808ULL);
+    assert_int_equal(sum.dtype_params[VL_SF_F32], 124439808ULL);
     assert_int_equal(sum.tensors, 2 + 12 * 12 + 2);
 
     /* an index naming a shard that is not there */
@@ -308,10 +308,10 @@ static void test_bad_headers(void **state)
         uint64_t declared = rows[i].declared < 0 ? strlen(rows[i].header)
                                                  : (uint64_t)rows[i].declared;
         write_st_len("bad/x.safetensors", rows[i].header, declared, rows[i].data);
-        vl_st_summary sum = {0};
+        vl_sf_summary sum = {0};
         char err[VL_ERR_LEN] = "", p[512];
         path_of(p, sizeof p, "bad/x.safetensors");
-        if (vl_st_add_file(p, &sum, err))
+        if (vl_sf_add_file(p, &sum, err))
             fail_msg("row %zu accepted", i);
         if (!strstr(err, rows[i].why) || strncmp(err, p, strlen(p)) != 0)
             fail_msg("row %zu: '%s' lacks '%s' or the file name", i, err, rows[i].why);
@@ -319,17 +319,17 @@ static void test_bad_headers(void **state)
     /* shorter than the length field */
     write_raw("bad/short.safetensors", "\x02\x00\x00", 3);
     char err[VL_ERR_LEN], p[512];
-    vl_st_summary sum = {0};
+    vl_sf_summary sum = {0};
     path_of(p, sizeof p, "bad/short.safetensors");
-    assert_false(vl_st_add_file(p, &sum, err));
+    assert_false(vl_sf_add_file(p, &sum, err));
     assert_non_null(strstr(err, "truncated"));
     /* a FIFO: refused at once, never read */
     path_of(p, sizeof p, "bad/fifo.safetensors");
     assert_int_equal(mkfifo(p, 0600), 0);
-    assert_false(vl_st_add_file(p, &sum, err));
+    assert_false(vl_sf_add_file(p, &sum, err));
     assert_non_null(strstr(err, "not a regular file"));
     path_of(p, sizeof p, "bad/absent.safetensors");
-    assert_false(vl_st_add_file(p, &sum, err));
+    assert_false(vl_sf_add_file(p, &sum, err));
     assert_non_null(strstr(err, "absent.safetensors"));
 }
 

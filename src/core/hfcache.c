@@ -16,17 +16,17 @@
 
 /* safetensors refuses headers over 100,000,000 bytes (MAX_HEADER_SIZE, safetensors/src/
  * tensor.rs); an index file is a few hundred kB. */
-#define ST_MAX_HEADER 100000000ULL
+#define SF_MAX_HEADER 100000000ULL
 #define INDEX_MAX (64ULL << 20)
 
-#define VL_ST_NAME(id, size) #id,
-static const char *const dtype_names[VL_ST_N] = {VL_ST_DTYPES(VL_ST_NAME)};
-#undef VL_ST_NAME
-#define VL_ST_SIZE(id, size) size,
-static const unsigned dtype_sizes[VL_ST_N] = {VL_ST_DTYPES(VL_ST_SIZE)};
-#undef VL_ST_SIZE
+#define VL_SF_NAME(id, size) #id,
+static const char *const dtype_names[VL_SF_N] = {VL_SF_DTYPES(VL_SF_NAME)};
+#undef VL_SF_NAME
+#define VL_SF_SIZE(id, size) size,
+static const unsigned dtype_sizes[VL_SF_N] = {VL_SF_DTYPES(VL_SF_SIZE)};
+#undef VL_SF_SIZE
 
-const char *vl_st_dtype_name(vl_st_dtype d)
+const char *vl_sf_dtype_name(vl_sf_dtype d)
 {
     return dtype_names[d];
 }
@@ -120,11 +120,11 @@ static bool valid_utf8(const unsigned char *s, size_t n)
     return true;
 }
 
-static bool dtype_of(const char *name, vl_st_dtype *d)
+static bool dtype_of(const char *name, vl_sf_dtype *d)
 {
-    for (int i = 0; i < VL_ST_N; i++)
+    for (int i = 0; i < VL_SF_N; i++)
         if (strcmp(name, dtype_names[i]) == 0) {
-            *d = (vl_st_dtype)i;
+            *d = (vl_sf_dtype)i;
             return true;
         }
     return false;
@@ -132,13 +132,13 @@ static bool dtype_of(const char *name, vl_st_dtype *d)
 
 /* One tensor entry: its dtype, element count and byte range, checked against the data. */
 static bool add_tensor(const char *path, const char *name, json_t *t, uint64_t data_len,
-                       vl_st_summary *sum, char err[VL_ERR_LEN])
+                       vl_sf_summary *sum, char err[VL_ERR_LEN])
 {
     if (!json_is_object(t))
         return fail(err, "%s: tensor %s: not an object", path, name);
     json_t *dt = json_object_get(t, "dtype"), *shape = json_object_get(t, "shape"),
            *offs = json_object_get(t, "data_offsets");
-    vl_st_dtype d;
+    vl_sf_dtype d;
     if (!json_is_string(dt))
         return fail(err, "%s: tensor %s: dtype is not a string", path, name);
     if (!dtype_of(json_string_value(dt), &d))
@@ -194,9 +194,9 @@ static json_t *read_header(const char *path, uint64_t *data_len, char err[VL_ERR
     }
     for (int i = 7; i >= 0; i--)
         n = n << 8 | le[i];
-    if (n > ST_MAX_HEADER) {
+    if (n > SF_MAX_HEADER) {
         fail(err, "%s: header length %llu is over safetensors' limit of %llu", path,
-             (unsigned long long)n, ST_MAX_HEADER);
+             (unsigned long long)n, SF_MAX_HEADER);
         goto out;
     }
     if (n < 2) {
@@ -235,7 +235,7 @@ out:
 
 /* Adds a file's tensors; with `want` (a weight_map), checks that each tensor it assigns to
  * this file is present. */
-static bool add_file(const char *path, const char *base, json_t *want, vl_st_summary *sum,
+static bool add_file(const char *path, const char *base, json_t *want, vl_sf_summary *sum,
                      char err[VL_ERR_LEN])
 {
     uint64_t data_len = 0;
@@ -268,7 +268,7 @@ static bool add_file(const char *path, const char *base, json_t *want, vl_st_sum
     return ok;
 }
 
-bool vl_st_add_file(const char *path, vl_st_summary *sum, char err[VL_ERR_LEN])
+bool vl_sf_add_file(const char *path, vl_sf_summary *sum, char err[VL_ERR_LEN])
 {
     return add_file(path, NULL, NULL, sum, err);
 }
@@ -440,7 +440,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Every *.safetensors file of the snapshot, in name order. */
-static bool add_all(const vl_hf_snapshot *s, vl_st_summary *sum, bool *found,
+static bool add_all(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
                     char err[VL_ERR_LEN])
 {
     DIR *d = opendir(s->snapshot);
@@ -479,11 +479,11 @@ static bool add_all(const vl_hf_snapshot *s, vl_st_summary *sum, bool *found,
     return ok;
 }
 
-bool vl_hf_weights(const vl_hf_snapshot *s, vl_st_summary *sum, bool *found,
+bool vl_hf_weights(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
                    char err[VL_ERR_LEN])
 {
     char index[VL_HF_PATH_LEN];
-    *sum = (vl_st_summary){0};
+    *sum = (vl_sf_summary){0};
     *found = false;
     if (!join(index, sizeof index, s->snapshot, "model.safetensors.index.json"))
         return fail(err, "%s: path too long", s->snapshot);

@@ -23,30 +23,30 @@
 #define VL_HF_PATH_LEN 4096
 
 /* The safetensors dtypes, with their sizes in bytes (safetensors' Dtype enum). */
-#define VL_ST_DTYPES(X)                                                                      \
+#define VL_SF_DTYPES(X)                                                                      \
     X(BOOL, 1) X(U8, 1) X(I8, 1) X(F8_E5M2, 1) X(F8_E4M3, 1) X(F8_E8M0, 1) X(I16, 2)         \
     X(U16, 2) X(F16, 2) X(BF16, 2) X(I32, 4) X(U32, 4) X(F32, 4) X(I64, 8) X(U64, 8)         \
     X(F64, 8) X(C64, 8)
 
-#define VL_ST_ENUM(id, size) VL_ST_##id,
-typedef enum { VL_ST_DTYPES(VL_ST_ENUM) VL_ST_N } vl_st_dtype;
-#undef VL_ST_ENUM
+#define VL_SF_ENUM(id, size) VL_SF_##id,
+typedef enum { VL_SF_DTYPES(VL_SF_ENUM) VL_SF_N } vl_sf_dtype;
+#undef VL_SF_ENUM
 
-const char *vl_st_dtype_name(vl_st_dtype d);
+const char *vl_sf_dtype_name(vl_sf_dtype d);
 
 /* What the safetensors headers of a checkpoint hold. */
 typedef struct {
     uint64_t params;                /* elements of all tensors */
     uint64_t bytes;                 /* bytes of all tensors' data */
     uint64_t tensors;
-    uint64_t dtype_params[VL_ST_N]; /* elements stored in each dtype */
+    uint64_t dtype_params[VL_SF_N]; /* elements stored in each dtype */
     unsigned files;
     bool from_index;                /* the files came from model.safetensors.index.json */
-} vl_st_summary;
+} vl_sf_summary;
 
 /* Adds one safetensors file's tensors to *sum (zero it first).  On error, a reason
  * "PATH: ..." in err. */
-bool vl_st_add_file(const char *path, vl_st_summary *sum, char err[VL_ERR_LEN]);
+bool vl_sf_add_file(const char *path, vl_sf_summary *sum, char err[VL_ERR_LEN]);
 
 /* The cache folder (see above); false when neither the variables nor HOME are set. */
 bool vl_hf_cache_dir(char *out, size_t len);
@@ -67,7 +67,7 @@ bool vl_hf_resolve(const char *repo, vl_hf_snapshot *s, char err[VL_ERR_LEN]);
 /* The snapshot's weights: the files model.safetensors.index.json's weight_map names (each
  * tensor it lists must be in its file), else every *.safetensors file.  *found is false
  * when there are none. */
-bool vl_hf_weights(const vl_hf_snapshot *s, vl_st_summary *sum, bool *found,
+bool vl_hf_weights(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
                    char err[VL_ERR_LEN]);
 
 #endif
