@@ -461,11 +461,7 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
     for (uint64_t l = 0; l < a->layers; l++) {
         kept(&q, a->norms_per_layer * norm_params(a, h));
         attention(&q, l);
-        if (a->qk_norm == VL_QK_NORM_HEAD)
-            kept(&q, 2 * norm_params(a, a->head_dim));
-        else if (a->qk_norm == VL_QK_NORM_FULL)
-            kept(&q, norm_params(a, a->heads * a->head_dim) +
-                         norm_params(a, a->kv_heads * a->head_dim));
+        kept(&q, vl_qk_norm_params(a));
         if (a->experts == 1 || l < a->dense_layers) {
             mlp(&q, l, a->ffn, 1);
             continue;

@@ -186,7 +186,7 @@ static uint64_t mha_params(const vl_arch *a, uint64_t *largest)
 /* Qwen3Attention's q_norm and k_norm are RMSNorm(head_dim) (transformers
  * models/qwen3/modeling_qwen3.py); Olmo2Attention's are RMSNorm(heads * head_dim) and
  * RMSNorm(kv_heads * head_dim) (models/olmo2/modeling_olmo2.py). */
-static uint64_t qk_norm_params(const vl_arch *a)
+uint64_t vl_qk_norm_params(const vl_arch *a)
 {
     switch (a->qk_norm) {
     case VL_QK_NORM_HEAD:
@@ -224,7 +224,7 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
     p->mlp_active = vl_add(vl_mul(expert, a->experts_per_token, &ovf),
                            vl_mul(shared, a->shared_experts, &ovf), &ovf);
     p->router = a->experts > 1 ? h * a->experts + (a->router_bias ? a->experts : 0) : 0;
-    p->norms = a->norms_per_layer * norm + qk_norm_params(a);
+    p->norms = a->norms_per_layer * norm + vl_qk_norm_params(a);
     if (a->dense_layers) {
         p->dense_mlp = vl_mlp_params(a, a->ffn);
         p->per_dense_layer = p->attention + p->dense_mlp + p->norms;
