@@ -195,6 +195,29 @@ static void test_falcon_rules(void **state)
     assert_int_equal(w.elements, 6921720704ULL);
 }
 
+/* Phi-3 mini (microsoft/Phi-3-mini-4k-instruct: hidden 3072, 32 layers, intermediate 8192,
+ * vocab 32064) as llama.cpp lays it out: one attn_qkv (3072 x 9216) typed as attn_v, and
+ * ffn_up 3072 x 16384 holding gate and up.  q4_k_m: attn_qkv and ffn_down at q6_K in the 16
+ * use_more_bits layers; the rest of the layers at q4_K. */
+static void test_phi3_layout(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 3072, .layers = 32, .heads = 32, .ffn = 8192, .vocab = 32064};
+    vl_arch_defaults(&a);
+    vl_gguf_layout l = vl_gguf_layout_for("phi3", &a);
+    assert_true(l.fused_qkv && l.fused_gate_up && !l.falcon);
+    l = vl_gguf_layout_for("llama", &a);
+    assert_false(l.fused_qkv || l.fused_gate_up || l.falcon);
+    l = vl_gguf_layout_for("phi3", &a);
+    vl_gguf_weights w;
+    assert_true(vl_gguf_weights_of(&a, &l, VL_GGUF_Q4_K_M, &w));
+    const uint64_t qkv = 3072ULL * 9216, up = 3072ULL * 16384, down = 8192ULL * 3072,
+                   o = 3072ULL * 3072, emb = 32064ULL * 3072;
+    assert_int_equal(w.type_elements[VL_GGML_Q6_K], 16 * (qkv + down) + emb);
+    assert_int_equal(w.type_elements[VL_GGML_Q4_K], 16 * (qkv + down) + 32 * (up + o) + emb);
+    assert_int_equal(w.elements, 3821079552ULL);
+}
+
 /* Mixtral 8x7B (8 experts): attn_v and attn_k at q8_0, attn_output at q5_K for q4_k_m;
  * the experts' ffn_down follow use_more_bits per layer.  Every parameter is stored once
  * (46,702,792,704: the router's 32 x 4096 x 8 at f32). */
@@ -251,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_iq_file_types),
         cmocka_unit_test(test_published_files),
         cmocka_unit_test(test_falcon_rules),
+        cmocka_unit_test(test_phi3_layout),
         cmocka_unit_test(test_mixtral_rules),
         cmocka_unit_test(test_conservation),
     };

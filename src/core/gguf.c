@@ -1,6 +1,7 @@
 /* gguf.c: GGUF tensor types, file types and llama-quantize's per-tensor mix (see gguf.h). */
 #include "gguf.h"
 
+#include <string.h>
 #include <strings.h>
 
 #include "units.h"
@@ -107,6 +108,29 @@ vl_gguf_layout vl_gguf_default_layout(const vl_arch *a)
         .fused_qkv = fused && a->kv_lora_rank == 0,
         .falcon = a->parallel_attention && !a->attention_bias && !a->mlp_bias,
     };
+}
+
+/* convert_hf_to_gguf.py's model classes that write fused tensors: Phi3MiniModel (attn_qkv,
+ * and ffn_up holding gate and up), GPTNeoXModel, FalconModel, BloomModel, GPT2Model and
+ * StarCoderModel (attn_qkv); FalconModel's files get LLM_ARCH_FALCON's rules. */
+static const struct {
+    const char *model_type;
+    vl_gguf_layout layout;
+} fused_types[] = {
+    {"phi3", {.fused_qkv = true, .fused_gate_up = true}},
+    {"gpt_neox", {.fused_qkv = true}},
+    {"falcon", {.fused_qkv = true, .falcon = true}},
+    {"bloom", {.fused_qkv = true}},
+    {"gpt2", {.fused_qkv = true}},
+    {"gpt_bigcode", {.fused_qkv = true}},
+};
+
+vl_gguf_layout vl_gguf_layout_for(const char *model_type, const vl_arch *a)
+{
+    for (size_t i = 0; i < sizeof fused_types / sizeof fused_types[0]; i++)
+        if (strcmp(model_type, fused_types[i].model_type) == 0)
+            return fused_types[i].layout;
+    return vl_gguf_default_layout(a);
 }
 
 /* ---- llama_tensor_get_type_impl ----------------------------------------------------- */

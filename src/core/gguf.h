@@ -73,10 +73,15 @@ typedef struct {
     bool falcon;         /* llama.cpp's LLM_ARCH_FALCON rules (output at q8_0, ...) */
 } vl_gguf_layout;
 
-/* The layout model.h implies: fused q, k, v with parallel attention or learned positions
- * (GPT-NeoX, Falcon, GPT-2, OPT aside), Falcon's rules for parallel attention without
- * biases.  Phi-3's fused layout cannot be told from the architecture: set it by hand. */
+/* The layout model.h implies: fused q, k, v with parallel attention, ALiBi or learned
+ * positions without token types (GPT-NeoX, Falcon, BLOOM, GPT-2), Falcon's rules for
+ * parallel attention without biases.  Phi-3's fused layout cannot be told from the
+ * architecture: vl_gguf_layout_for names it. */
 vl_gguf_layout vl_gguf_default_layout(const vl_arch *a);
+
+/* The layout of a Hugging Face model_type as llama.cpp converts it ("phi3": fused q, k, v
+ * and gate, up; "falcon": fused q, k, v and Falcon's rules); other types: the default. */
+vl_gguf_layout vl_gguf_layout_for(const char *model_type, const vl_arch *a);
 
 /* The tensor data of a model in a file type. */
 typedef struct {
