@@ -160,6 +160,142 @@ static void test_deepseek_v3(void **state)
     assert_int_equal(vl_active_mlp_width(&a), 9 * 2048);
 }
 
+/* Qwen3-0.6B by hand: q and o 1024·2048 each, k and v 1024·1024 each, q_norm and k_norm
+ * 2·128, MLP 3·1024·3072, 2 norms of 1024: 15,730,944 a layer; x 28 + 151936·1024 tied
+ * embeddings + 1024 = 596,049,920 (keras-hub qwen3_0.6b_en).  OLMo 2 7B: q_norm over
+ * 32·128 and k_norm over 32·128 add 8,192 a layer: 4·4096² + 8192 + 3·4096·11008 + 8192 =
+ * 202,391,552; x 32 + 2·100352·4096 + 4096 = 7,298,617,344 (Hugging Face safetensors). */
+static void test_qk_norm(void **state)
+{
+    (void)state;
+    vl_arch q = {.hidden = 1024, .layers = 28, .heads = 16, .kv_heads = 8, .head_dim = 128,
+                 .ffn = 3072, .vocab = 151936, .tie_embeddings = true,
+                 .qk_norm = VL_QK_NORM_HEAD};
+    vl_params p;
+    vl_arch_defaults(&q);
+    assert_true(vl_count_params(&q, &p));
+    assert_int_equal(p.norms, 2 * 1024 + 2 * 128);
+    assert_int_equal(p.per_layer, 15730944ULL);
+    assert_int_equal(p.total, 596049920ULL);
+    vl_arch o = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008, .vocab = 100352,
+                 .qk_norm = VL_QK_NORM_FULL};
+    vl_arch_defaults(&o);
+    assert_true(vl_count_params(&o, &p));
+    assert_int_equal(p.per_layer, 202391552ULL);
+    assert_int_equal(p.total, 7298617344ULL);
+    /* with LayerNorm a norm has a bias too */
+    o.norm = VL_NORM_LAYERNORM;
+    assert_true(vl_count_params(&o, &p));
+    assert_int_equal(p.norms, 2 * 2 * 4096 + 2 * (2 * 4096));
+    const char *key;
+    vl_arch mla = {.hidden = 64, .layers = 2, .heads = 4, .vocab = 100, .kv_lora_rank = 16,
+                   .qk_norm = VL_QK_NORM_HEAD};
+    vl_arch_defaults(&mla);
+    assert_non_null(vl_arch_check(&mla, &key));
+    assert_string_equal(key, "qk_norm");
+}
+
+/* The families added for issue 16, each written here from its config.json, against its
+ * published count (the same sources as the presets: keras-hub presets, Hugging Face
+ * safetensors totals, the Pythia model cards, Black et al. 2022). */
+#define LLAMA(h, l, a, k, d, f, v, tie) \
+    .hidden = h, .layers = l, .heads = a, .kv_heads = k, .head_dim = d, .ffn = f, .vocab = v, \
+    .tie_embeddings = tie
+#define NEOX(h, l, a, v)                                                                    \
+    .hidden = h, .layers = l, .heads = a, .vocab = v, .mlp = VL_MLP_STANDARD,               \
+    .norm = VL_NORM_LAYERNORM, .norms_per_layer = 2, .attention_bias = true, .mlp_bias = true, \
+    .parallel_attention = true
+static void test_current_families(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        vl_arch a;
+        uint64_t published;
+    } rows[] = {
+        {"Llama 3.2 1B", {LLAMA(2048, 16, 32, 8, 64, 8192, 128256, true)}, 1235814400ULL},
+        {"Llama 3.2 3B", {LLAMA(3072, 28, 24, 8, 128, 8192, 128256, true)}, 3212749824ULL},
+        {"Llama 3.3 70B", {LLAMA(8192, 80, 64, 8, 128, 28672, 128256, false)}, 70553706496ULL},
+        {"Qwen3 1.7B", {LLAMA(2048, 28, 16, 8, 128, 6144, 151936, true), .qk_norm = VL_QK_NORM_HEAD},
+         1720574976ULL},
+        {"Qwen3 4B", {LLAMA(2560, 36, 32, 8, 128, 9728, 151936, true), .qk_norm = VL_QK_NORM_HEAD},
+         4022468096ULL},
+        {"Qwen3 8B", {LLAMA(4096, 36, 32, 8, 128, 12288, 151936, false), .qk_norm = VL_QK_NORM_HEAD},
+         8190735360ULL},
+        {"Qwen3 14B", {LLAMA(5120, 40, 40, 8, 128, 17408, 151936, false), .qk_norm = VL_QK_NORM_HEAD},
+         14768307200ULL},
+        {"Qwen3 32B", {LLAMA(5120, 64, 64, 8, 128, 25600, 151936, false), .qk_norm = VL_QK_NORM_HEAD},
+         32762123264ULL},
+        {"Qwen3 30B-A3B", {LLAMA(2048, 48, 32, 4, 128, 6144, 151936, false),
+                           .qk_norm = VL_QK_NORM_HEAD, .experts = 128, .experts_per_token = 8,
+                           .moe_ffn = 768}, 30532122624ULL},
+        {"Gemma 2 2B", {LLAMA(2304, 26, 8, 4, 256, 9216, 256000, true), .norms_per_layer = 4},
+         2614341888ULL},
+        {"Gemma 2 9B", {LLAMA(3584, 42, 16, 8, 256, 14336, 256000, true), .norms_per_layer = 4},
+         9241705984ULL},
+        {"Gemma 2 27B", {LLAMA(4608, 46, 32, 16, 128, 36864, 256000, true), .norms_per_layer = 4},
+         27227128320ULL},
+        {"Gemma 3 270M", {LLAMA(640, 18, 4, 1, 256, 2048, 262144, true), .norms_per_layer = 4,
+                          .qk_norm = VL_QK_NORM_HEAD}, 268098176ULL},
+        {"Gemma 3 1B", {LLAMA(1152, 26, 4, 1, 256, 6912, 262144, true), .norms_per_layer = 4,
+                        .qk_norm = VL_QK_NORM_HEAD}, 999885952ULL},
+        /* keras-hub's Gemma 3 text models have 262,144 embedding rows */
+        {"Gemma 3 4B text", {LLAMA(2560, 34, 8, 4, 256, 10240, 262144, true),
+                             .norms_per_layer = 4, .qk_norm = VL_QK_NORM_HEAD}, 3880099328ULL},
+        {"Gemma 3 27B text", {LLAMA(5376, 62, 32, 16, 128, 21504, 262144, true),
+                              .norms_per_layer = 4, .qk_norm = VL_QK_NORM_HEAD}, 27009002240ULL},
+        {"Phi-4", {LLAMA(5120, 40, 40, 10, 128, 17920, 100352, false)}, 14659507200ULL},
+        {"Phi-4 mini", {LLAMA(3072, 32, 24, 8, 128, 8192, 200064, true)}, 3836021760ULL},
+        {"Mistral Nemo 12B", {LLAMA(5120, 40, 32, 8, 128, 14336, 131072, false)}, 12247782400ULL},
+        {"Mistral Small 24B", {LLAMA(5120, 40, 32, 8, 128, 32768, 131072, false)}, 23572403200ULL},
+        {"OLMo 2 13B", {LLAMA(5120, 40, 40, 40, 128, 13824, 100352, false),
+                        .qk_norm = VL_QK_NORM_FULL}, 13716198400ULL},
+        {"Pythia 70M", {NEOX(512, 6, 8, 50304)}, 70426624ULL},
+        {"Pythia 160M", {NEOX(768, 12, 12, 50304)}, 162322944ULL},
+        {"Pythia 410M", {NEOX(1024, 24, 16, 50304)}, 405334016ULL},
+        {"Pythia 1B", {NEOX(2048, 16, 8, 50304)}, 1011781632ULL},
+        {"Pythia 1.4B", {NEOX(2048, 24, 16, 50304)}, 1414647808ULL},
+        {"Pythia 2.8B", {NEOX(2560, 32, 32, 50304)}, 2775208960ULL},
+        {"Pythia 6.9B", {NEOX(4096, 32, 32, 50432)}, 6857302016ULL},
+        {"Pythia 12B", {NEOX(5120, 36, 40, 50688)}, 11846072320ULL},
+        {"GPT-NeoX-20B", {NEOX(6144, 44, 64, 50432)}, 20554567680ULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint64_t n = total(rows[i].a);
+        if (n != rows[i].published)
+            fail_msg("%s: counted %llu, published %llu", rows[i].name, (unsigned long long)n,
+                     (unsigned long long)rows[i].published);
+    }
+}
+#undef LLAMA
+#undef NEOX
+
+/* DeepSeek-V2-Lite by hand: MLA without a query bottleneck, q 2048·16·192, kv 2048·576 +
+ * 512 + 512·16·256, o 16·128·2048 = 13,763,072.  The dense layer adds 3·2048·10944 and
+ * 2·2048 norms; an MoE layer 66 experts of 3·2048·1408, router 2048·64, norms:
+ * 584,847,872 (26 of them).  Embeddings 2·102400·2048 + final norm 2048:
+ * 15,706,484,224, the Hugging Face safetensors total.  Active: 8 experts a token,
+ * 13,763,072 + 8·8,650,752 + 131,072 + 4,096 a layer. */
+static void test_deepseek_v2_lite(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 2048, .layers = 27, .heads = 16, .head_dim = 192, .ffn = 10944,
+                 .vocab = 102400, .kv_lora_rank = 512, .qk_rope_head_dim = 64,
+                 .v_head_dim = 128, .experts = 64, .experts_per_token = 6,
+                 .shared_experts = 2, .moe_ffn = 1408, .dense_layers = 1};
+    vl_params p;
+    const char *key;
+    vl_arch_defaults(&a);
+    assert_null(vl_arch_check(&a, &key));
+    assert_true(vl_count_params(&a, &p));
+    assert_int_equal(p.attention, 13763072ULL);
+    assert_int_equal(p.per_layer, 584847872ULL);
+    assert_int_equal(p.total, 15706484224ULL);
+    assert_int_equal(p.active, 26ULL * (13763072 + 8 * 8650752 + 131072 + 4096) +
+                                   (13763072 + 3ULL * 2048 * 10944 + 4096) +
+                                   2ULL * 102400 * 2048 + 2048);
+}
+
 static void test_largest_matrix(void **state)
 {
     (void)state;
@@ -247,6 +383,9 @@ int main(void)
         cmocka_unit_test(test_opt_bloom),
         cmocka_unit_test(test_falcon_40b),
         cmocka_unit_test(test_deepseek_v3),
+        cmocka_unit_test(test_qk_norm),
+        cmocka_unit_test(test_current_families),
+        cmocka_unit_test(test_deepseek_v2_lite),
         cmocka_unit_test(test_largest_matrix),
         cmocka_unit_test(test_arch_check),
         cmocka_unit_test(test_gpt3_shapes),

@@ -83,6 +83,8 @@ static const char *check_mla(const vl_arch *a, const char **key)
         FAIL("num_kv_heads", "multi-head latent attention needs num_kv_heads = num_heads");
     if (a->attention_bias)
         FAIL("attention_bias", "multi-head latent attention has no q, k, v biases");
+    if (a->qk_norm != VL_QK_NORM_NONE)
+        FAIL("qk_norm", "multi-head latent attention has no query and key norms");
     return NULL;
 }
 
@@ -181,6 +183,22 @@ static uint64_t mha_params(const vl_arch *a, uint64_t *largest)
     return n;
 }
 
+/* Qwen3Attention's q_norm and k_norm are RMSNorm(head_dim) (transformers
+ * models/qwen3/modeling_qwen3.py); Olmo2Attention's are RMSNorm(heads * head_dim) and
+ * RMSNorm(kv_heads * head_dim) (models/olmo2/modeling_olmo2.py). */
+uint64_t vl_qk_norm_params(const vl_arch *a)
+{
+    switch (a->qk_norm) {
+    case VL_QK_NORM_HEAD:
+        return 2 * norm_size(a, a->head_dim);
+    case VL_QK_NORM_FULL:
+        return norm_size(a, a->heads * a->head_dim) + norm_size(a, a->kv_heads * a->head_dim);
+    case VL_QK_NORM_NONE:
+        break;
+    }
+    return 0;
+}
+
 bool vl_count_params(const vl_arch *a, vl_params *p)
 {
     bool ovf = false;
@@ -206,7 +224,7 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
     p->mlp_active = vl_add(vl_mul(expert, a->experts_per_token, &ovf),
                            vl_mul(shared, a->shared_experts, &ovf), &ovf);
     p->router = a->experts > 1 ? h * a->experts + (a->router_bias ? a->experts : 0) : 0;
-    p->norms = a->norms_per_layer * norm;
+    p->norms = a->norms_per_layer * norm + vl_qk_norm_params(a);
     if (a->dense_layers) {
         p->dense_mlp = vl_mlp_params(a, a->ffn);
         p->per_dense_layer = p->attention + p->dense_mlp + p->norms;
@@ -288,6 +306,7 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
     if (a->mlp_bias)
         o->vector = vl_add(o->vector, vl_mul(h, L, &ovf), &ovf); /* output-projection bias */
     o->vector = vl_add(o->vector, vl_mul(a->norms_per_layer * norm_size(a, h), L, &ovf), &ovf);
+    o->vector = vl_add(o->vector, vl_mul(vl_qk_norm_params(a), L, &ovf), &ovf);
     /* the MLPs: routed and shared experts, the routers, the leading dense layers */
     mlp_shapes(a, a->moe_ffn, vl_mul(a->experts, routed, &ovf), o, &ovf);
     mlp_shapes(a, a->shared_ffn, vl_mul(a->shared_experts, routed, &ovf), o, &ovf);

@@ -14,6 +14,10 @@ typedef enum { VL_NORM_RMSNORM, VL_NORM_LAYERNORM } vl_norm;
 /* pre: a norm before each sublayer and a final norm (GPT-2 on); post: a norm after each
  * sublayer and none at the end (BERT, the original Transformer). */
 typedef enum { VL_NORM_PRE, VL_NORM_POST } vl_norm_position;
+/* Norms on the queries and keys before the dot product: head, one norm of head_dim for
+ * the queries and one for the keys, shared by the heads (Qwen3, Gemma 3); full, one over
+ * all query heads and one over all key heads (OLMo 2). */
+typedef enum { VL_QK_NORM_NONE, VL_QK_NORM_HEAD, VL_QK_NORM_FULL } vl_qk_norm;
 
 typedef struct vl_arch {
     uint64_t hidden;            /* h */
@@ -29,6 +33,7 @@ typedef struct vl_arch {
     vl_norm norm;
     vl_norm_position norm_position;
     uint64_t norms_per_layer;   /* 0 = 2, or 1 with parallel_attention (Falcon-7B) */
+    vl_qk_norm qk_norm;
     bool attention_bias;        /* q, k, v biases */
     bool mlp_bias;              /* MLP biases and the attention output-projection bias */
     bool tie_embeddings;
@@ -80,7 +85,7 @@ typedef struct vl_params {
     uint64_t mlp;               /* per layer, all experts, biases included */
     uint64_t mlp_active;        /* per layer, the experts one token uses */
     uint64_t router;            /* per layer, h·E (+ E router biases) when E > 1 */
-    uint64_t norms;             /* per layer */
+    uint64_t norms;             /* per layer, query and key norms included */
     uint64_t dense_mlp;         /* per leading dense layer of an MoE model */
     uint64_t final_norm;
     uint64_t pooler;
@@ -101,6 +106,8 @@ const char *vl_arch_check(const vl_arch *a, const char **key);
 
 /* Parameters of one MLP of width f (gated: 3 matrices, standard: 2), biases included. */
 uint64_t vl_mlp_params(const vl_arch *a, uint64_t f);
+/* Parameters of one layer's query and key norms (qk_norm); 0 without them. */
+uint64_t vl_qk_norm_params(const vl_arch *a);
 /* The MLP width one token goes through in a layer: ffn when dense, else the routed experts
  * it uses plus the shared experts. */
 uint64_t vl_active_mlp_width(const vl_arch *a);

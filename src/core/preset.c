@@ -42,6 +42,7 @@ typedef struct key_desc {
 
 _Static_assert(sizeof(vl_position) == sizeof(int) && sizeof(vl_mlp) == sizeof(int) &&
                    sizeof(vl_norm) == sizeof(int) && sizeof(vl_norm_position) == sizeof(int) &&
+                   sizeof(vl_qk_norm) == sizeof(int) &&
                    sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(int) &&
                    sizeof(vl_optimizer) == sizeof(int) && sizeof(vl_recompute) == sizeof(int) &&
                    sizeof(vl_dtype) == sizeof(int),
@@ -54,6 +55,7 @@ static const char *const position_names[] = {"rope", "learned", "alibi"};
 static const char *const mlp_names[] = {"gated", "standard"};
 static const char *const norm_names[] = {"rmsnorm", "layernorm"};
 static const char *const norm_position_names[] = {"pre", "post"};
+static const char *const qk_norm_names[] = {"none", "head", "full"};
 
 #define FIELD(type, f) .offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
 #define A(f) FIELD(vl_model, arch.f)
@@ -73,6 +75,7 @@ static const key_desc arch_keys[] = {
     {"norm", T_ENUM, A(norm), ENUM(norm_names)},
     {"norm_position", T_ENUM, A(norm_position), ENUM(norm_position_names)},
     {"norms_per_layer", T_COUNT, A(norms_per_layer)},
+    {"qk_norm", T_ENUM, A(qk_norm), ENUM(qk_norm_names)},
     {"attention_bias", T_BOOL, A(attention_bias)},
     {"mlp_bias", T_BOOL, A(mlp_bias)},
     {"tie_embeddings", T_BOOL, A(tie_embeddings)},
