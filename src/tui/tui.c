@@ -1,5 +1,5 @@
-/* tui.c: the explorer's loop (after nvtop/htop): one loop owns time; key handlers return
- * flags and never draw; the frame is redrawn once per loop when something changed. */
+/* tui.c: the explorer's loop (after nvtop/htop): one loop owns time; key handlers (keys.h)
+ * return flags and never draw; the frame is redrawn once per loop when something changed. */
 #include "tui.h"
 
 #include <ctype.h>
@@ -14,6 +14,8 @@
 
 #include "app/app.h"
 #include "export.h"
+#include "keys.h"
+#include "panel.h"
 
 /* ---- terminal hygiene --------------------------------------------------------------- */
 
@@ -59,9 +61,7 @@ static void install_signals(void)
 
 /* ---- key handling ------------------------------------------------------------------- */
 
-static void say(ui *u, bool bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void say(ui *u, bool bad, const char *fmt, ...)
+void ui_say(ui *u, bool bad, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -151,13 +151,13 @@ static void save(ui *u, bool overwrite)
 {
     char dir[2048], path[4096], err[4352];
     if (!user_preset_dir(dir, sizeof dir)) {
-        say(u, true, " cannot save: neither XDG_CONFIG_HOME nor HOME is set");
+        ui_say(u, true, " cannot save: neither XDG_CONFIG_HOME nor HOME is set");
         u->mode = MODE_NORMAL;
         return;
     }
     switch (scenario_save(&u->ex, dir, u->input, overwrite, path, sizeof path, err, sizeof err)) {
     case SAVE_OK:
-        say(u, false, " saved scenario %s", path);
+        ui_say(u, false, " saved scenario %s", path);
         u->mode = MODE_NORMAL;
         break;
     case SAVE_EXISTS:
@@ -165,102 +165,81 @@ static void save(ui *u, bool overwrite)
         u->mode = MODE_CONFIRM_OVERWRITE;
         break;
     case SAVE_FAILED:
-        say(u, true, " %s", err);
+        ui_say(u, true, " %s", err);
         break; /* stay: fix the name or Esc */
     }
 }
 
-static void export_now(ui *u)
+int ui_export(ui *u, int arg)
 {
+    (void)arg;
     char md[2048], svg[2048], err[2560];
     if (export_whatif(&u->ex, ".", md, svg, sizeof md, err, sizeof err))
-        say(u, false, " exported %s and %s", md + 2, svg + 2);
+        ui_say(u, false, " exported %s and %s", md + 2, svg + 2);
     else
-        say(u, true, " export failed: %s", err);
+        ui_say(u, true, " export failed: %s", err);
+    return UI_REDRAW;
 }
 
-/* The Probe and Formats panels' own keys; 0 when the key is not theirs. */
-static int key_lab(ui *u, int key)
+int ui_begin_edit(ui *u, int arg)
 {
-    if (u->panel == PANEL_PROBE) {
-        int steps = key == KEY_LEFT || key == 'h'    ? -1
-                    : key == KEY_RIGHT || key == 'l' ? 1
-                    : key == KEY_NPAGE               ? -4
-                    : key == KEY_PPAGE               ? 4
-                                                     : 0;
-        if (steps)
-            return lab_scale(&u->lab, steps) ? UI_REDRAW : UI_HANDLED;
-    } else if (is_enter(key)) {
-        u->input[0] = '\0';
-        u->mode = MODE_EDIT;
-        return UI_REDRAW;
-    }
-    return 0;
+    (void)arg;
+    if (!ui_current(u)->edit)
+        return UI_HANDLED;
+    u->input[0] = '\0';
+    u->mode = MODE_EDIT;
+    return UI_REDRAW;
+}
+
+int ui_open_picker(ui *u, int picker)
+{
+    u->mode = (ui_mode)picker;
+    u->input[0] = '\0';
+    u->pick_sel = 0;
+    ui_filter(u);
+    return UI_REDRAW;
+}
+
+int ui_begin_save(ui *u, int arg)
+{
+    (void)arg;
+    scenario_default_name(&u->ex, u->input, sizeof u->input);
+    u->mode = MODE_SAVE_NAME;
+    return UI_REDRAW;
+}
+
+/* The keys of every panel first, then the panel's own (keys.h). */
+static const binding *binding_of(const ui *u, int key, int *arg)
+{
+    const panel *p = ui_current(u);
+    const binding *b = keys_find(keys_global, keys_n_global, key, arg);
+    return b ? b : keys_find(p->keys, p->n_keys, key, arg);
 }
 
 static int key_normal(ui *u, int key)
 {
-    explorer *e = &u->ex;
-    slider_id sel = e->selected;
-    if (key >= '1' && key < '1' + N_PANELS) {
-        const char *why = key == '1' ? NULL : lab_ready(&u->lab);
-        if (why)
-            say(u, true, " %s", why);
-        else
-            u->panel = (ui_panel)(key - '1');
-        return UI_REDRAW;
-    }
-    switch (key) {
-    case 'q': return UI_QUIT;
-    case '?': u->mode = MODE_HELP; return UI_REDRAW;
-    case 't':
-        u->theme = u->theme == THEME_DEFAULT ? THEME_HIGH_CONTRAST : THEME_DEFAULT;
-        theme_init(theme_color(), u->theme);
-        return UI_REDRAW;
-    default: break;
-    }
-    if (u->panel != PANEL_MEMORY) {
-        int flags = key_lab(u, key);
-        return flags ? flags : UI_HANDLED;
-    }
-    switch (key) {
-    case KEY_UP:
-    case 'k': explorer_select(e, -1); return UI_REDRAW;
-    case KEY_DOWN:
-    case 'j': explorer_select(e, 1); return UI_REDRAW;
-    case KEY_LEFT:
-    case 'h': return explorer_move(e, sel, -1, false) ? UI_REDRAW : UI_HANDLED;
-    case KEY_RIGHT:
-    case 'l': return explorer_move(e, sel, 1, false) ? UI_REDRAW : UI_HANDLED;
-    case KEY_NPAGE:
-    case KEY_SLEFT:
-    case 'H': return explorer_move(e, sel, -1, true) ? UI_REDRAW : UI_HANDLED;
-    case KEY_PPAGE:
-    case KEY_SRIGHT:
-    case 'L': return explorer_move(e, sel, 1, true) ? UI_REDRAW : UI_HANDLED;
-    case KEY_HOME: return explorer_jump(e, sel, false) ? UI_REDRAW : UI_HANDLED;
-    case KEY_END: return explorer_jump(e, sel, true) ? UI_REDRAW : UI_HANDLED;
-    case '\t': e->focus = (e->focus + 1) % VL_N_COMPONENTS; return UI_REDRAW;
-    case 'p':
-    case 'g':
-        u->mode = key == 'p' ? MODE_PICK_MODEL : MODE_PICK_GPU;
-        u->input[0] = '\0';
-        u->pick_sel = 0;
-        ui_filter(u);
-        return UI_REDRAW;
-    case 'S':
-        scenario_default_name(e, u->input, sizeof u->input);
-        u->mode = MODE_SAVE_NAME;
-        return UI_REDRAW;
-    case 'e': export_now(u); return UI_REDRAW;
-    default:
-        if (is_enter(key)) {
-            u->input[0] = '\0';
-            u->mode = MODE_EDIT;
-            return UI_REDRAW;
+    int arg;
+    const binding *b = binding_of(u, key, &arg);
+    return b ? b->action(u, arg) : UI_HANDLED;
+}
+
+static int key_edit(ui *u, int key)
+{
+    char why[512];
+    if (key == ESC) {
+        u->mode = MODE_NORMAL;
+        u->message[0] = '\0';
+    } else if (is_enter(key)) {
+        if (ui_current(u)->edit(u, u->input, why, sizeof why)) {
+            u->mode = MODE_NORMAL;
+            u->message[0] = '\0';
+        } else {
+            ui_say(u, true, " %s", why);
         }
-        return UI_HANDLED;
+    } else {
+        type_key(u, key);
     }
+    return UI_REDRAW;
 }
 
 static int key_picker(ui *u, int key)
@@ -277,17 +256,17 @@ static int key_picker(ui *u, int key)
             const char *why;
             if (u->mode == MODE_PICK_MODEL && k < u->cat->n_models) {
                 explorer_load_model(&u->ex, &u->cat->models[k]);
-                say(u, false, " loaded %s", u->cat->models[k].name);
+                ui_say(u, false, " loaded %s", u->cat->models[k].name);
             } else if (u->mode == MODE_PICK_MODEL) {
                 const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
                 if ((why = explorer_load_scenario(&u->ex, sc)))
-                    say(u, true, " %s: %s", sc->name, why);
+                    ui_say(u, true, " %s: %s", sc->name, why);
                 else
-                    say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
+                    ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
             } else {
                 u->ex.gpu = (size_t)k;
                 explorer_recompute(&u->ex);
-                say(u, false, " GPU: %s", u->cat->gpus[k].display);
+                ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
             }
         }
         u->mode = MODE_NORMAL;
@@ -300,13 +279,18 @@ static int key_picker(ui *u, int key)
 
 int ui_key(ui *u, int key)
 {
+    if (u->lay.too_small) { /* nothing to see: only quit and redraw */
+        int arg;
+        const binding *b = binding_of(u, key, &arg);
+        return b && b->anywhere ? b->action(u, arg) : UI_HANDLED;
+    }
     if (u->mode == MODE_NORMAL && key != ERR)
         u->message[0] = '\0';
     switch (u->mode) {
     case MODE_NORMAL: {
         int r = key_normal(u, key);
         if (u->ex.note[0]) { /* what a move changed besides, or why it stopped */
-            say(u, false, " %s", u->ex.note);
+            ui_say(u, false, " %s", u->ex.note);
             u->ex.note[0] = '\0';
             r |= UI_REDRAW;
         }
@@ -315,24 +299,7 @@ int ui_key(ui *u, int key)
     case MODE_HELP: u->mode = MODE_NORMAL; return UI_REDRAW;
     case MODE_PICK_MODEL:
     case MODE_PICK_GPU: return key_picker(u, key);
-    case MODE_EDIT:
-        if (key == ESC) {
-            u->mode = MODE_NORMAL;
-            u->message[0] = '\0';
-        } else if (is_enter(key)) {
-            const char *why = u->panel == PANEL_FORMATS
-                                  ? lab_inspect(&u->lab, u->input)
-                                  : explorer_set(&u->ex, u->ex.selected, u->input);
-            if (why) {
-                say(u, true, " %s", why);
-            } else {
-                u->mode = MODE_NORMAL;
-                u->message[0] = '\0';
-            }
-        } else {
-            type_key(u, key);
-        }
-        return UI_REDRAW;
+    case MODE_EDIT: return key_edit(u, key);
     case MODE_SAVE_NAME:
         if (key == ESC)
             u->mode = MODE_NORMAL;
@@ -345,7 +312,7 @@ int ui_key(ui *u, int key)
         if (key == 'y' || key == 'Y') {
             save(u, true);
         } else {
-            say(u, false, " not saved: %s is unchanged", u->pending);
+            ui_say(u, false, " not saved: %s is unchanged", u->pending);
             u->mode = MODE_NORMAL;
         }
         return UI_REDRAW;
@@ -357,24 +324,35 @@ int ui_key(ui *u, int key)
 static int mouse_key(ui *u)
 {
     MEVENT ev;
-    if (getmouse(&ev) != OK || u->mode != MODE_NORMAL)
+    const panel *p = ui_current(u);
+    if (getmouse(&ev) != OK || u->mode != MODE_NORMAL || !p->mouse)
         return ERR;
-    slider_id ids[EX_MAX_VISIBLE];
-    int n = explorer_sliders(&u->ex, ids), sel = 0;
-    while (sel < n && ids[sel] != u->ex.selected)
-        sel++;
-    int i = layout_slider_at(&u->lay, ev.y, ev.x, n);
-    if (i >= 0)
-        i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
-    if (i >= 0) {
-        u->ex.selected = ids[i];
-        u->ex.focus = -1;
+    return p->mouse(u, &ev);
+}
+
+/* The terminal, or why it cannot show the explorer: newterm() rather than initscr(), which
+ * would exit on an unknown TERM; and a terminal that cannot address the cursor (dumb) would
+ * show nothing. */
+static SCREEN *open_terminal(char *why, size_t len)
+{
+    const char *term = getenv("TERM");
+    if (!term || !*term) {
+        snprintf(why, len, "TERM is not set");
+        return NULL;
     }
-    if (ev.bstate & BUTTON4_PRESSED)
-        return KEY_RIGHT;
-    if (ev.bstate & BUTTON5_PRESSED)
-        return KEY_LEFT;
-    return i >= 0 ? KEY_REFRESH : ERR;
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (!scr) {
+        snprintf(why, len, "unknown terminal type '%s' (TERM)", term);
+        return NULL;
+    }
+    const char *cup = tigetstr("cup");
+    if (!cup || cup == (const char *)-1) {
+        endwin();
+        delscreen(scr);
+        snprintf(why, len, "the terminal '%s' (TERM) cannot move the cursor", term);
+        return NULL;
+    }
+    return scr;
 }
 
 /* ---- the loop ----------------------------------------------------------------------- */
@@ -408,7 +386,7 @@ int tui_run(run_opts *o)
     u.theme = o->theme;
     explorer_init(&u.ex, &cat, &model, (size_t)(gpu - cat.gpus), &o->s);
     if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
-        say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
+        ui_say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
             cat.n_warnings == 1 ? "" : "s", cat.warnings[0]);
 
     setlocale(LC_ALL, "");
@@ -416,9 +394,14 @@ int tui_run(run_opts *o)
     bool utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     u.g = theme_glyphs(utf8);
 
+    char term_why[320];
+    SCREEN *scr = open_terminal(term_why, sizeof term_why);
+    if (!scr) {
+        vl_catalog_free(&cat);
+        return usage_error("%s; vramlab estimate prints the same numbers as text", term_why);
+    }
     install_signals();
     atexit(restore_terminal);
-    initscr();
     curses_active = true;
     cbreak();
     noecho();
@@ -426,7 +409,8 @@ int tui_run(run_opts *o)
     curs_set(0);
     set_escdelay(25);
     timeout(250); /* wake up now and then to notice SIGINT/SIGTERM */
-    theme_init(!o->no_color && !(nc && *nc) && has_colors(), u.theme);
+    u.color = !o->no_color && !(nc && *nc) && has_colors();
+    theme_init(u.color, u.theme);
     u.mouse = !o->no_mouse;
     if (u.mouse)
         mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
@@ -454,14 +438,17 @@ int tui_run(run_opts *o)
             dirty = true;
             continue;
         }
-        if (u.lay.too_small && key != 'q')
-            continue;
         int flags = ui_key(&u, key);
         if (flags & UI_QUIT)
             break;
-        dirty |= (flags & UI_REDRAW) != 0;
+        if (flags & UI_RESIZE) {
+            theme_init(u.color, u.theme);
+            clearok(curscr, TRUE);
+        }
+        dirty |= (flags & (UI_REDRAW | UI_RESIZE)) != 0;
     }
     restore_terminal();
+    delscreen(scr);
     lab_free(&u.lab);
     vl_catalog_free(&cat);
     return got_signal ? 128 + got_signal : EXIT_OK;
