@@ -121,11 +121,11 @@ void keys_list(const binding *b, char *buf, size_t len)
     }
 }
 
-/* Appends "  KEYS BRIEF" when the row has a footer word and it fits whole. */
-static void footer_add(const binding *b, int width, char *buf, size_t len)
+/* Appends "  KEYS BRIEF" for a row with a footer word; false when it would not fit whole. */
+static bool footer_add(const binding *b, int width, char *buf, size_t len)
 {
     if (!b->brief)
-        return;
+        return true;
     char keys[64], item[128];
     if (b->keys)
         snprintf(keys, sizeof keys, "%s", b->keys);
@@ -133,19 +133,25 @@ static void footer_add(const binding *b, int width, char *buf, size_t len)
         keys_list(b, keys, sizeof keys);
     size_t used = strlen(buf);
     int n = snprintf(item, sizeof item, "%s%s %s", used ? "  " : " ", keys, b->brief);
-    if ((int)used + n <= width && used + (size_t)n < len)
-        memcpy(buf + used, item, (size_t)n + 1);
+    if ((int)used + n > width || used + (size_t)n >= len)
+        return false;
+    memcpy(buf + used, item, (size_t)n + 1);
+    return true;
 }
 
+/* In order of importance; the first item that does not fit ends it. */
 void keys_footer(const binding *panel_keys, size_t n_panel, int width, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (size_t i = 0; i < KEYS_FIRST; i++)
-        footer_add(&keys_global[i], width, buf, len);
+        if (!footer_add(&keys_global[i], width, buf, len))
+            return;
     for (size_t i = 0; i < n_panel; i++)
-        footer_add(&panel_keys[i], width, buf, len);
+        if (!footer_add(&panel_keys[i], width, buf, len))
+            return;
     for (size_t i = KEYS_FIRST; i < keys_n_global; i++)
-        footer_add(&keys_global[i], width, buf, len);
+        if (!footer_add(&keys_global[i], width, buf, len))
+            return;
 }
 
 int ui_wheel_key(const MEVENT *ev)

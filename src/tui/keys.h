@@ -41,7 +41,7 @@ const char *keys_name(int code, char *buf, size_t len);
 /* Every key of b, named and joined with '/': "Left/Right/h/l". */
 void keys_list(const binding *b, char *buf, size_t len);
 /* The footer for `width` columns: " ? help  q quit", then the panel's keys, then the
- * others, each only if it fits whole. */
+ * others, as long as they fit whole. */
 void keys_footer(const binding *panel_keys, size_t n_panel, int width, char *buf, size_t len);
 /* The mouse wheel as the key it stands for (Right up, Left down), or ERR. */
 int ui_wheel_key(const MEVENT *ev);
