@@ -44,9 +44,7 @@ static int act_panel(ui *u, int arg)
     return UI_REDRAW;
 }
 
-#define PANEL_INDEX(name) PANEL_INDEX_##name,
-enum { UI_PANELS(PANEL_INDEX) };
-#define PANEL_KEY(name) {'1' + PANEL_INDEX_##name, PANEL_INDEX_##name},
+#define PANEL_KEY(name) {'1' + UI_ROW_##name, UI_ROW_##name},
 
 /* The first KEYS_FIRST rows lead the footer. */
 const binding keys_global[] = {

@@ -75,7 +75,7 @@ static bool formats_edit(ui *u, const char *text, char *why, size_t len)
     return lab_inspect(&u->lab, text, why, len);
 }
 
-const panel panel_formats = {
+UI_PANEL(formats) = {
     .name = "Formats",
     .keys = formats_keys,
     .n_keys = sizeof formats_keys / sizeof formats_keys[0],

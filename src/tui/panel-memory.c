@@ -342,7 +342,7 @@ static bool memory_edit(ui *u, const char *text, char *why, size_t len)
     return !refused;
 }
 
-const panel panel_memory = {
+UI_PANEL(memory) = {
     .name = "Memory",
     .keys = memory_keys,
     .n_keys = sizeof memory_keys / sizeof memory_keys[0],

@@ -214,7 +214,7 @@ static int probe_mouse(ui *u, const MEVENT *ev)
     return ui_wheel_key(ev);
 }
 
-const panel panel_probe = {
+UI_PANEL(probe) = {
     .name = "Probe",
     .keys = probe_keys,
     .n_keys = sizeof probe_keys / sizeof probe_keys[0],

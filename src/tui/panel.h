@@ -1,8 +1,8 @@
 /* panel.h: what a panel of the explorer implements (after tmux's window_mode and htop's
  * PanelClass), the table of panels, and the drawing primitives panels share.
  *
- * A panel is src/tui/panel-NAME.c defining `const panel panel_NAME = {...}` with designated
- * initializers, plus one row X(NAME) in UI_PANELS below.  Its tab key is its position in the
+ * A panel is src/tui/panel-NAME.c defining `UI_PANEL(NAME) = {...};` (a const panel) with
+ * designated initializers, plus one row X(NAME) in UI_PANELS below.  Its tab key is its position in the
  * list (1, 2, 3...); the frame (draw.c) draws the title, the tabs, the status line with the
  * footer and the overlays; the panel draws everything between the title and the status line. */
 #ifndef VL_PANEL_H
@@ -34,12 +34,18 @@ typedef struct panel {
 /* The panels, in tab order: one row each. */
 #define UI_PANELS(X) X(memory) X(probe) X(formats)
 
-#define UI_PANEL_COUNT(name) +1
-enum { N_PANELS = 0 UI_PANELS(UI_PANEL_COUNT) };
+#define UI_PANEL_ROW(name) UI_ROW_##name,
+enum { UI_PANELS(UI_PANEL_ROW) N_PANELS };
 _Static_assert(N_PANELS >= 1 && N_PANELS <= 9, "the panels are chosen with the keys 1-9");
 
 #define UI_PANEL_DECLARE(name) extern const panel panel_##name;
 UI_PANELS(UI_PANEL_DECLARE)
+
+/* A panel's definition, `UI_PANEL(name) = {...};`: without its row in UI_PANELS it does not
+ * compile, and a row without its definition does not link. */
+#define UI_PANEL(name)                                                                         \
+    _Static_assert(UI_ROW_##name < N_PANELS, "X(" #name ") belongs in UI_PANELS");             \
+    const panel panel_##name
 
 extern const panel *const ui_panels[N_PANELS];
 

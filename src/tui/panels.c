@@ -1,6 +1,5 @@
-/* panels.c: the table of panels, built from UI_PANELS (panel.h): a row there without its
- * panel-NAME.c is a link error, and there is no other list to forget. */
+/* panels.c: the table of panels, built from UI_PANELS (panel.h), the one list of them. */
 #include "panel.h"
 
-#define UI_PANEL_ROW(name) &panel_##name,
-const panel *const ui_panels[N_PANELS] = {UI_PANELS(UI_PANEL_ROW)};
+#define UI_PANEL_ENTRY(name) [UI_ROW_##name] = &panel_##name,
+const panel *const ui_panels[N_PANELS] = {UI_PANELS(UI_PANEL_ENTRY)};
