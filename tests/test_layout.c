@@ -164,6 +164,19 @@ static void test_key_tables(void **state)
         check_rows(pn->keys, pn->n_keys);
         check_unshadowed(pn->keys, pn->n_keys);
     }
+    /* the prompts' keys: every other key types */
+    static ui u;
+    const ui_mode prompts[] = {MODE_EDIT, MODE_SAVE_NAME, MODE_PICK_MODEL, MODE_PICK_GPU};
+    for (size_t i = 0; i < sizeof prompts / sizeof prompts[0]; i++) {
+        size_t n;
+        u.mode = prompts[i];
+        const binding *t = ui_prompt_keys(&u, &n);
+        assert_non_null(t);
+        check_rows(t, n);
+    }
+    size_t n;
+    u.mode = MODE_NORMAL;
+    assert_null(ui_prompt_keys(&u, &n));
     /* the panels' keys are their rows, 1 to N_PANELS */
     int arg = -1;
     assert_non_null(keys_find(keys_global, keys_n_global, '1' + N_PANELS - 1, &arg));

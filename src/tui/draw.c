@@ -119,19 +119,24 @@ int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s)
 static void draw_status(const ui *u)
 {
     rect r = u->lay.status;
-    char line[5120];
+    char line[5120], keys[120], hint[128] = "";
+    size_t n;
+    const binding *prompt = ui_prompt_keys(u, &n);
+    if (prompt) {
+        keys_hint(prompt, n, keys, sizeof keys);
+        snprintf(hint, sizeof hint, "(%s)", keys);
+    }
     draw_fill(r.y, r.x, r.w, C_NORMAL);
     switch (u->mode) {
     case MODE_EDIT:
-        snprintf(line, sizeof line, " %s = %s_  %s",
-                 ui_current(u)->edit_label(u),
-                 u->input, u->message[0] ? "" : "(Enter apply, Esc cancel)");
+        snprintf(line, sizeof line, " %s = %s_  %s", ui_current(u)->edit_label(u), u->input,
+                 u->message[0] ? "" : hint);
         draw_text(r.y, r.x, r.w, C_KEY, line);
         /* a refused value: why, beside what was typed */
         draw_text(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message);
         break;
     case MODE_SAVE_NAME:
-        snprintf(line, sizeof line, " save scenario as: %s_   (Enter save, Esc cancel)", u->input);
+        snprintf(line, sizeof line, " save scenario as: %s_   %s", u->input, hint);
         draw_text(r.y, r.x, r.w, C_KEY, line);
         break;
     case MODE_CONFIRM_OVERWRITE:
@@ -218,9 +223,12 @@ static void draw_picker(const ui *u)
     int h = u->lines - 6, w = u->cols - 10;
     int y = 3, x = 5;
     bool models = u->mode == MODE_PICK_MODEL;
-    char line[512], n[32];
+    char line[512], n[32], hint[128];
+    size_t n_keys;
+    const binding *keys = ui_prompt_keys(u, &n_keys);
+    keys_hint(keys, n_keys, hint, sizeof hint);
     overlay_box(y, x, h, w, models ? " load a model or scenario " : " pick a GPU ");
-    snprintf(line, sizeof line, "filter: %s_   (type to filter, Enter load, Esc close)", u->input);
+    snprintf(line, sizeof line, "filter: %s_   (type to filter  %s)", u->input, hint);
     mvaddnstr(y + 1, x + 2, line, w - 4);
     int rows = h - 3, first = u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
     for (int i = first; i < u->n_pick && i - first < rows; i++) {

@@ -2,6 +2,7 @@
 #include "keys.h"
 
 #include <curses.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -150,6 +151,15 @@ void keys_footer(const binding *panel_keys, size_t n_panel, int width, char *buf
     for (size_t i = KEYS_FIRST; i < keys_n_global; i++)
         if (!footer_add(&keys_global[i], width, buf, len))
             return;
+}
+
+void keys_hint(const binding *table, size_t n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && footer_add(&table[i], INT_MAX, buf, len); i++)
+        continue;
+    if (buf[0] == ' ')
+        memmove(buf, buf + 1, strlen(buf));
 }
 
 int ui_wheel_key(const MEVENT *ev)

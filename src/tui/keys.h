@@ -12,6 +12,7 @@
 
 #define KEYS_MAX_CODES 10
 #define KEY_CTRL(c) ((c) & 0x1f)
+#define KEYS_ENTER {'\n'}, {'\r'}, {KEY_ENTER} /* what terminals send for Enter */
 
 typedef struct key_code {
     int code; /* a character or a curses KEY_* */
@@ -36,6 +37,8 @@ extern const size_t keys_n_global;
 
 /* The row of `table` bound to `code` (its arg in *arg), or NULL. */
 const binding *keys_find(const binding *table, size_t n, int code, int *arg);
+/* The keys of a prompt as "Enter apply  Esc cancel". */
+void keys_hint(const binding *table, size_t n, char *buf, size_t len);
 /* A key's name as the help screen shows it ("Left", "PgUp", "F1", "Ctrl-L", "q"). */
 const char *keys_name(int code, char *buf, size_t len);
 /* Every key of b, named and joined with '/': "Left/Right/h/l". */

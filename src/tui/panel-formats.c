@@ -61,7 +61,7 @@ static void formats_draw(const ui *u)
 
 static const binding formats_keys[] = {
     {.keys = "Enter", .brief = "type a value", .help = "type a value to see it in every format",
-     .action = ui_begin_edit, .on = {{'\n'}, {'\r'}, {KEY_ENTER}}},
+     .action = ui_begin_edit, .on = {KEYS_ENTER}},
 };
 
 static const char *formats_edit_label(const ui *u)
@@ -77,8 +77,7 @@ static bool formats_edit(ui *u, const char *text, char *why, size_t len)
 
 UI_PANEL(formats) = {
     .name = "Formats",
-    .keys = formats_keys,
-    .n_keys = sizeof formats_keys / sizeof formats_keys[0],
+    PANEL_KEYS(formats_keys),
     .enter = panel_lab_enter,
     .draw = formats_draw,
     .edit_label = formats_edit_label,

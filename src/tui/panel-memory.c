@@ -299,7 +299,7 @@ static const binding memory_keys[] = {
             {'L', 1}}},
     {.help = "smallest / largest", .action = act_jump, .on = {{KEY_HOME, 0}, {KEY_END, 1}}},
     {.keys = "Enter", .brief = "type", .help = "type an exact value (e.g. 7B, 4096)",
-     .action = ui_begin_edit, .on = {{'\n'}, {'\r'}, {KEY_ENTER}}},
+     .action = ui_begin_edit, .on = {KEYS_ENTER}},
     {.keys = "Tab", .brief = "formula", .help = "formula of the next bar segment",
      .action = act_focus, .on = {{'\t'}}},
     {.keys = "p", .brief = "presets", .help = "load a model or scenario (type to filter)",
@@ -344,8 +344,7 @@ static bool memory_edit(ui *u, const char *text, char *why, size_t len)
 
 UI_PANEL(memory) = {
     .name = "Memory",
-    .keys = memory_keys,
-    .n_keys = sizeof memory_keys / sizeof memory_keys[0],
+    PANEL_KEYS(memory_keys),
     .draw = memory_draw,
     .mouse = memory_mouse,
     .edit_label = memory_edit_label,

@@ -189,7 +189,6 @@ static void probe_draw(const ui *u)
     draw_results(u, y, w);
 }
 
-
 bool panel_lab_enter(ui *u, char *why, size_t len)
 {
     return lab_ready(&u->lab, why, len);
@@ -216,8 +215,7 @@ static int probe_mouse(ui *u, const MEVENT *ev)
 
 UI_PANEL(probe) = {
     .name = "Probe",
-    .keys = probe_keys,
-    .n_keys = sizeof probe_keys / sizeof probe_keys[0],
+    PANEL_KEYS(probe_keys),
     .enter = panel_lab_enter,
     .draw = probe_draw,
     .mouse = probe_mouse,

@@ -31,6 +31,9 @@ typedef struct panel {
     bool (*edit)(ui *u, const char *text, char *why, size_t len);
 } panel;
 
+/* .keys and .n_keys from one array. */
+#define PANEL_KEYS(table) .keys = (table), .n_keys = sizeof(table) / sizeof((table)[0])
+
 /* The panels, in tab order: one row each. */
 #define UI_PANELS(X) X(memory) X(probe) X(formats)
 

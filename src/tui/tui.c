@@ -140,11 +140,6 @@ static bool type_key(ui *u, int key)
     return false;
 }
 
-static bool is_enter(int key)
-{
-    return key == '\n' || key == '\r' || key == KEY_ENTER;
-}
-
 #define ESC 27
 
 static void save(ui *u, bool overwrite)
@@ -223,57 +218,122 @@ static int key_normal(ui *u, int key)
     return b ? b->action(u, arg) : UI_HANDLED;
 }
 
-static int key_edit(ui *u, int key)
+/* ---- the prompts: their keys, and every other key types ---- */
+
+static int prompt_close(ui *u, int arg)
 {
+    (void)arg;
+    u->mode = MODE_NORMAL;
+    u->message[0] = '\0';
+    return UI_REDRAW;
+}
+
+static int edit_apply(ui *u, int arg)
+{
+    (void)arg;
     char why[512];
-    if (key == ESC) {
-        u->mode = MODE_NORMAL;
-        u->message[0] = '\0';
-    } else if (is_enter(key)) {
-        if (ui_current(u)->edit(u, u->input, why, sizeof why)) {
-            u->mode = MODE_NORMAL;
-            u->message[0] = '\0';
-        } else {
-            ui_say(u, true, " %s", why);
-        }
+    if (ui_current(u)->edit(u, u->input, why, sizeof why))
+        return prompt_close(u, 0);
+    ui_say(u, true, " %s", why); /* stay: fix the value or Esc */
+    return UI_REDRAW;
+}
+
+static int save_apply(ui *u, int arg)
+{
+    (void)arg;
+    save(u, false);
+    return UI_REDRAW;
+}
+
+static int pick_move(ui *u, int dir)
+{
+    int to = u->pick_sel + dir;
+    if (to >= 0 && to < u->n_pick)
+        u->pick_sel = to;
+    return UI_REDRAW;
+}
+
+static int pick_load(ui *u, int arg)
+{
+    (void)arg;
+    bool models = u->mode == MODE_PICK_MODEL;
+    u->mode = MODE_NORMAL;
+    if (u->n_pick == 0)
+        return UI_REDRAW;
+    size_t k = (size_t)u->pick[u->pick_sel];
+    const char *why;
+    if (models && k < u->cat->n_models) {
+        explorer_load_model(&u->ex, &u->cat->models[k]);
+        ui_say(u, false, " loaded %s", u->cat->models[k].name);
+    } else if (models) {
+        const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
+        if ((why = explorer_load_scenario(&u->ex, sc)))
+            ui_say(u, true, " %s: %s", sc->name, why);
+        else
+            ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
     } else {
-        type_key(u, key);
+        u->ex.gpu = (size_t)k;
+        explorer_recompute(&u->ex);
+        ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
     }
     return UI_REDRAW;
 }
 
-static int key_picker(ui *u, int key)
+static void pick_typed(ui *u)
 {
-    if (key == ESC) {
-        u->mode = MODE_NORMAL;
-    } else if (key == KEY_UP) {
-        u->pick_sel -= u->pick_sel > 0;
-    } else if (key == KEY_DOWN) {
-        u->pick_sel += u->pick_sel + 1 < u->n_pick;
-    } else if (is_enter(key)) {
-        if (u->n_pick > 0) {
-            size_t k = (size_t)u->pick[u->pick_sel];
-            const char *why;
-            if (u->mode == MODE_PICK_MODEL && k < u->cat->n_models) {
-                explorer_load_model(&u->ex, &u->cat->models[k]);
-                ui_say(u, false, " loaded %s", u->cat->models[k].name);
-            } else if (u->mode == MODE_PICK_MODEL) {
-                const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
-                if ((why = explorer_load_scenario(&u->ex, sc)))
-                    ui_say(u, true, " %s: %s", sc->name, why);
-                else
-                    ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
-            } else {
-                u->ex.gpu = (size_t)k;
-                explorer_recompute(&u->ex);
-                ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
-            }
-        }
-        u->mode = MODE_NORMAL;
-    } else if (type_key(u, key)) {
-        u->pick_sel = 0;
-        ui_filter(u);
-    }
+    u->pick_sel = 0;
+    ui_filter(u);
+}
+
+static const binding edit_keys[] = {
+    {.keys = "Enter", .brief = "apply", .help = "apply the value typed", .action = edit_apply,
+     .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = "cancel", .help = "leave the value as it was",
+     .action = prompt_close, .on = {{ESC}}},
+};
+static const binding save_keys[] = {
+    {.keys = "Enter", .brief = "save", .help = "save under the name typed", .action = save_apply,
+     .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = "cancel", .help = "save nothing", .action = prompt_close,
+     .on = {{ESC}}},
+};
+static const binding picker_keys[] = {
+    {.keys = "Enter", .brief = "load", .help = "load the entry selected", .action = pick_load,
+     .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = "close", .help = "load nothing", .action = prompt_close,
+     .on = {{ESC}}},
+    {.keys = "Up/Down", .brief = "move", .help = "select an entry", .action = pick_move,
+     .on = {{KEY_UP, -1}, {KEY_DOWN, 1}}},
+};
+
+typedef struct prompt {
+    const binding *keys;
+    size_t n_keys;
+    void (*typed)(ui *u); /* optional: after the text changed */
+} prompt;
+
+#define PROMPT_KEYS(table) .keys = (table), .n_keys = sizeof(table) / sizeof((table)[0])
+static const prompt prompts[N_MODES] = { /* the other modes are no prompts */
+    [MODE_EDIT] = {PROMPT_KEYS(edit_keys)},
+    [MODE_SAVE_NAME] = {PROMPT_KEYS(save_keys)},
+    [MODE_PICK_MODEL] = {PROMPT_KEYS(picker_keys), .typed = pick_typed},
+    [MODE_PICK_GPU] = {PROMPT_KEYS(picker_keys), .typed = pick_typed},
+};
+
+const binding *ui_prompt_keys(const ui *u, size_t *n)
+{
+    *n = prompts[u->mode].n_keys;
+    return prompts[u->mode].keys;
+}
+
+static int key_prompt(ui *u, int key, const prompt *p)
+{
+    int arg;
+    const binding *b = keys_find(p->keys, p->n_keys, key, &arg);
+    if (b)
+        return b->action(u, arg);
+    if (type_key(u, key) && p->typed)
+        p->typed(u);
     return UI_REDRAW;
 }
 
@@ -286,6 +346,8 @@ int ui_key(ui *u, int key)
     }
     if (u->mode == MODE_NORMAL && key != ERR)
         u->message[0] = '\0';
+    if (prompts[u->mode].keys)
+        return key_prompt(u, key, &prompts[u->mode]);
     switch (u->mode) {
     case MODE_NORMAL: {
         int r = key_normal(u, key);
@@ -297,17 +359,6 @@ int ui_key(ui *u, int key)
         return r;
     }
     case MODE_HELP: u->mode = MODE_NORMAL; return UI_REDRAW;
-    case MODE_PICK_MODEL:
-    case MODE_PICK_GPU: return key_picker(u, key);
-    case MODE_EDIT: return key_edit(u, key);
-    case MODE_SAVE_NAME:
-        if (key == ESC)
-            u->mode = MODE_NORMAL;
-        else if (is_enter(key))
-            save(u, false);
-        else
-            type_key(u, key);
-        return UI_REDRAW;
     case MODE_CONFIRM_OVERWRITE:
         if (key == 'y' || key == 'Y') {
             save(u, true);
@@ -316,8 +367,8 @@ int ui_key(ui *u, int key)
             u->mode = MODE_NORMAL;
         }
         return UI_REDRAW;
+    default: return UI_HANDLED; /* the prompts, above */
     }
-    return UI_HANDLED;
 }
 
 /* Mouse events become the keys they stand for: one input path (after htop). */

@@ -14,7 +14,7 @@
 
 typedef enum {
     MODE_NORMAL, MODE_HELP, MODE_EDIT, MODE_PICK_MODEL, MODE_PICK_GPU, MODE_SAVE_NAME,
-    MODE_CONFIRM_OVERWRITE
+    MODE_CONFIRM_OVERWRITE, N_MODES
 } ui_mode;
 
 #define PICK_MAX 512
@@ -48,6 +48,9 @@ void draw_frame(const ui *u);
 void ui_filter(ui *u);          /* refills pick[] from input */
 int ui_key(ui *u, int key);     /* one key press; returns UI_* flags */
 
+/* The keys of the prompt open in u->mode (value, name, picker); NULL when none is. */
+struct binding;
+const struct binding *ui_prompt_keys(const ui *u, size_t *n);
 void ui_say(ui *u, bool bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Key actions the panels bind (keys.h): each returns UI_* flags. */
 int ui_begin_edit(ui *u, int arg);   /* Enter: type a value for the panel's edit op */
