@@ -278,7 +278,11 @@ keys w 2
 wait_for w "loss scale 2^16"
 keys w '?'
 expect_screen w "the loss scale /2 or x2"
-keys w x 1
+keys w x
+# no row spills into the next one's first column (" fp16", not "cfp16")
+checks=$((checks + 1))
+screen w | grep -E '^[^ ](fp16|bf16|fp8|w - u)' && fail "text wrapped into column 0"
+keys w 1
 # F10 quits
 keys w F10
 exited w 0

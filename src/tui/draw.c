@@ -41,6 +41,8 @@ static int fit_bytes(const char *s, int cols)
 
 void draw_text(int y, int x, int w, ui_color c, const char *s)
 {
+    if (x + w > COLS) /* curses would wrap the rest onto the next row */
+        w = COLS - x;
     if (w <= 0)
         return;
     attrset(theme_attr(c));

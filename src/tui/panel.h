@@ -62,7 +62,7 @@ bool panel_lab_enter(ui *u, char *why, size_t len);
 
 /* ---- drawing primitives (draw.c) ---- */
 
-/* s at (y, x), cut to w columns (whole characters), in colour c. */
+/* s at (y, x), cut to w columns (whole characters) and to the screen's edge, in colour c. */
 void draw_text(int y, int x, int w, ui_color c, const char *s);
 void draw_fill(int y, int x, int w, ui_color c);
 /* s word-wrapped into rows y..last of width w, continuation lines indented; returns the next
