@@ -241,7 +241,9 @@ exited e 0
 
 # at 80x24 the footer leads with help and quit and holds only whole items (those of the
 # 200-column footer); the title gives way to the tabs, so "1 Memory" stays
-cols=80 rows=24 start w --no-color
+cols=80 rows=24
+start w --no-color
+unset cols rows
 footer=$(screen w | tail -n 1)
 title=$(screen w | head -n 1)
 case "$footer" in
@@ -255,10 +257,13 @@ esac
 tm resize-window -t w -x 200 -y 60
 sleep 0.3
 wide=$(screen w | tail -n 1)
-echo "$footer" | sed 's/^ //; s/  /\n/g' > items.txt
+printf '%s\n' "${footer# }" | awk -F '  ' '{ for (i = 1; i <= NF; i++) print $i }' > items.txt
 while read -r item; do
     checks=$((checks + 1))
-    case "$wide" in *" $item  "* | *" $item") ;; *) fail "footer item '$item' cut (of '$wide')" ;; esac
+    case "$wide" in
+    *" $item  "* | *" $item") ;;
+    *) fail "footer item '$item' cut (of '$wide')" ;;
+    esac
 done < items.txt
 tm resize-window -t w -x 80 -y 24
 # F1 opens the help, from the same key table as the footer; any key closes it
@@ -299,7 +304,8 @@ for term in unset dumb no-such-terminal; do
     exited "$name" 2
     checks=$((checks + 1))
     [ "$(wc -l < "$name.err")" -eq 1 ] &&
-        grep -q "^vramlab: .*TERM.*; vramlab estimate prints the same numbers as text\$" "$name.err" ||
+        grep -q "^vramlab: .*TERM.*; vramlab estimate prints the same numbers as text\$" \
+            "$name.err" ||
         fail "TERM=$term: '$(cat "$name.err")'"
 done
 

@@ -162,7 +162,7 @@ void keys_hint(const binding *table, size_t n, char *buf, size_t len)
         memmove(buf, buf + 1, strlen(buf));
 }
 
-int ui_wheel_key(const MEVENT *ev)
+int keys_wheel(const MEVENT *ev)
 {
     return ev->bstate & BUTTON4_PRESSED ? KEY_RIGHT : ev->bstate & BUTTON5_PRESSED ? KEY_LEFT : ERR;
 }

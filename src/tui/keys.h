@@ -47,6 +47,6 @@ void keys_list(const binding *b, char *buf, size_t len);
  * others, as long as they fit whole. */
 void keys_footer(const binding *panel_keys, size_t n_panel, int width, char *buf, size_t len);
 /* The mouse wheel as the key it stands for (Right up, Left down), or ERR. */
-int ui_wheel_key(const MEVENT *ev);
+int keys_wheel(const MEVENT *ev);
 
 #endif

@@ -53,10 +53,11 @@ static void formats_draw(const ui *u)
         draw_text(y, 22 + (int)t->bits + 3, w - 25 - (int)t->bits, C_NORMAL, line);
     }
     y++;
-    draw_text(y, 1, w - 1, C_DIM, "fp16: 10 mantissa bits but a narrow range (below 2^-24 is 0: loss "
-                             "scaling);");
-    draw_text(y + 1, 1, w - 1, C_DIM, "bf16: fp32's range with 7 mantissa bits (updates below w/256 "
-                                 "are lost: fp32 master weights).");
+    draw_text(y, 1, w - 1, C_DIM,
+              "fp16: 10 mantissa bits but a narrow range (below 2^-24 is 0: loss scaling);");
+    draw_text(y + 1, 1, w - 1, C_DIM,
+              "bf16: fp32's range with 7 mantissa bits (updates below w/256 are lost: fp32 master "
+              "weights).");
 }
 
 static const binding formats_keys[] = {

@@ -154,7 +154,8 @@ static void draw_phases(const ui *u)
         draw_stack(u, y, r.x + 9, bw, 1, &b, full);
         int m = layout_cell(g->memory, full, bw);
         draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
-        snprintf(line, sizeof line, " %9s %s", vl_fmt_bytes(ph[i]->total, VL_UNITS_GIB, v, sizeof v),
+        snprintf(line, sizeof line, " %9s %s",
+                 vl_fmt_bytes(ph[i]->total, VL_UNITS_GIB, v, sizeof v),
                  ph[i]->total <= g->memory ? "fits" : "over");
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, ph[i]->total <= g->memory ? C_OK : C_BAD, line);
     }
@@ -325,7 +326,7 @@ static int memory_mouse(ui *u, const MEVENT *ev)
         u->ex.selected = ids[i];
         u->ex.focus = -1;
     }
-    int key = ui_wheel_key(ev);
+    int key = keys_wheel(ev);
     return key != ERR ? key : i >= 0 ? KEY_REFRESH : ERR;
 }
 

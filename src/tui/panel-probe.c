@@ -210,7 +210,7 @@ static const binding probe_keys[] = {
 static int probe_mouse(ui *u, const MEVENT *ev)
 {
     (void)u;
-    return ui_wheel_key(ev);
+    return keys_wheel(ev);
 }
 
 UI_PANEL(probe) = {

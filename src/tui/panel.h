@@ -2,9 +2,9 @@
  * PanelClass), the table of panels, and the drawing primitives panels share.
  *
  * A panel is src/tui/panel-NAME.c defining `UI_PANEL(NAME) = {...};` (a const panel) with
- * designated initializers, plus one row X(NAME) in UI_PANELS below.  Its tab key is its position in the
- * list (1, 2, 3...); the frame (draw.c) draws the title, the tabs, the status line with the
- * footer and the overlays; the panel draws everything between the title and the status line. */
+ * designated initializers, plus one row X(NAME) in UI_PANELS below.  Its tab key is its
+ * position in the list (1, 2, 3...).  The frame (draw.c) draws the title and the tabs, the
+ * status line with the footer and the overlays; the panel draws the rows between. */
 #ifndef VL_PANEL_H
 #define VL_PANEL_H
 
