@@ -201,9 +201,12 @@ static void draw_help(const ui *u)
     help_widths(p->keys, p->n_keys, &keyw, &helpw);
     help_widths(keys_global, keys_n_global, &keyw, &helpw);
     keyw += 2;
+    int textw = keyw + helpw;
+    for (size_t i = 0; i < N_NOTES; i++)
+        textw = (int)strlen(help_notes[i]) > textw ? (int)strlen(help_notes[i]) : textw;
     int n = (int)(1 + p->n_keys + 2 + keys_n_global + 1 + N_NOTES);
     int h = n + 3 < u->lines - 2 ? n + 3 : u->lines - 2;
-    int w = keyw + helpw + 6 < u->cols - 4 ? keyw + helpw + 6 : u->cols - 4;
+    int w = textw + 6 < u->cols - 4 ? textw + 6 : u->cols - 4;
     int y = (u->lines - h) / 2, x = (u->cols - w) / 2, last = y + h - 2;
     char line[64];
     overlay_box(y, x, h, w, " keys (any key closes) ");
