@@ -6,7 +6,6 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,48 +15,7 @@
 #include "export.h"
 #include "keys.h"
 #include "panel.h"
-
-/* ---- terminal hygiene --------------------------------------------------------------- */
-
-static volatile sig_atomic_t got_signal;
-static bool curses_active;
-
-static void restore_terminal(void)
-{
-    if (curses_active) {
-        curses_active = false;
-        endwin();
-    }
-}
-
-static void on_terminate(int sig)
-{
-    got_signal = sig;
-}
-
-/* A crash must not leave the terminal in raw mode: restore it, then die as before. */
-static void on_fatal(int sig)
-{
-    restore_terminal();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_terminate;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_fatal;
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-    sigaction(SIGFPE, &sa, NULL);
-    sigaction(SIGABRT, &sa, NULL);
-}
+#include "terminal.h"
 
 /* ---- key handling ------------------------------------------------------------------- */
 
@@ -381,31 +339,6 @@ static int mouse_key(ui *u)
     return p->mouse(u, &ev);
 }
 
-/* The terminal, or why it cannot show the explorer: newterm() rather than initscr(), which
- * would exit on an unknown TERM; and a terminal that cannot address the cursor (dumb) would
- * show nothing. */
-static SCREEN *open_terminal(char *why, size_t len)
-{
-    const char *term = getenv("TERM");
-    if (!term || !*term) {
-        snprintf(why, len, "TERM is not set");
-        return NULL;
-    }
-    SCREEN *scr = newterm(NULL, stdout, stdin);
-    if (!scr) {
-        snprintf(why, len, "unknown terminal type '%s' (TERM)", term);
-        return NULL;
-    }
-    const char *cup = tigetstr("cup");
-    if (!cup || cup == (const char *)-1) {
-        endwin();
-        delscreen(scr);
-        snprintf(why, len, "the terminal '%s' (TERM) cannot move the cursor", term);
-        return NULL;
-    }
-    return scr;
-}
-
 /* ---- the loop ----------------------------------------------------------------------- */
 
 int tui_run(run_opts *o)
@@ -446,20 +379,11 @@ int tui_run(run_opts *o)
     u.g = theme_glyphs(utf8);
 
     char term_why[320];
-    SCREEN *scr = open_terminal(term_why, sizeof term_why);
+    SCREEN *scr = terminal_open(term_why, sizeof term_why);
     if (!scr) {
         vl_catalog_free(&cat);
         return usage_error("%s; vramlab estimate prints the same numbers as text", term_why);
     }
-    install_signals();
-    atexit(restore_terminal);
-    curses_active = true;
-    cbreak();
-    noecho();
-    keypad(stdscr, TRUE);
-    curs_set(0);
-    set_escdelay(25);
-    timeout(250); /* wake up now and then to notice SIGINT/SIGTERM */
     u.color = !o->no_color && !(nc && *nc) && has_colors();
     theme_init(u.color, u.theme);
     u.mouse = !o->no_mouse;
@@ -467,7 +391,7 @@ int tui_run(run_opts *o)
         mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 
     bool dirty = true;
-    while (!got_signal) {
+    while (!terminal_signal()) {
         if (dirty) {
             u.lines = LINES;
             u.cols = COLS;
@@ -498,9 +422,8 @@ int tui_run(run_opts *o)
         }
         dirty |= (flags & (UI_REDRAW | UI_RESIZE)) != 0;
     }
-    restore_terminal();
-    delscreen(scr);
+    terminal_close(scr);
     lab_free(&u.lab);
     vl_catalog_free(&cat);
-    return got_signal ? 128 + got_signal : EXIT_OK;
+    return terminal_signal() ? 128 + terminal_signal() : EXIT_OK;
 }
