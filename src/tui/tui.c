@@ -173,7 +173,13 @@ static int key_normal(ui *u, int key)
 {
     int arg;
     const binding *b = binding_of(u, key, &arg);
-    return b ? b->action(u, arg) : UI_HANDLED;
+    int flags = b ? b->action(u, arg) : UI_HANDLED;
+    if (u->ex.note[0]) { /* what a move changed besides, or why it stopped */
+        ui_say(u, false, " %s", u->ex.note);
+        u->ex.note[0] = '\0';
+        flags |= UI_REDRAW;
+    }
+    return flags;
 }
 
 /* ---- the prompts: their keys, and every other key types ---- */
@@ -307,15 +313,7 @@ int ui_key(ui *u, int key)
     if (prompts[u->mode].keys)
         return key_prompt(u, key, &prompts[u->mode]);
     switch (u->mode) {
-    case MODE_NORMAL: {
-        int r = key_normal(u, key);
-        if (u->ex.note[0]) { /* what a move changed besides, or why it stopped */
-            ui_say(u, false, " %s", u->ex.note);
-            u->ex.note[0] = '\0';
-            r |= UI_REDRAW;
-        }
-        return r;
-    }
+    case MODE_NORMAL: return key_normal(u, key);
     case MODE_HELP: u->mode = MODE_NORMAL; return UI_REDRAW;
     case MODE_CONFIRM_OVERWRITE:
         if (key == 'y' || key == 'Y') {
