@@ -64,7 +64,7 @@ int main(void)
     static const int walk[] = {KEY_RIGHT, KEY_RIGHT, KEY_LEFT, KEY_LEFT, KEY_DOWN};
     t0 = now();
     for (int i = 0; i < n; i++) {
-        if (u.ex.selected == SL_FP32_GRADS && walk[i % 5] == KEY_DOWN)
+        if (u.ex.selected == VL_SET_FP32_GRADS && walk[i % 5] == KEY_DOWN)
             u.ex.selected = SL_PARAMS;
         if (ui_key(&u, walk[i % 5]) & UI_REDRAW)
             frame(&u);

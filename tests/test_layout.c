@@ -4,8 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <string.h>
 
+#include "tui/keys.h"
 #include "tui/layout.h"
+#include "tui/panel.h"
 
 static void test_geometry(void **state)
 {
@@ -103,6 +106,122 @@ static void test_slider_scroll(void **state)
     assert_int_equal(layout_slider_first(&l, 20, 19), 0);
 }
 
+/* Whether one of b's codes is named `name` (keys_name). */
+static bool has_code_named(const binding *b, const char *name)
+{
+    for (const key_code *k = b->on; k->code; k++) {
+        char buf[16];
+        if (strcmp(keys_name(k->code, buf, sizeof buf), name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A table's rows: every name the footer shows is one of the row's keys, every row says
+ * what it does and ends its codes before the array does. */
+static void check_rows(const binding *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const binding *b = &t[i];
+        assert_non_null(b->help);
+        assert_non_null(b->action);
+        assert_int_not_equal(b->on[0].code, 0);
+        assert_int_equal(b->on[KEYS_MAX_CODES - 1].code, 0);
+        if (!b->keys)
+            continue;
+        char names[64];
+        snprintf(names, sizeof names, "%s", b->keys);
+        for (char *save, *tok = strtok_r(names, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+            if (!has_code_named(b, tok))
+                fail_msg("'%s' (%s) has no key named '%s'", b->keys, b->help, tok);
+    }
+}
+
+/* A code bound in both tables would never reach the panel's row. */
+static void check_unshadowed(const binding *t, size_t n)
+{
+    int arg;
+    for (size_t i = 0; i < n; i++)
+        for (const key_code *k = t[i].on; k->code; k++)
+            if (keys_find(keys_global, keys_n_global, k->code, &arg))
+                fail_msg("key %d of '%s' is taken by every panel's keys", k->code, t[i].help);
+}
+
+static void test_key_tables(void **state)
+{
+    (void)state;
+    char buf[16];
+    assert_string_equal(keys_name(KEY_LEFT, buf, sizeof buf), "Left");
+    assert_string_equal(keys_name(KEY_F(10), buf, sizeof buf), "F10");
+    assert_string_equal(keys_name(KEY_CTRL('L'), buf, sizeof buf), "Ctrl-L");
+    assert_string_equal(keys_name('q', buf, sizeof buf), "q");
+    check_rows(keys_global, keys_n_global);
+    for (size_t p = 0; p < N_PANELS; p++) {
+        const panel *pn = ui_panels[p];
+        assert_non_null(pn->name);
+        assert_non_null(pn->draw);
+        assert_true(!pn->edit == !pn->edit_label); /* both or neither */
+        check_rows(pn->keys, pn->n_keys);
+        check_unshadowed(pn->keys, pn->n_keys);
+    }
+    /* the prompts' keys: every other key types */
+    static ui u;
+    const ui_mode prompts[] = {MODE_EDIT, MODE_SAVE_NAME, MODE_PICK_MODEL, MODE_PICK_GPU};
+    for (size_t i = 0; i < sizeof prompts / sizeof prompts[0]; i++) {
+        size_t n;
+        u.mode = prompts[i];
+        const binding *t = ui_prompt_keys(&u, &n);
+        assert_non_null(t);
+        check_rows(t, n);
+    }
+    size_t n;
+    u.mode = MODE_NORMAL;
+    assert_null(ui_prompt_keys(&u, &n));
+    /* the panels' keys are their rows, 1 to N_PANELS */
+    int arg = -1;
+    assert_non_null(keys_find(keys_global, keys_n_global, '1' + N_PANELS - 1, &arg));
+    assert_int_equal(arg, N_PANELS - 1);
+    assert_null(keys_find(keys_global, keys_n_global, '1' + N_PANELS, &arg));
+    /* the help lists every key the dispatcher knows, once: Enter is three codes */
+    const binding *enter = keys_find(panel_memory.keys, panel_memory.n_keys, '\n', &arg);
+    char list[64];
+    keys_list(enter, list, sizeof list);
+    assert_string_equal(list, "Enter");
+    keys_list(&keys_global[1], list, sizeof list);
+    assert_string_equal(list, "q/F10");
+}
+
+/* The footer: help and quit first, then whole items only, as many as the width holds. */
+static void test_footer(void **state)
+{
+    (void)state;
+    char f[512], wide[512];
+    const panel *m = &panel_memory;
+    keys_footer(m->keys, m->n_keys, 500, wide, sizeof wide);
+    for (size_t i = 0; i < m->n_keys; i++)
+        if (m->keys[i].brief)
+            assert_non_null(strstr(wide, m->keys[i].brief));
+    for (int w = 15; w <= 200; w++) {
+        keys_footer(m->keys, m->n_keys, w, f, sizeof f);
+        assert_true((int)strlen(f) <= w);
+        assert_memory_equal(f, " ? help  q quit", 15);
+        /* every item is one of the wide footer's, whole */
+        char items[512];
+        snprintf(items, sizeof items, "%s", f + 1);
+        for (char *it = items, *end; *it; it = end + (*end ? 2 : 0)) {
+            end = strstr(it, "  ");
+            end = end ? end : it + strlen(it);
+            char want[128];
+            snprintf(want, sizeof want, " %.*s", (int)(end - it), it);
+            const char *at = strstr(wide, want);
+            assert_non_null(at);
+            assert_true(at[strlen(want)] == ' ' || at[strlen(want)] == '\0');
+        }
+    }
+    keys_footer(m->keys, m->n_keys, 14, f, sizeof f);
+    assert_string_equal(f, " ? help");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -110,6 +229,8 @@ int main(void)
         cmocka_unit_test(test_bar),
         cmocka_unit_test(test_cells_and_hits),
         cmocka_unit_test(test_slider_scroll),
+        cmocka_unit_test(test_key_tables),
+        cmocka_unit_test(test_footer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,11 +12,12 @@ tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 
-start() { # start NAME ARGS...: the explorer at 100x30 in session NAME; NAME.pid holds its
-    # pid and NAME.status, once it exits, its exit status (tmux's own record of it is racy)
+start() { # start NAME ARGS...: the explorer at 100x30 (or $cols x $rows) in session NAME;
+    # NAME.pid holds its pid and NAME.status, once it exits, its exit status (tmux's own
+    # record of it is racy)
     name=$1
     shift
-    tm new-session -d -s "$name" -x 100 -y 30 \
+    tm new-session -d -s "$name" -x "${cols:-100}" -y "${rows:-30}" \
         "env LANG=C.UTF-8 XDG_CONFIG_HOME=$tmp/cfg $VRAMLAB tui $* < /dev/tty & echo \$! > $name.pid; wait \$!; echo \$? > $name.status"
     tm set-option -t "$name" remain-on-exit on
     wait_for "$name" "how it is computed"
@@ -237,6 +238,76 @@ expect_screen e "CPU per node: 100.41 GiB"
 expect_total e --zero 2 --gpus 8 --offload optimizer
 keys e q
 exited e 0
+
+# at 80x24 the footer leads with help and quit and holds only whole items (those of the
+# 200-column footer); the title gives way to the tabs, so "1 Memory" stays
+cols=80 rows=24
+start w --no-color
+unset cols rows
+footer=$(screen w | tail -n 1)
+title=$(screen w | head -n 1)
+case "$footer" in
+" ? help  q quit  "*) ok ;;
+*) fail "footer at 80 columns: '$footer'" ;;
+esac
+case "$title" in
+*" 1 Memory  2 Probe  3 Formats") ok ;;
+*) fail "tabs at 80 columns: '$title'" ;;
+esac
+tm resize-window -t w -x 200 -y 60
+sleep 0.3
+wide=$(screen w | tail -n 1)
+printf '%s\n' "${footer# }" | awk -F '  ' '{ for (i = 1; i <= NF; i++) print $i }' > items.txt
+while read -r item; do
+    checks=$((checks + 1))
+    case "$wide" in
+    *" $item  "* | *" $item") ;;
+    *) fail "footer item '$item' cut (of '$wide')" ;;
+    esac
+done < items.txt
+tm resize-window -t w -x 80 -y 24
+# F1 opens the help, from the same key table as the footer; any key closes it
+keys w F1
+expect_screen w "type an exact value"
+expect_screen w "?/F1"
+keys w x
+# Ctrl-L repaints every cell: text that reached the terminal behind curses' back goes
+printf '\033[12;30HSTRAY-TEXT' > "$(tm display -p -t w '#{pane_tty}')"
+wait_for w "STRAY-TEXT"
+keys w C-l
+checks=$((checks + 1))
+screen w | grep -qF "STRAY-TEXT" && fail "Ctrl-L left the stray text"
+expect_screen w "how it is computed: weights"
+# the help follows the panel: the Probe panel's keys
+keys w 2
+wait_for w "loss scale 2^16"
+keys w '?'
+expect_screen w "the loss scale /2 or x2"
+keys w x
+# no row spills into the next one's first column (" fp16", not "cfp16")
+checks=$((checks + 1))
+screen w | grep -E '^[^ ](fp16|bf16|fp8|w - u)' && fail "text wrapped into column 0"
+keys w 1
+# F10 quits
+keys w F10
+exited w 0
+
+# TERM unset, unknown, or a terminal that cannot move the cursor: one line pointing to
+# vramlab estimate, exit 2, instead of curses' "Error opening terminal" or a blank screen
+for term in unset dumb no-such-terminal; do
+    name=term-$term
+    set -- "TERM=$term"
+    [ "$term" = unset ] && set -- -u TERM
+    tm new-session -d -s "$name" -x 100 -y 30 \
+        "env $* $VRAMLAB tui < /dev/tty 2> $name.err; echo \$? > $name.status" \; \
+        set-option -t "$name" remain-on-exit on
+    exited "$name" 2
+    checks=$((checks + 1))
+    [ "$(wc -l < "$name.err")" -eq 1 ] &&
+        grep -q "^vramlab: .*TERM.*; vramlab estimate prints the same numbers as text\$" \
+            "$name.err" ||
+        fail "TERM=$term: '$(cat "$name.err")'"
+done
 
 # SIGTERM restores the terminal too
 start b

@@ -13,10 +13,9 @@ static void underflow(lab *l)
     vl_underflow_compute(&l->backend, l->sample, LAB_SAMPLE, scales, 2, false, &l->under);
 }
 
-const char *lab_ready(lab *l)
+/* Everything the panels show; NULL, or what ran out. */
+static const char *prepare(lab *l)
 {
-    if (l->ready)
-        return NULL;
     vl_backend_open(&l->backend, VL_BACKEND_AUTO);
     vl_backend_note(&l->backend, l->backend_note, sizeof l->backend_note);
     if (!(l->sample = malloc(LAB_SAMPLE * sizeof *l->sample)))
@@ -31,15 +30,25 @@ const char *lab_ready(lab *l)
     vl_update_opts uo;
     vl_update_opts_default(&uo);
     const char *why = vl_update_compute(&l->backend, &uo, &l->update);
-    vl_accumulate_opts ao;
-    vl_accumulate_opts_default(&ao);
-    if (!why)
-        why = vl_accumulate_compute(&l->backend, &ao, &l->accum);
     if (why)
         return why;
-    lab_inspect(l, "0.1");
-    l->ready = true;
-    return NULL;
+    vl_accumulate_opts ao;
+    vl_accumulate_opts_default(&ao);
+    return vl_accumulate_compute(&l->backend, &ao, &l->accum);
+}
+
+bool lab_ready(lab *l, char *why, size_t len)
+{
+    if (l->ready)
+        return true;
+    const char *fail = prepare(l);
+    if (fail) {
+        snprintf(why, len, "%s", fail);
+        lab_free(l); /* the next try starts afresh */
+        return false;
+    }
+    l->ready = lab_inspect(l, "0.1", why, len);
+    return l->ready;
 }
 
 void lab_free(lab *l)
@@ -60,17 +69,16 @@ bool lab_scale(lab *l, int steps)
     return true;
 }
 
-const char *lab_inspect(lab *l, const char *text)
+bool lab_inspect(lab *l, const char *text, char *why, size_t len)
 {
-    static char why[128];
     double v;
     const char *reason;
     if (!vl_parse_real(text, &v, &reason)) {
-        snprintf(why, sizeof why, "'%s' is not a number: %s", text, reason);
-        return why;
+        snprintf(why, len, "'%s' is not a number: %s", text, reason);
+        return false;
     }
     snprintf(l->typed, sizeof l->typed, "%s", text);
     for (int f = 0; f < VL_N_FORMATS; f++)
         vl_inspect((vl_format)f, v, false, &l->insp[f]);
-    return NULL;
+    return true;
 }

@@ -6,6 +6,7 @@
 #define VL_LAB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/numerics.h"
 #include "core/probe.h"
@@ -27,12 +28,12 @@ typedef struct lab {
     vl_inspection insp[VL_N_FORMATS];
 } lab;
 
-/* Computes everything the first time; NULL, or why not (out of memory). */
-const char *lab_ready(lab *l);
+/* Computes everything the first time; false, and why in `why` (out of memory), when not. */
+bool lab_ready(lab *l, char *why, size_t len);
 void lab_free(lab *l);
 /* The loss-scale slider: 2^0 .. 2^24; true when it moved. */
 bool lab_scale(lab *l, int steps);
-/* Formats: inspect a typed value.  NULL, or why the text is not a number. */
-const char *lab_inspect(lab *l, const char *text);
+/* Formats: inspect a typed value; false, and why in `why`, when the text is not a number. */
+bool lab_inspect(lab *l, const char *text, char *why, size_t len);
 
 #endif

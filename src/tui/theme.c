@@ -73,12 +73,12 @@ const char *theme_segment_fill(const glyphs *g, vl_component c)
 
 static const glyphs utf8 = {
     .track = "\u2500", .knob = "\u25cf", .left = "\u25c2", .right = "\u25b8", .select = "\u25b6",
-    .marker = "\u2503", .sep = "\u2502", .times = "\u00d7",
+    .marker = "\u2503", .sep = "\u2502", .times = "\u00d7", .ellipsis = "\u2026",
     .segment = {"\u2588", "\u2593", "\u2592", "\u2591", "\u259a", "\u259e", "\u00b7"},
 };
 static const glyphs ascii = {
     .track = "-", .knob = "O", .left = "<", .right = ">", .select = ">", .marker = "|",
-    .sep = "|", .times = "x",
+    .sep = "|", .times = "x", .ellipsis = "...",
     .segment = {"#", "=", "%", "@", "~", "+", ":"},
 };
 

@@ -15,7 +15,7 @@ typedef enum {
 } ui_color;
 
 typedef struct glyphs {
-    const char *track, *knob, *left, *right, *select, *marker, *sep, *times;
+    const char *track, *knob, *left, *right, *select, *marker, *sep, *times, *ellipsis;
     const char *segment[VL_N_COMPONENTS]; /* monochrome fill patterns */
 } glyphs;
 

@@ -1,12 +1,11 @@
-/* tui.c: the explorer's loop (after nvtop/htop): one loop owns time; key handlers return
- * flags and never draw; the frame is redrawn once per loop when something changed. */
+/* tui.c: the explorer's loop (after nvtop/htop): one loop owns time; key handlers (keys.h)
+ * return flags and never draw; the frame is redrawn once per loop when something changed. */
 #include "tui.h"
 
 #include <ctype.h>
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,54 +13,13 @@
 
 #include "app/app.h"
 #include "export.h"
-
-/* ---- terminal hygiene --------------------------------------------------------------- */
-
-static volatile sig_atomic_t got_signal;
-static bool curses_active;
-
-static void restore_terminal(void)
-{
-    if (curses_active) {
-        curses_active = false;
-        endwin();
-    }
-}
-
-static void on_terminate(int sig)
-{
-    got_signal = sig;
-}
-
-/* A crash must not leave the terminal in raw mode: restore it, then die as before. */
-static void on_fatal(int sig)
-{
-    restore_terminal();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_terminate;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_fatal;
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-    sigaction(SIGFPE, &sa, NULL);
-    sigaction(SIGABRT, &sa, NULL);
-}
+#include "keys.h"
+#include "panel.h"
+#include "terminal.h"
 
 /* ---- key handling ------------------------------------------------------------------- */
 
-static void say(ui *u, bool bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void say(ui *u, bool bad, const char *fmt, ...)
+void ui_say(ui *u, bool bad, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -140,24 +98,19 @@ static bool type_key(ui *u, int key)
     return false;
 }
 
-static bool is_enter(int key)
-{
-    return key == '\n' || key == '\r' || key == KEY_ENTER;
-}
-
 #define ESC 27
 
 static void save(ui *u, bool overwrite)
 {
     char dir[2048], path[4096], err[4352];
     if (!user_preset_dir(dir, sizeof dir)) {
-        say(u, true, " cannot save: neither XDG_CONFIG_HOME nor HOME is set");
+        ui_say(u, true, " cannot save: neither XDG_CONFIG_HOME nor HOME is set");
         u->mode = MODE_NORMAL;
         return;
     }
     switch (scenario_save(&u->ex, dir, u->input, overwrite, path, sizeof path, err, sizeof err)) {
     case SAVE_OK:
-        say(u, false, " saved scenario %s", path);
+        ui_say(u, false, " saved scenario %s", path);
         u->mode = MODE_NORMAL;
         break;
     case SAVE_EXISTS:
@@ -165,216 +118,223 @@ static void save(ui *u, bool overwrite)
         u->mode = MODE_CONFIRM_OVERWRITE;
         break;
     case SAVE_FAILED:
-        say(u, true, " %s", err);
+        ui_say(u, true, " %s", err);
         break; /* stay: fix the name or Esc */
     }
 }
 
-static void export_now(ui *u)
+int ui_export(ui *u, int arg)
 {
+    (void)arg;
     char md[2048], svg[2048], err[2560];
     if (export_whatif(&u->ex, ".", md, svg, sizeof md, err, sizeof err))
-        say(u, false, " exported %s and %s", md + 2, svg + 2);
+        ui_say(u, false, " exported %s and %s", md + 2, svg + 2);
     else
-        say(u, true, " export failed: %s", err);
+        ui_say(u, true, " export failed: %s", err);
+    return UI_REDRAW;
 }
 
-/* The Probe and Formats panels' own keys; 0 when the key is not theirs. */
-static int key_lab(ui *u, int key)
+int ui_begin_edit(ui *u, int arg)
 {
-    if (u->panel == PANEL_PROBE) {
-        int steps = key == KEY_LEFT || key == 'h'    ? -1
-                    : key == KEY_RIGHT || key == 'l' ? 1
-                    : key == KEY_NPAGE               ? -4
-                    : key == KEY_PPAGE               ? 4
-                                                     : 0;
-        if (steps)
-            return lab_scale(&u->lab, steps) ? UI_REDRAW : UI_HANDLED;
-    } else if (is_enter(key)) {
-        u->input[0] = '\0';
-        u->mode = MODE_EDIT;
-        return UI_REDRAW;
-    }
-    return 0;
+    (void)arg;
+    if (!ui_current(u)->edit)
+        return UI_HANDLED;
+    u->input[0] = '\0';
+    u->mode = MODE_EDIT;
+    return UI_REDRAW;
+}
+
+int ui_open_picker(ui *u, int picker)
+{
+    u->mode = (ui_mode)picker;
+    u->input[0] = '\0';
+    u->pick_sel = 0;
+    ui_filter(u);
+    return UI_REDRAW;
+}
+
+int ui_begin_save(ui *u, int arg)
+{
+    (void)arg;
+    scenario_default_name(&u->ex, u->input, sizeof u->input);
+    u->mode = MODE_SAVE_NAME;
+    return UI_REDRAW;
+}
+
+/* The keys of every panel first, then the panel's own (keys.h). */
+static const binding *binding_of(const ui *u, int key, int *arg)
+{
+    const panel *p = ui_current(u);
+    const binding *b = keys_find(keys_global, keys_n_global, key, arg);
+    return b ? b : keys_find(p->keys, p->n_keys, key, arg);
 }
 
 static int key_normal(ui *u, int key)
 {
-    explorer *e = &u->ex;
-    slider_id sel = e->selected;
-    if (key >= '1' && key < '1' + N_PANELS) {
-        const char *why = key == '1' ? NULL : lab_ready(&u->lab);
-        if (why)
-            say(u, true, " %s", why);
-        else
-            u->panel = (ui_panel)(key - '1');
-        return UI_REDRAW;
+    int arg;
+    const binding *b = binding_of(u, key, &arg);
+    int flags = b ? b->action(u, arg) : UI_HANDLED;
+    if (u->ex.note[0]) { /* what a move changed besides, or why it stopped */
+        ui_say(u, false, " %s", u->ex.note);
+        u->ex.note[0] = '\0';
+        flags |= UI_REDRAW;
     }
-    switch (key) {
-    case 'q': return UI_QUIT;
-    case '?': u->mode = MODE_HELP; return UI_REDRAW;
-    case 't':
-        u->theme = u->theme == THEME_DEFAULT ? THEME_HIGH_CONTRAST : THEME_DEFAULT;
-        theme_init(theme_color(), u->theme);
-        return UI_REDRAW;
-    default: break;
-    }
-    if (u->panel != PANEL_MEMORY) {
-        int flags = key_lab(u, key);
-        return flags ? flags : UI_HANDLED;
-    }
-    switch (key) {
-    case KEY_UP:
-    case 'k': explorer_select(e, -1); return UI_REDRAW;
-    case KEY_DOWN:
-    case 'j': explorer_select(e, 1); return UI_REDRAW;
-    case KEY_LEFT:
-    case 'h': return explorer_move(e, sel, -1, false) ? UI_REDRAW : UI_HANDLED;
-    case KEY_RIGHT:
-    case 'l': return explorer_move(e, sel, 1, false) ? UI_REDRAW : UI_HANDLED;
-    case KEY_NPAGE:
-    case KEY_SLEFT:
-    case 'H': return explorer_move(e, sel, -1, true) ? UI_REDRAW : UI_HANDLED;
-    case KEY_PPAGE:
-    case KEY_SRIGHT:
-    case 'L': return explorer_move(e, sel, 1, true) ? UI_REDRAW : UI_HANDLED;
-    case KEY_HOME: return explorer_jump(e, sel, false) ? UI_REDRAW : UI_HANDLED;
-    case KEY_END: return explorer_jump(e, sel, true) ? UI_REDRAW : UI_HANDLED;
-    case '\t': e->focus = (e->focus + 1) % VL_N_COMPONENTS; return UI_REDRAW;
-    case 'p':
-    case 'g':
-        u->mode = key == 'p' ? MODE_PICK_MODEL : MODE_PICK_GPU;
-        u->input[0] = '\0';
-        u->pick_sel = 0;
-        ui_filter(u);
-        return UI_REDRAW;
-    case 'S':
-        scenario_default_name(e, u->input, sizeof u->input);
-        u->mode = MODE_SAVE_NAME;
-        return UI_REDRAW;
-    case 'e': export_now(u); return UI_REDRAW;
-    default:
-        if (is_enter(key)) {
-            u->input[0] = '\0';
-            u->mode = MODE_EDIT;
-            return UI_REDRAW;
-        }
-        return UI_HANDLED;
-    }
+    return flags;
 }
 
-static int key_picker(ui *u, int key)
+/* ---- the prompts: their keys, and every other key types ---- */
+
+static int prompt_close(ui *u, int arg)
 {
-    if (key == ESC) {
-        u->mode = MODE_NORMAL;
-    } else if (key == KEY_UP) {
-        u->pick_sel -= u->pick_sel > 0;
-    } else if (key == KEY_DOWN) {
-        u->pick_sel += u->pick_sel + 1 < u->n_pick;
-    } else if (is_enter(key)) {
-        if (u->n_pick > 0) {
-            size_t k = (size_t)u->pick[u->pick_sel];
-            const char *why;
-            if (u->mode == MODE_PICK_MODEL && k < u->cat->n_models) {
-                explorer_load_model(&u->ex, &u->cat->models[k]);
-                say(u, false, " loaded %s", u->cat->models[k].name);
-            } else if (u->mode == MODE_PICK_MODEL) {
-                const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
-                if ((why = explorer_load_scenario(&u->ex, sc)))
-                    say(u, true, " %s: %s", sc->name, why);
-                else
-                    say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
-            } else {
-                u->ex.gpu = (size_t)k;
-                explorer_recompute(&u->ex);
-                say(u, false, " GPU: %s", u->cat->gpus[k].display);
-            }
-        }
-        u->mode = MODE_NORMAL;
-    } else if (type_key(u, key)) {
-        u->pick_sel = 0;
-        ui_filter(u);
+    (void)arg;
+    u->mode = MODE_NORMAL;
+    u->message[0] = '\0';
+    return UI_REDRAW;
+}
+
+static int edit_apply(ui *u, int arg)
+{
+    (void)arg;
+    char why[512];
+    if (ui_current(u)->edit(u, u->input, why, sizeof why))
+        return prompt_close(u, 0);
+    ui_say(u, true, " %s", why); /* stay: fix the value or Esc */
+    return UI_REDRAW;
+}
+
+static int save_apply(ui *u, int arg)
+{
+    (void)arg;
+    save(u, false);
+    return UI_REDRAW;
+}
+
+static int pick_move(ui *u, int dir)
+{
+    int to = u->pick_sel + dir;
+    if (to >= 0 && to < u->n_pick)
+        u->pick_sel = to;
+    return UI_REDRAW;
+}
+
+static int pick_load(ui *u, int arg)
+{
+    (void)arg;
+    bool models = u->mode == MODE_PICK_MODEL;
+    u->mode = MODE_NORMAL;
+    if (u->n_pick == 0)
+        return UI_REDRAW;
+    size_t k = (size_t)u->pick[u->pick_sel];
+    const char *why;
+    if (models && k < u->cat->n_models) {
+        explorer_load_model(&u->ex, &u->cat->models[k]);
+        ui_say(u, false, " loaded %s", u->cat->models[k].name);
+    } else if (models) {
+        const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
+        if ((why = explorer_load_scenario(&u->ex, sc)))
+            ui_say(u, true, " %s: %s", sc->name, why);
+        else
+            ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
+    } else {
+        u->ex.gpu = (size_t)k;
+        explorer_recompute(&u->ex);
+        ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
     }
+    return UI_REDRAW;
+}
+
+static void pick_typed(ui *u)
+{
+    u->pick_sel = 0;
+    ui_filter(u);
+}
+
+static const binding edit_keys[] = {
+    {.keys = "Enter", .brief = "apply", .help = "apply the value typed", .action = edit_apply,
+     .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = "cancel", .help = "leave the value as it was",
+     .action = prompt_close, .on = {{ESC}}},
+};
+static const binding save_keys[] = {
+    {.keys = "Enter", .brief = "save", .help = "save under the name typed", .action = save_apply,
+     .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = "cancel", .help = "save nothing", .action = prompt_close,
+     .on = {{ESC}}},
+};
+static const binding picker_keys[] = {
+    {.keys = "Enter", .brief = "load", .help = "load the entry selected", .action = pick_load,
+     .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = "close", .help = "load nothing", .action = prompt_close,
+     .on = {{ESC}}},
+    {.keys = "Up/Down", .brief = "move", .help = "select an entry", .action = pick_move,
+     .on = {{KEY_UP, -1}, {KEY_DOWN, 1}}},
+};
+
+typedef struct prompt {
+    const binding *keys;
+    size_t n_keys;
+    void (*typed)(ui *u); /* optional: after the text changed */
+} prompt;
+
+#define PROMPT_KEYS(table) .keys = (table), .n_keys = sizeof(table) / sizeof((table)[0])
+static const prompt prompts[N_MODES] = { /* the other modes are no prompts */
+    [MODE_EDIT] = {PROMPT_KEYS(edit_keys)},
+    [MODE_SAVE_NAME] = {PROMPT_KEYS(save_keys)},
+    [MODE_PICK_MODEL] = {PROMPT_KEYS(picker_keys), .typed = pick_typed},
+    [MODE_PICK_GPU] = {PROMPT_KEYS(picker_keys), .typed = pick_typed},
+};
+
+const binding *ui_prompt_keys(const ui *u, size_t *n)
+{
+    *n = prompts[u->mode].n_keys;
+    return prompts[u->mode].keys;
+}
+
+static int key_prompt(ui *u, int key, const prompt *p)
+{
+    int arg;
+    const binding *b = keys_find(p->keys, p->n_keys, key, &arg);
+    if (b)
+        return b->action(u, arg);
+    if (type_key(u, key) && p->typed)
+        p->typed(u);
     return UI_REDRAW;
 }
 
 int ui_key(ui *u, int key)
 {
+    if (u->lay.too_small) { /* nothing to see: only quit and redraw */
+        int arg;
+        const binding *b = binding_of(u, key, &arg);
+        return b && b->anywhere ? b->action(u, arg) : UI_HANDLED;
+    }
     if (u->mode == MODE_NORMAL && key != ERR)
         u->message[0] = '\0';
+    if (prompts[u->mode].keys)
+        return key_prompt(u, key, &prompts[u->mode]);
     switch (u->mode) {
-    case MODE_NORMAL: {
-        int r = key_normal(u, key);
-        if (u->ex.note[0]) { /* what a move changed besides, or why it stopped */
-            say(u, false, " %s", u->ex.note);
-            u->ex.note[0] = '\0';
-            r |= UI_REDRAW;
-        }
-        return r;
-    }
+    case MODE_NORMAL: return key_normal(u, key);
     case MODE_HELP: u->mode = MODE_NORMAL; return UI_REDRAW;
-    case MODE_PICK_MODEL:
-    case MODE_PICK_GPU: return key_picker(u, key);
-    case MODE_EDIT:
-        if (key == ESC) {
-            u->mode = MODE_NORMAL;
-            u->message[0] = '\0';
-        } else if (is_enter(key)) {
-            const char *why = u->panel == PANEL_FORMATS
-                                  ? lab_inspect(&u->lab, u->input)
-                                  : explorer_set(&u->ex, u->ex.selected, u->input);
-            if (why) {
-                say(u, true, " %s", why);
-            } else {
-                u->mode = MODE_NORMAL;
-                u->message[0] = '\0';
-            }
-        } else {
-            type_key(u, key);
-        }
-        return UI_REDRAW;
-    case MODE_SAVE_NAME:
-        if (key == ESC)
-            u->mode = MODE_NORMAL;
-        else if (is_enter(key))
-            save(u, false);
-        else
-            type_key(u, key);
-        return UI_REDRAW;
     case MODE_CONFIRM_OVERWRITE:
         if (key == 'y' || key == 'Y') {
             save(u, true);
         } else {
-            say(u, false, " not saved: %s is unchanged", u->pending);
+            ui_say(u, false, " not saved: %s is unchanged", u->pending);
             u->mode = MODE_NORMAL;
         }
         return UI_REDRAW;
+    default: return UI_HANDLED; /* the prompts, above */
     }
-    return UI_HANDLED;
 }
 
 /* Mouse events become the keys they stand for: one input path (after htop). */
 static int mouse_key(ui *u)
 {
     MEVENT ev;
-    if (getmouse(&ev) != OK || u->mode != MODE_NORMAL)
+    const panel *p = ui_current(u);
+    if (getmouse(&ev) != OK || u->mode != MODE_NORMAL || !p->mouse)
         return ERR;
-    slider_id ids[EX_MAX_VISIBLE];
-    int n = explorer_sliders(&u->ex, ids), sel = 0;
-    while (sel < n && ids[sel] != u->ex.selected)
-        sel++;
-    int i = layout_slider_at(&u->lay, ev.y, ev.x, n);
-    if (i >= 0)
-        i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
-    if (i >= 0) {
-        u->ex.selected = ids[i];
-        u->ex.focus = -1;
-    }
-    if (ev.bstate & BUTTON4_PRESSED)
-        return KEY_RIGHT;
-    if (ev.bstate & BUTTON5_PRESSED)
-        return KEY_LEFT;
-    return i >= 0 ? KEY_REFRESH : ERR;
+    return p->mouse(u, &ev);
 }
 
 /* ---- the loop ----------------------------------------------------------------------- */
@@ -408,7 +368,7 @@ int tui_run(run_opts *o)
     u.theme = o->theme;
     explorer_init(&u.ex, &cat, &model, (size_t)(gpu - cat.gpus), &o->s);
     if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
-        say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
+        ui_say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
             cat.n_warnings == 1 ? "" : "s", cat.warnings[0]);
 
     setlocale(LC_ALL, "");
@@ -416,23 +376,20 @@ int tui_run(run_opts *o)
     bool utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     u.g = theme_glyphs(utf8);
 
-    install_signals();
-    atexit(restore_terminal);
-    initscr();
-    curses_active = true;
-    cbreak();
-    noecho();
-    keypad(stdscr, TRUE);
-    curs_set(0);
-    set_escdelay(25);
-    timeout(250); /* wake up now and then to notice SIGINT/SIGTERM */
-    theme_init(!o->no_color && !(nc && *nc) && has_colors(), u.theme);
+    char term_why[320];
+    SCREEN *scr = terminal_open(term_why, sizeof term_why);
+    if (!scr) {
+        vl_catalog_free(&cat);
+        return usage_error("%s; vramlab estimate prints the same numbers as text", term_why);
+    }
+    u.color = !o->no_color && !(nc && *nc) && has_colors();
+    theme_init(u.color, u.theme);
     u.mouse = !o->no_mouse;
     if (u.mouse)
         mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 
     bool dirty = true;
-    while (!got_signal) {
+    while (!terminal_signal()) {
         if (dirty) {
             u.lines = LINES;
             u.cols = COLS;
@@ -454,15 +411,17 @@ int tui_run(run_opts *o)
             dirty = true;
             continue;
         }
-        if (u.lay.too_small && key != 'q')
-            continue;
         int flags = ui_key(&u, key);
         if (flags & UI_QUIT)
             break;
-        dirty |= (flags & UI_REDRAW) != 0;
+        if (flags & UI_RESIZE) {
+            theme_init(u.color, u.theme);
+            clearok(curscr, TRUE);
+        }
+        dirty |= (flags & (UI_REDRAW | UI_RESIZE)) != 0;
     }
-    restore_terminal();
+    terminal_close(scr);
     lab_free(&u.lab);
     vl_catalog_free(&cat);
-    return got_signal ? 128 + got_signal : EXIT_OK;
+    return terminal_signal() ? 128 + terminal_signal() : EXIT_OK;
 }

@@ -1,4 +1,5 @@
-/* tui.h: the explorer's screen state, shared by the loop (tui.c) and the drawing (draw.c). */
+/* tui.h: the explorer's screen state, shared by the loop (tui.c), the frame (draw.c), the key
+ * table (keys.c) and the panels (panel-*.c). */
 #ifndef VL_TUI_H
 #define VL_TUI_H
 
@@ -13,23 +14,21 @@
 
 typedef enum {
     MODE_NORMAL, MODE_HELP, MODE_EDIT, MODE_PICK_MODEL, MODE_PICK_GPU, MODE_SAVE_NAME,
-    MODE_CONFIRM_OVERWRITE
+    MODE_CONFIRM_OVERWRITE, N_MODES
 } ui_mode;
-
-typedef enum { PANEL_MEMORY, PANEL_PROBE, PANEL_FORMATS, N_PANELS } ui_panel;
-extern const char *const panel_names[N_PANELS];
 
 #define PICK_MAX 512
 
 typedef struct ui {
     explorer ex;
-    ui_panel panel;
+    size_t panel;               /* index into ui_panels[] (panel.h) */
     lab lab;                    /* the Probe and Formats panels */
     vl_catalog *cat;
     layout lay;
     int lines, cols;
     const glyphs *g;
     bool mouse;
+    bool color;                 /* colour allowed: has_colors(), no NO_COLOR, no --no-color */
     ui_theme theme;
     ui_mode mode;
     char input[128];            /* the text being typed: value, filter or name */
@@ -40,14 +39,24 @@ typedef struct ui {
     char pending[4096];         /* a file waiting for "overwrite? y/n" */
 } ui;
 
-/* Handler results (after htop's Panel): what the loop must do next. */
-enum { UI_HANDLED = 1, UI_REDRAW = 2, UI_QUIT = 4 };
+/* Handler results (after htop's Panel): what the loop must do next.  Handlers never draw.
+ * UI_RESIZE: the terminal's setup changed (theme, or garbage on it after Ctrl-L): set the
+ * theme up again, recompute the layout and repaint every cell. */
+enum { UI_HANDLED = 1, UI_REDRAW = 2, UI_RESIZE = 4, UI_QUIT = 8 };
 
 void draw_frame(const ui *u);
-void draw_probe(const ui *u);   /* panels.c */
-void draw_formats(const ui *u);
 void ui_filter(ui *u);          /* refills pick[] from input */
 int ui_key(ui *u, int key);     /* one key press; returns UI_* flags */
+
+/* The keys of the prompt open in u->mode (value, name, picker); NULL when none is. */
+struct binding;
+const struct binding *ui_prompt_keys(const ui *u, size_t *n);
+void ui_say(ui *u, bool bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Key actions the panels bind (keys.h): each returns UI_* flags. */
+int ui_begin_edit(ui *u, int arg);   /* Enter: type a value for the panel's edit op */
+int ui_open_picker(ui *u, int picker); /* MODE_PICK_MODEL or MODE_PICK_GPU */
+int ui_begin_save(ui *u, int arg);
+int ui_export(ui *u, int arg);
 
 /* Runs the explorer until q; restores the terminal on every exit path. */
 int tui_run(run_opts *o);

@@ -1,0 +1,353 @@
+/* panel-memory.c: the Memory panel: the settings' sliders, the stacked bar of the memory per
+ * GPU against the GPU's capacity, the same run at ZeRO 0-3 (or inference's two phases), and
+ * the formula pane that shows how each number is computed. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/explain.h"
+#include "core/units.h"
+#include "panel.h"
+
+static void draw_sliders(const ui *u)
+{
+    const explorer *e = &u->ex;
+    rect r = u->lay.sliders;
+    const int track = 11;
+    slider_id ids[EX_MAX_VISIBLE];
+    int n = explorer_sliders(e, ids), sel_i = 0, rows = r.h - 1;
+    while (sel_i < n && ids[sel_i] != e->selected)
+        sel_i++;
+    int first = layout_slider_first(&u->lay, n, sel_i < n ? sel_i : 0);
+    char head[48] = " settings";
+    if (n > rows)
+        snprintf(head, sizeof head, " settings %d-%d of %d", first + 1, first + rows, n);
+    draw_text(r.y, r.x, r.w, C_HEADING, head);
+    for (int i = first; i < n && i < first + rows; i++) {
+        slider_id id = ids[i];
+        int y = r.y + 1 + i - first;
+        bool sel = e->selected == id && u->mode != MODE_PICK_MODEL;
+        char v[64];
+        if (sel)
+            draw_fill(y, r.x, r.w, C_SELECTED);
+        ui_color c = sel ? C_SELECTED : C_NORMAL;
+        draw_text(y, r.x, 2, c, sel ? u->g->select : " ");
+        draw_text(y, r.x + 2, 15, c, slider_label(e, id));
+        int knob = (int)(explorer_fraction(e, id) * (track - 1) + 0.5);
+        attrset(theme_attr(sel ? C_SELECTED : C_DIM));
+        for (int k = 0; k < track; k++)
+            mvaddstr(y, r.x + 17 + k, k == knob ? u->g->knob : u->g->track);
+        explorer_value(e, id, v, sizeof v);
+        draw_text(y, r.x + 29, r.w - 29, c, v);
+    }
+}
+
+/* A stacked bar of the components on rows y..y+h-1, `full` bytes filling w cells. */
+static void draw_stack(const ui *u, int y, int x, int w, int h, const vl_breakdown *b,
+                       uint64_t full)
+{
+    int cells[VL_N_COMPONENTS];
+    layout_bar(b->bytes, VL_N_COMPONENTS, full, w, cells);
+    for (int row = 0; row < h; row++) {
+        int cx = x;
+        for (int c = 0; c < VL_N_COMPONENTS; c++) {
+            attrset(theme_attr((ui_color)(C_SEGMENT + c)) | (theme_color() ? A_REVERSE : 0));
+            for (int k = 0; k < cells[c]; k++)
+                mvaddstr(y + row, cx++, theme_segment_fill(u->g, (vl_component)c));
+        }
+        attrset(theme_attr(C_DIM));
+        for (; cx < x + w; cx++)
+            mvaddstr(y + row, cx, u->g->track);
+    }
+    attrset(theme_attr(C_NORMAL));
+}
+
+static void draw_memory(const ui *u)
+{
+    const explorer *e = &u->ex;
+    const vl_gpu *g = explorer_gpu(e);
+    const vl_breakdown *b = &e->b;
+    rect r = u->lay.memory;
+    char line[256], v[32], w[32], n[32];
+    vl_units un = VL_UNITS_GIB;
+
+    snprintf(line, sizeof line, " memory per GPU on %s (%s)", g->display,
+             vl_fmt_bytes(g->memory, un, v, sizeof v));
+    draw_text(r.y, r.x, r.w, C_HEADING, line);
+    if (e->error) {
+        draw_wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
+        return;
+    }
+    int bw = r.w - 2, bx = r.x + 1;
+    uint64_t full = b->total > g->memory ? b->total : g->memory;
+    draw_stack(u, r.y + 1, bx, bw, 2, b, full);
+    int m = layout_cell(g->memory, full, bw);
+    int mx = bx + (m >= bw ? bw - 1 : m);
+    draw_text(r.y + 1, mx, 1, C_MARKER, u->g->marker);
+    draw_text(r.y + 2, mx, 1, C_MARKER, u->g->marker);
+    /* the capacity label starts at the marker, or ends there when it would not fit */
+    snprintf(line, sizeof line, "%s capacity %s", u->g->marker, v);
+    int len = (int)strlen("| capacity ") + (int)strlen(v);
+    if (mx + len <= bx + bw) {
+        draw_text(r.y + 3, mx, len, C_MARKER, line);
+    } else {
+        snprintf(line, sizeof line, "capacity %s %s", v, u->g->marker);
+        draw_text(r.y + 3, mx - len + 1 < bx ? bx : mx - len + 1, len, C_MARKER, line);
+    }
+
+    for (int c = 0; c < VL_N_COMPONENTS; c++) {
+        int y = r.y + 4 + c;
+        bool focus = c == (u->ex.focus >= 0 ? u->ex.focus
+                                            : (int)slider_component(e, e->selected));
+        attrset(theme_attr((ui_color)(C_SEGMENT + c)) | (theme_color() ? A_REVERSE : 0));
+        for (int k = 0; k < 2; k++)
+            mvaddstr(y, r.x + 1 + k, theme_segment_fill(u->g, (vl_component)c));
+        snprintf(line, sizeof line, " %-19s %8.2f GiB %5.1f%%", vl_component_labels[c],
+                 vl_in_units(b->bytes[c], un),
+                 b->total ? 100.0 * (double)b->bytes[c] / (double)b->total : 0.0);
+        draw_text(y, r.x + 3, r.w - 3, focus ? C_HEADING : C_NORMAL, line);
+    }
+    snprintf(line, sizeof line, "    total %.2f GiB per GPU (%s bytes)", vl_in_units(b->total, un),
+             vl_fmt_int(b->total, n, sizeof n));
+    draw_text(r.y + 11, r.x, r.w, C_HEADING, line);
+    if (explorer_fits(e))
+        snprintf(line, sizeof line, "    fits: %s to spare",
+                 vl_fmt_bytes(g->memory - b->total, un, w, sizeof w));
+    else
+        snprintf(line, sizeof line, "    does not fit: over by %s",
+                 vl_fmt_bytes(b->total - g->memory, un, w, sizeof w));
+    if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node */
+        size_t used = strlen(line);
+        snprintf(line + used, sizeof line - used, "; CPU per node: %s",
+                 vl_fmt_bytes(b->cpu.node_total, un, w, sizeof w));
+    }
+    draw_text(r.y + 12, r.x, r.w, explorer_fits(e) ? C_OK : C_BAD, line);
+}
+
+/* Inference: the prefill and decode peaks on one scale, and the roofline bounds. */
+static void draw_phases(const ui *u)
+{
+    const explorer *e = &u->ex;
+    const vl_inference *inf = &e->b.inf;
+    const vl_gpu *g = explorer_gpu(e);
+    rect r = u->lay.zero;
+    char line[256], v[32];
+    vl_settings s = explorer_settings(e);
+    draw_text(r.y, r.x, r.w, C_HEADING, " the two phases of inference, each with its own peak");
+    uint64_t full = g->memory;
+    const vl_phase *ph[2] = {&inf->prefill, &inf->decode};
+    for (int i = 0; i < 2; i++)
+        if (ph[i]->total > full)
+            full = ph[i]->total;
+    int bw = r.w - 9 - 17;
+    for (int i = 0; i < 2; i++) {
+        int y = r.y + 1 + i;
+        bool peak = (i == 1) == inf->decode_peak;
+        draw_text(y, r.x, 9, peak ? C_HEADING : C_NORMAL, i ? " decode" : " prefill");
+        if (i == 1 && s.gen == 0) {
+            draw_text(y, r.x + 9, r.w - 9, C_DIM, "none: no tokens generated (generated = 0)");
+            continue;
+        }
+        vl_breakdown b = e->b; /* the phase's own bars */
+        b.bytes[VL_C_KV_CACHE] = ph[i]->kv_cache;
+        b.bytes[VL_C_ACTIVATIONS] = ph[i]->workspace;
+        draw_stack(u, y, r.x + 9, bw, 1, &b, full);
+        int m = layout_cell(g->memory, full, bw);
+        draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        snprintf(line, sizeof line, " %9s %s",
+                 vl_fmt_bytes(ph[i]->total, VL_UNITS_GIB, v, sizeof v),
+                 ph[i]->total <= g->memory ? "fits" : "over");
+        draw_text(y, r.x + 9 + bw, r.w - 9 - bw, ph[i]->total <= g->memory ? C_OK : C_BAD, line);
+    }
+    vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
+    if (sp.decode_tokens_per_s > 0) {
+        snprintf(line, sizeof line, " roofline: decode <= %.0f tokens/s (%.2f ms a step)",
+                 sp.decode_tokens_per_s, sp.decode_step_seconds * 1e3);
+        draw_text(r.y + 3, r.x, r.w, C_NORMAL, line);
+    }
+    if (sp.prefill_seconds > 0) {
+        snprintf(line, sizeof line, "           prefill >= %.3f s at %.0f TFLOP/s bf16",
+                 sp.prefill_seconds, g->bf16_flops / 1e12);
+        draw_text(r.y + 4, r.x, r.w, C_NORMAL, line);
+    }
+}
+
+static void draw_zero(const ui *u)
+{
+    const explorer *e = &u->ex;
+    rect r = u->lay.zero;
+    if (r.h == 0 || e->error)
+        return;
+    if (e->s.mode == VL_MODE_INFER) {
+        draw_phases(u);
+        return;
+    }
+    char line[128], v[32];
+    const vl_gpu *g = explorer_gpu(e);
+    snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s (ZeRO paper, Fig. 1)",
+             (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s");
+    draw_text(r.y, r.x, r.w, C_HEADING, line);
+    uint64_t full = g->memory;
+    for (int z = 0; z < 4; z++)
+        if (e->zero[z].total > full)
+            full = e->zero[z].total;
+    int bw = r.w - 8 - 17; /* "ZeRO-n " + bar + " 142.82 GiB over" */
+    for (int z = 0; z < 4; z++) {
+        int y = r.y + 1 + z;
+        const vl_breakdown *b = &e->zero[z];
+        bool cur = (unsigned)z == e->s.zero;
+        snprintf(line, sizeof line, "%sZeRO-%d", cur ? u->g->select : " ", z);
+        draw_text(y, r.x, 8, cur ? C_HEADING : C_NORMAL, line);
+        draw_stack(u, y, r.x + 8, bw, 1, b, full);
+        int m = layout_cell(g->memory, full, bw);
+        draw_text(y, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        snprintf(line, sizeof line, " %9s %s", vl_fmt_bytes(b->total, VL_UNITS_GIB, v, sizeof v),
+                 b->total <= g->memory ? "fits" : "over");
+        draw_text(y, r.x + 8 + bw, r.w - 8 - bw, b->total <= g->memory ? C_OK : C_BAD, line);
+    }
+}
+
+static void draw_formula(const ui *u)
+{
+    const explorer *e = &u->ex;
+    rect r = u->lay.formula;
+    if (r.h <= 0 || e->error)
+        return;
+    int last = r.y + r.h - 1;
+    vl_component focus = u->ex.focus >= 0 ? (vl_component)u->ex.focus
+                                          : slider_component(e, e->selected);
+    char f[1024], line[1280];
+    snprintf(line, sizeof line, " how it is computed: %s", vl_component_labels[focus]);
+    draw_text(r.y, r.x, r.w, C_HEADING, line);
+    int y = r.y + 1;
+    vl_settings s = explorer_settings(e);
+    vl_explain(&s, &e->b, focus, VL_UNITS_GIB, f, sizeof f);
+    snprintf(line, sizeof line, " %s = %s", vl_component_labels[focus], f);
+    y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    if (e->detached && e->selected == SL_PARAMS && y <= last) {
+        const vl_arch *a = &e->model.arch;
+        snprintf(line, sizeof line,
+                 " shape: %llu layers, hidden %llu, %llu heads, FFN %llu, vocab %llu (GPT-3-like, "
+                 "Brown et al. 2020 Table 2.1, interpolated)",
+                 (unsigned long long)a->layers, (unsigned long long)a->hidden,
+                 (unsigned long long)a->heads, (unsigned long long)a->ffn,
+                 (unsigned long long)a->vocab);
+        y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    }
+    snprintf(line, sizeof line, " convention: %s", vl_convention(&s));
+    y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
+    char notes[VL_MAX_NOTES][VL_NOTE_LEN];
+    int n = vl_notes(&s, &e->model, &e->b, notes, VL_MAX_NOTES);
+    for (int i = 0; i < n && y <= last; i++) {
+        snprintf(line, sizeof line, " note: %s", notes[i]);
+        y = draw_wrap(y, last, r.x, r.w, C_KEY, line);
+    }
+    for (int c = 0; c < VL_N_COMPONENTS && y <= last; c++) {
+        if (c == (int)focus)
+            continue;
+        vl_explain(&s, &e->b, (vl_component)c, VL_UNITS_GIB, f, sizeof f);
+        snprintf(line, sizeof line, " %s = %s", vl_component_labels[c], f);
+        draw_text(y++, r.x, r.w, C_DIM, line);
+    }
+}
+
+static void memory_draw(const ui *u)
+{
+    draw_sliders(u);
+    draw_memory(u);
+    draw_zero(u);
+    draw_formula(u);
+}
+
+/* ---- keys ---- */
+
+static int act_select(ui *u, int dir)
+{
+    explorer_select(&u->ex, dir);
+    return UI_REDRAW;
+}
+
+static int act_move(ui *u, int steps)
+{
+    return explorer_move(&u->ex, u->ex.selected, steps, false) ? UI_REDRAW : UI_HANDLED;
+}
+
+static int act_coarse(ui *u, int steps)
+{
+    return explorer_move(&u->ex, u->ex.selected, steps, true) ? UI_REDRAW : UI_HANDLED;
+}
+
+static int act_jump(ui *u, int end)
+{
+    return explorer_jump(&u->ex, u->ex.selected, end) ? UI_REDRAW : UI_HANDLED;
+}
+
+static int act_focus(ui *u, int arg)
+{
+    (void)arg;
+    u->ex.focus = (u->ex.focus + 1) % VL_N_COMPONENTS;
+    return UI_REDRAW;
+}
+
+static const binding memory_keys[] = {
+    {.keys = "Up/Down", .brief = "select", .help = "select a setting", .action = act_select,
+     .on = {{KEY_UP, -1}, {KEY_DOWN, 1}, {'k', -1}, {'j', 1}}},
+    {.keys = "Left/Right", .brief = "change", .help = "change it (the mouse wheel too)",
+     .action = act_move, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
+    {.keys = "PgUp/PgDn", .brief = "coarse", .help = "change it in big steps",
+     .action = act_coarse,
+     .on = {{KEY_PPAGE, 1}, {KEY_NPAGE, -1}, {KEY_SLEFT, -1}, {KEY_SRIGHT, 1}, {'H', -1},
+            {'L', 1}}},
+    {.help = "smallest / largest", .action = act_jump, .on = {{KEY_HOME, 0}, {KEY_END, 1}}},
+    {.keys = "Enter", .brief = "type", .help = "type an exact value (e.g. 7B, 4096)",
+     .action = ui_begin_edit, .on = {KEYS_ENTER}},
+    {.keys = "Tab", .brief = "formula", .help = "formula of the next bar segment",
+     .action = act_focus, .on = {{'\t'}}},
+    {.keys = "p", .brief = "presets", .help = "load a model or scenario (type to filter)",
+     .action = ui_open_picker, .on = {{'p', MODE_PICK_MODEL}}},
+    {.keys = "g", .brief = "GPU", .help = "pick the GPU", .action = ui_open_picker,
+     .on = {{'g', MODE_PICK_GPU}}},
+    {.keys = "S", .brief = "save", .help = "save this what-if as a scenario YAML",
+     .action = ui_begin_save, .on = {{'S'}}},
+    {.keys = "e", .brief = "export", .help = "export Markdown and SVG of this what-if",
+     .action = ui_export, .on = {{'e'}}},
+};
+
+/* A click selects the slider under the pointer; the wheel moves the selected one. */
+static int memory_mouse(ui *u, const MEVENT *ev)
+{
+    slider_id ids[EX_MAX_VISIBLE];
+    int n = explorer_sliders(&u->ex, ids), sel = 0;
+    while (sel < n && ids[sel] != u->ex.selected)
+        sel++;
+    int i = layout_slider_at(&u->lay, ev->y, ev->x, n);
+    if (i >= 0) {
+        i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
+        u->ex.selected = ids[i];
+        u->ex.focus = -1;
+    }
+    int key = keys_wheel(ev);
+    return key != ERR ? key : i >= 0 ? KEY_REFRESH : ERR;
+}
+
+static const char *memory_edit_label(const ui *u)
+{
+    return slider_label(&u->ex, u->ex.selected);
+}
+
+static bool memory_edit(ui *u, const char *text, char *why, size_t len)
+{
+    const char *refused = explorer_set(&u->ex, u->ex.selected, text);
+    if (refused)
+        snprintf(why, len, "%s", refused);
+    return !refused;
+}
+
+UI_PANEL(memory) = {
+    .name = "Memory",
+    PANEL_KEYS(memory_keys),
+    .draw = memory_draw,
+    .mouse = memory_mouse,
+    .edit_label = memory_edit_label,
+    .edit = memory_edit,
+};

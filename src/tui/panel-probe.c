@@ -1,0 +1,222 @@
+/* panel-probe.c: the Probe panel (HACKING §5): what fp16, bf16 and fp8 make of a gradient
+ * sample at a loss scale, GradScaler's trace, lost updates and long sums: the numbers
+ * `vramlab probe` prints for the same options. */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "panel.h"
+
+/* The colour of what format f makes of values in [2^b, 2^(b+1)): flushed to zero,
+ * subnormal, normal, or overflowing; and a monochrome glyph for it. */
+typedef enum { FATE_FLUSH, FATE_SUB, FATE_NORMAL, FATE_OVER } fate;
+
+static fate fate_of(vl_format f, int b)
+{
+    const vl_format_info *t = &vl_formats[f];
+    double lo = ldexp(1.0, b), hi = ldexp(1.0, b + 1);
+    if (hi <= t->min_subnormal / 2) /* the whole octave rounds to zero */
+        return FATE_FLUSH;
+    if (lo >= t->max * 2)
+        return FATE_OVER;
+    return lo < t->min_normal ? FATE_SUB : FATE_NORMAL;
+}
+
+static ui_color fate_color(fate x)
+{
+    static const ui_color c[] = {C_BAD, C_KEY, C_OK, C_MARKER};
+    return c[x];
+}
+
+static const char *fate_glyph(const ui *u, fate x)
+{
+    static const char *const utf8[] = {"\u00b7", "\u2592", "\u2588", "\u2591"};
+    static const char *const ascii[] = {".", "+", "#", "^"};
+    return (u->g == theme_glyphs(true) ? utf8 : ascii)[x];
+}
+
+static const vl_format shown[] = {VL_FMT_F16, VL_FMT_BF16, VL_FMT_E4M3, VL_FMT_E5M2};
+#define N_SHOWN 4
+
+static double pct(uint64_t part, uint64_t all)
+{
+    return all ? 100.0 * (double)part / (double)all : 0;
+}
+
+static void draw_histogram(const ui *u, int top, int h, int x0, int w, int lo)
+{
+    const vl_underflow *un = &u->lab.under;
+    const uint64_t *hist = un->runs[1].counts.hist;
+    char line[64];
+    uint64_t col[256] = {0}, most = 1;
+    int n = w < 256 ? w : 256;
+    /* column i is the octave lo + i; the first also takes everything below */
+    for (int b = 0; b < VL_HIST_BINS; b++) {
+        int i = b + VL_HIST_MIN - lo;
+        i = i < 0 ? 0 : i;
+        if (i < n)
+            col[i] += hist[b];
+    }
+    for (int i = 0; i < n; i++)
+        if (col[i] > most)
+            most = col[i];
+    for (int i = 0; i < n; i++) {
+        int bar = (int)((double)col[i] * h / (double)most + 0.999);
+        attrset(theme_attr(fate_color(fate_of(VL_FMT_F16, lo + i))));
+        for (int r = 0; r < bar && r < h; r++)
+            mvaddstr(top + h - 1 - r, x0 + i, u->g->segment[VL_C_WEIGHTS]);
+    }
+    attrset(theme_attr(C_NORMAL));
+    /* the axis: a tick every 8 octaves */
+    for (int i = 0; i < n; i++) {
+        int b = lo + i;
+        if (b % 8 == 0 && i + 6 < n) {
+            snprintf(line, sizeof line, "2^%d", b);
+            draw_text(top + h, x0 + i, (int)strlen(line), C_DIM, line);
+        }
+    }
+    /* each format's fate per octave */
+    for (int k = 0; k < N_SHOWN; k++) {
+        int y = top + h + 1 + k;
+        draw_text(y, 1, x0 - 1, C_NORMAL, vl_format_names[shown[k]]);
+        for (int i = 0; i < n; i++) {
+            fate x = fate_of(shown[k], lo + i);
+            attrset(theme_attr(fate_color(x)));
+            mvaddstr(y, x0 + i, fate_glyph(u, x));
+        }
+    }
+    attrset(theme_attr(C_NORMAL));
+}
+
+static void draw_counts(const ui *u, int y, int w)
+{
+    const vl_underflow *un = &u->lab.under;
+    char line[256];
+    snprintf(line, sizeof line, "%-9s %-25s %-25s %-25s", "cast to", "flushed to 0 (1 -> scaled)",
+             "subnormal (1 -> scaled)", "overflow (1 -> scaled)");
+    draw_text(y, 1, w, C_HEADING, line);
+    for (int k = 0; k < N_SHOWN; k++) {
+        const uint64_t *a = un->runs[0].counts.cls[shown[k]], *b = un->runs[1].counts.cls[shown[k]];
+        uint64_t nz = un->n - a[VL_CLS_ZERO];
+        snprintf(line, sizeof line, "%-9s %9.1f%% -> %6.1f%%      %9.1f%% -> %6.1f%%      "
+                                    "%9.3f%% -> %6.3f%%",
+                 vl_format_names[shown[k]], pct(a[VL_CLS_FLUSHED], nz), pct(b[VL_CLS_FLUSHED], nz),
+                 pct(a[VL_CLS_SUBNORMAL], nz), pct(b[VL_CLS_SUBNORMAL], nz),
+                 pct(a[VL_CLS_INF] + a[VL_CLS_SATURATED] + a[VL_CLS_NAN], nz),
+                 pct(b[VL_CLS_INF] + b[VL_CLS_SATURATED] + b[VL_CLS_NAN], nz));
+        draw_text(y + 1 + k, 1, w, C_NORMAL, line);
+    }
+}
+
+/* GradScaler's scale, step by step: log2 of it on `h` rows; x marks skipped steps. */
+static void draw_scaler(const ui *u, int y, int h, int w)
+{
+    const vl_scaler_trace *t = u->lab.trace;
+    char line[256];
+    float lo = t->scale[0], hi = t->scale[0];
+    for (size_t i = 0; i < t->steps; i++) {
+        lo = t->scale[i] < lo ? t->scale[i] : lo;
+        hi = t->scale[i] > hi ? t->scale[i] : hi;
+    }
+    double l0 = log2(lo), span = log2(hi) - l0 > 0 ? log2(hi) - l0 : 1;
+    int x0 = 12, n = w - x0 - 1;
+    snprintf(line, sizeof line, "2^%.0f", log2(hi));
+    draw_text(y, 1, x0 - 2, C_DIM, line);
+    snprintf(line, sizeof line, "2^%.0f", l0);
+    draw_text(y + h - 1, 1, x0 - 2, C_DIM, line);
+    for (int c = 0; c < n; c++) {
+        size_t a = t->steps * (size_t)c / (size_t)n, b = t->steps * (size_t)(c + 1) / (size_t)n;
+        bool skipped = false;
+        for (size_t i = a; i < b; i++)
+            skipped |= t->skipped[i] != 0;
+        int row = (int)lround((log2(t->scale[a]) - l0) / span * (h - 1));
+        attrset(theme_attr(skipped ? C_BAD : C_OK));
+        mvaddstr(y + h - 1 - row, x0 + c, skipped ? "x" : u->g->knob);
+    }
+    attrset(theme_attr(C_NORMAL));
+    snprintf(line, sizeof line,
+             "GradScaler over %zu steps (x2 per 2000 clean, x0.5 on overflow): %zu skipped (x), "
+             "%zu growths, final scale %g",
+             t->steps, t->n_skipped, t->n_growths, (double)t->final.scale);
+    draw_text(y + h, 1, w - 1, C_NORMAL, line);
+}
+
+static void draw_results(const ui *u, int y, int w)
+{
+    const vl_update *up = &u->lab.update;
+    const vl_accumulate *ac = &u->lab.accum;
+    char line[512];
+    snprintf(line, sizeof line,
+             "w - u, w = %g, u = %g, %u times: fp32 %.6g, bf16 %.6g (%u lost), fp16 %.6g "
+             "(%u lost), fp16 copy of an fp32 master %.6g",
+             (double)up->weight, (double)up->update, up->steps,
+             (double)up->repeat.final[VL_FMT_F32], (double)up->repeat.final[VL_FMT_BF16],
+             up->repeat.lost[VL_FMT_BF16], (double)up->repeat.final[VL_FMT_F16],
+             up->repeat.lost[VL_FMT_F16], (double)up->mixed[VL_FMT_F16]);
+    draw_text(y, 1, w - 1, C_NORMAL, line);
+    snprintf(line, sizeof line,
+             "sum of %zu values in [0, 1): fp16 %g (stuck from step %u), fp32 %g, exact %.6g",
+             ac->n, (double)ac->acc.sum16, ac->acc.sum16_last, (double)ac->acc.sum32,
+             ac->exact_sum);
+    draw_text(y + 1, 1, w - 1, C_NORMAL, line);
+}
+
+static void probe_draw(const ui *u)
+{
+    int w = u->cols, y = 1;
+    char line[600];
+    snprintf(line, sizeof line, " gradients as Micikevicius et al. 2017 Fig. 3 (%u values) | "
+                                "backend: %s (%s)",
+             LAB_SAMPLE, vl_backend_name(&u->lab.backend), u->lab.backend_note);
+    draw_text(y, 0, w, C_HEADING, line);
+    bool scaler = u->lines >= 28;
+    int h = u->lines - 17 - (scaler ? 4 : 0);
+    int x0 = 10, hw = w - x0 - 1, hi = 20;
+    draw_histogram(u, y + 1, h, x0, hw, hi - hw);
+    y += 1 + h + 1 + N_SHOWN;
+    snprintf(line, sizeof line,
+             " loss scale 2^%d = %.0f (Left/Right); bars: |g| x scale, coloured by fp16's fate",
+             u->lab.log2_scale, ldexp(1.0, u->lab.log2_scale));
+    draw_text(y, 0, w, C_KEY, line);
+    draw_counts(u, y + 1, w);
+    y += 1 + 1 + N_SHOWN;
+    if (scaler) {
+        draw_scaler(u, y, 3, w);
+        y += 4;
+    }
+    draw_results(u, y, w);
+}
+
+bool panel_lab_enter(ui *u, char *why, size_t len)
+{
+    return lab_ready(&u->lab, why, len);
+}
+
+static int act_scale(ui *u, int steps)
+{
+    return lab_scale(&u->lab, steps) ? UI_REDRAW : UI_HANDLED;
+}
+
+static const binding probe_keys[] = {
+    {.keys = "Left/Right", .brief = "loss scale /2 or x2", .help = "the loss scale /2 or x2",
+     .action = act_scale, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
+    {.keys = "PgUp/PgDn", .brief = "x16 or /16", .help = "the loss scale x16 or /16",
+     .action = act_scale, .on = {{KEY_PPAGE, 4}, {KEY_NPAGE, -4}}},
+};
+
+/* The wheel moves the loss scale. */
+static int probe_mouse(ui *u, const MEVENT *ev)
+{
+    (void)u;
+    return keys_wheel(ev);
+}
+
+UI_PANEL(probe) = {
+    .name = "Probe",
+    PANEL_KEYS(probe_keys),
+    .enter = panel_lab_enter,
+    .draw = probe_draw,
+    .mouse = probe_mouse,
+};

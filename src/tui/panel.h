@@ -1,0 +1,72 @@
+/* panel.h: what a panel of the explorer implements (after tmux's window_mode and htop's
+ * PanelClass), the table of panels, and the drawing primitives panels share.
+ *
+ * A panel is src/tui/panel-NAME.c defining `UI_PANEL(NAME) = {...};` (a const panel) with
+ * designated initializers, plus one row X(NAME) in UI_PANELS below.  Its tab key is its
+ * position in the list (1, 2, 3...).  The frame (draw.c) draws the title and the tabs, the
+ * status line with the footer and the overlays; the panel draws the rows between. */
+#ifndef VL_PANEL_H
+#define VL_PANEL_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "keys.h"
+#include "tui.h"
+
+typedef struct panel {
+    const char *name;        /* the tab and the help screen's section: "Memory" */
+    const binding *keys;     /* its own keys (dispatch, footer, help) */
+    size_t n_keys;
+    /* Before it is shown (optional): false, and why in `why`, refuses (state unchanged). */
+    bool (*enter)(ui *u, char *why, size_t len);
+    /* Rows 1 .. lines-2 of the screen; reads the state, changes nothing. */
+    void (*draw)(const ui *u);
+    /* A mouse event (optional): the key it stands for, or ERR (one input path, after htop). */
+    int (*mouse)(ui *u, const MEVENT *ev);
+    /* Typing a value with Enter (optional, both or neither): what the status line calls the
+     * value, and applying it: false, and why in `why`, keeps the prompt open. */
+    const char *(*edit_label)(const ui *u);
+    bool (*edit)(ui *u, const char *text, char *why, size_t len);
+} panel;
+
+/* .keys and .n_keys from one array. */
+#define PANEL_KEYS(table) .keys = (table), .n_keys = sizeof(table) / sizeof((table)[0])
+
+/* The panels, in tab order: one row each. */
+#define UI_PANELS(X) X(memory) X(probe) X(formats)
+
+#define UI_PANEL_ROW(name) UI_ROW_##name,
+enum { UI_PANELS(UI_PANEL_ROW) N_PANELS };
+_Static_assert(N_PANELS >= 1 && N_PANELS <= 9, "the panels are chosen with the keys 1-9");
+
+#define UI_PANEL_DECLARE(name) extern const panel panel_##name;
+UI_PANELS(UI_PANEL_DECLARE)
+
+/* A panel's definition, `UI_PANEL(name) = {...};`: without its row in UI_PANELS it does not
+ * compile, and a row without its definition does not link. */
+#define UI_PANEL(name)                                                                         \
+    _Static_assert(UI_ROW_##name < N_PANELS, "X(" #name ") belongs in UI_PANELS");             \
+    const panel panel_##name
+
+extern const panel *const ui_panels[N_PANELS];
+
+static inline const panel *ui_current(const ui *u)
+{
+    return ui_panels[u->panel];
+}
+
+/* The enter op of the panels over the lab (Probe, Formats): computes it on first view. */
+bool panel_lab_enter(ui *u, char *why, size_t len);
+
+/* ---- drawing primitives (draw.c) ---- */
+
+/* s at (y, x), cut to w columns (whole characters) and to the screen's edge, in colour c. */
+void draw_text(int y, int x, int w, ui_color c, const char *s);
+void draw_fill(int y, int x, int w, ui_color c);
+/* s word-wrapped into rows y..last of width w, continuation lines indented; returns the next
+ * free row. */
+int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s);
+
+#endif
