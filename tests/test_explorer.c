@@ -205,9 +205,12 @@ static void test_finetune_sliders(void **state)
     assert_true(explorer_jump(&e, VL_SET_ZERO, false));
     assert_int_equal(e.s.offload, VL_OFFLOAD_NONE);
 
-    /* tensor x pipeline: the GPUs stay whole groups; sequence parallel needs t >= 2 */
-    assert_true(explorer_move(&e, VL_SET_SP, 1, false));
+    /* tensor x pipeline: the GPUs stay whole groups; sequence parallel needs t >= 2, and
+     * says so rather than switch to no effect */
+    assert_false(explorer_move(&e, VL_SET_SP, 1, false));
     assert_false(e.s.sp);
+    assert_non_null(strstr(e.note, "sequence par. has no effect now: sequence parallel needs "
+                                   "tensor par. 2 or more"));
     assert_true(explorer_move(&e, VL_SET_TP, 2, false));
     assert_int_equal(e.s.tp, 4);
     assert_int_equal(e.s.gpus, 4);

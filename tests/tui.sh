@@ -203,6 +203,17 @@ expect_total g --preset llama-2-7b --mode infer --gpus 32
 keys g q
 exited g 0
 
+# a setting with no effect now is drawn disabled, says why, and does not move
+start h --preset llama-2-7b --precision fp32 --no-color --ascii
+keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32
+expect_screen h "fp32 grad copy ----------O (on)"
+expect_screen h "fp32 grad copy has no effect now: only fp16-mixed and bf16-mixed keep an"
+keys h Left
+expect_screen h "fp32 grad copy ----------O (on)"
+expect_total h --preset llama-2-7b --precision fp32
+keys h q
+exited h 0
+
 # a scenario from the picker: its model, GPU and settings
 start c --no-color
 keys c p z e r o - p a p e r Enter

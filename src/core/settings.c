@@ -52,11 +52,6 @@ static const char *fp32_grads_inert(const vl_settings *s)
     return NULL;
 }
 
-static const char *qlora_inert(const vl_settings *s)
-{
-    return s->lora_rank ? NULL : "QLoRA needs a LoRA rank";
-}
-
 static const char *lora_targets_inert(const vl_settings *s)
 {
     return s->lora_rank ? NULL : "no LoRA rank: full fine-tuning";
@@ -152,8 +147,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "q,k,v,o,gate,up,down (a list) or all-linear (default q,v)",
         .inert = lora_targets_inert},
     ROW(VL_SET_QLORA) .flag = "qlora", FIELD(qlora), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
-        .help = "the frozen base's layer matrices in 4-bit NF4 (QLoRA)", .label = "QLoRA (NF4)",
-        .inert = qlora_inert},
+        .help = "the frozen base's layer matrices in 4-bit NF4 (QLoRA)", .label = "QLoRA (NF4)"},
     ROW(VL_SET_OFFLOAD) .flag = "offload", FIELD(offload),
         ENUM(vl_offload_names, VL_N_OFFLOADS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",

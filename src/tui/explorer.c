@@ -385,6 +385,11 @@ static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir,
  * the model refuses; e->note says what stopped it. */
 static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
 {
+    const char *inert = explorer_inert(e, id);
+    if (inert) {
+        snprintf(e->note, sizeof e->note, "%s has no effect now: %s", slider_label(e, id), inert);
+        return false;
+    }
     explorer cand;
     char why[160] = "";
     uint64_t v = value_of(e, id), best = v;

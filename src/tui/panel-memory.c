@@ -8,6 +8,7 @@
 #include "core/explain.h"
 #include "core/units.h"
 #include "panel.h"
+#include "report/report.h"
 
 static void draw_sliders(const ui *u)
 {
@@ -30,15 +31,20 @@ static void draw_sliders(const ui *u)
         char v[64];
         if (sel)
             draw_fill(y, r.x, r.w, C_SELECTED);
-        ui_color c = sel ? C_SELECTED : C_NORMAL;
+        /* a setting with no effect now is drawn dim, its value in parentheses (the formula
+         * pane says why) */
+        bool inert = explorer_inert(e, id) != NULL;
+        ui_color c = sel ? C_SELECTED : inert ? C_DIM : C_NORMAL;
         draw_text(y, r.x, 2, c, sel ? u->g->select : " ");
         draw_text(y, r.x + 2, 15, c, slider_label(e, id));
         int knob = (int)(explorer_fraction(e, id) * (track - 1) + 0.5);
         attrset(theme_attr(sel ? C_SELECTED : C_DIM));
         for (int k = 0; k < track; k++)
             mvaddstr(y, r.x + 17 + k, k == knob ? u->g->knob : u->g->track);
+        char shown[72];
         explorer_value(e, id, v, sizeof v);
-        draw_text(y, r.x + 29, r.w - 29, c, v);
+        snprintf(shown, sizeof shown, inert ? "(%s)" : "%s", v);
+        draw_text(y, r.x + 29, r.w - 29, c, shown);
     }
 }
 
@@ -79,7 +85,7 @@ static void draw_memory(const ui *u)
         return;
     }
     int bw = r.w - 2, bx = r.x + 1;
-    uint64_t full = b->total > g->memory ? b->total : g->memory;
+    uint64_t full = report_bar_full(g->memory, b, 1);
     draw_stack(u, r.y + 1, bx, bw, 2, b, full);
     int m = layout_cell(g->memory, full, bw);
     int mx = bx + (m >= bw ? bw - 1 : m);
@@ -103,25 +109,21 @@ static void draw_memory(const ui *u)
         for (int k = 0; k < 2; k++)
             mvaddstr(y, r.x + 1 + k, theme_segment_fill(u->g, (vl_component)c));
         snprintf(line, sizeof line, " %-19s %8.2f GiB %5.1f%%", vl_component_labels[c],
-                 vl_in_units(b->bytes[c], un),
-                 b->total ? 100.0 * (double)b->bytes[c] / (double)b->total : 0.0);
+                 vl_in_units(b->bytes[c], un), report_share(b->bytes[c], b->total));
         draw_text(y, r.x + 3, r.w - 3, focus ? C_HEADING : C_NORMAL, line);
     }
     snprintf(line, sizeof line, "    total %.2f GiB per GPU (%s bytes)", vl_in_units(b->total, un),
              vl_fmt_int(b->total, n, sizeof n));
     draw_text(r.y + 11, r.x, r.w, C_HEADING, line);
-    if (explorer_fits(e))
-        snprintf(line, sizeof line, "    fits: %s to spare",
-                 vl_fmt_bytes(g->memory - b->total, un, w, sizeof w));
-    else
-        snprintf(line, sizeof line, "    does not fit: over by %s",
-                 vl_fmt_bytes(b->total - g->memory, un, w, sizeof w));
+    report_fit fit = report_fit_of(b->total, g->memory);
+    snprintf(line, sizeof line, fit.fits ? "    fits: %s to spare" : "    does not fit: over by %s",
+             vl_fmt_bytes(fit.margin, un, w, sizeof w));
     if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node */
         size_t used = strlen(line);
         snprintf(line + used, sizeof line - used, "; CPU per node: %s",
                  vl_fmt_bytes(b->cpu.node_total, un, w, sizeof w));
     }
-    draw_text(r.y + 12, r.x, r.w, explorer_fits(e) ? C_OK : C_BAD, line);
+    draw_text(r.y + 12, r.x, r.w, fit.fits ? C_OK : C_BAD, line);
 }
 
 /* Inference: the prefill and decode peaks on one scale, and the roofline bounds. */
@@ -134,30 +136,26 @@ static void draw_phases(const ui *u)
     char line[256], v[32];
     vl_settings s = explorer_settings(e);
     draw_text(r.y, r.x, r.w, C_HEADING, " the two phases of inference, each with its own peak");
-    uint64_t full = g->memory;
-    const vl_phase *ph[2] = {&inf->prefill, &inf->decode};
-    for (int i = 0; i < 2; i++)
-        if (ph[i]->total > full)
-            full = ph[i]->total;
+    vl_breakdown ph[2]; /* each phase's own bars, on one scale */
+    int n = report_phases(&e->b, &s, ph);
+    uint64_t full = report_bar_full(g->memory, ph, (size_t)n);
     int bw = r.w - 9 - 17;
     for (int i = 0; i < 2; i++) {
         int y = r.y + 1 + i;
         bool peak = (i == 1) == inf->decode_peak;
-        draw_text(y, r.x, 9, peak ? C_HEADING : C_NORMAL, i ? " decode" : " prefill");
-        if (i == 1 && s.gen == 0) {
+        snprintf(line, sizeof line, " %s", report_phase_names[i]);
+        draw_text(y, r.x, 9, peak ? C_HEADING : C_NORMAL, line);
+        if (i >= n) {
             draw_text(y, r.x + 9, r.w - 9, C_DIM, "none: no tokens generated (generated = 0)");
             continue;
         }
-        vl_breakdown b = e->b; /* the phase's own bars */
-        b.bytes[VL_C_KV_CACHE] = ph[i]->kv_cache;
-        b.bytes[VL_C_ACTIVATIONS] = ph[i]->workspace;
-        draw_stack(u, y, r.x + 9, bw, 1, &b, full);
+        draw_stack(u, y, r.x + 9, bw, 1, &ph[i], full);
         int m = layout_cell(g->memory, full, bw);
         draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        bool fits = report_fit_of(ph[i].total, g->memory).fits;
         snprintf(line, sizeof line, " %9s %s",
-                 vl_fmt_bytes(ph[i]->total, VL_UNITS_GIB, v, sizeof v),
-                 ph[i]->total <= g->memory ? "fits" : "over");
-        draw_text(y, r.x + 9 + bw, r.w - 9 - bw, ph[i]->total <= g->memory ? C_OK : C_BAD, line);
+                 vl_fmt_bytes(ph[i].total, VL_UNITS_GIB, v, sizeof v), fits ? "fits" : "over");
+        draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
     }
     vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
     if (sp.decode_tokens_per_s > 0) {
@@ -187,10 +185,7 @@ static void draw_zero(const ui *u)
     snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s (ZeRO paper, Fig. 1)",
              (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s");
     draw_text(r.y, r.x, r.w, C_HEADING, line);
-    uint64_t full = g->memory;
-    for (int z = 0; z < 4; z++)
-        if (e->zero[z].total > full)
-            full = e->zero[z].total;
+    uint64_t full = report_bar_full(g->memory, e->zero, REPORT_ZERO_STAGES);
     int bw = r.w - 8 - 17; /* "ZeRO-n " + bar + " 142.82 GiB over" */
     for (int z = 0; z < 4; z++) {
         int y = r.y + 1 + z;
@@ -201,9 +196,10 @@ static void draw_zero(const ui *u)
         draw_stack(u, y, r.x + 8, bw, 1, b, full);
         int m = layout_cell(g->memory, full, bw);
         draw_text(y, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        bool fits = report_fit_of(b->total, g->memory).fits;
         snprintf(line, sizeof line, " %9s %s", vl_fmt_bytes(b->total, VL_UNITS_GIB, v, sizeof v),
-                 b->total <= g->memory ? "fits" : "over");
-        draw_text(y, r.x + 8 + bw, r.w - 8 - bw, b->total <= g->memory ? C_OK : C_BAD, line);
+                 fits ? "fits" : "over");
+        draw_text(y, r.x + 8 + bw, r.w - 8 - bw, fits ? C_OK : C_BAD, line);
     }
 }
 
@@ -224,6 +220,12 @@ static void draw_formula(const ui *u)
     vl_explain(&s, &e->b, focus, VL_UNITS_GIB, f, sizeof f);
     snprintf(line, sizeof line, " %s = %s", vl_component_labels[focus], f);
     y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    const char *inert = explorer_inert(e, e->selected);
+    if (inert && y <= last) {
+        snprintf(line, sizeof line, " %s has no effect now: %s", slider_label(e, e->selected),
+                 inert);
+        y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
+    }
     if (e->detached && e->selected == SL_PARAMS && y <= last) {
         const vl_arch *a = &e->model.arch;
         snprintf(line, sizeof line,
