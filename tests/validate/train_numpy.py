@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""train_numpy.py: `vramlab probe train` against an independent NumPy implementation of the
+same network (src/core/train.h): the same data and initial weights from splitmix64, the
+same operations in the same order in float32 (each matrix product summed over k from 0
+up, column sums over rows from 0 up, exp and log by the same polynomials), fp16 rounding by
+NumPy's float16 and bf16 by rounding the float32 bits to nearest even.
+
+fp32 must agree exactly, step by step: NumPy's float32 +, *, / and sqrt are IEEE operations
+like vramlab's, and the order is the same, so any difference is a bug.  The fp16 and bf16
+regimes (with and without masters, unscaled, static, dynamic) are compared on the final
+loss within REL_TOL: they too should agree exactly (the rounding is the same RNE), so the
+tolerance only admits the last-bit differences of a float64 mean.  fp8 is not reimplemented
+here (its per-tensor scaling is checked bit for bit between the backends by the selftest).
+
+usage: train_numpy.py VRAMLAB [STEPS]"""
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+
+D, H, C, B, ROWS, TH = 16, 32, 4, 64, 512, 32
+GLOBAL = 2 ** 24
+REL_TOL = 1e-12
+f32 = np.float32
+M64 = (1 << 64) - 1
+
+
+class SplitMix:
+    def __init__(self, seed):
+        self.s = seed
+
+    def next(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) & M64
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        return z ^ (z >> 31)
+
+    def fill(self, n, bound):
+        out = np.empty(n, dtype=np.float32)
+        for i in range(n):
+            u = (self.next() >> 11) * 2.0 ** -53
+            out[i] = f32((2.0 * u - 1.0) * bound)
+        return out
+
+
+def r_fp32(x):
+    return x.astype(np.float32)
+
+
+def r_fp16(x):
+    return x.astype(np.float16).astype(np.float32)
+
+
+def r_bf16(x):
+    b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    b = ((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    return b.view(np.float32)
+
+
+def exp_poly(x):
+    with np.errstate(invalid="ignore", over="ignore"):
+        k = np.floor(x * f32(1.44269504) + f32(0.5))
+        r = (x - k * f32(0.693145751953125)) - k * f32(1.42860677e-6)
+        p = f32(1) / f32(5040)
+        for c in (f32(1) / f32(720), f32(1) / f32(120), f32(1) / f32(24), f32(1) / f32(6),
+                  f32(0.5), f32(1), f32(1)):
+            p = p * r + c
+        kk = np.clip(k, -126, 127).astype(np.int32)
+        two_k = ((kk + 127).astype(np.uint32) << 23).view(np.float32)
+        out = p * two_k
+    return np.where(x >= f32(-87), out, f32(0)).astype(np.float32)
+
+
+def log_poly(x):
+    u = x.astype(np.float32).view(np.uint32)
+    e = (u >> 23).astype(np.int32) - 127
+    m = ((u & 0x7FFFFF) | 0x3F800000).view(np.float32)
+    big = m > f32(1.41421356)
+    m = np.where(big, m * f32(0.5), m)
+    e = e + big
+    s = (m - f32(1)) / (m + f32(1))
+    s2 = s * s
+    p = f32(1) / f32(11)
+    for c in (f32(1) / f32(9), f32(1) / f32(7), f32(1) / f32(5), f32(1) / f32(3), f32(1)):
+        p = p * s2 + c
+    fe = e.astype(np.float32)
+    return fe * f32(0.693145751953125) + (f32(2) * s * p + fe * f32(1.42860677e-6))
+
+
+def matmul(a, b, rnd, acc_rnd, alpha=f32(1), bias=None, relu=False):
+    s = np.zeros((a.shape[0], b.shape[1]), dtype=np.float32)
+    for k in range(a.shape[1]):
+        s = s + a[:, k, None] * b[None, k, :]
+        if acc_rnd is not None:
+            s = acc_rnd(s)
+    v = s * alpha
+    if bias is not None:
+        v = v + bias[None, :]
+    if relu:
+        v = np.where(v < 0, f32(0), v)
+    return rnd(v).astype(np.float32)
+
+
+def colsum(a, rnd):
+    s = np.zeros(a.shape[1], dtype=np.float32)
+    for r in range(a.shape[0]):
+        s = s + a[r]
+    return rnd(s)
+
+
+REGIMES = {  # rounding of compute, of the weights (None: fp32 masters), scaling
+    "fp32": (r_fp32, r_fp32, "none"),
+    "fp16": (r_fp16, r_fp16, "none"),
+    "fp16-static": (r_fp16, r_fp32, "static"),
+    "fp16-dynamic": (r_fp16, r_fp32, "dynamic"),
+    "bf16": (r_bf16, r_fp32, "none"),
+    "bf16-pure": (r_bf16, r_bf16, "none"),
+}
+
+
+def data(seed):
+    s = SplitMix(seed)
+    tw1 = s.fill(D * TH, math.sqrt(6.0 / D)).reshape(D, TH)
+    tb1 = s.fill(TH, 0.5)
+    tw2 = s.fill(TH * C, math.sqrt(6.0 / TH)).reshape(TH, C)
+    w1 = s.fill(D * H, math.sqrt(6.0 / D)).reshape(D, H)
+    w2 = s.fill(H * C, math.sqrt(6.0 / (H + C))).reshape(H, C)
+    x = s.fill(ROWS * D, 1.0).reshape(ROWS, D)
+    z = np.broadcast_to(tb1.astype(np.float64), (ROWS, TH)).copy()
+    for i in range(D):
+        z = z + x[:, i, None].astype(np.float64) * tw1[i, None, :].astype(np.float64)
+    logit = np.zeros((ROWS, C))
+    for h in range(TH):
+        zh = z[:, h:h + 1]
+        logit = np.where(zh > 0, logit + zh * tw2[h].astype(np.float64), logit)
+    y = np.argmax(logit, axis=1)
+    return x, y, [w1, np.zeros(H, np.float32), w2, np.zeros(C, np.float32)]
+
+
+def train(name, seed, steps, lr):
+    rc, rw, scaling = REGIMES[name]
+    x, y, params = data(seed)
+    params = [rw(p) for p in params]
+    mom = [np.zeros_like(p) for p in params]
+    vel = [np.zeros_like(p) for p in params]
+    scale, tracker = f32(65536), 0
+    b1, b2, eps = f32(0.9), f32(0.999), f32(1e-8)
+    b1t = b2t = f32(1)
+    losses = []
+
+    def forward(rows, gscale):
+        w1, bb1, w2, bb2 = [rc(p) for p in params]
+        xc = rc(x[rows])
+        a1 = matmul(xc, w1, rc, None, bias=bb1, relu=True)
+        logits = matmul(rc(a1), w2, rc, None, bias=bb2)
+        mx = logits.max(axis=1)
+        e = exp_poly(logits - mx[:, None])
+        tot = np.zeros(len(rows), np.float32)
+        for j in range(C):
+            tot = tot + e[:, j]
+        zy = logits[np.arange(len(rows)), y[rows]]
+        loss = log_poly(tot) - (zy - mx)
+        onehot = (np.arange(C)[None, :] == y[rows][:, None]).astype(np.float32)
+        g = (e / tot[:, None] - onehot) * gscale
+        return xc, a1, w2, loss, logits, g
+
+    for t in range(steps):
+        S = {"none": f32(1), "static": f32(1024), "dynamic": scale}[scaling]
+        row0 = (t % (ROWS // B)) * B
+        rows = np.arange(row0, row0 + B)
+        xc, a1, w2c, loss, _, dl = forward(rows, S * f32(2.0 ** -24))
+        losses.append(float(f32(sum(float(v) for v in loss) / B)))
+        g2 = rc(dl)
+        dw2 = matmul(a1.T.copy(), g2, rc, None)
+        db2 = colsum(g2, rc)
+        dh = matmul(g2, w2c.T.copy(), rc, None)
+        dz = np.where(a1 > 0, dh, f32(0)).astype(np.float32)
+        dw1 = matmul(xc.T.copy(), dz, rc, None)
+        db1 = colsum(dz, rc)
+        grads = [dw1, db1, dw2, db2]
+        found_inf = not all(np.isfinite(g).all() for g in [g2] + grads)
+        if not (scaling != "none" and found_inf):
+            b1t, b2t = b1t * b1, b2t * b2
+            unscale = f32(1) / S
+            for i, g in enumerate(grads):
+                g = g * unscale
+                mom[i] = b1 * mom[i] + (f32(1) - b1) * g
+                vel[i] = b2 * vel[i] + (f32(1) - b2) * (g * g)
+                step = f32(lr) * (mom[i] / (f32(1) - b1t)) / (
+                    np.sqrt(vel[i] / (f32(1) - b2t)) + eps)
+                params[i] = rw(params[i] - step)
+        if scaling == "dynamic":
+            if found_inf:
+                scale, tracker = f32(scale * 0.5), 0
+            elif tracker + 1 == 2000:
+                scale, tracker = f32(scale * 2.0), 0
+            else:
+                tracker += 1
+    total = 0.0
+    for row0 in range(0, ROWS, B):
+        loss = forward(np.arange(row0, row0 + B), f32(0))[3]
+        total += sum(float(v) for v in loss) / B * B
+    return losses, total / ROWS
+
+
+def main():
+    vramlab = sys.argv[1]
+    steps = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    out = subprocess.run([vramlab, "probe", "train", "--backend", "cpu", "--format", "json",
+                          "--steps", str(steps), "--regimes", ",".join(REGIMES)],
+                         check=True, capture_output=True, text=True).stdout
+    doc = json.loads(out)
+    seed, lr = doc["task"]["seed"], doc["task"]["lr"]
+    failures = 0
+    for run in doc["runs"]:
+        name = run["name"]
+        losses, final = train(name, seed, steps, lr)
+        if name == "fp32":
+            same = [f32(a) == f32(b) for a, b in zip(losses, run["loss"])]
+            ok = all(same) and len(same) == steps and final == run["final_loss"]
+            first = same.index(False) + 1 if not all(same) else None
+            print("%s  fp32: %d steps, every loss identical to NumPy's%s; final %.17g" %
+                  ("ok  " if ok else "FAIL", steps, "" if ok else " (first difference at step %s)" % first, final))
+        else:
+            rel = abs(final - run["final_loss"]) / final
+            ok = rel <= REL_TOL
+            print("%s  %s: final loss %.9g, NumPy %.9g, relative difference %.2g (tolerance %g)" %
+                  ("ok  " if ok else "FAIL", name, run["final_loss"], final, rel, REL_TOL))
+        failures += not ok
+    print("train_numpy: %s" % ("all agree" if not failures else "%d FAILED" % failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
