@@ -110,7 +110,8 @@ static void usage(void)
     printf(
         "usage: vramlab probe [EXPERIMENT] [OPTIONS]\n"
         "Mixed precision, shown with micro-kernels on the GPU (CUDA) or their bit-exact CPU\n"
-        "emulation.  Without an EXPERIMENT, runs the four below with their defaults.\n"
+        "emulation.  Without an EXPERIMENT, runs underflow, scaler, update and accumulate\n"
+        "with their defaults.\n"
         "\n"
         "  underflow    a gradient sample times loss scales, cast to fp32, fp16, bf16 and fp8\n"
         "    --scale S[,S...]   the loss scales (default 1,8,65536; at most 8)\n"
