@@ -391,25 +391,34 @@ fail:
     return NULL;
 }
 
+/* CUDA failed (the backend is on the CPU now, and the device copy of the tensors is
+ * lost): the same run again from the start on the CPU, up to the steps done; the results
+ * are the same bit for bit.  False when out of memory. */
+static bool replay(vl_train_run *r)
+{
+    uint32_t done = r->done;
+    r->restarts++;
+    r->done = r->skipped = 0;
+    if (!setup(r))
+        return false;
+    while (r->done < done)
+        one_step(r, r->done++);
+    return true;
+}
+
 uint32_t vl_train_step(vl_train_run *r, uint32_t n)
 {
-    uint32_t end = r->done + n > r->steps || r->done + n < r->done ? r->steps : r->done + n;
+    uint32_t start = r->done, end = n > r->steps - r->done ? r->steps : r->done + n;
     while (r->done < end) {
         one_step(r, r->done++);
-        if (r->state->m.lost) {
-            /* CUDA failed (the backend is on the CPU now): the same run again, from the
-             * start, on the CPU; the results are the same bit for bit */
-            uint32_t done = r->done;
-            r->restarts++;
-            r->done = r->skipped = 0;
-            if (!setup(r))
-                return r->done;
-            while (r->done < done)
-                one_step(r, r->done++);
-        }
+        if (r->state->m.lost && !replay(r))
+            return r->done;
     }
-    if (r->done == r->steps && n)
+    if (r->done == r->steps && end > start) {
         evaluate(r);
+        if (r->state->m.lost && replay(r))
+            evaluate(r);
+    }
     return r->done;
 }
 
