@@ -13,13 +13,16 @@
  * VL_TRAIN_BATCH / VL_TRAIN_GLOBAL, PyTorch's loss / iters_to_accumulate), so the gradient
  * of logit j of a row is (p_j - [j = label]) / 2^24: below fp16's smallest subnormal
  * 2^-24 for every logit, and flushed to zero wherever |p_j - [j = label]| < 1/2.  At step
- * 1, 75% of the gradient values cast to fp16 are flushed (the logits' gradients where p_j
- * < 1/2, and with them the hidden layer's, which are those times weights of about 1/4) and
- * most of the rest are subnormal (`probe train` prints the fractions per step): the
- * weights move only on the few rows the model gets badly wrong, by gradients of one or
- * two units of 2^-24.  Adam's step does not depend on the gradients' scale (above its
- * eps), so in fp32 the 2^-24 costs nothing, and a loss scale of 2^10 or more lifts the
- * fp16 gradients back into range; unscaled fp16 ends with a loss many times fp32's.
+ * 1 (seed 1) 70% of the logits' gradients flush, and every one that survives is exactly
+ * +-2^-24: one unit, the sign and nothing else.  96% of the hidden layer's gradients
+ * flush too (one unit times weights of about 1/4), 75% of all the gradient values cast
+ * (`probe train` prints the fraction per step; 78-89% of the logits' gradients from step
+ * 50 on, as the fit improves and |p - y| shrinks).  So the fp16 weights move by Adam's
+ * full step in the direction of the few rows the model gets badly wrong, and the run
+ * stalls and drifts instead of converging.  Adam's step does not depend on the gradients'
+ * scale (above its eps), so in fp32 the 2^-24 costs nothing, and a loss scale of 2^10 or
+ * more lifts the fp16 gradients back into range: fp16-static and fp16-dynamic follow
+ * fp32, and unscaled fp16 ends with a loss many times fp32's.
  *
  * Slices: vl_train_init, then vl_train_step(run, n) as often as wanted (a panel between
  * frames, the command in one go); the per-step arrays are filled up to run->done, and
@@ -51,7 +54,8 @@ typedef enum { VL_SCALING_NONE, VL_SCALING_STATIC, VL_SCALING_DYNAMIC } vl_scali
 extern const char *const vl_scaling_names[3]; /* none, static, dynamic */
 
 /* A regime: the formats of the matrix products' inputs forward and backward, of what the
- * products write (activations, gradients), and of the weights the optimizer updates. */
+ * products write (activations, gradients), and of the weights the optimizer updates.
+ * Adam's moments are fp32 in every regime (as in torch.amp training). */
 typedef struct vl_train_regime {
     const char *name;      /* "fp16-dynamic" */
     const char *precision; /* "fp16 compute, fp32 master weights" */
