@@ -92,8 +92,9 @@ pair train --accumulate-in format --steps 200
 pair train --regimes fp16-dynamic,fp8 --init-scale 2^40 --steps 100
 pair train --regimes fp16-static --scale 2^24 --steps 50 --seed 7
 
-# The PTX path: the driver compiles the embedded PTX at load time instead of using the
-# SASS (as on a GPU newer than the build knows), and the results must be the same.
+# The PTX path: the driver compiles the embedded PTX (compute_75's, or the newest one the
+# GPU can run) at load time instead of using the SASS, as for a GPU newer than the build
+# knows, and the results must be the same.
 checks=$((checks + 1))
 if CUDA_FORCE_PTX_JIT=1 "$vramlab" probe selftest > "$work/jit" 2>&1; then
     say "ok    selftest with CUDA_FORCE_PTX_JIT=1 ($(tail -n 1 "$work/jit"))"
