@@ -67,11 +67,12 @@ void vl_run_encode(vl_backend *b, vl_format f, bool saturate, const float *x, si
         vl_cpu_encode(f, saturate, x, n, codes);
 }
 
-void vl_run_underflow(vl_backend *b, const float *x, size_t n, float scale, bool saturate,
-                      unsigned formats, vl_cast_counts *out)
+void vl_run_underflow(vl_backend *b, const float *x, size_t n, const float *scales, int n_scales,
+                      bool saturate, unsigned formats, vl_cast_counts *const *out)
 {
-    if (!ON_CUDA("underflow", vl_cuda_underflow(x, n, scale, saturate, formats, out)))
-        vl_cpu_underflow(x, n, scale, saturate, formats, out);
+    if (!ON_CUDA("underflow", vl_cuda_underflow(x, n, scales, n_scales, saturate, formats, out)))
+        for (int s = 0; s < n_scales; s++)
+            vl_cpu_underflow(x, n, scales[s], saturate, formats, out[s]);
 }
 
 void vl_run_scaler(vl_backend *b, const vl_scaler_params *p, const float *grad_max, size_t steps,

@@ -110,19 +110,23 @@ static void check_encode(vl_backend *cuda, vl_backend *cpu, vl_selftest *t, cons
 static void check_underflow(vl_backend *cuda, vl_backend *cpu, vl_selftest *t, const char *name,
                             const float *x, size_t n)
 {
-    static const float scales[] = {1.0f, 8.0f, 65536.0f, 0x1p-10f, 0x1p100f};
-    int ns = (int)(sizeof scales / sizeof scales[0]);
-    vl_cast_counts *gpu = malloc(2 * sizeof *gpu), *cpu_c = gpu + 1;
+    enum { NS = 5 };
+    static const float scales[NS] = {1.0f, 8.0f, 65536.0f, 0x1p-10f, 0x1p100f};
+    vl_cast_counts *gpu = malloc(2 * NS * sizeof *gpu), *g[NS], *h[NS];
     vl_selftest_check *c = check(t, name);
 
     if (!gpu)
         return;
-    for (int s = 0; s < ns && cuda->cuda; s++) {
-        for (int sat = 0; sat < 2 && cuda->cuda; sat++) {
-            vl_run_underflow(cuda, x, n, scales[s], sat, VL_ALL_FORMATS, gpu);
-            vl_run_underflow(cpu, x, n, scales[s], sat, VL_ALL_FORMATS, cpu_c);
-            compare_u64(c, &gpu->cls[0][0], &cpu_c->cls[0][0], VL_N_FORMATS * VL_N_CLASSES);
-            compare_u64(c, gpu->hist, cpu_c->hist, VL_HIST_BINS);
+    for (int s = 0; s < NS; s++) {
+        g[s] = gpu + s;
+        h[s] = gpu + NS + s;
+    }
+    for (int sat = 0; sat < 2 && cuda->cuda; sat++) {
+        vl_run_underflow(cuda, x, n, scales, NS, sat, VL_ALL_FORMATS, g);
+        vl_run_underflow(cpu, x, n, scales, NS, sat, VL_ALL_FORMATS, h);
+        for (int s = 0; s < NS; s++) {
+            compare_u64(c, &g[s]->cls[0][0], &h[s]->cls[0][0], VL_N_FORMATS * VL_N_CLASSES);
+            compare_u64(c, g[s]->hist, h[s]->hist, VL_HIST_BINS);
         }
     }
     free(gpu);

@@ -169,21 +169,26 @@ int vl_cuda_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_
     return launched("encode") && dc.download(codes, n) ? 0 : -1;
 }
 
-int vl_cuda_underflow(const float *x, size_t n, float scale, bool saturate, unsigned formats,
-                      vl_cast_counts *out)
+int vl_cuda_underflow(const float *x, size_t n, const float *scales, int n_scales, bool saturate,
+                      unsigned formats, vl_cast_counts *const *out)
 {
     dev<float> dx;
     dev<vl_cast_counts> dcounts;
-    if (!dx.upload(x, n) || !dcounts.alloc(1) ||
-        failed(cudaMemset(dcounts.p, 0, sizeof *out), "cudaMemset"))
+    if (!dx.upload(x, n) || !dcounts.alloc(1))
         return -1;
     static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit counts");
     char *base = (char *)dcounts.p;
-    underflow_kernel<<<blocks_for(n), 256>>>(
-        dx.p, n, scale, saturate, formats,
-        (unsigned long long *)(base + offsetof(vl_cast_counts, cls)),
-        (unsigned long long *)(base + offsetof(vl_cast_counts, hist)));
-    return launched("underflow") && dcounts.download(out, 1) ? 0 : -1;
+    for (int s = 0; s < n_scales; s++) {
+        if (failed(cudaMemset(dcounts.p, 0, sizeof(vl_cast_counts)), "cudaMemset"))
+            return -1;
+        underflow_kernel<<<blocks_for(n), 256>>>(
+            dx.p, n, scales[s], saturate, formats,
+            (unsigned long long *)(base + offsetof(vl_cast_counts, cls)),
+            (unsigned long long *)(base + offsetof(vl_cast_counts, hist)));
+        if (!launched("underflow") || !dcounts.download(out[s], 1))
+            return -1;
+    }
+    return 0;
 }
 
 int vl_cuda_scaler(const vl_scaler_params *p, const float *grad_max, size_t steps, float *scale,
