@@ -1,7 +1,7 @@
 #!/bin/sh
 # train-numpy.sh: `vramlab probe train` on the CPU against an independent NumPy
-# implementation of the same network (tests/validate/train_numpy.py): fp32 identical step
-# by step, fp16 and bf16 final losses to the tolerance stated there.  Needs Debian's
+# implementation of the same network (tests/validate/train_numpy.py): every regime
+# identical step by step, with sums in fp32 and in the products' format.  Needs Debian's
 # python3-numpy (./bootstrap check installs it): without it this fails, never skips.
 py=/usr/bin/python3
 if ! $py -c 'import numpy' 2> /dev/null; then

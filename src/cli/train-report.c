@@ -79,7 +79,7 @@ static void train_table(FILE *out, const train_report *t)
             "; sums in %s\n",
             VL_TRAIN_IN, VL_TRAIN_HIDDEN, VL_TRAIN_CLASSES, (double)o->lr, t->rows, VL_TRAIN_BATCH,
             (int)log2((double)VL_TRAIN_GLOBAL), o->seed,
-            o->accumulate_in_format ? "the products' input format" : "fp32");
+            o->accumulate_in_format ? "the format the products write" : "fp32");
     fprintf(out, "backend: %s (%s)\n\n", vl_backend_name(t->backend),
             vl_backend_note(t->backend, note, sizeof note));
     fprintf(out, "  %-13s %-8s %-6s %10s %9s %8s  %s\n", "regime", "scaling", "master",

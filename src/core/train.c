@@ -175,13 +175,21 @@ static float scale_of(vl_train_state *st, const vl_train_regime *g, uint32_t t, 
     return g->per_tensor ? tensor_scale(st, t, n, f) : 1.0f;
 }
 
+/* The format of the products' sums: fp32, as tensor cores accumulate, or with
+ * accumulate_in_format the format the products write (fp16, bf16; bf16 for fp8, whose
+ * tensor cores have no fp8 accumulator). */
+static vl_format sum_format(const vl_train_state *st, const vl_train_regime *g)
+{
+    return st->opts.accumulate_in_format ? g->store : VL_FMT_F32;
+}
+
 /* The forward pass of rows [row0, row0 + B): the weights cast to the forward format, the
  * products, the loss with gradient factor gscale.  s[0..2] get the scales of the input,
  * the hidden activations and the second layer's weights (the backward pass needs them). */
 static void forward(vl_train_state *st, const vl_train_regime *g, uint32_t row0, float gscale,
                     float s[4])
 {
-    vl_format fw = g->fwd, acc = st->opts.accumulate_in_format ? g->fwd : VL_FMT_F32;
+    vl_format fw = g->fwd, acc = sum_format(st, g);
     uint32_t x = st->X + row0 * D;
 
     float sx = scale_of(st, g, x, B * D, fw), sw1 = scale_of(st, g, st->P + P_W1, D * H, fw);
@@ -208,7 +216,7 @@ static void forward(vl_train_state *st, const vl_train_regime *g, uint32_t row0,
 /* The backward pass: every gradient cast counted. */
 static void backward(vl_train_state *st, const vl_train_regime *g, const float s[4])
 {
-    vl_format fb = g->bwd, acc = st->opts.accumulate_in_format ? g->bwd : VL_FMT_F32;
+    vl_format fb = g->bwd, acc = sum_format(st, g);
     float sx = s[0], sh = s[1], sw2 = s[2];
 
     float sg = scale_of(st, g, st->DL, B * C, fb);

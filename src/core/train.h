@@ -77,7 +77,7 @@ typedef struct vl_train_opts {
     uint64_t seed;
     float static_scale;           /* the static regime's loss scale */
     vl_scaler_params scaler;      /* the dynamic regime's: GradScaler's defaults */
-    bool accumulate_in_format;    /* sums in the products' input format, not fp32 */
+    bool accumulate_in_format;    /* sums in the format the products write, not fp32 */
     const float *features;        /* NULL, or rows x VL_TRAIN_IN values (--input) */
     size_t rows;                  /* with features: a multiple of VL_TRAIN_BATCH */
 } vl_train_opts;
