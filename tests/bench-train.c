@@ -17,19 +17,26 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The best of RUNS runs: the machine is shared. */
+#define RUNS 3
+
 static double steps_per_s(vl_backend *b, int regime)
 {
     vl_train_opts o;
     vl_train_opts_default(&o);
     o.steps = STEPS;
-    vl_train_run *r = vl_train_init(b, &o, regime);
-    if (!r)
-        return 0;
-    double t = now();
-    vl_train_step(r, STEPS);
-    t = now() - t;
-    vl_train_free(r);
-    return STEPS / t;
+    double best = 0;
+    for (int i = 0; i < RUNS; i++) {
+        vl_train_run *r = vl_train_init(b, &o, regime);
+        if (!r)
+            return 0;
+        double t = now();
+        vl_train_step(r, STEPS);
+        t = now() - t;
+        vl_train_free(r);
+        best = STEPS / t > best ? STEPS / t : best;
+    }
+    return best;
 }
 
 int main(int argc, char **argv)
@@ -58,13 +65,18 @@ int main(int argc, char **argv)
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 -B -c 'import sys, time; sys.path.insert(0, sys.argv[1]); "
-             "import train_numpy as t; s = time.perf_counter(); t.train(\"fp32\", 1, %d, 0.02); "
-             "print(%d / (time.perf_counter() - s))' \"$(dirname '%s')\" 2>/dev/null",
-             STEPS, STEPS, script);
+             "import train_numpy as t; s = time.perf_counter(); t.data(1); "
+             "d = time.perf_counter() - s; r = []\n"
+             "for i in range(%d):\n"
+             "    s = time.perf_counter(); t.train(\"fp32\", 1, %d, 0.02); "
+             "r.append(time.perf_counter() - s - d)\n"
+             "print(%d / min(r))' \"$(dirname '%s')\" 2>/dev/null",
+             RUNS, STEPS, STEPS, script);
     FILE *p = popen(cmd, "r");
     double np = 0;
     if (p && fscanf(p, "%lf", &np) == 1 && np > 0)
-        printf("NumPy, the same fp32 run: %.0f steps/s; the CPU emulation is %.1fx that\n", np,
+        printf("NumPy, the same fp32 run (its data set-up not counted): %.0f steps/s; the CPU "
+               "emulation is %.1fx that\n", np,
                fp32 / np);
     else
         printf("NumPy: /usr/bin/python3 cannot run %s (apt-get install python3-numpy)\n",
