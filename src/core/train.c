@@ -187,7 +187,7 @@ static vl_format sum_format(const vl_train_state *st, const vl_train_regime *g)
  * products, the loss with gradient factor gscale.  s[0..2] get the scales of the input,
  * the hidden activations and the second layer's weights (the backward pass needs them). */
 static void forward(vl_train_state *st, const vl_train_regime *g, uint32_t row0, float gscale,
-                    float s[4])
+                    float s[3])
 {
     vl_format fw = g->fwd, acc = sum_format(st, g);
     uint32_t x = st->X + row0 * D;
@@ -214,7 +214,7 @@ static void forward(vl_train_state *st, const vl_train_regime *g, uint32_t row0,
 }
 
 /* The backward pass: every gradient cast counted. */
-static void backward(vl_train_state *st, const vl_train_regime *g, const float s[4])
+static void backward(vl_train_state *st, const vl_train_regime *g, const float s[3])
 {
     vl_format fb = g->bwd, acc = sum_format(st, g);
     float sx = s[0], sh = s[1], sw2 = s[2];
@@ -275,13 +275,13 @@ static void one_step(vl_train_run *r, uint32_t t)
 {
     vl_train_state *st = r->state;
     const vl_train_regime *g = r->regime;
-    float s[4], S = loss_scale(r);
+    float s[3], S = loss_scale(r);
     uint32_t cnt[VL_N_CLASSES];
     double correct;
 
-    /* the loss's share of the global batch, times the loss scale: exact, a power of two
-     * times S */
-    forward(st, g, (t % (uint32_t)(st->rows / B)) * B, S * ((float)B / VL_TRAIN_GLOBAL) / B, s);
+    /* the gradient of the mean over the micro-batch times its share of the global batch,
+     * B / VL_TRAIN_GLOBAL, times the loss scale: S / 2^24, exact */
+    forward(st, g, (t % (uint32_t)(st->rows / B)) * B, S * (1.0f / VL_TRAIN_GLOBAL), s);
     r->loss[t] = (float)batch_loss(st, &correct);
     backward(st, g, s);
     vl_run_train_counts(st->backend, &st->m, CNT_GRAD, VL_N_CLASSES, cnt);
@@ -317,7 +317,7 @@ static void evaluate(vl_train_run *r)
 {
     vl_train_state *st = r->state;
     double sum = 0, right = 0, correct;
-    float s[4];
+    float s[3];
     for (uint32_t row0 = 0; row0 < st->rows; row0 += B) {
         forward(st, r->regime, row0, 0.0f, s);
         sum += batch_loss(st, &correct) * B;

@@ -101,7 +101,7 @@ typedef struct vl_train_run {
     vl_train_state *state;
 } vl_train_run;
 
-/* A run of regime on b, nothing done yet; NULL when out of memory. */
+/* A run of regime on b (o->steps at least 1), nothing done yet; NULL when out of memory. */
 vl_train_run *vl_train_init(vl_backend *b, const vl_train_opts *o, int regime);
 
 /* Up to n more steps; the steps done so far.  The last one also evaluates the model. */
