@@ -92,9 +92,9 @@ expect 2 "$e inspect: '2^x' is not a number (e.g. 0.1, -1e-8, 0x1p-24, 2^-24, in
 expect 2 "$e unknown option '--bogus' (see vramlab inspect --help)" inspect 1 --bogus
 expect 2 "$e --format needs a value" inspect 1 --format
 expect 2 "$e --format: unknown value 'xml' (expected table or json)" inspect 1 --format=xml
-expect 2 "$e probe: unknown experiment 'frob' (expected underflow, scaler, update, accumulate or selftest)" \
+expect 2 "$e probe: unknown experiment 'frob' (expected underflow, scaler, update, accumulate, train or selftest)" \
     probe frob
-expect 2 "$e probe: unknown experiment 'underflw' (expected underflow, scaler, update, accumulate or selftest); did you mean 'underflow'?" \
+expect 2 "$e probe: unknown experiment 'underflw' (expected underflow, scaler, update, accumulate, train or selftest); did you mean 'underflow'?" \
     probe underflw
 expect 2 "$e probe: unexpected argument 'extra' (see vramlab probe --help)" probe underflow extra
 expect 2 "$e unknown option '--bogus' (see vramlab probe --help)" probe --bogus
@@ -102,7 +102,7 @@ expect 2 "$e --steps needs a value" probe scaler --steps
 expect 2 "$e probe: --count is for probe underflow, update or accumulate: name the experiment" \
     probe --count 5
 expect 2 "$e probe scaler: --value does not apply (it is for accumulate)" probe scaler --value 1
-expect 2 "$e probe selftest: --backend does not apply (it is for underflow, scaler, update or accumulate)" \
+expect 2 "$e probe selftest: --backend does not apply (it is for underflow, scaler, update, accumulate or train)" \
     probe selftest --backend cpu
 expect 2 "$e --backend: unknown value 'metal' (expected auto, cpu or cuda)" probe --backend metal
 expect 2 "$e --seed: 'x' is not a whole number: expected a number" probe --seed x

@@ -5,8 +5,10 @@
 #   tests/device-check.sh VRAMLAB    or use that program (built with CUDA)
 #
 # Runs `vramlab probe selftest` (every kernel on both backends, bit for bit), then each
-# experiment, with defaults and at its edges, on --backend cuda and on --backend cpu, and
-# compares the two JSON outputs without their backend lines.  Prints one line per check
+# experiment, `probe train` included, with defaults and at its edges, on --backend cuda and
+# on --backend cpu, and compares the two JSON outputs without their backend lines; then
+# the selftest and a training run again with CUDA_FORCE_PTX_JIT=1 (the PTX, compiled by
+# the driver at load time, as a GPU newer than the build would run it).  Prints one line per check
 # and a summary; exits 0 only when the selftest passed and every pair is identical.
 # Needs, to build: a C compiler, make, pkg-config, ncursesw, libyaml, autoconf and
 # automake (from git), and nvcc.
@@ -85,6 +87,24 @@ pair update --weight 0.1 --update 1e-5 --count 4096
 pair accumulate
 pair accumulate --value 0.5
 pair accumulate --value 0.75 --count 1M
+pair train
+pair train --accumulate-in format --steps 200
+pair train --regimes fp16-dynamic,fp8 --init-scale 2^40 --steps 100
+pair train --regimes fp16-static --scale 2^24 --steps 50 --seed 7
+
+# The PTX path: the driver compiles the embedded PTX (compute_75's, or the newest one the
+# GPU can run) at load time instead of using the SASS, as for a GPU newer than the build
+# knows, and the results must be the same.
+checks=$((checks + 1))
+if CUDA_FORCE_PTX_JIT=1 "$vramlab" probe selftest > "$work/jit" 2>&1; then
+    say "ok    selftest with CUDA_FORCE_PTX_JIT=1 ($(tail -n 1 "$work/jit"))"
+else
+    fail "selftest with CUDA_FORCE_PTX_JIT=1:"
+    tail -n 5 "$work/jit"
+fi
+export CUDA_FORCE_PTX_JIT=1
+pair train --steps 100
+unset CUDA_FORCE_PTX_JIT
 
 say ""
 if [ $failures -eq 0 ]; then

@@ -156,11 +156,41 @@ done
 checks=$((checks + 1))
 "$VRAMLAB" probe selftest > "$tmp/self" 2>&1
 status=$?
-if grep -q '^skipped: no CUDA device (' "$tmp/self"; then
+if grep -Eq '^skipped: (no CUDA device|no CUDA driver|CUDA driver too old|built without CUDA|.*: no kernel image for sm_[0-9]+)' "$tmp/self"; then
     [ $status -eq 0 ] || fail "a skipped selftest exits $status"
     "$VRAMLAB" probe accumulate --backend cuda > "$tmp/out" 2> "$tmp/err"
     [ $? -eq 2 ] && grep -q '^vramlab: --backend cuda: ' "$tmp/err" && [ ! -s "$tmp/out" ] ||
         fail "--backend cuda without a GPU: $(cat "$tmp/err")"
 fi
+
+# probe train: the JSON contract, --input rows, and bad values: exit 2, one line.
+checks=$((checks + 1))
+if "$VRAMLAB" probe train --steps 20 --regimes fp32,fp16-dynamic,fp8 --format json > "$tmp/train.json"; then
+    python3 - "$tmp/train.json" <<'PY' || fail "probe train --format json: $(head -c 300 "$tmp/train.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["name"] for r in d["runs"]] == ["fp32", "fp16-dynamic", "fp8"]
+for r in d["runs"]:
+    assert all(len(r[k]) == 20 for k in ("loss", "flushed", "subnormal", "scale"))
+    assert r["scaling"] in ("none", "static", "dynamic") and r["master"] in ("fp32", "none")
+    assert isinstance(r["skipped"], int) and 0 <= r["accuracy"] <= 1
+assert d["runs"][1]["scale"] == [65536] * 20 and d["runs"][1]["scaling"] == "dynamic"
+assert d["runs"][0]["flushed"] == [0] * 20
+PY
+else
+    fail "probe train --format json failed"
+fi
+checks=$((checks + 1))
+python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<1024f", *[((i * 37) % 101) / 50.0 - 1 for i in range(1024)]))' > "$tmp/feat.bin"
+"$VRAMLAB" probe train --input "$tmp/feat.bin" --steps 5 --regimes fp32 > "$tmp/out" 2> "$tmp/err" &&
+    grep -q ' 64 rows in micro-batches of 64' "$tmp/out" || fail "probe train --input: $(cat "$tmp/err")"
+for args in "--steps 0" "--lr 0" "--regimes fp17" "--regimes fp32,fp32" "--scale 1,2" \
+    "--accumulate-in x" "--count 5" "--input $tmp/nonexistent"; do
+    checks=$((checks + 1))
+    "$VRAMLAB" probe train $args > "$tmp/out" 2> "$tmp/err"
+    status=$?
+    [ $status -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] ||
+        fail "probe train $args: exit $status, $(cat "$tmp/err")"
+done
 
 finish

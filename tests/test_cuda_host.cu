@@ -11,6 +11,7 @@
 #include "core/probe.h"
 #include "core/selftest.h"
 #include "cuda/kernel_work.cuh"
+#include "cuda/train_work.cuh"
 
 static size_t checked, differ;
 
@@ -88,6 +89,144 @@ static void scaler(vl_scaler_params p, float grad_max, size_t steps, size_t inje
     free(f2);
 }
 
+// One training operation (core/train-work.h) through the kernels' items with CUDA's
+// conversions and through the CPU emulation, from the same arena: every float and counter.
+static void train_op(const char *what, const vl_top *op, const float *mem0, size_t n_mem)
+{
+    float *a = (float *)malloc(n_mem * sizeof *a), *b = (float *)malloc(n_mem * sizeof *b);
+    uint32_t ca[VL_N_CLASSES + 1] = {0}, cb[VL_N_CLASSES + 1] = {0};
+    memcpy(a, mem0, n_mem * sizeof *a);
+    memcpy(b, mem0, n_mem * sizeof *b);
+    for (uint32_t i = 0, n = vl_tw_items(op); i < n; i++)
+        vl_tw_item(op, a, ca, i);
+    vl_cpu_train_op(b, cb, op);
+    for (size_t i = 0; i < n_mem; i++)
+        same(same_float(a[i], b[i]), what, (double)i, a[i], b[i]);
+    for (int c = 0; c <= VL_N_CLASSES; c++)
+        same(ca[c] == cb[c], what, c, ca[c], cb[c]);
+    free(a);
+    free(b);
+}
+
+// Casts, products (both accumulators, transposed or not, with bias and relu), column sums,
+// the loss, Adam and amax, in every format, on values from the gradient sample and the
+// boundary inputs spread over many octaves.
+static void train_ops(const float *g, size_t ng, const float *x, size_t nx)
+{
+    enum { M = 19, N = 13, K = 37, AREA = 4096 };
+    float *mem = (float *)malloc(6 * AREA * sizeof *mem);
+    for (size_t i = 0; i < 6 * AREA; i++) // magnitudes from about 2^-40 to 2^20
+        mem[i] = g[i % ng] * 0x1p24f;
+    for (int f = 0; f < VL_N_FORMATS; f++) {
+        vl_top op = {};
+        op.bias = VL_TOP_NONE;
+        op.counts = 0;
+        op.kind = VL_TOP_CAST;
+        op.fmt = f;
+        op.n = AREA;
+        op.c = AREA;
+        for (float scale : {1.0f, 0x1p10f, 0x1p-20f}) {
+            op.scale = scale;
+            train_op("train cast (sample)", &op, mem, 6 * AREA);
+        }
+        op.n = (uint32_t)(nx < AREA ? nx : AREA);
+        float *bx = (float *)malloc(2 * AREA * sizeof *bx);
+        for (uint32_t i = 0; i < 2 * AREA; i++)
+            bx[i] = x[(i * 397u) % nx];
+        op.scale = 1.0f;
+        train_op("train cast (boundaries)", &op, bx, 2 * AREA);
+        free(bx);
+        for (int acc = 0; acc < 2; acc++)
+            for (int t = 0; t < 4; t++) {
+                vl_top mm = {};
+                mm.kind = VL_TOP_MATMUL;
+                mm.fmt = f;
+                mm.acc = acc ? f : VL_FMT_F32;
+                mm.relu = t & 1;
+                mm.ta = t >> 1 & 1;
+                mm.tb = t & 1;
+                mm.m = M;
+                mm.n = N;
+                mm.k = K;
+                mm.a = 0;
+                mm.b = AREA;
+                mm.c = 2 * AREA;
+                mm.bias = t == 3 ? VL_TOP_NONE : 3 * AREA;
+                mm.counts = 0;
+                mm.alpha = 0.25f;
+                train_op("train matmul", &mm, mem, 6 * AREA);
+            }
+        vl_top cs = {};
+        cs.kind = VL_TOP_COLSUM;
+        cs.fmt = f;
+        cs.m = 64;
+        cs.n = 32;
+        cs.a = 0;
+        cs.c = 2 * AREA;
+        cs.alpha = 0x1p-3f;
+        cs.counts = 0;
+        cs.bias = VL_TOP_NONE;
+        train_op("train colsum", &cs, mem, 6 * AREA);
+        vl_top ad = {};
+        ad.kind = VL_TOP_ADAM;
+        ad.fmt = f;
+        ad.n = AREA;
+        ad.a = 0;
+        ad.b = AREA;
+        ad.c = 2 * AREA;
+        ad.d = 3 * AREA;
+        ad.lr = 0.02f;
+        ad.b1 = 0.9f;
+        ad.c1 = 1.0f - 0.9f;
+        ad.b2 = 0.999f;
+        ad.c2 = 1.0f - 0.999f;
+        ad.eps = 1e-8f;
+        ad.bc1 = 1.0f - 0.9f * 0.9f;
+        ad.bc2 = 1.0f - 0.999f * 0.999f;
+        ad.unscale = 0x1p-16f;
+        ad.bias = VL_TOP_NONE;
+        float *m2 = (float *)malloc(6 * AREA * sizeof *m2);
+        memcpy(m2, mem, 6 * AREA * sizeof *m2);
+        for (uint32_t i = 3 * AREA; i < 4 * AREA; i++) // second moments are not negative
+            m2[i] = fabsf(m2[i]);
+        train_op("train adam", &ad, m2, 6 * AREA);
+        free(m2);
+    }
+    // the loss: logits in [-16, 16], labels 0..3
+    float *lm = (float *)malloc(AREA * sizeof *lm);
+    for (uint32_t i = 0; i < 1024; i++)
+        lm[i] = (float)((int)(bits_of(g[i % ng]) % 4096) - 2048) * 0x1p-7f;
+    for (uint32_t r = 0; r < 256; r++)
+        lm[1024 + r] = (float)(r % 4);
+    vl_top lo = {};
+    lo.kind = VL_TOP_LOSS;
+    lo.m = 256;
+    lo.n = 4;
+    lo.a = 0;
+    lo.b = 1024;
+    lo.c = 2048;
+    lo.d = 3072;
+    lo.scale = 0x1p-8f;
+    lo.bias = VL_TOP_NONE;
+    train_op("train loss", &lo, lm, AREA);
+    free(lm);
+    vl_top am = {};
+    am.kind = VL_TOP_AMAX;
+    am.n = 6 * AREA;
+    am.counts = VL_N_CLASSES;
+    am.bias = VL_TOP_NONE;
+    train_op("train amax", &am, mem, 6 * AREA);
+    vl_top rb = {};
+    rb.kind = VL_TOP_RELU_BACK;
+    rb.n = AREA;
+    rb.a = 0;
+    rb.b = AREA;
+    rb.c = 2 * AREA;
+    rb.bias = VL_TOP_NONE;
+    train_op("train relu backward", &rb, mem, 6 * AREA);
+    free(mem);
+}
+
 int main(void)
 {
     size_t n, ns = 1u << 18;
@@ -146,6 +285,8 @@ int main(void)
                  r1.sum16_last == r2.sum16_last && r1.dot16_last == r2.dot16_last,
              "accumulate", k, r1.sum16, r2.sum16);
     }
+
+    train_ops(g, ns, x, n);
 
     printf("%zu results compared, %zu differ\n", checked, differ);
     free(x);

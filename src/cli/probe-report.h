@@ -8,6 +8,7 @@
 
 #include "core/probe.h"
 #include "core/selftest.h"
+#include "core/train.h"
 
 typedef enum { OUT_TABLE, OUT_JSON, N_OUTS } out_format;
 extern const char *const out_format_names[N_OUTS];
@@ -33,6 +34,18 @@ typedef struct probe_report {
 } probe_report;
 
 void probe_write(FILE *out, out_format f, const probe_report *r);
+
+/* `vramlab probe train`: the runs, each done. */
+typedef struct train_report {
+    vl_backend *backend;
+    const vl_train_opts *opts;
+    const char *input; /* the features' file, or NULL */
+    size_t rows;
+    vl_train_run *const *runs;
+    int n;
+} train_report;
+
+void train_write(FILE *out, out_format f, const train_report *t);
 
 /* `vramlab probe selftest`: the checks, and why it stopped early (why may be NULL). */
 void selftest_write(FILE *out, out_format f, const vl_backend *b, const vl_selftest *t,

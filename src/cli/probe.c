@@ -2,10 +2,13 @@
  * core/probe.h on the CPU or CUDA backend, and `probe selftest`, which compares the two. */
 #include <float.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/names.h"
@@ -14,17 +17,18 @@
 #include "app/options.h"
 #include "probe-report.h"
 
-enum { EXP_UNDERFLOW, EXP_SCALER, EXP_UPDATE, EXP_ACCUMULATE, EXP_SELFTEST, N_EXPS };
+enum { EXP_UNDERFLOW, EXP_SCALER, EXP_UPDATE, EXP_ACCUMULATE, EXP_TRAIN, EXP_SELFTEST, N_EXPS };
 static const char *const exp_names[N_EXPS] = {"underflow", "scaler", "update", "accumulate",
-                                              "selftest"};
+                                              "train", "selftest"};
 #define ONLY(e) (1u << (e))
 #define FOUR (ONLY(EXP_UNDERFLOW) | ONLY(EXP_SCALER) | ONLY(EXP_UPDATE) | ONLY(EXP_ACCUMULATE))
+#define TRAIN ONLY(EXP_TRAIN)
 
 enum {
     OPT_FORMAT = 256, OPT_BACKEND, OPT_SEED, OPT_COUNT, OPT_STEPS, OPT_SCALE, OPT_INPUT,
     OPT_SATURATE, OPT_INIT_SCALE, OPT_GROWTH_FACTOR, OPT_BACKOFF_FACTOR, OPT_GROWTH_INTERVAL,
     OPT_GRAD_MAX, OPT_OVERFLOW_PROB, OPT_OVERFLOW_AT, OPT_WEIGHT, OPT_UPDATE, OPT_VALUE,
-    OPT_HELP, OPT_END
+    OPT_LR, OPT_REGIMES, OPT_ACCUM, OPT_HELP, OPT_END
 };
 
 static const struct option long_options[] = {
@@ -46,31 +50,37 @@ static const struct option long_options[] = {
     {"weight", required_argument, NULL, OPT_WEIGHT},
     {"update", required_argument, NULL, OPT_UPDATE},
     {"value", required_argument, NULL, OPT_VALUE},
+    {"lr", required_argument, NULL, OPT_LR},
+    {"regimes", required_argument, NULL, OPT_REGIMES},
+    {"accumulate-in", required_argument, NULL, OPT_ACCUM},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
 /* The experiments each option is for. */
 static const unsigned applies[OPT_END - OPT_FORMAT] = {
-    [OPT_FORMAT - OPT_FORMAT] = FOUR | ONLY(EXP_SELFTEST),
-    [OPT_BACKEND - OPT_FORMAT] = FOUR,
-    [OPT_SEED - OPT_FORMAT] = FOUR,
+    [OPT_FORMAT - OPT_FORMAT] = FOUR | TRAIN | ONLY(EXP_SELFTEST),
+    [OPT_BACKEND - OPT_FORMAT] = FOUR | TRAIN,
+    [OPT_SEED - OPT_FORMAT] = FOUR | TRAIN,
     [OPT_COUNT - OPT_FORMAT] = ONLY(EXP_UNDERFLOW) | ONLY(EXP_UPDATE) | ONLY(EXP_ACCUMULATE),
-    [OPT_STEPS - OPT_FORMAT] = ONLY(EXP_SCALER) | ONLY(EXP_UPDATE),
-    [OPT_SCALE - OPT_FORMAT] = ONLY(EXP_UNDERFLOW),
-    [OPT_INPUT - OPT_FORMAT] = ONLY(EXP_UNDERFLOW),
+    [OPT_STEPS - OPT_FORMAT] = ONLY(EXP_SCALER) | ONLY(EXP_UPDATE) | TRAIN,
+    [OPT_SCALE - OPT_FORMAT] = ONLY(EXP_UNDERFLOW) | TRAIN,
+    [OPT_INPUT - OPT_FORMAT] = ONLY(EXP_UNDERFLOW) | TRAIN,
     [OPT_SATURATE - OPT_FORMAT] = ONLY(EXP_UNDERFLOW),
-    [OPT_INIT_SCALE - OPT_FORMAT] = ONLY(EXP_SCALER),
-    [OPT_GROWTH_FACTOR - OPT_FORMAT] = ONLY(EXP_SCALER),
-    [OPT_BACKOFF_FACTOR - OPT_FORMAT] = ONLY(EXP_SCALER),
-    [OPT_GROWTH_INTERVAL - OPT_FORMAT] = ONLY(EXP_SCALER),
+    [OPT_INIT_SCALE - OPT_FORMAT] = ONLY(EXP_SCALER) | TRAIN,
+    [OPT_GROWTH_FACTOR - OPT_FORMAT] = ONLY(EXP_SCALER) | TRAIN,
+    [OPT_BACKOFF_FACTOR - OPT_FORMAT] = ONLY(EXP_SCALER) | TRAIN,
+    [OPT_GROWTH_INTERVAL - OPT_FORMAT] = ONLY(EXP_SCALER) | TRAIN,
     [OPT_GRAD_MAX - OPT_FORMAT] = ONLY(EXP_SCALER),
     [OPT_OVERFLOW_PROB - OPT_FORMAT] = ONLY(EXP_SCALER),
     [OPT_OVERFLOW_AT - OPT_FORMAT] = ONLY(EXP_SCALER),
     [OPT_WEIGHT - OPT_FORMAT] = ONLY(EXP_UPDATE),
     [OPT_UPDATE - OPT_FORMAT] = ONLY(EXP_UPDATE),
     [OPT_VALUE - OPT_FORMAT] = ONLY(EXP_ACCUMULATE),
-    [OPT_HELP - OPT_FORMAT] = FOUR | ONLY(EXP_SELFTEST),
+    [OPT_LR - OPT_FORMAT] = TRAIN,
+    [OPT_REGIMES - OPT_FORMAT] = TRAIN,
+    [OPT_ACCUM - OPT_FORMAT] = TRAIN,
+    [OPT_HELP - OPT_FORMAT] = FOUR | TRAIN | ONLY(EXP_SELFTEST),
 };
 
 #define MAX_OVERFLOW_AT 1000
@@ -82,8 +92,10 @@ typedef struct probe_opts {
     float scales[VL_UNDERFLOW_MAX_SCALES];
     int n_scales;
     const char *input;
-    float init_scale, grad_max, weight, update, value;
+    float init_scale, grad_max, weight, update, value, lr;
     double growth, backoff, prob;
+    unsigned regimes; /* train: bit r for regime r */
+    int accum;        /* train: 0 fp32, 1 the format */
     uint64_t at[MAX_OVERFLOW_AT];
     size_t n_at;
 } probe_opts;
@@ -98,7 +110,8 @@ static void usage(void)
     printf(
         "usage: vramlab probe [EXPERIMENT] [OPTIONS]\n"
         "Mixed precision, shown with micro-kernels on the GPU (CUDA) or their bit-exact CPU\n"
-        "emulation.  Without an EXPERIMENT, runs the four below with their defaults.\n"
+        "emulation.  Without an EXPERIMENT, runs underflow, scaler, update and accumulate\n"
+        "with their defaults.\n"
         "\n"
         "  underflow    a gradient sample times loss scales, cast to fp32, fp16, bf16 and fp8\n"
         "    --scale S[,S...]   the loss scales (default 1,8,65536; at most 8)\n"
@@ -119,6 +132,18 @@ static void usage(void)
         "  accumulate   a sum and a dot product in fp16 and in fp32\n"
         "    --count N          values (default 10000)\n"
         "    --value V          all values V (default: uniform in [0, 1))\n"
+        "  train        a small network trained in fp32, fp16 (unscaled, static and dynamic\n"
+        "               loss scale), bf16 (with and without fp32 masters) and fp8, side by side\n"
+        "    --steps N          steps (default 300, at most 100000)\n"
+        "    --lr R             Adam's learning rate (default 0.02)\n"
+        "    --regimes LIST     some of fp32,fp16,fp16-static,fp16-dynamic,bf16,bf16-pure,fp8\n"
+        "    --scale S          the loss scale of fp16-static (default 1024)\n"
+        "    --init-scale S  --growth-factor F  --backoff-factor F  --growth-interval N\n"
+        "                       fp16-dynamic's GradScaler (default 65536, 2, 0.5, 2000)\n"
+        "    --accumulate-in F  the products' sums in fp32 (default) or in the format they\n"
+        "                       write (fp16, bf16; bf16 for fp8)\n"
+        "    --input FILE       the features: a .npy or raw float32 file, 16 values a row,\n"
+        "                       a multiple of 64 rows (default: 512 random rows)\n"
         "  selftest     the CUDA kernels against the CPU emulation (skipped without a GPU)\n"
         "\n"
         "  --backend B          auto, cpu or cuda (default auto: CUDA when a GPU answers)\n"
@@ -210,6 +235,33 @@ static int step_item(int code, const char *item, void *out, size_t i)
     return rc;
 }
 
+/* "fp32,fp16-dynamic" into a set of regimes. */
+static int regimes_option(const char *arg, unsigned *set)
+{
+    char item[32], list[160], hint[96];
+    const char *p = arg;
+    *set = 0;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof item)
+            return usage_error("--regimes: '%s' is not a list of regimes separated by commas", arg);
+        memcpy(item, p, len);
+        item[len] = 0;
+        int r = vl_lookup(vl_train_regime_names, VL_N_REGIMES, item);
+        if (r < 0)
+            return usage_error("--regimes: unknown regime '%s' (expected %s)%s", item,
+                               vl_join(vl_train_regime_names, VL_N_REGIMES, list, sizeof list),
+                               vl_hint(item, vl_train_regime_names, VL_N_REGIMES, hint,
+                                       sizeof hint));
+        if (*set >> r & 1)
+            return usage_error("--regimes: '%s' is given twice", item);
+        *set |= 1u << r;
+        if (!p[len])
+            return EXIT_OK;
+        p += len + 1;
+    }
+}
+
 static int parse_option(probe_opts *o, int code, const char *arg)
 {
     size_t n;
@@ -250,6 +302,17 @@ static int parse_option(probe_opts *o, int code, const char *arg)
     case OPT_WEIGHT: return float_option(code, arg, &o->weight);
     case OPT_UPDATE: return float_option(code, arg, &o->update);
     case OPT_VALUE: return float_option(code, arg, &o->value);
+    case OPT_LR: {
+        double v;
+        rc = real_option(code, arg, 0, true, 1, false, "above 0 and at most 1", &v);
+        o->lr = (float)v;
+        return rc;
+    }
+    case OPT_REGIMES: return regimes_option(arg, &o->regimes);
+    case OPT_ACCUM: {
+        static const char *const accums[] = {"fp32", "format"};
+        return option_choice("accumulate-in", arg, accums, 2, &o->accum);
+    }
     }
     return rc;
 }
@@ -387,6 +450,107 @@ static int run_accumulate(const probe_opts *o, probe_report *r, vl_accumulate *a
     return EXIT_OK;
 }
 
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The features of --input: rows of VL_TRAIN_IN finite values, whole micro-batches. */
+static int train_input(const char *path, float **x, size_t *rows)
+{
+    char err[VL_NPY_ERR_LEN];
+    size_t n;
+    if (!(*x = vl_values_read(path, (size_t)VL_TRAIN_MAX_ROWS * VL_TRAIN_IN, &n, err)))
+        return usage_error("--input: %s", err);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite((*x)[i]))
+            return usage_error("--input: %s: value %zu is not finite", path, i);
+    if (n % VL_TRAIN_IN || n / VL_TRAIN_IN < VL_TRAIN_BATCH ||
+        n / VL_TRAIN_IN % VL_TRAIN_BATCH)
+        return usage_error("--input: %s: %zu values are not rows of %d features in whole "
+                           "micro-batches of %d rows",
+                           path, n, VL_TRAIN_IN, VL_TRAIN_BATCH);
+    *rows = n / VL_TRAIN_IN;
+    return EXIT_OK;
+}
+
+static int run_train(const probe_opts *o)
+{
+    vl_train_opts to;
+    vl_train_run *runs[VL_N_REGIMES] = {NULL};
+    float *x = NULL;
+    int rc, n = 0;
+
+    vl_train_opts_default(&to);
+    to.seed = o->seed;
+    if (given(o, OPT_STEPS) && (rc = check_range(OPT_STEPS, o->steps, 1, VL_TRAIN_MAX_STEPS)))
+        return rc;
+    if (given(o, OPT_GROWTH_INTERVAL) &&
+        (rc = check_range(OPT_GROWTH_INTERVAL, o->interval, 1, INT32_MAX)))
+        return rc;
+    if (given(o, OPT_SCALE) && o->n_scales != 1)
+        return usage_error("--scale: probe train takes one loss scale (fp16-static's)");
+    if (given(o, OPT_STEPS))
+        to.steps = (uint32_t)o->steps;
+    if (given(o, OPT_LR))
+        to.lr = o->lr;
+    if (given(o, OPT_SCALE))
+        to.static_scale = o->scales[0];
+    if (given(o, OPT_INIT_SCALE))
+        to.scaler.init_scale = o->init_scale;
+    if (given(o, OPT_GROWTH_FACTOR))
+        to.scaler.growth_factor = o->growth;
+    if (given(o, OPT_BACKOFF_FACTOR))
+        to.scaler.backoff_factor = o->backoff;
+    if (given(o, OPT_GROWTH_INTERVAL))
+        to.scaler.growth_interval = (int32_t)o->interval;
+    to.accumulate_in_format = o->accum == 1;
+    if (o->input) {
+        if ((rc = train_input(o->input, &x, &to.rows)) != EXIT_OK) {
+            free(x);
+            return rc;
+        }
+        to.features = x;
+    }
+
+    vl_backend b;
+    if (!vl_backend_open(&b, (vl_backend_choice)o->backend)) {
+        free(x);
+        return usage_error("--backend cuda: %s", b.why_cpu);
+    }
+    unsigned set = given(o, OPT_REGIMES) ? o->regimes : (1u << VL_N_REGIMES) - 1;
+    rc = EXIT_OK;
+    for (int g = 0; g < VL_N_REGIMES && rc == EXIT_OK; g++)
+        if (set >> g & 1 && !(runs[n++] = vl_train_init(&b, &to, g)))
+            rc = usage_error("out of memory");
+
+    /* in slices, with progress on a terminal once the run takes more than a second */
+    double start = seconds();
+    bool tty = isatty(STDERR_FILENO), shown = false;
+    for (int i = 0; i < n && rc == EXIT_OK; i++) {
+        while (vl_train_step(runs[i], 25) < to.steps) {
+            if (tty && seconds() - start > 1.0) {
+                fprintf(stderr, "\rprobe train: %s, step %" PRIu32 " of %" PRIu32 "   ",
+                        runs[i]->regime->name, runs[i]->done, to.steps);
+                shown = true;
+            }
+        }
+    }
+    if (shown)
+        fprintf(stderr, "\r%60s\r", "");
+    if (rc == EXIT_OK) {
+        train_report t = {.backend = &b, .opts = &to, .input = o->input,
+                          .rows = o->input ? to.rows : VL_TRAIN_ROWS, .runs = runs, .n = n};
+        train_write(stdout, (out_format)o->out, &t);
+    }
+    for (int i = 0; i < n; i++)
+        vl_train_free(runs[i]);
+    free(x);
+    return rc;
+}
+
 static int run_selftest(const probe_opts *o)
 {
     vl_backend b;
@@ -402,7 +566,7 @@ static int run_selftest(const probe_opts *o)
             json_string(stdout, b.why_cpu);
             printf("}}\n");
         } else {
-            printf("skipped: no CUDA device (%s)\n", b.why_cpu);
+            printf("skipped: %s\n", b.why_cpu);
         }
         free(t);
         return EXIT_OK;
@@ -443,6 +607,8 @@ int cmd_probe(int argc, char **argv)
         return rc;
     if (exp == EXP_SELFTEST)
         return run_selftest(&o);
+    if (exp == EXP_TRAIN)
+        return run_train(&o);
 
     /* by experiment; check_applies made sure that --count and --steps come with one */
     uint64_t count_max[] = {VL_PROBE_MAX_VALUES, 0, VL_UPDATE_MAX_PER_BUCKET, 1u << 24};

@@ -3,6 +3,11 @@
 
 #include <string.h>
 
+#define VL_TRAIN_ROUND(f, x) vl_round((vl_format)(f), (x), false)
+#define VL_TRAIN_COUNT(p, v) (*(p) += (v))
+#define VL_TRAIN_MAX(p, v) (*(p) = *(p) > (v) ? *(p) : (v))
+#include "train-work.h"
+
 #include "simd.h"
 
 void vl_cpu_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_t *codes)
@@ -118,4 +123,11 @@ void vl_cpu_accumulate(const float *a, const float *c, size_t n, vl_accum *out)
         r.dot32 += p;
     }
     *out = r;
+}
+
+void vl_cpu_train_op(float *mem, uint32_t *cnt, const vl_top *op)
+{
+    uint32_t n = vl_tw_items(op);
+    for (uint32_t i = 0; i < n; i++)
+        vl_tw_item(op, mem, cnt, i);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "kernels.h"
+#include "train-work.h"
 
 #ifdef __cplusplus /* tests/test_cuda_host.cu includes this */
 extern "C" {
@@ -37,6 +38,10 @@ void vl_cpu_repeat(float w, float u, uint32_t steps, vl_repeat *out);
 /* Running sums of a[i] and of the fp16 products a[i]*c[i] (vl_accum), i = 0..n-1 in
  * order: the inputs are rounded to fp16 first. */
 void vl_cpu_accumulate(const float *a, const float *c, size_t n, vl_accum *out);
+
+/* One operation of a training step (train-work.h) on the arenas mem and cnt: its items in
+ * order. */
+void vl_cpu_train_op(float *mem, uint32_t *cnt, const vl_top *op);
 
 #ifdef __cplusplus
 }

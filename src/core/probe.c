@@ -63,10 +63,12 @@ void vl_underflow_compute(vl_backend *b, const float *g, size_t n, const float *
     out->n = n;
     out->saturate = saturate;
     out->n_runs = n_scales;
+    vl_cast_counts *counts[VL_UNDERFLOW_MAX_SCALES];
     for (int r = 0; r < n_scales; r++) {
         out->runs[r].scale = scales[r];
-        vl_run_underflow(b, g, n, scales[r], saturate, VL_ALL_FORMATS, &out->runs[r].counts);
+        counts[r] = &out->runs[r].counts;
     }
+    vl_run_underflow(b, g, n, scales, n_scales, saturate, VL_ALL_FORMATS, counts);
 }
 
 /* ---- scaler ------------------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "train.h"
 
 /* The inputs where casts go wrong if they go wrong anywhere: for every narrow format, each
  * code's value, the point halfway to the next code and the floats either side of it, up to
@@ -109,19 +110,23 @@ static void check_encode(vl_backend *cuda, vl_backend *cpu, vl_selftest *t, cons
 static void check_underflow(vl_backend *cuda, vl_backend *cpu, vl_selftest *t, const char *name,
                             const float *x, size_t n)
 {
-    static const float scales[] = {1.0f, 8.0f, 65536.0f, 0x1p-10f, 0x1p100f};
-    int ns = (int)(sizeof scales / sizeof scales[0]);
-    vl_cast_counts *gpu = malloc(2 * sizeof *gpu), *cpu_c = gpu + 1;
+    enum { NS = 5 };
+    static const float scales[NS] = {1.0f, 8.0f, 65536.0f, 0x1p-10f, 0x1p100f};
+    vl_cast_counts *gpu = malloc(2 * NS * sizeof *gpu), *g[NS], *h[NS];
     vl_selftest_check *c = check(t, name);
 
     if (!gpu)
         return;
-    for (int s = 0; s < ns && cuda->cuda; s++) {
-        for (int sat = 0; sat < 2 && cuda->cuda; sat++) {
-            vl_run_underflow(cuda, x, n, scales[s], sat, VL_ALL_FORMATS, gpu);
-            vl_run_underflow(cpu, x, n, scales[s], sat, VL_ALL_FORMATS, cpu_c);
-            compare_u64(c, &gpu->cls[0][0], &cpu_c->cls[0][0], VL_N_FORMATS * VL_N_CLASSES);
-            compare_u64(c, gpu->hist, cpu_c->hist, VL_HIST_BINS);
+    for (int s = 0; s < NS; s++) {
+        g[s] = gpu + s;
+        h[s] = gpu + NS + s;
+    }
+    for (int sat = 0; sat < 2 && cuda->cuda; sat++) {
+        vl_run_underflow(cuda, x, n, scales, NS, sat, VL_ALL_FORMATS, g);
+        vl_run_underflow(cpu, x, n, scales, NS, sat, VL_ALL_FORMATS, h);
+        for (int s = 0; s < NS; s++) {
+            compare_u64(c, &g[s]->cls[0][0], &h[s]->cls[0][0], VL_N_FORMATS * VL_N_CLASSES);
+            compare_u64(c, g[s]->hist, h[s]->hist, VL_HIST_BINS);
         }
     }
     free(gpu);
@@ -153,6 +158,44 @@ static void check_accum(vl_selftest_check *c, const vl_accum *g, const vl_accum 
     uint64_t gl[2] = {g->sum16_last, g->dot16_last}, hl[2] = {h->sum16_last, h->dot16_last};
     compare_floats(c, gv, hv, 4);
     compare_u64(c, gl, hl, 2);
+}
+
+/* Every training regime, a few dozen steps on both backends (with sums in fp32 and in the
+ * format): the per-step losses, fractions and scales, and the final loss. */
+static bool check_train(vl_backend *cuda, vl_backend *cpu, vl_selftest *t, bool in_format)
+{
+    vl_train_opts o;
+    vl_train_opts_default(&o);
+    o.steps = 40;
+    o.accumulate_in_format = in_format;
+    o.static_scale = 0x1p20f; /* large enough to overflow now and then: skips compared too */
+    for (int g = 0; g < VL_N_REGIMES && cuda->cuda; g++) {
+        vl_train_run *a = vl_train_init(cuda, &o, g), *h = vl_train_init(cpu, &o, g);
+        if (!a || !h) {
+            vl_train_free(a);
+            vl_train_free(h);
+            return false;
+        }
+        vl_train_step(a, o.steps);
+        vl_train_step(h, o.steps);
+        char name[48];
+        snprintf(name, sizeof name, "train %s%s", vl_train_regimes[g].name,
+                 in_format ? ", sums in format" : "");
+        vl_selftest_check *c = check(t, name);
+        compare_floats(c, a->loss, h->loss, o.steps);
+        compare_floats(c, a->flushed, h->flushed, o.steps);
+        compare_floats(c, a->subnormal, h->subnormal, o.steps);
+        compare_floats(c, a->scale, h->scale, o.steps);
+        compare_bytes(c, a->skipped_at, h->skipped_at, o.steps);
+        float fa[2] = {(float)a->final_loss, (float)a->accuracy},
+              fh[2] = {(float)h->final_loss, (float)h->accuracy};
+        compare_floats(c, fa, fh, 2);
+        if (a->restarts)
+            snprintf(c->first, sizeof c->first, "CUDA failed mid-run: %.150s", cuda->why_cpu);
+        vl_train_free(a);
+        vl_train_free(h);
+    }
+    return true;
 }
 
 const char *vl_selftest_run(vl_backend *cuda, vl_selftest *out)
@@ -260,6 +303,11 @@ const char *vl_selftest_run(vl_backend *cuda, vl_selftest *out)
         }
         check_accum(check(out, name), &g.acc, &h.acc);
     }
+    for (int in_format = 0; in_format < 2 && cuda->cuda; in_format++)
+        if (!check_train(cuda, &cpu, out, in_format)) {
+            why = "out of memory";
+            goto done;
+        }
     if (!cuda->cuda)
         why = cuda->why_cpu;
 done:

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define VL_SELFTEST_MAX 40
+#define VL_SELFTEST_MAX 64
 
 typedef struct vl_selftest_check {
     char name[48];     /* "encode fp16", "underflow", "scaler at the top" */

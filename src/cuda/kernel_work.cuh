@@ -134,18 +134,27 @@ VL_HOST_DEVICE int underflow_class(int f, float x, float y, bool saturate)
     return c == VL_CLS_ZERO && x != 0 ? VL_CLS_FLUSHED : c; // the product underflowed fp32
 }
 
-// scaler: the whole trace, in one thread, as PyTorch's update kernel (as vl_cpu_scaler).
+// scaler: steps [from, to) of the trace, in one thread, as PyTorch's update kernel, the
+// state carried in *s; the kernel runs the trace in parts, so that no launch runs long
+// enough for a display GPU's watchdog.
+VL_HOST_DEVICE void scaler_part(const vl_scaler_params *p, const float *grad_max, size_t from,
+                                size_t to, float *scale, uint8_t *found_inf, vl_scaler_state *s)
+{
+    for (size_t i = from; i < to; i++) {
+        __half h = __float2half_rn(mul_rn(grad_max[i], s->scale));
+        bool inf = __hisinf(h) || __hisnan(h);
+        scale[i] = s->scale;
+        found_inf[i] = inf;
+        vl_scaler_update(s, inf, p);
+    }
+}
+
+// scaler: the whole trace (as vl_cpu_scaler).
 VL_HOST_DEVICE void scaler_run(const vl_scaler_params *p, const float *grad_max, size_t steps,
                                float *scale, uint8_t *found_inf, vl_scaler_state *final)
 {
     vl_scaler_state s = {p->init_scale, 0};
-    for (size_t i = 0; i < steps; i++) {
-        __half h = __float2half_rn(mul_rn(grad_max[i], s.scale));
-        bool inf = __hisinf(h) || __hisnan(h);
-        scale[i] = s.scale;
-        found_inf[i] = inf;
-        vl_scaler_update(&s, inf, p);
-    }
+    scaler_part(p, grad_max, 0, steps, scale, found_inf, &s);
     *final = s;
 }
 
@@ -169,25 +178,32 @@ VL_HOST_DEVICE void repeat_one(int f, float w, float u, uint32_t steps, vl_repea
     out->lost[f] = lost;
 }
 
-// accumulate: the running sums, in one thread: a running sum has one order (as
-// vl_cpu_accumulate).
+// accumulate: elements [from, to) of the running sums, in one thread (a running sum has
+// one order), carried in *r; in parts, as the scaler.
+VL_HOST_DEVICE void accumulate_part(const float *a, const float *c, size_t from, size_t to,
+                                    vl_accum *r)
+{
+    for (size_t i = from; i < to; i++) {
+        float x = round_to(VL_FMT_F16, a[i]);
+        float p = mul_rn(x, round_to(VL_FMT_F16, c[i])); // 22 bits: exact in fp32
+        float s16 = round_to(VL_FMT_F16, add_rn(r->sum16, x));
+        float d16 = round_to(VL_FMT_F16, add_rn(r->dot16, round_to(VL_FMT_F16, p)));
+        if (s16 != r->sum16)
+            r->sum16_last = (uint32_t)(i + 1);
+        if (d16 != r->dot16)
+            r->dot16_last = (uint32_t)(i + 1);
+        r->sum16 = s16;
+        r->dot16 = d16;
+        r->sum32 = add_rn(r->sum32, x);
+        r->dot32 = add_rn(r->dot32, p);
+    }
+}
+
+// accumulate: the whole sums (as vl_cpu_accumulate).
 VL_HOST_DEVICE void accumulate_run(const float *a, const float *c, size_t n, vl_accum *out)
 {
     vl_accum r = {0, 0, 0, 0, 0, 0};
-    for (size_t i = 0; i < n; i++) {
-        float x = round_to(VL_FMT_F16, a[i]);
-        float p = mul_rn(x, round_to(VL_FMT_F16, c[i])); // 22 bits: exact in fp32
-        float s16 = round_to(VL_FMT_F16, add_rn(r.sum16, x));
-        float d16 = round_to(VL_FMT_F16, add_rn(r.dot16, round_to(VL_FMT_F16, p)));
-        if (s16 != r.sum16)
-            r.sum16_last = (uint32_t)(i + 1);
-        if (d16 != r.dot16)
-            r.dot16_last = (uint32_t)(i + 1);
-        r.sum16 = s16;
-        r.dot16 = d16;
-        r.sum32 = add_rn(r.sum32, x);
-        r.dot32 = add_rn(r.dot32, p);
-    }
+    accumulate_part(a, c, 0, n, &r);
     *out = r;
 }
 

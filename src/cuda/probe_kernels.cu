@@ -11,58 +11,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cuda/cuda_common.cuh"
 #include "cuda/kernel_work.cuh"
 #include "cuda/probe_kernels.h"
 
-static char last_error[256];
+char vl_cuda_last_error[256];
 
 const char *vl_cuda_error(void)
 {
-    return last_error;
-}
-
-static bool failed(cudaError_t e, const char *what)
-{
-    if (e == cudaSuccess)
-        return false;
-    snprintf(last_error, sizeof last_error, "%s: %s", what, cudaGetErrorString(e));
-    return true;
-}
-
-// n elements of T on the device, freed when it goes out of scope.
-template <typename T> struct dev {
-    T *p = nullptr;
-    dev() = default;
-    dev(const dev &) = delete;
-    ~dev()
-    {
-        if (p)
-            cudaFree(p);
-    }
-    bool alloc(size_t n)
-    {
-        return !failed(cudaMalloc((void **)&p, (n ? n : 1) * sizeof(T)), "cudaMalloc");
-    }
-    bool upload(const T *h, size_t n)
-    {
-        return alloc(n) &&
-               !failed(cudaMemcpy(p, h, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
-    }
-    bool download(T *h, size_t n) const
-    {
-        return !failed(cudaMemcpy(h, p, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    }
-};
-
-static bool launched(const char *kernel)
-{
-    return !failed(cudaGetLastError(), kernel);
-}
-
-static unsigned blocks_for(size_t n)
-{
-    size_t b = (n + 255) / 256;
-    return b < 1 ? 1 : b > 4096 ? 4096 : (unsigned)b;
+    return vl_cuda_last_error;
 }
 
 // ---- the kernels ---------------------------------------------------------------------------
@@ -105,11 +62,13 @@ __global__ static void underflow_kernel(const float *x, size_t n, float scale, b
             atomicAdd(&hist[j], (unsigned long long)s_hist[j]);
 }
 
-// One thread, as PyTorch's update kernel: the scale lives on the GPU.
-__global__ static void scaler_kernel(vl_scaler_params p, const float *grad_max, size_t steps,
-                                     float *scale, uint8_t *found_inf, vl_scaler_state *final)
+// One thread, as PyTorch's update kernel: the scale lives on the GPU.  Steps [from, to),
+// the state in *state.
+__global__ static void scaler_kernel(vl_scaler_params p, const float *grad_max, size_t from,
+                                     size_t to, float *scale, uint8_t *found_inf,
+                                     vl_scaler_state *state)
 {
-    scaler_run(&p, grad_max, steps, scale, found_inf, final);
+    scaler_part(&p, grad_max, from, to, scale, found_inf, state);
 }
 
 __global__ static void sub_kernel(int f, const float *w, const float *u, size_t n, float *out)
@@ -126,40 +85,73 @@ __global__ static void repeat_kernel(float w, float u, uint32_t steps, vl_repeat
         repeat_one(threadIdx.x, w, u, steps, out);
 }
 
-__global__ static void accumulate_kernel(const float *a, const float *c, size_t n, vl_accum *out)
+__global__ static void accumulate_kernel(const float *a, const float *c, size_t from, size_t to,
+                                         vl_accum *r)
 {
-    accumulate_run(a, c, n, out);
+    accumulate_part(a, c, from, to, r);
 }
+
+// The one-thread kernels run in launches of this many steps: well under a millisecond
+// each, where a display GPU's watchdog allows about two seconds (Windows TDR's default,
+// and X's on Linux).
+#define PART (1u << 14)
 
 __global__ static void noop_kernel(void) {}
 
 // ---- the launchers -----------------------------------------------------------------------
 
+// The architectures the build has code for (Makefile.am passes them), for the reasons.
+#ifndef VL_CUDA_ARCHS
+#define VL_CUDA_ARCHS "?"
+#endif
+
 int vl_cuda_open(char *device, size_t device_len, char *why, size_t why_len)
 {
-    int n = 0;
+    int n = 0, driver = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
+    cudaDriverGetVersion(&driver);
+    if (e == cudaErrorInsufficientDriver && driver > 0) {
+        snprintf(why, why_len,
+                 "CUDA driver too old: it runs CUDA %d.%d, vramlab was built with CUDA %d.%d",
+                 driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000,
+                 CUDART_VERSION % 1000 / 10);
+        return -1;
+    }
     if (e == cudaErrorInsufficientDriver) {
-        void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
         snprintf(why, why_len, "%s: cudaGetDeviceCount: %s",
-                 driver ? "CUDA driver too old" : "CUDA driver not found", cudaGetErrorString(e));
-        if (driver)
-            dlclose(driver);
+                 lib ? "CUDA driver too old" : "no CUDA driver", cudaGetErrorString(e));
+        if (lib)
+            dlclose(lib);
         return -1;
     }
     if (e != cudaSuccess || n == 0) {
-        snprintf(why, why_len, "cudaGetDeviceCount: %s",
+        snprintf(why, why_len, "no CUDA device (cudaGetDeviceCount: %s)",
                  e != cudaSuccess ? cudaGetErrorString(e) : "no device");
         return -1;
     }
     cudaDeviceProp prop;
     if (failed(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties")) {
-        snprintf(why, why_len, "%s", last_error);
+        snprintf(why, why_len, "%s", vl_cuda_last_error);
         return -1;
     }
     noop_kernel<<<1, 1>>>();
-    if (!launched("a test kernel") || failed(cudaDeviceSynchronize(), "a test kernel")) {
-        snprintf(why, why_len, "%s cannot run vramlab's kernels (%s)", prop.name, last_error);
+    e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+        snprintf(why, why_len, "%s: no kernel image for sm_%d%d (built for %s)", prop.name,
+                 prop.major, prop.minor, VL_CUDA_ARCHS);
+        return -1;
+    }
+    if (e == cudaErrorUnsupportedPtxVersion || e == cudaErrorJitCompilerNotFound) {
+        snprintf(why, why_len, "%s: CUDA driver too old to compile the kernels' PTX (%s)",
+                 prop.name, cudaGetErrorString(e));
+        return -1;
+    }
+    if (e != cudaSuccess) {
+        snprintf(why, why_len, "%s cannot run vramlab's kernels (a test kernel: %s)", prop.name,
+                 cudaGetErrorString(e));
         return -1;
     }
     snprintf(device, device_len, "%s, compute capability %d.%d", prop.name, prop.major,
@@ -177,21 +169,26 @@ int vl_cuda_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_
     return launched("encode") && dc.download(codes, n) ? 0 : -1;
 }
 
-int vl_cuda_underflow(const float *x, size_t n, float scale, bool saturate, unsigned formats,
-                      vl_cast_counts *out)
+int vl_cuda_underflow(const float *x, size_t n, const float *scales, int n_scales, bool saturate,
+                      unsigned formats, vl_cast_counts *const *out)
 {
     dev<float> dx;
     dev<vl_cast_counts> dcounts;
-    if (!dx.upload(x, n) || !dcounts.alloc(1) ||
-        failed(cudaMemset(dcounts.p, 0, sizeof *out), "cudaMemset"))
+    if (!dx.upload(x, n) || !dcounts.alloc(1))
         return -1;
     static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "64-bit counts");
     char *base = (char *)dcounts.p;
-    underflow_kernel<<<blocks_for(n), 256>>>(
-        dx.p, n, scale, saturate, formats,
-        (unsigned long long *)(base + offsetof(vl_cast_counts, cls)),
-        (unsigned long long *)(base + offsetof(vl_cast_counts, hist)));
-    return launched("underflow") && dcounts.download(out, 1) ? 0 : -1;
+    for (int s = 0; s < n_scales; s++) {
+        if (failed(cudaMemset(dcounts.p, 0, sizeof(vl_cast_counts)), "cudaMemset"))
+            return -1;
+        underflow_kernel<<<blocks_for(n), 256>>>(
+            dx.p, n, scales[s], saturate, formats,
+            (unsigned long long *)(base + offsetof(vl_cast_counts, cls)),
+            (unsigned long long *)(base + offsetof(vl_cast_counts, hist)));
+        if (!launched("underflow") || !dcounts.download(out[s], 1))
+            return -1;
+    }
+    return 0;
 }
 
 int vl_cuda_scaler(const vl_scaler_params *p, const float *grad_max, size_t steps, float *scale,
@@ -203,8 +200,16 @@ int vl_cuda_scaler(const vl_scaler_params *p, const float *grad_max, size_t step
     if (!dg.upload(grad_max, steps) || !dscale.alloc(steps) || !dfound.alloc(steps) ||
         !dfinal.alloc(1))
         return -1;
-    scaler_kernel<<<1, 1>>>(*p, dg.p, steps, dscale.p, dfound.p, dfinal.p);
-    return launched("scaler") && dscale.download(scale, steps) &&
+    vl_scaler_state s0 = {p->init_scale, 0};
+    if (failed(cudaMemcpy(dfinal.p, &s0, sizeof s0, cudaMemcpyHostToDevice), "cudaMemcpy"))
+        return -1;
+    for (size_t from = 0; from < steps; from += PART) {
+        size_t to = steps - from < PART ? steps : from + PART;
+        scaler_kernel<<<1, 1>>>(*p, dg.p, from, to, dscale.p, dfound.p, dfinal.p);
+        if (!launched("scaler"))
+            return -1;
+    }
+    return dscale.download(scale, steps) &&
                    dfound.download(found_inf, steps) && dfinal.download(final, 1)
                ? 0
                : -1;
@@ -234,6 +239,13 @@ int vl_cuda_accumulate(const float *a, const float *c, size_t n, vl_accum *out)
     dev<vl_accum> dout;
     if (!da.upload(a, n) || !dc.upload(c, n) || !dout.alloc(1))
         return -1;
-    accumulate_kernel<<<1, 1>>>(da.p, dc.p, n, dout.p);
-    return launched("accumulate") && dout.download(out, 1) ? 0 : -1;
+    if (failed(cudaMemset(dout.p, 0, sizeof *out), "cudaMemset"))
+        return -1;
+    for (size_t from = 0; from < n; from += PART) {
+        size_t to = n - from < PART ? n : from + PART;
+        accumulate_kernel<<<1, 1>>>(da.p, dc.p, from, to, dout.p);
+        if (!launched("accumulate"))
+            return -1;
+    }
+    return dout.download(out, 1) ? 0 : -1;
 }

@@ -23,8 +23,9 @@ int vl_cuda_open(char *device, size_t device_len, char *why, size_t why_len);
 const char *vl_cuda_error(void);
 
 int vl_cuda_encode(vl_format f, bool saturate, const float *x, size_t n, uint32_t *codes);
-int vl_cuda_underflow(const float *x, size_t n, float scale, bool saturate, unsigned formats,
-                      vl_cast_counts *out);
+/* One upload of x for all the scales. */
+int vl_cuda_underflow(const float *x, size_t n, const float *scales, int n_scales, bool saturate,
+                      unsigned formats, vl_cast_counts *const *out);
 int vl_cuda_scaler(const vl_scaler_params *p, const float *grad_max, size_t steps, float *scale,
                    uint8_t *found_inf, vl_scaler_state *final);
 int vl_cuda_sub(vl_format f, const float *w, const float *u, size_t n, float *out);
