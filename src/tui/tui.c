@@ -355,10 +355,7 @@ int tui_run(run_opts *o)
     int rc = options_resolve(o, &cat, &model, &gpu);
     if (rc == EXIT_OK && !vl_catalog_load(&cat, err)) /* the pickers list every preset */
         rc = usage_error("%s", err);
-    const char *why = rc == EXIT_OK ? vl_settings_check(&o->s) : NULL;
-    if (why)
-        rc = usage_error("%s", why);
-    if (rc != EXIT_OK) {
+    if (rc != EXIT_OK) { /* options_resolve refused settings the model does not take */
         vl_catalog_free(&cat);
         return rc;
     }
