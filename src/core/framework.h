@@ -60,9 +60,10 @@ typedef struct vl_framework {
     vl_head head;
     uint64_t labels;            /* cls: classes */
     vl_loss_dtype loss_dtype;
-    /* autograd saves a tensor only for the gradients it must compute: a frozen norm weight
-     * (LoRA) needs no normalized tensor; flash/SDPA backward needs its output even when
-     * o_proj is frozen */
+    /* frozen weights (LoRA) save nothing for themselves: autograd saves a tensor only for
+     * a gradient it computes (no normalized tensor for a frozen norm weight), autocast
+     * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output
+     * even when o_proj is frozen.  false: vl_activations_compute's terms as they are */
     bool prune_frozen_saves;
     bool nf4_keeps_input;       /* bitsandbytes' 4-bit matmul saves its input, frozen or not */
     /* the optimizer and gradients */

@@ -201,6 +201,11 @@ static void layer_terms(step *st, bool *ovf)
         /* autograd keeps the normalized tensor only for the norm weight's gradient */
         if (f->prune_frozen_saves && lora && strstr(x.name, "normalized input"))
             continue;
+        /* autocast caches the 16-bit cast of a weight only for a leaf that requires grad
+         * (cached_cast, torch/csrc/autograd/autocast_mode.cpp): under LoRA only the
+         * adapters' copies are kept, the frozen matrices are cast (or dequantized) anew */
+        if (f->prune_frozen_saves && amp && lora && starts(x.name, "16-bit weight copies"))
+            x.bytes = vl_mul(beta, st->bd->lora.trainable_params / st->layers, ovf);
         /* a fused QKV projection: autocast casts its input once */
         if (f->fused_qkv && amp && starts(x.name, "q, k, v inputs"))
             x.bytes = vl_mul(beta, rs, ovf);
@@ -223,8 +228,18 @@ static void layer_terms(step *st, bool *ovf)
     if (!eager && core_saved && f->prune_frozen_saves && !KEEPS(VL_LORA_O))
         add_term(st->layer, &st->n_layer, max, "attention output (kept by flash/SDPA backward)",
                  vl_mul(beta, vl_ceil_div(q, t), ovf));
-    /* bitsandbytes' 4-bit matmul keeps its input whether or not the base is frozen */
-    if (s->qlora && f->nf4_keeps_input && !amp) {
+    /* bitsandbytes' 4-bit matmul keeps its input whether or not the base is frozen; under
+     * autocast each Linear4bit casts its input to the compute dtype itself, a 16-bit copy
+     * of the fp32 norm output for every one of q, k, v, gate and up, while the inputs of o
+     * and down are 16-bit matmul outputs already (shared when their adapter keeps them) */
+    if (s->qlora && f->nf4_keeps_input && amp) {
+        const uint64_t casts = 3 + (gated ? 2 : 1);
+        add_term(st->layer, &st->n_layer, max, "4-bit matmuls' 16-bit input casts",
+                 vl_add(vl_mul(casts * beta, rs, ovf),
+                        vl_add(KEEPS(VL_LORA_O) ? 0 : vl_mul(beta, vl_ceil_div(q, t), ovf),
+                               KEEPS(VL_LORA_DOWN) ? 0 : vl_mul(beta, mlp, ovf), ovf),
+                        ovf));
+    } else if (s->qlora && f->nf4_keeps_input) {
         if (!qkv_kept)
             add_term(st->layer, &st->n_layer, max, "4-bit q, k, v input", vl_mul(beta, rs, ovf));
         if (!KEEPS(VL_LORA_O))
@@ -283,6 +298,9 @@ static void outside_terms(step *st, bool *ovf)
             x = (vl_term){"log-probabilities (for the loss)", st->logprobs};
         } else if (cls && (starts(x.name, "output-projection") || starts(x.name, "loss targets"))) {
             continue;
+        } else if (st->f->prune_frozen_saves && s->lora_rank &&
+                   starts(x.name, "output-projection weight")) {
+            continue; /* a frozen weight: autocast caches no copy of it */
         }
         st->head[st->n_head++] = x;
     }
@@ -665,10 +683,11 @@ static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token
     }
 }
 
+/* Sampling needs the whole distribution: tensor-parallel engines gather the logits to the
+ * full vocabulary first (vLLM's LogitsProcessor, tensor_model_parallel_gather). */
 static void sampler(builder *b, const step *st)
 {
-    uint64_t bv = vl_mul(vl_mul(4, st->s->batch, &b->ovf), vl_ceil_div(st->a->vocab, st->s->gpus),
-                         &b->ovf);
+    uint64_t bv = vl_mul(vl_mul(4, st->s->batch, &b->ovf), st->a->vocab, &b->ovf);
     uint32_t ids[16] = {0};
     for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
         ids[i] = alloc(b, VL_TL_TRANSIENT, bv, "sampler: fp32 probabilities");
