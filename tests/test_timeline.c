@@ -489,6 +489,57 @@ static void test_choices(void **state)
                      q_base + L * 2 * (sb * 128 + sb * 128 + sb * f));
 }
 
+static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
+{
+    for (size_t i = first_event_of(t, phase); i < t->n_events; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
+            return t->events[i].bytes;
+    fail_msg("no '%s' in '%s'", what, phase);
+    return 0;
+}
+
+/* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */
+static void test_frozen_under_autocast(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16_AMP, 64, 2);
+    const uint64_t sb = 128, h = 128, f = 352, L = 3;
+    s.lora_rank = 8; /* q: 8 x (128 + 128), v: 8 x (128 + 32) (2 KV heads of 16) a layer */
+    const uint64_t adapters = 8 * (128 + 128) + 8 * (128 + 32);
+    vl_framework x = *fw("pytorch");
+    vl_timeline t;
+    build(&m, &s, &x, &t);
+    const uint64_t copies = t.sum.act.layer_weight_copies;
+    vl_timeline_free(&t);
+    uint64_t base = activations_at_backward(&m, &s, &x);
+    /* autocast caches copies of the adapters only; the frozen output layer has none; the
+     * frozen RMSNorm weights need no normalized tensors (fp32 under autocast) */
+    x.prune_frozen_saves = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x),
+                     base - L * (copies - 2 * adapters) - 2 * 3000 * h -
+                         (2 * L + 1) * 4 * sb * h);
+    /* QLoRA: each Linear4bit casts its fp32 input for q, k, v, gate and up; o and down
+     * (frozen here) keep their 16-bit input */
+    s.qlora = true;
+    x = *fw("hf");
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
+                     2 * (5 * sb * h + sb * h + sb * f));
+    vl_timeline_free(&t);
+
+    /* vLLM over 2 GPUs samples from the gathered vocabulary: 4 B x b x V each */
+    vl_settings v;
+    vl_settings_default(&v);
+    v.mode = VL_MODE_INFER;
+    v.seq = 100;
+    v.batch = 5;
+    v.gpus = 2;
+    build(&m, &v, fw("vllm"), &t);
+    assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 probabilities"), 4 * 5 * 3000);
+    vl_timeline_free(&t);
+}
+
 static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim_impl impl)
 {
     vl_framework f = *fw("pytorch");
@@ -628,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_pytorch_matches_the_sum),
         cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_bad_input),
