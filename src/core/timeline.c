@@ -155,7 +155,7 @@ typedef struct step {
     int logprobs_term;
     uint64_t head_out;          /* the head's output, in the activations' dtype */
     /* gradients, per GPU */
-    uint64_t layer_grad, outside_grad, grad_full, grad_part, trainable;
+    uint64_t layer_grad, head_grad, embedding_grad, grad_full, grad_part, trainable;
     bool grads_held;            /* one gradient buffer kept for the whole run */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
@@ -342,7 +342,18 @@ static void gradient_plan(step *st, bool *ovf)
         layer_params = bd->par.layer_params / st->layers;
     }
     st->layer_grad = vl_mul(layer_params, g, ovf);
-    st->outside_grad = vl_mul(st->trainable - layer_params * st->layers, g, ovf);
+    /* the outside parameters' gradients: the head's (with a tied embedding matrix) are
+     * born in the loss's backward, the embedding side's at the end */
+    const uint64_t rest = st->trainable - layer_params * st->layers;
+    uint64_t emb = 0;
+    if (!s->lora_rank) {
+        const vl_params *p = &bd->params;
+        emb = (st->a->tie_embeddings ? 0 : vl_ceil_div(p->embedding, s->tp)) + p->positions +
+              p->token_types + p->embedding_norm;
+        emb = emb < rest ? emb : rest;
+    }
+    st->embedding_grad = vl_mul(emb, g, ovf);
+    st->head_grad = vl_mul(rest - emb, g, ovf);
     st->grad_full = vl_mul(st->trainable, g, ovf);
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
@@ -482,7 +493,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     const bool birth = (born || part) && !st->grads_held;
     size_t n_pending = 0;
     uint64_t pending_bytes = 0;
-    uint32_t *pending = part ? gathered_ids(b, st->layers + 1) : NULL;
+    uint32_t *pending = part ? gathered_ids(b, st->layers + 2) : NULL;
     uint32_t resid = 0;
     if (s->pp == 1) {
         phase(b, "%sloss backward", tag);
@@ -500,14 +511,14 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             release(b, gl);
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf),
                       "residual-stream gradient");
-        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->outside_grad, "head gradients") : 0;
+        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->head_grad, "head gradients") : 0;
         release(b, gl16 ? gl16 : gl);
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
         release(b, gout);
         if (part && g) {
             pending[n_pending++] = g;
-            pending_bytes += st->outside_grad;
+            pending_bytes += st->head_grad;
         } else if (g) {
             grads[st->layers] = g;
         }
@@ -549,6 +560,11 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         }
     }
     phase(b, "%sbackward embedding", tag);
+    uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->embedding_grad, "embedding gradients") : 0;
+    if (part && g)
+        pending[n_pending++] = g;
+    else if (g)
+        grads[st->layers + 1] = g;
     release(b, resid);
     for (int i = 0; i < st->n_emb; i++)
         release(b, mb->emb[i]);
@@ -618,7 +634,7 @@ static bool build_train(builder *b, step *st)
     const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
     micro *mbs = calloc(k, sizeof *mbs);
     uint32_t *gath = gathered_ids(b, st->layers);
-    uint32_t *grads = gathered_ids(b, st->layers + 1);
+    uint32_t *grads = gathered_ids(b, st->layers + 2); /* layers, head, embedding */
     if (!mbs || !gath || !grads) {
         free(mbs);
         free(gath);
@@ -652,7 +668,7 @@ static bool build_train(builder *b, step *st)
     }
     optimizer_step(b, st);
     phase(b, "zero_grad");
-    for (uint64_t i = 0; i <= st->layers; i++)
+    for (uint64_t i = 0; i < st->layers + 2; i++)
         release(b, grads[i]);
     for (uint64_t m = 0; m < k; m++) {
         free(mbs[m].layer);

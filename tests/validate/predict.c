@@ -19,6 +19,8 @@
 #define MAX_ROWS 256
 #define MAX_ARGS 64
 
+static bool one_row; /* --one: print the peak, not a table row */
+
 enum { C_ID, C_KIND, C_MEASURE, C_MEASURED, C_FRAMEWORK, C_OVERRIDES, C_GPU, C_CUDA, C_FLAGS,
        C_SOURCE, N_COLS };
 
@@ -96,7 +98,7 @@ static bool run_row(char **col, int line, double *err_pct)
     }
     vl_framework f = *base;
     char ov[512], err[256];
-    snprintf(ov, sizeof ov, "%s", col[C_OVERRIDES]);
+    snprintf(ov, sizeof ov, "%s", strcmp(col[C_OVERRIDES], "-") == 0 ? "" : col[C_OVERRIDES]);
     for (char *kv = strtok(ov, ","); kv; kv = strtok(NULL, ",")) {
         char *eq = strchr(kv, '=');
         if (!eq) {
@@ -129,6 +131,13 @@ static bool run_row(char **col, int line, double *err_pct)
                        ? t.sum.bytes[VL_C_ACTIVATIONS]
                        : t.sum.total - t.sum.bytes[VL_C_OVERHEAD] +
                              (strcmp(col[C_MEASURE], "device") == 0 ? t.peak.context : 0);
+    if (one_row) {
+        printf("%llu %llu %llu %s\n", (unsigned long long)t.peak.tensors,
+               (unsigned long long)t.peak.allocated, (unsigned long long)t.peak.reserved,
+               t.peak.phase ? t.peak.phase : "");
+        vl_timeline_free(&t);
+        return true;
+    }
     *err_pct = 100.0 * ((double)pred - (double)measured) / (double)measured;
     double sum_err = 100.0 * ((double)sum - (double)measured) / (double)measured;
     printf("%-34s %-11s %10.2f %10.2f %+7.1f%% %10.2f %+7.1f%%  %s\n", col[C_ID], col[C_MEASURE],
@@ -138,8 +147,35 @@ static bool run_row(char **col, int line, double *err_pct)
     return true;
 }
 
+/* predict --one FRAMEWORK OVERRIDES VRAMLAB-FLAGS...: one timeline's peak, as
+ * "tensors allocated reserved phase" (make validate's CPU peaks). */
+static int one(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: predict --one FRAMEWORK OVERRIDES FLAGS...\n");
+        return 2;
+    }
+    char flags[1024] = "", *col[N_COLS] = {0};
+    for (int i = 4; i < argc; i++)
+        snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", i > 4 ? " " : "",
+                 argv[i]);
+    col[C_ID] = "one";
+    col[C_MEASURE] = "allocated";
+    col[C_MEASURED] = "1 B";
+    col[C_FRAMEWORK] = argv[2];
+    col[C_OVERRIDES] = argv[3];
+    col[C_GPU] = "hopper";
+    col[C_CUDA] = "1204";
+    col[C_FLAGS] = flags;
+    double e;
+    one_row = true;
+    return run_row(col, 0, &e) ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--one") == 0)
+        return one(argc, argv);
     const char *path = argc > 1 ? argv[1] : "tests/validate/measurements.tsv";
     FILE *fp = fopen(path, "r");
     if (!fp) {
