@@ -126,9 +126,11 @@ const vl_framework vl_frameworks[] = {
          * OpenAI server's default); the paged KV cache allocated once; CUDA graphs captured
          * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
          * upcasts the logits and keeps probs and logprobs in fp32
-         * (vllm/model_executor/layers/sampler.py) */
+         * (vllm/model_executor/layers/sampler.py); top-p sorts the vocabulary, and the
+         * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
+         * memory usage" (vllm/worker/model_runner.py, profile_run) */
         .prefill_chunk = 2048, .kv_preallocated = true, .cuda_graphs = true,
-        .graph_batch = 512, .sampler_fp32 = 2,
+        .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2,
     },
 };
 const size_t vl_n_frameworks = sizeof vl_frameworks / sizeof *vl_frameworks;
@@ -166,6 +168,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("kv_preallocated", kv_preallocated),
     BOOL("cuda_graphs", cuda_graphs),
     COUNT("graph_batch", graph_batch, 0, 1048576),
+    BOOL("sampler_sort", sampler_sort),
     COUNT("sampler_fp32", sampler_fp32, 0, 16),
 };
 const size_t vl_n_framework_fields = sizeof vl_framework_fields / sizeof *vl_framework_fields;

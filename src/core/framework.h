@@ -80,6 +80,7 @@ typedef struct vl_framework {
     bool kv_preallocated;       /* the KV cache is allocated once (paged), not grown */
     bool cuda_graphs;           /* decode runs captured graphs from a private pool */
     uint64_t graph_batch;       /* the largest batch captured */
+    bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
     uint64_t sampler_fp32;      /* fp32 b x V tensors the sampler keeps besides the logits */
 } vl_framework;
 

@@ -699,16 +699,36 @@ static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token
     }
 }
 
-/* Sampling needs the whole distribution: tensor-parallel engines gather the logits to the
- * full vocabulary first (vLLM's LogitsProcessor, tensor_model_parallel_gather). */
+/* The sampler, once the forward's workspace is freed: the last positions' logits in fp32,
+ * gathered to the whole vocabulary (tensor-parallel engines gather them first: vLLM's
+ * LogitsProcessor, tensor_model_parallel_gather); with top-k/top-p, the vocabulary sorted
+ * (fp32 values and int64 indices), its softmax and that softmax's cumulative sum at once
+ * (vllm/model_executor/layers/sampler.py, _apply_top_k_top_p), then the scattered result;
+ * then the probabilities the framework keeps besides the logits. */
 static void sampler(builder *b, const step *st)
 {
-    uint64_t bv = vl_mul(vl_mul(4, st->s->batch, &b->ovf), st->a->vocab, &b->ovf);
+    const uint64_t bv = vl_mul(st->s->batch, st->a->vocab, &b->ovf);
+    const uint64_t f32 = vl_mul(4, bv, &b->ovf);
+    uint32_t logits = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 logits, whole vocabulary");
+    if (st->f->sampler_sort) {
+        uint32_t sorted = alloc(b, VL_TL_TRANSIENT, f32, "sampler: sorted logits");
+        uint32_t idx = alloc(b, VL_TL_TRANSIENT, vl_mul(8, bv, &b->ovf),
+                             "sampler: sort indices (int64)");
+        uint32_t sm = alloc(b, VL_TL_TRANSIENT, f32, "sampler: softmax of the sorted logits");
+        transient(b, VL_TL_TRANSIENT, f32, "sampler: cumulative sum (top-p)");
+        release(b, sm);
+        uint32_t back = alloc(b, VL_TL_TRANSIENT, f32, "sampler: filtered logits, unsorted");
+        release(b, sorted);
+        release(b, idx);
+        release(b, logits);
+        logits = back;
+    }
     uint32_t ids[16] = {0};
     for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
-        ids[i] = alloc(b, VL_TL_TRANSIENT, bv, "sampler: fp32 probabilities");
+        ids[i] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 probabilities");
     for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
         release(b, ids[i]);
+    release(b, logits);
 }
 
 static bool build_serve(builder *b, step *st)
@@ -746,9 +766,9 @@ static bool build_serve(builder *b, step *st)
         grow_kv(b, st, kv, per_token, done < cap ? done : cap);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT, vl_infer_workspace(st->a, s, n, done, &b->ovf),
                             "forward workspace");
+        release(b, ws);
         if (done == s->seq)
             sampler(b, st);
-        release(b, ws);
     }
     /* decode: the first step and the last; the ones between only grow the cache */
     for (uint64_t step_i = 1; step_i <= s->gen && !b->nomem;
@@ -763,8 +783,8 @@ static bool build_serve(builder *b, step *st)
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
                             vl_infer_workspace(st->a, s, 1, ctx < cap ? ctx : cap, &b->ovf),
                             "decode workspace");
-        sampler(b, st);
         release(b, ws);
+        sampler(b, st);
     }
     free(kv);
     return !b->nomem;
