@@ -82,14 +82,10 @@ static size_t first_event_of(const vl_timeline *t, const char *phase)
 /* What is alive, by component, just before event i. */
 static void alive_before(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMPONENTS])
 {
-    memset(out, 0, VL_N_TL_COMPONENTS * sizeof *out);
-    for (size_t k = 0; k < i; k++) {
-        const vl_event *e = &t->events[k];
-        if (e->kind == VL_EV_ALLOC)
-            out[e->component] += e->bytes;
-        else
-            out[e->component] -= e->bytes;
-    }
+    if (i == 0)
+        memset(out, 0, VL_N_TL_COMPONENTS * sizeof *out);
+    else
+        vl_timeline_alive(t, i - 1, out);
 }
 
 /* ---- the allocator, worked by hand from CUDACachingAllocator.cpp's rules ---------------- */
@@ -317,6 +313,9 @@ static void check_invariants(const vl_timeline *t, const vl_settings *s)
         sum += t->peak.alive[c];
     }
     assert_int_equal(sum, t->peak.tensors);
+    uint64_t at[VL_N_TL_COMPONENTS];
+    vl_timeline_alive(t, t->peak.event, at);
+    assert_memory_equal(at, t->peak.alive, sizeof at);
     /* what is left is the state: no activation, no transient */
     assert_int_equal(t->end[VL_TL_ACTIVATIONS], 0);
     assert_int_equal(t->end[VL_TL_TRANSIENT], 0);

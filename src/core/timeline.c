@@ -876,3 +876,15 @@ const char *vl_timeline_phase(const vl_timeline *t, size_t i)
 {
     return i < t->n_events ? t->phases[t->events[i].phase] : "";
 }
+
+void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMPONENTS])
+{
+    memset(out, 0, VL_N_TL_COMPONENTS * sizeof *out);
+    for (size_t k = 0; k <= i && k < t->n_events; k++) {
+        const vl_event *e = &t->events[k];
+        if (e->kind == VL_EV_ALLOC)
+            out[e->component] += e->bytes;
+        else
+            out[e->component] -= e->bytes;
+    }
+}

@@ -90,5 +90,7 @@ void vl_timeline_free(vl_timeline *t);
 
 /* The phase label of event i. */
 const char *vl_timeline_phase(const vl_timeline *t, size_t i);
+/* What is alive after event i, by component (for a cursor over the events). */
+void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMPONENTS]);
 
 #endif
