@@ -23,12 +23,14 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 TARGET = 0.05
-# (preset, layers kept, width divisor, batch, seq): fp32, no dropout, no recomputation
+# (preset, layers kept, width divisor, batch, seq, precision): no dropout, no recomputation
 CASES = [
-    ("gpt2", 2, 1, 2, 256),
-    ("gpt2", 2, 1, 8, 512),
-    ("mistral-7b", 2, 4, 1, 1024),
-    ("mistral-7b", 2, 4, 4, 512),
+    ("gpt2", 2, 1, 2, 256, "fp32"),
+    ("gpt2", 2, 1, 8, 512, "fp32"),
+    ("mistral-7b", 2, 4, 1, 1024, "fp32"),
+    ("mistral-7b", 2, 4, 4, 512, "fp32"),
+    ("gpt2", 2, 1, 4, 256, "bf16"),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp"),
 ]
 
 
@@ -68,14 +70,19 @@ class Phases:
         self.active = False
 
 
-def child(arch, batch, seq):
+def child(arch, batch, seq, precision):
+    import contextlib
     import torch
     import measure
     import models
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = models.Transformer(models.complete(arch))
+    if precision == "bf16":
+        model.to(torch.bfloat16)
     model.train()
+    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "bf16-amp" \
+        else contextlib.nullcontext
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False)
     ids = torch.randint(arch["vocab_size"], (batch, seq))
     targets = torch.randint(arch["vocab_size"], (batch, seq))
@@ -99,7 +106,8 @@ def child(arch, batch, seq):
                      measure.unique_bytes(v for st in opt.state.values() for v in st.values()
                                           if isinstance(v, torch.Tensor)))
             meter.start("forward embedding")
-        loss = model(ids, targets)
+        with autocast():
+            loss = model(ids, targets)
         meter.begin("loss backward")
         loss.backward()
         del loss
@@ -127,16 +135,16 @@ def arch_of(presets, preset, layers, divisor):
     return arch
 
 
-def measured(arch, batch, seq):
+def measured(arch, batch, seq, precision):
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
                MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
-                          json.dumps(arch), str(batch), str(seq)],
+                          json.dumps(arch), str(batch), str(seq), precision],
                          env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def predicted(predict, arch, batch, seq):
+def predicted(predict, arch, batch, seq, precision):
     import yaml
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         yaml.safe_dump({"kind": "model", "name": "validate-peak", "architecture": arch}, f,
@@ -144,7 +152,7 @@ def predicted(predict, arch, batch, seq):
     try:
         out = subprocess.run(
             [predict, "--one", "pytorch", "allocator=exact,optimizer_impl=single-tensor",
-             "--preset-file", f.name, "--precision", "fp32", "--batch", str(batch),
+             "--preset-file", f.name, "--precision", precision, "--batch", str(batch),
              "--seq", str(seq), "--overhead", "0"],
             check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
     finally:
@@ -154,24 +162,28 @@ def predicted(predict, arch, batch, seq):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+        child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--predict", required=True, help="tests/validate/predict")
     ap.add_argument("--presets", required=True, help="the folder of model presets")
+    ap.add_argument("--case", help="run only the cases whose name contains this")
     args = ap.parse_args()
     ok = True
-    print("%-28s %14s %14s %8s  %-22s %s" % ("case", "measured", "timeline", "error",
+    print("%-36s %14s %14s %8s  %-22s %s" % ("case", "measured", "timeline", "error",
                                            "measured phase", "timeline phase"))
-    for preset, layers, divisor, batch, seq in CASES:
+    for preset, layers, divisor, batch, seq, precision in CASES:
+        name = "%s/%d %s b=%d s=%d" % (preset, divisor, precision, batch, seq)
+        if args.case and args.case not in name:
+            continue
         arch = arch_of(args.presets, preset, layers, divisor)
-        got = measured(arch, batch, seq)
-        pred, phase = predicted(args.predict, arch, batch, seq)
+        got = measured(arch, batch, seq, precision)
+        pred, phase = predicted(args.predict, arch, batch, seq, precision)
         err = (pred - got["peak"]) / got["peak"]
         good = abs(err) <= TARGET and phase == got["phase"]
         ok = ok and good
-        print("%-28s %14s %14s %+7.2f%%  %-22s %s%s" % (
-            "%s/%d b=%d s=%d" % (preset, divisor, batch, seq), format(got["peak"], ","),
+        print("%-36s %14s %14s %+7.2f%%  %-22s %s%s" % (
+            name, format(got["peak"], ","),
             format(pred, ","), 100 * err, got["phase"], phase, "" if good else "  MISS"))
     print("\npeak within %g%% and in the same phase: %s" % (100 * TARGET,
                                                           "all cases" if ok else "NOT ALL"))
