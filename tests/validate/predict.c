@@ -41,6 +41,22 @@ static bool parse_measured(const char *s, uint64_t *out)
     return false;
 }
 
+static int cmp_double(const void *a, const void *b);
+
+/* The median |error| and the worst error of n. */
+static void summary(const char *what, const double *errs, int n)
+{
+    static double mag[MAX_ROWS];
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        mag[i] = fabs(errs[i]);
+        worst = fabs(errs[i]) > fabs(worst) ? errs[i] : worst;
+    }
+    qsort(mag, (size_t)n, sizeof *mag, cmp_double);
+    double median = n % 2 ? mag[n / 2] : (mag[n / 2 - 1] + mag[n / 2]) / 2;
+    printf("  %-17s median |error| %.1f%%, worst %+.1f%%\n", what, median, worst);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -65,7 +81,7 @@ static uint64_t predicted(const vl_timeline *t, const char *measure)
            p->alive[VL_TL_RUNTIME];
 }
 
-static bool run_row(char **col, int line, double *err_pct)
+static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
 {
     char *argv[MAX_ARGS];
     int argc = 0;
@@ -140,6 +156,7 @@ static bool run_row(char **col, int line, double *err_pct)
     }
     *err_pct = 100.0 * ((double)pred - (double)measured) / (double)measured;
     double sum_err = 100.0 * ((double)sum - (double)measured) / (double)measured;
+    *sum_pct = sum_err;
     printf("%-34s %-11s %10.2f %10.2f %+7.1f%% %10.2f %+7.1f%%  %s\n", col[C_ID], col[C_MEASURE],
            (double)measured / VL_GIB, (double)pred / VL_GIB, *err_pct, (double)sum / VL_GIB,
            sum_err, t.peak.phase ? t.peak.phase : "");
@@ -167,9 +184,9 @@ static int one(int argc, char **argv)
     col[C_GPU] = "hopper";
     col[C_CUDA] = "1204";
     col[C_FLAGS] = flags;
-    double e;
+    double e, se;
     one_row = true;
-    return run_row(col, 0, &e) ? 0 : 2;
+    return run_row(col, 0, &e, &se) ? 0 : 2;
 }
 
 int main(int argc, char **argv)
@@ -185,7 +202,7 @@ int main(int argc, char **argv)
     printf("%-34s %-11s %10s %10s %8s %10s %8s  %s\n", "id", "measure", "measured", "timeline",
            "error", "sum", "error", "peak phase");
     printf("%-34s %-11s %10s %10s %8s %10s %8s\n", "", "", "GiB", "GiB", "", "GiB", "");
-    static double errs[MAX_ROWS];
+    static double errs[MAX_ROWS], sums[MAX_ROWS];
     int n = 0, line = 0, bad = 0;
     char buf[4096];
     bool header = true;
@@ -215,23 +232,19 @@ int main(int argc, char **argv)
             bad++;
             continue;
         }
-        double e;
-        if (n < MAX_ROWS && run_row(col, line, &e))
-            errs[n++] = e;
+        double e, se;
+        if (n < MAX_ROWS && run_row(col, line, &e, &se)) {
+            errs[n] = e;
+            sums[n++] = se;
+        }
         else
             bad++;
     }
     fclose(fp);
     if (n) {
-        static double mag[MAX_ROWS];
-        double worst = 0;
-        for (int i = 0; i < n; i++) {
-            mag[i] = fabs(errs[i]);
-            worst = fabs(errs[i]) > fabs(worst) ? errs[i] : worst;
-        }
-        qsort(mag, (size_t)n, sizeof *mag, cmp_double);
-        double median = n % 2 ? mag[n / 2] : (mag[n / 2 - 1] + mag[n / 2]) / 2;
-        printf("\n%d measurements: median |error| %.1f%%, worst %+.1f%%\n", n, median, worst);
+        printf("\n%d measurements\n", n);
+        summary("timeline", errs, n);
+        summary("steady-state sum", sums, n);
     }
     return bad ? 2 : 0;
 }
