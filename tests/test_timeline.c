@@ -641,6 +641,55 @@ static void test_serving(void **state)
     vl_timeline_free(&t);
 }
 
+/* The tiny GPT served by transformers' generate, fp32, b = 2, a 32-token prompt, 3 new
+ * tokens.  By hand: the KV cache is 2 (K, V) x 4 heads x 16 x 4 B = 512 B a token and a
+ * layer; torch.cat grows each layer in turn.  The prefill's workspace (SDPA, so no s x s):
+ * the residual stream in and out, 2 x 4 x 64 tokens x 64 = 32,768, plus the largest of the
+ * MLP's two f-wide tensors (2 x 256 x 4 x 64 = 131,072), Q, K, V (49,152) and the last
+ * position's fp32 logits (8,000): 163,840.  The peak is that workspace beside the weights
+ * (689,152) and the prompt's cache (2 x 32 x 2 x 512 = 65,536): 918,528, in the prefill;
+ * then the sampler: the whole vocabulary's fp32 logits and their softmax, 8,000 each. */
+static void test_golden_serving(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    vl_settings s;
+    vl_settings_default(&s);
+    s.mode = VL_MODE_INFER;
+    s.weight_dtype = s.kv_dtype = VL_DT_FP32;
+    s.seq = 32;
+    s.gen = 3;
+    s.batch = 2;
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    static const char *const order[] = {"load weights", "prefill", "decode step 1",
+                                        "decode step 2", "decode step 3"};
+    size_t k = 0;
+    for (size_t i = 0; i < t.n_events; i++)
+        if (strcmp(vl_timeline_phase(&t, i), order[k]) != 0) {
+            k++;
+            assert_true(k < sizeof order / sizeof *order);
+            assert_string_equal(vl_timeline_phase(&t, i), order[k]);
+        }
+    assert_int_equal(k, 4);
+    assert_int_equal(t.peak.tensors, 918528);
+    assert_int_equal(t.peak.allocated, 918528);
+    assert_string_equal(t.peak.phase, "prefill");
+    assert_string_equal(t.events[t.peak.event].what, "forward workspace");
+    assert_int_equal(t.peak.alive[VL_TL_KV_CACHE], 65536);
+    assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 logits, whole vocabulary"), 8000);
+    assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 probabilities"), 8000);
+    /* decode step 3 holds the other layer's new cache (35 tokens) and this layer's old and
+     * new (34, 35); the decode workspace is the residual stream (1,024) and the logits */
+    uint64_t alive[VL_N_TL_COMPONENTS];
+    size_t i = first_event_of(&t, "decode step 3");
+    vl_timeline_alive(&t, i + 2, alive); /* layer 0 replaced, layer 1's new one born */
+    assert_int_equal(alive[VL_TL_KV_CACHE], 2 * 35 * 512 * 2 + 2 * 34 * 512);
+    assert_int_equal(event_bytes(&t, "decode step 3", "decode workspace"), 1024 + 8000);
+    assert_int_equal(t.end[VL_TL_KV_CACHE], 2 * 35 * 1024);
+    vl_timeline_free(&t);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -682,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),
+        cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

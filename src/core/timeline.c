@@ -775,7 +775,10 @@ static bool build_serve(builder *b, step *st)
          step_i = step_i == 1 && s->gen > 1 ? s->gen : step_i + 1) {
         uint64_t ctx = s->seq + step_i;
         if (step_i > 2 && step_i == s->gen) {
-            phase(b, "decode steps 2-%llu", (unsigned long long)step_i - 1);
+            if (step_i == 3)
+                phase(b, "decode step 2");
+            else
+                phase(b, "decode steps 2-%llu", (unsigned long long)step_i - 1);
             grow_kv(b, st, kv, per_token, ctx - 1 < cap ? ctx - 1 : cap);
         }
         phase(b, "decode step %llu", (unsigned long long)step_i);
