@@ -47,6 +47,22 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     return vl_add(residual, big > logits ? big : logits, ovf);
 }
 
+/* What one of s->gpus tensor-parallel GPUs holds of the model's heads and widths. */
+static shard shard_of(const vl_arch *a, const vl_settings *s)
+{
+    const uint64_t N = s->gpus;
+    return (shard){a->heads / N, vl_ceil_div(a->kv_heads, N),
+                   vl_ceil_div(vl_active_mlp_width(a), N), vl_ceil_div(a->vocab, N),
+                   s->weight_dtype == VL_DT_FP32 ? 4 : 2};
+}
+
+uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens,
+                            uint64_t context, bool *ovf)
+{
+    const shard g = shard_of(a, s);
+    return workspace(a, s, &g, tokens, context, ovf);
+}
+
 /* KV cache bytes per token on one GPU: K and V of its KV heads in every layer, or, with
  * multi-head latent attention, the latent and the rotary key, which every GPU keeps whole. */
 static uint64_t kv_per_token(const vl_arch *a, uint64_t heads, unsigned bytes)
@@ -110,8 +126,7 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     inf->prompt_tokens = s->seq < cap ? s->seq : cap;
     inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
 
-    const shard g = {a->heads / N, inf->kv_heads_per_gpu, vl_ceil_div(vl_active_mlp_width(a), N),
-                     vl_ceil_div(a->vocab, N), s->weight_dtype == VL_DT_FP32 ? 4 : 2};
+    const shard g = shard_of(a, s);
     inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_tokens, &ovf), s->batch, &ovf);
     inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, &ovf);
     phase_total(out, s, &inf->prefill, &ovf);

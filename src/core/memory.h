@@ -167,5 +167,9 @@ vl_speed vl_speed_bounds(const vl_breakdown *b, const vl_settings *s, double ban
 const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out);
 /* The inference half of vl_estimate (inference.c); settings already checked. */
 const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakdown *out);
+/* Inference: the largest transient tensors of one forward over `tokens` new tokens per
+ * sequence attending to `context` keys, on one GPU (inference.c; the timeline's chunks). */
+uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens,
+                            uint64_t context, bool *ovf);
 
 #endif

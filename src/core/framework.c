@@ -1,0 +1,225 @@
+/* framework.c: the built-in framework profiles and the field table a loader fills them by. */
+#include "framework.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+const char *const vl_attention_names[VL_N_ATTENTIONS] = {VL_ATTENTIONS(VL_ENUM_NAME)};
+const char *const vl_head_names[VL_N_HEADS] = {VL_HEADS(VL_ENUM_NAME)};
+const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES] = {VL_LOSS_DTYPES(VL_ENUM_NAME)};
+const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
+const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENUM_NAME)};
+const char *const vl_allocator_names[VL_N_ALLOCATORS] = {VL_ALLOCATORS(VL_ENUM_NAME)};
+
+#define VL_COUNT_ITEM(id, name) +1
+_Static_assert(0 VL_ATTENTIONS(VL_COUNT_ITEM) == VL_N_ATTENTIONS, "attention names");
+_Static_assert(0 VL_HEADS(VL_COUNT_ITEM) == VL_N_HEADS, "head names");
+_Static_assert(0 VL_LOSS_DTYPES(VL_COUNT_ITEM) == VL_N_LOSS_DTYPES, "loss dtype names");
+_Static_assert(0 VL_GELUS(VL_COUNT_ITEM) == VL_N_GELUS, "GELU names");
+_Static_assert(0 VL_OPTIM_IMPLS(VL_COUNT_ITEM) == VL_N_OPTIM_IMPLS, "optimizer implementations");
+_Static_assert(0 VL_ALLOCATORS(VL_COUNT_ITEM) == VL_N_ALLOCATORS, "allocator names");
+_Static_assert(sizeof vl_attention_names / sizeof *vl_attention_names == VL_N_ATTENTIONS, "");
+_Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_ALLOCATORS, "");
+
+#define MIB (1024ULL * 1024)
+
+/* What torch.optim and DistributedDataParallel do unless told otherwise. */
+#define TORCH_OPTIMIZER                                                                      \
+    /* torch/optim/optimizer.py, _default_to_fused_or_foreach: foreach when every           \
+     * parameter is a CUDA tensor (torch >= 2.0) */                                         \
+    .optim_impl = VL_OPTIM_FOREACH,                                                          \
+    /* Optimizer.zero_grad(set_to_none=True) is the default since torch 2.0: gradients are  \
+     * born in backward and freed before the next forward */                                \
+    .grads_persistent = false,                                                               \
+    /* DistributedDataParallel(gradient_as_bucket_view=False): the buckets are a second     \
+     * copy of the gradients */                                                             \
+    .ddp_bucket_view = false
+/* Sizes every profile shares. */
+#define RUNTIME_DEFAULTS                                                                     \
+    /* torch/nn/parallel/distributed.py: bucket_cap_mb=25 */                                \
+    .ddp_bucket_bytes = 25 * MIB,                                                            \
+    /* DeepSpeed's defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size 5e8,     \
+     * stage3_prefetch_bucket_size 5e7 elements */                                          \
+    .reduce_bucket = 500000000, .prefetch_bucket = 50000000,                                 \
+    .allocator = VL_ALLOC_CACHING, .labels = 2
+
+const vl_framework vl_frameworks[] = {
+    {
+        .name = "pytorch",
+        .display = "PyTorch, plain eager modules",
+        RUNTIME_DEFAULTS,
+        TORCH_OPTIMIZER,
+        /* softmax(q·kᵀ)·v written out, in the activations' dtype: nothing upcast, no mask
+         * tensor (the causal mask is applied in place), separate q, k, v nn.Linear, nn.GELU
+         * (approximate='none'), F.cross_entropy(logits.float(), y): what vramlab's per-tensor
+         * activations (FORMULAS in vramlab(1)) count */
+        .attention = VL_ATTN_EAGER, .softmax_fp32 = false, .materialized_mask = false,
+        .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
+        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
+        /* a plain generate loop: torch.cat grows the cache, nothing captured */
+        .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
+    },
+    {
+        .name = "hf",
+        .display = "Hugging Face transformers Trainer + PEFT",
+        RUNTIME_DEFAULTS,
+        TORCH_OPTIMIZER,
+        /* transformers >= 4.36: attn_implementation defaults to "sdpa" with torch >= 2.1.1
+         * (modeling_utils.py, _autoset_attn_implementation); "eager" is
+         * eager_attention_forward: softmax(..., dtype=torch.float32).to(query.dtype), with
+         * the 4-D additive mask of modeling_attn_mask_utils.py (b x 1 x s x s, model dtype) */
+        .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
+        .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
+        /* loss_utils.py, ForCausalLMLoss: logits = logits.float() before cross_entropy */
+        .loss_dtype = VL_LOSS_FP32,
+        /* autograd saves an input only for a gradient it computes (SavedVariable under
+         * should_compute_output in the generated code); bitsandbytes' MatMul4Bit.forward
+         * keeps A for the input's gradient (bitsandbytes/autograd/_functions.py) */
+        .prune_frozen_saves = true, .nf4_keeps_input = true,
+        /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
+         * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
+        .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 1,
+    },
+    {
+        .name = "megatron",
+        .display = "Megatron-LM (Megatron-Core, Transformer Engine)",
+        RUNTIME_DEFAULTS,
+        /* TE's fused attention (flash), linear_qkv one fused projection, a fused bias-GELU
+         * (tanh approximation, one saved input), vocab-parallel cross-entropy in fp32
+         * (megatron/core/tensor_parallel/cross_entropy.py) */
+        .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
+        .fused_qkv = true, .gelu = VL_GELU_TANH, .head = VL_HEAD_LM,
+        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
+        /* apex/TE FusedAdam; the DDP wrapper's contiguous main-grad buffer lives for the
+         * whole run (megatron/core/distributed/param_and_grad_buffer.py) and is bucketed in
+         * place: no second copy */
+        .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
+        .prefill_chunk = 0, .kv_preallocated = true, .cuda_graphs = false, .sampler_fp32 = 0,
+    },
+    {
+        .name = "deepspeed",
+        .display = "DeepSpeed ZeRO with a transformers model",
+        RUNTIME_DEFAULTS,
+        .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
+        .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
+        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = true,
+        /* DeepSpeed's FusedAdam unless torch_adam (deepspeed/runtime/engine.py); ZeRO keeps
+         * its gradient partitions in flat buffers allocated once
+         * (deepspeed/runtime/zero/stage_1_and_2.py) */
+        .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
+        .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
+    },
+    {
+        .name = "vllm",
+        .display = "vLLM serving engine",
+        RUNTIME_DEFAULTS,
+        TORCH_OPTIMIZER,
+        /* the FlashAttention backend, QKVParallelLinear (one fused projection) */
+        .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
+        .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
+        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
+        /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
+         * OpenAI server's default); the paged KV cache allocated once; CUDA graphs captured
+         * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
+         * upcasts the logits and keeps probs and logprobs in fp32
+         * (vllm/model_executor/layers/sampler.py); top-p sorts the vocabulary, and the
+         * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
+         * memory usage" (vllm/worker/model_runner.py, profile_run) */
+        .prefill_chunk = 2048, .kv_preallocated = true, .cuda_graphs = true,
+        .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2,
+    },
+};
+const size_t vl_n_frameworks = sizeof vl_frameworks / sizeof *vl_frameworks;
+
+const vl_framework *vl_framework_find(const char *name)
+{
+    for (size_t i = 0; i < vl_n_frameworks; i++)
+        if (strcmp(vl_frameworks[i].name, name) == 0)
+            return &vl_frameworks[i];
+    return NULL;
+}
+
+#define ENUM(key, field, names, n) {key, VL_FIELD_ENUM, offsetof(vl_framework, field), names, n, 0, 0}
+#define BOOL(key, field) {key, VL_FIELD_BOOL, offsetof(vl_framework, field), NULL, 0, 0, 1}
+#define COUNT(key, field, lo, hi) {key, VL_FIELD_COUNT, offsetof(vl_framework, field), NULL, 0, lo, hi}
+const vl_framework_field vl_framework_fields[] = {
+    ENUM("attention", attention, vl_attention_names, VL_N_ATTENTIONS),
+    BOOL("softmax_fp32", softmax_fp32),
+    BOOL("materialized_mask", materialized_mask),
+    BOOL("fused_qkv", fused_qkv),
+    ENUM("gelu", gelu, vl_gelu_names, VL_N_GELUS),
+    ENUM("head", head, vl_head_names, VL_N_HEADS),
+    COUNT("labels", labels, 1, 1048576),
+    ENUM("loss_dtype", loss_dtype, vl_loss_dtype_names, VL_N_LOSS_DTYPES),
+    BOOL("prune_frozen_saves", prune_frozen_saves),
+    BOOL("nf4_keeps_input", nf4_keeps_input),
+    ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
+    BOOL("grads_persistent", grads_persistent),
+    BOOL("ddp_bucket_view", ddp_bucket_view),
+    COUNT("ddp_bucket_bytes", ddp_bucket_bytes, 1, 1ULL << 40),
+    COUNT("reduce_bucket", reduce_bucket, 1, 1ULL << 40),
+    COUNT("prefetch_bucket", prefetch_bucket, 0, 1ULL << 40),
+    ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
+    COUNT("prefill_chunk", prefill_chunk, 0, 16777216),
+    BOOL("kv_preallocated", kv_preallocated),
+    BOOL("cuda_graphs", cuda_graphs),
+    COUNT("graph_batch", graph_batch, 0, 1048576),
+    BOOL("sampler_sort", sampler_sort),
+    COUNT("sampler_fp32", sampler_fp32, 0, 16),
+};
+const size_t vl_n_framework_fields = sizeof vl_framework_fields / sizeof *vl_framework_fields;
+#undef ENUM
+#undef BOOL
+#undef COUNT
+
+static const char *const bool_names[2] = {"false", "true"};
+
+bool vl_framework_set(vl_framework *f, const char *key, const char *value, char *err,
+                      size_t len)
+{
+    const vl_framework_field *d = NULL;
+    for (size_t i = 0; i < vl_n_framework_fields && !d; i++)
+        if (strcmp(vl_framework_fields[i].key, key) == 0)
+            d = &vl_framework_fields[i];
+    if (!d) {
+        snprintf(err, len, "unknown framework setting '%s'", key);
+        return false;
+    }
+    char *field = (char *)f + d->offset;
+    char list[256];
+    int k;
+    switch (d->kind) {
+    case VL_FIELD_ENUM:
+        if ((k = vl_lookup(d->names, d->n_names, value)) < 0) {
+            snprintf(err, len, "%s: unknown value '%s' (expected %s)", key, value,
+                     vl_join(d->names, (size_t)d->n_names, list, sizeof list));
+            return false;
+        }
+        memcpy(field, &k, sizeof k); /* every vl_framework enum is an int-sized enum */
+        return true;
+    case VL_FIELD_BOOL:
+        if ((k = vl_lookup(bool_names, 2, value)) < 0) {
+            snprintf(err, len, "%s: unknown value '%s' (expected true or false)", key, value);
+            return false;
+        }
+        *(bool *)field = k == 1;
+        return true;
+    case VL_FIELD_COUNT: {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(value, &end, 10);
+        if (!*value || *end || errno || value[0] == '-' || v < d->min || v > d->max) {
+            snprintf(err, len, "%s must be an integer between %llu and %llu", key,
+                     (unsigned long long)d->min, (unsigned long long)d->max);
+            return false;
+        }
+        *(uint64_t *)field = v;
+        return true;
+    }
+    }
+    return false;
+}

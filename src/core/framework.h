@@ -1,0 +1,114 @@
+/* framework.h: what a training or serving framework chooses for the user (HACKING §6):
+ * which attention kernel, in which dtype the softmax and the loss run, the head on top of
+ * the model, how the optimizer steps, how gradients are bucketed, how a server prefills.
+ *
+ * A profile is a flat struct of enums, booleans and counts, so that a table-driven loader
+ * (the `framework` preset kind) fills it field by field: vl_framework_fields[] describes
+ * every field (key, kind, offset, choice names), and vl_framework_set() sets one from text.
+ * The built-in profiles are a const table (framework.c), each choice with its source. */
+#ifndef VL_FRAMEWORK_H
+#define VL_FRAMEWORK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "settings.h" /* VL_ENUM_ID, VL_ENUM_NAME */
+
+/* X-macro lists: (enum constant, name as YAML, JSON and the CLI spell it). */
+#define VL_ATTENTIONS(X) X(VL_ATTN_EAGER, "eager") X(VL_ATTN_SDPA, "sdpa") X(VL_ATTN_FLASH, "flash")
+/* lm: next-token logits over the vocabulary; cls: sequence classification (one row of
+ * `labels` logits per sequence); mlm: BERT's masked-LM head (a transform, then the vocab) */
+#define VL_HEADS(X) X(VL_HEAD_LM, "lm") X(VL_HEAD_CLS, "cls") X(VL_HEAD_MLM, "mlm")
+/* the dtype cross-entropy reads: fp32 (the logits upcast first) or the model's 16 bits */
+#define VL_LOSS_DTYPES(X) X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16")
+/* exact: nn.GELU / F.gelu, one saved input; tanh: F.gelu(approximate="tanh"), fused, the
+ * same; tanh-composite: GPT-2's 0.5·x·(1 + tanh(...)) in Python, four saved tensors */
+#define VL_GELUS(X) X(VL_GELU_EXACT, "exact") X(VL_GELU_TANH, "tanh") \
+    X(VL_GELU_TANH_COMPOSITE, "tanh-composite")
+/* torch.optim's three implementations (torch/optim/adamw.py): foreach (_multi_tensor_*),
+ * fused (one CUDA kernel per group), single-tensor (a Python loop over parameters) */
+#define VL_OPTIM_IMPLS(X) X(VL_OPTIM_FOREACH, "foreach") X(VL_OPTIM_FUSED, "fused") \
+    X(VL_OPTIM_SINGLE_TENSOR, "single-tensor")
+/* caching: PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp); exact:
+ * every tensor its own bytes (reserved = allocated) */
+#define VL_ALLOCATORS(X) X(VL_ALLOC_CACHING, "caching") X(VL_ALLOC_EXACT, "exact")
+
+typedef enum { VL_ATTENTIONS(VL_ENUM_ID) VL_N_ATTENTIONS } vl_attention;
+typedef enum { VL_HEADS(VL_ENUM_ID) VL_N_HEADS } vl_head;
+typedef enum { VL_LOSS_DTYPES(VL_ENUM_ID) VL_N_LOSS_DTYPES } vl_loss_dtype;
+typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
+typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
+typedef enum { VL_ALLOCATORS(VL_ENUM_ID) VL_N_ALLOCATORS } vl_allocator;
+
+extern const char *const vl_attention_names[VL_N_ATTENTIONS];
+extern const char *const vl_head_names[VL_N_HEADS];
+extern const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES];
+extern const char *const vl_gelu_names[VL_N_GELUS];
+extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
+extern const char *const vl_allocator_names[VL_N_ALLOCATORS];
+
+typedef struct vl_framework {
+    const char *name;           /* "hf" */
+    const char *display;        /* for people */
+    /* the model's forward */
+    vl_attention attention;
+    bool softmax_fp32;          /* 16-bit eager attention runs the softmax in fp32 */
+    bool materialized_mask;     /* a b x 1 x s x s additive causal mask in the model dtype */
+    bool fused_qkv;             /* one QKV nn.Linear: autocast casts its input once */
+    vl_gelu gelu;
+    vl_head head;
+    uint64_t labels;            /* cls: classes */
+    vl_loss_dtype loss_dtype;
+    /* frozen weights (LoRA) save nothing for themselves: autograd saves a tensor only for
+     * a gradient it computes (no normalized tensor for a frozen norm weight), autocast
+     * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output
+     * even when o_proj is frozen.  false: vl_activations_compute's terms as they are */
+    bool prune_frozen_saves;
+    bool nf4_keeps_input;       /* bitsandbytes' 4-bit matmul saves its input, frozen or not */
+    /* the optimizer and gradients */
+    vl_optim_impl optim_impl;
+    bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
+    bool ddp_bucket_view;       /* DDP gradient_as_bucket_view: grads are views of buckets */
+    uint64_t ddp_bucket_bytes;  /* DDP bucket_cap_mb */
+    uint64_t reduce_bucket;     /* DeepSpeed ZeRO-1/2 reduce_bucket_size, elements */
+    uint64_t prefetch_bucket;   /* ZeRO-3 stage3_prefetch_bucket_size, elements */
+    /* the runtime */
+    vl_allocator allocator;
+    /* serving */
+    uint64_t prefill_chunk;     /* tokens per prefill step; 0 = the whole prompt at once */
+    bool kv_preallocated;       /* the KV cache is allocated once (paged), not grown */
+    bool cuda_graphs;           /* decode runs captured graphs from a private pool */
+    uint64_t graph_batch;       /* the largest batch captured */
+    bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
+    uint64_t sampler_fp32;      /* fp32 b x V tensors the sampler keeps besides the logits */
+} vl_framework;
+
+/* The built-in profiles: pytorch, hf, megatron, deepspeed, vllm. */
+extern const vl_framework vl_frameworks[];
+extern const size_t vl_n_frameworks;
+/* The default: what a user of current PyTorch and transformers gets (hf). */
+#define VL_FRAMEWORK_DEFAULT "hf"
+
+/* The built-in named name, or NULL. */
+const vl_framework *vl_framework_find(const char *name);
+
+/* One field of vl_framework for a table-driven loader (YAML, the CLI's overrides). */
+typedef enum { VL_FIELD_ENUM, VL_FIELD_BOOL, VL_FIELD_COUNT } vl_field_kind;
+typedef struct vl_framework_field {
+    const char *key;            /* YAML key: "attention", "softmax_fp32", ... */
+    vl_field_kind kind;
+    size_t offset;
+    const char *const *names;   /* VL_FIELD_ENUM: the choices */
+    int n_names;
+    uint64_t min, max;          /* VL_FIELD_COUNT */
+} vl_framework_field;
+extern const vl_framework_field vl_framework_fields[];
+extern const size_t vl_n_framework_fields;
+
+/* Sets field key of f from text ("sdpa", "true", "2048").  true, or false with one line in
+ * err naming the key and the values it takes. */
+bool vl_framework_set(vl_framework *f, const char *key, const char *value, char *err,
+                      size_t len);
+
+#endif

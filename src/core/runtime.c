@@ -1,0 +1,198 @@
+/* runtime.c: PyTorch's caching allocator replayed, and the CUDA context. */
+#include "runtime.h"
+
+#include <stdlib.h>
+
+#include "units.h"
+
+const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS] = {VL_GPU_ARCHS(VL_ENUM_NAME)};
+_Static_assert(sizeof vl_gpu_arch_names / sizeof *vl_gpu_arch_names == VL_N_GPU_ARCHS, "");
+
+/* One block of a segment: blocks of a segment are a doubly linked list by address. */
+typedef struct block {
+    uint64_t size, offset;
+    uint32_t segment, prev, next;  /* prev, next: block indices + 1, 0 = none */
+    bool small, used, live;        /* live: the slot holds a block */
+} block;
+
+struct vl_alloc {
+    vl_allocator kind;
+    block *b;
+    uint32_t n, cap;
+    uint32_t segments;
+    uint64_t allocated, reserved;
+};
+
+vl_alloc *vl_alloc_new(vl_allocator kind)
+{
+    vl_alloc *a = calloc(1, sizeof *a);
+    if (a)
+        a->kind = kind;
+    return a;
+}
+
+void vl_alloc_free_all(vl_alloc *a)
+{
+    if (a)
+        free(a->b);
+    free(a);
+}
+
+uint64_t vl_alloc_round(uint64_t bytes)
+{
+    if (bytes < VL_ALLOC_MIN_BLOCK)
+        return VL_ALLOC_MIN_BLOCK;
+    return vl_ceil_div(bytes, VL_ALLOC_MIN_BLOCK) * VL_ALLOC_MIN_BLOCK;
+}
+
+uint64_t vl_alloc_segment(uint64_t rounded)
+{
+    if (rounded <= VL_ALLOC_SMALL_SIZE)
+        return VL_ALLOC_SMALL_SEG;
+    if (rounded < VL_ALLOC_MIN_LARGE)
+        return VL_ALLOC_LARGE_SEG;
+    return vl_ceil_div(rounded, VL_ALLOC_ROUND_LARGE) * VL_ALLOC_ROUND_LARGE;
+}
+
+static uint32_t new_block(vl_alloc *a, bool *ovf)
+{
+    if (a->n == a->cap) {
+        uint32_t cap = a->cap ? 2 * a->cap : 256;
+        block *nb = realloc(a->b, (size_t)cap * sizeof *nb);
+        if (!nb) {
+            *ovf = true;
+            return 0;
+        }
+        a->b = nb;
+        a->cap = cap;
+    }
+    a->b[a->n] = (block){0};
+    return ++a->n; /* handles are indices + 1 */
+}
+
+uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
+{
+    if (bytes == 0)
+        return 0;
+    if (a->kind == VL_ALLOC_EXACT) {
+        uint32_t h = new_block(a, ovf);
+        if (!h)
+            return 0;
+        a->b[h - 1] = (block){.size = bytes, .used = true, .live = true};
+        a->allocated = vl_add(a->allocated, bytes, ovf);
+        a->reserved = a->allocated > a->reserved ? a->allocated : a->reserved;
+        return h;
+    }
+    const uint64_t size = vl_alloc_round(bytes);
+    const bool small = size <= VL_ALLOC_SMALL_SIZE;
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const block *c = &a->b[i];
+        if (!c->live || c->used || c->small != small || c->size < size)
+            continue;
+        if (!best || c->size < a->b[best - 1].size ||
+            (c->size == a->b[best - 1].size &&
+             (c->segment < a->b[best - 1].segment ||
+              (c->segment == a->b[best - 1].segment && c->offset < a->b[best - 1].offset))))
+            best = i + 1;
+    }
+    if (!best) { /* cudaMalloc a new segment: one free block spanning it */
+        uint64_t seg = vl_alloc_segment(size);
+        if (!(best = new_block(a, ovf)))
+            return 0;
+        a->b[best - 1] = (block){.size = seg, .segment = a->segments++, .small = small,
+                                 .live = true};
+        a->reserved = vl_add(a->reserved, seg, ovf);
+    }
+    block *c = &a->b[best - 1];
+    const uint64_t rest = c->size - size;
+    if (small ? rest >= VL_ALLOC_MIN_BLOCK : rest > VL_ALLOC_SMALL_SIZE) {
+        uint32_t r = new_block(a, ovf);
+        if (!r)
+            return 0;
+        c = &a->b[best - 1]; /* new_block may have moved the array */
+        a->b[r - 1] = (block){.size = rest, .offset = c->offset + size, .segment = c->segment,
+                              .prev = best, .next = c->next, .small = small, .live = true};
+        if (c->next)
+            a->b[c->next - 1].prev = r;
+        c->next = r;
+        c->size = size;
+    }
+    c->used = true;
+    a->allocated = vl_add(a->allocated, c->size, ovf);
+    return best;
+}
+
+/* Folds block j (free, the right neighbour of i) into block i. */
+static void merge(vl_alloc *a, uint32_t i, uint32_t j)
+{
+    block *l = &a->b[i - 1], *r = &a->b[j - 1];
+    l->size += r->size;
+    l->next = r->next;
+    if (r->next)
+        a->b[r->next - 1].prev = i;
+    r->live = false;
+}
+
+void vl_alloc_release(vl_alloc *a, uint32_t h)
+{
+    if (!h || h > a->n || !a->b[h - 1].used)
+        return;
+    block *c = &a->b[h - 1];
+    c->used = false;
+    a->allocated -= c->size;
+    if (a->kind == VL_ALLOC_EXACT) {
+        c->live = false;
+        return;
+    }
+    if (c->next && !a->b[c->next - 1].used)
+        merge(a, h, c->next);
+    if (c->prev && !a->b[c->prev - 1].used)
+        merge(a, c->prev, h);
+}
+
+uint64_t vl_alloc_allocated(const vl_alloc *a)
+{
+    return a->allocated;
+}
+
+uint64_t vl_alloc_reserved(const vl_alloc *a)
+{
+    return a->reserved;
+}
+
+/* The context after CUDA initialisation and a first kernel, as measured with
+ * cudaMemGetInfo or nvidia-smi and published.  Before CUDA 11.7 every kernel of every
+ * library loads with the context; from 11.7 PyTorch sets CUDA_MODULE_LOADING=LAZY
+ * (pytorch/pytorch#86509) and kernels load on first use. */
+typedef struct context_row {
+    int arch;            /* a vl_gpu_arch, or -1 for any */
+    unsigned cuda_from;  /* this CUDA version or later (until the next row's) */
+    uint64_t bytes;
+    const char *source;
+} context_row;
+
+static const context_row context_rows[] = {
+    {-1, 0, 666632192,
+     "pytorch/pytorch#86509: 666,632,192 B with CUDA_MODULE_LOADING=DEFAULT (all kernels "
+     "loaded, as before CUDA 11.7)"},
+    {-1, 1107, 287047680,
+     "pytorch/pytorch#86509: 287,047,680 B with lazy module loading (CUDA >= 11.7)"},
+    {VL_ARCH_ADA, 1300, 426ULL * 1048576,
+     "unslothai/unsloth-zoo#1053: 426 MiB in nvidia-smi on an RTX 6000 Ada, PyTorch 2.10 "
+     "with CUDA 13.0, context only"},
+};
+
+uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **source)
+{
+    const context_row *best = &context_rows[0];
+    for (size_t i = 0; i < sizeof context_rows / sizeof *context_rows; i++) {
+        const context_row *r = &context_rows[i];
+        if ((r->arch == -1 || r->arch == (int)arch) && cuda >= r->cuda_from &&
+            (r->cuda_from > best->cuda_from || (r->cuda_from == best->cuda_from && r->arch != -1)))
+            best = r;
+    }
+    if (source)
+        *source = best->source;
+    return best->bytes;
+}

@@ -1,0 +1,55 @@
+/* runtime.h: what the CUDA runtime and PyTorch's allocator add to the tensors a step
+ * allocates (HACKING §6): the caching allocator's rounding and segments (reserved >=
+ * allocated), and the CUDA context, which the allocator never sees (nvidia-smi does). */
+#ifndef VL_RUNTIME_H
+#define VL_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "framework.h"
+
+/* The caching allocator, replayed (c10/cuda/CUDACachingAllocator.cpp, PyTorch 2.x, default
+ * PYTORCH_CUDA_ALLOC_CONF): a request is rounded up to 512 B; one of at most 1 MiB is
+ * served from the small pool, whose segments are 2 MiB; a larger one from the large pool,
+ * whose segments are 20 MiB for requests under 10 MiB and the request rounded up to 2 MiB
+ * otherwise.  A request takes the smallest free block of its pool that fits (best fit,
+ * lowest address on ties), split when what remains is at least 512 B (small pool) or more
+ * than 1 MiB (large pool); a freed block merges with free neighbours of its segment.
+ * Segments are never returned (no empty_cache, and no memory pressure: the GPU is assumed
+ * large enough, so reserved is what an unconstrained run reserves, an upper bound on a
+ * run that nearly fills the GPU, where the allocator frees its cache and retries).
+ * allocated counts blocks as PyTorch's allocated_bytes does: a block not split counts
+ * whole.  With VL_ALLOC_EXACT every tensor takes exactly its bytes. */
+#define VL_ALLOC_MIN_BLOCK   512ULL       /* kMinBlockSize */
+#define VL_ALLOC_SMALL_SIZE  1048576ULL   /* kSmallSize: the largest small request */
+#define VL_ALLOC_SMALL_SEG   2097152ULL   /* kSmallBuffer */
+#define VL_ALLOC_LARGE_SEG   20971520ULL  /* kLargeBuffer */
+#define VL_ALLOC_MIN_LARGE   10485760ULL  /* kMinLargeAlloc */
+#define VL_ALLOC_ROUND_LARGE 2097152ULL   /* kRoundLarge */
+
+typedef struct vl_alloc vl_alloc;
+vl_alloc *vl_alloc_new(vl_allocator kind);
+void vl_alloc_free_all(vl_alloc *a);
+/* A tensor of bytes: its handle (0 for a zero-byte tensor, which takes nothing). */
+uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf);
+void vl_alloc_release(vl_alloc *a, uint32_t handle);
+uint64_t vl_alloc_allocated(const vl_alloc *a);  /* now: blocks in use */
+uint64_t vl_alloc_reserved(const vl_alloc *a);   /* now = peak: segments */
+/* The size a request is rounded to, and the segment it would get if none is free. */
+uint64_t vl_alloc_round(uint64_t bytes);
+uint64_t vl_alloc_segment(uint64_t rounded);
+
+/* GPU generations, by compute capability, for the CUDA context. */
+#define VL_GPU_ARCHS(X) X(VL_ARCH_VOLTA, "volta") X(VL_ARCH_TURING, "turing") \
+    X(VL_ARCH_AMPERE, "ampere") X(VL_ARCH_ADA, "ada") X(VL_ARCH_HOPPER, "hopper") \
+    X(VL_ARCH_BLACKWELL, "blackwell")
+typedef enum { VL_GPU_ARCHS(VL_ENUM_ID) VL_N_GPU_ARCHS } vl_gpu_arch;
+extern const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS];
+
+/* Bytes the CUDA context takes on the device (driver state, loaded kernels) for a GPU
+ * generation and a CUDA version (major * 100 + minor: 1201 for 12.1), and the source of the
+ * figure in *source. */
+uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **source);
+
+#endif

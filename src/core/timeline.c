@@ -1,0 +1,906 @@
+/* timeline.c: a training step or a serving run, tensor by tensor (timeline.h). */
+#include "timeline.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lora.h"
+#include "units.h"
+
+#define VL_TL_KEY(id, key, label) key,
+#define VL_TL_LABEL(id, key, label) label,
+const char *const vl_tl_component_keys[VL_N_TL_COMPONENTS] = {VL_TL_COMPONENTS(VL_TL_KEY)};
+const char *const vl_tl_component_labels[VL_N_TL_COMPONENTS] = {VL_TL_COMPONENTS(VL_TL_LABEL)};
+_Static_assert(sizeof vl_tl_component_keys / sizeof *vl_tl_component_keys == VL_N_TL_COMPONENTS,
+               "component keys");
+/* the shared components keep vl_estimate's order, so that their JSON keys agree */
+_Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_C_GRADIENTS &&
+                   VL_TL_OPTIMIZER == (int)VL_C_OPTIMIZER &&
+                   VL_TL_ACTIVATIONS == (int)VL_C_ACTIVATIONS &&
+                   VL_TL_KV_CACHE == (int)VL_C_KV_CACHE && VL_TL_GATHERED == (int)VL_C_ZERO3_LIVE,
+               "components shared with vl_estimate");
+
+/* ---- recording ------------------------------------------------------------------------ */
+
+typedef struct builder {
+    vl_timeline *t;
+    vl_alloc *al;
+    uint32_t *handles;          /* per event: the allocator's block */
+    uint32_t phase;
+    uint64_t live[VL_N_TL_COMPONENTS];
+    uint64_t tensors;
+    bool ovf, nomem;
+} builder;
+
+static void phase(builder *b, const char *fmt, ...)
+{
+    vl_timeline *t = b->t;
+    if (t->n_phases == t->cap_phases) {
+        size_t cap = t->cap_phases ? 2 * t->cap_phases : 64;
+        void *p = realloc(t->phases, cap * sizeof *t->phases);
+        if (!p) {
+            b->nomem = true;
+            return;
+        }
+        t->phases = p;
+        t->cap_phases = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->phases[t->n_phases], VL_PHASE_LEN, fmt, ap);
+    va_end(ap);
+    b->phase = (uint32_t)t->n_phases++;
+}
+
+static vl_event *push(builder *b)
+{
+    vl_timeline *t = b->t;
+    if (b->nomem)
+        return NULL;
+    if (t->n_events == t->cap_events) {
+        size_t cap = t->cap_events ? 2 * t->cap_events : 1024;
+        vl_event *e = realloc(t->events, cap * sizeof *e);
+        uint32_t *h = realloc(b->handles, cap * sizeof *h);
+        if (e)
+            t->events = e;
+        if (h)
+            b->handles = h;
+        if (!e || !h) {
+            b->nomem = true;
+            return NULL;
+        }
+        t->cap_events = cap;
+    }
+    return &t->events[t->n_events++];
+}
+
+static void stamp(builder *b, vl_event *e)
+{
+    e->tensors = b->tensors;
+    e->allocated = vl_alloc_allocated(b->al);
+    e->reserved = vl_alloc_reserved(b->al);
+}
+
+/* A tensor of bytes born now: its id for release (0 when it has no bytes). */
+static uint32_t alloc(builder *b, vl_tl_component c, uint64_t bytes, const char *what)
+{
+    if (!bytes)
+        return 0;
+    vl_event *e = push(b);
+    if (!e)
+        return 0;
+    size_t i = b->t->n_events - 1;
+    b->handles[i] = vl_alloc_tensor(b->al, bytes, &b->ovf);
+    *e = (vl_event){VL_EV_ALLOC, c, bytes, what, b->phase, (uint32_t)i, 0, 0, 0};
+    b->live[c] += bytes;
+    b->tensors = vl_add(b->tensors, bytes, &b->ovf);
+    stamp(b, e);
+    vl_peak *p = &b->t->peak;
+    if (e->allocated > p->allocated) {
+        p->allocated = e->allocated;
+        p->tensors = b->tensors;
+        p->event = i;
+        memcpy(p->alive, b->live, sizeof p->alive);
+    }
+    return (uint32_t)i + 1;
+}
+
+static void release(builder *b, uint32_t id)
+{
+    if (!id || b->nomem)
+        return;
+    const vl_event a = b->t->events[id - 1];
+    vl_event *e = push(b);
+    if (!e)
+        return;
+    vl_alloc_release(b->al, b->handles[id - 1]);
+    *e = (vl_event){VL_EV_FREE, a.component, a.bytes, a.what, b->phase, id - 1, 0, 0, 0};
+    b->live[a.component] -= a.bytes;
+    b->tensors -= a.bytes;
+    stamp(b, e);
+}
+
+/* A tensor that lives only inside the current phase. */
+static void transient(builder *b, vl_tl_component c, uint64_t bytes, const char *what)
+{
+    release(b, alloc(b, c, bytes, what));
+}
+
+/* ---- what a step is made of ------------------------------------------------------------ */
+
+#define MAX_LAYER_TERMS (VL_MAX_TERMS + 8)
+
+typedef struct step {
+    const vl_arch *a;
+    const vl_settings *s;
+    const vl_framework *f;
+    const vl_breakdown *bd;
+    uint64_t beta, rho, loss;   /* activation, fp32-under-autocast, loss element bytes */
+    uint64_t sb, sbh, sbv;      /* tokens; x hidden; x this GPU's vocabulary */
+    uint64_t layers, in_flight, micro_batches;
+    /* one layer's saved tensors, the framework's choices applied */
+    vl_term layer[MAX_LAYER_TERMS];
+    int n_layer;
+    uint64_t layer_max;         /* its largest tensor */
+    uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
+    uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
+    uint64_t dequant;           /* QLoRA: one base matrix in 16 bits */
+    uint64_t mask;              /* eager attention's materialised mask */
+    /* the outside tensors: the embedding side, the head and the loss */
+    vl_term emb[VL_MAX_TERMS], head[VL_MAX_TERMS + 4];
+    int n_emb, n_head;
+    uint64_t logprobs;          /* the loss's saved log-probabilities: head[logprobs_term] */
+    int logprobs_term;
+    uint64_t head_out;          /* the head's output, in the activations' dtype */
+    /* gradients, per GPU */
+    uint64_t layer_grad, head_grad, embedding_grad, grad_full, grad_part, trainable;
+    bool grads_held;            /* one gradient buffer kept for the whole run */
+    uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
+    uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
+} step;
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void add_term(vl_term *list, int *n, int max, const char *name, uint64_t bytes)
+{
+    if (bytes && *n < max)
+        list[(*n)++] = (vl_term){name, bytes};
+}
+
+/* The layer's saved tensors: vl_activations_compute's, then what the framework changes.  The
+ * terms are matched by the names memory.c gives them. */
+static void layer_terms(step *st, bool *ovf)
+{
+    const vl_arch *a = st->a;
+    const vl_settings *s = st->s;
+    const vl_framework *f = st->f;
+    const vl_activations *act = &st->bd->act;
+    const bool amp = vl_precision_is_amp(s->precision);
+    const bool eager = f->attention == VL_ATTN_EAGER;
+    const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
+    const bool lora = s->lora_rank > 0;
+    const uint64_t t = s->tp, beta = st->beta;
+    const uint64_t q = vl_mul(st->sb, a->heads * a->head_dim, ovf);
+    const uint64_t ass = vl_ceil_div(
+        vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), a->heads, ovf), t);
+    const uint64_t mlp = vl_ceil_div(vl_mul(st->sb, vl_active_mlp_width(a), ovf), t);
+    const uint64_t rs = s->sp ? vl_ceil_div(st->sbh, t) : st->sbh;
+#define KEEPS(target) (!lora || (s->lora_targets & (1u << (target))))
+    const unsigned qkv_kept = KEEPS(VL_LORA_Q) + KEEPS(VL_LORA_K) + KEEPS(VL_LORA_V);
+    const bool gated = a->mlp == VL_MLP_GATED;
+    const unsigned mlp_in_kept = (gated && KEEPS(VL_LORA_GATE)) + KEEPS(VL_LORA_UP);
+
+    st->n_layer = 0;
+    for (int i = 0; i < act->n_layer; i++) {
+        vl_term x = act->layer[i];
+        /* autograd keeps the normalized tensor only for the norm weight's gradient */
+        if (f->prune_frozen_saves && lora && strstr(x.name, "normalized input"))
+            continue;
+        /* autocast caches the 16-bit cast of a weight only for a leaf that requires grad
+         * (cached_cast, torch/csrc/autograd/autocast_mode.cpp): under LoRA only the
+         * adapters' copies are kept, the frozen matrices are cast (or dequantized) anew */
+        if (f->prune_frozen_saves && amp && lora && starts(x.name, "16-bit weight copies"))
+            x.bytes = vl_mul(beta, st->bd->lora.trainable_params / st->layers, ovf);
+        /* a fused QKV projection: autocast casts its input once */
+        if (f->fused_qkv && amp && starts(x.name, "q, k, v inputs"))
+            x.bytes = vl_mul(beta, rs, ovf);
+        st->layer[st->n_layer++] = x;
+    }
+    const int max = MAX_LAYER_TERMS;
+    /* 16-bit eager attention with softmax(..., dtype=float32).to(dtype): the fp32 softmax is
+     * kept for its backward and the 16-bit cast for the matmul with V (without dropout; with
+     * dropout the dropout output is that operand already) */
+    if (eager && core_saved && f->softmax_fp32 && !amp && beta == 2)
+        add_term(st->layer, &st->n_layer, max, "attention softmax in fp32 (and its 16-bit cast)",
+                 vl_add(vl_mul(4 - beta, ass, ovf), a->dropout ? 0 : vl_mul(beta, ass, ovf),
+                        ovf));
+    /* GPT-2's GELU written out in Python: x, tanh(...), 0.5·x and 1 + tanh(...) are saved
+     * where F.gelu saves x alone */
+    if (f->gelu == VL_GELU_TANH_COMPOSITE && !gated)
+        add_term(st->layer, &st->n_layer, max, "GELU written out: three more f-wide tensors",
+                 vl_mul(3 * beta, mlp, ovf));
+    /* flash and SDPA backward read their own output, even when o_proj is frozen */
+    if (!eager && core_saved && f->prune_frozen_saves && !KEEPS(VL_LORA_O))
+        add_term(st->layer, &st->n_layer, max, "attention output (kept by flash/SDPA backward)",
+                 vl_mul(beta, vl_ceil_div(q, t), ovf));
+    /* bitsandbytes' 4-bit matmul keeps its input whether or not the base is frozen; under
+     * autocast each Linear4bit casts its input to the compute dtype itself, a 16-bit copy
+     * of the fp32 norm output for every one of q, k, v, gate and up, while the inputs of o
+     * and down are 16-bit matmul outputs already (shared when their adapter keeps them) */
+    if (s->qlora && f->nf4_keeps_input && amp) {
+        const uint64_t casts = 3 + (gated ? 2 : 1);
+        add_term(st->layer, &st->n_layer, max, "4-bit matmuls' 16-bit input casts",
+                 vl_add(vl_mul(casts * beta, rs, ovf),
+                        vl_add(KEEPS(VL_LORA_O) ? 0 : vl_mul(beta, vl_ceil_div(q, t), ovf),
+                               KEEPS(VL_LORA_DOWN) ? 0 : vl_mul(beta, mlp, ovf), ovf),
+                        ovf));
+    } else if (s->qlora && f->nf4_keeps_input) {
+        if (!qkv_kept)
+            add_term(st->layer, &st->n_layer, max, "4-bit q, k, v input", vl_mul(beta, rs, ovf));
+        if (!KEEPS(VL_LORA_O))
+            add_term(st->layer, &st->n_layer, max, "4-bit o_proj input",
+                     vl_mul(beta, vl_ceil_div(q, t), ovf));
+        if (!mlp_in_kept && !a->parallel_attention)
+            add_term(st->layer, &st->n_layer, max, "4-bit MLP input", vl_mul(beta, rs, ovf));
+        if (!KEEPS(VL_LORA_DOWN))
+            add_term(st->layer, &st->n_layer, max, "4-bit down_proj input", vl_mul(beta, mlp, ovf));
+    }
+#undef KEEPS
+    st->layer_max = 0;
+    for (int i = 0; i < st->n_layer; i++)
+        if (st->layer[i].bytes > st->layer_max)
+            st->layer_max = st->layer[i].bytes;
+    /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
+     * upcasts (autocast runs softmax in fp32) */
+    if (eager && s->recompute == VL_RECOMPUTE_NONE)
+        st->fwd_transient =
+            vl_add(vl_mul(beta, ass, ovf),
+                   amp || (f->softmax_fp32 && beta == 2) ? vl_mul(4, ass, ovf) : 0, ovf);
+    st->dequant = act->dequant_bytes;
+    if (eager && f->materialized_mask)
+        st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf),
+                          st->bd->bpp.weights, ovf);
+}
+
+/* The outside tensors: the embedding side as vl_activations_compute keeps it; the head and
+ * the loss by the framework's head and loss dtype. */
+static void outside_terms(step *st, bool *ovf)
+{
+    const vl_activations *act = &st->bd->act;
+    const vl_settings *s = st->s;
+    const vl_arch *a = st->a;
+    uint64_t emb = 0;
+    int i = 0;
+    st->n_emb = st->n_head = 0;
+    st->logprobs_term = -1;
+    for (; i < act->n_outside && emb < act->embedding_bytes; i++) {
+        st->emb[st->n_emb++] = act->outside[i];
+        emb += act->outside[i].bytes;
+    }
+    const int max = VL_MAX_TERMS + 4;
+    const bool cls = st->f->head == VL_HEAD_CLS;
+    for (; i < act->n_outside; i++) {
+        vl_term x = act->outside[i];
+        if (st->dequant && x.bytes == st->dequant && i == act->n_outside - 1)
+            continue; /* QLoRA's dequantized matrix: a transient of each layer here */
+        if (st->f->prune_frozen_saves && s->lora_rank && strstr(x.name, "normalized input"))
+            continue;
+        if (starts(x.name, "logits")) {
+            if (cls)
+                continue;
+            st->logprobs = vl_mul(st->loss, st->sbv, ovf);
+            st->logprobs_term = st->n_head;
+            x = (vl_term){"log-probabilities (for the loss)", st->logprobs};
+        } else if (cls && (starts(x.name, "output-projection") || starts(x.name, "loss targets"))) {
+            continue;
+        } else if (st->f->prune_frozen_saves && s->lora_rank &&
+                   starts(x.name, "output-projection weight")) {
+            continue; /* a frozen weight: autocast caches no copy of it */
+        }
+        st->head[st->n_head++] = x;
+    }
+    if (s->pp > 1)
+        return;
+    if (st->f->head == VL_HEAD_MLM) /* BERT's transform: dense, GELU, LayerNorm */
+        add_term(st->head, &st->n_head, max, "MLM transform: dense, GELU and norm inputs",
+                 vl_add(vl_mul(2 * st->beta, st->sbh, ovf), vl_mul(st->rho, st->sbh, ovf), ovf));
+    if (cls) {
+        /* the classifier (or pooler) reads a view of the last hidden state: the whole tensor
+         * stays saved; its logits are b x labels */
+        add_term(st->head, &st->n_head, max, "classifier input (the last hidden state)",
+                 vl_mul(st->beta, st->sbh, ovf));
+        if (a->pooler)
+            add_term(st->head, &st->n_head, max, "pooler output (tanh)",
+                     vl_mul(vl_mul(st->beta, s->batch, ovf), a->hidden, ovf));
+        st->logprobs = vl_mul(vl_mul(4, s->batch, ovf), st->f->labels, ovf);
+        st->logprobs_term = st->n_head;
+        add_term(st->head, &st->n_head, max, "class log-probabilities (fp32)", st->logprobs);
+        add_term(st->head, &st->n_head, max, "labels (int64)", vl_mul(8, s->batch, ovf));
+        st->head_out = vl_mul(vl_mul(st->beta, s->batch, ovf), st->f->labels, ovf);
+    } else {
+        st->head_out = vl_mul(st->beta, st->sbv, ovf);
+    }
+}
+
+/* Gradients, buckets and ZeRO-3's gathering, per GPU. */
+static void gradient_plan(step *st, bool *ovf)
+{
+    const vl_settings *s = st->s;
+    const vl_breakdown *bd = st->bd;
+    const unsigned g = bd->bpp.gradients;
+    uint64_t layer_params;
+    if (s->lora_rank) {
+        st->trainable = bd->lora.trainable_params;
+        layer_params = st->trainable / st->layers;
+    } else {
+        st->trainable = bd->par.params;
+        layer_params = bd->par.layer_params / st->layers;
+    }
+    st->layer_grad = vl_mul(layer_params, g, ovf);
+    /* the outside parameters' gradients: the head's (with a tied embedding matrix) are
+     * born in the loss's backward, the embedding side's at the end */
+    const uint64_t rest = st->trainable - layer_params * st->layers;
+    uint64_t emb = 0;
+    if (!s->lora_rank) {
+        const vl_params *p = &bd->params;
+        emb = (st->a->tie_embeddings ? 0 : vl_ceil_div(p->embedding, s->tp)) + p->positions +
+              p->token_types + p->embedding_norm;
+        emb = emb < rest ? emb : rest;
+    }
+    st->embedding_grad = vl_mul(emb, g, ovf);
+    st->head_grad = vl_mul(rest - emb, g, ovf);
+    st->grad_full = vl_mul(st->trainable, g, ovf);
+    st->grad_part = bd->bytes[VL_C_GRADIENTS];
+    const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
+    st->grads_held = s->zero < 2 && (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
+    if (s->zero >= 1) {
+        uint64_t elems = st->f->reduce_bucket < st->trainable ? st->f->reduce_bucket : st->trainable;
+        st->bucket = vl_mul(elems, g, ovf);
+    }
+    if (s->zero == 3) {
+        const unsigned w = bd->bpp.weights;
+        if (s->lora_rank) {
+            uint64_t outside = vl_mul(bd->params.outside, w, ovf);
+            uint64_t base = bd->lora.frozen_bytes > outside ? bd->lora.frozen_bytes - outside : 0;
+            st->gathered_layer = base / st->layers + vl_mul(layer_params, w, ovf);
+            st->gathered_outside = outside;
+        } else {
+            st->gathered_layer = vl_mul(bd->par.layer_params / st->layers, w, ovf);
+            st->gathered_outside = vl_mul(bd->par.outside_params, w, ovf);
+        }
+        uint64_t per = layer_params ? bd->par.layer_params / st->layers : 1;
+        if (s->lora_rank)
+            per = (bd->P - bd->params.outside) / st->layers;
+        st->ahead = per ? st->f->prefetch_bucket / per : 0;
+        if (st->ahead > st->layers - 1)
+            st->ahead = st->layers - 1;
+    }
+}
+
+/* ---- training -------------------------------------------------------------------------- */
+
+typedef struct micro {
+    uint32_t emb[VL_MAX_TERMS], head[VL_MAX_TERMS + 4], mask;
+    uint32_t *layer;            /* layers x MAX_LAYER_TERMS ids */
+    uint32_t *checkpoint;       /* full recompute: each layer's kept input */
+} micro;
+
+static uint32_t *gathered_ids(builder *b, size_t n)
+{
+    uint32_t *p = calloc(n ? n : 1, sizeof *p);
+    if (!p)
+        b->nomem = true;
+    return p;
+}
+
+/* ZeRO-3: layer i and the layers the prefetch bucket reaches are gathered. */
+static void gather(builder *b, const step *st, uint32_t *ids, uint64_t i, bool forward)
+{
+    if (st->s->zero != 3)
+        return;
+    for (uint64_t k = 0; k <= st->ahead; k++) {
+        uint64_t j = forward ? i + k : i - k;
+        if ((forward && j >= st->layers) || (!forward && k > i))
+            break;
+        if (!ids[j])
+            ids[j] = alloc(b, VL_TL_GATHERED, st->gathered_layer, "gathered layer parameters");
+    }
+}
+
+static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t *gath)
+{
+    const bool full = st->s->recompute == VL_RECOMPUTE_FULL;
+    const char *pre = st->in_flight > 1 || st->micro_batches > 1 ? "micro-batch " : "";
+    char tag[40] = "";
+    if (*pre)
+        snprintf(tag, sizeof tag, "%s%llu ", pre, (unsigned long long)m + 1);
+    phase(b, "%sforward embedding", tag);
+    uint32_t gout = st->s->zero == 3
+                        ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered embeddings")
+                        : 0;
+    for (int i = 0; i < st->n_emb; i++)
+        mb->emb[i] = alloc(b, VL_TL_ACTIVATIONS, st->emb[i].bytes, st->emb[i].name);
+    mb->mask = alloc(b, VL_TL_TRANSIENT, st->mask, "causal mask (b x 1 x s x s)");
+    release(b, gout);
+    for (uint64_t l = 0; l < st->layers && !b->nomem; l++) {
+        phase(b, "%sforward layer %llu", tag, (unsigned long long)l);
+        gather(b, st, gath, l, true);
+        uint32_t *ids = &mb->layer[l * MAX_LAYER_TERMS];
+        if (full) {
+            mb->checkpoint[l] = alloc(b, VL_TL_ACTIVATIONS,
+                                      st->bd->act.checkpoint_bytes, "checkpointed layer input");
+            for (int i = 0; i < st->n_layer; i++)
+                if (starts(st->layer[i].name, "16-bit weight copies"))
+                    ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
+            transient(b, VL_TL_TRANSIENT, 2 * st->layer_max, "layer forward workspace (no grad)");
+        } else {
+            for (int i = 0; i < st->n_layer; i++)
+                ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
+            transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
+        }
+        transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
+        if (st->s->zero == 3) {
+            release(b, gath[l]);
+            gath[l] = 0;
+        }
+    }
+    if (st->s->pp > 1)
+        return;
+    /* the head and the loss: the output layer's logits, their cast for the loss, the
+     * log-probabilities the loss keeps */
+    phase(b, "%sloss", tag);
+    gout = st->s->zero == 3 ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head") : 0;
+    for (int i = 0; i < st->n_head; i++)
+        if (i != st->logprobs_term)
+            mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
+    uint32_t out = alloc(b, VL_TL_TRANSIENT, st->head_out, "logits");
+    uint32_t cast = st->loss != st->beta && st->f->head != VL_HEAD_CLS
+                        ? alloc(b, VL_TL_TRANSIENT, vl_ceil_div(st->head_out, st->beta) * st->loss,
+                                "logits cast for the loss")
+                        : 0;
+    if (st->logprobs_term >= 0)
+        mb->head[st->logprobs_term] = alloc(b, VL_TL_ACTIVATIONS, st->head[st->logprobs_term].bytes,
+                                            st->head[st->logprobs_term].name);
+    release(b, cast);
+    release(b, out);
+    release(b, gout);
+}
+
+static void reduce_pending(builder *b, const step *st, uint32_t *pending, size_t *n,
+                           uint64_t *bytes, bool force)
+{
+    if (!*n || (!force && *bytes < st->bucket && st->s->zero != 3))
+        return;
+    for (size_t i = 0; i < *n; i++)
+        release(b, pending[i]);
+    *n = 0;
+    *bytes = 0;
+}
+
+static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath, bool born,
+                          uint32_t *grads, const char *tag)
+{
+    const vl_settings *s = st->s;
+    const bool full = s->recompute == VL_RECOMPUTE_FULL;
+    const bool part = s->zero >= 2;  /* gradients reduced and dropped as they come */
+    /* held gradients are written in place; partitioned ones are born (and reduced away)
+     * in every micro-batch's backward, the others in the first only */
+    const bool birth = (born || part) && !st->grads_held;
+    size_t n_pending = 0;
+    uint64_t pending_bytes = 0;
+    uint32_t *pending = part ? gathered_ids(b, st->layers + 2) : NULL;
+    uint32_t resid = 0;
+    if (s->pp == 1) {
+        phase(b, "%sloss backward", tag);
+        uint32_t gout =
+            s->zero == 3 ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head") : 0;
+        /* nll_loss backward: a dense gradient of the log-probabilities; log_softmax backward:
+         * the logits' gradient, while the first is alive */
+        uint32_t glp = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the log-probabilities");
+        uint32_t gl = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits");
+        release(b, glp);
+        uint32_t gl16 = st->loss != st->beta
+                            ? alloc(b, VL_TL_TRANSIENT, st->head_out, "gradient of the logits, cast")
+                            : 0;
+        if (gl16)
+            release(b, gl);
+        resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf),
+                      "residual-stream gradient");
+        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->head_grad, "head gradients") : 0;
+        release(b, gl16 ? gl16 : gl);
+        for (int i = 0; i < st->n_head; i++)
+            release(b, mb->head[i]);
+        release(b, gout);
+        if (part && g) {
+            pending[n_pending++] = g;
+            pending_bytes += st->head_grad;
+        } else if (g) {
+            grads[st->layers] = g;
+        }
+    } else {
+        phase(b, "%sbackward: gradient from the next stage", tag);
+        resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->beta, st->sbh, &b->ovf),
+                      "activation gradient from the next stage");
+    }
+    for (uint64_t l = st->layers; l-- > 0 && !b->nomem;) {
+        phase(b, "%sbackward layer %llu", tag, (unsigned long long)l);
+        gather(b, st, gath, l, false);
+        uint32_t *ids = &mb->layer[l * MAX_LAYER_TERMS];
+        if (full)
+            for (int i = 0; i < st->n_layer; i++)
+                if (!ids[i])
+                    ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
+        uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
+        /* an op's backward holds the gradient of its output and makes its input's */
+        uint32_t ws = alloc(b, VL_TL_TRANSIENT, 2 * st->layer_max,
+                            "backward workspace (gradients in and out)");
+        transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
+        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->layer_grad, "layer gradients") : 0;
+        release(b, ws);
+        release(b, core);
+        for (int i = 0; i < st->n_layer; i++)
+            release(b, ids[i]);
+        if (full)
+            release(b, mb->checkpoint[l]);
+        if (s->zero == 3) {
+            release(b, gath[l]);
+            gath[l] = 0;
+        }
+        if (part && g) {
+            pending[n_pending++] = g;
+            pending_bytes += st->layer_grad;
+            reduce_pending(b, st, pending, &n_pending, &pending_bytes, false);
+        } else if (g) {
+            grads[l] = g;
+        }
+    }
+    phase(b, "%sbackward embedding", tag);
+    uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->embedding_grad, "embedding gradients") : 0;
+    if (part && g)
+        pending[n_pending++] = g;
+    else if (g)
+        grads[st->layers + 1] = g;
+    release(b, resid);
+    for (int i = 0; i < st->n_emb; i++)
+        release(b, mb->emb[i]);
+    release(b, mb->mask);
+    if (part)
+        reduce_pending(b, st, pending, &n_pending, &pending_bytes, true);
+    free(pending);
+    return grads;
+}
+
+/* The optimizer's temporaries (torch/optim/adamw.py, torch >= 2.0): foreach takes
+ * torch._foreach_sqrt of every second moment at once, one temporary the size of the
+ * moments; the single-tensor loop, per parameter, exp_avg_sq.sqrt() / bias_correction2_sqrt
+ * (two temporaries of the largest parameter's); fused kernels none.  SGD with momentum
+ * updates in place; 8-bit Adam (bitsandbytes) is one fused kernel; Lion (lion-pytorch) goes
+ * parameter by parameter, two temporaries of the largest.  Offloaded: the CPU steps. */
+static void optimizer_step(builder *b, const step *st)
+{
+    const vl_settings *s = st->s;
+    const vl_breakdown *bd = st->bd;
+    phase(b, "optimizer step");
+    if (s->offload != VL_OFFLOAD_NONE)
+        return;
+    uint64_t dp = s->lora_rank ? s->gpus : bd->par.dp;
+    uint64_t held = s->zero >= 1 ? vl_ceil_div(st->trainable, dp) : st->trainable;
+    uint64_t largest = bd->params.largest_matrix;
+    if (s->lora_rank) {
+        const vl_arch *a = st->a;
+        uint64_t wide = a->hidden > vl_active_mlp_width(a) ? a->hidden : vl_active_mlp_width(a);
+        largest = vl_mul(s->lora_rank, wide, &b->ovf);
+    }
+    uint64_t elem = 0, temps = 0;
+    switch (s->optimizer) {
+    case VL_ADAMW:
+        elem = bd->bpp.moments / 2;
+        if (st->f->optim_impl == VL_OPTIM_FOREACH)
+            temps = vl_mul(held, elem, &b->ovf);
+        else if (st->f->optim_impl == VL_OPTIM_SINGLE_TENSOR)
+            temps = vl_mul(2 * elem, largest, &b->ovf);
+        break;
+    case VL_LION:
+        temps = vl_mul(2 * bd->bpp.moments, largest, &b->ovf);
+        break;
+    case VL_ADAFACTOR:
+    case VL_ADAFACTOR_M:
+        /* transformers.Adafactor.step: grad**2 + eps and the update, each fp32 and the
+         * size of the tensor being stepped */
+        temps = vl_mul(2 * 4, largest, &b->ovf);
+        break;
+    case VL_MUON:
+        /* the reference zeropower_via_newtonschulz5, in bf16 on the largest matrix (h x f):
+         * X and the new X (2 x h x f), A = X X^T, A A and B (3 x h x h) */
+        temps = vl_mul(2, vl_add(vl_mul(2, largest, &b->ovf),
+                                 vl_mul(3, vl_mul(st->a->hidden, st->a->hidden, &b->ovf),
+                                        &b->ovf), &b->ovf), &b->ovf);
+        break;
+    case VL_SGD_MOMENTUM: case VL_SGD: case VL_ADAM_8BIT: case VL_N_OPTIMIZERS:
+        break;
+    }
+    transient(b, VL_TL_OPTIM_TEMP, temps, st->f->optim_impl == VL_OPTIM_FOREACH
+                                              ? "foreach temporaries (sqrt of the moments)"
+                                              : "per-parameter temporaries");
+}
+
+static bool build_train(builder *b, step *st)
+{
+    const vl_settings *s = st->s;
+    const vl_breakdown *bd = st->bd;
+    phase(b, "step start (the state kept between steps)");
+    alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    alloc(b, VL_TL_OPTIMIZER, bd->bytes[VL_C_OPTIMIZER], "optimizer states");
+    if (s->zero >= 2)
+        alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
+    else if (st->grads_held)
+        alloc(b, VL_TL_GRADIENTS, st->grad_full, "gradient buffer");
+    if (bd->par.dp > 1 && s->zero == 0 && !st->grads_held)
+        alloc(b, VL_TL_BUCKETS, st->grad_full, "DDP buckets (a copy of the gradients)");
+    alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
+
+    const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
+    micro *mbs = calloc(k, sizeof *mbs);
+    uint32_t *gath = gathered_ids(b, st->layers);
+    uint32_t *grads = gathered_ids(b, st->layers + 2); /* layers, head, embedding */
+    if (!mbs || !gath || !grads) {
+        free(mbs);
+        free(gath);
+        free(grads);
+        return false;
+    }
+    for (uint64_t m = 0; m < k; m++) {
+        mbs[m].layer = gathered_ids(b, st->layers * MAX_LAYER_TERMS);
+        mbs[m].checkpoint = gathered_ids(b, st->layers);
+    }
+    if (st->in_flight > 1) { /* 1F1B: the first stage runs in_flight forwards first */
+        for (uint64_t m = 0; m < k && !b->nomem; m++)
+            forward(b, st, &mbs[m], m, gath);
+        backward(b, st, &mbs[0], gath, true, grads, "micro-batch 1 ");
+        phase(b, "the other micro-batches (1F1B)");
+        for (uint64_t m = 1; m < k; m++) {
+            for (uint64_t i = 0; i < st->layers * MAX_LAYER_TERMS; i++)
+                release(b, mbs[m].layer[i]);
+            for (int i = 0; i < st->n_emb; i++)
+                release(b, mbs[m].emb[i]);
+            release(b, mbs[m].mask);
+        }
+    } else { /* gradient accumulation: the second micro-batch runs with the gradients held */
+        for (uint64_t m = 0; m < k && !b->nomem; m++) {
+            char tag[40] = "";
+            if (k > 1)
+                snprintf(tag, sizeof tag, "micro-batch %llu ", (unsigned long long)m + 1);
+            forward(b, st, &mbs[m], m, gath);
+            backward(b, st, &mbs[m], gath, m == 0, grads, tag);
+        }
+    }
+    optimizer_step(b, st);
+    phase(b, "zero_grad");
+    for (uint64_t i = 0; i < st->layers + 2; i++)
+        release(b, grads[i]);
+    for (uint64_t m = 0; m < k; m++) {
+        free(mbs[m].layer);
+        free(mbs[m].checkpoint);
+    }
+    free(mbs);
+    free(gath);
+    free(grads);
+    return !b->nomem;
+}
+
+/* ---- serving ----------------------------------------------------------------------------- */
+
+/* The KV cache of `tokens` tokens per sequence: allocated once (paged), or grown layer by
+ * layer with torch.cat, which holds the old and the new copy of one layer at once. */
+static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token, uint64_t tokens)
+{
+    const uint64_t L = st->a->layers;
+    uint64_t all = vl_mul(vl_mul(per_token, tokens, &b->ovf), st->s->batch, &b->ovf);
+    if (st->f->kv_preallocated)
+        return;
+    uint64_t per_layer = all / L;
+    for (uint64_t l = 0; l < L; l++) {
+        uint32_t old = kv[l];
+        kv[l] = alloc(b, VL_TL_KV_CACHE, l + 1 < L ? per_layer : all - per_layer * (L - 1),
+                      "KV cache of a layer (torch.cat)");
+        release(b, old);
+    }
+}
+
+/* The sampler, once the forward's workspace is freed: the last positions' logits in fp32,
+ * gathered to the whole vocabulary (tensor-parallel engines gather them first: vLLM's
+ * LogitsProcessor, tensor_model_parallel_gather); with top-k/top-p, the vocabulary sorted
+ * (fp32 values and int64 indices), its softmax and that softmax's cumulative sum at once
+ * (vllm/model_executor/layers/sampler.py, _apply_top_k_top_p), then the scattered result;
+ * then the probabilities the framework keeps besides the logits. */
+static void sampler(builder *b, const step *st)
+{
+    const uint64_t bv = vl_mul(st->s->batch, st->a->vocab, &b->ovf);
+    const uint64_t f32 = vl_mul(4, bv, &b->ovf);
+    uint32_t logits = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 logits, whole vocabulary");
+    if (st->f->sampler_sort) {
+        uint32_t sorted = alloc(b, VL_TL_TRANSIENT, f32, "sampler: sorted logits");
+        uint32_t idx = alloc(b, VL_TL_TRANSIENT, vl_mul(8, bv, &b->ovf),
+                             "sampler: sort indices (int64)");
+        uint32_t sm = alloc(b, VL_TL_TRANSIENT, f32, "sampler: softmax of the sorted logits");
+        transient(b, VL_TL_TRANSIENT, f32, "sampler: cumulative sum (top-p)");
+        release(b, sm);
+        uint32_t back = alloc(b, VL_TL_TRANSIENT, f32, "sampler: filtered logits, unsorted");
+        release(b, sorted);
+        release(b, idx);
+        release(b, logits);
+        logits = back;
+    }
+    uint32_t ids[16] = {0};
+    for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
+        ids[i] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 probabilities");
+    for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
+        release(b, ids[i]);
+    release(b, logits);
+}
+
+static bool build_serve(builder *b, step *st)
+{
+    const vl_settings *s = st->s;
+    const vl_breakdown *bd = st->bd;
+    const vl_inference *inf = &bd->inf;
+    const uint64_t L = st->a->layers;
+    phase(b, "load weights");
+    alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
+    uint32_t *kv = gathered_ids(b, L);
+    if (!kv)
+        return false;
+    if (st->f->kv_preallocated) {
+        phase(b, "allocate the KV cache");
+        alloc(b, VL_TL_KV_CACHE, s->gen ? inf->decode.kv_cache : inf->prefill.kv_cache,
+              "KV cache (paged, allocated once)");
+    }
+    if (st->f->cuda_graphs && st->f->graph_batch) {
+        phase(b, "capture CUDA graphs");
+        vl_settings g = *s;
+        g.batch = st->f->graph_batch;
+        alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, 1, 1, &b->ovf),
+              "CUDA graph pool (the largest captured batch's decode workspace)");
+    }
+    const uint64_t cap = st->a->sliding_window ? st->a->sliding_window : UINT64_MAX;
+    const uint64_t chunk = st->f->prefill_chunk && st->f->prefill_chunk < s->seq
+                               ? st->f->prefill_chunk : s->seq;
+    uint64_t done = 0, c = 0;
+    while (done < s->seq && !b->nomem) {
+        uint64_t n = s->seq - done < chunk ? s->seq - done : chunk;
+        phase(b, chunk < s->seq ? "prefill chunk %llu" : "prefill", (unsigned long long)++c);
+        done += n;
+        grow_kv(b, st, kv, per_token, done < cap ? done : cap);
+        uint32_t ws = alloc(b, VL_TL_TRANSIENT, vl_infer_workspace(st->a, s, n, done, &b->ovf),
+                            "forward workspace");
+        release(b, ws);
+        if (done == s->seq)
+            sampler(b, st);
+    }
+    /* decode: the first step and the last; the ones between only grow the cache */
+    for (uint64_t step_i = 1; step_i <= s->gen && !b->nomem;
+         step_i = step_i == 1 && s->gen > 1 ? s->gen : step_i + 1) {
+        uint64_t ctx = s->seq + step_i;
+        if (step_i > 2 && step_i == s->gen) {
+            if (step_i == 3)
+                phase(b, "decode step 2");
+            else
+                phase(b, "decode steps 2-%llu", (unsigned long long)step_i - 1);
+            grow_kv(b, st, kv, per_token, ctx - 1 < cap ? ctx - 1 : cap);
+        }
+        phase(b, "decode step %llu", (unsigned long long)step_i);
+        grow_kv(b, st, kv, per_token, ctx < cap ? ctx : cap);
+        uint32_t ws = alloc(b, VL_TL_TRANSIENT,
+                            vl_infer_workspace(st->a, s, 1, ctx < cap ? ctx : cap, &b->ovf),
+                            "decode workspace");
+        release(b, ws);
+        sampler(b, st);
+    }
+    free(kv);
+    return !b->nomem;
+}
+
+/* ---- the whole ---------------------------------------------------------------------------- */
+
+bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framework *f,
+                       const vl_runtime *rt, vl_timeline *out, char *err, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    vl_settings s = *s0;
+    s.flash_attn = f->attention != VL_ATTN_EAGER;
+    if (f->head == VL_HEAD_CLS && f->labels < 1) {
+        snprintf(err, len, "--labels must be at least 1");
+        return false;
+    }
+    const char *why = vl_estimate(m, &s, &out->sum);
+    if (why) {
+        snprintf(err, len, "%s", why);
+        return false;
+    }
+    const vl_breakdown *bd = &out->sum;
+    builder b = {.t = out, .al = vl_alloc_new(f->allocator)};
+    step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd};
+    if (!b.al) {
+        snprintf(err, len, "out of memory");
+        return false;
+    }
+    bool ovf = false;
+    st.beta = vl_activation_bytes(s.precision);
+    st.rho = vl_precision_is_amp(s.precision) ? 4 : st.beta;
+    /* autocast runs log_softmax in fp32 whatever the loss dtype asks */
+    st.loss = f->loss_dtype == VL_LOSS_FP32 || vl_precision_is_amp(s.precision) ? 4 : st.beta;
+    st.sb = vl_mul(s.seq, s.batch, &ovf);
+    st.sbh = vl_mul(st.sb, m->arch.hidden, &ovf);
+    st.sbv = vl_mul(st.sb, vl_ceil_div(m->arch.vocab, s.tp), &ovf);
+    bool ok;
+    if (s.mode == VL_MODE_TRAIN) {
+        st.layers = bd->act.layers;
+        st.in_flight = bd->act.in_flight;
+        st.micro_batches = s.pp == 1 && s.grad_accum > 1 ? 2 : 1;
+        layer_terms(&st, &ovf);
+        if (s.recompute == VL_RECOMPUTE_SELECTIVE) { /* what selective recompute dropped */
+            vl_settings none = s;
+            vl_activations kept;
+            none.recompute = VL_RECOMPUTE_NONE;
+            vl_activations_compute(&m->arch, &none, &kept, &ovf);
+            st.recomputed_core = kept.layer_bytes - bd->act.layer_bytes;
+        }
+        outside_terms(&st, &ovf);
+        gradient_plan(&st, &ovf);
+        ok = build_train(&b, &st);
+    } else {
+        ok = build_serve(&b, &st);
+    }
+    free(b.handles);
+    memcpy(out->end, b.live, sizeof out->end);
+    vl_peak *p = &out->peak;
+    p->reserved = vl_alloc_reserved(b.al);
+    vl_alloc_free_all(b.al);
+    if (out->n_events)
+        p->phase = out->phases[out->events[p->event].phase];
+    p->context = rt->overhead_given ? s.overhead
+                                    : vl_cuda_context_bytes(rt->arch, rt->cuda, &p->context_source);
+    if (rt->overhead_given)
+        p->context_source = "--overhead";
+    p->device = vl_add(p->reserved, p->context, &ovf);
+    if (!ok) {
+        snprintf(err, len, "out of memory");
+        return false;
+    }
+    if (ovf || b.ovf) {
+        snprintf(err, len, "the result does not fit in 64 bits (over 16 EiB per GPU): reduce "
+                           "--batch or --seq");
+        return false;
+    }
+    return true;
+}
+
+void vl_timeline_free(vl_timeline *t)
+{
+    free(t->events);
+    free(t->phases);
+    memset(t, 0, sizeof *t);
+}
+
+const char *vl_timeline_phase(const vl_timeline *t, size_t i)
+{
+    return i < t->n_events ? t->phases[t->events[i].phase] : "";
+}
+
+void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMPONENTS])
+{
+    memset(out, 0, VL_N_TL_COMPONENTS * sizeof *out);
+    for (size_t k = 0; k <= i && k < t->n_events; k++) {
+        const vl_event *e = &t->events[k];
+        if (e->kind == VL_EV_ALLOC)
+            out[e->component] += e->bytes;
+        else
+            out[e->component] -= e->bytes;
+    }
+}

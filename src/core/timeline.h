@@ -1,0 +1,96 @@
+/* timeline.h: one training step or one serving run as the ordered tensors it allocates and
+ * frees (HACKING §6), and its peak: what the GPU must hold, where the steady-state sum of
+ * vl_estimate (the article's view) only adds the components up.
+ *
+ * The saved activations are vl_activations_compute's terms, tensor by tensor; the weights,
+ * gradients and optimizer states are vl_estimate's; the framework profile decides what is
+ * added around them (the loss's gradients, the optimizer's temporaries, buckets, gathered
+ * ZeRO-3 layers, a server's chunks and sampler), and runtime.h replays the allocator. */
+#ifndef VL_TIMELINE_H
+#define VL_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framework.h"
+#include "memory.h"
+#include "model.h"
+#include "runtime.h"
+
+/* What a tensor is, for the stacked picture and the peak's "alive": the first six are
+ * vl_estimate's components (the same JSON keys). */
+#define VL_TL_COMPONENTS(X)                                                          \
+    X(VL_TL_WEIGHTS, "weights", "weights")                                           \
+    X(VL_TL_GRADIENTS, "gradients", "gradients")                                     \
+    X(VL_TL_OPTIMIZER, "optimizer", "optimizer states")                              \
+    X(VL_TL_ACTIVATIONS, "activations", "saved activations")                         \
+    X(VL_TL_KV_CACHE, "kv_cache", "KV cache")                                        \
+    X(VL_TL_GATHERED, "zero3_live", "ZeRO-3 gathered parameters")                    \
+    X(VL_TL_TRANSIENT, "transient", "transient tensors")                             \
+    X(VL_TL_OPTIM_TEMP, "optimizer_temp", "optimizer step temporaries")              \
+    X(VL_TL_BUCKETS, "buckets", "gradient buckets")                                  \
+    X(VL_TL_RUNTIME, "runtime", "runtime pools")
+#define VL_TL_ITEM(id, key, label) id,
+typedef enum { VL_TL_COMPONENTS(VL_TL_ITEM) VL_N_TL_COMPONENTS } vl_tl_component;
+extern const char *const vl_tl_component_keys[VL_N_TL_COMPONENTS];
+extern const char *const vl_tl_component_labels[VL_N_TL_COMPONENTS];
+
+typedef enum { VL_EV_ALLOC, VL_EV_FREE } vl_event_kind;
+
+typedef struct vl_event {
+    vl_event_kind kind;
+    vl_tl_component component;
+    uint64_t bytes;             /* the tensor's own bytes */
+    const char *what;           /* the tensor, a static string */
+    uint32_t phase;             /* index into vl_timeline.phases */
+    uint32_t tensor;            /* a free: the index of its allocation event */
+    uint64_t tensors;           /* after the event: bytes of every live tensor */
+    uint64_t allocated;         /* after the event: the allocator's blocks in use */
+    uint64_t reserved;          /* after the event: its segments */
+} vl_event;
+
+#define VL_PHASE_LEN 64
+
+typedef struct vl_peak {
+    uint64_t allocated;         /* ~ torch.cuda.max_memory_allocated() */
+    uint64_t reserved;          /* ~ torch.cuda.max_memory_reserved() */
+    uint64_t device;            /* reserved + context (or the settings' overhead): nvidia-smi */
+    uint64_t context;           /* the CUDA context, or the overhead that replaces it */
+    const char *context_source;
+    uint64_t tensors;           /* at the peak: the live tensors' own bytes */
+    size_t event;               /* the event after which allocated peaks */
+    const char *phase;
+    uint64_t alive[VL_N_TL_COMPONENTS]; /* at the peak, by component; sums to tensors */
+} vl_peak;
+
+typedef struct vl_timeline {
+    vl_event *events;
+    size_t n_events, cap_events;
+    char (*phases)[VL_PHASE_LEN];
+    size_t n_phases, cap_phases;
+    vl_peak peak;
+    uint64_t end[VL_N_TL_COMPONENTS];  /* alive after the last event: the state kept */
+    vl_breakdown sum;                  /* vl_estimate's steady-state view of the same run */
+} vl_timeline;
+
+/* The runtime a step runs on. */
+typedef struct vl_runtime {
+    vl_gpu_arch arch;
+    unsigned cuda;              /* major * 100 + minor */
+    bool overhead_given;        /* the settings' overhead replaces the modelled context */
+} vl_runtime;
+
+/* Builds the timeline of m under s and framework f.  f decides the attention kernel (it
+ * overrides s->flash_attn).  true, or false with one line in err (an invalid setting, a
+ * result over 64 bits, out of memory).  Free with vl_timeline_free, also after a failure. */
+bool vl_timeline_build(const vl_model *m, const vl_settings *s, const vl_framework *f,
+                       const vl_runtime *rt, vl_timeline *out, char *err, size_t len);
+void vl_timeline_free(vl_timeline *t);
+
+/* The phase label of event i. */
+const char *vl_timeline_phase(const vl_timeline *t, size_t i);
+/* What is alive after event i, by component (for a cursor over the events). */
+void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMPONENTS]);
+
+#endif

@@ -1,0 +1,738 @@
+/* test_timeline.c: the step timeline of small models against hand derivations, the
+ * allocator replay against CUDACachingAllocator.cpp's rules worked by hand, and the
+ * invariants every timeline keeps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/framework.h"
+#include "core/lora.h"
+#include "core/runtime.h"
+#include "core/timeline.h"
+
+#define MIB 1048576ULL
+
+/* GPT-2-like, tiny: h 64, 2 layers, 4 heads, V 1000, 128 learned positions, LayerNorm,
+ * standard MLP (f = 256), biases, tied embeddings, no dropout. */
+static vl_model tiny_gpt(void)
+{
+    vl_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = (vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 1000,
+                       .max_positions = 128, .position = VL_POS_LEARNED,
+                       .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                       .attention_bias = true, .mlp_bias = true, .tie_embeddings = true};
+    vl_arch_defaults(&m.arch);
+    return m;
+}
+
+/* Llama-like, tiny: RMSNorm, gated MLP, RoPE, GQA (8 heads, 2 KV heads), untied. */
+static vl_model tiny_llama(void)
+{
+    vl_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = (vl_arch){.hidden = 128, .layers = 3, .heads = 8, .kv_heads = 2, .ffn = 352,
+                       .vocab = 3000, .max_positions = 4096, .position = VL_POS_ROPE,
+                       .mlp = VL_MLP_GATED, .norm = VL_NORM_RMSNORM};
+    vl_arch_defaults(&m.arch);
+    return m;
+}
+
+static const vl_runtime hopper = {VL_ARCH_HOPPER, 1204, false};
+
+static vl_settings train(vl_precision p, uint64_t seq, uint64_t batch)
+{
+    vl_settings s;
+    vl_settings_default(&s);
+    s.precision = p;
+    s.seq = seq;
+    s.batch = batch;
+    return s;
+}
+
+static void build(const vl_model *m, const vl_settings *s, const vl_framework *f, vl_timeline *t)
+{
+    char err[256];
+    bool ok = vl_timeline_build(m, s, f, &hopper, t, err, sizeof err);
+    if (!ok)
+        print_error("vl_timeline_build: %s\n", err);
+    assert_true(ok);
+}
+
+static const vl_framework *fw(const char *name)
+{
+    const vl_framework *f = vl_framework_find(name);
+    assert_non_null(f);
+    return f;
+}
+
+static size_t first_event_of(const vl_timeline *t, const char *phase)
+{
+    for (size_t i = 0; i < t->n_events; i++)
+        if (strcmp(vl_timeline_phase(t, i), phase) == 0)
+            return i;
+    fail_msg("no phase '%s'", phase);
+    return 0;
+}
+
+/* What is alive, by component, just before event i. */
+static void alive_before(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMPONENTS])
+{
+    if (i == 0)
+        memset(out, 0, VL_N_TL_COMPONENTS * sizeof *out);
+    else
+        vl_timeline_alive(t, i - 1, out);
+}
+
+/* ---- the allocator, worked by hand from CUDACachingAllocator.cpp's rules ---------------- */
+
+static void test_allocator_rounding(void **state)
+{
+    (void)state;
+    assert_int_equal(vl_alloc_round(1), 512);
+    assert_int_equal(vl_alloc_round(512), 512);
+    assert_int_equal(vl_alloc_round(513), 1024);
+    assert_int_equal(vl_alloc_segment(512), 2 * MIB);            /* small pool */
+    assert_int_equal(vl_alloc_segment(MIB), 2 * MIB);            /* kSmallSize is small */
+    assert_int_equal(vl_alloc_segment(MIB + 512), 20 * MIB);     /* kLargeBuffer */
+    assert_int_equal(vl_alloc_segment(10 * MIB - 512), 20 * MIB);
+    assert_int_equal(vl_alloc_segment(10 * MIB), 10 * MIB);      /* kMinLargeAlloc: own size */
+    assert_int_equal(vl_alloc_segment(10 * MIB + 512), 12 * MIB); /* rounded to 2 MiB */
+}
+
+static void test_allocator_split_merge_fragment(void **state)
+{
+    (void)state;
+    bool ovf = false;
+    vl_alloc *a = vl_alloc_new(VL_ALLOC_CACHING);
+    /* two 1 MiB tensors share one 2 MiB small segment (the split leaves 1 MiB >= 512 B) */
+    uint32_t x = vl_alloc_tensor(a, MIB, &ovf), y = vl_alloc_tensor(a, MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 2 * MIB);
+    /* 1.5 MiB opens a 20 MiB large segment, split (18.5 MiB left > 1 MiB); 18 MiB then takes
+     * the 18.5 MiB block whole (0.5 MiB left is no split) and counts whole */
+    uint32_t p = vl_alloc_tensor(a, 3 * MIB / 2, &ovf), q = vl_alloc_tensor(a, 18 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 22 * MIB);
+    assert_int_equal(vl_alloc_allocated(a), 2 * MIB + 20 * MIB);
+    /* freed neighbours merge: the 20 MiB segment serves 19 MiB again */
+    vl_alloc_release(a, p);
+    vl_alloc_release(a, q);
+    uint32_t r = vl_alloc_tensor(a, 19 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 22 * MIB);
+    vl_alloc_release(a, r);
+    /* the cached 20 MiB segment serves 12 MiB (split, 8 MiB left); a second 12 MiB gets a
+     * segment of its own; once the first is freed, 14 MiB fits the merged 20 MiB block */
+    uint32_t A = vl_alloc_tensor(a, 12 * MIB, &ovf), B = vl_alloc_tensor(a, 12 * MIB, &ovf);
+    vl_alloc_release(a, A);
+    uint32_t C = vl_alloc_tensor(a, 14 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 22 * MIB + 12 * MIB);
+    vl_alloc_release(a, B);
+    vl_alloc_release(a, C);
+    vl_alloc_release(a, x);
+    vl_alloc_release(a, y);
+    assert_int_equal(vl_alloc_allocated(a), 0);
+    vl_alloc_free_all(a);
+    /* fragmentation, from an empty cache: a freed 12 MiB segment cannot serve 14 MiB, and
+     * free segments never merge, so 24 MiB takes a fourth: 12 + 12 + 14 + 24 */
+    a = vl_alloc_new(VL_ALLOC_CACHING);
+    A = vl_alloc_tensor(a, 12 * MIB, &ovf);
+    B = vl_alloc_tensor(a, 12 * MIB, &ovf);
+    vl_alloc_release(a, A);
+    C = vl_alloc_tensor(a, 14 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 38 * MIB);
+    vl_alloc_release(a, B);
+    vl_alloc_release(a, C);
+    (void)vl_alloc_tensor(a, 24 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 62 * MIB);
+    assert_int_equal(vl_alloc_allocated(a), 24 * MIB);
+    assert_false(ovf);
+    vl_alloc_free_all(a);
+
+    a = vl_alloc_new(VL_ALLOC_EXACT);
+    x = vl_alloc_tensor(a, 1000, &ovf);
+    y = vl_alloc_tensor(a, 3000, &ovf);
+    vl_alloc_release(a, x);
+    (void)vl_alloc_tensor(a, 500, &ovf);
+    assert_int_equal(vl_alloc_allocated(a), 3500);
+    assert_int_equal(vl_alloc_reserved(a), 4000); /* the peak of what was allocated */
+    vl_alloc_free_all(a);
+}
+
+static void test_context(void **state)
+{
+    (void)state;
+    const char *src = NULL;
+    assert_int_equal(vl_cuda_context_bytes(VL_ARCH_AMPERE, 1106, &src), 666632192ULL);
+    assert_int_equal(vl_cuda_context_bytes(VL_ARCH_HOPPER, 1204, &src), 287047680ULL);
+    assert_non_null(strstr(src, "86509"));
+    assert_int_equal(vl_cuda_context_bytes(VL_ARCH_ADA, 1300, &src), 426 * MIB);
+    assert_int_equal(vl_cuda_context_bytes(VL_ARCH_ADA, 1204, NULL), 287047680ULL);
+}
+
+/* ---- the profiles ---------------------------------------------------------------------- */
+
+static void test_profiles(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"pytorch", "hf", "megatron", "deepspeed", "vllm"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        assert_string_equal(fw(names[i])->name, names[i]);
+    assert_null(vl_framework_find("tensorflow"));
+    assert_int_equal(fw(VL_FRAMEWORK_DEFAULT)->attention, VL_ATTN_SDPA);
+    assert_int_equal(fw("pytorch")->attention, VL_ATTN_EAGER);
+    assert_int_equal(fw("vllm")->prefill_chunk, 2048);
+    assert_string_equal(vl_attention_names[VL_ATTN_FLASH], "flash");
+    assert_string_equal(vl_optim_impl_names[VL_OPTIM_SINGLE_TENSOR], "single-tensor");
+
+    vl_framework f = *fw("hf");
+    char err[160];
+    assert_true(vl_framework_set(&f, "attention", "eager", err, sizeof err));
+    assert_int_equal(f.attention, VL_ATTN_EAGER);
+    assert_true(vl_framework_set(&f, "fused_qkv", "true", err, sizeof err));
+    assert_true(f.fused_qkv);
+    assert_true(vl_framework_set(&f, "labels", "5", err, sizeof err));
+    assert_int_equal(f.labels, 5);
+    assert_false(vl_framework_set(&f, "attention", "fast", err, sizeof err));
+    assert_string_equal(err, "attention: unknown value 'fast' (expected eager, sdpa or flash)");
+    assert_false(vl_framework_set(&f, "labels", "0", err, sizeof err));
+    assert_string_equal(err, "labels must be an integer between 1 and 1048576");
+    assert_false(vl_framework_set(&f, "labels", "-3", err, sizeof err));
+    assert_false(vl_framework_set(&f, "colour", "blue", err, sizeof err));
+    assert_string_equal(err, "unknown framework setting 'colour'");
+    assert_false(vl_framework_set(&f, "cuda_graphs", "yes", err, sizeof err));
+}
+
+/* ---- the golden timeline ----------------------------------------------------------------- */
+
+/* The tiny GPT in fp32, b = 2, s = 32, AdamW, plain PyTorch.  By hand: P = 64,000 (tokens) +
+ * 8,192 (positions) + 2 x 49,984 (qkv 12,480, o 4,160, MLP 33,088, norms 256) + 128 (final
+ * norm) = 172,288; weights 4 B = 689,152, AdamW 8 B = 1,378,304.  A layer keeps 8 tensors
+ * of s·b·h x 4 B = 16,384 (2 norm inputs, QKV input, Q, K, V, o-proj input, MLP input), the
+ * softmax (b·a·s² x 4 = 32,768) and two of s·b·f x 4 = 65,536: 294,912.  Outside: token ids
+ * 512, position ids 256, final norm and output-projection inputs 16,384 each, fp32
+ * log-probabilities s·b·V x 4 = 256,000, targets 512: 290,048.  Activations 879,872.
+ * The peak: in the loss backward, once the head's gradients (the tied embedding matrix and
+ * the final norm, 64,128 x 4 = 256,512; the positions' 32,768 come at the embedding's
+ * backward) are born, with the logits' gradient (256,000) and the residual stream's (16,384)
+ * alive: 2,067,456 + 879,872 + 256,000 + 16,384 + 256,512 = 3,476,224 B of tensors;
+ * allocated adds the position ids' rounding to 512 B: 3,476,480. */
+static void test_golden_tiny_gpt(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    vl_settings s = train(VL_FP32, 32, 2);
+    vl_timeline t;
+    build(&m, &s, fw("pytorch"), &t);
+
+    static const char *const order[] = {
+        "step start (the state kept between steps)", "forward embedding", "forward layer 0",
+        "forward layer 1", "loss", "loss backward", "backward layer 1", "backward layer 0",
+        "backward embedding", "optimizer step", "zero_grad"};
+    size_t k = 0;
+    for (size_t i = 0; i < t.n_events; i++) {
+        const char *p = vl_timeline_phase(&t, i);
+        if (strcmp(p, order[k]) != 0) {
+            k++;
+            assert_true(k < sizeof order / sizeof *order);
+            assert_string_equal(p, order[k]);
+        }
+    }
+    assert_int_equal(k, sizeof order / sizeof *order - 1);
+    assert_int_equal(t.events[0].bytes, 689152);
+    assert_int_equal(t.events[1].bytes, 1378304);
+    assert_int_equal(t.sum.act.total, 879872);
+
+    assert_int_equal(t.peak.tensors, 3476224);
+    assert_int_equal(t.peak.allocated, 3476480);
+    assert_string_equal(t.peak.phase, "loss backward");
+    assert_string_equal(t.events[t.peak.event].what, "head gradients");
+    assert_int_equal(t.peak.alive[VL_TL_WEIGHTS], 689152);
+    assert_int_equal(t.peak.alive[VL_TL_OPTIMIZER], 1378304);
+    assert_int_equal(t.peak.alive[VL_TL_ACTIVATIONS], 879872);
+    assert_int_equal(t.peak.alive[VL_TL_GRADIENTS], 256512);
+    assert_int_equal(t.peak.alive[VL_TL_TRANSIENT], 256000 + 16384);
+    /* reserved: the weights (<= 1 MiB) in a 2 MiB small segment, AdamW's 1.3 MiB in a 20 MiB
+     * large one; every other tensor is small, and the small pool holds 689,152 + 880,128 +
+     * 256,000 + 16,384 = 1,841,664 B when the head's 256,512 arrive: 255,488 B are left in
+     * the segment, so a second one opens.  2 + 20 + 2 MiB. */
+    assert_int_equal(t.peak.reserved, 24 * MIB);
+    assert_int_equal(t.peak.context, 287047680ULL);
+    assert_int_equal(t.peak.device, 24 * MIB + 287047680ULL);
+    /* the state kept: weights and AdamW's moments */
+    assert_int_equal(t.end[VL_TL_WEIGHTS] + t.end[VL_TL_OPTIMIZER], 2067456);
+    vl_timeline_free(&t);
+
+    /* the loss: two fp32 logit-size tensors at once beside the saved log-probabilities */
+    build(&m, &s, fw("pytorch"), &t);
+    size_t i = first_event_of(&t, "loss backward");
+    assert_string_equal(t.events[i + 1].what, "gradient of the logits");
+    uint64_t alive[VL_N_TL_COMPONENTS];
+    alive_before(&t, i + 2, alive);
+    assert_int_equal(alive[VL_TL_TRANSIENT], 2 * 256000);
+    vl_timeline_free(&t);
+}
+
+/* ---- invariants over many configurations ------------------------------------------------ */
+
+static void check_invariants(const vl_timeline *t, const vl_settings *s)
+{
+    uint64_t live[VL_N_TL_COMPONENTS] = {0}, tensors = 0, max_alloc = 0, prev_reserved = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const vl_event *e = &t->events[i];
+        if (e->kind == VL_EV_ALLOC) {
+            assert_int_equal(e->tensor, i);
+            live[e->component] += e->bytes;
+            tensors += e->bytes;
+        } else {
+            assert_true(e->tensor < i);
+            const vl_event *a = &t->events[e->tensor];
+            assert_int_equal(a->kind, VL_EV_ALLOC);
+            assert_int_equal(a->bytes, e->bytes);
+            assert_int_equal(a->component, e->component);
+            for (size_t k = e->tensor + 1; k < i; k++) /* freed once */
+                assert_false(t->events[k].kind == VL_EV_FREE && t->events[k].tensor == e->tensor);
+            live[e->component] -= e->bytes;
+            tensors -= e->bytes;
+        }
+        assert_int_equal(e->tensors, tensors);
+        assert_true(e->allocated >= e->tensors);
+        assert_true(e->reserved >= e->allocated);
+        assert_true(e->reserved >= prev_reserved); /* segments are kept */
+        prev_reserved = e->reserved;
+        max_alloc = e->allocated > max_alloc ? e->allocated : max_alloc;
+    }
+    assert_int_equal(t->peak.allocated, max_alloc);
+    assert_int_equal(t->peak.reserved, prev_reserved);
+    assert_int_equal(t->peak.device, t->peak.reserved + t->peak.context);
+    uint64_t sum = 0;
+    for (int c = 0; c < VL_N_TL_COMPONENTS; c++) {
+        assert_int_equal(t->end[c], live[c]);
+        sum += t->peak.alive[c];
+    }
+    assert_int_equal(sum, t->peak.tensors);
+    uint64_t at[VL_N_TL_COMPONENTS];
+    vl_timeline_alive(t, t->peak.event, at);
+    assert_memory_equal(at, t->peak.alive, sizeof at);
+    /* what is left is the state: no activation, no transient */
+    assert_int_equal(t->end[VL_TL_ACTIVATIONS], 0);
+    assert_int_equal(t->end[VL_TL_TRANSIENT], 0);
+    assert_int_equal(t->end[VL_TL_OPTIM_TEMP], 0);
+    assert_int_equal(t->end[VL_TL_GATHERED], 0);
+    assert_int_equal(t->end[VL_TL_WEIGHTS], t->sum.bytes[VL_C_WEIGHTS]);
+    if (s->mode == VL_MODE_TRAIN) {
+        assert_int_equal(t->end[VL_TL_OPTIMIZER], t->sum.bytes[VL_C_OPTIMIZER]);
+        /* the peak holds at least the state and, at some moment, every saved activation */
+        assert_true(t->peak.tensors >= t->sum.bytes[VL_C_WEIGHTS] + t->sum.bytes[VL_C_OPTIMIZER]);
+    }
+}
+
+static void test_invariants(void **state)
+{
+    (void)state;
+    const vl_model models[] = {tiny_gpt(), tiny_llama()};
+    static const vl_precision precisions[] = {VL_FP32, VL_BF16, VL_BF16_MIXED, VL_FP16_AMP};
+    int built = 0;
+    for (size_t mi = 0; mi < 2; mi++)
+        for (size_t fi = 0; fi < vl_n_frameworks; fi++)
+            for (size_t pi = 0; pi < 4; pi++)
+                for (unsigned z = 0; z <= 3; z++)
+                    for (int lora = 0; lora <= 2; lora++)
+                        for (int rc = 0; rc < VL_N_RECOMPUTES; rc++) {
+                            vl_settings s = train(precisions[pi], 48, 2);
+                            s.zero = z;
+                            s.gpus = z ? 4 : (lora == 0 ? 2 : 1);
+                            s.lora_rank = lora ? 4 : 0;
+                            s.qlora = lora == 2;
+                            s.recompute = (vl_recompute)rc;
+                            s.grad_accum = rc == 1 ? 3 : 1;
+                            if (s.qlora && vl_precision_is_amp(s.precision))
+                                continue;
+                            vl_timeline t;
+                            build(&models[mi], &s, &vl_frameworks[fi], &t);
+                            check_invariants(&t, &s);
+                            vl_timeline_free(&t);
+                            built++;
+                        }
+    /* pipeline and tensor parallel */
+    vl_settings s = train(VL_BF16_MIXED, 64, 1);
+    s.gpus = 8;
+    s.pp = 2;
+    s.tp = 2;
+    s.grad_accum = 4;
+    vl_timeline t;
+    build(&models[1], &s, fw("megatron"), &t);
+    check_invariants(&t, &s);
+    /* 1F1B: the first stage holds two micro-batches' activations at once */
+    uint64_t alive[VL_N_TL_COMPONENTS];
+    alive_before(&t, first_event_of(&t, "micro-batch 1 backward: gradient from the next stage"),
+                 alive);
+    assert_int_equal(alive[VL_TL_ACTIVATIONS], t.sum.act.total);
+    vl_timeline_free(&t);
+    /* serving */
+    for (size_t mi = 0; mi < 2; mi++)
+        for (size_t fi = 0; fi < vl_n_frameworks; fi++) {
+            vl_settings v;
+            vl_settings_default(&v);
+            v.mode = VL_MODE_INFER;
+            v.seq = 5000;
+            v.gen = 7;
+            v.batch = 3;
+            build(&models[mi], &v, &vl_frameworks[fi], &t);
+            check_invariants(&t, &v);
+            assert_int_equal(t.end[VL_TL_KV_CACHE], t.sum.inf.decode.kv_cache);
+            vl_timeline_free(&t);
+        }
+    assert_true(built > 1000);
+}
+
+/* The pytorch profile with eager attention reproduces vl_estimate's activation sum at the
+ * start of backward, tensor for tensor. */
+static void test_pytorch_matches_the_sum(void **state)
+{
+    (void)state;
+    const vl_model models[] = {tiny_gpt(), tiny_llama()};
+    static const vl_precision precisions[] = {VL_FP32, VL_BF16, VL_BF16_MIXED, VL_BF16_AMP};
+    for (size_t mi = 0; mi < 2; mi++)
+        for (size_t pi = 0; pi < 4; pi++)
+            for (int lora = 0; lora <= 1; lora++)
+                for (int rc = 0; rc < VL_N_RECOMPUTES; rc++)
+                    for (int drop = 0; drop <= 1; drop++) {
+                        vl_model m = models[mi];
+                        m.arch.dropout = drop;
+                        vl_settings s = train(precisions[pi], 40, 3);
+                        s.lora_rank = lora ? 8 : 0;
+                        s.recompute = (vl_recompute)rc;
+                        vl_timeline t;
+                        build(&m, &s, fw("pytorch"), &t);
+                        uint64_t alive[VL_N_TL_COMPONENTS];
+                        alive_before(&t, first_event_of(&t, "loss backward"), alive);
+                        const vl_activations *act = &t.sum.act;
+                        uint64_t want = rc == VL_RECOMPUTE_FULL
+                                            ? act->checkpoint_bytes * act->layers +
+                                                  act->forward_end_bytes
+                                            : act->total;
+                        assert_int_equal(alive[VL_TL_ACTIVATIONS], want);
+                        /* the peak is at least the steady-state parts alive then */
+                        assert_true(t.peak.tensors >= alive[VL_TL_WEIGHTS] +
+                                                          alive[VL_TL_OPTIMIZER] + want);
+                        vl_timeline_free(&t);
+                    }
+}
+
+/* ---- the framework's choices, each against its hand-derived bytes ------------------------ */
+
+static uint64_t activations_at_backward(const vl_model *m, const vl_settings *s,
+                                        const vl_framework *f)
+{
+    vl_timeline t;
+    build(m, s, f, &t);
+    uint64_t alive[VL_N_TL_COMPONENTS];
+    alive_before(&t, first_event_of(&t, "loss backward"), alive);
+    vl_timeline_free(&t);
+    return alive[VL_TL_ACTIVATIONS];
+}
+
+static void test_choices(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    const uint64_t L = 3, sb = 128, ass = 2 * 8 * 64 * 64, f = 352, V = 3000;
+    const vl_framework *pt = fw("pytorch");
+    const uint64_t base = activations_at_backward(&m, &s, pt);
+    vl_framework x = *pt;
+
+    /* HF's eager softmax in fp32 then cast: 4 + 2 B per score where plain modules keep 2 */
+    x.softmax_fp32 = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x), base + L * 4 * ass);
+    /* cross-entropy on 16-bit logits: 2 B per logit element instead of 4 */
+    x = *pt;
+    x.loss_dtype = VL_LOSS_BF16;
+    assert_int_equal(activations_at_backward(&m, &s, &x), base - 2 * sb * V);
+    /* a classification head: no s x V log-probabilities, no output-projection weight; the
+     * classifier's input (the last hidden state), b x labels log-probabilities, b labels */
+    x = *pt;
+    x.head = VL_HEAD_CLS;
+    x.labels = 3;
+    assert_int_equal(activations_at_backward(&m, &s, &x),
+                     base - 4 * sb * V - 8 * sb + 4 * 2 * 3 + 8 * 2);
+    /* SDPA: no s x s tensor; K and V stay at the 2 KV heads; the row statistics */
+    x = *pt;
+    x.attention = VL_ATTN_SDPA;
+    uint64_t kvq = sb * 8 * 16, kvk = sb * 2 * 16;
+    assert_int_equal(activations_at_backward(&m, &s, &x),
+                     base - L * (2 * ass + 2 * 2 * (kvq - kvk)) + L * 4 * 8 * sb);
+
+    /* GPT-2's GELU written out: three more s x b x f tensors a layer */
+    vl_model g = tiny_gpt();
+    const uint64_t base_g = activations_at_backward(&g, &s, pt);
+    x = *pt;
+    x.gelu = VL_GELU_TANH_COMPOSITE;
+    assert_int_equal(activations_at_backward(&g, &s, &x), base_g + 2 * 3 * 2 * sb * 256);
+
+    /* LoRA on q, v with frozen RMSNorm weights: the normalized tensors (2 a layer and the
+     * final one, 2 B each) are not kept; SDPA keeps its output for o_proj frozen */
+    s.lora_rank = 8;
+    x = *pt;
+    uint64_t lora_base = activations_at_backward(&m, &s, &x);
+    x.prune_frozen_saves = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x), lora_base - (2 * L + 1) * 2 * sb * 128);
+    /* QLoRA: bitsandbytes keeps the inputs of the frozen o, MLP and down projections */
+    s.qlora = true;
+    x = *pt;
+    uint64_t q_base = activations_at_backward(&m, &s, &x);
+    x.nf4_keeps_input = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x),
+                     q_base + L * 2 * (sb * 128 + sb * 128 + sb * f));
+}
+
+static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
+{
+    for (size_t i = first_event_of(t, phase); i < t->n_events; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
+            return t->events[i].bytes;
+    fail_msg("no '%s' in '%s'", what, phase);
+    return 0;
+}
+
+/* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */
+static void test_frozen_under_autocast(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16_AMP, 64, 2);
+    const uint64_t sb = 128, h = 128, f = 352, L = 3;
+    s.lora_rank = 8; /* q: 8 x (128 + 128), v: 8 x (128 + 32) (2 KV heads of 16) a layer */
+    const uint64_t adapters = 8 * (128 + 128) + 8 * (128 + 32);
+    vl_framework x = *fw("pytorch");
+    vl_timeline t;
+    build(&m, &s, &x, &t);
+    const uint64_t copies = t.sum.act.layer_weight_copies;
+    vl_timeline_free(&t);
+    uint64_t base = activations_at_backward(&m, &s, &x);
+    /* autocast caches copies of the adapters only; the frozen output layer has none; the
+     * frozen RMSNorm weights need no normalized tensors (fp32 under autocast) */
+    x.prune_frozen_saves = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x),
+                     base - L * (copies - 2 * adapters) - 2 * 3000 * h -
+                         (2 * L + 1) * 4 * sb * h);
+    /* QLoRA: each Linear4bit casts its fp32 input for q, k, v, gate and up; o and down
+     * (frozen here) keep their 16-bit input */
+    s.qlora = true;
+    x = *fw("hf");
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
+                     2 * (5 * sb * h + sb * h + sb * f));
+    vl_timeline_free(&t);
+
+    /* vLLM over 2 GPUs samples from the gathered vocabulary: 4 B x b x V each */
+    vl_settings v;
+    vl_settings_default(&v);
+    v.mode = VL_MODE_INFER;
+    v.seq = 100;
+    v.batch = 5;
+    v.gpus = 2;
+    build(&m, &v, fw("vllm"), &t);
+    assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 probabilities"), 4 * 5 * 3000);
+    vl_timeline_free(&t);
+}
+
+static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim_impl impl)
+{
+    vl_framework f = *fw("pytorch");
+    f.optim_impl = impl;
+    vl_timeline t;
+    build(m, s, &f, &t);
+    uint64_t temp = 0;
+    for (size_t i = 0; i < t.n_events; i++)
+        if (t.events[i].component == VL_TL_OPTIM_TEMP && t.events[i].kind == VL_EV_ALLOC)
+            temp += t.events[i].bytes;
+    vl_timeline_free(&t);
+    return temp;
+}
+
+static void test_optimizer_and_buckets(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    vl_settings s = train(VL_BF16_AMP, 32, 2);
+    /* AdamW, fp32 moments: foreach's sqrt of every second moment, 172,288 x 4; the
+     * single-tensor loop two temporaries of the largest parameter (the 64,000 embedding) */
+    assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_FOREACH), 172288 * 4);
+    assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_SINGLE_TENSOR), 2 * 64000 * 4);
+    assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_FUSED), 0);
+    s.optimizer = VL_SGD_MOMENTUM;
+    assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_FOREACH), 0);
+
+    /* DDP over 2 GPUs: buckets a second copy of the fp32 gradients; Megatron's buffer is
+     * the gradients themselves, held from step to step */
+    s = train(VL_BF16_AMP, 32, 2);
+    s.gpus = 2;
+    vl_timeline t;
+    build(&m, &s, fw("pytorch"), &t);
+    assert_int_equal(t.end[VL_TL_BUCKETS], 172288 * 4);
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 0);
+    vl_timeline_free(&t);
+    build(&m, &s, fw("megatron"), &t);
+    assert_int_equal(t.end[VL_TL_BUCKETS], 0);
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
+    vl_timeline_free(&t);
+
+    /* ZeRO-3 over 4 GPUs: the prefetch bucket (5e7 elements) reaches the next layer, so two
+     * layers are gathered at once, 49,984 x 4 B each, never more */
+    s.gpus = 4;
+    s.zero = 3;
+    build(&m, &s, fw("deepspeed"), &t);
+    uint64_t most = 0, live = 0;
+    for (size_t i = 0; i < t.n_events; i++) {
+        const vl_event *e = &t.events[i];
+        if (e->component == VL_TL_GATHERED && strcmp(e->what, "gathered layer parameters") == 0)
+            live = e->kind == VL_EV_ALLOC ? live + e->bytes : live - e->bytes;
+        most = live > most ? live : most;
+    }
+    assert_int_equal(most, 2 * 49984 * 4);
+    vl_timeline_free(&t);
+
+    /* gradient accumulation: the second micro-batch's forward runs beside every gradient */
+    s = train(VL_FP32, 32, 2);
+    s.grad_accum = 4;
+    build(&m, &s, fw("pytorch"), &t);
+    uint64_t alive[VL_N_TL_COMPONENTS];
+    alive_before(&t, first_event_of(&t, "micro-batch 2 forward embedding"), alive);
+    assert_int_equal(alive[VL_TL_GRADIENTS], 172288 * 4);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+}
+
+static void test_serving(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s;
+    vl_settings_default(&s);
+    s.mode = VL_MODE_INFER;
+    s.seq = 5000;
+    s.gen = 10;
+    s.batch = 2;
+    /* KV: 2 x 3 layers x 2 heads x 16 x 2 B = 384 B a token */
+    const uint64_t kv_token = 384;
+    vl_timeline t;
+    /* vLLM: the cache once, chunks of 2048 tokens: 3 chunks */
+    build(&m, &s, fw("vllm"), &t);
+    assert_int_equal(t.sum.inf.kv_bytes_per_token, kv_token);
+    first_event_of(&t, "prefill chunk 3");
+    for (size_t i = 0; i < t.n_events; i++)
+        assert_string_not_equal(vl_timeline_phase(&t, i), "prefill chunk 4");
+    assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 5010 * 2);
+    vl_timeline_free(&t);
+    /* HF generate: torch.cat holds one layer's old and new cache at once */
+    build(&m, &s, fw("hf"), &t);
+    uint64_t most = 0;
+    for (size_t i = 0; i < t.n_events; i++) {
+        uint64_t alive[VL_N_TL_COMPONENTS];
+        alive_before(&t, i + 1, alive);
+        most = alive[VL_TL_KV_CACHE] > most ? alive[VL_TL_KV_CACHE] : most;
+    }
+    assert_int_equal(most, kv_token * 5010 * 2 + kv_token / 3 * 5009 * 2);
+    assert_string_equal(t.peak.phase, "prefill");
+    vl_timeline_free(&t);
+}
+
+/* The tiny GPT served by transformers' generate, fp32, b = 2, a 32-token prompt, 3 new
+ * tokens.  By hand: the KV cache is 2 (K, V) x 4 heads x 16 x 4 B = 512 B a token and a
+ * layer; torch.cat grows each layer in turn.  The prefill's workspace (SDPA, so no s x s):
+ * the residual stream in and out, 2 x 4 x 64 tokens x 64 = 32,768, plus the largest of the
+ * MLP's two f-wide tensors (2 x 256 x 4 x 64 = 131,072), Q, K, V (49,152) and the last
+ * position's fp32 logits (8,000): 163,840.  The peak is that workspace beside the weights
+ * (689,152) and the prompt's cache (2 x 32 x 2 x 512 = 65,536): 918,528, in the prefill;
+ * then the sampler: the whole vocabulary's fp32 logits and their softmax, 8,000 each. */
+static void test_golden_serving(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    vl_settings s;
+    vl_settings_default(&s);
+    s.mode = VL_MODE_INFER;
+    s.weight_dtype = s.kv_dtype = VL_DT_FP32;
+    s.seq = 32;
+    s.gen = 3;
+    s.batch = 2;
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    static const char *const order[] = {"load weights", "prefill", "decode step 1",
+                                        "decode step 2", "decode step 3"};
+    size_t k = 0;
+    for (size_t i = 0; i < t.n_events; i++)
+        if (strcmp(vl_timeline_phase(&t, i), order[k]) != 0) {
+            k++;
+            assert_true(k < sizeof order / sizeof *order);
+            assert_string_equal(vl_timeline_phase(&t, i), order[k]);
+        }
+    assert_int_equal(k, 4);
+    assert_int_equal(t.peak.tensors, 918528);
+    assert_int_equal(t.peak.allocated, 918528);
+    assert_string_equal(t.peak.phase, "prefill");
+    assert_string_equal(t.events[t.peak.event].what, "forward workspace");
+    assert_int_equal(t.peak.alive[VL_TL_KV_CACHE], 65536);
+    assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 logits, whole vocabulary"), 8000);
+    assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 probabilities"), 8000);
+    /* decode step 3 holds the other layer's new cache (35 tokens) and this layer's old and
+     * new (34, 35); the decode workspace is the residual stream (1,024) and the logits */
+    uint64_t alive[VL_N_TL_COMPONENTS];
+    size_t i = first_event_of(&t, "decode step 3");
+    vl_timeline_alive(&t, i + 2, alive); /* layer 0 replaced, layer 1's new one born */
+    assert_int_equal(alive[VL_TL_KV_CACHE], 2 * 35 * 512 * 2 + 2 * 34 * 512);
+    assert_int_equal(event_bytes(&t, "decode step 3", "decode workspace"), 1024 + 8000);
+    assert_int_equal(t.end[VL_TL_KV_CACHE], 2 * 35 * 1024);
+    vl_timeline_free(&t);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    vl_settings s = train(VL_FP32, 32, 2);
+    s.zero = 7;
+    vl_timeline t;
+    char err[200];
+    assert_false(vl_timeline_build(&m, &s, fw("hf"), &hopper, &t, err, sizeof err));
+    assert_string_equal(err, "--zero must be between 0 and 3");
+    vl_timeline_free(&t);
+    s = train(VL_FP32, 32, 2);
+    vl_framework f = *fw("hf");
+    f.head = VL_HEAD_CLS;
+    f.labels = 0;
+    assert_false(vl_timeline_build(&m, &s, &f, &hopper, &t, err, sizeof err));
+    assert_string_equal(err, "--labels must be at least 1");
+    vl_timeline_free(&t);
+    /* --overhead, when given, replaces the modelled context */
+    vl_runtime rt = hopper;
+    rt.overhead_given = true;
+    s.overhead = 12345;
+    assert_true(vl_timeline_build(&m, &s, fw("hf"), &rt, &t, err, sizeof err));
+    assert_int_equal(t.peak.device, t.peak.reserved + 12345);
+    vl_timeline_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_allocator_rounding),
+        cmocka_unit_test(test_allocator_split_merge_fragment),
+        cmocka_unit_test(test_context),
+        cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_golden_tiny_gpt),
+        cmocka_unit_test(test_invariants),
+        cmocka_unit_test(test_pytorch_matches_the_sum),
+        cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_frozen_under_autocast),
+        cmocka_unit_test(test_optimizer_and_buckets),
+        cmocka_unit_test(test_serving),
+        cmocka_unit_test(test_golden_serving),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""The real peak of one training step on the CPU, phase by phase, against vramlab's timeline.
+
+Each case runs in a fresh process whose glibc hands every block of 16 KiB or more to mmap
+(MALLOC_MMAP_THRESHOLD_), so that a freed tensor leaves the resident set at once.  The
+process takes one step first (AdamW creates its state), frees the gradients, then measures
+the second step: at every phase boundary (a layer's forward, the loss, the gradient reaching
+a layer, the optimizer step) it reads the resident set's high-water mark since the previous
+boundary (VmHWM) and resets it (/proc/self/clear_refs, 5).  The peak is the weights and the
+optimizer state plus the largest rise over the resident set at the step's start; its phase
+is the one where it happened.  vramlab's figure is the timeline's peak of the same step
+(framework `pytorch`, exact allocator, AdamW's single-tensor loop as torch on the CPU runs
+it), from tests/validate/predict --one.  Target: within 5%, and the same phase.
+"""
+import argparse
+import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+TARGET = 0.05
+# (preset, layers kept, width divisor, batch, seq, precision): no dropout, no recomputation
+CASES = [
+    ("gpt2", 2, 1, 2, 256, "fp32"),
+    ("gpt2", 2, 1, 8, 512, "fp32"),
+    ("mistral-7b", 2, 4, 1, 1024, "fp32"),
+    ("mistral-7b", 2, 4, 4, 512, "fp32"),
+    ("gpt2", 2, 1, 4, 256, "bf16"),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp"),
+]
+
+
+def status_kib(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+
+class Phases:
+    """Peak resident bytes over a baseline, per phase."""
+
+    def __init__(self):
+        self.active, self.name, self.peaks, self.base = False, None, [], 0
+
+    def start(self, name):
+        self.base = status_kib("VmRSS")
+        self.active = True
+        self._reset()
+        self.name = name
+
+    def _reset(self):
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+
+    def begin(self, name):
+        if not self.active:
+            return
+        self.peaks.append((self.name, status_kib("VmHWM") - self.base))
+        self._reset()
+        self.name = name
+
+    def stop(self):
+        self.begin(None)
+        self.active = False
+
+
+def child(arch, batch, seq, precision):
+    import contextlib
+    import torch
+    import measure
+    import models
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    model = models.Transformer(models.complete(arch))
+    if precision == "bf16":
+        model.to(torch.bfloat16)
+    model.train()
+    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "bf16-amp" \
+        else contextlib.nullcontext
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False)
+    ids = torch.randint(arch["vocab_size"], (batch, seq))
+    targets = torch.randint(arch["vocab_size"], (batch, seq))
+    meter = Phases()
+    for i, layer in enumerate(model.layers):
+        def pre(mod, inputs, i=i):
+            meter.begin("forward layer %d" % i)
+            if i == 0 and inputs[0].requires_grad:
+                inputs[0].register_hook(lambda g: meter.begin("backward embedding"))
+
+        def post(mod, inputs, out, i=i):
+            out.register_hook(lambda g, i=i: meter.begin("backward layer %d" % i))
+        layer.register_forward_pre_hook(pre)
+        layer.register_forward_hook(post)
+    model.norm.register_forward_pre_hook(lambda mod, inputs: meter.begin("loss"))
+
+    for step in range(2):
+        if step == 1:
+            gc.collect()
+            state = (measure.parameter_bytes(model) +
+                     measure.unique_bytes(v for st in opt.state.values() for v in st.values()
+                                          if isinstance(v, torch.Tensor)))
+            meter.start("forward embedding")
+        with autocast():
+            loss = model(ids, targets)
+        meter.begin("loss backward")
+        loss.backward()
+        del loss
+        meter.begin("optimizer step")
+        opt.step()
+        meter.begin("zero_grad")
+        opt.zero_grad(set_to_none=True)
+    meter.stop()
+    name, rise = max(meter.peaks, key=lambda p: p[1])
+    print(json.dumps({"peak": state + rise, "phase": name, "phases": meter.peaks}))
+
+
+def arch_of(presets, preset, layers, divisor):
+    import yaml
+    import models
+    with open(os.path.join(presets, preset + ".yaml")) as f:
+        arch = dict(yaml.safe_load(f)["architecture"])
+    arch["num_layers"], arch["dropout"] = layers, False
+    if divisor != 1:
+        head_dim = models.complete(arch)["head_dim"]
+        for key in ("hidden_size", "num_heads", "num_kv_heads", "intermediate_size"):
+            if key in arch:
+                arch[key] //= divisor
+        arch["head_dim"] = head_dim
+    return arch
+
+
+def measured(arch, batch, seq, precision):
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
+               MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
+                          json.dumps(arch), str(batch), str(seq), precision],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def predicted(predict, arch, batch, seq, precision):
+    import yaml
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        yaml.safe_dump({"kind": "model", "name": "validate-peak", "architecture": arch}, f,
+                       sort_keys=False)
+    try:
+        out = subprocess.run(
+            [predict, "--one", "pytorch", "allocator=exact,optimizer_impl=single-tensor",
+             "--preset-file", f.name, "--precision", precision, "--batch", str(batch),
+             "--seq", str(seq), "--overhead", "0"],
+            check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
+    finally:
+        os.unlink(f.name)
+    return int(out[0]), out[3].strip()
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--predict", required=True, help="tests/validate/predict")
+    ap.add_argument("--presets", required=True, help="the folder of model presets")
+    ap.add_argument("--case", help="run only the cases whose name contains this")
+    args = ap.parse_args()
+    ok = True
+    print("%-36s %14s %14s %8s  %-22s %s" % ("case", "measured", "timeline", "error",
+                                           "measured phase", "timeline phase"))
+    for preset, layers, divisor, batch, seq, precision in CASES:
+        name = "%s/%d %s b=%d s=%d" % (preset, divisor, precision, batch, seq)
+        if args.case and args.case not in name:
+            continue
+        arch = arch_of(args.presets, preset, layers, divisor)
+        got = measured(arch, batch, seq, precision)
+        pred, phase = predicted(args.predict, arch, batch, seq, precision)
+        err = (pred - got["peak"]) / got["peak"]
+        good = abs(err) <= TARGET and phase == got["phase"]
+        ok = ok and good
+        print("%-36s %14s %14s %+7.2f%%  %-22s %s%s" % (
+            name, format(got["peak"], ","),
+            format(pred, ","), 100 * err, got["phase"], phase, "" if good else "  MISS"))
+    print("\npeak within %g%% and in the same phase: %s" % (100 * TARGET,
+                                                          "all cases" if ok else "NOT ALL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
