@@ -53,15 +53,21 @@ if command -v python3 > /dev/null; then
     python3 - "$tmp/m.json" <<'PY' || fail "JSON schema check"
 import json, sys
 d = json.load(open(sys.argv[1]))
-keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes"}
+keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "peak", "gpu",
+        "inference", "speed", "lora", "cpu_per_node", "parallel", "solve", "notes"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
 assert set(g) == set(parts) | {"total"}
 assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
-assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
+pk = d["peak"] # the peak: above the sum's model states, reserved over allocated, + context
+assert all(isinstance(pk[k], int) for k in ("allocated", "reserved", "device", "context"))
+assert pk["allocated"] <= pk["reserved"] and pk["device"] == pk["reserved"] + pk["context"]
+assert sum(pk["alive"].values()) <= pk["allocated"] and pk["phase"]
+assert pk["device"] > g["total"] - g["overhead"]
+assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - pk["device"]
+assert d["gpu"]["fits"] == (pk["device"] <= d["gpu"]["capacity"])
 assert d["model"]["params"] == 7241732096
 assert d["inference"] is None and d["speed"] is None and d["solve"] is None
 assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/memory.h"
+#include "core/timeline.h"
 #include "core/solve.h"
 
 /* vl_settings_valid's reason for s without a model, or NULL. */
@@ -144,7 +145,7 @@ static void test_phases(void **state)
     vl_settings s = infer();
     s.seq = 1000;
     s.gen = 3000;
-    s.flash_attn = true;
+    s.attention = VL_ATTN_FLASH;
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
     /* decode workspace, by hand: residual 2 x 4096 x 2 B; the largest of attention
@@ -177,10 +178,14 @@ static void test_speed_bounds(void **state)
     assert_true(none.decode_tokens_per_s == 0);
 }
 
+/* What the solver judges: the step's peak on the device. */
 static uint64_t total(const vl_model *m, vl_settings s)
 {
-    vl_breakdown b;
-    return vl_estimate(m, &s, &b) ? UINT64_MAX : b.total;
+    vl_timeline t;
+    char why[256];
+    uint64_t peak = vl_timeline_for(m, &s, false, &t, why, sizeof why) ? t.peak.device : UINT64_MAX;
+    vl_timeline_free(&t);
+    return peak;
 }
 
 /* The solver's answer fits and the value past it does not. */
@@ -193,7 +198,7 @@ static void test_solver(void **state)
 
     vl_settings s = infer();
     s.gen = 4096;
-    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, cap, &sol));
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, cap, false, &sol));
     assert_int_equal(s.batch, sol.answer);
     assert_true(total(&m, s) <= cap);
     s.batch++;
@@ -201,7 +206,7 @@ static void test_solver(void **state)
     assert_int_equal(sol.next_total, total(&m, s));
 
     s = infer();
-    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONTEXT, cap, &sol));
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONTEXT, cap, false, &sol));
     assert_true(total(&m, s) <= cap);
     s.seq++;
     assert_true(total(&m, s) > cap);
@@ -209,24 +214,24 @@ static void test_solver(void **state)
     vl_settings t;
     vl_settings_default(&t);
     t.zero = 3;
-    assert_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, &sol));
+    assert_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, false, &sol));
     assert_true(t.gpus > 1 && total(&m, t) <= cap);
     t.gpus--;
     assert_true(total(&m, t) > cap);
 
     vl_settings_default(&t); /* ZeRO-0: no GPU count helps */
-    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, &sol));
+    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, false, &sol));
 
     s = infer(); /* tensor parallel: a divisor of the 32 heads */
     vl_model big = model((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
                                    .ffn = 28672, .vocab = 32000});
-    assert_null(vl_solve_fit(&big, &s, VL_SOLVE_MIN_GPUS, cap, &sol));
+    assert_null(vl_solve_fit(&big, &s, VL_SOLVE_MIN_GPUS, cap, false, &sol));
     assert_int_equal(s.gpus, 2);
     assert_int_equal(sol.next, 1);
     assert_true(sol.next_total > cap);
 
     s = infer(); /* nothing fits a tiny GPU */
-    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, 1ULL << 30, &sol));
+    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, 1ULL << 30, false, &sol));
 }
 
 /* DeepSeek-V3's multi-head latent attention caches the 512-wide latent and the 64-wide

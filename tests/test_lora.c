@@ -10,6 +10,14 @@
 #include "core/lora.h"
 #include "core/memory.h"
 
+/* The defaults with eager attention: the formulas below (Korthikanti et al., the article)
+ * keep the s x s scores, which the default framework's SDPA does not. */
+static void eager_defaults(vl_settings *s)
+{
+    vl_settings_default(s);
+    s->attention = VL_ATTN_EAGER;
+}
+
 /* vl_settings_valid's reason for s without a model, or NULL. */
 static const char *settings_why(const vl_settings *s)
 {
@@ -142,7 +150,7 @@ static void test_lora_llama_bf16_mixed(void **state)
     (void)state;
     vl_model m = llama_2_7b();
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.lora_rank = 8;
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
@@ -192,7 +200,7 @@ static void test_qlora_llama(void **state)
     assert_int_equal(largest, 4096ULL * 11008);
 
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.lora_rank = 8;
     s.qlora = true;
     vl_breakdown b;
@@ -224,7 +232,7 @@ static void test_qlora_mistral_8bit(void **state)
     (void)state;
     vl_model m = mistral_7b();
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.lora_rank = 16;
     s.lora_targets = VL_LORA_ALL_LINEAR;
     s.qlora = true;
@@ -254,17 +262,17 @@ static void test_lora_bad_settings(void **state)
     vl_model m = llama_2_7b();
     vl_settings s;
     vl_breakdown b;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.qlora = true;
     assert_non_null(strstr(settings_why(&s), "--qlora needs --lora-rank"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.lora_rank = VL_MAX_LORA_RANK + 1;
     assert_non_null(strstr(settings_why(&s), "--lora-rank"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.lora_rank = 8;
     s.mode = VL_MODE_INFER;
     assert_non_null(strstr(settings_why(&s), "--lora-rank applies to --mode train only"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.lora_rank = 8;
     s.lora_targets = 0;
     assert_non_null(vl_estimate(&m, &s, &b));
@@ -272,7 +280,7 @@ static void test_lora_bad_settings(void **state)
     vl_model g = {.arch = {.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
                            .mlp = VL_MLP_STANDARD}};
     vl_arch_defaults(&g.arch);
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.lora_rank = 8;
     s.lora_targets = 1u << VL_LORA_GATE;
     assert_non_null(strstr(vl_estimate(&g, &s, &b), "no gate"));
@@ -289,7 +297,7 @@ static void test_lora_all_linear_activations(void **state)
                                .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
                                .dropout = true});
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.seq = 1024;
     s.batch = 4;
     vl_activations full, lora;

@@ -9,6 +9,14 @@
 
 #include "core/memory.h"
 
+/* The defaults with eager attention: the formulas below (Korthikanti et al., the article)
+ * keep the s x s scores, which the default framework's SDPA does not. */
+static void eager_defaults(vl_settings *s)
+{
+    vl_settings_default(s);
+    s->attention = VL_ATTN_EAGER;
+}
+
 /* vl_settings_valid's reason for s without a model, or NULL. */
 static const char *settings_why(const vl_settings *s)
 {
@@ -21,7 +29,7 @@ typedef unsigned __int128 u128;
 static vl_settings settings(vl_precision p, vl_optimizer o, bool copy, bool fp32_grads)
 {
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.precision = p;
     s.optimizer = o;
     s.fp32_grad_copy = copy;
@@ -154,13 +162,13 @@ static void test_korthikanti_gpt3_layer(void **state)
 
     /* flash attention: no s² tensors (and no mask), fp32 row statistics 4·a·s·b */
     s.recompute = VL_RECOMPUTE_NONE;
-    s.flash_attn = true;
+    s.attention = VL_ATTN_FLASH;
     vl_activations_compute(&a, &s, &act, &ovf);
     assert_int_equal(act.layer_bytes, 34 * sbh + 4ULL * 96 * 2048);
 
     /* fp32 doubles every tensor but the 1-byte dropout masks: of the 34sbh, 32sbh are
      * 16-bit tensors and 2sbh masks; of the 5as²b, 4as²b are 16-bit and as²b the mask */
-    s.flash_attn = false;
+    s.attention = VL_ATTN_EAGER;
     s.precision = VL_FP32;
     vl_activations_compute(&a, &s, &act, &ovf);
     assert_int_equal(act.layer_bytes, 2 * (32 * sbh + 4 * 96 * 2048ULL * 2048) + 2 * sbh +
@@ -191,7 +199,7 @@ static void test_gqa_gated_no_dropout(void **state)
 
     /* flash attention takes the 8 KV heads as they are: K, V 2·s·b·(8·128) each, and fp32
      * row statistics 4·a·s·b instead of the s² tensor */
-    s.flash_attn = true;
+    s.attention = VL_ATTN_FLASH;
     vl_activations_compute(&a, &s, &act, &ovf);
     assert_int_equal(act.layer_bytes, 2 * 6 * sbh + 4 * 2 * sbh + 2 * 2 * sb * 1024 +
                                           4ULL * 32 * sb + 4 * 2 * sb * 14336);
@@ -199,7 +207,7 @@ static void test_gqa_gated_no_dropout(void **state)
     /* full recompute in 16 bits: the fp32 upcast is a copy, so the recomputed layer's first
      * norm shares nothing with the kept input; in fp32 the upcast is the input itself.
      * The embedding side: token ids 8sb and the RoPE tables, 2 x s·d in the residual dtype */
-    s.flash_attn = false;
+    s.attention = VL_ATTN_EAGER;
     s.recompute = VL_RECOMPUTE_FULL;
     vl_activations_compute(&a, &s, &act, &ovf);
     uint64_t layer16 = 2 * 6 * sbh + 6 * 2 * sbh + 2ULL * 32 * 4096 * 4096 * 2 + 4 * 2 * sb * 14336;
@@ -317,21 +325,21 @@ static void test_settings_check(void **state)
 {
     (void)state;
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     assert_null(settings_why(&s));
     s.gpus = 0;
     assert_non_null(strstr(settings_why(&s), "--gpus"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.zero = 4;
     assert_non_null(strstr(settings_why(&s), "--zero"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.seq = VL_MAX_SEQ + 1;
     assert_non_null(strstr(settings_why(&s), "--seq"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.precision = VL_BF16;
     s.fp32_grads = true;
     assert_non_null(strstr(settings_why(&s), "--fp32-grads"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.gen = 10;
     assert_non_null(strstr(settings_why(&s), "--gen"));
 }
@@ -349,7 +357,7 @@ static void test_default_llama(void **state)
                            .vocab = 32000}};
     vl_arch_defaults(&m.arch);
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * 6738415616ULL);
@@ -378,7 +386,7 @@ static void test_offload(void **state)
                 if (o == VL_OFFLOAD_PARAMS && z != 3)
                     continue;
                 vl_settings s;
-                vl_settings_default(&s);
+                eager_defaults(&s);
                 s.zero = z;
                 s.gpus = 16;
                 s.lora_rank = lora ? 8 : 0;
@@ -412,7 +420,7 @@ static void test_offload(void **state)
 
     /* GPUs a node: 8 by default, never more than the run's; --gpus-per-node 4 over 16 */
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.zero = 2;
     s.offload = VL_OFFLOAD_OPTIMIZER;
     vl_breakdown b;
@@ -428,7 +436,7 @@ static void test_offload(void **state)
     assert_int_equal(b.cpu.node_total, 4 * 16 * 6738415616ULL / 16);
 
     /* where offload does not apply */
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.offload = VL_OFFLOAD_OPTIMIZER;
     assert_non_null(strstr(settings_why(&s), "--offload optimizer needs --zero"));
     s.zero = 2;
@@ -438,7 +446,7 @@ static void test_offload(void **state)
     s.mode = VL_MODE_INFER;
     assert_non_null(strstr(settings_why(&s), "--offload applies to --mode train only"));
     /* the ZeRO 0-3 comparison steps an offload down where the stage does not allow it */
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.zero = 3;
     s.offload = VL_OFFLOAD_PARAMS;
     for (unsigned z = 0; z < 4; z++) {
@@ -541,7 +549,7 @@ static void test_parallel_states(void **state)
     (void)state;
     vl_model m = {.arch = gpt3_175b()};
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.tp = 8;
     s.pp = 8;
     s.gpus = 1024;
@@ -564,7 +572,7 @@ static void test_parallel_states(void **state)
     vl_model l = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
                            .vocab = 32000}};
     vl_arch_defaults(&l.arch);
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.tp = 2;
     s.gpus = 8;
     s.zero = 3;
@@ -586,7 +594,7 @@ static void test_parallel_invalid(void **state)
     vl_arch_defaults(&l.arch);
     vl_settings s;
     vl_breakdown b;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.tp = 3;
     s.gpus = 8;
     assert_non_null(strstr(settings_why(&s), "--gpus must be a multiple of --tp x --pp"));
@@ -595,19 +603,19 @@ static void test_parallel_invalid(void **state)
     s.tp = 16;
     s.gpus = 16;
     assert_non_null(strstr(vl_estimate(&l, &s, &b), "--tp 16 must divide the model's 8 KV heads"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.pp = 64;
     s.gpus = 64;
     assert_non_null(strstr(vl_estimate(&l, &s, &b), "--pp 64 must be at most the model's 32 layers"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.sp = true;
     assert_non_null(strstr(settings_why(&s), "--sp"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.tp = 2;
     s.gpus = 2;
     s.lora_rank = 8;
     assert_non_null(strstr(settings_why(&s), "--lora-rank with --tp or --pp"));
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.mode = VL_MODE_INFER;
     s.pp = 2;
     s.gpus = 2;
@@ -628,7 +636,7 @@ static void test_adafactor(void **state)
     vl_arch_defaults(&m.arch);
     const uint64_t P = 6738415616ULL;
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     vl_breakdown b;
     s.optimizer = VL_ADAFACTOR;
     assert_null(vl_estimate(&m, &s, &b));
@@ -663,7 +671,7 @@ static void test_muon(void **state)
     vl_arch_defaults(&m.arch);
     const uint64_t P = 6738415616ULL, rest = 262410240ULL;
     vl_settings s;
-    vl_settings_default(&s);
+    eager_defaults(&s);
     s.optimizer = VL_MUON;
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));

@@ -33,7 +33,7 @@ const char *const theme_names[N_THEMES] = {"default", "high-contrast"};
 
 typedef enum {
     OPT_PRESET, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_PARAMS, OPT_GPU, OPT_FORMAT, OPT_UNITS,
-    OPT_EXPLAIN, OPT_CHECK_FIT, OPT_SOLVE, OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME,
+    OPT_EXPLAIN, OPT_TIMELINE, OPT_CHECK_FIT, OPT_SOLVE, OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME,
     OPT_HELP, N_APP_OPTIONS
 } app_option;
 
@@ -57,8 +57,10 @@ static const struct app_opt {
                    GROUP_OUTPUT},
     [OPT_EXPLAIN] = {"explain", NULL, "list every activation tensor saved for backward",
                      GROUP_OUTPUT},
-    [OPT_CHECK_FIT] = {"check-fit", NULL, "exit 1 when the run does not fit the GPU",
-                       GROUP_OUTPUT},
+    [OPT_TIMELINE] = {"timeline", NULL, "list the step's tensors as they are allocated and "
+                      "freed, with the memory after each", GROUP_OUTPUT},
+    [OPT_CHECK_FIT] = {"check-fit", NULL, "exit 1 when the run does not fit the GPU at its "
+                       "peak", GROUP_OUTPUT},
     [OPT_SOLVE] = {"solve", "S", "max-batch, max-context or min-gpus: the exact largest "
                    "(smallest) value that fits the GPU, and the breakdown there", GROUP_OUTPUT},
     [OPT_NO_MOUSE] = {"no-mouse", NULL, "ignore the mouse", GROUP_TUI},
@@ -68,10 +70,15 @@ static const struct app_opt {
     [OPT_HELP] = {"help", NULL, "this help", GROUP_NONE},
 };
 
-/* getopt_long's codes: the settings' flags, their --no- flags, then the rest. */
+/* Old flags that name a setting's value (vl_setting_alias). */
+static const char *const alias_flags[] = {"flash-attn", "no-flash-attn"};
+#define N_ALIASES (sizeof alias_flags / sizeof *alias_flags)
+
+/* getopt_long's codes: the settings' flags, their --no- flags, the aliases, then the rest. */
 #define CODE_SETTING 256
 #define CODE_NO_SETTING (CODE_SETTING + VL_N_SETTINGS)
-#define CODE_APP (CODE_NO_SETTING + VL_N_SETTINGS)
+#define CODE_ALIAS (CODE_NO_SETTING + VL_N_SETTINGS)
+#define CODE_APP (CODE_ALIAS + (int)N_ALIASES)
 
 static void build_long_options(struct option *opts)
 {
@@ -84,13 +91,15 @@ static void build_long_options(struct option *opts)
         if (d->no_flag)
             opts[n++] = (struct option){d->no_flag, no_argument, NULL, CODE_NO_SETTING + k};
     }
+    for (size_t i = 0; i < N_ALIASES; i++)
+        opts[n++] = (struct option){alias_flags[i], no_argument, NULL, CODE_ALIAS + (int)i};
     for (int i = 0; i < N_APP_OPTIONS; i++)
         opts[n++] = (struct option){app_options[i].name,
                                     app_options[i].arg ? required_argument : no_argument, NULL,
                                     CODE_APP + i};
     opts[n] = (struct option){NULL, 0, NULL, 0};
 }
-#define N_LONG_OPTIONS (2 * VL_N_SETTINGS + N_APP_OPTIONS + 1)
+#define N_LONG_OPTIONS (2 * VL_N_SETTINGS + N_ALIASES + N_APP_OPTIONS + 1)
 
 int option_choice(const char *flag, const char *arg, const char *const *names, int n, int *out)
 {
@@ -143,6 +152,7 @@ static int parse_app(run_opts *o, app_option i, const char *arg)
         o->units = (vl_units)e;
         break;
     case OPT_EXPLAIN: o->explain = true; break;
+    case OPT_TIMELINE: o->timeline = true; break;
     case OPT_CHECK_FIT: o->check_fit = true; break;
     case OPT_SOLVE:
         rc = option_choice("solve", arg, vl_solve_names, VL_N_SOLVES, &e);
@@ -283,8 +293,13 @@ int options_parse(int argc, char **argv, run_opts *o, const char *command)
     int code, rc;
     options_start();
     while ((rc = options_next(argc, argv, opts, command, &code)) == EXIT_OK && code != -1) {
+        vl_setting k;
+        const char *value;
         if (code >= CODE_APP)
             rc = parse_app(o, (app_option)(code - CODE_APP), optarg);
+        else if (code >= CODE_ALIAS && vl_setting_alias(alias_flags[code - CODE_ALIAS], NULL, &k,
+                                                        &value))
+            rc = parse_setting(o, k, false, value);
         else if (code >= CODE_NO_SETTING)
             rc = parse_setting(o, (vl_setting)(code - CODE_NO_SETTING), true, optarg);
         else
@@ -390,6 +405,7 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     vl_settings_default(&o->s);
     vl_settings_apply(&o->s, &scenario);
     vl_settings_apply(&o->s, &o->flags);
+    o->overhead_given = ((scenario.given | o->flags.given) & (1u << VL_SET_OVERHEAD)) != 0;
     /* flags of the other mode would be silently ignored: say so instead */
     for (int k = 0; k < VL_N_SETTINGS; k++)
         if ((o->flags.given & (1u << k)) && !vl_setting_applies((vl_setting)k, &o->s))

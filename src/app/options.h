@@ -27,6 +27,9 @@ typedef struct run_opts {
     report_format format;
     vl_units units;
     bool check_fit, explain, help;
+    bool timeline;                    /* --timeline: list the step's events */
+    bool overhead_given;              /* a flag or the scenario set the overhead: it replaces
+                                       * the modelled CUDA context at the peak */
     bool solving;
     vl_solve solve;
     bool no_mouse, no_color, ascii;   /* the explorer only */

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "core/memory.h"
+#include "core/timeline.h"
 #include "app/options.h"
 #include "report/report.h"
 
@@ -13,7 +14,7 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     vl_solution sol;
     char why[VL_ERR_LEN];
     if (o->solving) {
-        const char *none = vl_solve_fit(model, &o->s, o->solve, gpu->memory, &sol);
+        const char *none = vl_solve_fit(model, &o->s, o->solve, gpu->memory, o->overhead_given, &sol);
         if (none) {
             fprintf(stderr, "vramlab: --solve %s on %s: %s\n", vl_solve_names[o->solve],
                     gpu->name, none);
@@ -26,10 +27,17 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     bool training = o->s.mode == VL_MODE_TRAIN;
     if (training && !report_zero_sweep(model, &o->s, zero, why, sizeof why))
         return usage_error("%s", why);
+    vl_timeline tl;
+    if (!vl_timeline_for(model, &o->s, o->overhead_given, &tl, why, sizeof why)) {
+        vl_timeline_free(&tl);
+        return usage_error("%s", why);
+    }
     report r = {model, &o->s, &b, gpu, o->units, o->explain, training ? zero : NULL,
-                o->solving ? &sol : NULL, o->solve};
+                o->solving ? &sol : NULL, o->solve, &tl, o->timeline};
     report_write(stdout, o->format, &r);
-    return o->check_fit && !report_fits(&r) ? EXIT_NOFIT : EXIT_OK;
+    bool fits = report_fits(&r);
+    vl_timeline_free(&tl);
+    return o->check_fit && !fits ? EXIT_NOFIT : EXIT_OK;
 }
 
 int cmd_estimate(int argc, char **argv)

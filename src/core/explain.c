@@ -92,7 +92,9 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP "
                  "and the last position's fp32 logits, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
-                 s->flash_attn ? " (flash)" : " (with s x s scores)",
+                 s->attention == VL_ATTN_FLASH  ? " (flash)"
+                 : s->attention == VL_ATTN_SDPA ? " (sdpa)"
+                                                : " (with s x s scores)",
                  inf->decode_peak ? "one new token per sequence" : "the whole prompt",
                  vl_fmt_bytes(inf->prefill.workspace, u, x, sizeof x),
                  vl_fmt_bytes(inf->decode.workspace, u, y, sizeof y), v);
@@ -245,7 +247,8 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
                      (unsigned long long)a->layers, x, a->n_layer,
                      vl_precision_is_amp(s->precision) ? ", under autocast" : "",
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
-                     : s->flash_attn                         ? ", flash attention"
+                     : s->attention == VL_ATTN_FLASH          ? ", flash attention"
+                     : s->attention == VL_ATTN_SDPA           ? ", sdpa attention"
                                                              : "",
                      b->lora.on ? "; frozen linear layers keep no input, adapters their x.A"
                                 : "",

@@ -8,9 +8,6 @@
 
 #include "names.h"
 
-const char *const vl_attention_names[VL_N_ATTENTIONS] = {VL_ATTENTIONS(VL_ENUM_NAME)};
-const char *const vl_head_names[VL_N_HEADS] = {VL_HEADS(VL_ENUM_NAME)};
-const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES] = {VL_LOSS_DTYPES(VL_ENUM_NAME)};
 const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
 const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENUM_NAME)};
 const char *const vl_allocator_names[VL_N_ALLOCATORS] = {VL_ALLOCATORS(VL_ENUM_NAME)};
@@ -47,8 +44,8 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .reduce_bucket = 500000000, .prefetch_bucket = 50000000,                                 \
     .allocator = VL_ALLOC_CACHING, .labels = 2
 
-const vl_framework vl_frameworks[] = {
-    {
+const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
+    [VL_FW_PYTORCH] = {
         .name = "pytorch",
         .display = "PyTorch, plain eager modules",
         RUNTIME_DEFAULTS,
@@ -63,7 +60,7 @@ const vl_framework vl_frameworks[] = {
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
     },
-    {
+    [VL_FW_HF] = {
         .name = "hf",
         .display = "Hugging Face transformers Trainer + PEFT",
         RUNTIME_DEFAULTS,
@@ -84,7 +81,7 @@ const vl_framework vl_frameworks[] = {
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 1,
     },
-    {
+    [VL_FW_MEGATRON] = {
         .name = "megatron",
         .display = "Megatron-LM (Megatron-Core, Transformer Engine)",
         RUNTIME_DEFAULTS,
@@ -100,7 +97,7 @@ const vl_framework vl_frameworks[] = {
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
         .prefill_chunk = 0, .kv_preallocated = true, .cuda_graphs = false, .sampler_fp32 = 0,
     },
-    {
+    [VL_FW_DEEPSPEED] = {
         .name = "deepspeed",
         .display = "DeepSpeed ZeRO with a transformers model",
         RUNTIME_DEFAULTS,
@@ -113,7 +110,7 @@ const vl_framework vl_frameworks[] = {
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
     },
-    {
+    [VL_FW_VLLM] = {
         .name = "vllm",
         .display = "vLLM serving engine",
         RUNTIME_DEFAULTS,
@@ -133,7 +130,23 @@ const vl_framework vl_frameworks[] = {
         .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2,
     },
 };
-const size_t vl_n_frameworks = sizeof vl_frameworks / sizeof *vl_frameworks;
+const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
+
+void vl_framework_of(const vl_settings *s, vl_framework *f)
+{
+    *f = vl_frameworks[s->framework];
+    f->attention = s->attention;
+    f->head = s->head;
+    f->labels = s->labels;
+    f->loss_dtype = s->loss_dtype;
+}
+
+void vl_settings_take_framework(vl_settings *s, vl_framework_id id)
+{
+    s->framework = id;
+    s->attention = vl_frameworks[id].attention;
+    s->loss_dtype = vl_frameworks[id].loss_dtype;
+}
 
 const vl_framework *vl_framework_find(const char *name)
 {

@@ -15,15 +15,8 @@
 
 #include "settings.h" /* VL_ENUM_ID, VL_ENUM_NAME */
 
-/* X-macro lists: (enum constant, name as YAML, JSON and the CLI spell it). */
-#define VL_ATTENTIONS(X) X(VL_ATTN_EAGER, "eager") X(VL_ATTN_SDPA, "sdpa") X(VL_ATTN_FLASH, "flash")
-/* lm: next-token logits over the vocabulary; cls: sequence classification (one row of
- * `labels` logits per sequence); mlm: BERT's masked-LM head (a transform, then the vocab) */
-#define VL_HEADS(X) X(VL_HEAD_LM, "lm") X(VL_HEAD_CLS, "cls") X(VL_HEAD_MLM, "mlm")
-/* the dtype cross-entropy reads: fp32 (the logits upcast first) or the model's 16 bits */
-#define VL_LOSS_DTYPES(X) X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16")
-/* exact: nn.GELU / F.gelu, one saved input; tanh: F.gelu(approximate="tanh"), fused, the
- * same; tanh-composite: GPT-2's 0.5·x·(1 + tanh(...)) in Python, four saved tensors */
+/* X-macro lists: (enum constant, name as YAML, JSON and the CLI spell it); the attention,
+ * head and loss dtype lists are settings (settings.h). */
 #define VL_GELUS(X) X(VL_GELU_EXACT, "exact") X(VL_GELU_TANH, "tanh") \
     X(VL_GELU_TANH_COMPOSITE, "tanh-composite")
 /* torch.optim's three implementations (torch/optim/adamw.py): foreach (_multi_tensor_*),
@@ -34,16 +27,10 @@
  * every tensor its own bytes (reserved = allocated) */
 #define VL_ALLOCATORS(X) X(VL_ALLOC_CACHING, "caching") X(VL_ALLOC_EXACT, "exact")
 
-typedef enum { VL_ATTENTIONS(VL_ENUM_ID) VL_N_ATTENTIONS } vl_attention;
-typedef enum { VL_HEADS(VL_ENUM_ID) VL_N_HEADS } vl_head;
-typedef enum { VL_LOSS_DTYPES(VL_ENUM_ID) VL_N_LOSS_DTYPES } vl_loss_dtype;
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
 typedef enum { VL_ALLOCATORS(VL_ENUM_ID) VL_N_ALLOCATORS } vl_allocator;
 
-extern const char *const vl_attention_names[VL_N_ATTENTIONS];
-extern const char *const vl_head_names[VL_N_HEADS];
-extern const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES];
 extern const char *const vl_gelu_names[VL_N_GELUS];
 extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
 extern const char *const vl_allocator_names[VL_N_ALLOCATORS];
@@ -84,11 +71,18 @@ typedef struct vl_framework {
     uint64_t sampler_fp32;      /* fp32 b x V tensors the sampler keeps besides the logits */
 } vl_framework;
 
-/* The built-in profiles: pytorch, hf, megatron, deepspeed, vllm. */
-extern const vl_framework vl_frameworks[];
+/* The built-in profiles, by VL_FRAMEWORK_LIST (settings.h). */
+extern const vl_framework vl_frameworks[VL_N_FRAMEWORKS];
 extern const size_t vl_n_frameworks;
 /* The default: what a user of current PyTorch and transformers gets (hf). */
 #define VL_FRAMEWORK_DEFAULT "hf"
+
+/* The profile of s's framework with the choices s makes itself (attention, head, labels,
+ * loss dtype) over it. */
+void vl_framework_of(const vl_settings *s, vl_framework *f);
+/* s runs on framework id: its attention and loss dtype become the profile's (a flag or a
+ * scenario may override them after). */
+void vl_settings_take_framework(vl_settings *s, vl_framework_id id);
 
 /* The built-in named name, or NULL. */
 const vl_framework *vl_framework_find(const char *name);

@@ -189,7 +189,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const bool drop = a->dropout, gated = a->mlp == VL_MLP_GATED;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
     /* the s² path keeps K and V as repeat_kv widened them to the a query heads */
-    const bool explicit_core = core_saved && !s->flash_attn;
+    const bool explicit_core = core_saved && s->attention == VL_ATTN_EAGER;
     /* tensor parallel t (Korthikanti et al. 2022, Table 2): what attention and the MLP keep
      * is split by heads and by the FFN width (TS); the norms' inputs, the projections'
      * inputs and the residual dropout masks are whole on every GPU (RS) unless sequence

@@ -149,8 +149,9 @@ static const key_desc scenario_keys[] = {
 #undef ENUM
 
 /* A scenario's settings: the settings table's rows in vl_setting order (the given bit of
- * key i is 1 << i), then the GPU. */
-static void settings_keys(key_desc keys[VL_N_SETTINGS + 2])
+ * key i is 1 << i), then the GPU, then the old key flash_attn. */
+#define N_SETTINGS_KEYS (VL_N_SETTINGS + 3)
+static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
 {
     static const vtype types[] = {[VL_ST_COUNT] = T_COUNT, [VL_ST_SIZE] = T_SIZE,
                                   [VL_ST_ENUM] = T_ENUM, [VL_ST_BOOL] = T_BOOL,
@@ -163,7 +164,9 @@ static void settings_keys(key_desc keys[VL_N_SETTINGS + 2])
     }
     keys[VL_N_SETTINGS] = (key_desc){"gpu", T_NAME, offsetof(vl_scenario, gpu),
                                      sizeof(((vl_scenario *)0)->gpu)};
-    keys[VL_N_SETTINGS + 1] = (key_desc){NULL, 0};
+    keys[VL_N_SETTINGS + 1] = (key_desc){"flash_attn", T_BOOL, offsetof(vl_scenario, flash_attn),
+                                         sizeof(bool)};
+    keys[VL_N_SETTINGS + 2] = (key_desc){NULL, 0};
 }
 
 #define MAX_KEYS 48
@@ -494,13 +497,24 @@ static bool load_scenario(vl_ydoc *d, vl_scenario *s)
                                                   : "missing key 'model' (or 'params')");
     yaml_node_t *node = top.maps[key_index(scenario_keys, "settings")];
     if (node) {
-        key_desc keys[VL_N_SETTINGS + 2];
+        key_desc keys[N_SETTINGS_KEYS];
         settings_keys(keys);
         if (!walk_map(d, node, keys, "settings.", s, &set))
             return false;
         for (int k = 0; k < VL_N_SETTINGS; k++)
             if (set.seen[k])
                 vl_patch_mark(&s->settings, (vl_setting)k);
+        if (set.seen[VL_N_SETTINGS + 1]) { /* flash_attn: true is attention: flash */
+            vl_setting k;
+            const char *value;
+            if (set.seen[VL_SET_ATTENTION])
+                return vl_ydoc_fail(d, set.marks[VL_N_SETTINGS + 1],
+                                    "settings.flash_attn: give attention or flash_attn, not both");
+            vl_setting_alias("flash_attn", s->flash_attn ? "true" : "false", &k, &value);
+            char why[128];
+            vl_setting_parse(k, value, &s->settings.values, why, sizeof why);
+            vl_patch_mark(&s->settings, k);
+        }
         vl_settings all;
         vl_settings_default(&all);
         vl_settings_apply(&all, &s->settings);

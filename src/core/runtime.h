@@ -43,7 +43,7 @@ uint64_t vl_alloc_segment(uint64_t rounded);
 /* GPU generations, by compute capability, for the CUDA context. */
 #define VL_GPU_ARCHS(X) X(VL_ARCH_VOLTA, "volta") X(VL_ARCH_TURING, "turing") \
     X(VL_ARCH_AMPERE, "ampere") X(VL_ARCH_ADA, "ada") X(VL_ARCH_HOPPER, "hopper") \
-    X(VL_ARCH_BLACKWELL, "blackwell")
+    X(VL_ARCH_BLACKWELL, "blackwell") X(VL_ARCH_UNKNOWN, "unknown")
 typedef enum { VL_GPU_ARCHS(VL_ENUM_ID) VL_N_GPU_ARCHS } vl_gpu_arch;
 extern const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS];
 

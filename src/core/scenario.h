@@ -18,6 +18,7 @@ typedef struct vl_scenario {
     uint64_t params;             /* a free parameter count (like --params), or 0 */
     char gpu[64];                /* a GPU preset, or "" for the default */
     vl_settings_patch settings;
+    bool flash_attn;             /* the old key settings.flash_attn (vl_setting_alias) */
 } vl_scenario;
 
 #endif

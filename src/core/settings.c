@@ -4,11 +4,16 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "framework.h"
 #include "lora.h"
 #include "names.h"
 #include "units.h"
 
 const char *const vl_mode_names[VL_N_MODES] = {VL_MODE_LIST(VL_ENUM_NAME)};
+const char *const vl_attention_names[VL_N_ATTENTIONS] = {VL_ATTENTIONS(VL_ENUM_NAME)};
+const char *const vl_head_names[VL_N_HEADS] = {VL_HEADS(VL_ENUM_NAME)};
+const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES] = {VL_LOSS_DTYPES(VL_ENUM_NAME)};
+const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
 #define OPTIMIZER_LABEL(id, name, label, rule, shaped) label,
@@ -25,7 +30,9 @@ const char *const vl_setting_keys[VL_N_SETTINGS] = {VL_SETTING_LIST(VL_ENUM_NAME
 
 _Static_assert(sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(int) &&
                    sizeof(vl_optimizer) == sizeof(int) && sizeof(vl_recompute) == sizeof(int) &&
-                   sizeof(vl_offload) == sizeof(int) && sizeof(vl_dtype) == sizeof(int),
+                   sizeof(vl_offload) == sizeof(int) && sizeof(vl_dtype) == sizeof(int) &&
+                   sizeof(vl_attention) == sizeof(int) && sizeof(vl_head) == sizeof(int) &&
+                   sizeof(vl_loss_dtype) == sizeof(int) && sizeof(vl_framework_id) == sizeof(int),
                "enum settings are read and written as int");
 _Static_assert(VL_DT_INT4 == VL_N_DTYPES - 1, "the KV cache takes every dtype but the last, int4");
 
@@ -65,6 +72,11 @@ static const char *sp_inert(const vl_settings *s)
 static const char *group_inert(const vl_settings *s)
 {
     return s->weight_dtype == VL_DT_INT4 ? NULL : "groups apply to int4 weights";
+}
+
+static const char *labels_inert(const vl_settings *s)
+{
+    return s->head == VL_HEAD_CLS ? NULL : "classes apply to the cls head";
 }
 
 static const char *per_node_inert(const vl_settings *s)
@@ -115,9 +127,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         ENUM(vl_recompute_names, VL_N_RECOMPUTES), .modes = VL_IN_TRAIN, .arg = "R",
         .help = "activations recomputed in backward (default none)",
         .label = "recompute", .json_break = true},
-    ROW(VL_SET_FLASH_ATTN) .flag = "flash-attn", .no_flag = "no-flash-attn",
-        FIELD(flash_attn), .type = VL_ST_BOOL, .modes = VL_IN_BOTH,
-        .help = "attention without the s^2 matrices (default off)", .label = "flash attn"},
+    ROW(VL_SET_ATTENTION) .flag = "attention", FIELD(attention),
+        ENUM(vl_attention_names, VL_N_ATTENTIONS), .modes = VL_IN_BOTH, .arg = "A",
+        .help = "the attention kernel: eager keeps the s^2 scores, sdpa and flash do not "
+                "(default: the framework's; --flash-attn is --attention flash, "
+                "--no-flash-attn --attention eager)",
+        .label = "attention"},
     ROW(VL_SET_FP32_GRADS) .flag = "fp32-grads", FIELD(fp32_grads), .type = VL_ST_BOOL,
         .modes = VL_IN_TRAIN, .help = "gradients in fp32 (Megatron-LM main grads)",
         .label = "fp32 grads", .inert = fp32_grads_inert},
@@ -168,7 +183,25 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_GRAD_ACCUM) .flag = "grad-accum", FIELD(grad_accum), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GRAD_ACCUM), .modes = VL_IN_TRAIN, .arg = "N",
         .help = "micro-batches per optimizer step (default 1)", .label = "grad accum",
-        SLIDER(1, 1024, VL_STEP_POW2)},
+        SLIDER(1, 1024, VL_STEP_POW2), .json_break = true},
+    ROW(VL_SET_FRAMEWORK) .flag = "framework", FIELD(framework),
+        ENUM(vl_framework_names, VL_N_FRAMEWORKS), .modes = VL_IN_BOTH, .arg = "F",
+        .help = "what the framework allocates besides the model: its attention kernel, loss, "
+                "optimizer implementation, allocator, buckets, a server's chunks and sampler "
+                "(default hf: current PyTorch and transformers)",
+        .label = "framework"},
+    ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
+        .modes = VL_IN_TRAIN, .arg = "H",
+        .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "
+                "(sequence classification, --labels classes) or mlm (default lm)",
+        .label = "head"},
+    ROW(VL_SET_LABELS) .flag = "labels", FIELD(labels), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_LABELS), .modes = VL_IN_TRAIN, .arg = "N",
+        .help = "classes of the cls head (default 2)", .inert = labels_inert},
+    ROW(VL_SET_LOSS_DTYPE) .flag = "loss-dtype", FIELD(loss_dtype),
+        ENUM(vl_loss_dtype_names, VL_N_LOSS_DTYPES), .modes = VL_IN_TRAIN, .arg = "D",
+        .help = "the dtype cross-entropy reads the logits in (default: the framework's)",
+        .label = "loss dtype"},
 };
 #undef ROW
 #undef SLIDER
@@ -195,6 +228,23 @@ int vl_setting_by_flag(const char *name, bool *negated)
         }
     }
     return -1;
+}
+
+bool vl_setting_alias(const char *name, const char *yaml_value, vl_setting *k,
+                      const char **value)
+{
+    bool on;
+    if (yaml_value ? strcmp(name, "flash_attn") == 0 : strcmp(name, "flash-attn") == 0)
+        on = yaml_value ? strcmp(yaml_value, "true") == 0 : true;
+    else if (!yaml_value && strcmp(name, "no-flash-attn") == 0)
+        on = false;
+    else
+        return false;
+    if (yaml_value && !on && strcmp(yaml_value, "false") != 0)
+        return false; /* not a switch's value: the key's own message */
+    *k = VL_SET_ATTENTION;
+    *value = on ? "flash" : "eager";
+    return true;
 }
 
 uint64_t vl_setting_get(vl_setting k, const vl_settings *s)
@@ -320,13 +370,14 @@ void vl_settings_default(vl_settings *s)
     *s = (vl_settings){
         .mode = VL_MODE_TRAIN, .precision = VL_BF16_MIXED, .optimizer = VL_ADAMW,
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
-        .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .flash_attn = false,
+        .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
     };
+    vl_settings_take_framework(s, VL_FW_HF); /* what current PyTorch and transformers do */
 }
 
 /* The table's ranges and choices, for settings made in code rather than parsed, and the
@@ -458,6 +509,9 @@ void vl_patch_mark(vl_settings_patch *p, vl_setting k)
 
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
 {
+    /* a framework brings its choices, which the patch's own settings may then override */
+    if (p->given & (1u << VL_SET_FRAMEWORK))
+        vl_settings_take_framework(s, p->values.framework);
     for (int k = 0; k < VL_N_SETTINGS; k++)
         if (p->given & (1u << k))
             vl_setting_put((vl_setting)k, s, vl_setting_get((vl_setting)k, &p->values));

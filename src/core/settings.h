@@ -51,7 +51,25 @@
     X(VL_DT_FP32, "fp32") X(VL_DT_FP16, "fp16") X(VL_DT_BF16, "bf16") X(VL_DT_FP8, "fp8")     \
     X(VL_DT_INT8, "int8") X(VL_DT_INT4, "int4")
 
+/* The attention kernel: eager keeps the s x s scores and probabilities for backward; sdpa
+ * (PyTorch's scaled_dot_product_attention, flash or memory-efficient) and flash keep the
+ * output and the row statistics only. */
+#define VL_ATTENTIONS(X) X(VL_ATTN_EAGER, "eager") X(VL_ATTN_SDPA, "sdpa") X(VL_ATTN_FLASH, "flash")
+/* lm: next-token logits over the vocabulary; cls: sequence classification (one row of
+ * `labels` logits per sequence); mlm: BERT's masked-LM head (a transform, then the vocab) */
+#define VL_HEADS(X) X(VL_HEAD_LM, "lm") X(VL_HEAD_CLS, "cls") X(VL_HEAD_MLM, "mlm")
+/* the dtype cross-entropy reads: fp32 (the logits upcast first) or the model's 16 bits */
+#define VL_LOSS_DTYPES(X) X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16")
+/* The built-in framework profiles (framework.c): what the framework chooses for the user. */
+#define VL_FRAMEWORK_LIST(X)                                                                  \
+    X(VL_FW_PYTORCH, "pytorch") X(VL_FW_HF, "hf") X(VL_FW_MEGATRON, "megatron")              \
+    X(VL_FW_DEEPSPEED, "deepspeed") X(VL_FW_VLLM, "vllm")
+
 typedef enum { VL_MODE_LIST(VL_ENUM_ID) VL_N_MODES } vl_mode;
+typedef enum { VL_ATTENTIONS(VL_ENUM_ID) VL_N_ATTENTIONS } vl_attention;
+typedef enum { VL_HEADS(VL_ENUM_ID) VL_N_HEADS } vl_head;
+typedef enum { VL_LOSS_DTYPES(VL_ENUM_ID) VL_N_LOSS_DTYPES } vl_loss_dtype;
+typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
@@ -60,6 +78,10 @@ typedef enum { VL_DTYPE_LIST(VL_ENUM_ID) VL_N_DTYPES } vl_dtype;
 
 /* Names as the command line, JSON and presets spell them, indexed by the enums above. */
 extern const char *const vl_mode_names[VL_N_MODES];
+extern const char *const vl_attention_names[VL_N_ATTENTIONS];
+extern const char *const vl_head_names[VL_N_HEADS];
+extern const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES];
+extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
 extern const char *const vl_optimizer_labels[VL_N_OPTIMIZERS];
@@ -72,6 +94,13 @@ extern const char *const vl_offload_names[VL_N_OFFLOADS];
 
 typedef struct vl_settings {
     vl_mode mode;
+    /* the framework (its profile's choices: framework.h) and the choices it makes that a
+     * flag may override */
+    vl_framework_id framework;
+    vl_attention attention;
+    vl_head head;
+    uint64_t labels;       /* head cls: classes */
+    vl_loss_dtype loss_dtype;
     vl_precision precision;
     vl_optimizer optimizer;
     bool fp32_grads;       /* gradients kept in fp32 (Megatron main grads) */
@@ -79,7 +108,6 @@ typedef struct vl_settings {
     unsigned zero;         /* 0..3 */
     uint64_t gpus, batch, seq, gen;
     vl_recompute recompute;
-    bool flash_attn;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
     uint64_t overhead;     /* bytes */
@@ -105,6 +133,7 @@ typedef struct vl_settings {
 #define VL_MAX_GRAD_ACCUM 1048576ULL
 #define VL_MAX_GROUP 65536ULL
 #define VL_MAX_OVERHEAD (1ULL << 46) /* 64 TiB, as a GPU's memory */
+#define VL_MAX_LABELS 1048576ULL
 
 /* ---- one descriptor per setting ----------------------------------------------------- */
 
@@ -114,13 +143,15 @@ typedef struct vl_settings {
     X(VL_SET_MODE, "mode") X(VL_SET_PRECISION, "precision") X(VL_SET_OPTIMIZER, "optimizer")  \
     X(VL_SET_ZERO, "zero") X(VL_SET_GPUS, "gpus") X(VL_SET_BATCH, "batch")                    \
     X(VL_SET_SEQ, "seq") X(VL_SET_GEN, "gen") X(VL_SET_RECOMPUTE, "recompute")                \
-    X(VL_SET_FLASH_ATTN, "flash_attn") X(VL_SET_FP32_GRADS, "fp32_grads")                     \
+    X(VL_SET_ATTENTION, "attention") X(VL_SET_FP32_GRADS, "fp32_grads")                       \
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
     X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_QLORA, "qlora")                           \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
-    X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")
+    X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
+    X(VL_SET_FRAMEWORK, "framework") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")        \
+    X(VL_SET_LOSS_DTYPE, "loss_dtype")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {
@@ -180,6 +211,13 @@ int vl_setting_by_flag(const char *name, bool *negated);
 bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len);
 /* Setting k of s as the command line and YAML spell it ("bf16-mixed", "true", "1073741824"). */
 const char *vl_setting_format(vl_setting k, const vl_settings *s, char *buf, size_t len);
+/* An old name of a setting's value: --flash-attn is --attention flash, --no-flash-attn
+ * --attention eager, and so is a scenario's "flash_attn: true" (or false).  name is a flag
+ * (negated: its --no- form) or, with a value, a YAML key.  The setting and the value's text
+ * in *k and *value, or false when name is no alias. */
+bool vl_setting_alias(const char *name, const char *yaml_value, vl_setting *k,
+                      const char **value);
+
 /* Reading and writing a setting's value as a whole number (enums: the index; switches 0/1). */
 uint64_t vl_setting_get(vl_setting k, const vl_settings *s);
 void vl_setting_put(vl_setting k, vl_settings *s, uint64_t v);
@@ -205,7 +243,8 @@ _Static_assert(VL_N_SETTINGS <= 32, "vl_settings_patch.given has a bit per setti
 
 /* Marks k as given (its value is in p->values). */
 void vl_patch_mark(vl_settings_patch *p, vl_setting k);
-/* Copies the given settings of p into s. */
+/* Copies the given settings of p into s; a framework given first brings its choices
+ * (vl_settings_take_framework), which the other given settings override. */
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p);
 
 /* The settings of s that apply in its mode and differ from the defaults, as a YAML flow

@@ -12,12 +12,14 @@ extern const char *const vl_solve_names[VL_N_SOLVES];
 typedef struct vl_solution {
     uint64_t answer;     /* the batch, context or GPU count, set in the settings too */
     uint64_t next;       /* the next value past the answer (0 when there is none) */
-    uint64_t next_total; /* what the next value needs per GPU (0 when it is not computable) */
+    uint64_t next_total; /* what the next value needs on a GPU at its peak (0 when it is not
+                          * computable) */
 } vl_solution;
 
 /* Searches the exact integer (memory grows with batch and context and shrinks with GPUs)
- * and leaves it in *s.  NULL, or why nothing fits. */
+ * with which the step's peak on the device (vl_timeline_for: what nvidia-smi would show)
+ * fits capacity, and leaves it in *s.  NULL, or why nothing fits. */
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
-                         vl_solution *out);
+                         bool overhead_given, vl_solution *out);
 
 #endif

@@ -813,7 +813,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
 {
     memset(out, 0, sizeof *out);
     vl_settings s = *s0;
-    s.flash_attn = f->attention != VL_ATTN_EAGER;
+    s.attention = f->attention;
     if (f->head == VL_HEAD_CLS && f->labels < 1) {
         snprintf(err, len, "--labels must be at least 1");
         return false;
@@ -903,4 +903,15 @@ void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMP
         else
             out[e->component] -= e->bytes;
     }
+}
+
+bool vl_timeline_for(const vl_model *m, const vl_settings *s, bool overhead_given,
+                     vl_timeline *out, char *err, size_t len)
+{
+    vl_framework f;
+    vl_framework_of(s, &f);
+    /* the GPU presets do not say their generation yet: the context rows for any GPU */
+    const vl_runtime rt = {.arch = VL_ARCH_UNKNOWN, .cuda = VL_DEFAULT_CUDA,
+                           .overhead_given = overhead_given};
+    return vl_timeline_build(m, s, &f, &rt, out, err, len);
 }

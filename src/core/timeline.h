@@ -82,11 +82,20 @@ typedef struct vl_runtime {
 } vl_runtime;
 
 /* Builds the timeline of m under s and framework f.  f decides the attention kernel (it
- * overrides s->flash_attn).  true, or false with one line in err (an invalid setting, a
+ * overrides s->attention).  true, or false with one line in err (an invalid setting, a
  * result over 64 bits, out of memory).  Free with vl_timeline_free, also after a failure. */
 bool vl_timeline_build(const vl_model *m, const vl_settings *s, const vl_framework *f,
                        const vl_runtime *rt, vl_timeline *out, char *err, size_t len);
 void vl_timeline_free(vl_timeline *t);
+
+/* The CUDA version the context is modelled for when nothing says otherwise: 12.4, the
+ * default CUDA of PyTorch 2.5 and 2.6's wheels (pytorch.org, "Start Locally"). */
+#define VL_DEFAULT_CUDA 1204
+/* The timeline of m under s on its framework (vl_framework_of): the runtime is CUDA
+ * VL_DEFAULT_CUDA and the context is modelled unless overhead_given (then the settings'
+ * overhead replaces it). */
+bool vl_timeline_for(const vl_model *m, const vl_settings *s, bool overhead_given,
+                     vl_timeline *out, char *err, size_t len);
 
 /* The phase label of event i. */
 const char *vl_timeline_phase(const vl_timeline *t, size_t i);

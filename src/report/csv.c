@@ -9,6 +9,21 @@ static void write_row(FILE *out, const char *name, uint64_t bytes, uint64_t whol
             report_share(bytes, whole));
 }
 
+/* --timeline: after a blank line, the events as a table of their own. */
+static void write_events(FILE *out, const report *r)
+{
+    const vl_timeline *t = r->timeline;
+    if (!r->events || !t)
+        return;
+    fprintf(out, "\nevent,kind,component,bytes,allocated,reserved,phase,tensor\n");
+    for (size_t i = 0; i < t->n_events; i++) {
+        const vl_event *e = &t->events[i];
+        fprintf(out, "%zu,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",\"%s\",\"%s\"\n", i,
+                e->kind == VL_EV_ALLOC ? "alloc" : "free", vl_tl_component_keys[e->component],
+                e->bytes, e->allocated, e->reserved, vl_timeline_phase(t, i), e->what);
+    }
+}
+
 void report_write_csv(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
@@ -16,16 +31,24 @@ void report_write_csv(FILE *out, const report *r)
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         write_row(out, vl_component_keys[c], b->bytes[c], b->total, r->units);
     fprintf(out, "total,%" PRIu64 ",%.4f,100.00\n", b->total, vl_in_units(b->total, r->units));
+    if (r->timeline) { /* the step's peak, as a share of the steady-state sum */
+        write_row(out, "peak_allocated", r->timeline->peak.allocated, b->total, r->units);
+        write_row(out, "peak_reserved", r->timeline->peak.reserved, b->total, r->units);
+        write_row(out, "peak_device", r->timeline->peak.device, b->total, r->units);
+    }
     if (r->settings->mode == VL_MODE_INFER) {
         /* inference: each phase's peak and the cache per token, as a share of the total */
         const vl_inference *inf = &b->inf;
         write_row(out, "prefill_total", inf->prefill.total, b->total, r->units);
         write_row(out, "decode_total", inf->decode.total, b->total, r->units);
         write_row(out, "kv_bytes_per_token", inf->kv_bytes_per_token, b->total, r->units);
+        write_events(out, r);
         return;
     }
-    if (!report_offloaded(r))
+    if (!report_offloaded(r)) {
+        write_events(out, r);
         return;
+    }
     char name[64];
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         if (b->cpu.per_node[c]) {
@@ -34,4 +57,5 @@ void report_write_csv(FILE *out, const report *r)
         }
     fprintf(out, "cpu_per_node_total,%" PRIu64 ",%.4f,100.00\n", b->cpu.node_total,
             vl_in_units(b->cpu.node_total, r->units));
+    write_events(out, r);
 }

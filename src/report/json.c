@@ -60,6 +60,42 @@ static void write_json_inference(FILE *out, const report *r)
     fprintf(out, "},\n");
 }
 
+/* "peak": the step's peak (allocated ~ torch.cuda.max_memory_allocated, reserved ~
+ * max_memory_reserved, device = reserved + context ~ nvidia-smi), what is alive then by
+ * component; with --timeline, "timeline": the events. */
+static void write_json_peak(FILE *out, const report *r)
+{
+    const vl_timeline *t = r->timeline;
+    if (!t) {
+        fprintf(out, " \"peak\": null,\n");
+        return;
+    }
+    const vl_peak *p = &t->peak;
+    fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
+                 ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"phase\": ",
+            p->allocated, p->reserved, p->device, p->context);
+    json_string(out, p->phase);
+    fprintf(out, ",\n          \"alive\": {");
+    for (int c = 0; c < VL_N_TL_COMPONENTS; c++)
+        fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "", vl_tl_component_keys[c], p->alive[c]);
+    fprintf(out, "}},\n");
+    if (!r->events)
+        return;
+    fprintf(out, " \"timeline\": [");
+    for (size_t i = 0; i < t->n_events; i++) {
+        const vl_event *e = &t->events[i];
+        fprintf(out, "%s\n  {\"event\": \"%s\", \"component\": \"%s\", \"bytes\": %" PRIu64
+                     ", \"what\": ", i ? "," : "", e->kind == VL_EV_ALLOC ? "alloc" : "free",
+                vl_tl_component_keys[e->component], e->bytes);
+        json_string(out, e->what);
+        fprintf(out, ", \"phase\": ");
+        json_string(out, vl_timeline_phase(t, i));
+        fprintf(out, ", \"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64 "}", e->allocated,
+                e->reserved);
+    }
+    fprintf(out, "],\n");
+}
+
 void report_write_json(FILE *out, const report *r)
 {
     const vl_model *m = r->model;
@@ -99,6 +135,7 @@ void report_write_json(FILE *out, const report *r)
         fprintf(out, "\"%s\": %" PRIu64 ",%s", vl_component_keys[c], b->bytes[c],
                 c == VL_C_ACTIVATIONS ? "\n             " : " ");
     fprintf(out, "\"total\": %" PRIu64 "},\n", b->total);
+    write_json_peak(out, r);
     if (s->mode == VL_MODE_TRAIN)
         fprintf(out,
                 " \"parallel\": {\"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"dp\": %" PRIu64
@@ -123,7 +160,7 @@ void report_write_json(FILE *out, const report *r)
     fprintf(out, " \"gpu\": {\"name\": ");
     json_string(out, r->gpu->name);
     fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
-            r->gpu->memory, jbool(report_fits(r)), report_headroom(b->total, r->gpu->memory));
+            r->gpu->memory, jbool(report_fits(r)), report_headroom(report_judged(r), r->gpu->memory));
     write_json_inference(out, r);
     if (b->lora.on)
         fprintf(out, " \"lora\": {\"trainable_params\": %" PRIu64 ", \"frozen_params\": %" PRIu64

@@ -73,4 +73,13 @@ void report_write_markdown(FILE *out, const report *r)
     }
     if (r->explain && r->settings->mode == VL_MODE_TRAIN)
         write_activations(out, b);
+    if (r->events && r->timeline) {
+        fprintf(out, "\n**The step, tensor by tensor** (the peak after event %zu):\n\n```\n",
+                r->timeline->peak.event);
+        for (size_t i = 0; i < r->timeline->n_events; i++) {
+            report_event_line(r, i, f, sizeof f);
+            fprintf(out, "%s\n", f);
+        }
+        fputs("```\n", out);
+    }
 }

@@ -3,6 +3,8 @@
  * writers. */
 #include "report.h"
 
+#include "core/framework.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -36,9 +38,14 @@ report_fit report_fit_of(uint64_t total, uint64_t capacity)
     return (report_fit){fits, fits ? capacity - total : total - capacity};
 }
 
+uint64_t report_judged(const report *r)
+{
+    return r->timeline ? r->timeline->peak.device : r->breakdown->total;
+}
+
 bool report_fits(const report *r)
 {
-    return report_fit_of(r->breakdown->total, r->gpu->memory).fits;
+    return report_fit_of(report_judged(r), r->gpu->memory).fits;
 }
 
 int64_t report_headroom(uint64_t total, uint64_t capacity)
@@ -104,7 +111,8 @@ const char *report_mode(const report *r)
 void report_brief_settings(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
-    const char *flash = s->flash_attn ? ", flash attention" : "";
+    char flash[48];
+    snprintf(flash, sizeof flash, ", %s attention", vl_attention_names[s->attention]);
     if (s->mode == VL_MODE_INFER) {
         char grp[32] = "";
         if (s->weight_dtype == VL_DT_INT4)
@@ -173,25 +181,30 @@ static void settings_line(const report *r, char *buf, size_t len)
             snprintf(grp, sizeof grp, " (groups of %" PRIu64 ")", s->group_size);
         snprintf(buf, len,
                  "inference, weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64
-                 ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, flash attention %s, "
+                 ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, %s attention, %s, "
                  "overhead %s",
                  vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
                  s->gpus == 1 ? "" : "s", s->gpus > 1 ? " (tensor parallel)" : "", s->batch,
-                 s->seq, s->gen, s->flash_attn ? "on" : "off",
+                 s->seq, s->gen, vl_attention_names[s->attention],
+                 vl_frameworks[s->framework].display,
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
-    char lora[96] = "", tg[64];
+    char lora[96] = "", tg[64], head[64] = "";
+    if (s->head != VL_HEAD_LM || s->loss_dtype != VL_LOSS_FP32)
+        snprintf(head, sizeof head, ", %s head%s%s", vl_head_names[s->head],
+                 s->loss_dtype != VL_LOSS_FP32 ? ", loss in " : "",
+                 s->loss_dtype != VL_LOSS_FP32 ? vl_loss_dtype_names[s->loss_dtype] : "");
     if (s->lora_rank)
         snprintf(lora, sizeof lora, "%s rank %" PRIu64 " on %s, ", s->qlora ? "QLoRA" : "LoRA",
                  s->lora_rank, vl_lora_format_targets(s->lora_targets, tg, sizeof tg));
     snprintf(buf, len,
              "%s%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
-             ", recompute %s, flash attention %s, overhead %s",
+             ", recompute %s, %s attention, %s%s, overhead %s",
              lora, vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
              s->fp32_grads ? ", fp32 gradients" : "", s->zero, s->gpus, s->gpus == 1 ? "" : "s",
-             s->batch, s->seq, vl_recompute_names[s->recompute], s->flash_attn ? "on" : "off",
-             vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
+             s->batch, s->seq, vl_recompute_names[s->recompute], vl_attention_names[s->attention],
+             vl_frameworks[s->framework].display, head, vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }
 
 /* Model parallelism and gradient accumulation; false for one data-parallel layout of
@@ -281,9 +294,10 @@ static void bpp_line(const report *r, char *buf, size_t len)
 
 void report_verdict(const report *r, char *buf, size_t len)
 {
-    report_fit f = report_fit_of(r->breakdown->total, r->gpu->memory);
+    report_fit f = report_fit_of(report_judged(r), r->gpu->memory);
     char d[32];
-    snprintf(buf, len, "%s %s%s", f.fits ? "fits, with" : "does not fit: over by",
+    snprintf(buf, len, "%s%s %s%s", r->timeline ? "at its peak, " : "",
+             f.fits ? "fits, with" : "does not fit: over by",
              vl_fmt_bytes(f.margin, r->units, d, sizeof d), f.fits ? " to spare" : "");
 }
 
@@ -364,6 +378,37 @@ static bool solve_line(const report *r, char *buf, size_t len)
     return true;
 }
 
+/* The step's peak beside the steady-state sum; false without a timeline. */
+static bool peak_line(const report *r, char *buf, size_t len)
+{
+    const vl_timeline *t = r->timeline;
+    if (!t)
+        return false;
+    const vl_peak *p = &t->peak;
+    char d[32], a[32], rs[32], c[32], sum[32];
+    snprintf(buf, len,
+             "%s on the GPU at the step's peak (nvidia-smi), in %s: %s allocated "
+             "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA context; "
+             "the sum above, %s, is the steady state",
+             vl_fmt_bytes(p->device, r->units, d, sizeof d), p->phase,
+             vl_fmt_bytes(p->allocated, r->units, a, sizeof a),
+             vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),
+             vl_fmt_bytes(p->context, r->units, c, sizeof c),
+             vl_fmt_bytes(r->breakdown->total, r->units, sum, sizeof sum));
+    return true;
+}
+
+void report_event_line(const report *r, size_t i, char *buf, size_t len)
+{
+    const vl_event *e = &r->timeline->events[i];
+    char b[32], a[32], rs[32];
+    snprintf(buf, len, "%5zu %-5s %-28.28s %-36.36s %16s %12s %12s", i,
+             e->kind == VL_EV_ALLOC ? "alloc" : "free", vl_timeline_phase(r->timeline, i),
+             e->what, vl_fmt_int(e->bytes, b, sizeof b),
+             vl_fmt_bytes(e->allocated, r->units, a, sizeof a),
+             vl_fmt_bytes(e->reserved, r->units, rs, sizeof rs));
+}
+
 /* The facts that only some runs have, each with its label: a line, or false. */
 typedef bool (*fact_line)(const report *r, char *buf, size_t len);
 typedef struct optional_fact {
@@ -392,7 +437,8 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
     static const optional_fact training[] = {
         {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line}};
     static const optional_fact results[] = {
-        {"phases", phases_line}, {"speed", speed_line}, {"solved", solve_line}};
+        {"peak", peak_line}, {"phases", phases_line}, {"speed", speed_line},
+        {"solved", solve_line}};
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
     int n = 0;
     model_line(r, facts[n].text, sizeof facts[n].text);

@@ -11,6 +11,7 @@
 #include "core/memory.h"
 #include "core/preset.h"
 #include "core/solve.h"
+#include "core/timeline.h"
 #include "core/units.h"
 #include "text.h"
 
@@ -24,6 +25,8 @@ typedef struct report {
     const vl_breakdown *zero; /* training: the same run at ZeRO 0..3 (report_zero_sweep), or NULL */
     const vl_solution *solution; /* --solve: what was solved for, or NULL */
     vl_solve solved;
+    const vl_timeline *timeline; /* the step's timeline: its peak is what must fit, or NULL */
+    bool events;                 /* --timeline: list its events too */
 } report;
 
 /* ---- the model: one policy for every front end ----------------------------------------- */
@@ -35,6 +38,9 @@ typedef struct report_fit {
 } report_fit;
 report_fit report_fit_of(uint64_t total, uint64_t capacity);
 bool report_fits(const report *r);
+/* What must fit the GPU: the peak's device bytes when there is a timeline (what nvidia-smi
+ * would show at the step's peak), else the steady-state sum. */
+uint64_t report_judged(const report *r);
 /* capacity - total, saturated to the int64_t range (JSON's "headroom"). */
 int64_t report_headroom(uint64_t total, uint64_t capacity);
 /* part as a percentage of whole; 0 when whole is 0. */
@@ -73,6 +79,9 @@ typedef struct report_fact {
     char text[1024];
 } report_fact;
 int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS]);
+/* --timeline: event i as "alloc", what, its exact bytes and the allocator's after it in
+ * the report's units (for the table and Markdown). */
+void report_event_line(const report *r, size_t i, char *buf, size_t len);
 /* In training with --offload: the CPU memory per node is shown. */
 bool report_offloaded(const report *r);
 

@@ -72,6 +72,15 @@ void report_write_table(FILE *out, const report *r)
         fprintf(out, "  outside the layers:\n");
         write_terms(out, "    ", b->act.outside, b->act.n_outside, r->units);
     }
+    if (r->events && r->timeline) {
+        fprintf(out, "\n  the step, tensor by tensor (the peak after event %zu)\n", r->timeline->peak.event);
+        fprintf(out, "  %5s %-5s %-28s %-36s %16s %12s %12s\n", "event", "", "phase", "tensor",
+                "bytes", "allocated", "reserved");
+        for (size_t i = 0; i < r->timeline->n_events; i++) {
+            report_event_line(r, i, line, sizeof line);
+            fprintf(out, "  %s\n", line);
+        }
+    }
     report_fit_line(r, line, sizeof line);
     fprintf(out, "\n  GPU  ");
     text_line(out, line);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/framework.h"
 #include "core/names.h"
 #include "core/units.h"
 #include "report/report.h"
@@ -86,9 +87,9 @@ static const struct {
 static const slider_id order[] = {
     SL_PARAMS, VL_SET_MODE, VL_SET_PRECISION, VL_SET_OPTIMIZER, VL_SET_WEIGHT_DTYPE,
     VL_SET_KV_DTYPE, VL_SET_GPUS, VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN,
-    VL_SET_RECOMPUTE, VL_SET_FLASH_ATTN, SL_GPU, VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS,
+    VL_SET_RECOMPUTE, VL_SET_ATTENTION, SL_GPU, VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS,
     VL_SET_LORA_RANK, VL_SET_QLORA, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP, VL_SET_SP,
-    VL_SET_GRAD_ACCUM,
+    VL_SET_GRAD_ACCUM, VL_SET_FRAMEWORK, VL_SET_HEAD, VL_SET_LOSS_DTYPE,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -103,13 +104,16 @@ static const struct {
     [VL_SET_GPUS] = {VL_C_OPTIMIZER, VL_C_WEIGHTS}, [VL_SET_ZERO] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_BATCH] = {VL_C_ACTIVATIONS, VL_C_KV_CACHE}, [VL_SET_SEQ] = {VL_C_ACTIVATIONS, VL_C_KV_CACHE},
     [VL_SET_RECOMPUTE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
-    [VL_SET_FLASH_ATTN] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS}, [SL_GPU] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_ATTENTION] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS}, [SL_GPU] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_FP32_GRAD_COPY] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_FP32_GRADS] = {VL_C_GRADIENTS, VL_C_GRADIENTS},
     [VL_SET_LORA_RANK] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_QLORA] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_OFFLOAD] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER}, [VL_SET_TP] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_PP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_SP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_GRAD_ACCUM] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_FRAMEWORK] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_HEAD] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_LOSS_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
 };
 
 static const vl_setting_desc *desc(slider_id id)
@@ -182,6 +186,8 @@ static void follow(explorer *e, slider_id id)
     char *n = e->note;
     size_t len = sizeof e->note, o = strlen(n);
 #define NOTE(...) (o += (size_t)snprintf(n + o, o < len ? len - o : 0, __VA_ARGS__))
+    if (id == VL_SET_FRAMEWORK) /* its choices come with it */
+        vl_settings_take_framework(s, s->framework);
     if (id == VL_SET_QLORA && s->qlora && !s->lora_rank)
         s->lora_rank = 16;
     if (!s->lora_rank)
@@ -287,6 +293,17 @@ void explorer_recompute(explorer *e)
     if (!e->error && now.mode == VL_MODE_TRAIN &&
         !report_zero_sweep(&e->model, &now, e->zero, e->why, sizeof e->why))
         e->error = e->why;
+    if (e->error)
+        return;
+    vl_timeline t;
+    if (vl_timeline_for(&e->model, &now, e->overhead_given, &t, e->why, sizeof e->why)) {
+        e->peak = t.peak;
+        snprintf(e->peak_phase, sizeof e->peak_phase, "%s", t.peak.phase);
+        e->peak.phase = e->peak_phase; /* the timeline's own copy goes with it */
+    } else {
+        e->error = e->why;
+    }
+    vl_timeline_free(&t);
 }
 
 void explorer_load_model(explorer *e, const vl_model *m)
@@ -522,5 +539,5 @@ const vl_gpu *explorer_gpu(const explorer *e)
 
 bool explorer_fits(const explorer *e)
 {
-    return !e->error && report_fit_of(e->b.total, explorer_gpu(e)->memory).fits;
+    return !e->error && report_fit_of(e->peak.device, explorer_gpu(e)->memory).fits;
 }

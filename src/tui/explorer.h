@@ -11,6 +11,7 @@
 
 #include "core/memory.h"
 #include "core/catalog.h"
+#include "core/timeline.h"
 
 /* A slider: a setting of the settings table (its vl_setting), or one of the two that
  * are not settings: the model's parameter count and the GPU. */
@@ -20,7 +21,7 @@ typedef int slider_id;
 #define N_SLIDERS (VL_N_SETTINGS + 2)
 
 /* The most sliders one mode shows (training's; test_explorer checks it). */
-#define EX_MAX_VISIBLE 20
+#define EX_MAX_VISIBLE 23
 
 /* The range of the parameter slider (typed values may go to the command line's limits). */
 #define EX_MIN_PARAMS 10000000ULL      /* 10M */
@@ -35,6 +36,9 @@ typedef struct explorer {
     size_t gpu;               /* index into cat->gpus */
     vl_breakdown b;           /* the breakdown at s */
     vl_breakdown zero[4];     /* the same run at ZeRO 0..3 (report_zero_sweep) */
+    vl_peak peak;             /* the step's peak (vl_timeline_for), what must fit */
+    char peak_phase[VL_PHASE_LEN];
+    bool overhead_given;      /* the overhead replaces the modelled CUDA context */
     const char *error;        /* why there is no breakdown, or NULL */
     char why[256];            /* the last refusal's or change's reason (explorer_set, notes) */
     char note[256];           /* what the last move did besides, or why it stopped; "" */
@@ -79,6 +83,7 @@ void explorer_value(const explorer *e, slider_id id, char *buf, size_t len);
 double explorer_fraction(const explorer *e, slider_id id);
 
 const vl_gpu *explorer_gpu(const explorer *e);
+/* The run fits the GPU at its peak. */
 bool explorer_fits(const explorer *e);
 
 #endif

@@ -111,16 +111,27 @@ static report explorer_report(const explorer *e)
                     e->s.mode == VL_MODE_TRAIN ? e->zero : NULL, NULL, VL_SOLVE_MAX_BATCH};
 }
 
+/* The report in format fmt, with the step's timeline, whose peak is what must fit. */
+static void fill_report(FILE *f, const explorer *e, report_format fmt)
+{
+    vl_settings s = explorer_settings(e);
+    vl_timeline t;
+    char why[VL_ERR_LEN];
+    report r = explorer_report(e);
+    if (vl_timeline_for(&e->model, &s, e->overhead_given, &t, why, sizeof why))
+        r.timeline = &t;
+    report_write(f, fmt, &r);
+    vl_timeline_free(&t);
+}
+
 static void fill_markdown(FILE *f, const void *arg)
 {
-    report r = explorer_report(arg);
-    report_write(f, FMT_MARKDOWN, &r);
+    fill_report(f, arg, FMT_MARKDOWN);
 }
 
 static void fill_svg(FILE *f, const void *arg)
 {
-    report r = explorer_report(arg);
-    report_write(f, FMT_SVG, &r);
+    fill_report(f, arg, FMT_SVG);
 }
 
 bool export_whatif(const explorer *e, const char *dir, char *md, char *svg, size_t len, char *err,

@@ -115,14 +115,18 @@ static void draw_memory(const ui *u)
     snprintf(line, sizeof line, "    total %.2f GiB per GPU (%s bytes)", vl_in_units(b->total, un),
              vl_fmt_int(b->total, n, sizeof n));
     draw_text(r.y + 11, r.x, r.w, C_HEADING, line);
-    report_fit fit = report_fit_of(b->total, g->memory);
-    snprintf(line, sizeof line, fit.fits ? "    fits: %s to spare" : "    does not fit: over by %s",
-             vl_fmt_bytes(fit.margin, un, w, sizeof w));
-    if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node */
-        size_t used = strlen(line);
-        snprintf(line + used, sizeof line - used, "; CPU per node: %s",
-                 vl_fmt_bytes(b->cpu.node_total, un, w, sizeof w));
-    }
+    /* the steady-state sum above; the step's peak is what must fit */
+    report_fit fit = report_fit_of(e->peak.device, g->memory);
+    char pk[32];
+    vl_fmt_bytes(e->peak.device, un, pk, sizeof pk);
+    vl_fmt_bytes(fit.margin, un, w, sizeof w);
+    if (b->cpu.node_total) /* ZeRO-Offload: what moved, per node, instead of the phase */
+        snprintf(line, sizeof line, "    peak %s %s%s; CPU per node: %s", pk,
+                 fit.fits ? "fits" : "over by ", fit.fits ? "" : w,
+                 vl_fmt_bytes(b->cpu.node_total, un, n, sizeof n));
+    else
+        snprintf(line, sizeof line, "    peak %s (%s): %s %s", pk, e->peak.phase,
+                 fit.fits ? "fits, spare" : "does not fit, over by", w);
     draw_text(r.y + 12, r.x, r.w, fit.fits ? C_OK : C_BAD, line);
 }
 

@@ -364,6 +364,8 @@ int tui_run(run_opts *o)
     u.cat = &cat;
     u.theme = o->theme;
     explorer_init(&u.ex, &cat, &model, (size_t)(gpu - cat.gpus), &o->s);
+    u.ex.overhead_given = o->overhead_given;
+    explorer_recompute(&u.ex);
     if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
         ui_say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
             cat.n_warnings == 1 ? "" : "s", cat.warnings[0]);
