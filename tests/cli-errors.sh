@@ -177,6 +177,14 @@ expect 2 "$e --lora-targets: the model's MLP has no gate projection (standard ML
     estimate --preset gpt2 --lora-rank 4 --lora-targets gate
 
 # Offload (training only; params at ZeRO-3, optimizer at ZeRO 1 and up).
+expect 2 "$e --framework: unknown value 'torch' (expected pytorch, hf, megatron, deepspeed or vllm); did you mean 'pytorch'?" \
+    estimate --framework torch
+expect 2 "$e --attention: unknown value 'flash2' (expected eager, sdpa or flash); did you mean 'flash'?" \
+    estimate --attention flash2
+expect 2 "$e --head: unknown value 'seq-cls' (expected lm, cls or mlm)" estimate --head seq-cls
+expect 2 "$e --labels must be between 1 and 1048576" estimate --head cls --labels 0
+expect 2 "$e --labels applies to --mode train only" estimate --mode infer --labels 3
+expect 2 "$e --loss-dtype: unknown value 'fp8' (expected fp32, bf16 or fp16)" estimate --loss-dtype fp8
 expect 2 "$e --offload: unknown value 'cpu' (expected none, optimizer or params)" estimate --offload cpu
 expect 2 "$e --offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)" \
     estimate --offload params --zero 2
