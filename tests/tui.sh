@@ -361,6 +361,10 @@ for regime in fp32 fp16 fp16-static fp16-dynamic bf16 bf16-pure fp8; do
     got=$(screen tr | awk -v r="$regime" '{ for (i = 1; i < NF; i++) if ($i == r) { print $(i + 1), $(i + 3); exit } }')
     [ -n "$want" ] && [ "$got" = "$want" ] || fail "Train panel $regime: '$got', probe train '$want'"
 done
+tm resize-window -t tr -x 80 -y 24                 # the finished curves at 80x24
+sleep 0.3
+train_layout tr
+expect_screen tr "fp16-static: loss scale 2^9"
 keys tr q
 exited tr 0
 
