@@ -262,7 +262,7 @@ case "$footer" in
 *) fail "footer at 80 columns: '$footer'" ;;
 esac
 case "$title" in
-*" 1 Memory  2 Probe  3 Formats") ok ;;
+*" 1 Memory  2 Probe  3 Formats  4 Train") ok ;;
 *) fail "tabs at 80 columns: '$title'" ;;
 esac
 tm resize-window -t w -x 200 -y 60
@@ -302,6 +302,71 @@ keys w 1
 # F10 quits
 keys w F10
 exited w 0
+
+# The Train panel (4): probe train's regimes trained live, a slice of steps between frames
+train_step() { screen "$1" | sed -n 's/^ step \([0-9]*\) of 300,.*/\1/p'; }
+# train_layout NAME: no row spills into the next one's first column; the legend names every
+# regime whole; the backend line, wrapped at spaces only, is probe train's
+train_layout() {
+    checks=$((checks + 1))
+    screen "$1" | sed '1d;$d' | grep -n '^[^ ]' && fail "$1: text wrapped into column 0"
+    for regime in fp32 fp16 fp16-static fp16-dynamic bf16 bf16-pure fp8; do
+        checks=$((checks + 1))
+        screen "$1" | grep -qE " $regime( |\$)" || fail "$1: the legend lacks $regime"
+    done
+    checks=$((checks + 1))
+    want=$("$VRAMLAB" probe train --steps 1 --regimes fp32 | grep '^backend: ')
+    got=$(screen "$1" | sed -n '/^ backend: /,$p' | sed '$d' | sed 's/^ *//' | tr '\n' ' ' |
+        sed 's/ *$//')
+    [ "$got" = "$want" ] || fail "$1: backend line '$got', probe train says '$want'"
+}
+cols=80 rows=24
+start tr --no-color
+unset cols rows
+keys tr 4
+wait_for tr " step "
+s1=$(train_step tr)
+sleep 0.5
+s2=$(train_step tr)
+checks=$((checks + 1))                             # it animates
+[ -n "$s1" ] && [ "$s2" -gt "$s1" ] || fail "the Train panel stood still: step $s1, then $s2"
+keys tr Space                                      # it pauses
+wait_for tr "paused (Space)"
+s3=$(train_step tr)
+sleep 0.6
+checks=$((checks + 1))
+[ "$(train_step tr)" = "$s3" ] || fail "the Train panel ran on while paused (step $s3)"
+keys tr r                                          # it restarts, still paused
+expect_screen tr " step 0 of 300, paused"
+keys tr Right                                      # fp16-static's loss scale x2
+expect_screen tr "fp16-static: loss scale 2^11"
+keys tr Left Left
+expect_screen tr "fp16-static: loss scale 2^9"
+train_layout tr
+keys tr Space                                      # on to the end (slow under sanitizers)
+i=0
+until screen tr | grep -qF "of 300, done" || [ $i -ge 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+tm resize-window -t tr -x 200 -y 60
+sleep 0.3
+train_layout tr
+expect_screen tr " step 300 of 300, done | loss over the last pass, log scale | 16-32-4 ReLU"
+# the final loss and accuracy of every regime are probe train's at the same loss scale
+"$VRAMLAB" probe train --scale 512 > train.txt
+for regime in fp32 fp16 fp16-static fp16-dynamic bf16 bf16-pure fp8; do
+    checks=$((checks + 1))
+    want=$(awk -v r="$regime" '$1 == r && NF >= 6 { print $4, $5; exit }' train.txt)
+    got=$(screen tr | awk -v r="$regime" '{ for (i = 1; i < NF; i++) if ($i == r) { print $(i + 1), $(i + 3); exit } }')
+    [ -n "$want" ] && [ "$got" = "$want" ] || fail "Train panel $regime: '$got', probe train '$want'"
+done
+tm resize-window -t tr -x 80 -y 24                 # the finished curves at 80x24
+sleep 0.3
+train_layout tr
+expect_screen tr "fp16-static: loss scale 2^9"
+keys tr q
+exited tr 0
 
 # TERM unset, unknown, or a terminal that cannot move the cursor: one line pointing to
 # vramlab estimate, exit 2, instead of curses' "Error opening terminal" or a blank screen

@@ -29,13 +29,22 @@ typedef struct panel {
      * value, and applying it: false, and why in `why`, keeps the prompt open. */
     const char *(*edit_label)(const ui *u);
     bool (*edit)(ui *u, const char *text, char *why, size_t len);
+    /* Work between frames (optional): called when no key came within the loop's wait, it
+     * does one slice of a few milliseconds and returns UI_* flags.  While it returns
+     * UI_REDRAW the loop waits only UI_TICK_MS for the next key, so the panel animates and
+     * the keys never wait for the work; otherwise TERMINAL_WAIT_MS. */
+    int (*tick)(ui *u);
 } panel;
+
+/* The wait between a busy panel's slices: with a slice's few milliseconds, some 25 frames
+ * a second. */
+#define UI_TICK_MS 30
 
 /* .keys and .n_keys from one array. */
 #define PANEL_KEYS(table) .keys = (table), .n_keys = sizeof(table) / sizeof((table)[0])
 
 /* The panels, in tab order: one row each. */
-#define UI_PANELS(X) X(memory) X(probe) X(formats)
+#define UI_PANELS(X) X(memory) X(probe) X(formats) X(train)
 
 #define UI_PANEL_ROW(name) UI_ROW_##name,
 enum { UI_PANELS(UI_PANEL_ROW) N_PANELS };

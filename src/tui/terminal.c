@@ -90,7 +90,7 @@ SCREEN *terminal_open(char *why, size_t len)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
-    timeout(250); /* wake up now and then to notice SIGINT/SIGTERM */
+    timeout(TERMINAL_WAIT_MS);
     return scr;
 }
 

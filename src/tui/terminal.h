@@ -6,8 +6,11 @@
 #include <curses.h>
 #include <stddef.h>
 
-/* The terminal on stdin/stdout, set up (cbreak, keypad, a 250 ms getch timeout); NULL, and
- * why in `why`, when TERM is unset, unknown or cannot move the cursor. */
+/* How long getch waits for a key: the loop wakes up now and then to notice SIGINT/SIGTERM. */
+#define TERMINAL_WAIT_MS 250
+
+/* The terminal on stdin/stdout, set up (cbreak, keypad, the getch timeout); NULL, and why in
+ * `why`, when TERM is unset, unknown or cannot move the cursor. */
 SCREEN *terminal_open(char *why, size_t len);
 /* Back to the shell's terminal; the screen is freed. */
 void terminal_close(SCREEN *scr);

@@ -398,8 +398,13 @@ int tui_run(run_opts *o)
             dirty = false;
         }
         int key = getch();
-        if (key == ERR)
+        if (key == ERR) { /* no key: the shown panel's work, if it has any (panel.h) */
+            int (*tick)(ui *) = ui_current(&u)->tick;
+            bool busy = tick && (tick(&u) & UI_REDRAW);
+            timeout(busy ? UI_TICK_MS : TERMINAL_WAIT_MS);
+            dirty |= busy;
             continue;
+        }
         if (key == KEY_RESIZE) {
             dirty = true;
             continue;
@@ -421,6 +426,7 @@ int tui_run(run_opts *o)
     }
     terminal_close(scr);
     lab_free(&u.lab);
+    train_view_free(&u.train);
     vl_catalog_free(&cat);
     return terminal_signal() ? 128 + terminal_signal() : EXIT_OK;
 }
