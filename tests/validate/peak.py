@@ -23,6 +23,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 TARGET = 0.05
+TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one tie
 # (preset, layers kept, width divisor, batch, seq, precision): no dropout, no recomputation
 CASES = [
     ("gpt2", 2, 1, 2, 256, "fp32"),
@@ -180,7 +181,14 @@ def main():
         got = measured(arch, batch, seq, precision)
         pred, phase = predicted(args.predict, arch, batch, seq, precision)
         err = (pred - got["peak"]) / got["peak"]
-        good = abs(err) <= TARGET and phase == got["phase"]
+        # the phase is right when the timeline's is the measured peak's, or one whose own
+        # measured rise is within TIE of it (two phases tie: the resident set cannot tell)
+        rises = {}
+        for p, r in got["phases"]:
+            rises[p] = max(rises.get(p, 0), r)
+        top = max(rises.values())
+        tied = phase in rises and top - rises[phase] <= TIE * got["peak"]
+        good = abs(err) <= TARGET and (phase == got["phase"] or tied)
         ok = ok and good
         print("%-36s %14s %14s %+7.2f%%  %-22s %s%s" % (
             name, format(got["peak"], ","),

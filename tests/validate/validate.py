@@ -93,7 +93,9 @@ def estimate(vramlab, arch, c, optimizer):
         out = subprocess.run(
             [vramlab, "estimate", "--preset-file", f.name, "--precision", c["precision"],
              "--optimizer", optimizer, "--batch", str(c["batch"]), "--seq", str(c["seq"]),
-             "--recompute", c["recompute"], "--overhead", "0", "--format", "json"],
+             "--recompute", c["recompute"], "--overhead", "0", "--format", "json",
+             # the reference runs plain eager modules: PyTorch without a framework
+             "--framework", "pytorch"],
             check=True, capture_output=True, text=True).stdout
     finally:
         os.unlink(f.name)
