@@ -200,6 +200,26 @@ expect 2 "$e --tp applies to --mode train only" estimate --mode infer --tp 2
 expect 2 "$e --lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)" \
     estimate --tp 2 --gpus 2 --lora-rank 8
 
+# Hostile input.  Commands that could hang run under timeout(1): a hang fails the check
+# (exit 124) instead of stopping the suite.
+bounded=$tmp/bounded
+printf '#!/bin/sh\nexec timeout 10 "%s" "$@"\n' "$VRAMLAB" > "$bounded"
+chmod +x "$bounded"
+unbounded=$VRAMLAB
+VRAMLAB=$bounded
+
+# A FIFO is not read (opening it alone would wait for a writer).
+mkfifo "$tmp/fifo.yaml" "$tmp/fifo.json" "$tmp/fifo.npy"
+expect 2 "$e $tmp/fifo.yaml: not a regular file" estimate --preset-file "$tmp/fifo.yaml"
+expect 2 "$e $tmp/fifo.json: not a regular file" estimate --hf-config "$tmp/fifo.json"
+expect 2 "$e --input: $tmp/fifo.npy: not a regular file" probe underflow --input "$tmp/fifo.npy"
+# /dev/stdin is read whatever it is
+checks=$((checks + 1))
+"$VRAMLAB" estimate --preset-file /dev/stdin --format csv < "$srcdir/presets/models/gpt2.yaml" \
+    > /dev/null 2> "$tmp/err" || fail "--preset-file /dev/stdin: $(cat "$tmp/err")"
+
+VRAMLAB=$unbounded
+
 # A good preset file loads and is used.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --preset-file "$srcdir/presets/models/gpt2.yaml" --format csv > "$tmp/out" ||

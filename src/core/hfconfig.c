@@ -9,6 +9,7 @@
 
 #include "names.h"
 #include "units.h"
+#include "fileio.h"
 #include "yamldoc.h"
 
 #define MAX_CONFIG_BYTES (4 << 20)
@@ -394,7 +395,7 @@ bool vl_model_from_hf_file(const char *path, vl_model *m, char err[VL_ERR_LEN])
 {
     char *buf;
     size_t len;
-    if (!vl_read_text_file(path, MAX_CONFIG_BYTES, &buf, &len, err))
+    if (!vl_read_file(path, MAX_CONFIG_BYTES, &buf, &len, err, VL_ERR_LEN))
         return false;
     bool ok = vl_model_from_hf_text(path, buf, len, m, err);
     free(buf);

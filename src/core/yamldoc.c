@@ -1,10 +1,8 @@
 /* yamldoc.c: one YAML document and errors that point into it. */
 #include "yamldoc.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "preset.h"
@@ -107,31 +105,4 @@ yaml_node_t *vl_ydoc_get(vl_ydoc *d, yaml_node_t *map, const char *key, yaml_nod
         }
     }
     return NULL;
-}
-
-bool vl_read_text_file(const char *path, size_t max, char **buf, size_t *len, char *err)
-{
-    *buf = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, VL_ERR_LEN, "%s: cannot open: %s", path, strerror(errno));
-        return false;
-    }
-    char *b = malloc(max + 1);
-    size_t n = b ? fread(b, 1, max + 1, f) : 0;
-    bool bad = !b || ferror(f);
-    int saved = errno;
-    fclose(f);
-    if (bad)
-        snprintf(err, VL_ERR_LEN, "%s: cannot read: %s", path, b ? strerror(saved) : "out of memory");
-    else if (n > max)
-        snprintf(err, VL_ERR_LEN, "%s: too large (over %zu KiB)", path, max >> 10);
-    if (bad || n > max) {
-        free(b);
-        return false;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return true;
 }

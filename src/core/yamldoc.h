@@ -17,10 +17,6 @@ typedef struct vl_ydoc {
     yaml_node_t *root;
 } vl_ydoc;
 
-/* Reads a whole file of at most max bytes into *buf (NUL-terminated; the caller frees it).
- * False with "path: cannot open: ..." (or read, or too large) in err. */
-bool vl_read_text_file(const char *path, size_t max, char **buf, size_t *len, char *err);
-
 /* Parses exactly one document of text.  what names the expected content for the message on
  * an empty file ("a preset (kind: model, gpu or scenario)").  On failure the message is in
  * err and nothing needs freeing; on success call vl_ydoc_free. */
