@@ -218,6 +218,23 @@ checks=$((checks + 1))
 "$VRAMLAB" estimate --preset-file /dev/stdin --format csv < "$srcdir/presets/models/gpt2.yaml" \
     > /dev/null 2> "$tmp/err" || fail "--preset-file /dev/stdin: $(cat "$tmp/err")"
 
+# Deep nesting is refused before libyaml builds its tree (which takes time quadratic in
+# the depth: 45 s for these 100,000 levels), as a file or in a preset folder.
+{
+    printf 'kind: model\nname: deep\nnotes: '
+    head -c 100000 /dev/zero | tr '\0' '['
+    head -c 100000 /dev/zero | tr '\0' ']'
+    echo
+} > "$tmp/deep.yaml"
+expect 2 "$e $tmp/deep.yaml:3:71: nested more than 64 levels deep" \
+    estimate --preset-file "$tmp/deep.yaml"
+mkdir "$tmp/deep"
+cp "$tmp/deep.yaml" "$tmp/deep/"
+checks=$((checks + 1))
+VRAMLAB_PRESETS=$tmp/deep "$VRAMLAB" estimate --format csv > /dev/null 2> "$tmp/err"
+[ "$(cat "$tmp/err")" = "$e warning: $tmp/deep/deep.yaml:3:71: nested more than 64 levels deep" ] ||
+    fail "a deep preset in a folder: $(cat "$tmp/err")"
+
 VRAMLAB=$unbounded
 
 # A good preset file loads and is used.
