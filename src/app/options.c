@@ -336,8 +336,16 @@ static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settin
         vl_model_from_params(m, o->params);
         return EXIT_OK;
     }
-    if (o->hf_config)
-        return vl_model_from_hf_file(o->hf_config, m, err) ? EXIT_OK : usage_error("%s", err);
+    if (o->hf_config) {
+        vl_hf_warnings w;
+        bool ok = vl_model_from_hf_file(o->hf_config, m, &w, err);
+        for (size_t i = 0; i < w.n; i++)
+            fprintf(stderr, "vramlab: warning: %s\n", w.text[i]);
+        if (w.more)
+            fprintf(stderr, "vramlab: warning: %s: %zu more keys given twice\n", o->hf_config,
+                    w.more);
+        return ok ? EXIT_OK : usage_error("%s", err);
+    }
     if (o->preset_file) {
         vl_kind kind;
         size_t i;
