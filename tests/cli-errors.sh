@@ -200,6 +200,24 @@ expect 2 "$e --tp applies to --mode train only" estimate --mode infer --tp 2
 expect 2 "$e --lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)" \
     estimate --tp 2 --gpus 2 --lora-rank 8
 
+# Output that cannot be written fails every command: exit 2 and the reason, for a full
+# device and for a closed stdout.
+for args in estimate "estimate --format json" "estimate --help" presets "presets --format json" \
+    formats "inspect 0.1" "probe underflow" --help --version; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086 # the words of args are the arguments
+    "$VRAMLAB" $args > /dev/full 2> "$tmp/err"
+    status=$?
+    [ "$status" -eq 2 ] && [ "$(cat "$tmp/err")" = "$e cannot write the output: No space left on device" ] ||
+        fail "vramlab $args > /dev/full: exit $status, stderr: $(cat "$tmp/err")"
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    "$VRAMLAB" $args >&- 2> "$tmp/err"
+    status=$?
+    [ "$status" -eq 2 ] && [ "$(cat "$tmp/err")" = "$e cannot write the output: Bad file descriptor" ] ||
+        fail "vramlab $args >&-: exit $status, stderr: $(cat "$tmp/err")"
+done
+
 # Hostile input.  Commands that could hang run under timeout(1): a hang fails the check
 # (exit 124) instead of stopping the suite.
 bounded=$tmp/bounded
