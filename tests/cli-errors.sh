@@ -200,6 +200,21 @@ expect 2 "$e --tp applies to --mode train only" estimate --mode infer --tp 2
 expect 2 "$e --lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)" \
     estimate --tp 2 --gpus 2 --lora-rank 8
 
+# Numbers are read whole or refused: an exponent needs digits, a fraction too fine for 64
+# bits is still a fraction, and a huge bad value is cut in the one-line message.
+expect 2 "$e --batch: '4e+' is not a whole number: the exponent has no digits" estimate --batch 4e+
+expect 2 "$e --params: '7e+B' is not a whole number: the exponent has no digits" estimate --params 7e+B
+expect 2 "$e --zero: '1.0000000000000000000001' is not a whole number: not a whole number" \
+    estimate --zero 1.0000000000000000000001
+x64=$(head -c 64 /dev/zero | tr '\0' x)
+expect 2 "$e --batch: '$x64...' is not a whole number: expected a number" \
+    estimate --batch "$(head -c 131000 /dev/zero | tr '\0' x)"
+# any message: its start and its end, where the reason is, around "..."
+x859=$(head -c 859 /dev/zero | tr '\0' x)
+x270=$(head -c 270 /dev/zero | tr '\0' x)
+expect 2 "$e --preset: no model or scenario named '$x859...$x270' (vramlab presets lists them)" \
+    estimate --preset "$(head -c 131000 /dev/zero | tr '\0' x)"
+
 # Output that cannot be written fails every command: exit 2 and the reason, for a full
 # device and for a closed stdout.
 for args in estimate "estimate --format json" "estimate --help" presets "presets --format json" \

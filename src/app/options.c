@@ -15,14 +15,35 @@
 #include "core/hfconfig.h"
 #include "core/units.h"
 
+/* A message stays one line of reasonable length: past MSG_MAX bytes (a 128 KiB bad value
+ * echoed in it) it keeps its start and its end, where the reason is, around "...".  The
+ * core's messages (VL_ERR_LEN, 1024 bytes) are never cut. */
+#define MSG_MAX 1200
+#define MSG_TAIL 300
+
 int usage_error(const char *fmt, ...)
 {
+    char msg[MSG_MAX + 1], *big = NULL;
     va_list ap;
-    fputs("vramlab: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    const char *text = msg;
+    if (n > MSG_MAX && (big = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        size_t head = MSG_MAX - MSG_TAIL - 3, tail = (size_t)n - MSG_TAIL;
+        while (head > 0 && (big[head] & 0xC0) == 0x80) /* whole UTF-8 characters */
+            head--;
+        while ((big[tail] & 0xC0) == 0x80)
+            tail++;
+        memcpy(big + head, "...", 3);
+        memmove(big + head + 3, big + tail, (size_t)n - tail + 1);
+        text = big;
+    }
+    fprintf(stderr, "vramlab: %s\n", n < 0 ? fmt : text);
+    free(big);
     return EXIT_USAGE;
 }
 
