@@ -85,10 +85,17 @@ expect 2 "$e formats: unexpected argument 'extra'" formats extra
 expect 2 "$e --format: unknown value 'csv' (expected table or json)" formats --format csv
 expect 2 "$e inspect: give at least one VALUE (e.g. vramlab inspect 0.1)" inspect
 expect 2 "$e inspect: give at least one VALUE (e.g. vramlab inspect 0.1)" inspect --saturate
-expect 2 "$e inspect: 'abc' is not a number (e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf): expected a number" \
+expect 2 "$e inspect: 'abc': expected a number (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
     inspect 0.1 abc
-expect 2 "$e inspect: '2^x' is not a number (e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf): expected 2^N with a whole N" \
+expect 2 "$e inspect: '2^x': expected 2^N with a whole N (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
     inspect 2^x
+# a value that fp64 cannot hold is refused, not shown as 0 or inf with no error
+expect 2 "$e inspect: '1e-400': it underflows fp64: nonzero but below 2^-1074 (4.9e-324), it reads as 0 (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
+    inspect 1e-400
+expect 2 "$e inspect: '-1e400': it overflows fp64: above 1.8e308 it reads as inf (write inf for infinity) (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
+    inspect -- -1e400
+expect 2 "$e inspect: '2^1024': 2^N is a number of fp64 for N from -1074 to 1023 only (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
+    inspect 2^1024
 expect 2 "$e unknown option '--bogus' (see vramlab inspect --help)" inspect 1 --bogus
 expect 2 "$e --format needs a value" inspect 1 --format
 expect 2 "$e --format: unknown value 'xml' (expected table or json)" inspect 1 --format=xml

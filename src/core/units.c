@@ -2,6 +2,7 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,16 +216,30 @@ bool vl_parse_real(const char *s, double *out, const char **why)
     if (p[0] == '2' && (p[1] == '^' || (p[1] == '*' && p[2] == '*'))) {
         const char *e = p + (p[1] == '^' ? 2 : 3);
         long n = strtol(e, &end, 10);
-        if (end == e || *end || n < -1100 || n > 1100) {
+        if (end == e || *end) {
             *why = "expected 2^N with a whole N";
+            return false;
+        }
+        if (n < -1074 || n > 1023) { /* fp64's smallest subnormal and largest power of two */
+            *why = "2^N is a number of fp64 for N from -1074 to 1023 only";
             return false;
         }
         *out = ldexp(*s == '-' ? -1.0 : 1.0, (int)n);
         return true;
     }
+    errno = 0;
     double v = strtod(s, &end);
     if (end == s || *end || isspace((unsigned char)*s)) {
         *why = "expected a number";
+        return false;
+    }
+    /* strtod's ERANGE: beyond fp64 it gives +-inf, below its smallest subnormal 0 */
+    if (errno == ERANGE && isinf(v)) {
+        *why = "it overflows fp64: above 1.8e308 it reads as inf (write inf for infinity)";
+        return false;
+    }
+    if (errno == ERANGE && v == 0) {
+        *why = "it underflows fp64: nonzero but below 2^-1074 (4.9e-324), it reads as 0";
         return false;
     }
     *out = v;
