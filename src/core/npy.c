@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fileio.h"
 
@@ -58,7 +59,7 @@ static bool syntax(header *h, char *err, const char *expected)
                 (size_t)(h->p - h->start) + 1, expected);
 }
 
-/* A Python string literal without escapes, into out. */
+/* A Python string literal without escapes or NUL bytes, into out. */
 static bool string(header *h, char *out, size_t len)
 {
     skip_spaces(h);
@@ -66,7 +67,7 @@ static bool string(header *h, char *out, size_t len)
         return false;
     char quote = *h->p++;
     const char *s = h->p;
-    while (h->p < h->end && *h->p != quote && *h->p != '\\')
+    while (h->p < h->end && *h->p != quote && *h->p != '\\' && *h->p != '\0')
         h->p++;
     if (h->p >= h->end || *h->p != quote || (size_t)(h->p - s) >= len)
         return false;
@@ -214,17 +215,17 @@ static bool parse_npy(const unsigned char *buf, size_t len, size_t max, size_t *
                          "(save numpy.ascontiguousarray(a))");
 
     char sh[256];
-    uint64_t count = 1;
+    uint64_t count = 1, bytes;
     bool ovf = false;
     shape_text(&h, sh, sizeof sh);
     for (int i = 0; i < h.n_dims; i++)
         ovf |= __builtin_mul_overflow(count, h.dims[i], &count);
+    ovf |= __builtin_mul_overflow(count, (uint64_t)item, &bytes);
     size_t data = len - pre - hlen;
-    if (ovf || count > SIZE_MAX / item || count * item != data)
+    if (ovf || bytes != data)
         return fail(err, "shape %s of '%s' needs %s%llu bytes of data, the file has %zu", sh,
                     h.descr, ovf ? "over " : "",
-                    ovf ? (unsigned long long)UINT64_MAX : (unsigned long long)(count * item),
-                    data);
+                    ovf ? (unsigned long long)UINT64_MAX : (unsigned long long)bytes, data);
     if (count == 0)
         return fail(err, "no values: shape %s", sh);
     if (count > max)
@@ -257,7 +258,7 @@ float *vl_npy_parse(const unsigned char *buf, size_t len, size_t max, size_t *n,
 static bool npy_name(const char *path)
 {
     size_t len = strlen(path);
-    return len >= 4 && strcmp(path + len - 4, ".npy") == 0;
+    return len >= 4 && strcasecmp(path + len - 4, ".npy") == 0; /* grads.NPY too */
 }
 
 /* Raw little-endian float32. */
