@@ -64,6 +64,13 @@ expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --
     estimate --params 10T --precision fp32 --batch 1048576 --seq 16777216
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra
 expect 2 "$e unknown command 'frobnicate' (see vramlab --help)" frobnicate
+# a prefix of more than one option is ambiguous, and the message lists them
+expect 2 "$e ambiguous option '--p' (it could be --precision, --pp, --preset, --preset-file, --params)" \
+    estimate --p gpt2
+expect 2 "$e ambiguous option '--pre' (it could be --precision, --preset, --preset-file)" \
+    estimate --pre gpt2
+expect 2 "$e ambiguous option '--s' (it could be --seed, --steps, --scale, --saturate)" \
+    probe underflow --s 2
 expect 2 "$e $bad/missing.yaml: cannot open: No such file or directory" \
     estimate --preset-file "$bad/missing.yaml"
 expect 2 "$e $bad/params-mismatch.yaml:3:1: params: 6,738,415,617 does not match the architecture's count (embedding 131,072,000 + output layer 131,072,000 + 32 layers x 202,383,360 + final norm 4,096 = 6,738,415,616)" \
@@ -169,7 +176,10 @@ expect 2 "$e --input: $tmp/odd.raw: 5 bytes is not a whole number of float32 val
 expect 2 "$e --input: $tmp/missing.npy: cannot open: No such file or directory" \
     probe underflow --input "$tmp/missing.npy"
 checks=$((checks + 1))
-"$VRAMLAB" probe underflow --input "$tmp/good.npy" > /dev/null || fail "a good .npy file is refused"
+"$VRAMLAB" probe underflow --input "$tmp/good.npy" > "$tmp/out" || fail "a good .npy file is refused"
+checks=$((checks + 1))
+[ "$(head -1 "$tmp/out")" = "underflow: 4 gradients from $tmp/good.npy, times each loss scale, cast to each format" ] ||
+    fail "probe underflow --input: $(head -1 "$tmp/out")"
 
 # LoRA and QLoRA (training only; --qlora and --lora-targets need a rank).
 expect 2 "$e --lora-rank must be between 1 and 65536" \

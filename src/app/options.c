@@ -285,6 +285,19 @@ void options_start(void)
 int options_next(int argc, char **argv, const struct option *opts, const char *command, int *code)
 {
     *code = getopt_long(argc, argv, ":", opts, NULL);
+    if (*code == '?' && optind > 0 && strncmp(argv[optind - 1], "--", 2) == 0) {
+        /* getopt_long takes a unique prefix: more than one match is ambiguous, so say which */
+        const char *name = argv[optind - 1] + 2;
+        size_t len = strcspn(name, "="), at = 0, n = 0;
+        char list[512] = "";
+        for (const struct option *o = opts; len && o->name; o++)
+            if (strncmp(o->name, name, len) == 0 && at < sizeof list)
+                at += (size_t)snprintf(list + at, sizeof list - at, "%s--%s", n++ ? ", " : "",
+                                       o->name);
+        if (n > 1)
+            return usage_error("ambiguous option '%s' (it could be %s)", argv[optind - 1],
+                               list);
+    }
     if (*code == '?')
         return usage_error("unknown option '%s' (see vramlab %s --help)", argv[optind - 1],
                            command);
