@@ -1,5 +1,6 @@
-/* yamldoc.h: one YAML (or JSON) document loaded with libyaml, and errors that point into it
- * as "file:line:column: message".  Shared by the preset loader and the config.json import.
+/* yamldoc.h: one YAML document loaded with libyaml, and errors that point into it as
+ * "file:line:column: message", for the preset loader (config.json has its own parser,
+ * hfconfig.c).
  *
  * Anchors and aliases stay shared nodes of libyaml's document (never expanded), and the
  * readers walk only the keys they know, so an alias bomb costs its own size, no more. */
