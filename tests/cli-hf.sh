@@ -64,7 +64,7 @@ expect_error() {
     got:      $got"
 }
 supported="bert, bloom, deepseek_v2, deepseek_v3, falcon, gemma, gpt2, gpt_neox, llama, mistral, mixtral, opt, phi3 or qwen2"
-expect_error unsupported-t5.json ":6:17: model_type 't5' is not supported (supported: $supported)"
+expect_error unsupported-t5.json ":6:17: model_type \"t5\" is not supported (supported: $supported)"
 expect_error no-model-type.json ":1:1: missing key 'model_type' (supported: $supported)"
 expect_error missing-layers.json ":1:1: missing key 'num_hidden_layers'"
 expect_error wrong-type.json ":3:18: hidden_size: expected a whole number, got \"big\""
@@ -93,6 +93,9 @@ checks=$((checks + 1))
 sed 's/"attn_pdrop": 0.1/"attn_pdrop": "0.1"/' "$hf/gpt2.json" > "$tmp/quoted-pdrop.json"
 sed 's/"n_layer": 12/"n_layer": "12"/' "$hf/gpt2.json" > "$tmp/quoted-layers.json"
 hf=$tmp
+# what came from the file is shown as JSON: a control character stays an escape
+printf '{"model_type": "\\u001b[2J"}' > "$tmp/escape.json"
+expect_error escape.json ":1:16: model_type \"\\u001B[2J\" is not supported (supported: $supported)"
 expect_error quoted-pdrop.json ':6:17: attn_pdrop: expected a probability, got "0.1"'
 expect_error quoted-layers.json ':16:14: n_layer: expected a whole number, got "12"'
 # Deep nesting is refused in time linear in the text: past 64 levels (as for the presets),

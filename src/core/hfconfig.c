@@ -150,9 +150,10 @@ static bool walk_keys(hf *h)
                 size_t v = end + 1;
                 while (is_space(h->text[v]) || h->text[v] == ':')
                     v++;
+                char shown[64];
                 if (key && json_object_get(keys[depth - 1], key))
-                    warn(h, "%s:%zu: key \"%s\" given twice: the last value is used, as in Python",
-                         h->file, line, key);
+                    warn(h, "%s:%zu: key %s given twice: the last value is used, as in Python",
+                         h->file, line, describe(k, shown, sizeof shown));
                 if (!key || json_object_set_new(keys[depth - 1], key, json_integer((json_int_t)v)))
                     ok = fail_at(h, i, "out of memory");
                 json_decref(k);
@@ -539,7 +540,8 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
                     describe(type, got, sizeof got));
         else if (i == N_FAMILIES)
             fail_at(&h, offset_of(&h, "model_type"),
-                    "model_type '%s' is not supported (supported: %s)%s", t, list,
+                    "model_type %s is not supported (supported: %s)%s",
+                    describe(type, got, sizeof got), list,
                     vl_hint(t, vl_hf_model_types, N_FAMILIES, hint, sizeof hint));
         else
             ok = families[i].read(&h);
