@@ -1,6 +1,8 @@
 /* main.c: `vramlab COMMAND ...` dispatch, --help and --version. */
 #include <config.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +180,7 @@ static int cmd_tui(int argc, char **argv)
     return tui_run(&o);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "tui";
 
@@ -205,4 +207,29 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "probe") == 0)
         return cmd_probe(argc - 1, argv + 1);
     return usage_error("unknown command '%s' (see vramlab --help)", cmd);
+}
+
+/* Output that does not reach stdout (a full disk, a closed stdout) fails the command,
+ * whatever it was: exit 2 with the reason.  SIGPIPE keeps its default action, so a closed
+ * pipe ends vramlab quietly, as it does any filter. */
+static int close_stdout(int rc)
+{
+    errno = 0;
+    bool bad = fflush(stdout) != 0;
+    int why = errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = true;
+        why = errno;
+    }
+    if (!bad)
+        return rc;
+    fprintf(stderr, "vramlab: cannot write the output: %s\n",
+            why ? strerror(why) : "write error");
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    return close_stdout(dispatch(argc, argv));
 }

@@ -64,6 +64,13 @@ expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --
     estimate --params 10T --precision fp32 --batch 1048576 --seq 16777216
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra
 expect 2 "$e unknown command 'frobnicate' (see vramlab --help)" frobnicate
+# a prefix of more than one option is ambiguous, and the message lists them
+expect 2 "$e ambiguous option '--p' (it could be --precision, --pp, --preset, --preset-file, --params)" \
+    estimate --p gpt2
+expect 2 "$e ambiguous option '--pre' (it could be --precision, --preset, --preset-file)" \
+    estimate --pre gpt2
+expect 2 "$e ambiguous option '--s' (it could be --seed, --steps, --scale, --saturate)" \
+    probe underflow --s 2
 expect 2 "$e $bad/missing.yaml: cannot open: No such file or directory" \
     estimate --preset-file "$bad/missing.yaml"
 expect 2 "$e $bad/params-mismatch.yaml:3:1: params: 6,738,415,617 does not match the architecture's count (embedding 131,072,000 + output layer 131,072,000 + 32 layers x 202,383,360 + final norm 4,096 = 6,738,415,616)" \
@@ -85,10 +92,17 @@ expect 2 "$e formats: unexpected argument 'extra'" formats extra
 expect 2 "$e --format: unknown value 'csv' (expected table or json)" formats --format csv
 expect 2 "$e inspect: give at least one VALUE (e.g. vramlab inspect 0.1)" inspect
 expect 2 "$e inspect: give at least one VALUE (e.g. vramlab inspect 0.1)" inspect --saturate
-expect 2 "$e inspect: 'abc' is not a number (e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf): expected a number" \
+expect 2 "$e inspect: 'abc': expected a number (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
     inspect 0.1 abc
-expect 2 "$e inspect: '2^x' is not a number (e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf): expected 2^N with a whole N" \
+expect 2 "$e inspect: '2^x': expected 2^N with a whole N (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
     inspect 2^x
+# a value that fp64 cannot hold is refused, not shown as 0 or inf with no error
+expect 2 "$e inspect: '1e-400': it underflows fp64: nonzero but below 2^-1074 (4.9e-324), it reads as 0 (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
+    inspect 1e-400
+expect 2 "$e inspect: '-1e400': it overflows fp64: above 1.8e308 it reads as inf (write inf for infinity) (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
+    inspect -- -1e400
+expect 2 "$e inspect: '2^1024': 2^N is a number of fp64 for N from -1074 to 1023 only (values are e.g. 0.1, -1e-8, 0x1p-24, 2^-24, inf)" \
+    inspect 2^1024
 expect 2 "$e unknown option '--bogus' (see vramlab inspect --help)" inspect 1 --bogus
 expect 2 "$e --format needs a value" inspect 1 --format
 expect 2 "$e --format: unknown value 'xml' (expected table or json)" inspect 1 --format=xml
@@ -162,7 +176,10 @@ expect 2 "$e --input: $tmp/odd.raw: 5 bytes is not a whole number of float32 val
 expect 2 "$e --input: $tmp/missing.npy: cannot open: No such file or directory" \
     probe underflow --input "$tmp/missing.npy"
 checks=$((checks + 1))
-"$VRAMLAB" probe underflow --input "$tmp/good.npy" > /dev/null || fail "a good .npy file is refused"
+"$VRAMLAB" probe underflow --input "$tmp/good.npy" > "$tmp/out" || fail "a good .npy file is refused"
+checks=$((checks + 1))
+[ "$(head -1 "$tmp/out")" = "underflow: 4 gradients from $tmp/good.npy, times each loss scale, cast to each format" ] ||
+    fail "probe underflow --input: $(head -1 "$tmp/out")"
 
 # LoRA and QLoRA (training only; --qlora and --lora-targets need a rank).
 expect 2 "$e --lora-rank must be between 1 and 65536" \
@@ -207,6 +224,76 @@ expect 2 "$e --grad-accum must be between 1 and 1048576" estimate --grad-accum 0
 expect 2 "$e --tp applies to --mode train only" estimate --mode infer --tp 2
 expect 2 "$e --lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)" \
     estimate --tp 2 --gpus 2 --lora-rank 8
+
+# Numbers are read whole or refused: an exponent needs digits, a fraction too fine for 64
+# bits is still a fraction, and a huge bad value is cut in the one-line message.
+expect 2 "$e --batch: '4e+' is not a whole number: the exponent has no digits" estimate --batch 4e+
+expect 2 "$e --params: '7e+B' is not a whole number: the exponent has no digits" estimate --params 7e+B
+expect 2 "$e --zero: '1.0000000000000000000001' is not a whole number: not a whole number" \
+    estimate --zero 1.0000000000000000000001
+x64=$(head -c 64 /dev/zero | tr '\0' x)
+expect 2 "$e --batch: '$x64...' is not a whole number: expected a number" \
+    estimate --batch "$(head -c 131000 /dev/zero | tr '\0' x)"
+# any message: its start and its end, where the reason is, around "..."
+x859=$(head -c 859 /dev/zero | tr '\0' x)
+x270=$(head -c 270 /dev/zero | tr '\0' x)
+expect 2 "$e --preset: no model or scenario named '$x859...$x270' (vramlab presets lists them)" \
+    estimate --preset "$(head -c 131000 /dev/zero | tr '\0' x)"
+
+# Output that cannot be written fails every command: exit 2 and the reason, for a full
+# device and for a closed stdout.
+for args in estimate "estimate --format json" "estimate --help" presets "presets --format json" \
+    formats "inspect 0.1" "probe underflow" --help --version; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086 # the words of args are the arguments
+    "$VRAMLAB" $args > /dev/full 2> "$tmp/err"
+    status=$?
+    [ "$status" -eq 2 ] && [ "$(cat "$tmp/err")" = "$e cannot write the output: No space left on device" ] ||
+        fail "vramlab $args > /dev/full: exit $status, stderr: $(cat "$tmp/err")"
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    "$VRAMLAB" $args >&- 2> "$tmp/err"
+    status=$?
+    [ "$status" -eq 2 ] && [ "$(cat "$tmp/err")" = "$e cannot write the output: Bad file descriptor" ] ||
+        fail "vramlab $args >&-: exit $status, stderr: $(cat "$tmp/err")"
+done
+
+# Hostile input.  Commands that could hang run under timeout(1): a hang fails the check
+# (exit 124) instead of stopping the suite.
+bounded=$tmp/bounded
+printf '#!/bin/sh\nexec timeout 10 "%s" "$@"\n' "$VRAMLAB" > "$bounded"
+chmod +x "$bounded"
+unbounded=$VRAMLAB
+VRAMLAB=$bounded
+
+# A FIFO is not read (opening it alone would wait for a writer).
+mkfifo "$tmp/fifo.yaml" "$tmp/fifo.json" "$tmp/fifo.npy"
+expect 2 "$e $tmp/fifo.yaml: not a regular file" estimate --preset-file "$tmp/fifo.yaml"
+expect 2 "$e $tmp/fifo.json: not a regular file" estimate --hf-config "$tmp/fifo.json"
+expect 2 "$e --input: $tmp/fifo.npy: not a regular file" probe underflow --input "$tmp/fifo.npy"
+# /dev/stdin is read whatever it is
+checks=$((checks + 1))
+"$VRAMLAB" estimate --preset-file /dev/stdin --format csv < "$srcdir/presets/models/gpt2.yaml" \
+    > /dev/null 2> "$tmp/err" || fail "--preset-file /dev/stdin: $(cat "$tmp/err")"
+
+# Deep nesting is refused before libyaml builds its tree (which takes time quadratic in
+# the depth: 45 s for these 100,000 levels), as a file or in a preset folder.
+{
+    printf 'kind: model\nname: deep\nnotes: '
+    head -c 100000 /dev/zero | tr '\0' '['
+    head -c 100000 /dev/zero | tr '\0' ']'
+    echo
+} > "$tmp/deep.yaml"
+expect 2 "$e $tmp/deep.yaml:3:71: nested more than 64 levels deep" \
+    estimate --preset-file "$tmp/deep.yaml"
+mkdir "$tmp/deep"
+cp "$tmp/deep.yaml" "$tmp/deep/"
+checks=$((checks + 1))
+VRAMLAB_PRESETS=$tmp/deep "$VRAMLAB" estimate --format csv > /dev/null 2> "$tmp/err"
+[ "$(cat "$tmp/err")" = "$e warning: $tmp/deep/deep.yaml:3:71: nested more than 64 levels deep" ] ||
+    fail "a deep preset in a folder: $(cat "$tmp/err")"
+
+VRAMLAB=$unbounded
 
 # A good preset file loads and is used.
 checks=$((checks + 1))

@@ -114,6 +114,20 @@ static void test_malformed_files(void **state)
     expect_error(len, "shape (99999999999, 99999999999, 99999999999) of '<f4' needs over "
                       "18446744073709551615 bytes of data, the file has 0");
 
+    /* the element count fits in 64 bits, its bytes do not: not "needs 0 bytes" */
+    len = npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+              4, 0);
+    expect_error(len, "shape (4611686018427387904,) of '<f4' needs over 18446744073709551615 "
+                      "bytes of data, the file has 0");
+    len = npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3074457345618258603, 1), }",
+              8, 0);
+    expect_error(len, "shape (3074457345618258603, 1) of '<f8' needs over "
+                      "18446744073709551615 bytes of data, the file has 0");
+    /* a NUL byte ends no string: '<f4\0x' is not '<f4' */
+    len = npy(1, "{'descr': '<f4#x', 'fortran_order': False, 'shape': (10,), }", 4, 10);
+    buf[10 + 14] = '\0';
+    expect_error(len, "malformed .npy header at character 15: expected a quoted dtype");
+
     len = npy(4, good, 4, 10);
     expect_error(len, "unsupported .npy format version 4.0 (1.0, 2.0 and 3.0 are read)");
     len = npy(1, "{'descr': '<f4', 'fortran_order': False}", 4, 10);
@@ -180,6 +194,19 @@ static void test_files(void **state)
     assert_null(vl_values_read(path, MAX, &n, err));
     snprintf(want, sizeof want, "%s: not a .npy file (it does not start with \\x93NUMPY)", path);
     assert_string_equal(err, want);
+    unlink(path);
+
+    /* the extension in capitals is still .npy, not raw float32 with the header as values */
+    snprintf(path, sizeof path, "%s/grads.NPY", dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(buf, npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 4, 3), 1, f);
+    fclose(f);
+    v = vl_values_read(path, MAX, &n, err);
+    assert_non_null(v);
+    assert_int_equal(n, 3);
+    assert_true(v[0] == 0.5f && v[1] == 1.5f && v[2] == 2.5f);
+    free(v);
     unlink(path);
 
     assert_null(vl_values_read(path, MAX, &n, err));

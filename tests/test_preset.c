@@ -308,7 +308,7 @@ static const struct {
     {"kind: model\nname: x\narchitecture: [1, 2]\n",
      "x.yaml:3:15: architecture: expected a mapping of keys, got a list"},
     {"kind: model\nname: x\narchitecture: {hidden_size: 99999999999999999999}\n",
-     "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large"},
+     "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large (over 2^64)"},
     {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:9: memory: must be between 1 and 70,368,744,177,664"},
     {"kind: gpu\nname: g\nmemory: 80 parsecs\n",
      "x.yaml:3:9: memory: '80 parsecs' is not a size in bytes: unknown unit suffix"},

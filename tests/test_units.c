@@ -47,6 +47,55 @@ static void test_counts(void **state)
     count_fails("1e999", "large");
 }
 
+/* An exponent needs digits; digits past what 64 bits hold are judged by the value: a
+ * fraction is "not a whole number", a huge value "too large"; zeros cost nothing. */
+static void test_lenient_numbers(void **state)
+{
+    (void)state;
+    count_fails("4e+", "the exponent has no digits");
+    count_fails("7e+B", "the exponent has no digits");
+    assert_int_equal(count("4e+2"), 400);
+    count_fails("1.0000000000000000000001", "not a whole number");
+    count_fails("1.0000000000000000000001e22", "number too large (over 2^64)");
+    count_fails("123456789012345678901234567890", "number too large (over 2^64)");
+    assert_int_equal(count("1.000000000000000000000000000"), 1);
+    assert_int_equal(count("0.000000000000000000000000000"), 0);
+    assert_int_equal(count("0000000000000000000000000000012"), 12);
+    assert_int_equal(count("1.8446744073709551615e19"), UINT64_MAX);
+    uint64_t v;
+    const char *why = NULL;
+    assert_false(vl_parse_size("1.0000000000000000000001 KiB", &v, &why));
+    assert_string_equal(why, "not a whole number");
+}
+
+/* Reals: strtod's syntax and 2^N, within fp64's range (a value it cannot hold is refused,
+ * not rounded to 0 or inf). */
+static void test_reals(void **state)
+{
+    (void)state;
+    double v;
+    const char *why = NULL;
+    assert_true(vl_parse_real("2^-1074", &v, &why));
+    assert_true(v == 0x1p-1074);
+    assert_true(vl_parse_real("-2**1023", &v, &why));
+    assert_true(v == -0x1p1023);
+    assert_true(vl_parse_real("4e-324", &v, &why)); /* rounds to the smallest subnormal */
+    assert_true(v == 0x1p-1074);
+    assert_true(vl_parse_real("0e-999", &v, &why) && v == 0);
+    assert_true(vl_parse_real("-inf", &v, &why) && v < 0 && v * 0 != 0);
+    assert_false(vl_parse_real("1e-400", &v, &why));
+    assert_non_null(strstr(why, "underflows fp64"));
+    assert_false(vl_parse_real("2e-324", &v, &why)); /* below half the smallest subnormal */
+    assert_non_null(strstr(why, "underflows fp64"));
+    assert_false(vl_parse_real("1e400", &v, &why));
+    assert_non_null(strstr(why, "overflows fp64"));
+    assert_false(vl_parse_real("0x1p1024", &v, &why));
+    assert_non_null(strstr(why, "overflows fp64"));
+    assert_false(vl_parse_real("2^-1075", &v, &why));
+    assert_false(vl_parse_real("2^1024", &v, &why));
+    assert_false(vl_parse_real(" 1", &v, &why));
+}
+
 static void test_sizes(void **state)
 {
     (void)state;
@@ -128,6 +177,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_rounded),
         cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_lenient_numbers),
+        cmocka_unit_test(test_reals),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_checked_arithmetic),
         cmocka_unit_test(test_formatting),

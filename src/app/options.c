@@ -15,14 +15,35 @@
 #include "core/hfconfig.h"
 #include "core/units.h"
 
+/* A message stays one line of reasonable length: past MSG_MAX bytes (a 128 KiB bad value
+ * echoed in it) it keeps its start and its end, where the reason is, around "...".  The
+ * core's messages (VL_ERR_LEN, 1024 bytes) are never cut. */
+#define MSG_MAX 1200
+#define MSG_TAIL 300
+
 int usage_error(const char *fmt, ...)
 {
+    char msg[MSG_MAX + 1], *big = NULL;
     va_list ap;
-    fputs("vramlab: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    const char *text = msg;
+    if (n > MSG_MAX && (big = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        size_t head = MSG_MAX - MSG_TAIL - 3, tail = (size_t)n - MSG_TAIL;
+        while (head > 0 && (big[head] & 0xC0) == 0x80) /* whole UTF-8 characters */
+            head--;
+        while ((big[tail] & 0xC0) == 0x80)
+            tail++;
+        memcpy(big + head, "...", 3);
+        memmove(big + head + 3, big + tail, (size_t)n - tail + 1);
+        text = big;
+    }
+    fprintf(stderr, "vramlab: %s\n", n < 0 ? fmt : text);
+    free(big);
     return EXIT_USAGE;
 }
 
@@ -274,6 +295,19 @@ void options_start(void)
 int options_next(int argc, char **argv, const struct option *opts, const char *command, int *code)
 {
     *code = getopt_long(argc, argv, ":", opts, NULL);
+    if (*code == '?' && optind > 0 && strncmp(argv[optind - 1], "--", 2) == 0) {
+        /* getopt_long takes a unique prefix: more than one match is ambiguous, so say which */
+        const char *name = argv[optind - 1] + 2;
+        size_t len = strcspn(name, "="), at = 0, n = 0;
+        char list[512] = "";
+        for (const struct option *o = opts; len && o->name; o++)
+            if (strncmp(o->name, name, len) == 0 && at < sizeof list)
+                at += (size_t)snprintf(list + at, sizeof list - at, "%s--%s", n++ ? ", " : "",
+                                       o->name);
+        if (n > 1)
+            return usage_error("ambiguous option '%s' (it could be %s)", argv[optind - 1],
+                               list);
+    }
     if (*code == '?')
         return usage_error("unknown option '%s' (see vramlab %s --help)", argv[optind - 1],
                            command);
@@ -351,8 +385,16 @@ static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settin
         vl_model_from_params(m, o->params);
         return EXIT_OK;
     }
-    if (o->hf_config)
-        return vl_model_from_hf_file(o->hf_config, m, err) ? EXIT_OK : usage_error("%s", err);
+    if (o->hf_config) {
+        vl_hf_warnings w;
+        bool ok = vl_model_from_hf_file(o->hf_config, m, &w, err);
+        for (size_t i = 0; i < w.n; i++)
+            fprintf(stderr, "vramlab: warning: %s\n", w.text[i]);
+        if (w.more)
+            fprintf(stderr, "vramlab: warning: %s: %zu more keys given twice\n", o->hf_config,
+                    w.more);
+        return ok ? EXIT_OK : usage_error("%s", err);
+    }
     if (o->preset_file) {
         vl_kind kind;
         size_t i;

@@ -201,8 +201,8 @@ int cmd_inspect(int argc, char **argv)
             options_done = true;
         } else if (options_done || strncmp(a, "--", 2) != 0) {
             if (!vl_parse_real(a, &v, &why))
-                return usage_error("inspect: '%s' is not a number (e.g. 0.1, -1e-8, 0x1p-24, "
-                                   "2^-24, inf): %s",
+                return usage_error("inspect: '%s': %s (values are e.g. 0.1, -1e-8, 0x1p-24, "
+                                   "2^-24, inf)",
                                    a, why);
             argv[++n] = argv[i]; /* the values, in order, from argv[1] */
         } else if (strcmp(a, "--help") == 0) {

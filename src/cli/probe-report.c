@@ -101,7 +101,7 @@ static void underflow_table(FILE *out, const probe_report *r)
 
     fprintf(out, "underflow: %s gradients ", vl_fmt_int(u->n, n, sizeof n));
     if (r->input)
-        fprintf(out, "from %s", r->input);
+        fprintf(out, "from %s, ", r->input);
     else
         fprintf(out,
                 "drawn with seed %" PRIu64 " after Micikevicius et al. 2017, Fig. 3 (%.0f%% "

@@ -12,7 +12,7 @@
 
 #include "builtin.h"
 #include "names.h"
-#include "yamldoc.h"
+#include "fileio.h"
 
 #define MAX_PRESET_BYTES (1 << 20)
 #define MAX_WARNINGS 1000
@@ -260,7 +260,7 @@ bool vl_catalog_add_file(vl_catalog *c, const char *path, vl_kind *kind, size_t 
     char *buf;
     size_t len;
     err[0] = '\0';
-    if (!vl_read_text_file(path, MAX_PRESET_BYTES, &buf, &len, err))
+    if (!vl_read_file(path, MAX_PRESET_BYTES, &buf, &len, err, VL_ERR_LEN))
         return false;
     bool ok = vl_catalog_add_text(c, path, buf, len, kind, index, err);
     free(buf);
@@ -370,7 +370,7 @@ void vl_catalog_add_dir(vl_catalog *c, const char *dir)
         const char *path = files[i];
         char *buf = NULL;
         size_t len, b = vl_n_builtin_presets, j, index;
-        bool ok = vl_read_text_file(path, MAX_PRESET_BYTES, &buf, &len, err) &&
+        bool ok = vl_read_file(path, MAX_PRESET_BYTES, &buf, &len, err, VL_ERR_LEN) &&
                   ((b = same_as_builtin(buf, len)) < vl_n_builtin_presets ||
                    vl_preset_parse(path, buf, len, p, err));
         free(buf);

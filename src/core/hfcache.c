@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "units.h"
 
 /* safetensors refuses headers over 100,000,000 bytes (MAX_HEADER_SIZE, safetensors/src/
@@ -72,29 +73,11 @@ static bool read_at(int fd, void *buf, size_t n, uint64_t off)
     return true;
 }
 
-/* The whole of a small regular file, NUL-terminated; free() it. */
+/* The whole of a small regular file, NUL-terminated (fileio.h); free() it. */
 static char *slurp(const char *path, uint64_t max, size_t *len, char err[VL_ERR_LEN])
 {
-    uint64_t size;
-    int fd = open_regular(path, &size, err);
-    if (fd < 0)
-        return NULL;
-    char *buf = NULL;
-    if (size > max)
-        fail(err, "%s: %llu bytes, more than the %llu allowed", path,
-             (unsigned long long)size, (unsigned long long)max);
-    else if (!(buf = malloc(size + 1)))
-        fail(err, "%s: out of memory", path);
-    else if (!read_at(fd, buf, size, 0)) {
-        fail(err, "%s: read error", path);
-        free(buf);
-        buf = NULL;
-    } else {
-        buf[size] = '\0';
-        *len = size;
-    }
-    close(fd);
-    return buf;
+    char *buf;
+    return vl_read_file(path, (size_t)max, &buf, len, err, VL_ERR_LEN) ? buf : NULL;
 }
 
 /* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */

@@ -1,32 +1,180 @@
-/* hfconfig.c: Hugging Face config.json files as models. */
+/* hfconfig.c: Hugging Face config.json files as models.
+ *
+ * The JSON parser is jansson (Debian's libjansson-dev), chosen over json-c because it
+ * reports every syntax error with its line and column, keeps integers apart from reals and
+ * refuses an integer that does not fit (json-c clamps it), refuses \u0000 in strings (so
+ * every key and text is a C string) and invalid UTF-8, and bounds its nesting depth.  Where
+ * it and Python's json module differ on what config.json files contain, Python's semantics
+ * are kept: a key given twice takes its last value (with a warning naming the key and its
+ * line), and surrogate pairs decode to one character. */
 #include "hfconfig.h"
 
-#include <errno.h>
-#include <math.h>
+#include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "names.h"
-#include "units.h"
-#include "yamldoc.h"
 
 #define MAX_CONFIG_BYTES (4 << 20)
+/* The same nesting limit as the presets' (yamldoc.c); config.json files nest four deep. */
+#define MAX_DEPTH 64
 
 typedef struct hf {
-    vl_ydoc d;
+    const char *file, *text;
+    size_t len;
+    char *err;                /* VL_ERR_LEN bytes */
+    vl_hf_warnings *warnings; /* or NULL */
+    json_t *root;
+    json_t *where; /* each top-level key: the byte offset of its (last) value */
     vl_arch *a;
 } hf;
+
+/* ---- errors that point into the text --------------------------------------------------- */
+
+/* Writes "file:line:column: message" for byte offset at into the error; returns false. */
+static bool fail_at(hf *h, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail_at(hf *h, size_t at, const char *fmt, ...)
+{
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < at && i < h->len; i++, col++)
+        if (h->text[i] == '\n') {
+            line++;
+            col = 0;
+        }
+    va_list ap;
+    int n = snprintf(h->err, VL_ERR_LEN, "%s:%zu:%zu: ", h->file, line, col);
+    va_start(ap, fmt);
+    if (n >= 0 && n < VL_ERR_LEN)
+        vsnprintf(h->err + n, VL_ERR_LEN - (size_t)n, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Where the value of top-level key is; the object's start when the key is absent. */
+static size_t offset_of(hf *h, const char *key)
+{
+    json_t *at = key ? json_object_get(h->where, key) : NULL;
+    if (at)
+        return (size_t)json_integer_value(at);
+    size_t i = 0;
+    while (i < h->len && is_space(h->text[i]))
+        i++;
+    return i;
+}
+
+/* A value for a message: "an object", "a list", or the value as JSON (ASCII, so control
+ * characters stay escapes), cut at 48 characters. */
+static const char *describe(const json_t *v, char *buf, size_t len)
+{
+    if (json_is_object(v) || json_is_array(v)) {
+        snprintf(buf, len, "%s", json_is_object(v) ? "an object" : "a list");
+        return buf;
+    }
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+    if (!s)
+        snprintf(buf, len, "a value");
+    else if (strlen(s) > 48)
+        snprintf(buf, len, "%.45s...", s);
+    else
+        snprintf(buf, len, "%s", s);
+    free(s);
+    return buf;
+}
+
+/* ---- keys, their places and their duplicates ------------------------------------------- */
+
+static void warn(hf *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(hf *h, const char *fmt, ...)
+{
+    vl_hf_warnings *w = h->warnings;
+    if (!w)
+        return;
+    if (w->n == VL_HF_MAX_WARNINGS) {
+        w->more++;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->text[w->n++], VL_ERR_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* The end of the JSON string that starts at text[i] (its closing quote). */
+static size_t string_end(const char *text, size_t i)
+{
+    for (i++; text[i] != '"'; i++)
+        if (text[i] == '\\')
+            i++;
+    return i;
+}
+
+/* One walk over the text that jansson accepted (so it is valid JSON): where each top-level
+ * key's value starts, a warning for each key given twice in an object (jansson, like
+ * Python, keeps the last), and the nesting limit. */
+static bool walk_keys(hf *h)
+{
+    json_t *keys[MAX_DEPTH + 1]; /* each open object's keys (NULL for a list) */
+    bool want_key[MAX_DEPTH + 1];
+    int depth = 0;
+    size_t line = 1;
+    bool ok = true;
+
+    for (size_t i = 0; ok && i < h->len; i++) {
+        char c = h->text[i];
+        if (c == '\n') {
+            line++;
+        } else if (c == '{' || c == '[') {
+            if (depth == MAX_DEPTH) {
+                ok = fail_at(h, i, "nested more than %d levels deep", MAX_DEPTH);
+                break;
+            }
+            keys[depth] = c == '{' ? (depth == 0 ? json_incref(h->where) : json_object()) : NULL;
+            want_key[depth++] = c == '{';
+        } else if (c == '}' || c == ']') {
+            json_decref(keys[--depth]);
+        } else if (c == ',') {
+            want_key[depth - 1] = keys[depth - 1] != NULL;
+        } else if (c == '"') {
+            size_t end = string_end(h->text, i);
+            if (depth > 0 && want_key[depth - 1]) {
+                json_t *k = json_loadb(h->text + i, end + 1 - i, JSON_DECODE_ANY, NULL);
+                const char *key = json_string_value(k);
+                size_t v = end + 1;
+                while (is_space(h->text[v]) || h->text[v] == ':')
+                    v++;
+                char shown[64];
+                if (key && json_object_get(keys[depth - 1], key))
+                    warn(h, "%s:%zu: key %s given twice: the last value is used, as in Python",
+                         h->file, line, describe(k, shown, sizeof shown));
+                if (!key || json_object_set_new(keys[depth - 1], key, json_integer((json_int_t)v)))
+                    ok = fail_at(h, i, "out of memory");
+                json_decref(k);
+                want_key[depth - 1] = false;
+            }
+            i = end;
+        }
+    }
+    while (depth > 0)
+        json_decref(keys[--depth]);
+    return ok;
+}
 
 /* ---- reading keys -------------------------------------------------------------------- */
 
 /* The first of the keys (a NULL-terminated list of aliases) that is present and not null. */
-static yaml_node_t *get(hf *h, const char *const *keys, const char **which)
+static json_t *get(hf *h, const char *const *keys, const char **which)
 {
     for (; *keys; keys++) {
-        yaml_node_t *v = vl_ydoc_get(&h->d, h->d.root, *keys, NULL);
-        const char *s = v ? vl_ynode_text(v) : NULL;
-        if (v && !(s && vl_ynode_plain(v) && strcmp(s, "null") == 0)) {
+        json_t *v = json_object_get(h->root, *keys);
+        if (v && !json_is_null(v)) {
             *which = *keys;
             return v;
         }
@@ -36,51 +184,53 @@ static yaml_node_t *get(hf *h, const char *const *keys, const char **which)
 
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* A whole number; *out untouched when absent.  required: absence is an error. */
+/* A whole number (a JSON integer, not a quoted one); *out untouched when absent.
+ * required: absence is an error. */
 static bool get_count(hf *h, const char *const *keys, uint64_t *out, bool required)
 {
-    const char *which, *why = NULL;
-    yaml_node_t *v = get(h, keys, &which);
+    const char *which;
+    char got[64];
+    json_t *v = get(h, keys, &which);
     if (!v) {
         if (required)
-            return vl_ydoc_fail(&h->d, h->d.root->start_mark, "missing key '%s'", keys[0]);
+            return fail_at(h, offset_of(h, NULL), "missing key '%s'", keys[0]);
         return true;
     }
-    const char *s = vl_ynode_text(v);
-    if (!s || !vl_ynode_plain(v) || !vl_parse_count(s, out, &why) || strchr(s, ' '))
-        return vl_ydoc_fail(&h->d, v->start_mark, "%s: expected a whole number, got %s", which,
-                            s ? s : vl_ynode_kind(v));
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return fail_at(h, offset_of(h, which), "%s: expected a whole number, got %s", which,
+                       describe(v, got, sizeof got));
+    *out = (uint64_t)json_integer_value(v);
     return true;
 }
 
 static bool get_bool(hf *h, const char *const *keys, bool *out)
 {
     const char *which;
-    yaml_node_t *v = get(h, keys, &which);
+    char got[64];
+    json_t *v = get(h, keys, &which);
     if (!v)
         return true;
-    const char *s = vl_ynode_text(v);
-    if (!s || !vl_ynode_plain(v) || (strcmp(s, "true") != 0 && strcmp(s, "false") != 0))
-        return vl_ydoc_fail(&h->d, v->start_mark, "%s: expected true or false, got %s", which,
-                            s ? s : vl_ynode_kind(v));
-    *out = strcmp(s, "true") == 0;
+    if (!json_is_boolean(v))
+        return fail_at(h, offset_of(h, which), "%s: expected true or false, got %s", which,
+                       describe(v, got, sizeof got));
+    *out = json_is_true(v);
     return true;
 }
 
-/* True when any of the keys is a probability above 0 (dropout present in training). */
+/* True when any of the keys is a probability above 0 (dropout present in training).  A
+ * quoted number is text, here as for every other number. */
 static bool get_dropout(hf *h, const char *const *keys, bool *out)
 {
     for (; *keys; keys++) {
         const char *k[] = {*keys, NULL}, *which;
-        yaml_node_t *v = get(h, k, &which);
+        char got[64];
+        json_t *v = get(h, k, &which);
         if (!v)
             continue;
-        const char *s = vl_ynode_text(v);
-        char *end = NULL;
-        double p = s ? strtod(s, &end) : NAN;
-        if (!s || end == s || *end != '\0' || !(p >= 0 && p <= 1))
-            return vl_ydoc_fail(&h->d, v->start_mark, "%s: expected a probability, got %s", which,
-                                s ? s : vl_ynode_kind(v));
+        double p = json_is_number(v) ? json_number_value(v) : -1;
+        if (!(p >= 0 && p <= 1))
+            return fail_at(h, offset_of(h, which), "%s: expected a probability, got %s", which,
+                           describe(v, got, sizeof got));
         if (p > 0)
             *out = true;
     }
@@ -90,15 +240,14 @@ static bool get_dropout(hf *h, const char *const *keys, bool *out)
 static const char *get_text(hf *h, const char *key)
 {
     const char *k[] = {key, NULL}, *which;
-    yaml_node_t *v = get(h, k, &which);
-    return v ? vl_ynode_text(v) : NULL;
+    return json_string_value(get(h, k, &which));
 }
 
 static bool unsupported(hf *h, const char *const *keys, const char *what)
 {
-    const char *which;
-    yaml_node_t *v = get(h, keys, &which);
-    return vl_ydoc_fail(&h->d, v ? v->start_mark : h->d.root->start_mark, "%s: %s", keys[0], what);
+    const char *which = NULL;
+    get(h, keys, &which);
+    return fail_at(h, offset_of(h, which), "%s: %s", keys[0], what);
 }
 
 /* ---- what every family has ----------------------------------------------------------- */
@@ -344,40 +493,65 @@ static void model_name(const char *from, char *name, size_t len)
         snprintf(name, len, "hf-config");
 }
 
-bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_model *m,
-                           char err[VL_ERR_LEN])
+/* The text as JSON into h->root, and its keys' places. */
+static bool load(hf *h)
 {
-    hf h = {.a = &m->arch};
-    memset(m, 0, sizeof *m);
-    if (!vl_ydoc_load(&h.d, file, text, len, "a Hugging Face config.json (a JSON object)", err))
+    json_error_t e;
+    size_t i = offset_of(h, NULL);
+    if (i == h->len)
+        return fail_at(h, 0, "empty file: expected a Hugging Face config.json (a JSON object)");
+    h->root = json_loadb(h->text, h->len, JSON_DECODE_ANY, &e);
+    if (!h->root) {
+        snprintf(h->err, VL_ERR_LEN, "%s:%d:%d: JSON syntax error: %s", h->file, e.line,
+                 e.column, e.text);
         return false;
-    bool ok = false;
-    yaml_node_t *type = vl_ydoc_get(&h.d, h.d.root, "model_type", NULL);
-    const char *t = type ? vl_ynode_text(type) : NULL;
-    size_t i = 0;
-    while (t && i < N_FAMILIES && strcmp(families[i].type, t) != 0)
-        i++;
-    char list[256], hint[96];
-    vl_join(vl_hf_model_types, N_FAMILIES, list, sizeof list);
-    if (h.d.root->type != YAML_MAPPING_NODE)
-        vl_ydoc_fail(&h.d, h.d.root->start_mark, "expected a JSON object, got %s",
-                     vl_ynode_kind(h.d.root));
-    else if (!type)
-        vl_ydoc_fail(&h.d, h.d.root->start_mark, "missing key 'model_type' (supported: %s)", list);
-    else if (!t)
-        vl_ydoc_fail(&h.d, type->start_mark, "model_type: expected text, got %s",
-                     vl_ynode_kind(type));
-    else if (i == N_FAMILIES)
-        vl_ydoc_fail(&h.d, type->start_mark, "model_type '%s' is not supported (supported: %s)%s",
-                     t, list, vl_hint(t, vl_hf_model_types, N_FAMILIES, hint, sizeof hint));
-    else
-        ok = families[i].read(&h);
+    }
+    char got[64];
+    if (!json_is_object(h->root))
+        return fail_at(h, i, "expected a JSON object, got %s", describe(h->root, got, sizeof got));
+    if (!(h->where = json_object()))
+        return fail_at(h, 0, "out of memory");
+    return walk_keys(h);
+}
+
+bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_model *m,
+                           vl_hf_warnings *warnings, char err[VL_ERR_LEN])
+{
+    hf h = {.file = file, .text = text, .len = len, .err = err, .warnings = warnings,
+            .a = &m->arch};
+    memset(m, 0, sizeof *m);
+    if (warnings)
+        warnings->n = warnings->more = 0;
+    bool ok = load(&h);
+    const char *t = NULL;
+    if (ok) {
+        json_t *type = json_object_get(h.root, "model_type");
+        t = json_string_value(type);
+        size_t i = 0;
+        while (t && i < N_FAMILIES && strcmp(families[i].type, t) != 0)
+            i++;
+        char list[256], hint[96], got[64];
+        vl_join(vl_hf_model_types, N_FAMILIES, list, sizeof list);
+        ok = false;
+        if (!type)
+            fail_at(&h, offset_of(&h, NULL), "missing key 'model_type' (supported: %s)", list);
+        else if (!t)
+            fail_at(&h, offset_of(&h, "model_type"), "model_type: expected text, got %s",
+                    describe(type, got, sizeof got));
+        else if (i == N_FAMILIES)
+            fail_at(&h, offset_of(&h, "model_type"),
+                    "model_type %s is not supported (supported: %s)%s",
+                    describe(type, got, sizeof got), list,
+                    vl_hint(t, vl_hf_model_types, N_FAMILIES, hint, sizeof hint));
+        else
+            ok = families[i].read(&h);
+    }
     if (ok) {
         const char *key;
         vl_arch_defaults(h.a);
         const char *why = vl_arch_check(h.a, &key);
         if (why)
-            ok = vl_ydoc_fail(&h.d, h.d.root->start_mark, "%s (architecture.%s)", why, key);
+            ok = fail_at(&h, offset_of(&h, NULL), "%s (architecture.%s)", why, key);
     }
     if (ok) {
         const char *id = get_text(&h, "_name_or_path");
@@ -386,17 +560,21 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
         snprintf(m->source, sizeof m->source, "%s (model_type %s)", file, t);
         snprintf(m->origin, sizeof m->origin, "%s", file);
     }
-    vl_ydoc_free(&h.d);
+    json_decref(h.where);
+    json_decref(h.root);
     return ok;
 }
 
-bool vl_model_from_hf_file(const char *path, vl_model *m, char err[VL_ERR_LEN])
+bool vl_model_from_hf_file(const char *path, vl_model *m, vl_hf_warnings *warnings,
+                           char err[VL_ERR_LEN])
 {
     char *buf;
     size_t len;
-    if (!vl_read_text_file(path, MAX_CONFIG_BYTES, &buf, &len, err))
+    if (warnings)
+        warnings->n = warnings->more = 0;
+    if (!vl_read_file(path, MAX_CONFIG_BYTES, &buf, &len, err, VL_ERR_LEN))
         return false;
-    bool ok = vl_model_from_hf_text(path, buf, len, m, err);
+    bool ok = vl_model_from_hf_text(path, buf, len, m, warnings, err);
     free(buf);
     return ok;
 }

@@ -1,4 +1,4 @@
-/* hfconfig.h: a Hugging Face config.json as a model, read with libyaml (JSON is YAML).
+/* hfconfig.h: a Hugging Face config.json as a model, read with jansson.
  *
  * Each supported model_type maps the config's keys (and the family's fixed traits: norm,
  * MLP, biases, positions) onto vl_arch.  Unknown keys are ignored, as transformers does;
@@ -15,8 +15,19 @@
 extern const char *const vl_hf_model_types[];
 extern const size_t vl_n_hf_model_types;
 
+/* What a config that loads is warned about: "file:line: key "K" given twice: the last
+ * value is used, as in Python".  The first VL_HF_MAX_WARNINGS are kept; more counts the
+ * rest. */
+#define VL_HF_MAX_WARNINGS 8
+typedef struct vl_hf_warnings {
+    char text[VL_HF_MAX_WARNINGS][VL_ERR_LEN];
+    size_t n, more;
+} vl_hf_warnings;
+
+/* The model of the config.json text; warnings may be NULL. */
 bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_model *m,
+                           vl_hf_warnings *warnings, char err[VL_ERR_LEN]);
+bool vl_model_from_hf_file(const char *path, vl_model *m, vl_hf_warnings *warnings,
                            char err[VL_ERR_LEN]);
-bool vl_model_from_hf_file(const char *path, vl_model *m, char err[VL_ERR_LEN]);
 
 #endif

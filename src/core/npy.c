@@ -2,14 +2,15 @@
  * numpy/lib/format.py, "A Simple File Format for NumPy Arrays" (NEP 1). */
 #include "npy.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <strings.h>
+
+#include "fileio.h"
 
 #define MAX_DIMS 32
 
@@ -58,7 +59,7 @@ static bool syntax(header *h, char *err, const char *expected)
                 (size_t)(h->p - h->start) + 1, expected);
 }
 
-/* A Python string literal without escapes, into out. */
+/* A Python string literal without escapes or NUL bytes, into out. */
 static bool string(header *h, char *out, size_t len)
 {
     skip_spaces(h);
@@ -66,7 +67,7 @@ static bool string(header *h, char *out, size_t len)
         return false;
     char quote = *h->p++;
     const char *s = h->p;
-    while (h->p < h->end && *h->p != quote && *h->p != '\\')
+    while (h->p < h->end && *h->p != quote && *h->p != '\\' && *h->p != '\0')
         h->p++;
     if (h->p >= h->end || *h->p != quote || (size_t)(h->p - s) >= len)
         return false;
@@ -214,17 +215,17 @@ static bool parse_npy(const unsigned char *buf, size_t len, size_t max, size_t *
                          "(save numpy.ascontiguousarray(a))");
 
     char sh[256];
-    uint64_t count = 1;
+    uint64_t count = 1, bytes;
     bool ovf = false;
     shape_text(&h, sh, sizeof sh);
     for (int i = 0; i < h.n_dims; i++)
         ovf |= __builtin_mul_overflow(count, h.dims[i], &count);
+    ovf |= __builtin_mul_overflow(count, (uint64_t)item, &bytes);
     size_t data = len - pre - hlen;
-    if (ovf || count > SIZE_MAX / item || count * item != data)
+    if (ovf || bytes != data)
         return fail(err, "shape %s of '%s' needs %s%llu bytes of data, the file has %zu", sh,
                     h.descr, ovf ? "over " : "",
-                    ovf ? (unsigned long long)UINT64_MAX : (unsigned long long)(count * item),
-                    data);
+                    ovf ? (unsigned long long)UINT64_MAX : (unsigned long long)bytes, data);
     if (count == 0)
         return fail(err, "no values: shape %s", sh);
     if (count > max)
@@ -257,7 +258,7 @@ float *vl_npy_parse(const unsigned char *buf, size_t len, size_t max, size_t *n,
 static bool npy_name(const char *path)
 {
     size_t len = strlen(path);
-    return len >= 4 && strcmp(path + len - 4, ".npy") == 0;
+    return len >= 4 && strcasecmp(path + len - 4, ".npy") == 0; /* grads.NPY too */
 }
 
 /* Raw little-endian float32. */
@@ -282,29 +283,15 @@ static bool parse_raw(const unsigned char *buf, size_t len, size_t max, size_t *
 
 float *vl_values_read(const char *path, size_t max, size_t *n, char err[VL_NPY_ERR_LEN])
 {
-    char why[VL_NPY_ERR_LEN];
-    struct stat st;
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
+    char why[VL_NPY_ERR_LEN], *buf;
+    size_t len;
     float *v = NULL;
 
-    if (!f) {
-        snprintf(why, sizeof why, "cannot open: %s", strerror(errno));
-    } else if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, sizeof why, "not a regular file");
-    } else if ((uint64_t)st.st_size > (uint64_t)max * 8 + (1u << 20)) {
-        snprintf(why, sizeof why, "too many values: the file has %llu bytes (at most %zu values)",
-                 (unsigned long long)st.st_size, max);
-    } else if (!(buf = malloc((size_t)st.st_size + 1))) {
-        snprintf(why, sizeof why, "out of memory for %llu bytes", (unsigned long long)st.st_size);
-    } else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size || ferror(f)) {
-        snprintf(why, sizeof why, "cannot read: %s", ferror(f) ? strerror(errno) : "short read");
-    } else {
-        size_t len = (size_t)st.st_size;
-        (npy_name(path) ? parse_npy : parse_raw)(buf, len, max, n, &v, why);
-    }
-    if (f)
-        fclose(f);
+    /* float64 values take 8 bytes each; a header is at most 4 GiB, but 1 MiB is plenty */
+    size_t max_bytes = max > (SIZE_MAX - (1u << 20)) / 8 ? SIZE_MAX - 1 : max * 8 + (1u << 20);
+    if (!vl_read_file(path, max_bytes, &buf, &len, err, VL_NPY_ERR_LEN))
+        return NULL;
+    (npy_name(path) ? parse_npy : parse_raw)((const unsigned char *)buf, len, max, n, &v, why);
     free(buf);
     if (!v)
         snprintf(err, VL_NPY_ERR_LEN, "%s: %.400s", path, why);

@@ -1,6 +1,6 @@
 /* npy.h: real gradients for the underflow probe, from a NumPy .npy file or a raw file.
  *
- * A .npy file (the name ends in .npy) must be format version 1.0, 2.0 or 3.0 with a header
+ * A .npy file (the name ends in .npy, in any case) must be format version 1.0, 2.0 or 3.0 with a header
  * dict of exactly 'descr', 'fortran_order' and 'shape': descr '<f4' (float32) or '<f8'
  * (float64, rounded to float32 to nearest), fortran_order False, and a shape whose element
  * count matches the data that follows, byte for byte.  Any other file is read as raw

@@ -288,16 +288,18 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
     const vl_setting_desc *d = &vl_setting_table[k];
     const char *reason = NULL;
     uint64_t v = 0;
+    char shown[72]; /* the text, cut: a 128 KiB bad value would push the reason out */
+    snprintf(shown, sizeof shown, "%.64s%s", text, strlen(text) > 64 ? "..." : "");
     switch (d->type) {
     case VL_ST_COUNT:
         if (!vl_parse_count(text, &v, &reason)) {
-            snprintf(why, len, "'%s' is not a whole number: %s", text, reason);
+            snprintf(why, len, "'%s' is not a whole number: %s", shown, reason);
             return false;
         }
         break;
     case VL_ST_SIZE:
         if (!vl_parse_size(text, &v, &reason)) {
-            snprintf(why, len, "'%s' is not a size (e.g. 0, 1GiB, 800MB): %s", text, reason);
+            snprintf(why, len, "'%s' is not a size (e.g. 0, 1GiB, 800MB): %s", shown, reason);
             return false;
         }
         break;
@@ -305,7 +307,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         int i = vl_lookup(d->names, d->n_names, text);
         if (i < 0) {
             char list[256], hint[96];
-            snprintf(why, len, "unknown value '%s' (expected %s)%s", text,
+            snprintf(why, len, "unknown value '%s' (expected %s)%s", shown,
                      vl_join(d->names, (size_t)d->n_names, list, sizeof list),
                      vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
             return false;
@@ -315,7 +317,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
     }
     case VL_ST_BOOL:
         if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0) {
-            snprintf(why, len, "expected true or false, got '%s'", text);
+            snprintf(why, len, "expected true or false, got '%s'", shown);
             return false;
         }
         v = strcmp(text, "true") == 0;

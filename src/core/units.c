@@ -2,6 +2,7 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,35 +34,49 @@ uint64_t vl_ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
-/* Parses "<digits>[.<digits>][e<exp>]" exactly: the value is mant / 10^frac_digits * 10^exp.
- * The integer part and fraction are kept as one integer mantissa, so "1.5T" is exact. */
-static bool parse_decimal(const char **sp, uint64_t *mant, int *exp10, const char **why)
+/* Parses "<digits>[.<digits>][e[+]<digits>]" exactly: the value is mant * 10^exp10.  The
+ * integer part and fraction are kept as one integer mantissa, so "1.5T" is exact, and zeros
+ * after the last nonzero digit go into the exponent, so "1.000000000000000000000" fits.
+ * *lost: more significant digits than 64 bits hold (the value, too large or not whole,
+ * is then only known approximately). */
+static bool parse_decimal(const char **sp, uint64_t *mant, int *exp10, bool *lost,
+                          const char **why)
 {
     const char *s = *sp;
     uint64_t m = 0;
-    int e = 0, digits = 0;
-    bool ovf = false;
+    int e = 0, digits = 0, zeros = 0; /* zeros: not yet in m */
 
-    while (isdigit((unsigned char)*s)) {
-        m = vl_add(vl_mul(m, 10, &ovf), (uint64_t)(*s++ - '0'), &ovf);
-        digits++;
-    }
-    if (*s == '.') {
-        s++;
-        while (isdigit((unsigned char)*s)) {
-            m = vl_add(vl_mul(m, 10, &ovf), (uint64_t)(*s++ - '0'), &ovf);
-            e--;
-            digits++;
+    *lost = false;
+    for (bool frac = false;; s++) {
+        if (*s == '.' && !frac) {
+            frac = true;
+            continue;
         }
+        if (!isdigit((unsigned char)*s))
+            break;
+        digits++;
+        e -= frac;
+        if (*s == '0') {
+            zeros++;
+            continue;
+        }
+        for (; zeros > 0 && !*lost; zeros--)
+            m = vl_mul(m, 10, lost);
+        zeros = 0;
+        m = vl_add(vl_mul(m, 10, lost), (uint64_t)(*s - '0'), lost);
     }
     if (digits == 0) {
         *why = "expected a number";
         return false;
     }
-    if ((*s == 'e' || *s == 'E') && (isdigit((unsigned char)s[1]) || s[1] == '+')) {
-        s++;
-        if (*s == '+')
-            s++;
+    /* an exponent needs a digit: "4e+" and "7e+B" are not 4 and 7e9 */
+    if ((*s == 'e' || *s == 'E') && s[1] == '+' && !isdigit((unsigned char)s[2])) {
+        *why = "the exponent has no digits";
+        return false;
+    }
+    if ((*s == 'e' || *s == 'E') &&
+        (isdigit((unsigned char)s[1]) || (s[1] == '+' && isdigit((unsigned char)s[2])))) {
+        s += 1 + (s[1] == '+');
         int x = 0;
         while (isdigit((unsigned char)*s)) {
             if (x > 100) {
@@ -72,12 +87,8 @@ static bool parse_decimal(const char **sp, uint64_t *mant, int *exp10, const cha
         }
         e += x;
     }
-    if (ovf) {
-        *why = "number too large";
-        return false;
-    }
     *mant = m;
-    *exp10 = e;
+    *exp10 = e + zeros;
     *sp = s;
     return true;
 }
@@ -87,13 +98,13 @@ static bool scale_exact(uint64_t mant, int exp10, uint64_t mult, uint64_t *out, 
 {
     bool ovf = false;
     uint64_t v = vl_mul(mant, mult, &ovf);
-    for (; exp10 > 0; exp10--)
+    for (; exp10 > 0 && v && !ovf; exp10--)
         v = vl_mul(v, 10, &ovf);
     if (ovf) {
         *why = "number too large (over 2^64)";
         return false;
     }
-    for (; exp10 < 0; exp10++) {
+    for (; exp10 < 0 && v; exp10++) {
         if (v % 10 != 0) {
             *why = "not a whole number";
             return false;
@@ -121,7 +132,9 @@ static bool parse_parts(const char *s, const struct suffix *tab, uint64_t *mant,
         *why = "must not be negative";
         return false;
     }
-    if (!parse_decimal(&p, mant, e, why))
+    const char *number = p;
+    bool lost;
+    if (!parse_decimal(&p, mant, e, &lost, why))
         return false;
     while (*p == ' ')
         p++;
@@ -136,6 +149,11 @@ static bool parse_parts(const char *s, const struct suffix *tab, uint64_t *mant,
             return false;
         }
         *mult = t->mult;
+    }
+    if (lost) { /* its last digit is below the units (not whole) unless it is huge */
+        *why = strtod(number, NULL) * (double)*mult >= 0x1p64 ? "number too large (over 2^64)"
+                                                              : "not a whole number";
+        return false;
     }
     return true;
 }
@@ -198,16 +216,30 @@ bool vl_parse_real(const char *s, double *out, const char **why)
     if (p[0] == '2' && (p[1] == '^' || (p[1] == '*' && p[2] == '*'))) {
         const char *e = p + (p[1] == '^' ? 2 : 3);
         long n = strtol(e, &end, 10);
-        if (end == e || *end || n < -1100 || n > 1100) {
+        if (end == e || *end) {
             *why = "expected 2^N with a whole N";
+            return false;
+        }
+        if (n < -1074 || n > 1023) { /* fp64's smallest subnormal and largest power of two */
+            *why = "2^N is a number of fp64 for N from -1074 to 1023 only";
             return false;
         }
         *out = ldexp(*s == '-' ? -1.0 : 1.0, (int)n);
         return true;
     }
+    errno = 0;
     double v = strtod(s, &end);
     if (end == s || *end || isspace((unsigned char)*s)) {
         *why = "expected a number";
+        return false;
+    }
+    /* strtod's ERANGE: beyond fp64 it gives +-inf, below its smallest subnormal 0 */
+    if (errno == ERANGE && isinf(v)) {
+        *why = "it overflows fp64: above 1.8e308 it reads as inf (write inf for infinity)";
+        return false;
+    }
+    if (errno == ERANGE && v == 0) {
+        *why = "it underflows fp64: nonzero but below 2^-1074 (4.9e-324), it reads as 0";
         return false;
     }
     *out = v;

@@ -28,7 +28,8 @@ bool vl_parse_rounded(const char *s, uint64_t *value, uint64_t *unit, const char
 bool vl_parse_size(const char *s, uint64_t *out, const char **why);
 
 /* "0.1", "-1e-8", "0x1p-24", "inf", "nan" (strtod), or "2^-24", "-2**10" (exact powers of
- * two): a real number.  Returns false (and a reason in *why) for anything else. */
+ * two): a real number.  Returns false (and a reason in *why) for anything else, and for a
+ * number that fp64 cannot hold, so that "1e400" is not inf nor "1e-400" 0. */
 bool vl_parse_real(const char *s, double *out, const char **why);
 
 /* 1234567 -> "1,234,567". Returns buf. */

@@ -1,5 +1,6 @@
-/* yamldoc.h: one YAML (or JSON) document loaded with libyaml, and errors that point into it
- * as "file:line:column: message".  Shared by the preset loader and the config.json import.
+/* yamldoc.h: one YAML document loaded with libyaml, and errors that point into it as
+ * "file:line:column: message", for the preset loader (config.json has its own parser,
+ * hfconfig.c).
  *
  * Anchors and aliases stay shared nodes of libyaml's document (never expanded), and the
  * readers walk only the keys they know, so an alias bomb costs its own size, no more. */
@@ -16,10 +17,6 @@ typedef struct vl_ydoc {
     yaml_document_t doc;
     yaml_node_t *root;
 } vl_ydoc;
-
-/* Reads a whole file of at most max bytes into *buf (NUL-terminated; the caller frees it).
- * False with "path: cannot open: ..." (or read, or too large) in err. */
-bool vl_read_text_file(const char *path, size_t max, char **buf, size_t *len, char *err);
 
 /* Parses exactly one document of text.  what names the expected content for the message on
  * an empty file ("a preset (kind: model, gpu or scenario)").  On failure the message is in

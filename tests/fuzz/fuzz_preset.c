@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         vl_count_params(&c.models[index].arch, &p);
     }
     vl_catalog_free(&c);
-    if (vl_model_from_hf_text("fuzz.json", (const char *)data, size, &m, err)) {
+    if (vl_model_from_hf_text("fuzz.json", (const char *)data, size, &m, NULL, err)) {
         vl_params p;
         vl_count_params(&m.arch, &p);
     }
