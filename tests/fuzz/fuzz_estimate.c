@@ -14,6 +14,7 @@
 #include "core/explain.h"
 #include "core/hfconfig.h"
 #include "core/solve.h"
+#include "core/timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -85,8 +86,12 @@ static void estimate(const vl_model *m, const vl_settings *s, const vl_gpu *gpu)
     for (int w = 0; w < VL_N_SOLVES; w++) {
         vl_settings t = *s;
         vl_solution sol;
-        vl_solve_fit(m, &t, (vl_solve)w, gpu->memory, &sol);
+        vl_solve_fit(m, &t, (vl_solve)w, gpu->memory, false, &sol);
     }
+    vl_timeline tl;
+    char why[VL_ERR_LEN];
+    vl_timeline_for(m, s, true, &tl, why, sizeof why);
+    vl_timeline_free(&tl);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
