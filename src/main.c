@@ -77,6 +77,12 @@ static void presets_json(const vl_catalog *cat)
         printf(", \"params\": %" PRIu64, sc->params);
         json_origin(sc->display, sc->origin);
     }
+    for (size_t i = 0; i < cat->n_frameworks; i++, sep = ",") {
+        const vl_framework *f = &cat->frameworks[i];
+        json_entry(sep, "framework", f->name);
+        printf(", \"attention\": \"%s\"", vl_attention_names[f->attention]);
+        json_origin(f->display, f->origin);
+    }
     printf("\n]\n");
 }
 
@@ -128,6 +134,12 @@ static void presets_table(const vl_catalog *cat)
                                                      : sc->model);
         printf("%-8s %-34s %16s  ", "scenario", sc->name, what);
         table_tail(sc->display, sc->origin);
+    }
+    for (size_t i = 0; i < cat->n_frameworks; i++) { /* size: its attention kernel */
+        const vl_framework *f = &cat->frameworks[i];
+        /* the kind is a letter wider than its column: the name's takes it back */
+        printf("%-9s %-33s %16s  ", "framework", f->name, vl_attention_names[f->attention]);
+        table_tail(f->display, f->origin);
     }
     search_path_line();
 }

@@ -282,7 +282,7 @@ static void test_counts_checked(void **state)
 static const struct {
     const char *yaml, *message;
 } bad[] = {
-    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu or scenario)"},
+    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu, scenario or framework)"},
     {"kind: model\nname: [1\n", "x.yaml:3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"},
     {"- 1\n- 2\n", "x.yaml:1:1: expected a preset (a mapping with 'kind:'), got a list"},
     {"name: x\n", "x.yaml:1:1: missing key 'kind' (model, gpu or scenario)"},
