@@ -23,8 +23,8 @@ static void help(void)
            "commands:\n"
            "  tui [OPTIONS]        the explorer: sliders, stacked bars, formulas (the default)\n"
            "  estimate [OPTIONS]   per-GPU memory breakdown with its formulas, as text\n"
-           "  presets [--format F] list the models, GPUs and scenarios found (table or json),\n"
-           "                       with the file each came from (vramlab-presets(5))\n"
+           "  presets [--format F] list the models, GPUs, scenarios and frameworks found (table\n"
+           "                       or json), with the file each came from (vramlab-presets(5))\n"
            "  formats              fp32, fp16, bf16 and fp8: bits, range, precision\n"
            "  inspect VALUE...     a value in every format, bit by bit\n"
            "  probe [EXPERIMENT]   mixed precision on the GPU or its CPU emulation: underflow,\n"
@@ -79,6 +79,12 @@ static void presets_json(const vl_catalog *cat)
         printf(", \"params\": %" PRIu64, sc->params);
         json_origin(sc->display, sc->origin);
     }
+    for (size_t i = 0; i < cat->n_frameworks; i++, sep = ",") {
+        const vl_framework *f = &cat->frameworks[i];
+        json_entry(sep, "framework", f->name);
+        printf(", \"attention\": \"%s\"", vl_attention_names[f->attention]);
+        json_origin(f->display, f->origin);
+    }
     printf("\n]\n");
 }
 
@@ -130,6 +136,12 @@ static void presets_table(const vl_catalog *cat)
                                                      : sc->model);
         printf("%-8s %-34s %16s  ", "scenario", sc->name, what);
         table_tail(sc->display, sc->origin);
+    }
+    for (size_t i = 0; i < cat->n_frameworks; i++) { /* size: its attention kernel */
+        const vl_framework *f = &cat->frameworks[i];
+        /* the kind is a letter wider than its column: the name's takes it back */
+        printf("%-9s %-33s %16s  ", "framework", f->name, vl_attention_names[f->attention]);
+        table_tail(f->display, f->origin);
     }
     search_path_line();
 }

@@ -194,8 +194,15 @@ expect 2 "$e --lora-targets: the model's MLP has no gate projection (standard ML
     estimate --preset gpt2 --lora-rank 4 --lora-targets gate
 
 # Offload (training only; params at ZeRO-3, optimizer at ZeRO 1 and up).
-expect 2 "$e --framework: unknown value 'torch' (expected pytorch, hf, megatron, deepspeed or vllm); did you mean 'pytorch'?" \
+expect 2 "$e --framework: no framework named 'torch' (vramlab presets lists them); did you mean 'pytorch'?" \
     estimate --framework torch
+expect 2 "$e --framework: no framework named 'caffe2000' (vramlab presets lists them)" \
+    estimate --framework caffe2000
+printf 'kind: scenario\nname: sc\nparams: 7B\nsettings: {framework: mxnet}\n' > "$tmp/fw-scenario.yaml"
+expect 2 "$e scenario 'sc' ($tmp/fw-scenario.yaml): no framework named 'mxnet' (vramlab presets lists them)" \
+    estimate --preset-file "$tmp/fw-scenario.yaml"
+expect 2 "$e --preset-file: $srcdir/presets/frameworks/hf.yaml is a 'framework' preset, not a model or scenario" \
+    estimate --preset-file "$srcdir/presets/frameworks/hf.yaml"
 expect 2 "$e --attention: unknown value 'flash2' (expected eager, sdpa or flash); did you mean 'flash'?" \
     estimate --attention flash2
 expect 2 "$e --head: unknown value 'seq-cls' (expected lm, cls or mlm)" estimate --head seq-cls

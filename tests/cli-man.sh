@@ -22,5 +22,13 @@ while read -r v; do
     grep -qF -- "\\fB$(printf '%s' "$v" | sed 's/-/\\-/g')\\fR" "$man" ||
         fail "the value '$v' is in --help but not in vramlab(1)"
 done < "$tmp/values"
+# vramlab-presets(5) documents every key of a framework preset (a built-in file gives
+# them all)
+while IFS=: read -r key rest; do
+    case $key in '#'* | kind | '') continue ;; esac
+    checks=$((checks + 1))
+    grep -Eq "^\.BR? (.*[ \"])?$key([ \"]|\$)" "$srcdir/man/vramlab-presets.5" ||
+        fail "the framework key '$key' is not in vramlab-presets(5)"
+done < "$srcdir/presets/frameworks/pytorch.yaml"
 [ "$checks" -ge 60 ] || fail "only $checks options and values checked"
 finish

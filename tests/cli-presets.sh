@@ -113,6 +113,34 @@ checks=$((checks + 1))
 XDG_CONFIG_HOME="$tmp/xdg" "$VRAMLAB" presets | grep -q lab-card &&
     fail "XDG_CONFIG_HOME replaces ~/.config"
 
+# A framework preset on the search path: --framework and a scenario's framework find it, and
+# its profile is its base's with its own fields over it (hf with eager attention here, which
+# the flags say the other way).
+mkdir -p "$tmp/fw/frameworks"
+printf 'kind: framework\nname: hf-eager\ndisplay: "HF, eager attention"\nbase: hf\nattention: eager\n' \
+    > "$tmp/fw/frameworks/hf-eager.yaml"
+printf 'kind: scenario\nname: fw-scenario\nmodel: gpt2\nsettings: {framework: hf-eager, batch: 4}\n' \
+    > "$tmp/fw/fw-scenario.yaml"
+checks=$((checks + 1))
+VRAMLAB_PRESETS="$tmp/fw" "$VRAMLAB" presets > "$tmp/fw.txt" &&
+    grep -q "^framework hf-eager  .* eager  HF, eager attention  .*$tmp/fw/frameworks/hf-eager.yaml\$" "$tmp/fw.txt" ||
+    fail "presets lists a framework: $(grep '^framework' "$tmp/fw.txt")"
+for f in json markdown; do
+    checks=$((checks + 1))
+    VRAMLAB_PRESETS="$tmp/fw" "$VRAMLAB" estimate --preset gpt2 --batch 4 --framework hf-eager \
+        --format $f > "$tmp/fw-mine.$f" &&
+        "$VRAMLAB" estimate --preset gpt2 --batch 4 --framework hf --attention eager --format $f |
+        sed 's/"framework": "hf"/"framework": "hf-eager"/; s/Hugging Face transformers Trainer + PEFT/HF, eager attention/' \
+            > "$tmp/fw-flags.$f" &&
+        cmp -s "$tmp/fw-mine.$f" "$tmp/fw-flags.$f" ||
+        fail "--framework hf-eager ($f) is not hf with --attention eager: $(diff "$tmp/fw-flags.$f" "$tmp/fw-mine.$f" | head -5)"
+done
+checks=$((checks + 1))
+VRAMLAB_PRESETS="$tmp/fw" "$VRAMLAB" estimate --preset fw-scenario --format json > "$tmp/fw-sc.json" &&
+    cmp -s "$tmp/fw-sc.json" "$tmp/fw-mine.json" ||
+    fail "a scenario's framework: $(diff "$tmp/fw-mine.json" "$tmp/fw-sc.json" | head -5)"
+check_json fw-scenario "$tmp/fw-sc.json" attention eager
+
 # The user's folder with a relative XDG_CONFIG_HOME, which XDG says to ignore: a scenario
 # saved in ~/.config/vramlab/presets, where the explorer saves it then, is found.
 printf 'kind: scenario\nname: saved-here\nmodel: gpt2\nsettings:\n  gpus: 2\n' \

@@ -133,6 +133,47 @@ static void test_typed_values(void **state)
     assert_consistent(&e);
 }
 
+/* The framework slider steps through the catalog's frameworks (the GPU slider's way), each
+ * bringing its attention kernel and loss dtype; a typed name is any of them, and the
+ * timeline is the one of the profile chosen. */
+static void test_framework_slider(void **state)
+{
+    (void)state;
+    static const char mine[] = "kind: framework\nname: mine\nattention: flash\n";
+    char err[VL_ERR_LEN];
+    vl_kind k;
+    size_t at;
+    assert_true(vl_catalog_add_text(&cat, "mine.yaml", mine, strlen(mine), &k, &at, err));
+    explorer e;
+    start(&e);
+    char v[64];
+    explorer_value(&e, VL_SET_FRAMEWORK, v, sizeof v);
+    assert_string_equal(v, "hf"); /* the default, the C table's, found by name */
+    /* from the first to the last, one step each */
+    assert_true(explorer_jump(&e, VL_SET_FRAMEWORK, false));
+    explorer_value(&e, VL_SET_FRAMEWORK, v, sizeof v);
+    assert_string_equal(v, cat.frameworks[0].name);
+    for (size_t i = 1; i < cat.n_frameworks; i++) {
+        assert_true(explorer_move(&e, VL_SET_FRAMEWORK, 1, false));
+        assert_ptr_equal(e.s.framework, &cat.frameworks[i]);
+        assert_int_equal(e.s.attention, cat.frameworks[i].attention);
+        assert_int_equal(e.s.loss_dtype, cat.frameworks[i].loss_dtype);
+    }
+    assert_false(explorer_move(&e, VL_SET_FRAMEWORK, 1, false)); /* the last */
+    assert_int_equal(cat.n_frameworks, vl_n_frameworks + 1);
+    assert_null(explorer_set(&e, VL_SET_FRAMEWORK, "mine"));
+    assert_ptr_equal(e.s.framework, &cat.frameworks[at]);
+    assert_int_equal(e.s.attention, VL_ATTN_FLASH);
+    assert_consistent(&e);
+    assert_null(explorer_set(&e, VL_SET_FRAMEWORK, "pytorch"));
+    assert_int_equal(e.s.attention, VL_ATTN_EAGER);
+    assert_non_null(strstr(e.note, "attention -> eager")); /* its choices, said */
+    assert_string_equal(explorer_set(&e, VL_SET_FRAMEWORK, "tensorflow"),
+                        "framework: unknown value 'tensorflow'");
+    teardown(NULL); /* the others' catalog: the built-ins only */
+    assert_int_equal(setup(NULL), 0);
+}
+
 static void test_choices(void **state)
 {
     (void)state;
@@ -300,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_params_slider_detaches),
         cmocka_unit_test(test_context_slider),
         cmocka_unit_test(test_typed_values),
+        cmocka_unit_test(test_framework_slider),
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_finetune_sliders),

@@ -218,6 +218,119 @@ static void test_builtin_scenarios(void **state)
     vl_catalog_free(&c);
 }
 
+/* Whether framework a and b make the same choices, field by field (vl_framework_fields),
+ * with the same name and display; the first field that differs in *key. */
+static bool same_profile(const vl_framework *a, const vl_framework *b, const char **key)
+{
+    static const size_t sizes[] = {[VL_FIELD_ENUM] = sizeof(int), [VL_FIELD_BOOL] = sizeof(bool),
+                                   [VL_FIELD_COUNT] = sizeof(uint64_t)};
+    *key = "name";
+    if (strcmp(a->name, b->name) != 0)
+        return false;
+    *key = "display";
+    if (strcmp(a->display, b->display) != 0)
+        return false;
+    for (size_t i = 0; i < vl_n_framework_fields; i++) {
+        const vl_framework_field *d = &vl_framework_fields[i];
+        *key = d->key;
+        if (memcmp((const char *)a + d->offset, (const char *)b + d->offset, sizes[d->kind]))
+            return false;
+    }
+    return true;
+}
+
+/* The shipped framework presets are the C table's profiles (framework.c, where each choice
+ * names its source): one file for each built-in, equal field by field, and every file a
+ * built-in.  The table is the source; the files are what a user copies and what --framework
+ * finds in the catalog. */
+static void test_builtin_frameworks(void **state)
+{
+    (void)state;
+    vl_catalog c;
+    load_builtin(&c);
+    assert_int_equal(c.n_frameworks, vl_n_frameworks);
+    for (size_t i = 0; i < vl_n_frameworks; i++) {
+        const vl_framework *f = vl_catalog_framework(&c, vl_frameworks[i].name);
+        const char *key;
+        if (!f)
+            fail_msg("no presets/frameworks/%s.yaml", vl_frameworks[i].name);
+        if (!same_profile(f, &vl_frameworks[i], &key))
+            fail_msg("presets/frameworks/%s.yaml: %s differs from src/core/framework.c",
+                     f->name, key);
+        assert_true(f->source[0] && f->notes[0]);
+        assert_non_null(strstr(f->origin, "frameworks/"));
+    }
+    /* every field is in the files, none left to the base */
+    size_t n_fields = 0;
+    for (size_t i = 0; i < vl_n_builtin_presets; i++) {
+        const vl_builtin_preset *b = &vl_builtin_presets[i];
+        if (b->kind != VL_KIND_FRAMEWORK)
+            continue;
+        for (size_t k = 0; k < vl_n_framework_fields; k++) {
+            char line[64];
+            snprintf(line, sizeof line, "\n%s: ", vl_framework_fields[k].key);
+            if (!strstr(b->text, line))
+                fail_msg("%s: no %s", b->file, vl_framework_fields[k].key);
+            n_fields++;
+        }
+    }
+    assert_int_equal(n_fields, vl_n_frameworks * vl_n_framework_fields);
+    vl_catalog_free(&c);
+}
+
+/* A framework preset gives what it changes: the rest is its base's (pytorch unless base:
+ * names another built-in), each field by its key. */
+static void test_framework_base(void **state)
+{
+    (void)state;
+    static const char mine[] = "kind: framework\nname: mine\nbase: vllm\n"
+                               "attention: sdpa\nprefill_chunk: 512\ncuda_graphs: false\n";
+    static const char bare[] = "kind: framework\nname: bare\ndisplay: Bare\n";
+    vl_catalog c;
+    char err[VL_ERR_LEN] = "";
+    vl_kind k;
+    size_t i;
+    vl_catalog_init(&c);
+    if (!vl_catalog_add_text(&c, "mine.yaml", mine, strlen(mine), &k, &i, err))
+        fail_msg("%s", err);
+    assert_int_equal(k, VL_KIND_FRAMEWORK);
+    vl_framework want = vl_frameworks[VL_FW_VLLM];
+    snprintf(want.name, sizeof want.name, "mine");
+    snprintf(want.display, sizeof want.display, "mine"); /* display: the name by default */
+    want.attention = VL_ATTN_SDPA;
+    want.prefill_chunk = 512;
+    want.cuda_graphs = false;
+    const char *key;
+    if (!same_profile(&c.frameworks[i], &want, &key))
+        fail_msg("mine: %s", key);
+    assert_string_equal(c.frameworks[i].origin, "mine.yaml");
+    if (!vl_catalog_add_text(&c, "bare.yaml", bare, strlen(bare), &k, &i, err))
+        fail_msg("%s", err);
+    want = vl_frameworks[VL_FW_PYTORCH];
+    snprintf(want.name, sizeof want.name, "bare");
+    snprintf(want.display, sizeof want.display, "Bare");
+    if (!same_profile(&c.frameworks[i], &want, &key))
+        fail_msg("bare: %s", key);
+    /* every field's key is read, into its own field */
+    for (size_t f = 0; f < vl_n_framework_fields; f++) {
+        const vl_framework_field *d = &vl_framework_fields[f];
+        char yaml[256];
+        const char *value = d->kind == VL_FIELD_ENUM ? d->names[d->n_names - 1]
+                            : d->kind == VL_FIELD_BOOL ? "true"
+                                                       : "1";
+        snprintf(yaml, sizeof yaml, "kind: framework\nname: one\n%s: %s\n", d->key, value);
+        if (!vl_catalog_add_text(&c, "one.yaml", yaml, strlen(yaml), &k, &i, err))
+            fail_msg("%s: %s", d->key, err);
+        want = vl_frameworks[VL_FW_PYTORCH];
+        snprintf(want.name, sizeof want.name, "one");
+        snprintf(want.display, sizeof want.display, "one");
+        assert_true(vl_framework_set(&want, d->key, value, err, sizeof err));
+        if (!same_profile(&c.frameworks[i], &want, &key))
+            fail_msg("%s: %s", d->key, key);
+    }
+    vl_catalog_free(&c);
+}
+
 /* Settings given in part: only the given ones change, in order. */
 static void test_settings_patch(void **state)
 {
@@ -282,11 +395,11 @@ static void test_counts_checked(void **state)
 static const struct {
     const char *yaml, *message;
 } bad[] = {
-    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu or scenario)"},
+    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu, scenario or framework)"},
     {"kind: model\nname: [1\n", "x.yaml:3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"},
     {"- 1\n- 2\n", "x.yaml:1:1: expected a preset (a mapping with 'kind:'), got a list"},
-    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model, gpu or scenario)"},
-    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model, gpu or scenario; did you mean 'model'?)"},
+    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model, gpu, scenario or framework)"},
+    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model, gpu, scenario or framework; did you mean 'model'?)"},
     {"kind: model\nname: x\narchitecture: {hiden_size: 8}\n",
      "x.yaml:3:16: unknown key 'architecture.hiden_size'; did you mean 'hidden_size'?"},
     {"kind: model\nname: x\narchitecture:\n  hidden_size: 8\n",
@@ -318,6 +431,17 @@ static const struct {
      "x.yaml:4:1: a second YAML document: one per file"},
     {"kind: model\nname: &a x\ndisplay: *a\nsource: {a: 1}\n",
      "x.yaml:4:9: source: expected text, got a mapping"},
+    {"kind: framework\nname: f\natention: eager\n",
+     "x.yaml:3:1: unknown key 'atention'; did you mean 'attention'?"},
+    {"kind: framework\nname: f\nattention: flash2\n",
+     "x.yaml:3:12: attention: unknown value 'flash2' (expected eager, sdpa or flash; did you mean 'flash'?)"},
+    {"kind: framework\nname: f\nbase: torch\n",
+     "x.yaml:3:7: base: unknown value 'torch' (expected pytorch, hf, megatron, deepspeed or vllm; did you mean 'pytorch'?)"},
+    {"kind: framework\nname: f\ncuda_graphs: yes\n",
+     "x.yaml:3:14: cuda_graphs: expected true or false, got 'yes'"},
+    {"kind: framework\nname: f\nsampler_fp32: 17\n",
+     "x.yaml:3:15: sampler_fp32: must be between 0 and 16"},
+    {"kind: framework\nattention: sdpa\n", "x.yaml:1:1: missing key 'name'"},
 };
 
 static void test_bad_presets(void **state)
@@ -332,7 +456,7 @@ static void test_bad_presets(void **state)
         bool ok = vl_catalog_add_text(&c, "x.yaml", bad[i].yaml, strlen(bad[i].yaml), &k, &idx, err);
         if (ok || strcmp(err, bad[i].message) != 0)
             fail_msg("case %zu: expected\n  %s\ngot\n  %s", i, bad[i].message, ok ? "(loaded)" : err);
-        assert_int_equal(c.n_models + c.n_gpus, 0);
+        assert_int_equal(c.n_models + c.n_gpus + c.n_frameworks, 0);
         vl_catalog_free(&c);
     }
 }
@@ -611,6 +735,8 @@ int main(void)
         cmocka_unit_test(test_builtin_models),
         cmocka_unit_test(test_builtin_gpus),
         cmocka_unit_test(test_builtin_scenarios),
+        cmocka_unit_test(test_builtin_frameworks),
+        cmocka_unit_test(test_framework_base),
         cmocka_unit_test(test_settings_patch),
         cmocka_unit_test(test_param_shapes),
         cmocka_unit_test(test_rounded),

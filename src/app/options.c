@@ -139,6 +139,10 @@ static int parse_setting(run_opts *o, vl_setting k, bool negated, const char *ar
 {
     const vl_setting_desc *d = &vl_setting_table[k];
     char why[512];
+    if (d->type == VL_ST_FRAMEWORK) { /* any of the catalog's: options_resolve looks it up */
+        o->framework = arg;
+        return EXIT_OK;
+    }
     if (d->type == VL_ST_BOOL)
         vl_setting_put(k, &o->flags.values, !negated);
     else if (!vl_setting_parse(k, arg, &o->flags.values, why, sizeof why))
@@ -236,7 +240,7 @@ static void help_settings(FILE *out, unsigned modes)
         if (d->modes != modes)
             continue;
         help_option(out, d->flag, d->no_flag, d->arg, d->help);
-        if (d->type == VL_ST_ENUM) {
+        if (d->type == VL_ST_ENUM || d->type == VL_ST_FRAMEWORK) { /* the built-ins */
             char list[256], line[320];
             snprintf(line, sizeof line, "%s: %s", d->arg,
                      vl_join(d->names, (size_t)d->n_names, list, sizeof list));
@@ -351,12 +355,34 @@ int options_parse(int argc, char **argv, run_opts *o, const char *command)
 
 /* ---- resolving the model, the GPU and the settings ----------------------------------- */
 
-/* A scenario: its model (a preset, or a free count), settings and GPU. */
+/* The framework named so in the catalog, into the patch; what says who named it. */
+static int use_framework(const vl_catalog *cat, const char *name, const char *what,
+                         vl_settings_patch *patch)
+{
+    const vl_framework *f = vl_catalog_framework(cat, name);
+    if (!f) {
+        char hint[96];
+        return usage_error("%s: no framework named '%s' (vramlab presets lists them)%s", what,
+                           name, vl_catalog_hint(cat, VL_KIND_FRAMEWORK, name, hint, sizeof hint));
+    }
+    patch->values.framework = f;
+    vl_patch_mark(patch, VL_SET_FRAMEWORK);
+    return EXIT_OK;
+}
+
+/* A scenario: its model (a preset, or a free count), settings, framework and GPU. */
 static int use_scenario(const vl_catalog *cat, const vl_scenario *sc, vl_model *m,
                         vl_settings_patch *patch, const char **gpu)
 {
     *patch = sc->settings;
     *gpu = sc->gpu[0] ? sc->gpu : NULL;
+    if (sc->framework[0]) {
+        char what[sizeof sc->name + sizeof sc->origin + 16];
+        snprintf(what, sizeof what, "scenario '%s' (%s)", sc->name, sc->origin);
+        int rc = use_framework(cat, sc->framework, what, patch);
+        if (rc != EXIT_OK)
+            return rc;
+    }
     if (sc->params) {
         vl_model_from_params(m, sc->params);
         return EXIT_OK;
@@ -442,6 +468,8 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     if (!vl_catalog_open(cat, err))
         return usage_error("%s", err);
     if ((rc = pick_model(o, cat, m, &scenario, &scenario_gpu)) != EXIT_OK)
+        return rc;
+    if (o->framework && (rc = use_framework(cat, o->framework, "--framework", &o->flags)) != EXIT_OK)
         return rc;
     /* defaults, then the scenario, then the flags: later wins */
     vl_settings_default(&o->s);

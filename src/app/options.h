@@ -23,6 +23,7 @@ typedef struct run_opts {
     vl_settings s;                    /* after options_resolve: defaults, scenario, flags */
     vl_settings_patch flags;          /* the settings given on the command line */
     const char *preset, *preset_file, *hf_config, *params_arg, *gpu;
+    const char *framework;            /* --framework: a name options_resolve looks up */
     uint64_t params;
     report_format format;
     vl_units units;

@@ -40,6 +40,7 @@ void vl_catalog_free(vl_catalog *c)
     free(c->models);
     free(c->gpus);
     free(c->scenarios);
+    free(c->frameworks);
     free(c->warnings);
     memset(c, 0, sizeof *c);
 }
@@ -64,8 +65,12 @@ static void warn(vl_catalog *c, const char *fmt, ...)
 }
 
 _Static_assert(offsetof(vl_model, name) == 0 && offsetof(vl_gpu, name) == 0 &&
-                   offsetof(vl_scenario, name) == 0,
+                   offsetof(vl_scenario, name) == 0 && offsetof(vl_framework, name) == 0,
                "entries are found by their leading name");
+_Static_assert(sizeof ((vl_model *)0)->name == sizeof ((vl_gpu *)0)->name &&
+                   sizeof ((vl_model *)0)->name == sizeof ((vl_scenario *)0)->name &&
+                   sizeof ((vl_model *)0)->name == sizeof ((vl_framework *)0)->name,
+               "names are alike (insert_pending)");
 
 /* The entries of one kind, as an array of elem-sized structs that start with their name. */
 typedef struct shelf {
@@ -81,6 +86,9 @@ static shelf shelf_of(const vl_catalog *c, vl_kind kind)
         return (shelf){(void **)&m->models, &m->n_models, &m->cap_models, sizeof(vl_model)};
     case VL_KIND_GPU:
         return (shelf){(void **)&m->gpus, &m->n_gpus, &m->cap_gpus, sizeof(vl_gpu)};
+    case VL_KIND_FRAMEWORK:
+        return (shelf){(void **)&m->frameworks, &m->n_frameworks, &m->cap_frameworks,
+                       sizeof(vl_framework)};
     default:
         return (shelf){(void **)&m->scenarios, &m->n_scenarios, &m->cap_scenarios,
                        sizeof(vl_scenario)};
@@ -487,6 +495,11 @@ const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name)
 const vl_scenario *vl_catalog_scenario(const vl_catalog *c, const char *name)
 {
     return find(c, VL_KIND_SCENARIO, name);
+}
+
+const vl_framework *vl_catalog_framework(const vl_catalog *c, const char *name)
+{
+    return find(c, VL_KIND_FRAMEWORK, name);
 }
 
 const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name, char *buf,

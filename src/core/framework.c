@@ -134,18 +134,18 @@ const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
 
 void vl_framework_of(const vl_settings *s, vl_framework *f)
 {
-    *f = vl_frameworks[s->framework];
+    *f = *s->framework;
     f->attention = s->attention;
     f->head = s->head;
     f->labels = s->labels;
     f->loss_dtype = s->loss_dtype;
 }
 
-void vl_settings_take_framework(vl_settings *s, vl_framework_id id)
+void vl_settings_take_framework(vl_settings *s, const vl_framework *f)
 {
-    s->framework = id;
-    s->attention = vl_frameworks[id].attention;
-    s->loss_dtype = vl_frameworks[id].loss_dtype;
+    s->framework = f;
+    s->attention = f->attention;
+    s->loss_dtype = f->loss_dtype;
 }
 
 const vl_framework *vl_framework_find(const char *name)

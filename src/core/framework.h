@@ -5,7 +5,9 @@
  * A profile is a flat struct of enums, booleans and counts, so that a table-driven loader
  * (the `framework` preset kind) fills it field by field: vl_framework_fields[] describes
  * every field (key, kind, offset, choice names), and vl_framework_set() sets one from text.
- * The built-in profiles are a const table (framework.c), each choice with its source. */
+ * The built-in profiles are a const table (framework.c), each choice with its source; the
+ * catalog's `framework` presets (presets/frameworks/, vramlab-presets(5)) are profiles too,
+ * the five built-ins among them as YAML that a unit test holds equal to the table. */
 #ifndef VL_FRAMEWORK_H
 #define VL_FRAMEWORK_H
 
@@ -36,8 +38,11 @@ extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
 extern const char *const vl_allocator_names[VL_N_ALLOCATORS];
 
 typedef struct vl_framework {
-    const char *name;           /* "hf" */
-    const char *display;        /* for people */
+    char name[64];              /* "hf"; first: the catalog finds entries by it */
+    char display[128];          /* for people */
+    char source[256];           /* a preset's: where its choices come from */
+    char notes[512];
+    char origin[256];           /* the file it was read from; "" for the table's */
     /* the model's forward */
     vl_attention attention;
     bool softmax_fp32;          /* 16-bit eager attention runs the softmax in fp32 */
@@ -80,9 +85,10 @@ extern const size_t vl_n_frameworks;
 /* The profile of s's framework with the choices s makes itself (attention, head, labels,
  * loss dtype) over it. */
 void vl_framework_of(const vl_settings *s, vl_framework *f);
-/* s runs on framework id: its attention and loss dtype become the profile's (a flag or a
- * scenario may override them after). */
-void vl_settings_take_framework(vl_settings *s, vl_framework_id id);
+/* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
+ * attention and loss dtype become the profile's (a flag or a scenario may override them
+ * after). */
+void vl_settings_take_framework(vl_settings *s, const vl_framework *f);
 
 /* The built-in named name, or NULL. */
 const vl_framework *vl_framework_find(const char *name);

@@ -12,7 +12,7 @@
 #include "units.h"
 #include "yamldoc.h"
 
-const char *const vl_kind_names[VL_N_KINDS] = {"model", "gpu", "scenario"};
+const char *const vl_kind_names[VL_N_KINDS] = {"model", "gpu", "scenario", "framework"};
 
 /* ---- schema ------------------------------------------------------------------------ */
 
@@ -145,6 +145,26 @@ static const key_desc scenario_keys[] = {
 };
 
 #undef S
+
+/* A framework: its own keys, `base:` (the built-in profile under it), then every field of
+ * vl_framework_fields (framework_keys fills them in). */
+typedef struct framework_doc {
+    vl_framework f;
+    int base; /* vl_framework_id */
+} framework_doc;
+#define F(f) FIELD(framework_doc, f)
+static const key_desc framework_head[] = {
+    {"kind", T_STR, .required = true},
+    {"name", T_NAME, F(f.name), .required = true},
+    {"display", T_STR, F(f.display)},
+    {"source", T_STR, F(f.source)},
+    {"notes", T_STR, F(f.notes)},
+    {"base", T_ENUM, F(base), .enum_names = vl_framework_names, .n_enum = VL_N_FRAMEWORKS},
+};
+#undef F
+#define N_FRAMEWORK_HEAD (sizeof framework_head / sizeof *framework_head)
+#define MAX_FRAMEWORK_KEYS 40
+
 #undef FIELD
 #undef ENUM
 
@@ -155,12 +175,15 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
 {
     static const vtype types[] = {[VL_ST_COUNT] = T_COUNT, [VL_ST_SIZE] = T_SIZE,
                                   [VL_ST_ENUM] = T_ENUM, [VL_ST_BOOL] = T_BOOL,
-                                  [VL_ST_LORA] = T_LORA};
+                                  [VL_ST_LORA] = T_LORA, [VL_ST_FRAMEWORK] = T_NAME};
     size_t base = offsetof(vl_scenario, settings) + offsetof(vl_settings_patch, values);
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
         keys[k] = (key_desc){vl_setting_keys[k], types[d->type], base + d->offset, d->size, d->names,
                              d->n_names, false, d->min, d->max};
+        if (d->type == VL_ST_FRAMEWORK) /* a catalog's name, which the front end resolves */
+            keys[k] = (key_desc){vl_setting_keys[k], T_NAME, offsetof(vl_scenario, framework),
+                                 sizeof(((vl_scenario *)0)->framework)};
     }
     keys[VL_N_SETTINGS] = (key_desc){"gpu", T_NAME, offsetof(vl_scenario, gpu),
                                      sizeof(((vl_scenario *)0)->gpu)};
@@ -502,7 +525,7 @@ static bool load_scenario(vl_ydoc *d, vl_scenario *s)
         if (!walk_map(d, node, keys, "settings.", s, &set))
             return false;
         for (int k = 0; k < VL_N_SETTINGS; k++)
-            if (set.seen[k])
+            if (set.seen[k] && k != VL_SET_FRAMEWORK) /* a name: s->framework */
                 vl_patch_mark(&s->settings, (vl_setting)k);
         if (set.seen[VL_N_SETTINGS + 1]) { /* flash_attn: true is attention: flash */
             vl_setting k;
@@ -524,6 +547,54 @@ static bool load_scenario(vl_ydoc *d, vl_scenario *s)
     }
     if (!s->display[0])
         snprintf(s->display, sizeof s->display, "%s", s->name);
+    return true;
+}
+
+/* ---- frameworks ---------------------------------------------------------------------- */
+
+/* The keys of a framework preset: framework_head, then vl_framework_fields by their keys. */
+static void framework_keys(key_desc keys[MAX_FRAMEWORK_KEYS])
+{
+    static const vtype types[] = {[VL_FIELD_ENUM] = T_ENUM, [VL_FIELD_BOOL] = T_BOOL,
+                                  [VL_FIELD_COUNT] = T_COUNT};
+    static const size_t sizes[] = {[VL_FIELD_ENUM] = sizeof(int), [VL_FIELD_BOOL] = sizeof(bool),
+                                   [VL_FIELD_COUNT] = sizeof(uint64_t)};
+    size_t n = 0;
+    for (; n < N_FRAMEWORK_HEAD; n++)
+        keys[n] = framework_head[n];
+    for (size_t i = 0; i < vl_n_framework_fields && n < MAX_FRAMEWORK_KEYS - 1; i++, n++) {
+        const vl_framework_field *fd = &vl_framework_fields[i];
+        keys[n] = (key_desc){fd->key, types[fd->kind], offsetof(framework_doc, f) + fd->offset,
+                             sizes[fd->kind], fd->names, fd->n_names, false, fd->min, fd->max};
+    }
+    keys[n] = (key_desc){NULL, 0};
+}
+
+/* Every field the file does not give is its base's (the built-in `base:` names, pytorch
+ * when none): the file is read into a scratch copy, and the fields it gave are laid over
+ * the base. */
+static bool load_framework(vl_ydoc *d, vl_framework *out)
+{
+    key_desc keys[MAX_FRAMEWORK_KEYS];
+    framework_doc doc;
+    walk w;
+
+    framework_keys(keys);
+    memset(&doc, 0, sizeof doc);
+    doc.base = VL_FW_PYTORCH;
+    if (!walk_map(d, d->root, keys, "", &doc, &w))
+        return false;
+    *out = vl_frameworks[doc.base];
+    memset(out->name, 0, sizeof out->name);
+    memset(out->display, 0, sizeof out->display);
+    const size_t f0 = offsetof(framework_doc, f);
+    for (size_t i = 0; keys[i].name; i++)
+        if (w.seen[i] && keys[i].size && keys[i].offset >= f0 &&
+            keys[i].offset + keys[i].size <= f0 + sizeof doc.f)
+            memcpy((char *)out + keys[i].offset - f0, (const char *)&doc + keys[i].offset,
+                   keys[i].size);
+    if (!out->display[0])
+        snprintf(out->display, sizeof out->display, "%s", out->name);
     return true;
 }
 
@@ -558,7 +629,8 @@ bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *
                      char err[VL_ERR_LEN])
 {
     vl_ydoc d;
-    if (!vl_ydoc_load(&d, file, text, len, "a preset (kind: model, gpu or scenario)", err))
+    if (!vl_ydoc_load(&d, file, text, len, "a preset (kind: model, gpu, scenario or framework)",
+                      err))
         return false;
     bool ok = read_kind(&d, &out->kind);
     if (ok) {
@@ -572,11 +644,19 @@ bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *
             ok = load_gpu(&d, &out->u.gpu);
             origin = out->u.gpu.origin;
             break;
-        default:
+        case VL_KIND_SCENARIO:
             ok = load_scenario(&d, &out->u.scenario);
             origin = out->u.scenario.origin;
             break;
+        default:
+            ok = load_framework(&d, &out->u.framework);
+            origin = out->u.framework.origin;
+            break;
         }
+        _Static_assert(sizeof out->u.model.origin == sizeof out->u.framework.origin &&
+                           sizeof out->u.model.origin == sizeof out->u.scenario.origin &&
+                           sizeof out->u.model.origin == sizeof out->u.gpu.origin,
+                       "origins are alike");
         if (ok)
             snprintf(origin, sizeof out->u.model.origin, "%s", file);
     }

@@ -1,4 +1,5 @@
-/* preset.h: YAML presets (HACKING §3, vramlab-presets(5)): models, GPUs and scenarios.
+/* preset.h: YAML presets (HACKING §3, vramlab-presets(5)): models, GPUs, scenarios and
+ * framework profiles.
  *
  * The loader reads one preset per file with libyaml and checks it against the schema:
  * unknown keys (with a did-you-mean), wrong types, out-of-range sizes and a `params` that
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "framework.h"
 #include "model.h"
 #include "scenario.h"
 
@@ -29,7 +31,9 @@ typedef struct vl_gpu {
     double fp8_flops;
 } vl_gpu;
 
-typedef enum { VL_KIND_MODEL, VL_KIND_GPU, VL_KIND_SCENARIO, VL_N_KINDS } vl_kind;
+typedef enum {
+    VL_KIND_MODEL, VL_KIND_GPU, VL_KIND_SCENARIO, VL_KIND_FRAMEWORK, VL_N_KINDS
+} vl_kind;
 extern const char *const vl_kind_names[VL_N_KINDS];
 
 typedef struct vl_preset {
@@ -38,6 +42,7 @@ typedef struct vl_preset {
         vl_model model;
         vl_gpu gpu;
         vl_scenario scenario;
+        vl_framework framework; /* a built-in's fields (base:) under the file's own */
     } u;
 } vl_preset;
 

@@ -17,6 +17,7 @@ typedef struct vl_scenario {
     char model[64];              /* a model preset, or "" when params is given */
     uint64_t params;             /* a free parameter count (like --params), or 0 */
     char gpu[64];                /* a GPU preset, or "" for the default */
+    char framework[64];          /* a framework preset (the front end resolves it), or "" */
     vl_settings_patch settings;
     bool flash_attn;             /* the old key settings.flash_attn (vl_setting_alias) */
 } vl_scenario;

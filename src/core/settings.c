@@ -32,8 +32,11 @@ _Static_assert(sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(
                    sizeof(vl_optimizer) == sizeof(int) && sizeof(vl_recompute) == sizeof(int) &&
                    sizeof(vl_offload) == sizeof(int) && sizeof(vl_dtype) == sizeof(int) &&
                    sizeof(vl_attention) == sizeof(int) && sizeof(vl_head) == sizeof(int) &&
-                   sizeof(vl_loss_dtype) == sizeof(int) && sizeof(vl_framework_id) == sizeof(int),
+                   sizeof(vl_loss_dtype) == sizeof(int),
                "enum settings are read and written as int");
+_Static_assert(sizeof(const vl_framework *) == sizeof(uint64_t) ||
+                   sizeof(const vl_framework *) == sizeof(unsigned),
+               "the framework's profile is read and written as a whole number, its address");
 _Static_assert(VL_DT_INT4 == VL_N_DTYPES - 1, "the KV cache takes every dtype but the last, int4");
 
 /* ---- when a setting has no effect (the explorer draws it disabled, with this reason) -- */
@@ -184,11 +187,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         RANGE(1, VL_MAX_GRAD_ACCUM), .modes = VL_IN_TRAIN, .arg = "N",
         .help = "micro-batches per optimizer step (default 1)", .label = "grad accum",
         SLIDER(1, 1024, VL_STEP_POW2), .json_break = true},
-    ROW(VL_SET_FRAMEWORK) .flag = "framework", FIELD(framework),
-        ENUM(vl_framework_names, VL_N_FRAMEWORKS), .modes = VL_IN_BOTH, .arg = "F",
+    ROW(VL_SET_FRAMEWORK) .flag = "framework", FIELD(framework), .type = VL_ST_FRAMEWORK,
+        .names = vl_framework_names, .n_names = VL_N_FRAMEWORKS, .modes = VL_IN_BOTH, .arg = "F",
         .help = "what the framework allocates besides the model: its attention kernel, loss, "
-                "optimizer implementation, allocator, buckets, a server's chunks and sampler "
-                "(default hf: current PyTorch and transformers)",
+                "optimizer implementation, allocator, buckets, a server's chunks and sampler; "
+                "a built-in or any framework preset (default hf: current PyTorch and "
+                "transformers)",
         .label = "framework"},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
@@ -329,6 +333,18 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         v = mask;
         break;
     }
+    case VL_ST_FRAMEWORK: { /* the built-ins; a catalog's name is its front end's to resolve */
+        const vl_framework *f = vl_framework_find(text);
+        if (!f) {
+            char list[256], hint[96];
+            snprintf(why, len, "unknown framework '%s' (built-in: %s)%s", text,
+                     vl_join(d->names, (size_t)d->n_names, list, sizeof list),
+                     vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
+            return false;
+        }
+        v = (uint64_t)(uintptr_t)f;
+        break;
+    }
     }
     if ((d->type == VL_ST_COUNT || d->type == VL_ST_SIZE) && (v < d->min || v > d->max)) {
         snprintf(why, len, "must be between %" PRIu64 " and %" PRIu64, d->min, d->max);
@@ -351,6 +367,9 @@ const char *vl_setting_format(vl_setting k, const vl_settings *s, char *buf, siz
         break;
     case VL_ST_LORA:
         vl_lora_format_targets((unsigned)v, buf, len);
+        break;
+    case VL_ST_FRAMEWORK:
+        snprintf(buf, len, "%s", s->framework ? s->framework->name : "?");
         break;
     case VL_ST_COUNT:
     case VL_ST_SIZE:
@@ -379,7 +398,8 @@ void vl_settings_default(vl_settings *s)
         .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
     };
-    vl_settings_take_framework(s, VL_FW_HF); /* what current PyTorch and transformers do */
+    /* what current PyTorch and transformers do */
+    vl_settings_take_framework(s, &vl_frameworks[VL_FW_HF]);
 }
 
 /* The table's ranges and choices, for settings made in code rather than parsed, and the
@@ -411,6 +431,12 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
         case VL_ST_LORA:
             if (v == 0 || (v & ~(uint64_t)VL_LORA_ALL_LINEAR)) {
                 snprintf(why, len, "--%s: no LoRA targets", d->flag);
+                return false;
+            }
+            break;
+        case VL_ST_FRAMEWORK:
+            if (!s->framework) {
+                snprintf(why, len, "--%s: no framework", d->flag);
                 return false;
             }
             break;

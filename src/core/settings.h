@@ -94,9 +94,9 @@ extern const char *const vl_offload_names[VL_N_OFFLOADS];
 
 typedef struct vl_settings {
     vl_mode mode;
-    /* the framework (its profile's choices: framework.h) and the choices it makes that a
-     * flag may override */
-    vl_framework_id framework;
+    /* the framework: its profile (framework.h), a built-in or a catalog's framework preset
+     * (which outlives the settings), and the choices it makes that a flag may override */
+    const struct vl_framework *framework;
     vl_attention attention;
     vl_head head;
     uint64_t labels;       /* head cls: classes */
@@ -160,6 +160,8 @@ typedef enum {
     VL_ST_ENUM,   /* one of names[] */
     VL_ST_BOOL,   /* a switch: --flag sets it, --no-flag (when named) clears it */
     VL_ST_LORA,   /* LoRA targets: "q,v", "all-linear" */
+    VL_ST_FRAMEWORK, /* a framework profile by name: a built-in here (names[]), any of the
+                      * catalog's where the front end resolves it (options_resolve) */
 } vl_setting_type;
 
 /* The modes a setting applies to. */

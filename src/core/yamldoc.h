@@ -19,7 +19,7 @@ typedef struct vl_ydoc {
 } vl_ydoc;
 
 /* Parses exactly one document of text.  what names the expected content for the message on
- * an empty file ("a preset (kind: model, gpu or scenario)").  On failure the message is in
+ * an empty file ("a preset (kind: model, gpu, scenario or framework)").  On failure the message is in
  * err and nothing needs freeing; on success call vl_ydoc_free. */
 bool vl_ydoc_load(vl_ydoc *d, const char *file, const char *text, size_t len, const char *what,
                   char *err);

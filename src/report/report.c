@@ -186,7 +186,7 @@ static void settings_line(const report *r, char *buf, size_t len)
                  vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
                  s->gpus == 1 ? "" : "s", s->gpus > 1 ? " (tensor parallel)" : "", s->batch,
                  s->seq, s->gen, vl_attention_names[s->attention],
-                 vl_frameworks[s->framework].display,
+                 s->framework->display,
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
@@ -204,7 +204,7 @@ static void settings_line(const report *r, char *buf, size_t len)
              lora, vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
              s->fp32_grads ? ", fp32 gradients" : "", s->zero, s->gpus, s->gpus == 1 ? "" : "s",
              s->batch, s->seq, vl_recompute_names[s->recompute], vl_attention_names[s->attention],
-             vl_frameworks[s->framework].display, head, vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
+             s->framework->display, head, vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }
 
 /* Model parallelism and gradient accumulation; false for one data-parallel layout of

@@ -164,6 +164,18 @@ vl_settings explorer_settings(const explorer *e)
     return effective(&e->s);
 }
 
+/* The framework slider steps through the catalog's frameworks as the GPU slider steps
+ * through its GPUs: its value is the index of the settings' framework there, by name (the
+ * default is the built-in table's profile), or n_frameworks when it is not there. */
+static size_t framework_index(const explorer *e)
+{
+    size_t i = 0;
+    while (i < e->cat->n_frameworks &&
+           strcmp(e->cat->frameworks[i].name, e->s.framework->name) != 0)
+        i++;
+    return i;
+}
+
 static uint64_t value_of(const explorer *e, slider_id id)
 {
     if (id == SL_PARAMS) {
@@ -173,6 +185,8 @@ static uint64_t value_of(const explorer *e, slider_id id)
     }
     if (id == SL_GPU)
         return e->gpu;
+    if (id == VL_SET_FRAMEWORK)
+        return framework_index(e);
     return vl_setting_get((vl_setting)id, &e->s);
 }
 
@@ -227,6 +241,9 @@ static void put_value(explorer *e, slider_id id, uint64_t v)
         e->detached = true;
     } else if (id == SL_GPU) {
         e->gpu = (size_t)v;
+    } else if (id == VL_SET_FRAMEWORK) {
+        if (v < e->cat->n_frameworks)
+            e->s.framework = &e->cat->frameworks[v];
     } else {
         vl_setting_put((vl_setting)id, &e->s, v);
     }
@@ -243,6 +260,8 @@ static int choice_count(const explorer *e, slider_id id)
     const vl_setting_desc *d = desc(id);
     if (!d)
         return (int)e->cat->n_gpus;
+    if (id == VL_SET_FRAMEWORK)
+        return (int)e->cat->n_frameworks;
     return d->type == VL_ST_ENUM ? d->n_names
            : d->type == VL_ST_BOOL ? 2
                                    : (int)(d->max - d->min + 1);
@@ -253,6 +272,9 @@ static const char *choice_name(const explorer *e, slider_id id, int v, char *buf
     const vl_setting_desc *d = desc(id);
     if (!d)
         return e->cat->gpus[v].name;
+    if (id == VL_SET_FRAMEWORK)
+        return (size_t)v < e->cat->n_frameworks ? e->cat->frameworks[v].name
+                                                : e->s.framework->name;
     if (d->type == VL_ST_ENUM)
         return d->names[v];
     if (d->type == VL_ST_BOOL)
@@ -481,6 +503,13 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
             return e->why;
         }
         v = (uint64_t)(g - e->cat->gpus);
+    } else if (id == VL_SET_FRAMEWORK) {
+        const vl_framework *f = vl_catalog_framework(e->cat, text);
+        if (!f) {
+            snprintf(e->why, sizeof e->why, "%s: unknown value '%s'", label, text);
+            return e->why;
+        }
+        v = (uint64_t)(f - e->cat->frameworks);
     } else if (vl_setting_table[id].zero_ok && strcmp(text, "0") == 0) {
         v = 0; /* typed, not given on the command line: a LoRA rank of 0 is "off" */
     } else {
