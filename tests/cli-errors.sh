@@ -59,7 +59,7 @@ expect 2 "$e --gen applies to --mode infer only" estimate --gen 10
 expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype int4
 expect 2 "$e --fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp" \
     estimate --precision bf16 --fp32-grads
-expect 2 "$e give only one of --preset, --preset-file, --hf-config and --params" estimate --preset gpt2 --params 7B
+expect 2 "$e give only one of --preset, --preset-file, --hf-config, --model and --params" estimate --preset gpt2 --params 7B
 expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --batch or --seq" \
     estimate --params 10T --precision fp32 --batch 1048576 --seq 16777216
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra

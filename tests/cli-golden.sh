@@ -54,7 +54,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes"}
+        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -62,7 +62,7 @@ assert set(g) == set(parts) | {"total"}
 assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
-assert d["model"]["params"] == 7241732096
+assert d["model"]["params"] == 7241732096 and d["checkpoint"] is None
 assert d["inference"] is None and d["speed"] is None and d["solve"] is None
 assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False
 assert d["settings"]["lora_targets"] == "q,v"

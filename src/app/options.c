@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "core/hfcache.h"
 #include "core/hfconfig.h"
 #include "core/units.h"
 
@@ -32,7 +33,7 @@ const char *const theme_names[N_THEMES] = {"default", "high-contrast"};
 /* ---- the options that are not settings ----------------------------------------------- */
 
 typedef enum {
-    OPT_PRESET, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_PARAMS, OPT_GPU, OPT_FORMAT, OPT_UNITS,
+    OPT_PRESET, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_MODEL, OPT_PARAMS, OPT_GPU, OPT_FORMAT, OPT_UNITS,
     OPT_EXPLAIN, OPT_CHECK_FIT, OPT_SOLVE, OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME,
     OPT_HELP, N_APP_OPTIONS
 } app_option;
@@ -48,6 +49,8 @@ static const struct app_opt {
     [OPT_PRESET_FILE] = {"preset-file", "PATH", "a YAML model or scenario preset (see "
                          "vramlab-presets(5))", GROUP_MODEL},
     [OPT_HF_CONFIG] = {"hf-config", "PATH", "a Hugging Face config.json", GROUP_MODEL},
+    [OPT_MODEL] = {"model", "ORG/NAME", "a model in the local Hugging Face cache, offline: its "
+                   "config.json, and the exact count from its safetensors headers", GROUP_MODEL},
     [OPT_PARAMS] = {"params", "N", "a free count (7B, 350M, 1.5T, 7e9): GPT-3-like shape "
                     "derived", GROUP_MODEL},
     [OPT_GPU] = {"gpu", "NAME", "GPU to fit on (default " DEFAULT_GPU ")", GROUP_OUTPUT},
@@ -124,6 +127,7 @@ static int parse_app(run_opts *o, app_option i, const char *arg)
     case OPT_PRESET: o->preset = arg; break;
     case OPT_PRESET_FILE: o->preset_file = arg; break;
     case OPT_HF_CONFIG: o->hf_config = arg; break;
+    case OPT_MODEL: o->model_repo = arg; break;
     case OPT_PARAMS: {
         const char *why;
         if (!vl_parse_count(arg, &o->params, &why))
@@ -323,21 +327,26 @@ static int use_scenario(const vl_catalog *cat, const vl_scenario *sc, vl_model *
     return EXIT_OK;
 }
 
-/* Resolves --preset (a model or a scenario), --preset-file, --hf-config, --params, or the
+/* Resolves --preset (a model or a scenario), --preset-file, --hf-config, --model, --params, or the
  * default; a scenario also gives settings and a GPU. */
 static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settings_patch *patch,
                       const char **gpu)
 {
     char err[VL_ERR_LEN];
-    int given = !!o->preset + !!o->preset_file + !!o->hf_config + !!o->params_arg;
+    int given = !!o->preset + !!o->preset_file + !!o->hf_config + !!o->model_repo +
+                !!o->params_arg;
     if (given > 1)
-        return usage_error("give only one of --preset, --preset-file, --hf-config and --params");
+        return usage_error("give only one of --preset, --preset-file, --hf-config, --model and "
+                           "--params");
     if (o->params_arg) {
         vl_model_from_params(m, o->params);
         return EXIT_OK;
     }
     if (o->hf_config)
         return vl_model_from_hf_file(o->hf_config, m, err) ? EXIT_OK : usage_error("%s", err);
+    if (o->model_repo)
+        return vl_model_from_hf_cache(o->model_repo, m, err) ? EXIT_OK
+                                                             : usage_error("--model: %s", err);
     if (o->preset_file) {
         vl_kind kind;
         size_t i;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hfconfig.h"
 #include "units.h"
 
 /* safetensors refuses headers over 100,000,000 bytes (MAX_HEADER_SIZE, safetensors/src/
@@ -534,4 +535,42 @@ bool vl_hf_weights(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
     sum->from_index = true;
     *found = ok;
     return ok;
+}
+
+bool vl_model_from_hf_cache(const char *repo, vl_model *m, char err[VL_ERR_LEN])
+{
+    vl_hf_snapshot snap;
+    if (!vl_hf_resolve(repo, &snap, err))
+        return false;
+    if (!snap.config[0])
+        return fail(err, "%s: the snapshot %s has no config.json", repo, snap.snapshot);
+    if (!vl_model_from_hf_file(snap.config, m, err))
+        return false;
+    vl_sf_summary sum;
+    bool found;
+    if (!vl_hf_weights(&snap, &sum, &found, err))
+        return false;
+    const char *type = strstr(m->source, "(model_type ");
+    char kind[64] = "";
+    if (type)
+        snprintf(kind, sizeof kind, ", %.*s", (int)(strcspn(type + 1, ")")), type + 1);
+    vl_hf_model_name(snap.repo, m->name, sizeof m->name);
+    snprintf(m->display, sizeof m->display, "%.127s", snap.repo);
+    m->hf_cache = true;
+    char text[1024];
+    if (found) {
+        m->checkpoint_params = sum.params;
+        m->checkpoint_bytes = sum.bytes;
+        snprintf(text, sizeof text,
+                 "%s (revision %.12s): config.json%s; parameters and weight bytes from the "
+                 "headers of %u safetensors file%s%s", snap.repo, snap.revision, kind, sum.files,
+                 sum.files == 1 ? "" : "s",
+                 sum.from_index ? " (model.safetensors.index.json)" : "");
+    } else {
+        snprintf(text, sizeof text,
+                 "%s (revision %.12s): config.json%s; no safetensors weights in the snapshot, "
+                 "so the parameters are the architecture's count", snap.repo, snap.revision, kind);
+    }
+    snprintf(m->source, sizeof m->source, "%.255s", text);
+    return true;
 }

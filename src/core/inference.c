@@ -78,7 +78,8 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     uint64_t linear = p->total - p->outside - p->norms * a->layers - p->router * moe_layers;
     uint64_t emb = p->embedding + p->lm_head;
     uint64_t other = p->total - linear - emb;
-    if (m->free_params) { /* a free count: the derived shape's proportions, the given total */
+    if (out->P != p->total) { /* a free count, or a checkpoint's: the shape's proportions,
+                                * the given total */
         other = other < out->P ? other : out->P;
         emb = emb < out->P - other ? emb : out->P - other;
         linear = out->P - other - emb;

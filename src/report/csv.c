@@ -16,6 +16,8 @@ void report_write_csv(FILE *out, const report *r)
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         write_row(out, vl_component_keys[c], b->bytes[c], b->total, r->units);
     fprintf(out, "total,%" PRIu64 ",%.4f,100.00\n", b->total, vl_in_units(b->total, r->units));
+    if (r->model->checkpoint_bytes) /* --model: the bytes the checkpoint's headers give */
+        write_row(out, "checkpoint_bytes", r->model->checkpoint_bytes, b->total, r->units);
     if (r->settings->mode == VL_MODE_INFER) {
         /* inference: each phase's peak and the cache per token, as a share of the total */
         const vl_inference *inf = &b->inf;

@@ -76,6 +76,20 @@ void report_write_json(FILE *out, const report *r)
             ", \"largest_matrix\": %" PRIu64 "},\n",
             b->P, m->free_params ? b->P : b->params.active, a->layers, a->hidden, a->heads,
             a->kv_heads, a->head_dim, a->ffn, a->vocab, b->params.largest_matrix);
+    /* --model: where the model came from, and the checkpoint's own headers (exact bytes) */
+    if (m->hf_cache) {
+        fprintf(out, " \"checkpoint\": {\"count_source\": \"%s\"",
+                m->checkpoint_params ? "safetensors" : "architecture");
+        if (m->checkpoint_params)
+            fprintf(out, ", \"params\": %" PRIu64 ", \"bytes\": %" PRIu64
+                    ", \"architecture_params\": %" PRIu64, m->checkpoint_params,
+                    m->checkpoint_bytes, b->params.total);
+        fprintf(out, ",\n                \"source\": ");
+        json_string(out, m->source);
+        fprintf(out, "},\n");
+    } else {
+        fprintf(out, " \"checkpoint\": null,\n");
+    }
     /* the settings as the table has them; the GPUs per node as in force (0 is the default) */
     vl_settings shown = *s;
     shown.gpus_per_node = vl_gpus_per_node(s);

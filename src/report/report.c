@@ -366,6 +366,30 @@ static bool solve_line(const report *r, char *buf, size_t len)
 
 /* The facts that only some runs have, each with its label: a line, or false. */
 typedef bool (*fact_line)(const report *r, char *buf, size_t len);
+/* --model: where the count came from (config.json, or the checkpoint's safetensors
+ * headers), and how the architecture's own count compares. */
+static bool source_line(const report *r, char *buf, size_t len)
+{
+    const vl_model *m = r->model;
+    const vl_breakdown *b = r->breakdown;
+    if (!m->hf_cache)
+        return false;
+    if (!m->checkpoint_params) {
+        snprintf(buf, len, "%s", m->source);
+        return true;
+    }
+    char p[32], by[32], arch[32];
+    vl_fmt_int(m->checkpoint_params, p, sizeof p);
+    vl_fmt_int(m->checkpoint_bytes, by, sizeof by);
+    if (b->params.total == m->checkpoint_params)
+        snprintf(arch, sizeof arch, "the same");
+    else
+        vl_fmt_int(b->params.total, arch, sizeof arch);
+    snprintf(buf, len, "%s: %s params, %s bytes stored; the architecture from config.json "
+                       "counts %s", m->source, p, by, arch);
+    return true;
+}
+
 typedef struct optional_fact {
     const char *label;
     fact_line line;
@@ -389,6 +413,7 @@ static int fact(report_fact *out, const char *label, const char *text)
 
 int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
 {
+    static const optional_fact origin[] = {{"source", source_line}};
     static const optional_fact training[] = {
         {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line}};
     static const optional_fact results[] = {
@@ -397,6 +422,7 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
     int n = 0;
     model_line(r, facts[n].text, sizeof facts[n].text);
     facts[n++].label = "model";
+    n += optional_facts(r, origin, 1, &facts[n]);
     if (r->model->notes[0])
         n += fact(&facts[n], "note", r->model->notes);
     settings_line(r, facts[n].text, sizeof facts[n].text);
