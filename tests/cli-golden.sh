@@ -45,6 +45,9 @@ golden gpt3-175b-tp8-pp8.txt estimate --preset gpt3-175b --tp 8 --pp 8 --sp --gp
     --grad-accum 16 --recompute selective --explain
 golden llama-2-70b-tp8.json estimate --preset llama-2-70b --tp 8 --gpus 64 --zero 1 --grad-accum 4 \
     --flash-attn --format json
+golden llama-2-7b-q4km-int4kv.md estimate --mode infer --weight-dtype q4_k_m --kv-dtype int4 \
+    --gen 512 --format markdown
+golden llama-2-7b-q4km.csv estimate --mode infer --weight-dtype q4_k_m --format csv
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then
@@ -54,7 +57,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint"}
+        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint", "gguf"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -62,7 +65,7 @@ assert set(g) == set(parts) | {"total"}
 assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
-assert d["model"]["params"] == 7241732096 and d["checkpoint"] is None
+assert d["model"]["params"] == 7241732096 and d["checkpoint"] is None and d["gguf"] is None
 assert d["inference"] is None and d["speed"] is None and d["solve"] is None
 assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False
 assert d["settings"]["lora_targets"] == "q,v"
@@ -100,6 +103,24 @@ assert g["weights"] == l["frozen_bytes"] + l["trainable_params"] * b["weights"]
 assert g["gradients"] == l["trainable_params"] * b["gradients"]
 assert g["optimizer"] == l["trainable_params"] * b["optimizer"]
 assert g["total"] == sum(v for k, v in g.items() if k != "total")
+PY
+fi
+
+# GGUF: the weights are the file type's tensor data, within 3% under the published file
+# (TheBloke/Llama-2-7B-GGUF, llama-2-7b.Q4_K_M.gguf: 4,081,004,224 bytes with its metadata),
+# and the types add up to it.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --mode infer --weight-dtype q4_k_m --format json > "$tmp/g.json"
+    python3 - "$tmp/g.json" <<'PY' || fail "JSON GGUF check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["gguf"]
+assert g["ftype"] == "q4_k_m" and d["per_gpu"]["weights"] == g["bytes"]
+assert 0 <= 4081004224 - g["bytes"] < 0.03 * 4081004224
+assert sum(t["bytes"] for t in g["types"].values()) == g["bytes"]
+assert sum(t["elements"] for t in g["types"].values()) == g["elements"] == d["model"]["params"]
+assert set(g["types"]) == {"f32", "q4_K", "q6_K"}
 PY
 fi
 

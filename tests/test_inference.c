@@ -108,6 +108,62 @@ static void test_int4_weights(void **state)
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL * 2 + 266240ULL * 2);
 }
 
+/* GGUF file types as --weight-dtype.  Llama 2 7B q8_0, by hand: every 2-D tensor (the
+ * embeddings and output too, llama.cpp keeps q8_0 for output.weight in a q8_0 file) in
+ * blocks of 32 weights and 34 bytes (a 16-bit scale + 32 int8, block_q8_0), the 65 norms of
+ * 4096 in f32: (6,738,415,616 - 266,240) / 32 x 34 + 266,240 x 4 = 7,160,348,672.
+ * q4_k_m: 4,080,263,168 (derived in tests/test_gguf.c; TheBloke's file is 4,081,004,224
+ * bytes with its metadata).  Over 2 GPUs each holds half (llama.cpp's layer split). */
+static void test_gguf_weights(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    char why[256];
+    assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "q8_0", &s, why, sizeof why));
+    vl_gguf_ftype ft;
+    assert_true(vl_dtype_gguf(s.weight_dtype, &ft));
+    assert_int_equal(ft, VL_GGUF_Q8_0);
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_true(b.inf.gguf_on);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], (6738415616ULL - 266240) / 32 * 34 + 266240ULL * 4);
+    assert_int_equal(b.inf.gguf.type_elements[VL_GGML_F32], 266240);
+    assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "Q4_K_M", &s, why, sizeof why));
+    assert_int_equal(s.weight_dtype, VL_DT_GGUF_Q4_K_M);
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4080263168ULL);
+    assert_int_equal(b.total, 4080263168ULL + b.bytes[VL_C_KV_CACHE] +
+                                  b.bytes[VL_C_ACTIVATIONS] + s.overhead);
+    s.gpus = 2;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4080263168ULL / 2);
+    /* the plain names stay plain dtypes; the KV cache takes no GGUF type */
+    assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "int4", &s, why, sizeof why));
+    assert_false(vl_dtype_gguf(s.weight_dtype, NULL));
+    assert_false(vl_setting_parse(VL_SET_KV_DTYPE, "q8_0", &s, why, sizeof why));
+    assert_false(vl_setting_parse(VL_SET_KV_DTYPE, "Q8_0", &s, why, sizeof why));
+    assert_non_null(strstr(why, "int4"));
+}
+
+/* An int4 KV cache: half a byte an element and a 16-bit scale and zero point per head and
+ * token.  Llama 2 7B: 2 x 32 layers x 32 heads x (128 / 2 + 4) B = 139,264 B a token; int8
+ * 2 x 32 x 32 x 128 x 1 = 262,144. */
+static void test_int4_kv(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.kv_dtype = VL_DT_INT4;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 2 * 32 * 32 * (128 / 2 + 4));
+    assert_int_equal(b.bytes[VL_C_KV_CACHE], 139264ULL * 2048);
+    s.kv_dtype = VL_DT_INT8;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 262144);
+}
+
 /* Tensor parallelism: matrices and embeddings split, norms replicated; KV heads split, and
  * replicated once the GPUs outnumber them. */
 static void test_tensor_parallel(void **state)
@@ -255,7 +311,7 @@ static void test_bad_combinations(void **state)
     s.recompute = VL_RECOMPUTE_FULL;
     assert_non_null(strstr(settings_why(&s), "--recompute"));
     s = infer();
-    s.kv_dtype = VL_DT_INT4;
+    s.kv_dtype = VL_DT_GGUF_Q4_K_M; /* a GGUF file type is for weights only */
     assert_non_null(strstr(settings_why(&s), "--kv-dtype"));
     s = infer();
     s.group_size = 0;
@@ -269,7 +325,8 @@ int main(void)
         cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
         cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
-        cmocka_unit_test(test_bad_combinations),
+        cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),
+        cmocka_unit_test(test_int4_kv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

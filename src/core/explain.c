@@ -34,6 +34,36 @@ static const char *state_params(const vl_breakdown *b, char *buf, size_t len)
     return buf;
 }
 
+void vl_explain_gguf_mix(const vl_gguf_weights *g, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < VL_GGML_N && n < len; t++) {
+        if (!g->type_elements[t])
+            continue;
+        char c[32];
+        int k = snprintf(buf + n, len - n, "%s%s %s x %g bits", n ? " + " : "",
+                         vl_ggml_info((vl_ggml_type)t)->name,
+                         vl_fmt_count(g->type_elements[t], c, sizeof c),
+                         vl_ggml_bits_per_weight((vl_ggml_type)t));
+        n += k > 0 ? (size_t)k : 0;
+    }
+}
+
+/* A GGUF file type's weights: every tensor in its type, from the block layouts. */
+static void explain_gguf(const vl_settings *s, const vl_inference *inf, const char *v, char *buf,
+                         size_t len)
+{
+    char mix[512], tp[96] = "";
+    vl_explain_gguf_mix(&inf->gguf, mix, sizeof mix);
+    if (s->gpus > 1)
+        snprintf(tp, sizeof tp, " / %llu GPUs (llama.cpp splits by layers)",
+                 (unsigned long long)s->gpus);
+    snprintf(buf, len, "%s (llama.cpp GGUF, llama-quantize's tensor mix): %s = %.3f bits a "
+             "weight%s = %s", vl_dtype_names[s->weight_dtype], mix,
+             vl_gguf_bits_per_weight(&inf->gguf), tp, v);
+}
+
 /* §4.5: the inference formulas. */
 static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
                           char *buf, size_t len)
@@ -49,6 +79,10 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)s->gpus);
     switch (c) {
     case VL_C_WEIGHTS:
+        if (inf->gguf_on) {
+            explain_gguf(s, inf, v, buf, len);
+            break;
+        }
         vl_fmt_count(inf->linear_params, x, sizeof x);
         vl_fmt_count(inf->embedding_params, y, sizeof y);
         vl_fmt_count(inf->other_params, z, sizeof z);
@@ -68,13 +102,27 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         if (inf->latent_width) {
             snprintf(buf, len,
                      "latent cache (multi-head latent attention): %llu layers x %llu (latent + "
-                     "rotary key) x %g B (%s) x %llu tokens x %llu sequences, whole on every "
+                     "rotary key) x %g B (%s)%s x %llu tokens x %llu sequences, whole on every "
                      "GPU = %s",
                      (unsigned long long)inf->layers, (unsigned long long)inf->latent_width,
                      vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
+                     s->kv_dtype == VL_DT_INT4 ? " + 4 B (its 16-bit scale and zero point)" : "",
                      (unsigned long long)(inf->decode_peak ? inf->cached_tokens
                                                            : inf->prompt_tokens),
                      (unsigned long long)s->batch, v);
+            break;
+        }
+        if (s->kv_dtype == VL_DT_INT4) {
+            snprintf(buf, len,
+                     "2 (K, V) x %llu layers x %llu of %llu KV heads x (%llu head dim x 0.5 B "
+                     "(int4) + 4 B (a 16-bit scale and zero point per head and token)) x %llu "
+                     "tokens x %llu sequences = %s%s",
+                     (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
+                     (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
+                     (unsigned long long)(inf->decode_peak ? inf->cached_tokens
+                                                           : inf->prompt_tokens),
+                     (unsigned long long)s->batch, v,
+                     inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
             break;
         }
         snprintf(buf, len,
@@ -284,6 +332,10 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
 const char *vl_convention(const vl_settings *s)
 {
     bool mixed = vl_precision_is_mixed(s->precision);
+    if (s->mode == VL_MODE_INFER && vl_dtype_gguf(s->weight_dtype, NULL))
+        return "inference: a llama.cpp GGUF file type, every tensor in the type llama-quantize "
+               "gives it (without an importance matrix; iq1-iq3 with one), its bytes from the "
+               "ggml block layouts; computation in 16-bit";
     if (s->mode == VL_MODE_INFER)
         return s->weight_dtype == VL_DT_INT4
                    ? "inference: the layers' matrices in int4 with one 16-bit scale per group; "

@@ -13,6 +13,9 @@
 void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
                 char *buf, size_t len);
 
+/* A GGUF file type's tensor types and their weights: "q4_K 6.1e9 x 4.5 bits + q6_K ...". */
+void vl_explain_gguf_mix(const vl_gguf_weights *g, char *buf, size_t len);
+
 /* The bytes-per-parameter convention in force, with its source. */
 const char *vl_convention(const vl_settings *s);
 

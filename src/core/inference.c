@@ -7,8 +7,19 @@
 
 unsigned vl_dtype_bits(vl_dtype d)
 {
-    static const unsigned bits[VL_N_DTYPES] = {32, 16, 16, 8, 8, 4};
-    return bits[d];
+    static const unsigned bits[VL_N_PLAIN_DTYPES] = {32, 16, 16, 8, 8, 4};
+    return d < VL_N_PLAIN_DTYPES ? bits[d] : 0;
+}
+
+/* An int4 KV cache keeps, per token, head and K or V, a 16-bit scale and a 16-bit zero
+ * point beside the packed values: online per-head, per-token asymmetric quantization, as
+ * LMDeploy's int4 KV cache does it (LMDeploy docs, "INT4/INT8 KV Cache"). */
+#define KV_INT4_PARAM_BYTES 4
+
+uint64_t vl_kv_vector_bytes(uint64_t n, vl_dtype kv)
+{
+    uint64_t bytes = (n * vl_dtype_bits(kv) + 7) / 8;
+    return kv == VL_DT_INT4 ? bytes + KV_INT4_PARAM_BYTES : bytes;
 }
 
 static bool quantized(vl_dtype d)
@@ -49,11 +60,11 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
 
 /* KV cache bytes per token on one GPU: K and V of its KV heads in every layer, or, with
  * multi-head latent attention, the latent and the rotary key, which every GPU keeps whole. */
-static uint64_t kv_per_token(const vl_arch *a, uint64_t heads, unsigned bytes)
+static uint64_t kv_per_token(const vl_arch *a, uint64_t heads, vl_dtype kv)
 {
     if (a->kv_lora_rank)
-        return a->layers * (a->kv_lora_rank + a->qk_rope_head_dim) * bytes;
-    return 2 * a->layers * heads * a->head_dim * bytes;
+        return a->layers * vl_kv_vector_bytes(a->kv_lora_rank + a->qk_rope_head_dim, kv);
+    return 2 * a->layers * heads * vl_kv_vector_bytes(a->head_dim, kv);
 }
 
 static uint64_t phase_total(const vl_breakdown *b, const vl_settings *s, vl_phase *p, bool *ovf)
@@ -88,26 +99,39 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     inf->embedding_params = emb;
     inf->other_params = other;
 
-    const unsigned wbits = vl_dtype_bits(s->weight_dtype);
-    const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
-    /* int4: one 16-bit scale per group of weights along a row */
-    inf->scale_bytes = s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(linear, s->group_size) : 0;
-    inf->replicated_bytes = packed(other, ebits, &ovf);
-    uint64_t weights = packed(vl_ceil_div(linear, N), wbits, &ovf);
-    weights = vl_add(weights, packed(vl_ceil_div(emb, N), ebits, &ovf), &ovf);
-    weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), &ovf);
-    out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, &ovf);
+    vl_gguf_ftype ft;
+    inf->gguf_on = vl_dtype_gguf(s->weight_dtype, &ft);
+    if (inf->gguf_on) {
+        /* a GGUF file type: every tensor as llama-quantize types it (gguf.c), the norms in
+         * f32; llama.cpp splits a model over GPUs by whole layers (--split-mode layer, its
+         * default), which this takes as an even share of the bytes */
+        const vl_gguf_layout layout = vl_gguf_default_layout(a);
+        if (!vl_gguf_weights_of(a, &layout, ft, &inf->gguf))
+            return "the GGUF tensor bytes do not fit in 64 bits";
+        inf->scale_bytes = inf->replicated_bytes = 0;
+        out->bytes[VL_C_WEIGHTS] = vl_ceil_div(inf->gguf.bytes, N);
+    } else {
+        const unsigned wbits = vl_dtype_bits(s->weight_dtype);
+        const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
+        /* int4: one 16-bit scale per group of weights along a row */
+        inf->scale_bytes =
+            s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(linear, s->group_size) : 0;
+        inf->replicated_bytes = packed(other, ebits, &ovf);
+        uint64_t weights = packed(vl_ceil_div(linear, N), wbits, &ovf);
+        weights = vl_add(weights, packed(vl_ceil_div(emb, N), ebits, &ovf), &ovf);
+        weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), &ovf);
+        out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, &ovf);
+    }
 
     /* KV cache: split by KV heads, one head each (replicated) past their number */
-    const unsigned kvb = vl_dtype_bits(s->kv_dtype) / 8;
     const uint64_t cap = a->sliding_window ? a->sliding_window : UINT64_MAX;
     inf->layers = a->layers;
     inf->kv_heads = a->kv_heads;
     inf->head_dim = a->head_dim;
     inf->kv_heads_per_gpu = vl_ceil_div(a->kv_heads, N);
     inf->latent_width = a->kv_lora_rank ? a->kv_lora_rank + a->qk_rope_head_dim : 0;
-    inf->kv_bytes_per_token = kv_per_token(a, a->kv_heads, kvb);
-    const uint64_t kv_gpu = kv_per_token(a, inf->kv_heads_per_gpu, kvb);
+    inf->kv_bytes_per_token = kv_per_token(a, a->kv_heads, s->kv_dtype);
+    const uint64_t kv_gpu = kv_per_token(a, inf->kv_heads_per_gpu, s->kv_dtype);
     inf->prompt_tokens = s->seq < cap ? s->seq : cap;
     inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
 

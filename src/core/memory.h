@@ -92,6 +92,8 @@ typedef struct vl_inference {
     uint64_t kv_bytes_per_token;  /* the whole model's, per sequence */
     uint64_t latent_width;        /* multi-head latent attention: latent + rotary key; else 0 */
     uint64_t prompt_tokens, cached_tokens; /* per sequence, capped by a sliding window */
+    bool gguf_on;              /* weight_dtype is a GGUF file type: its tensors are in gguf */
+    vl_gguf_weights gguf;
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;
@@ -149,8 +151,11 @@ typedef struct vl_breakdown {
     char why[256];         /* vl_estimate's reason, when it has one */
 } vl_breakdown;
 
-/* §4.5 bytes of one stored element (int4: a half), in eighths of a byte. */
+/* §4.5 bits of one stored element of a plain dtype (int4: 4); 0 for a GGUF file type. */
 unsigned vl_dtype_bits(vl_dtype d);
+/* §4.5 bytes of one cached vector of n elements (a head's K or V, or a latent) in kv: n
+ * elements packed, and for int4 a 16-bit scale and zero point. */
+uint64_t vl_kv_vector_bytes(uint64_t n, vl_dtype kv);
 
 /* Roofline bounds on speed from the GPU's bandwidth and peak FLOP/s (0 = unknown). */
 typedef struct vl_speed {

@@ -18,7 +18,8 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 #undef OPTIMIZER_SHAPED
 #undef OPTIMIZER_LABEL
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
-const char *const vl_dtype_names[VL_N_DTYPES] = {VL_DTYPE_LIST(VL_ENUM_NAME)};
+const char *const vl_dtype_names[VL_N_DTYPES] = {
+    VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
 
 const char *const vl_setting_keys[VL_N_SETTINGS] = {VL_SETTING_LIST(VL_ENUM_NAME)};
@@ -27,7 +28,18 @@ _Static_assert(sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(
                    sizeof(vl_optimizer) == sizeof(int) && sizeof(vl_recompute) == sizeof(int) &&
                    sizeof(vl_offload) == sizeof(int) && sizeof(vl_dtype) == sizeof(int),
                "enum settings are read and written as int");
-_Static_assert(VL_DT_INT4 == VL_N_DTYPES - 1, "the KV cache takes every dtype but the last, int4");
+_Static_assert(VL_DT_GGUF_Q4_0 == VL_N_PLAIN_DTYPES && VL_GGUF_Q4_0 == VL_GGUF_BF16 + 1 &&
+                   VL_N_DTYPES - VL_N_PLAIN_DTYPES == VL_GGUF_N - VL_GGUF_Q4_0,
+               "the GGUF dtypes follow the plain ones, in gguf.h's order of the quantized types");
+
+bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft)
+{
+    if (d < VL_N_PLAIN_DTYPES || d >= VL_N_DTYPES)
+        return false;
+    if (ft)
+        *ft = (vl_gguf_ftype)(VL_GGUF_Q4_0 + (d - VL_N_PLAIN_DTYPES));
+    return true;
+}
 
 /* ---- when a setting has no effect (the explorer draws it disabled, with this reason) -- */
 
@@ -128,9 +140,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = "fp32 grad copy", .inert = grad_copy_inert, .json_break = true},
     ROW(VL_SET_WEIGHT_DTYPE) .flag = "weight-dtype", FIELD(weight_dtype),
         ENUM(vl_dtype_names, VL_N_DTYPES), .modes = VL_IN_INFER, .arg = "D",
-        .help = "inference weights (default bf16)", .label = "weight dtype"},
+        .help = "inference weights: a dtype, or a llama.cpp GGUF file type (default bf16)",
+        .label = "weight dtype"},
     ROW(VL_SET_KV_DTYPE) .flag = "kv-dtype", FIELD(kv_dtype),
-        ENUM(vl_dtype_names, VL_N_DTYPES - 1), .modes = VL_IN_INFER, .arg = "D",
+        ENUM(vl_dtype_names, VL_N_PLAIN_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "the KV cache (default bf16)", .label = "KV cache dtype"},
     ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
@@ -253,6 +266,10 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         break;
     case VL_ST_ENUM: {
         int i = vl_lookup(d->names, d->n_names, text);
+        vl_gguf_ftype ft; /* llama-quantize takes its file types in either case (Q4_K_M) */
+        if (i < 0 && d->names == vl_dtype_names && vl_gguf_ftype_parse(text, &ft) &&
+            ft >= VL_GGUF_Q4_0 && VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0) < d->n_names)
+            i = VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0);
         if (i < 0) {
             char list[256], hint[96];
             snprintf(why, len, "unknown value '%s' (expected %s)%s", text,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gguf.h"
 #include "model.h"
 
 /* ---- enums and their names, one list each -------------------------------------------- */
@@ -47,16 +48,27 @@
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
     X(VL_OFFLOAD_NONE, "none") X(VL_OFFLOAD_OPTIMIZER, "optimizer") X(VL_OFFLOAD_PARAMS, "params")
+/* The plain dtypes, each element `bits` wide (vl_dtype_bits): the KV cache takes these. */
 #define VL_DTYPE_LIST(X)                                                                      \
     X(VL_DT_FP32, "fp32") X(VL_DT_FP16, "fp16") X(VL_DT_BF16, "bf16") X(VL_DT_FP8, "fp8")     \
     X(VL_DT_INT8, "int8") X(VL_DT_INT4, "int4")
+/* Inference weights take these and, after them, llama.cpp's quantized GGUF file types
+ * (q4_k_m, q8_0, ...: gguf.h), whose bytes are not a width per element but blocks of a
+ * tensor type, mixed per tensor, which gguf.c computes (vl_dtype_gguf tells them apart). */
+#define VL_DT_GGUF_ID(id, name) VL_DT_GGUF_##id,
+#define VL_DT_GGUF_NAME(id, name) name,
 
 typedef enum { VL_MODE_LIST(VL_ENUM_ID) VL_N_MODES } vl_mode;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
-typedef enum { VL_DTYPE_LIST(VL_ENUM_ID) VL_N_DTYPES } vl_dtype;
+typedef enum {
+    VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
+} vl_dtype;
+#define VL_N_PLAIN_DTYPES (VL_DT_INT4 + 1)
+/* Whether d is a GGUF file type, and which (*ft may be NULL). */
+bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft);
 
 /* Names as the command line, JSON and presets spell them, indexed by the enums above. */
 extern const char *const vl_mode_names[VL_N_MODES];

@@ -24,6 +24,8 @@ void report_write_csv(FILE *out, const report *r)
         write_row(out, "prefill_total", inf->prefill.total, b->total, r->units);
         write_row(out, "decode_total", inf->decode.total, b->total, r->units);
         write_row(out, "kv_bytes_per_token", inf->kv_bytes_per_token, b->total, r->units);
+        if (inf->gguf_on) /* a GGUF file type: its tensor data, all GPUs together */
+            write_row(out, "gguf_tensor_bytes", inf->gguf.bytes, b->total, r->units);
         return;
     }
     if (!report_offloaded(r))

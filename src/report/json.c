@@ -60,6 +60,29 @@ static void write_json_inference(FILE *out, const report *r)
     fprintf(out, "},\n");
 }
 
+/* "gguf": a GGUF file type's tensor data, exact bytes by ggml type; null otherwise. */
+static void write_json_gguf(FILE *out, const report *r)
+{
+    const vl_inference *inf = &r->breakdown->inf;
+    if (r->settings->mode != VL_MODE_INFER || !inf->gguf_on) {
+        fprintf(out, " \"gguf\": null,\n");
+        return;
+    }
+    fprintf(out, " \"gguf\": {\"ftype\": \"%s\", \"bytes\": %" PRIu64 ", \"elements\": %" PRIu64
+            ", \"bits_per_weight\": %.6g,\n          \"types\": {",
+            vl_dtype_names[r->settings->weight_dtype], inf->gguf.bytes, inf->gguf.elements,
+            vl_gguf_bits_per_weight(&inf->gguf));
+    const char *sep = "";
+    for (int t = 0; t < VL_GGML_N; t++)
+        if (inf->gguf.type_elements[t]) {
+            fprintf(out, "%s\"%s\": {\"elements\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", sep,
+                    vl_ggml_info((vl_ggml_type)t)->name, inf->gguf.type_elements[t],
+                    inf->gguf.type_bytes[t]);
+            sep = ", ";
+        }
+    fprintf(out, "}},\n");
+}
+
 void report_write_json(FILE *out, const report *r)
 {
     const vl_model *m = r->model;
@@ -102,7 +125,10 @@ void report_write_json(FILE *out, const report *r)
                 vl_setting_format((vl_setting)k, &shown, v, sizeof v), quote ? "\"" : "",
                 k == VL_N_SETTINGS - 1 ? "},\n" : d->json_break ? ",\n              " : ", ");
     }
-    if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
+    if (s->mode == VL_MODE_INFER && b->inf.gguf_on) /* the whole file's tensor data */
+        fprintf(out, " \"bytes_per_param\": {\"weights\": %.6g, \"gradients\": 0, \"optimizer\": 0},\n",
+                vl_gguf_bits_per_weight(&b->inf.gguf) / 8);
+    else if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
         fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
                 vl_dtype_bits(s->weight_dtype) / 8.0);
     else
@@ -139,6 +165,7 @@ void report_write_json(FILE *out, const report *r)
     fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
             r->gpu->memory, jbool(report_fits(r)), report_headroom(b->total, r->gpu->memory));
     write_json_inference(out, r);
+    write_json_gguf(out, r);
     if (b->lora.on)
         fprintf(out, " \"lora\": {\"trainable_params\": %" PRIu64 ", \"frozen_params\": %" PRIu64
                 ", \"frozen_bytes\": %" PRIu64 ",\n          \"nf4_params\": %" PRIu64

@@ -366,6 +366,21 @@ static bool solve_line(const report *r, char *buf, size_t len)
 
 /* The facts that only some runs have, each with its label: a line, or false. */
 typedef bool (*fact_line)(const report *r, char *buf, size_t len);
+/* A GGUF file type: its tensor data and the types in it. */
+static bool gguf_line(const report *r, char *buf, size_t len)
+{
+    const vl_inference *inf = &r->breakdown->inf;
+    if (r->settings->mode != VL_MODE_INFER || !inf->gguf_on)
+        return false;
+    char by[32], mix[512];
+    vl_explain_gguf_mix(&inf->gguf, mix, sizeof mix);
+    snprintf(buf, len, "%s: %s bytes of tensor data, %.3f bits a weight (%s; ggml's block "
+             "layouts, llama-quantize's tensor mix); the file adds its metadata",
+             vl_dtype_names[r->settings->weight_dtype],
+             vl_fmt_int(inf->gguf.bytes, by, sizeof by), vl_gguf_bits_per_weight(&inf->gguf), mix);
+    return true;
+}
+
 /* --model: where the count came from (config.json, or the checkpoint's safetensors
  * headers), and how the architecture's own count compares. */
 static bool source_line(const report *r, char *buf, size_t len)
@@ -417,7 +432,8 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
     static const optional_fact training[] = {
         {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line}};
     static const optional_fact results[] = {
-        {"phases", phases_line}, {"speed", speed_line}, {"solved", solve_line}};
+        {"GGUF", gguf_line}, {"phases", phases_line}, {"speed", speed_line},
+        {"solved", solve_line}};
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
     int n = 0;
     model_line(r, facts[n].text, sizeof facts[n].text);
