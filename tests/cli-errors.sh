@@ -51,6 +51,14 @@ expect 2 "$e --optimizer applies to --mode train only" estimate --mode infer --o
 expect 2 "$e --kv-dtype: unknown value 'q8_0' (expected fp32, fp16, bf16, fp8, int8 or int4)" estimate --mode infer --kv-dtype q8_0
 expect 2 "$e --weight-dtype: unknown value 'q4_km' (expected fp32, fp16, bf16, fp8, int8, int4, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q2_k_s, q3_k_s, q3_k_m, q3_k_l, q4_k_s, q4_k_m, q5_k_s, q5_k_m, q6_k, iq4_nl, iq4_xs, iq3_xxs, iq3_xs, iq3_s, iq3_m, iq2_xxs, iq2_xs, iq2_s, iq2_m, iq1_s or iq1_m); did you mean 'q4_k_m'?" estimate --mode infer --weight-dtype q4_km
 expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype q4_k_m
+expect 2 "$e --mfu must be above 0 and at most 1, got '0'" estimate --mfu 0
+expect 2 "$e --mfu: '1.5' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" estimate --mfu 1.5
+expect 2 "$e --mfu: 'abc' is not a fraction: expected a number" estimate --mfu abc
+expect 2 "$e --mfu applies to --mode train only" estimate --mode infer --mfu 0.3
+expect 2 "$e --tokens: '0x' is not a whole number: unknown unit suffix" estimate --tokens 0x
+expect 2 "$e --tokens applies to --mode train only" estimate --mode infer --tokens 1T
+expect 2 "$e $bad/mfu-range.yaml:5:8: settings.mfu: '1.5' is not a fraction from 0 to 1" \
+    estimate --preset-file "$bad/mfu-range.yaml"
 expect 2 "$e --gpus: tensor parallelism needs the GPU count to divide the model's attention heads" \
     estimate --mode infer --gpus 3
 expect 2 "$e --solve: unknown value 'max-gpus' (expected max-batch, max-context or min-gpus); did you mean 'min-gpus'?" \

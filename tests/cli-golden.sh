@@ -66,7 +66,11 @@ assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
 assert d["model"]["params"] == 7241732096 and d["checkpoint"] is None and d["gguf"] is None
-assert d["inference"] is None and d["speed"] is None and d["solve"] is None
+assert d["inference"] is None and d["solve"] is None
+sp = d["speed"]  # training: the step time at --mfu
+assert sp["bound"] == "mfu" and sp["mfu"] == 0.4 and sp["tokens"] is None
+assert sp["tokens_per_step"] == d["parallel"]["global_batch"] * d["settings"]["seq"]
+assert abs(sp["tokens_per_s"] * sp["step_seconds"] - sp["tokens_per_step"]) < 1e-3 * sp["tokens_per_step"]
 assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False
 assert d["settings"]["lora_targets"] == "q,v"
 assert d["cpu_per_node"] is None and d["settings"]["offload"] == "none"

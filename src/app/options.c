@@ -401,13 +401,13 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     vl_settings_apply(&o->s, &o->flags);
     /* flags of the other mode would be silently ignored: say so instead */
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        if ((o->flags.given & (1u << k)) && !vl_setting_applies((vl_setting)k, &o->s))
+        if ((o->flags.given & VL_SETTING_BIT(k)) && !vl_setting_applies((vl_setting)k, &o->s))
             return usage_error("--%s applies to --mode %s only", vl_setting_table[k].flag,
                                o->s.mode == VL_MODE_INFER ? "train" : "infer");
-    uint32_t needs_rank = (1u << VL_SET_LORA_TARGETS) | (1u << VL_SET_QLORA);
+    uint64_t needs_rank = VL_SETTING_BIT(VL_SET_LORA_TARGETS) | VL_SETTING_BIT(VL_SET_QLORA);
     if (o->s.mode == VL_MODE_TRAIN && !o->s.lora_rank && (o->flags.given & needs_rank))
         return usage_error("--%s needs --lora-rank (the adapters' rank)",
-                           o->flags.given & (1u << VL_SET_QLORA) ? "qlora" : "lora-targets");
+                           o->flags.given & VL_SETTING_BIT(VL_SET_QLORA) ? "qlora" : "lora-targets");
     if (!vl_settings_valid(&o->s, &m->arch, err, sizeof err))
         return usage_error("%s", err);
     const char *name = o->gpu ? o->gpu : scenario_gpu ? scenario_gpu : DEFAULT_GPU;

@@ -329,6 +329,43 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
     }
 }
 
+void vl_explain_step_time(const vl_settings *s, const vl_arch *a, const vl_train_speed *v,
+                          char *buf, size_t len)
+{
+    char mm[32], rec[96] = "", budget[160] = "", tps[32], tpg[32];
+    vl_fmt_count(v->matmul_params, mm, sizeof mm);
+    if (v->hardware_flops_per_token > v->model_flops_per_token)
+        snprintf(rec, sizeof rec, " (%.3g with the %s recomputation the GPUs also run)",
+                 v->hardware_flops_per_token,
+                 s->recompute == VL_RECOMPUTE_FULL ? "forward's" : "attention core's");
+    int n = snprintf(buf, len,
+                     "%u x %s weights a token multiplies + 12 x %llu layers x %llu keys x %llu "
+                     "heads x %llu head dim (attention) = %.3g FLOPs a token%s",
+                     s->lora_rank ? 4u : 6u, mm, (unsigned long long)a->layers,
+                     (unsigned long long)v->context, (unsigned long long)a->heads,
+                     (unsigned long long)a->head_dim, v->model_flops_per_token, rec);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (!v->known) {
+        snprintf(buf + n, len - n, "; no step time: the GPU has no dense peak for %s",
+                 vl_precision_names[s->precision]);
+        return;
+    }
+    if (s->tokens) {
+        char gh[32];
+        snprintf(budget, sizeof budget, "; %s tokens: %.1f days, %s GPU-hours",
+                 vl_fmt_count(s->tokens, tps, sizeof tps), v->days,
+                 vl_fmt_int((uint64_t)(v->gpu_hours + 0.5), gh, sizeof gh));
+    }
+    snprintf(buf + n, len - n,
+             "; at %g%% MFU of %.0f TFLOP/s: %.3g s a step of %llu tokens, %s tokens/s a GPU, "
+             "%s in all%s",
+             100.0 * (double)s->mfu / 1e6, v->peak_flops / 1e12, v->step_seconds,
+             (unsigned long long)v->tokens_per_step,
+             vl_fmt_int((uint64_t)(v->tokens_per_s_per_gpu + 0.5), tpg, sizeof tpg),
+             vl_fmt_int((uint64_t)(v->tokens_per_s + 0.5), tps, sizeof tps), budget);
+}
+
 const char *vl_convention(const vl_settings *s)
 {
     bool mixed = vl_precision_is_mixed(s->precision);

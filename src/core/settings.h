@@ -107,6 +107,9 @@ typedef struct vl_settings {
     uint64_t tp, pp, grad_accum;
     bool sp;
     uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
+    /* training: step time (steptime.h): the model FLOPs utilisation in millionths of the
+     * GPU's dense peak for the precision, and a token budget (0 = none) */
+    uint64_t mfu, tokens;
 } vl_settings;
 
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
@@ -117,6 +120,7 @@ typedef struct vl_settings {
 #define VL_MAX_GRAD_ACCUM 1048576ULL
 #define VL_MAX_GROUP 65536ULL
 #define VL_MAX_OVERHEAD (1ULL << 46) /* 64 TiB, as a GPU's memory */
+#define VL_MAX_TOKENS 1000000000000000000ULL /* 10^18 tokens */
 
 /* ---- one descriptor per setting ----------------------------------------------------- */
 
@@ -132,7 +136,8 @@ typedef struct vl_settings {
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_QLORA, "qlora")                           \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
-    X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")
+    X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
+    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {
@@ -141,6 +146,7 @@ typedef enum {
     VL_ST_ENUM,   /* one of names[] */
     VL_ST_BOOL,   /* a switch: --flag sets it, --no-flag (when named) clears it */
     VL_ST_LORA,   /* LoRA targets: "q,v", "all-linear" */
+    VL_ST_FRACTION, /* a fraction from 0 to 1 ("0.4", "40%"), kept in millionths (VL_PPM) */
 } vl_setting_type;
 
 /* The modes a setting applies to. */
@@ -211,9 +217,10 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
 /* Values for the settings whose bit (1 << vl_setting) is in given; the rest are unused. */
 typedef struct vl_settings_patch {
     vl_settings values;
-    uint32_t given;
+    uint64_t given;
 } vl_settings_patch;
-_Static_assert(VL_N_SETTINGS <= 32, "vl_settings_patch.given has a bit per setting");
+_Static_assert(VL_N_SETTINGS <= 64, "vl_settings_patch.given has a bit per setting");
+#define VL_SETTING_BIT(k) ((uint64_t)1 << (k))
 
 /* Marks k as given (its value is in p->values). */
 void vl_patch_mark(vl_settings_patch *p, vl_setting k);

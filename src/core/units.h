@@ -30,6 +30,9 @@ bool vl_parse_size(const char *s, uint64_t *out, const char **why);
 /* "0.1", "-1e-8", "0x1p-24", "inf", "nan" (strtod), or "2^-24", "-2**10" (exact powers of
  * two): a real number.  Returns false (and a reason in *why) for anything else. */
 bool vl_parse_real(const char *s, double *out, const char **why);
+/* A fraction from 0 to 1 ("0.4", "40%") in millionths (VL_PPM = 1); false with *why. */
+#define VL_PPM 1000000ULL
+bool vl_parse_fraction(const char *s, uint64_t *ppm, const char **why);
 
 /* 1234567 -> "1,234,567". Returns buf. */
 char *vl_fmt_int(uint64_t v, char *buf, size_t len);

@@ -29,12 +29,42 @@ static void json_number(FILE *out, const char *name, double v)
         fprintf(out, "\"%s\": null", name);
 }
 
-/* "inference" and "speed": objects in inference, null in training. */
+/* "speed" in training: the step time at --mfu (FLOPs as numbers, times null when the GPU
+ * has no peak for the precision). */
+static void write_json_train_speed(FILE *out, const report *r)
+{
+    vl_train_speed v = report_train_speed(r);
+    fprintf(out, " \"speed\": {\"bound\": \"mfu\", \"mfu\": %g, ",
+            (double)r->settings->mfu / (double)VL_PPM);
+    json_number(out, "peak_flops", v.peak_flops);
+    fprintf(out, ", \"matmul_params\": %" PRIu64 ", \"context\": %" PRIu64
+            ",\n           \"model_flops_per_token\": %.6g, \"hardware_flops_per_token\": %.6g"
+            ", \"tokens_per_step\": %" PRIu64 ",\n           ",
+            v.matmul_params, v.context, v.model_flops_per_token, v.hardware_flops_per_token,
+            v.tokens_per_step);
+    json_number(out, "step_seconds", v.step_seconds);
+    fprintf(out, ", ");
+    json_number(out, "tokens_per_s", v.tokens_per_s);
+    fprintf(out, ", ");
+    json_number(out, "tokens_per_s_per_gpu", v.tokens_per_s_per_gpu);
+    if (r->settings->tokens) {
+        fprintf(out, ",\n           \"tokens\": %" PRIu64 ", ", r->settings->tokens);
+        json_number(out, "days", v.days);
+        fprintf(out, ", ");
+        json_number(out, "gpu_hours", v.gpu_hours);
+    } else {
+        fprintf(out, ",\n           \"tokens\": null, \"days\": null, \"gpu_hours\": null");
+    }
+    fprintf(out, "},\n");
+}
+
+/* "inference" and "speed": objects in inference; in training, null and the step time. */
 static void write_json_inference(FILE *out, const report *r)
 {
     const vl_inference *inf = &r->breakdown->inf;
     if (r->settings->mode != VL_MODE_INFER) {
-        fprintf(out, " \"inference\": null,\n \"speed\": null,\n");
+        fprintf(out, " \"inference\": null,\n");
+        write_json_train_speed(out, r);
         return;
     }
     fprintf(out,

@@ -329,8 +329,18 @@ vl_speed report_speed(const report *r)
 }
 
 /* Inference: the roofline bounds; false in training or when the GPU's figures are unknown. */
+vl_train_speed report_train_speed(const report *r)
+{
+    return vl_train_speed_of(r->model, r->breakdown, r->settings, r->gpu);
+}
+
 static bool speed_line(const report *r, char *buf, size_t len)
 {
+    if (r->settings->mode == VL_MODE_TRAIN) {
+        vl_train_speed t = report_train_speed(r);
+        vl_explain_step_time(r->settings, &r->model->arch, &t, buf, len);
+        return true;
+    }
     vl_speed v = report_speed(r);
     if (r->settings->mode != VL_MODE_INFER || (!v.decode_step_seconds && !v.prefill_seconds))
         return false;

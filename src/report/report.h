@@ -56,6 +56,8 @@ extern const char *const report_phase_names[2];
 
 /* Inference: the roofline bounds on the GPU (zero where its figures are unknown). */
 vl_speed report_speed(const report *r);
+/* Training: the step time at --mfu on the GPU (all zero in inference). */
+vl_train_speed report_train_speed(const report *r);
 
 /* "training" or "inference": the titles say "<model>: training memory per GPU". */
 const char *report_mode(const report *r);
