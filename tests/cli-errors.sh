@@ -59,6 +59,15 @@ expect 2 "$e --tokens: '0x' is not a whole number: unknown unit suffix" estimate
 expect 2 "$e --tokens applies to --mode train only" estimate --mode infer --tokens 1T
 expect 2 "$e $bad/mfu-range.yaml:5:8: settings.mfu: '1.5' is not a fraction from 0 to 1" \
     estimate --preset-file "$bad/mfu-range.yaml"
+expect 2 "$e --ep needs a mixture-of-experts model" estimate --preset llama-2-7b --ep 2 --gpus 2
+expect 2 "$e --ep 3 must divide the model's 8 routed experts (each GPU keeps whole experts)" \
+    estimate --preset mixtral-8x7b --ep 3 --gpus 3
+expect 2 "$e --ep must divide the data-parallel GPUs, --gpus / (--tp x --pp) (expert parallelism splits the experts over data-parallel ranks)" \
+    estimate --preset mixtral-8x7b --ep 2 --gpus 3
+expect 2 "$e --ep with --tp, --pp or --lora-rank is not modelled (expert parallelism runs with data parallelism and full fine-tuning)" \
+    estimate --preset mixtral-8x7b --ep 2 --gpus 4 --tp 2
+expect 2 "$e --ep applies to --mode train only" estimate --mode infer --ep 2
+expect 2 "$e --ep must be between 1 and 1048576" estimate --ep 0
 expect 2 "$e --gpus: tensor parallelism needs the GPU count to divide the model's attention heads" \
     estimate --mode infer --gpus 3
 expect 2 "$e --solve: unknown value 'max-gpus' (expected max-batch, max-context or min-gpus); did you mean 'min-gpus'?" \

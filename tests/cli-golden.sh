@@ -57,7 +57,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint", "gguf"}
+        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint", "gguf", "experts"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -66,6 +66,7 @@ assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
 assert d["model"]["params"] == 7241732096 and d["checkpoint"] is None and d["gguf"] is None
+assert d["experts"] is None and d["settings"]["ep"] == 1
 assert d["inference"] is None and d["solve"] is None
 sp = d["speed"]  # training: the step time at --mfu
 assert sp["bound"] == "mfu" and sp["mfu"] == 0.4 and sp["tokens"] is None
@@ -125,6 +126,23 @@ assert 0 <= 4081004224 - g["bytes"] < 0.03 * 4081004224
 assert sum(t["bytes"] for t in g["types"].values()) == g["bytes"]
 assert sum(t["elements"] for t in g["types"].values()) == g["elements"] == d["model"]["params"]
 assert set(g["types"]) == {"f32", "q4_K", "q6_K"}
+PY
+fi
+
+# Expert parallelism: Mixtral 8x7B's weights per GPU with --ep 8 over 8 GPUs, by hand: the
+# 8 x 32 routed experts of 3 x 4096 x 14336 are split 8 ways, the other 1,605,636,096 params
+# stay whole: 2 B x (1,605,636,096 + 45,097,156,608 / 8) = 14,485,561,344.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset mixtral-8x7b --gpus 8 --ep 8 --format json > "$tmp/e.json"
+    python3 - "$tmp/e.json" <<'PY' || fail "JSON expert-parallel check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["experts"]
+assert d["per_gpu"]["weights"] == 2 * (1605636096 + 45097156608 // 8) == 14485561344
+assert (e["ep"], e["experts_per_gpu"], e["expert_dp"]) == (8, 1, 1)
+assert e["expert_params"] == 45097156608 and e["expert_params_per_gpu"] == 45097156608 // 8
+assert d["parallel"]["params_per_gpu"] == 1605636096 + e["expert_params_per_gpu"]
 PY
 fi
 

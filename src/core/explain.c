@@ -8,9 +8,13 @@
 static void shard_note(const vl_settings *s, unsigned from_stage, char *buf, size_t len)
 {
     uint64_t mp = s->tp * s->pp, dp = s->gpus / (mp ? mp : 1);
+    char experts[64] = "";
+    if (s->ep > 1) /* expert data parallel: the GPUs holding the same experts */
+        snprintf(experts, sizeof experts, "; the experts' over %llu",
+                 (unsigned long long)(dp / s->ep));
     if (s->zero >= from_stage && dp > 1)
-        snprintf(buf, len, " / %llu %sGPUs (ZeRO-%u shards it)", (unsigned long long)dp,
-                 mp > 1 ? "data-parallel " : "", from_stage);
+        snprintf(buf, len, " / %llu %sGPUs (ZeRO-%u shards it%s)", (unsigned long long)dp,
+                 mp > 1 ? "data-parallel " : "", from_stage, experts);
     else
         buf[0] = '\0';
 }
@@ -23,7 +27,11 @@ static const char *state_params(const vl_breakdown *b, char *buf, size_t len)
     char p[32], tp[32];
     vl_fmt_count(par->params, p, sizeof p);
     snprintf(tp, sizeof tp, "%llu (tensor parallel)", (unsigned long long)par->tp);
-    if (par->tp * par->pp <= 1)
+    if (par->ep > 1) {
+        char x[32];
+        snprintf(buf, len, "%s params on the GPU (the routed experts' %s / %llu, expert parallel)",
+                 p, vl_fmt_count(par->expert_params, x, sizeof x), (unsigned long long)par->ep);
+    } else if (par->tp * par->pp <= 1)
         snprintf(buf, len, "%s params", p);
     else
         snprintf(buf, len, "%s params on the GPU (%llu of %llu layers%s%s, %s embeddings%s%s)", p,

@@ -467,7 +467,8 @@ static bool add_all(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
     closedir(d);
     if (!ok)
         fail(err, "%s: out of memory", s->snapshot);
-    qsort(names, n, sizeof *names, by_name);
+    if (n) /* qsort's array may not be NULL, even for no elements (C11 7.22.5) */
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; ok && i < n; i++) {
         char path[VL_HF_PATH_LEN];
         ok = join(path, sizeof path, s->snapshot, names[i]) ? add_file(path, NULL, NULL, sum, err)

@@ -132,6 +132,9 @@ typedef struct vl_parallel {
     uint64_t layer_params;        /* of params: the stage's layers' share */
     uint64_t outside_params;      /* of params: embeddings (split by tp) and the rest */
     uint64_t global_batch;        /* micro-batch x dp x grad_accum, in sequences */
+    /* expert parallel (--ep): the routed experts' params, all of them and on one GPU (of
+     * params), and the GPUs that hold the same experts (expert data parallel, dp / ep) */
+    uint64_t ep, expert_params, expert_params_per_gpu, expert_dp;
 } vl_parallel;
 
 /* GPUs on the fullest node: min(gpus_per_node (default 8), gpus). */

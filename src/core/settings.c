@@ -195,6 +195,11 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_TOKENS) .flag = "tokens", FIELD(tokens), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_TOKENS), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "N",
         .help = "tokens to train on (15.6T): wall days and GPU-hours (default none)"},
+    /* training: expert parallelism (memory.c) */
+    ROW(VL_SET_EP) .flag = "ep", FIELD(ep), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
+        .modes = VL_IN_TRAIN, .arg = "E",
+        .help = "expert parallel: the routed experts over E of the data-parallel GPUs (default 1)",
+        .label = "expert par.", SLIDER(1, 256, VL_STEP_POW2)},
 };
 #undef ROW
 #undef SLIDER
@@ -371,7 +376,7 @@ void vl_settings_default(vl_settings *s)
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
          * "The Llama 3 Herd of Models", Table 4): 0.4 */
-        .mfu = 400000, .tokens = 0,
+        .mfu = 400000, .tokens = 0, .ep = 1,
     };
 }
 
@@ -448,6 +453,15 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
         return "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
                "optimizer partition)";
+    if (s->ep > 1 && (s->gpus / (s->tp * s->pp)) % s->ep != 0)
+        return "--ep must divide the data-parallel GPUs, --gpus / (--tp x --pp) (expert "
+               "parallelism splits the experts over data-parallel ranks)";
+    if (s->ep > 1 && (s->tp * s->pp > 1 || s->lora_rank))
+        return "--ep with --tp, --pp or --lora-rank is not modelled (expert parallelism runs "
+               "with data parallelism and full fine-tuning)";
+    if (vl_optimizer_shaped[s->optimizer] && s->ep > 1)
+        return "this --optimizer keeps states shaped like each matrix, which vramlab models "
+               "without --ep";
     if (vl_optimizer_shaped[s->optimizer] && (s->lora_rank || s->tp * s->pp > 1))
         return "this --optimizer keeps states shaped like each matrix, which vramlab models "
                "with data parallelism and full fine-tuning only (no --lora-rank, --tp or --pp)";
@@ -477,6 +491,13 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
                                "KV heads to divide one another");
         else
             return true;
+        return false;
+    }
+    if (s->ep > 1 && (a->experts < 2 || a->experts % s->ep != 0)) {
+        snprintf(why, len, a->experts < 2 ? "--ep needs a mixture-of-experts model"
+                                           : "--ep %" PRIu64 " must divide the model's %" PRIu64
+                                             " routed experts (each GPU keeps whole experts)",
+                 s->ep, a->experts);
         return false;
     }
     if (s->tp > 1 && a->heads % s->tp != 0) {

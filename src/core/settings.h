@@ -110,6 +110,9 @@ typedef struct vl_settings {
     /* training: step time (steptime.h): the model FLOPs utilisation in millionths of the
      * GPU's dense peak for the precision, and a token budget (0 = none) */
     uint64_t mfu, tokens;
+    /* training: expert parallel: the routed experts split over ep of the data-parallel GPUs
+     * (Megatron-Core's MoE layout) */
+    uint64_t ep;
 } vl_settings;
 
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
@@ -137,7 +140,7 @@ typedef struct vl_settings {
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_QLORA, "qlora")                           \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
-    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens")
+    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {

@@ -179,6 +179,14 @@ void report_write_json(FILE *out, const report *r)
                 b->par.params, b->par.global_batch);
     else
         fprintf(out, " \"parallel\": null,\n");
+    if (s->mode == VL_MODE_TRAIN && b->par.ep > 1) /* --ep: the routed experts' split */
+        fprintf(out, " \"experts\": {\"ep\": %" PRIu64 ", \"experts_per_gpu\": %" PRIu64
+                ", \"expert_params\": %" PRIu64 ", \"expert_params_per_gpu\": %" PRIu64
+                ", \"expert_dp\": %" PRIu64 "},\n",
+                b->par.ep, a->experts / b->par.ep, b->par.expert_params,
+                b->par.expert_params_per_gpu, b->par.expert_dp);
+    else
+        fprintf(out, " \"experts\": null,\n");
     if (report_offloaded(r))
         fprintf(out,
                 " \"cpu_per_node\": {\"gpus_per_node\": %" PRIu64 ", \"nodes\": %" PRIu64

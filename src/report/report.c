@@ -216,6 +216,24 @@ static bool parallel_line(const report *r, char *buf, size_t len)
     return true;
 }
 
+/* Expert parallelism: how the routed experts are split; false without --ep. */
+static bool experts_line(const report *r, char *buf, size_t len)
+{
+    const vl_parallel *p = &r->breakdown->par;
+    const vl_arch *a = &r->model->arch;
+    if (r->settings->mode != VL_MODE_TRAIN || p->ep <= 1)
+        return false;
+    char x[32], g[32];
+    snprintf(buf, len,
+             "expert parallel %" PRIu64 ": %" PRIu64 " routed experts a layer, %" PRIu64
+             " on each GPU; their %s params, %s on each GPU; their gradients and optimizer "
+             "states shard (ZeRO) over the %" PRIu64 " GPU%s holding the same experts",
+             p->ep, a->experts, a->experts / p->ep, vl_fmt_int(p->expert_params, x, sizeof x),
+             vl_fmt_int(p->expert_params_per_gpu, g, sizeof g), p->expert_dp,
+             p->expert_dp == 1 ? "" : "s");
+    return true;
+}
+
 /* Offload: what moved to CPU memory, per GPU and per node; false without. */
 static bool offload_line(const report *r, char *buf, size_t len)
 {
@@ -440,7 +458,8 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
 {
     static const optional_fact origin[] = {{"source", source_line}};
     static const optional_fact training[] = {
-        {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line}};
+        {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line},
+        {"experts", experts_line}};
     static const optional_fact results[] = {
         {"GGUF", gguf_line}, {"phases", phases_line}, {"speed", speed_line},
         {"solved", solve_line}};
