@@ -68,9 +68,18 @@ expect 2 "$e --ep with --tp, --pp or --lora-rank is not modelled (expert paralle
     estimate --preset mixtral-8x7b --ep 2 --gpus 4 --tp 2
 expect 2 "$e --ep applies to --mode train only" estimate --mode infer --ep 2
 expect 2 "$e --ep must be between 1 and 1048576" estimate --ep 0
+expect 2 "$e --gpu-util must be above 0 and at most 1, got '0'" estimate --mode infer --gpu-util 0
+expect 2 "$e --gpu-util: '1.2' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" \
+    estimate --mode infer --gpu-util 1.2
+expect 2 "$e --gpu-util applies to --mode infer only" estimate --gpu-util 0.9
+expect 2 "$e --kv-block must be between 1 and 65536" estimate --mode infer --kv-block 100000
+expect 2 "$e --kv-block applies to --mode infer only" estimate --kv-block 16
+expect 2 "$e --solve max-concurrency is for serving (--mode infer)" estimate --solve max-concurrency
+expect 1 "$e --solve max-concurrency on a100-40gb: not one sequence's KV cache fits beside the weights, workspace and overhead" \
+    estimate --mode infer --solve max-concurrency --gpu a100-40gb --preset llama-2-70b --gpu-util 0.5
 expect 2 "$e --gpus: tensor parallelism needs the GPU count to divide the model's attention heads" \
     estimate --mode infer --gpus 3
-expect 2 "$e --solve: unknown value 'max-gpus' (expected max-batch, max-context or min-gpus); did you mean 'min-gpus'?" \
+expect 2 "$e --solve: unknown value 'max-gpus' (expected max-batch, max-context, min-gpus or max-concurrency); did you mean 'min-gpus'?" \
     estimate --solve max-gpus
 expect 1 "$e --solve min-gpus on h100-80gb: no GPU count fits: at ZeRO-0 every GPU holds the whole model (try --zero 1, 2 or 3)" \
     estimate --solve min-gpus

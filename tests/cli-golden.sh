@@ -48,6 +48,8 @@ golden llama-2-70b-tp8.json estimate --preset llama-2-70b --tp 8 --gpus 64 --zer
 golden llama-2-7b-q4km-int4kv.md estimate --mode infer --weight-dtype q4_k_m --kv-dtype int4 \
     --gen 512 --format markdown
 golden llama-2-7b-q4km.csv estimate --mode infer --weight-dtype q4_k_m --format csv
+golden llama-2-7b-serving.md estimate --mode infer --gen 512 --gpu-util 0.9 --kv-block 16 \
+    --solve max-concurrency --format markdown
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then
@@ -57,7 +59,7 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "gpu", "inference",
-        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint", "gguf", "experts"}
+        "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint", "gguf", "experts", "serving"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -66,7 +68,7 @@ assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - g["total"]
 assert d["model"]["params"] == 7241732096 and d["checkpoint"] is None and d["gguf"] is None
-assert d["experts"] is None and d["settings"]["ep"] == 1
+assert d["experts"] is None and d["settings"]["ep"] == 1 and d["serving"] is None
 assert d["inference"] is None and d["solve"] is None
 sp = d["speed"]  # training: the step time at --mfu
 assert sp["bound"] == "mfu" and sp["mfu"] == 0.4 and sp["tokens"] is None

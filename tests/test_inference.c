@@ -9,6 +9,7 @@
 
 #include "core/memory.h"
 #include "core/solve.h"
+#include "core/units.h"
 
 /* vl_settings_valid's reason for s without a model, or NULL. */
 static const char *settings_why(const vl_settings *s)
@@ -162,6 +163,44 @@ static void test_int4_kv(void **state)
     s.kv_dtype = VL_DT_INT8;
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.kv_bytes_per_token, 262144);
+}
+
+/* Serving capacity.  --gpu-util 0.9 of an H100's 85,520,809,984 bytes: 76,968,728,985
+ * (floor).  A paged cache of 16-token blocks holds a 2048 + 500 token sequence in
+ * ceil(2548 / 16) = 160 blocks, 2560 slots.  Llama 2 7B, 524,288 B a token: a sequence's
+ * cache is 2560 x 524,288 = 1,342,177,280; beside the weights, the run's workspace and the
+ * overhead (its total less its cache), floor((usable - fixed) / that) sequences fit. */
+static void test_serving_capacity(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.gen = 500;
+    s.gpu_util = 900000;
+    s.kv_block = 16;
+    assert_int_equal(vl_usable_memory(&s, 85520809984ULL), 76968728985ULL);
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.cached_tokens, 2548);
+    assert_int_equal(b.inf.cached_slots, 2560);
+    assert_int_equal(b.inf.prompt_slots, 2048);
+    assert_int_equal(b.inf.decode.kv_cache, 2560ULL * 524288);
+    uint64_t fixed = b.total - b.bytes[VL_C_KV_CACHE];
+    vl_solution sol;
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 76968728985ULL, &sol));
+    assert_int_equal(sol.answer, (76968728985ULL - fixed) / (2560ULL * 524288));
+    assert_true(sol.next_total > 76968728985ULL);
+    assert_true(fixed + sol.answer * 2560ULL * 524288 <= 76968728985ULL);
+    assert_int_equal(s.batch, 1); /* the run as given is kept */
+    s.kv_block = 0; /* contiguous: 2548 tokens */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.decode.kv_cache, 2548ULL * 524288);
+    s.gpu_util = VL_PPM; /* the whole GPU; training always */
+    assert_int_equal(vl_usable_memory(&s, 85520809984ULL), 85520809984ULL);
+    vl_settings t;
+    vl_settings_default(&t);
+    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MAX_CONCURRENCY, 85520809984ULL, &sol));
+    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 1ULL << 30, &sol));
 }
 
 /* Tensor parallelism: matrices and embeddings split, norms replicated; KV heads split, and
@@ -326,7 +365,7 @@ int main(void)
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
         cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
         cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),
-        cmocka_unit_test(test_int4_kv),
+        cmocka_unit_test(test_int4_kv), cmocka_unit_test(test_serving_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,9 @@ static const struct app_opt {
     [OPT_CHECK_FIT] = {"check-fit", NULL, "exit 1 when the run does not fit the GPU",
                        GROUP_OUTPUT},
     [OPT_SOLVE] = {"solve", "S", "max-batch, max-context or min-gpus: the exact largest "
-                   "(smallest) value that fits the GPU, and the breakdown there", GROUP_OUTPUT},
+                   "(smallest) value that fits the GPU, and the breakdown there; "
+                   "max-concurrency: the sequences a serving engine's KV cache holds at once",
+                   GROUP_OUTPUT},
     [OPT_NO_MOUSE] = {"no-mouse", NULL, "ignore the mouse", GROUP_TUI},
     [OPT_NO_COLOR] = {"no-color", NULL, "monochrome (also when NO_COLOR is set)", GROUP_TUI},
     [OPT_ASCII] = {"ascii", NULL, "ASCII glyphs only (also in non-UTF-8 locales)", GROUP_TUI},
@@ -410,6 +412,8 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
                            o->flags.given & VL_SETTING_BIT(VL_SET_QLORA) ? "qlora" : "lora-targets");
     if (!vl_settings_valid(&o->s, &m->arch, err, sizeof err))
         return usage_error("%s", err);
+    if (o->solving && o->solve == VL_SOLVE_MAX_CONCURRENCY && o->s.mode != VL_MODE_INFER)
+        return usage_error("--solve max-concurrency is for serving (--mode infer)");
     const char *name = o->gpu ? o->gpu : scenario_gpu ? scenario_gpu : DEFAULT_GPU;
     if (!(*gpu = vl_catalog_gpu(cat, name))) {
         char hint[96];

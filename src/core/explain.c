@@ -115,8 +115,8 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                      (unsigned long long)inf->layers, (unsigned long long)inf->latent_width,
                      vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
                      s->kv_dtype == VL_DT_INT4 ? " + 4 B (its 16-bit scale and zero point)" : "",
-                     (unsigned long long)(inf->decode_peak ? inf->cached_tokens
-                                                           : inf->prompt_tokens),
+                     (unsigned long long)(inf->decode_peak ? inf->cached_slots
+                                                           : inf->prompt_slots),
                      (unsigned long long)s->batch, v);
             break;
         }
@@ -127,8 +127,8 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                      "tokens x %llu sequences = %s%s",
                      (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
                      (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
-                     (unsigned long long)(inf->decode_peak ? inf->cached_tokens
-                                                           : inf->prompt_tokens),
+                     (unsigned long long)(inf->decode_peak ? inf->cached_slots
+                                                           : inf->prompt_slots),
                      (unsigned long long)s->batch, v,
                      inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
             break;
@@ -139,7 +139,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
                  (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
                  vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
-                 (unsigned long long)(inf->decode_peak ? inf->cached_tokens : inf->prompt_tokens),
+                 (unsigned long long)(inf->decode_peak ? inf->cached_slots : inf->prompt_slots),
                  (unsigned long long)s->batch, v,
                  inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
         break;

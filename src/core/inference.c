@@ -11,6 +11,21 @@ unsigned vl_dtype_bits(vl_dtype d)
     return d < VL_N_PLAIN_DTYPES ? bits[d] : 0;
 }
 
+uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory)
+{
+    if (s->mode != VL_MODE_INFER)
+        return memory;
+    /* memory < 2^46 and gpu_util <= 10^6: each product stays below 2^66 only in parts */
+    return memory / VL_PPM * s->gpu_util + memory % VL_PPM * s->gpu_util / VL_PPM;
+}
+
+/* Tokens rounded up to whole blocks of a paged cache (vLLM's PagedAttention, Kwon et al.
+ * 2023: a sequence holds ceil(tokens / block) blocks); a contiguous cache holds them all. */
+static uint64_t slots(uint64_t tokens, uint64_t block)
+{
+    return block ? vl_ceil_div(tokens, block) * block : tokens;
+}
+
 /* An int4 KV cache keeps, per token, head and K or V, a 16-bit scale and a 16-bit zero
  * point beside the packed values: online per-head, per-token asymmetric quantization, as
  * LMDeploy's int4 KV cache does it (LMDeploy docs, "INT4/INT8 KV Cache"). */
@@ -134,14 +149,17 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     const uint64_t kv_gpu = kv_per_token(a, inf->kv_heads_per_gpu, s->kv_dtype);
     inf->prompt_tokens = s->seq < cap ? s->seq : cap;
     inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
+    inf->prompt_slots = slots(inf->prompt_tokens, s->kv_block);
+    inf->cached_slots = slots(inf->cached_tokens, s->kv_block);
+    inf->kv_gpu_per_token = kv_gpu;
 
     const shard g = {a->heads / N, inf->kv_heads_per_gpu, vl_ceil_div(vl_active_mlp_width(a), N),
                      vl_ceil_div(a->vocab, N), s->weight_dtype == VL_DT_FP32 ? 4 : 2};
-    inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_tokens, &ovf), s->batch, &ovf);
+    inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, &ovf), s->batch, &ovf);
     inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, &ovf);
     phase_total(out, s, &inf->prefill, &ovf);
     if (s->gen > 0) {
-        inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_tokens, &ovf), s->batch, &ovf);
+        inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_slots, &ovf), s->batch, &ovf);
         inf->decode.workspace = workspace(a, s, &g, 1, inf->cached_tokens, &ovf);
         phase_total(out, s, &inf->decode, &ovf);
     }

@@ -92,6 +92,9 @@ typedef struct vl_inference {
     uint64_t kv_bytes_per_token;  /* the whole model's, per sequence */
     uint64_t latent_width;        /* multi-head latent attention: latent + rotary key; else 0 */
     uint64_t prompt_tokens, cached_tokens; /* per sequence, capped by a sliding window */
+    uint64_t prompt_slots, cached_slots;   /* the tokens the cache holds: in whole blocks of
+                                            * kv_block tokens (paged), else the tokens */
+    uint64_t kv_gpu_per_token;             /* this GPU's cache bytes a token and sequence */
     bool gguf_on;              /* weight_dtype is a GGUF file type: its tensors are in gguf */
     vl_gguf_weights gguf;
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
@@ -153,6 +156,10 @@ typedef struct vl_breakdown {
     uint64_t total;
     char why[256];         /* vl_estimate's reason, when it has one */
 } vl_breakdown;
+
+/* §4.5 the memory the run may use of a GPU's: all of it in training, gpu_util of it in
+ * inference (floor(memory x gpu_util), exactly). */
+uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory);
 
 /* §4.5 bits of one stored element of a plain dtype (int4: 4); 0 for a GGUF file type. */
 unsigned vl_dtype_bits(vl_dtype d);

@@ -199,7 +199,15 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_EP) .flag = "ep", FIELD(ep), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "E",
         .help = "expert parallel: the routed experts over E of the data-parallel GPUs (default 1)",
-        .label = "expert par.", SLIDER(1, 256, VL_STEP_POW2)},
+        .label = "expert par.", SLIDER(1, 256, VL_STEP_POW2), .json_break = true},
+    /* inference: serving capacity (inference.c, solve.c) */
+    ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
+        RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
+        .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)"},
+    ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
+        .help = "paged KV cache, tokens a block (vLLM's 16; default none: one contiguous cache)",
+        .label = "KV block", SLIDER(0, 1024, VL_STEP_RANK)},
 };
 #undef ROW
 #undef SLIDER
@@ -377,6 +385,7 @@ void vl_settings_default(vl_settings *s)
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
          * "The Llama 3 Herd of Models", Table 4): 0.4 */
         .mfu = 400000, .tokens = 0, .ep = 1,
+        .gpu_util = VL_PPM, .kv_block = 0, /* the whole GPU, one contiguous cache */
     };
 }
 

@@ -113,6 +113,9 @@ typedef struct vl_settings {
     /* training: expert parallel: the routed experts split over ep of the data-parallel GPUs
      * (Megatron-Core's MoE layout) */
     uint64_t ep;
+    /* inference: serving capacity: the fraction of each GPU's memory the engine may use, in
+     * millionths, and the paged KV cache's block in tokens (0 = one contiguous cache) */
+    uint64_t gpu_util, kv_block;
 } vl_settings;
 
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
@@ -124,6 +127,7 @@ typedef struct vl_settings {
 #define VL_MAX_GROUP 65536ULL
 #define VL_MAX_OVERHEAD (1ULL << 46) /* 64 TiB, as a GPU's memory */
 #define VL_MAX_TOKENS 1000000000000000000ULL /* 10^18 tokens */
+#define VL_MAX_KV_BLOCK 65536ULL
 
 /* ---- one descriptor per setting ----------------------------------------------------- */
 
@@ -140,7 +144,8 @@ typedef struct vl_settings {
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_QLORA, "qlora")                           \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
-    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep")
+    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep")                        \
+    X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {

@@ -113,6 +113,31 @@ static void write_json_gguf(FILE *out, const report *r)
     fprintf(out, "}},\n");
 }
 
+/* "serving": what a serving engine may use and how many sequences its cache holds; null in
+ * training. */
+static void write_json_serving(FILE *out, const report *r)
+{
+    const vl_settings *s = r->settings;
+    const vl_inference *inf = &r->breakdown->inf;
+    if (s->mode != VL_MODE_INFER) {
+        fprintf(out, " \"serving\": null,\n");
+        return;
+    }
+    vl_solution c;
+    vl_settings copy = *s;
+    const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY,
+                                    report_capacity(s, r->gpu), &c);
+    fprintf(out, " \"serving\": {\"gpu_util\": %g, \"usable\": %" PRIu64 ", \"kv_block\": %" PRIu64
+            ", \"prompt_slots\": %" PRIu64 ", \"cached_slots\": %" PRIu64
+            ",\n             \"kv_bytes_per_sequence\": %" PRIu64 ", \"max_concurrency\": ",
+            (double)s->gpu_util / (double)VL_PPM, report_capacity(s, r->gpu), s->kv_block,
+            inf->prompt_slots, inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots);
+    if (none)
+        fprintf(out, "0},\n");
+    else
+        fprintf(out, "%" PRIu64 "},\n", c.answer);
+}
+
 void report_write_json(FILE *out, const report *r)
 {
     const vl_model *m = r->model;
@@ -201,9 +226,11 @@ void report_write_json(FILE *out, const report *r)
     fprintf(out, " \"gpu\": {\"name\": ");
     json_string(out, r->gpu->name);
     fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
-            r->gpu->memory, jbool(report_fits(r)), report_headroom(b->total, r->gpu->memory));
+            r->gpu->memory, jbool(report_fits(r)),
+            report_headroom(b->total, report_capacity(s, r->gpu)));
     write_json_inference(out, r);
     write_json_gguf(out, r);
+    write_json_serving(out, r);
     if (b->lora.on)
         fprintf(out, " \"lora\": {\"trainable_params\": %" PRIu64 ", \"frozen_params\": %" PRIu64
                 ", \"frozen_bytes\": %" PRIu64 ",\n          \"nf4_params\": %" PRIu64

@@ -36,9 +36,14 @@ report_fit report_fit_of(uint64_t total, uint64_t capacity)
     return (report_fit){fits, fits ? capacity - total : total - capacity};
 }
 
+uint64_t report_capacity(const vl_settings *s, const vl_gpu *g)
+{
+    return vl_usable_memory(s, g->memory);
+}
+
 bool report_fits(const report *r)
 {
-    return report_fit_of(r->breakdown->total, r->gpu->memory).fits;
+    return report_fit_of(r->breakdown->total, report_capacity(r->settings, r->gpu)).fits;
 }
 
 int64_t report_headroom(uint64_t total, uint64_t capacity)
@@ -299,7 +304,7 @@ static void bpp_line(const report *r, char *buf, size_t len)
 
 void report_verdict(const report *r, char *buf, size_t len)
 {
-    report_fit f = report_fit_of(r->breakdown->total, r->gpu->memory);
+    report_fit f = report_fit_of(r->breakdown->total, report_capacity(r->settings, r->gpu));
     char d[32];
     snprintf(buf, len, "%s %s%s", f.fits ? "fits, with" : "does not fit: over by",
              vl_fmt_bytes(f.margin, r->units, d, sizeof d), f.fits ? " to spare" : "");
@@ -308,10 +313,14 @@ void report_verdict(const report *r, char *buf, size_t len)
 void report_fit_line(const report *r, char *buf, size_t len)
 {
     const vl_gpu *g = r->gpu;
-    char cap[32], verdict[96];
+    char cap[32], verdict[96], usable[96] = "", u[32];
     report_verdict(r, verdict, sizeof verdict);
-    snprintf(buf, len, "%s (%s): %s per GPU; %s", g->display, g->name,
-             vl_fmt_bytes(g->memory, r->units, cap, sizeof cap), verdict);
+    if (r->settings->mode == VL_MODE_INFER && r->settings->gpu_util < VL_PPM)
+        snprintf(usable, sizeof usable, " (the engine may use %g%%: %s)",
+                 100.0 * (double)r->settings->gpu_util / (double)VL_PPM,
+                 vl_fmt_bytes(report_capacity(r->settings, g), r->units, u, sizeof u));
+    snprintf(buf, len, "%s (%s): %s per GPU%s; %s", g->display, g->name,
+             vl_fmt_bytes(g->memory, r->units, cap, sizeof cap), usable, verdict);
 }
 
 /* Inference: each phase's peak; empty in training. */
@@ -381,7 +390,7 @@ static bool solve_line(const report *r, char *buf, size_t len)
     int n = snprintf(buf, len, "%s = %" PRIu64 " on %s", vl_solve_names[r->solved], sol->answer,
                      r->gpu->name);
     if (sol->next && sol->next_total && n > 0 && (size_t)n < len) {
-        uint64_t over = sol->next_total - r->gpu->memory;
+        uint64_t over = sol->next_total - report_capacity(r->settings, r->gpu);
         if (over < (10ULL << 20)) /* too little to show in GiB */
             snprintf(o, sizeof o, "%s bytes", vl_fmt_int(over, t, sizeof t));
         else
@@ -394,6 +403,32 @@ static bool solve_line(const report *r, char *buf, size_t len)
 
 /* The facts that only some runs have, each with its label: a line, or false. */
 typedef bool (*fact_line)(const report *r, char *buf, size_t len);
+/* Serving capacity: what the engine may use, the paged cache, and the sequences it holds at
+ * once; false unless --gpu-util or --kv-block is given or max-concurrency solved. */
+static bool serving_line(const report *r, char *buf, size_t len)
+{
+    const vl_settings *s = r->settings;
+    const vl_inference *inf = &r->breakdown->inf;
+    if (s->mode != VL_MODE_INFER ||
+        (s->gpu_util == VL_PPM && !s->kv_block && !(r->solution &&
+                                                    r->solved == VL_SOLVE_MAX_CONCURRENCY)))
+        return false;
+    char u[32], blocks[128] = "", seq[96] = "";
+    if (s->kv_block)
+        snprintf(blocks, sizeof blocks, "; the KV cache paged in blocks of %" PRIu64
+                 " tokens: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
+                 inf->cached_slots, inf->cached_tokens);
+    vl_solution c;
+    vl_settings copy = *s;
+    if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, report_capacity(s, r->gpu), &c))
+        snprintf(seq, sizeof seq, "; room for %" PRIu64 " sequences of %" PRIu64
+                 " tokens at once", c.answer, s->seq + s->gen);
+    snprintf(buf, len, "the engine may use %g%% of each GPU, %s%s%s",
+             100.0 * (double)s->gpu_util / (double)VL_PPM,
+             vl_fmt_bytes(report_capacity(s, r->gpu), r->units, u, sizeof u), blocks, seq);
+    return true;
+}
+
 /* A GGUF file type: its tensor data and the types in it. */
 static bool gguf_line(const report *r, char *buf, size_t len)
 {
@@ -461,7 +496,8 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
         {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line},
         {"experts", experts_line}};
     static const optional_fact results[] = {
-        {"GGUF", gguf_line}, {"phases", phases_line}, {"speed", speed_line},
+        {"GGUF", gguf_line}, {"serving", serving_line}, {"phases", phases_line},
+        {"speed", speed_line},
         {"solved", solve_line}};
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
     int n = 0;
