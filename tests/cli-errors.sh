@@ -48,10 +48,38 @@ expect 2 "$e --batch: '-1' is not a whole number: must not be negative" estimate
 expect 2 "$e --seq must be between 1 and 16777216" estimate --seq 20000000
 expect 2 "$e --zero applies to --mode train only" estimate --mode infer --zero 3
 expect 2 "$e --optimizer applies to --mode train only" estimate --mode infer --optimizer sgd
-expect 2 "$e --kv-dtype: unknown value 'int4' (expected fp32, fp16, bf16, fp8 or int8); did you mean 'int8'?" estimate --mode infer --kv-dtype int4
+expect 2 "$e --kv-dtype: unknown value 'q8_0' (expected fp32, fp16, bf16, fp8, int8 or int4)" estimate --mode infer --kv-dtype q8_0
+expect 2 "$e --weight-dtype: unknown value 'q4_km' (expected fp32, fp16, bf16, fp8, int8, int4, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q2_k_s, q3_k_s, q3_k_m, q3_k_l, q4_k_s, q4_k_m, q5_k_s, q5_k_m, q6_k, iq4_nl, iq4_xs, iq3_xxs, iq3_xs, iq3_s, iq3_m, iq2_xxs, iq2_xs, iq2_s, iq2_m, iq1_s or iq1_m); did you mean 'q4_k_m'?" estimate --mode infer --weight-dtype q4_km
+expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype q4_k_m
+expect 2 "$e --mfu must be above 0 and at most 1, got '0'" estimate --mfu 0
+expect 2 "$e --mfu: '1.5' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" estimate --mfu 1.5
+expect 2 "$e --mfu: 'abc' is not a fraction: expected a number" estimate --mfu abc
+expect 2 "$e --mfu applies to --mode train only" estimate --mode infer --mfu 0.3
+expect 2 "$e --tokens: '0x' is not a whole number: unknown unit suffix" estimate --tokens 0x
+expect 2 "$e --tokens applies to --mode train only" estimate --mode infer --tokens 1T
+expect 2 "$e $bad/mfu-range.yaml:5:8: settings.mfu: '1.5' is not a fraction from 0 to 1" \
+    estimate --preset-file "$bad/mfu-range.yaml"
+expect 2 "$e --ep needs a mixture-of-experts model" estimate --preset llama-2-7b --ep 2 --gpus 2
+expect 2 "$e --ep 3 must divide the model's 8 routed experts (each GPU keeps whole experts)" \
+    estimate --preset mixtral-8x7b --ep 3 --gpus 3
+expect 2 "$e --ep must divide the data-parallel GPUs, --gpus / (--tp x --pp) (expert parallelism splits the experts over data-parallel ranks)" \
+    estimate --preset mixtral-8x7b --ep 2 --gpus 3
+expect 2 "$e --ep with --tp, --pp or --lora-rank is not modelled (expert parallelism runs with data parallelism and full fine-tuning)" \
+    estimate --preset mixtral-8x7b --ep 2 --gpus 4 --tp 2
+expect 2 "$e --ep applies to --mode train only" estimate --mode infer --ep 2
+expect 2 "$e --ep must be between 1 and 1048576" estimate --ep 0
+expect 2 "$e --gpu-util must be above 0 and at most 1, got '0'" estimate --mode infer --gpu-util 0
+expect 2 "$e --gpu-util: '1.2' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" \
+    estimate --mode infer --gpu-util 1.2
+expect 2 "$e --gpu-util applies to --mode infer only" estimate --gpu-util 0.9
+expect 2 "$e --kv-block must be between 1 and 65536" estimate --mode infer --kv-block 100000
+expect 2 "$e --kv-block applies to --mode infer only" estimate --kv-block 16
+expect 2 "$e --solve max-concurrency is for serving (--mode infer)" estimate --solve max-concurrency
+expect 1 "$e --solve max-concurrency on a100-40gb: not one sequence's KV cache fits beside the weights, workspace and overhead" \
+    estimate --mode infer --solve max-concurrency --gpu a100-40gb --preset llama-2-70b --gpu-util 0.5
 expect 2 "$e --gpus: tensor parallelism needs the GPU count to divide the model's attention heads" \
     estimate --mode infer --gpus 3
-expect 2 "$e --solve: unknown value 'max-gpus' (expected max-batch, max-context or min-gpus); did you mean 'min-gpus'?" \
+expect 2 "$e --solve: unknown value 'max-gpus' (expected max-batch, max-context, min-gpus or max-concurrency); did you mean 'min-gpus'?" \
     estimate --solve max-gpus
 expect 1 "$e --solve min-gpus on h100-80gb: no GPU count fits: at ZeRO-0 every GPU holds the whole model (try --zero 1, 2 or 3)" \
     estimate --solve min-gpus
@@ -59,7 +87,7 @@ expect 2 "$e --gen applies to --mode infer only" estimate --gen 10
 expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype int4
 expect 2 "$e --fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp" \
     estimate --precision bf16 --fp32-grads
-expect 2 "$e give only one of --preset, --preset-file, --hf-config and --params" estimate --preset gpt2 --params 7B
+expect 2 "$e give only one of --preset, --preset-file, --hf-config, --model and --params" estimate --preset gpt2 --params 7B
 expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --batch or --seq" \
     estimate --params 10T --precision fp32 --batch 1048576 --seq 16777216
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra

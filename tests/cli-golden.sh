@@ -45,6 +45,11 @@ golden gpt3-175b-tp8-pp8.txt estimate --preset gpt3-175b --tp 8 --pp 8 --sp --gp
     --grad-accum 16 --recompute selective --explain
 golden llama-2-70b-tp8.json estimate --preset llama-2-70b --tp 8 --gpus 64 --zero 1 --grad-accum 4 \
     --flash-attn --format json
+golden llama-2-7b-q4km-int4kv.md estimate --mode infer --weight-dtype q4_k_m --kv-dtype int4 \
+    --gen 512 --format markdown
+golden llama-2-7b-q4km.csv estimate --mode infer --weight-dtype q4_k_m --format csv
+golden llama-2-7b-serving.md estimate --mode infer --gen 512 --gpu-util 0.9 --kv-block 16 \
+    --solve max-concurrency --format markdown
 
 # The JSON parses, with exact integer bytes, and total is the sum of the components.
 if command -v python3 > /dev/null; then
@@ -54,7 +59,8 @@ if command -v python3 > /dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {"vramlab", "model", "settings", "bytes_per_param", "per_gpu", "peak", "gpu",
-        "inference", "speed", "lora", "cpu_per_node", "parallel", "solve", "notes"}
+        "inference", "speed", "lora", "cpu_per_node", "parallel", "solve", "notes", "checkpoint",
+        "gguf", "experts", "serving"}
 assert set(d) == keys, set(d) ^ keys
 g = d["per_gpu"]
 parts = ["weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"]
@@ -68,8 +74,13 @@ assert sum(pk["alive"].values()) <= pk["allocated"] and pk["phase"]
 assert pk["device"] > g["total"] - g["overhead"]
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - pk["device"]
 assert d["gpu"]["fits"] == (pk["device"] <= d["gpu"]["capacity"])
-assert d["model"]["params"] == 7241732096
-assert d["inference"] is None and d["speed"] is None and d["solve"] is None
+assert d["model"]["params"] == 7241732096 and d["checkpoint"] is None and d["gguf"] is None
+assert d["experts"] is None and d["settings"]["ep"] == 1 and d["serving"] is None
+assert d["inference"] is None and d["solve"] is None
+sp = d["speed"]  # training: the step time at --mfu
+assert sp["bound"] == "mfu" and sp["mfu"] == 0.4 and sp["tokens"] is None
+assert sp["tokens_per_step"] == d["parallel"]["global_batch"] * d["settings"]["seq"]
+assert abs(sp["tokens_per_s"] * sp["step_seconds"] - sp["tokens_per_step"]) < 1e-3 * sp["tokens_per_step"]
 assert d["lora"] is None and d["settings"]["lora_rank"] == 0 and d["settings"]["qlora"] is False
 assert d["settings"]["lora_targets"] == "q,v"
 assert d["cpu_per_node"] is None and d["settings"]["offload"] == "none"
@@ -106,6 +117,41 @@ assert g["weights"] == l["frozen_bytes"] + l["trainable_params"] * b["weights"]
 assert g["gradients"] == l["trainable_params"] * b["gradients"]
 assert g["optimizer"] == l["trainable_params"] * b["optimizer"]
 assert g["total"] == sum(v for k, v in g.items() if k != "total")
+PY
+fi
+
+# GGUF: the weights are the file type's tensor data, within 3% under the published file
+# (TheBloke/Llama-2-7B-GGUF, llama-2-7b.Q4_K_M.gguf: 4,081,004,224 bytes with its metadata),
+# and the types add up to it.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --mode infer --weight-dtype q4_k_m --format json > "$tmp/g.json"
+    python3 - "$tmp/g.json" <<'PY' || fail "JSON GGUF check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["gguf"]
+assert g["ftype"] == "q4_k_m" and d["per_gpu"]["weights"] == g["bytes"]
+assert 0 <= 4081004224 - g["bytes"] < 0.03 * 4081004224
+assert sum(t["bytes"] for t in g["types"].values()) == g["bytes"]
+assert sum(t["elements"] for t in g["types"].values()) == g["elements"] == d["model"]["params"]
+assert set(g["types"]) == {"f32", "q4_K", "q6_K"}
+PY
+fi
+
+# Expert parallelism: Mixtral 8x7B's weights per GPU with --ep 8 over 8 GPUs, by hand: the
+# 8 x 32 routed experts of 3 x 4096 x 14336 are split 8 ways, the other 1,605,636,096 params
+# stay whole: 2 B x (1,605,636,096 + 45,097,156,608 / 8) = 14,485,561,344.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset mixtral-8x7b --gpus 8 --ep 8 --format json > "$tmp/e.json"
+    python3 - "$tmp/e.json" <<'PY' || fail "JSON expert-parallel check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["experts"]
+assert d["per_gpu"]["weights"] == 2 * (1605636096 + 45097156608 // 8) == 14485561344
+assert (e["ep"], e["experts_per_gpu"], e["expert_dp"]) == (8, 1, 1)
+assert e["expert_params"] == 45097156608 and e["expert_params_per_gpu"] == 45097156608 // 8
+assert d["parallel"]["params_per_gpu"] == 1605636096 + e["expert_params_per_gpu"]
 PY
 fi
 

@@ -118,7 +118,7 @@ hf=$srcdir/tests/hf
 
 checks=$((checks + 1))
 "$VRAMLAB" estimate --hf-config "$hf/gpt2.json" --preset gpt2 > /dev/null 2> "$tmp/err"
-[ "$(cat "$tmp/err")" = "vramlab: give only one of --preset, --preset-file, --hf-config and --params" ] ||
+[ "$(cat "$tmp/err")" = "vramlab: give only one of --preset, --preset-file, --hf-config, --model and --params" ] ||
     fail "--hf-config with --preset"
 
 finish

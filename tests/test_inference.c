@@ -10,6 +10,7 @@
 #include "core/memory.h"
 #include "core/timeline.h"
 #include "core/solve.h"
+#include "core/units.h"
 
 /* vl_settings_valid's reason for s without a model, or NULL. */
 static const char *settings_why(const vl_settings *s)
@@ -107,6 +108,100 @@ static void test_int4_weights(void **state)
     s.weight_dtype = VL_DT_INT8; /* 1 B per matrix weight, no scales counted */
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL * 2 + 266240ULL * 2);
+}
+
+/* GGUF file types as --weight-dtype.  Llama 2 7B q8_0, by hand: every 2-D tensor (the
+ * embeddings and output too, llama.cpp keeps q8_0 for output.weight in a q8_0 file) in
+ * blocks of 32 weights and 34 bytes (a 16-bit scale + 32 int8, block_q8_0), the 65 norms of
+ * 4096 in f32: (6,738,415,616 - 266,240) / 32 x 34 + 266,240 x 4 = 7,160,348,672.
+ * q4_k_m: 4,080,263,168 (derived in tests/test_gguf.c; TheBloke's file is 4,081,004,224
+ * bytes with its metadata).  Over 2 GPUs each holds half (llama.cpp's layer split). */
+static void test_gguf_weights(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    char why[256];
+    assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "q8_0", &s, why, sizeof why));
+    vl_gguf_ftype ft;
+    assert_true(vl_dtype_gguf(s.weight_dtype, &ft));
+    assert_int_equal(ft, VL_GGUF_Q8_0);
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_true(b.inf.gguf_on);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], (6738415616ULL - 266240) / 32 * 34 + 266240ULL * 4);
+    assert_int_equal(b.inf.gguf.type_elements[VL_GGML_F32], 266240);
+    assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "Q4_K_M", &s, why, sizeof why));
+    assert_int_equal(s.weight_dtype, VL_DT_GGUF_Q4_K_M);
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4080263168ULL);
+    assert_int_equal(b.total, 4080263168ULL + b.bytes[VL_C_KV_CACHE] +
+                                  b.bytes[VL_C_ACTIVATIONS] + s.overhead);
+    s.gpus = 2;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4080263168ULL / 2);
+    /* the plain names stay plain dtypes; the KV cache takes no GGUF type */
+    assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "int4", &s, why, sizeof why));
+    assert_false(vl_dtype_gguf(s.weight_dtype, NULL));
+    assert_false(vl_setting_parse(VL_SET_KV_DTYPE, "q8_0", &s, why, sizeof why));
+    assert_false(vl_setting_parse(VL_SET_KV_DTYPE, "Q8_0", &s, why, sizeof why));
+    assert_non_null(strstr(why, "int4"));
+}
+
+/* An int4 KV cache: half a byte an element and a 16-bit scale and zero point per head and
+ * token.  Llama 2 7B: 2 x 32 layers x 32 heads x (128 / 2 + 4) B = 139,264 B a token; int8
+ * 2 x 32 x 32 x 128 x 1 = 262,144. */
+static void test_int4_kv(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.kv_dtype = VL_DT_INT4;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 2 * 32 * 32 * (128 / 2 + 4));
+    assert_int_equal(b.bytes[VL_C_KV_CACHE], 139264ULL * 2048);
+    s.kv_dtype = VL_DT_INT8;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 262144);
+}
+
+/* Serving capacity.  --gpu-util 0.9 of an H100's 85,520,809,984 bytes: 76,968,728,985
+ * (floor).  A paged cache of 16-token blocks holds a 2048 + 500 token sequence in
+ * ceil(2548 / 16) = 160 blocks, 2560 slots.  Llama 2 7B, 524,288 B a token: a sequence's
+ * cache is 2560 x 524,288 = 1,342,177,280; beside the weights, the run's workspace and the
+ * overhead (its total less its cache), floor((usable - fixed) / that) sequences fit. */
+static void test_serving_capacity(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.gen = 500;
+    s.gpu_util = 900000;
+    s.kv_block = 16;
+    assert_int_equal(vl_usable_memory(&s, 85520809984ULL), 76968728985ULL);
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.cached_tokens, 2548);
+    assert_int_equal(b.inf.cached_slots, 2560);
+    assert_int_equal(b.inf.prompt_slots, 2048);
+    assert_int_equal(b.inf.decode.kv_cache, 2560ULL * 524288);
+    uint64_t fixed = b.total - b.bytes[VL_C_KV_CACHE];
+    vl_solution sol;
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 76968728985ULL, false, &sol));
+    assert_int_equal(sol.answer, (76968728985ULL - fixed) / (2560ULL * 524288));
+    assert_true(sol.next_total > 76968728985ULL);
+    assert_true(fixed + sol.answer * 2560ULL * 524288 <= 76968728985ULL);
+    assert_int_equal(s.batch, 1); /* the run as given is kept */
+    s.kv_block = 0; /* contiguous: 2548 tokens */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.decode.kv_cache, 2548ULL * 524288);
+    s.gpu_util = VL_PPM; /* the whole GPU; training always */
+    assert_int_equal(vl_usable_memory(&s, 85520809984ULL), 85520809984ULL);
+    vl_settings t;
+    vl_settings_default(&t);
+    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MAX_CONCURRENCY, 85520809984ULL, false, &sol));
+    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 1ULL << 30, false, &sol));
 }
 
 /* Tensor parallelism: matrices and embeddings split, norms replicated; KV heads split, and
@@ -260,7 +355,7 @@ static void test_bad_combinations(void **state)
     s.recompute = VL_RECOMPUTE_FULL;
     assert_non_null(strstr(settings_why(&s), "--recompute"));
     s = infer();
-    s.kv_dtype = VL_DT_INT4;
+    s.kv_dtype = VL_DT_GGUF_Q4_K_M; /* a GGUF file type is for weights only */
     assert_non_null(strstr(settings_why(&s), "--kv-dtype"));
     s = infer();
     s.group_size = 0;
@@ -274,7 +369,8 @@ int main(void)
         cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
         cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
-        cmocka_unit_test(test_bad_combinations),
+        cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),
+        cmocka_unit_test(test_int4_kv), cmocka_unit_test(test_serving_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -687,9 +687,69 @@ static void test_muon(void **state)
     assert_int_equal(b.bytes[VL_C_OPTIMIZER], 12 * P / 8 + 4 * rest / 8);
 }
 
+/* Expert parallelism, Mixtral 8x7B (46,702,792,704 params): an expert is a gated MLP of
+ * 3 x 4096 x 14336 = 176,160,768, so the 8 x 32 routed experts hold 45,097,156,608 and the
+ * rest 1,605,636,096.  --ep 8 over 8 GPUs: each holds one expert a layer, 1,605,636,096 +
+ * 5,637,144,576 = 7,242,780,672 params, 2 B each.  ZeRO-1 shards the AdamW states (16 B)
+ * of the rest over the 8 GPUs and the experts' over the 8 / 8 = 1 GPU holding the same
+ * ones: 1,605,636,096 / 8 x 16 + 5,637,144,576 x 16.  DeepSeek-V2-Lite-like: shared experts
+ * and a dense first layer stay whole. */
+static void test_expert_parallel(void **state)
+{
+    (void)state;
+    vl_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
+                       .vocab = 32000, .experts = 8, .experts_per_token = 2};
+    vl_arch_defaults(&m.arch);
+    vl_settings s;
+    vl_settings_default(&s);
+    s.gpus = 8;
+    s.ep = 8;
+    s.zero = 1;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.P, 46702792704ULL);
+    assert_int_equal(b.par.expert_params, 8ULL * 32 * 176160768);
+    assert_int_equal(b.par.expert_params_per_gpu, 32ULL * 176160768);
+    assert_int_equal(b.par.params, 1605636096ULL + 5637144576ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * 7242780672ULL);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 2 * 7242780672ULL);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 1605636096ULL / 8 * 16 + 5637144576ULL * 16);
+    s.ep = 4; /* two experts a GPU, their states over 2 GPUs at ZeRO-3 too */
+    s.zero = 3;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 1605636096ULL / 8 * 2 + 11274289152ULL / 2 * 2);
+    s.ep = 1; /* the run without expert parallelism is unchanged */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 46702792704ULL / 8 * 2);
+
+    vl_model ds;
+    memset(&ds, 0, sizeof ds);
+    ds.arch = (vl_arch){.hidden = 2048, .layers = 4, .heads = 16, .ffn = 10944, .vocab = 1000,
+                        .experts = 64, .experts_per_token = 6, .moe_ffn = 1408,
+                        .shared_experts = 2, .dense_layers = 1};
+    vl_arch_defaults(&ds.arch);
+    s.zero = 0;
+    s.ep = 8;
+    assert_null(vl_estimate(&ds, &s, &b));
+    /* 3 MoE layers x 64 routed experts x 3 x 2048 x 1408 */
+    assert_int_equal(b.par.expert_params, 3ULL * 64 * 3 * 2048 * 1408);
+    assert_int_equal(b.par.params, b.P - b.par.expert_params + b.par.expert_params / 8);
+    char why[256];
+    s.ep = 3;
+    s.gpus = 24;
+    assert_false(vl_settings_valid(&s, &ds.arch, why, sizeof why));
+    assert_non_null(strstr(why, "--ep 3 must divide the model's 64 routed experts"));
+    s.ep = 16;
+    s.gpus = 8; /* 8 data-parallel GPUs */
+    assert_non_null(strstr(settings_why(&s), "--ep must divide the data-parallel GPUs"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_article_bytes_per_param),
         cmocka_unit_test(test_conventions),
         cmocka_unit_test(test_zero_paper_figure_1),

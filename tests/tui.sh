@@ -152,7 +152,11 @@ expect_screen a "GPUs -> 6"                        # 8 GPUs do not split 12 head
 expect_screen a "the two phases of inference"
 keys a j j j                                       # to GPUs
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb
-keys a k k End                                     # weight dtype -> int4
+keys a k k End                                     # weight dtype -> the last GGUF type
+expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
+    --weight-dtype iq1_m
+keys a Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left \
+    Left Left Left Left Left Left Left Left Left Left  # 27 back: int4, the last plain dtype
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype int4
 keys a j j j j j Enter 5 1 2 Enter                 # generated tokens

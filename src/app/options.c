@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "core/hfcache.h"
 #include "core/hfconfig.h"
 #include "core/units.h"
 
@@ -53,8 +54,9 @@ const char *const theme_names[N_THEMES] = {"default", "high-contrast"};
 /* ---- the options that are not settings ----------------------------------------------- */
 
 typedef enum {
-    OPT_PRESET, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_PARAMS, OPT_GPU, OPT_FORMAT, OPT_UNITS,
-    OPT_EXPLAIN, OPT_TIMELINE, OPT_CHECK_FIT, OPT_SOLVE, OPT_NO_MOUSE, OPT_NO_COLOR, OPT_ASCII, OPT_THEME,
+    OPT_PRESET, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_MODEL, OPT_PARAMS, OPT_GPU, OPT_FORMAT,
+    OPT_UNITS, OPT_EXPLAIN, OPT_TIMELINE, OPT_CHECK_FIT, OPT_SOLVE, OPT_NO_MOUSE, OPT_NO_COLOR,
+    OPT_ASCII, OPT_THEME,
     OPT_HELP, N_APP_OPTIONS
 } app_option;
 
@@ -69,6 +71,8 @@ static const struct app_opt {
     [OPT_PRESET_FILE] = {"preset-file", "PATH", "a YAML model or scenario preset (see "
                          "vramlab-presets(5))", GROUP_MODEL},
     [OPT_HF_CONFIG] = {"hf-config", "PATH", "a Hugging Face config.json", GROUP_MODEL},
+    [OPT_MODEL] = {"model", "ORG/NAME", "a model in the local Hugging Face cache, offline: its "
+                   "config.json, and the exact count from its safetensors headers", GROUP_MODEL},
     [OPT_PARAMS] = {"params", "N", "a free count (7B, 350M, 1.5T, 7e9): GPT-3-like shape "
                     "derived", GROUP_MODEL},
     [OPT_GPU] = {"gpu", "NAME", "GPU to fit on (default " DEFAULT_GPU ")", GROUP_OUTPUT},
@@ -83,7 +87,9 @@ static const struct app_opt {
     [OPT_CHECK_FIT] = {"check-fit", NULL, "exit 1 when the run does not fit the GPU at its "
                        "peak", GROUP_OUTPUT},
     [OPT_SOLVE] = {"solve", "S", "max-batch, max-context or min-gpus: the exact largest "
-                   "(smallest) value that fits the GPU, and the breakdown there", GROUP_OUTPUT},
+                   "(smallest) value that fits the GPU, and the breakdown there; "
+                   "max-concurrency: the sequences a serving engine's KV cache holds at once",
+                   GROUP_OUTPUT},
     [OPT_NO_MOUSE] = {"no-mouse", NULL, "ignore the mouse", GROUP_TUI},
     [OPT_NO_COLOR] = {"no-color", NULL, "monochrome (also when NO_COLOR is set)", GROUP_TUI},
     [OPT_ASCII] = {"ascii", NULL, "ASCII glyphs only (also in non-UTF-8 locales)", GROUP_TUI},
@@ -158,6 +164,7 @@ static int parse_app(run_opts *o, app_option i, const char *arg)
     case OPT_PRESET: o->preset = arg; break;
     case OPT_PRESET_FILE: o->preset_file = arg; break;
     case OPT_HF_CONFIG: o->hf_config = arg; break;
+    case OPT_MODEL: o->model_repo = arg; break;
     case OPT_PARAMS: {
         const char *why;
         if (!vl_parse_count(arg, &o->params, &why))
@@ -398,28 +405,31 @@ static int use_scenario(const vl_catalog *cat, const vl_scenario *sc, vl_model *
     return EXIT_OK;
 }
 
-/* Resolves --preset (a model or a scenario), --preset-file, --hf-config, --params, or the
+/* Resolves --preset (a model or a scenario), --preset-file, --hf-config, --model, --params, or the
  * default; a scenario also gives settings and a GPU. */
 static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settings_patch *patch,
                       const char **gpu)
 {
     char err[VL_ERR_LEN];
-    int given = !!o->preset + !!o->preset_file + !!o->hf_config + !!o->params_arg;
+    int given = !!o->preset + !!o->preset_file + !!o->hf_config + !!o->model_repo +
+                !!o->params_arg;
     if (given > 1)
-        return usage_error("give only one of --preset, --preset-file, --hf-config and --params");
+        return usage_error("give only one of --preset, --preset-file, --hf-config, --model and "
+                           "--params");
     if (o->params_arg) {
         vl_model_from_params(m, o->params);
         return EXIT_OK;
     }
-    if (o->hf_config) {
+    if (o->hf_config || o->model_repo) { /* a config.json, of its own or in the HF cache */
         vl_hf_warnings w;
-        bool ok = vl_model_from_hf_file(o->hf_config, m, &w, err);
+        const char *from = o->hf_config ? o->hf_config : o->model_repo;
+        bool ok = o->hf_config ? vl_model_from_hf_file(o->hf_config, m, &w, err)
+                               : vl_model_from_hf_cache(o->model_repo, m, &w, err);
         for (size_t i = 0; i < w.n; i++)
             fprintf(stderr, "vramlab: warning: %s\n", w.text[i]);
         if (w.more)
-            fprintf(stderr, "vramlab: warning: %s: %zu more keys given twice\n", o->hf_config,
-                    w.more);
-        return ok ? EXIT_OK : usage_error("%s", err);
+            fprintf(stderr, "vramlab: warning: %s: %zu more keys given twice\n", from, w.more);
+        return ok ? EXIT_OK : usage_error("%s%s", o->hf_config ? "" : "--model: ", err);
     }
     if (o->preset_file) {
         vl_kind kind;
@@ -475,18 +485,20 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     vl_settings_default(&o->s);
     vl_settings_apply(&o->s, &scenario);
     vl_settings_apply(&o->s, &o->flags);
-    o->overhead_given = ((scenario.given | o->flags.given) & (1u << VL_SET_OVERHEAD)) != 0;
+    o->overhead_given = ((scenario.given | o->flags.given) & VL_SETTING_BIT(VL_SET_OVERHEAD)) != 0;
     /* flags of the other mode would be silently ignored: say so instead */
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        if ((o->flags.given & (1u << k)) && !vl_setting_applies((vl_setting)k, &o->s))
+        if ((o->flags.given & VL_SETTING_BIT(k)) && !vl_setting_applies((vl_setting)k, &o->s))
             return usage_error("--%s applies to --mode %s only", vl_setting_table[k].flag,
                                o->s.mode == VL_MODE_INFER ? "train" : "infer");
-    uint32_t needs_rank = (1u << VL_SET_LORA_TARGETS) | (1u << VL_SET_QLORA);
+    uint64_t needs_rank = VL_SETTING_BIT(VL_SET_LORA_TARGETS) | VL_SETTING_BIT(VL_SET_QLORA);
     if (o->s.mode == VL_MODE_TRAIN && !o->s.lora_rank && (o->flags.given & needs_rank))
         return usage_error("--%s needs --lora-rank (the adapters' rank)",
-                           o->flags.given & (1u << VL_SET_QLORA) ? "qlora" : "lora-targets");
+                           o->flags.given & VL_SETTING_BIT(VL_SET_QLORA) ? "qlora" : "lora-targets");
     if (!vl_settings_valid(&o->s, &m->arch, err, sizeof err))
         return usage_error("%s", err);
+    if (o->solving && o->solve == VL_SOLVE_MAX_CONCURRENCY && o->s.mode != VL_MODE_INFER)
+        return usage_error("--solve max-concurrency is for serving (--mode infer)");
     const char *name = o->gpu ? o->gpu : scenario_gpu ? scenario_gpu : DEFAULT_GPU;
     if (!(*gpu = vl_catalog_gpu(cat, name))) {
         char hint[96];

@@ -22,7 +22,7 @@ extern const char *const theme_names[N_THEMES];
 typedef struct run_opts {
     vl_settings s;                    /* after options_resolve: defaults, scenario, flags */
     vl_settings_patch flags;          /* the settings given on the command line */
-    const char *preset, *preset_file, *hf_config, *params_arg, *gpu;
+    const char *preset, *preset_file, *hf_config, *model_repo, *params_arg, *gpu;
     const char *framework;            /* --framework: a name options_resolve looks up */
     uint64_t params;
     report_format format;

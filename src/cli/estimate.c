@@ -14,7 +14,8 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     vl_solution sol;
     char why[VL_ERR_LEN];
     if (o->solving) {
-        const char *none = vl_solve_fit(model, &o->s, o->solve, gpu->memory, o->overhead_given, &sol);
+        const char *none = vl_solve_fit(model, &o->s, o->solve, report_capacity(&o->s, gpu),
+                                        o->overhead_given, &sol);
         if (none) {
             fprintf(stderr, "vramlab: --solve %s on %s: %s\n", vl_solve_names[o->solve],
                     gpu->name, none);

@@ -8,9 +8,13 @@
 static void shard_note(const vl_settings *s, unsigned from_stage, char *buf, size_t len)
 {
     uint64_t mp = s->tp * s->pp, dp = s->gpus / (mp ? mp : 1);
+    char experts[64] = "";
+    if (s->ep > 1) /* expert data parallel: the GPUs holding the same experts */
+        snprintf(experts, sizeof experts, "; the experts' over %llu",
+                 (unsigned long long)(dp / s->ep));
     if (s->zero >= from_stage && dp > 1)
-        snprintf(buf, len, " / %llu %sGPUs (ZeRO-%u shards it)", (unsigned long long)dp,
-                 mp > 1 ? "data-parallel " : "", from_stage);
+        snprintf(buf, len, " / %llu %sGPUs (ZeRO-%u shards it%s)", (unsigned long long)dp,
+                 mp > 1 ? "data-parallel " : "", from_stage, experts);
     else
         buf[0] = '\0';
 }
@@ -23,7 +27,11 @@ static const char *state_params(const vl_breakdown *b, char *buf, size_t len)
     char p[32], tp[32];
     vl_fmt_count(par->params, p, sizeof p);
     snprintf(tp, sizeof tp, "%llu (tensor parallel)", (unsigned long long)par->tp);
-    if (par->tp * par->pp <= 1)
+    if (par->ep > 1) {
+        char x[32];
+        snprintf(buf, len, "%s params on the GPU (the routed experts' %s / %llu, expert parallel)",
+                 p, vl_fmt_count(par->expert_params, x, sizeof x), (unsigned long long)par->ep);
+    } else if (par->tp * par->pp <= 1)
         snprintf(buf, len, "%s params", p);
     else
         snprintf(buf, len, "%s params on the GPU (%llu of %llu layers%s%s, %s embeddings%s%s)", p,
@@ -32,6 +40,36 @@ static const char *state_params(const vl_breakdown *b, char *buf, size_t len)
                  par->pp > 1 ? "the input" : "input and output", par->tp > 1 ? " / " : "",
                  par->tp > 1 ? tp : "");
     return buf;
+}
+
+void vl_explain_gguf_mix(const vl_gguf_weights *g, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < VL_GGML_N && n < len; t++) {
+        if (!g->type_elements[t])
+            continue;
+        char c[32];
+        int k = snprintf(buf + n, len - n, "%s%s %s x %g bits", n ? " + " : "",
+                         vl_ggml_info((vl_ggml_type)t)->name,
+                         vl_fmt_count(g->type_elements[t], c, sizeof c),
+                         vl_ggml_bits_per_weight((vl_ggml_type)t));
+        n += k > 0 ? (size_t)k : 0;
+    }
+}
+
+/* A GGUF file type's weights: every tensor in its type, from the block layouts. */
+static void explain_gguf(const vl_settings *s, const vl_inference *inf, const char *v, char *buf,
+                         size_t len)
+{
+    char mix[512], tp[96] = "";
+    vl_explain_gguf_mix(&inf->gguf, mix, sizeof mix);
+    if (s->gpus > 1)
+        snprintf(tp, sizeof tp, " / %llu GPUs (llama.cpp splits by layers)",
+                 (unsigned long long)s->gpus);
+    snprintf(buf, len, "%s (llama.cpp GGUF, llama-quantize's tensor mix): %s = %.3f bits a "
+             "weight%s = %s", vl_dtype_names[s->weight_dtype], mix,
+             vl_gguf_bits_per_weight(&inf->gguf), tp, v);
 }
 
 /* §4.5: the inference formulas. */
@@ -49,6 +87,10 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)s->gpus);
     switch (c) {
     case VL_C_WEIGHTS:
+        if (inf->gguf_on) {
+            explain_gguf(s, inf, v, buf, len);
+            break;
+        }
         vl_fmt_count(inf->linear_params, x, sizeof x);
         vl_fmt_count(inf->embedding_params, y, sizeof y);
         vl_fmt_count(inf->other_params, z, sizeof z);
@@ -68,13 +110,27 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         if (inf->latent_width) {
             snprintf(buf, len,
                      "latent cache (multi-head latent attention): %llu layers x %llu (latent + "
-                     "rotary key) x %g B (%s) x %llu tokens x %llu sequences, whole on every "
+                     "rotary key) x %g B (%s)%s x %llu tokens x %llu sequences, whole on every "
                      "GPU = %s",
                      (unsigned long long)inf->layers, (unsigned long long)inf->latent_width,
                      vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
-                     (unsigned long long)(inf->decode_peak ? inf->cached_tokens
-                                                           : inf->prompt_tokens),
+                     s->kv_dtype == VL_DT_INT4 ? " + 4 B (its 16-bit scale and zero point)" : "",
+                     (unsigned long long)(inf->decode_peak ? inf->cached_slots
+                                                           : inf->prompt_slots),
                      (unsigned long long)s->batch, v);
+            break;
+        }
+        if (s->kv_dtype == VL_DT_INT4) {
+            snprintf(buf, len,
+                     "2 (K, V) x %llu layers x %llu of %llu KV heads x (%llu head dim x 0.5 B "
+                     "(int4) + 4 B (a 16-bit scale and zero point per head and token)) x %llu "
+                     "tokens x %llu sequences = %s%s",
+                     (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
+                     (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
+                     (unsigned long long)(inf->decode_peak ? inf->cached_slots
+                                                           : inf->prompt_slots),
+                     (unsigned long long)s->batch, v,
+                     inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
             break;
         }
         snprintf(buf, len,
@@ -83,7 +139,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
                  (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
                  vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
-                 (unsigned long long)(inf->decode_peak ? inf->cached_tokens : inf->prompt_tokens),
+                 (unsigned long long)(inf->decode_peak ? inf->cached_slots : inf->prompt_slots),
                  (unsigned long long)s->batch, v,
                  inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
         break;
@@ -284,9 +340,50 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
     }
 }
 
+void vl_explain_step_time(const vl_settings *s, const vl_arch *a, const vl_train_speed *v,
+                          char *buf, size_t len)
+{
+    char mm[32], rec[96] = "", budget[160] = "", tps[32], tpg[32];
+    vl_fmt_count(v->matmul_params, mm, sizeof mm);
+    if (v->hardware_flops_per_token > v->model_flops_per_token)
+        snprintf(rec, sizeof rec, " (%.3g with the %s recomputation the GPUs also run)",
+                 v->hardware_flops_per_token,
+                 s->recompute == VL_RECOMPUTE_FULL ? "forward's" : "attention core's");
+    int n = snprintf(buf, len,
+                     "%u x %s weights a token multiplies + 12 x %llu layers x %llu keys x %llu "
+                     "heads x %llu head dim (attention) = %.3g FLOPs a token%s",
+                     s->lora_rank ? 4u : 6u, mm, (unsigned long long)a->layers,
+                     (unsigned long long)v->context, (unsigned long long)a->heads,
+                     (unsigned long long)a->head_dim, v->model_flops_per_token, rec);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (!v->known) {
+        snprintf(buf + n, len - n, "; no step time: the GPU has no dense peak for %s",
+                 vl_precision_names[s->precision]);
+        return;
+    }
+    if (s->tokens) {
+        char gh[32];
+        snprintf(budget, sizeof budget, "; %s tokens: %.1f days, %s GPU-hours",
+                 vl_fmt_count(s->tokens, tps, sizeof tps), v->days,
+                 vl_fmt_int((uint64_t)(v->gpu_hours + 0.5), gh, sizeof gh));
+    }
+    snprintf(buf + n, len - n,
+             "; at %g%% MFU of %.0f TFLOP/s: %.3g s a step of %llu tokens, %s tokens/s a GPU, "
+             "%s in all%s",
+             100.0 * (double)s->mfu / 1e6, v->peak_flops / 1e12, v->step_seconds,
+             (unsigned long long)v->tokens_per_step,
+             vl_fmt_int((uint64_t)(v->tokens_per_s_per_gpu + 0.5), tpg, sizeof tpg),
+             vl_fmt_int((uint64_t)(v->tokens_per_s + 0.5), tps, sizeof tps), budget);
+}
+
 const char *vl_convention(const vl_settings *s)
 {
     bool mixed = vl_precision_is_mixed(s->precision);
+    if (s->mode == VL_MODE_INFER && vl_dtype_gguf(s->weight_dtype, NULL))
+        return "inference: a llama.cpp GGUF file type, every tensor in the type llama-quantize "
+               "gives it (without an importance matrix; iq1-iq3 with one), its bytes from the "
+               "ggml block layouts; computation in 16-bit";
     if (s->mode == VL_MODE_INFER)
         return s->weight_dtype == VL_DT_INT4
                    ? "inference: the layers' matrices in int4 with one 16-bit scale per group; "

@@ -6,12 +6,21 @@
 #include <stddef.h>
 
 #include "memory.h"
+#include "steptime.h"
 #include "units.h"
 
 /* "optimizer states = (4 master + 4 grad copy + 8 moments) = 16 B/param x 6.74e9 params
  *  / 8 GPUs (ZeRO-1 and up) = 12.55 GiB" */
 void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_units u,
                 char *buf, size_t len);
+
+/* A GGUF file type's tensor types and their weights: "q4_K 6.1e9 x 4.5 bits + q6_K ...". */
+void vl_explain_gguf_mix(const vl_gguf_weights *g, char *buf, size_t len);
+
+/* Training's step time with its numbers: "6 x 6.74e9 weights + 12 x 32 layers x 2048 x 4096
+ * (attention) = 4.2e10 FLOPs a token ... at 40% MFU of 989 TFLOP/s: 0.22 s a step ...". */
+void vl_explain_step_time(const vl_settings *s, const vl_arch *a, const vl_train_speed *v,
+                          char *buf, size_t len);
 
 /* The bytes-per-parameter convention in force, with its source. */
 const char *vl_convention(const vl_settings *s);

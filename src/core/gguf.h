@@ -46,15 +46,18 @@ double vl_ggml_bits_per_weight(vl_ggml_type t);
 /* Bytes of n weights stored as t, n a multiple of the block; false on overflow. */
 bool vl_ggml_bytes(vl_ggml_type t, uint64_t n, uint64_t *bytes);
 
-/* llama.cpp file types, by the names llama-quantize takes (case-insensitive). */
-#define VL_GGUF_FTYPES(X)                                                                     \
-    X(F32, "f32") X(F16, "f16") X(BF16, "bf16") X(Q4_0, "q4_0") X(Q4_1, "q4_1")              \
-    X(Q5_0, "q5_0") X(Q5_1, "q5_1") X(Q8_0, "q8_0") X(Q2_K, "q2_k") X(Q2_K_S, "q2_k_s")      \
-    X(Q3_K_S, "q3_k_s") X(Q3_K_M, "q3_k_m") X(Q3_K_L, "q3_k_l") X(Q4_K_S, "q4_k_s")          \
-    X(Q4_K_M, "q4_k_m") X(Q5_K_S, "q5_k_s") X(Q5_K_M, "q5_k_m") X(Q6_K, "q6_k")              \
-    X(IQ4_NL, "iq4_nl") X(IQ4_XS, "iq4_xs") X(IQ3_XXS, "iq3_xxs") X(IQ3_XS, "iq3_xs")       \
-    X(IQ3_S, "iq3_s") X(IQ3_M, "iq3_m") X(IQ2_XXS, "iq2_xxs") X(IQ2_XS, "iq2_xs")           \
-    X(IQ2_S, "iq2_s") X(IQ2_M, "iq2_m") X(IQ1_S, "iq1_s") X(IQ1_M, "iq1_m")
+/* llama.cpp file types, by the names llama-quantize takes (case-insensitive): the float
+ * ones, then the quantized ones (which --weight-dtype takes as well; see settings.h). */
+#define VL_GGUF_FLOAT_FTYPES(X) X(F32, "f32") X(F16, "f16") X(BF16, "bf16")
+#define VL_GGUF_QUANT_FTYPES(X)                                                               \
+    X(Q4_0, "q4_0") X(Q4_1, "q4_1") X(Q5_0, "q5_0") X(Q5_1, "q5_1") X(Q8_0, "q8_0")          \
+    X(Q2_K, "q2_k") X(Q2_K_S, "q2_k_s") X(Q3_K_S, "q3_k_s") X(Q3_K_M, "q3_k_m")              \
+    X(Q3_K_L, "q3_k_l") X(Q4_K_S, "q4_k_s") X(Q4_K_M, "q4_k_m") X(Q5_K_S, "q5_k_s")          \
+    X(Q5_K_M, "q5_k_m") X(Q6_K, "q6_k") X(IQ4_NL, "iq4_nl") X(IQ4_XS, "iq4_xs")              \
+    X(IQ3_XXS, "iq3_xxs") X(IQ3_XS, "iq3_xs") X(IQ3_S, "iq3_s") X(IQ3_M, "iq3_m")            \
+    X(IQ2_XXS, "iq2_xxs") X(IQ2_XS, "iq2_xs") X(IQ2_S, "iq2_s") X(IQ2_M, "iq2_m")            \
+    X(IQ1_S, "iq1_s") X(IQ1_M, "iq1_m")
+#define VL_GGUF_FTYPES(X) VL_GGUF_FLOAT_FTYPES(X) VL_GGUF_QUANT_FTYPES(X)
 
 #define VL_GGUF_ENUM(id, name) VL_GGUF_##id,
 typedef enum { VL_GGUF_FTYPES(VL_GGUF_ENUM) VL_GGUF_N } vl_gguf_ftype;

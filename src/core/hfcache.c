@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "hfconfig.h"
 #include "units.h"
 
 /* safetensors refuses headers over 100,000,000 bytes (MAX_HEADER_SIZE, safetensors/src/
@@ -449,7 +450,8 @@ static bool add_all(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
     closedir(d);
     if (!ok)
         fail(err, "%s: out of memory", s->snapshot);
-    qsort(names, n, sizeof *names, by_name);
+    if (n) /* qsort's array may not be NULL, even for no elements (C11 7.22.5) */
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; ok && i < n; i++) {
         char path[VL_HF_PATH_LEN];
         ok = join(path, sizeof path, s->snapshot, names[i]) ? add_file(path, NULL, NULL, sum, err)
@@ -517,4 +519,43 @@ bool vl_hf_weights(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
     sum->from_index = true;
     *found = ok;
     return ok;
+}
+
+bool vl_model_from_hf_cache(const char *repo, vl_model *m, vl_hf_warnings *warnings,
+                            char err[VL_ERR_LEN])
+{
+    vl_hf_snapshot snap;
+    if (!vl_hf_resolve(repo, &snap, err))
+        return false;
+    if (!snap.config[0])
+        return fail(err, "%s: the snapshot %s has no config.json", repo, snap.snapshot);
+    if (!vl_model_from_hf_file(snap.config, m, warnings, err))
+        return false;
+    vl_sf_summary sum;
+    bool found;
+    if (!vl_hf_weights(&snap, &sum, &found, err))
+        return false;
+    const char *type = strstr(m->source, "(model_type ");
+    char kind[64] = "";
+    if (type)
+        snprintf(kind, sizeof kind, ", %.*s", (int)(strcspn(type + 1, ")")), type + 1);
+    vl_hf_model_name(snap.repo, m->name, sizeof m->name);
+    snprintf(m->display, sizeof m->display, "%.127s", snap.repo);
+    m->hf_cache = true;
+    char text[1024];
+    if (found) {
+        m->checkpoint_params = sum.params;
+        m->checkpoint_bytes = sum.bytes;
+        snprintf(text, sizeof text,
+                 "%s (revision %.12s): config.json%s; parameters and weight bytes from the "
+                 "headers of %u safetensors file%s%s", snap.repo, snap.revision, kind, sum.files,
+                 sum.files == 1 ? "" : "s",
+                 sum.from_index ? " (model.safetensors.index.json)" : "");
+    } else {
+        snprintf(text, sizeof text,
+                 "%s (revision %.12s): config.json%s; no safetensors weights in the snapshot, "
+                 "so the parameters are the architecture's count", snap.repo, snap.revision, kind);
+    }
+    snprintf(m->source, sizeof m->source, "%.255s", text);
+    return true;
 }

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hfconfig.h"
 #include "preset.h"
 
 #define VL_HF_PATH_LEN 4096
@@ -69,5 +70,12 @@ bool vl_hf_resolve(const char *repo, vl_hf_snapshot *s, char err[VL_ERR_LEN]);
  * when there are none. */
 bool vl_hf_weights(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
                    char err[VL_ERR_LEN]);
+
+/* --model ORG/NAME: the snapshot's config.json as the architecture (hfconfig.c) and, when
+ * it has safetensors weights, their exact element count and bytes (m->checkpoint_params,
+ * m->checkpoint_bytes: the count the memory model uses).  m->source says which source gave
+ * the count.  False with one line in err (the cache, the config, a bad header). */
+bool vl_model_from_hf_cache(const char *repo, vl_model *m, vl_hf_warnings *warnings,
+                            char err[VL_ERR_LEN]);
 
 #endif

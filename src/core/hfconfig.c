@@ -480,7 +480,7 @@ const char *const vl_hf_model_types[N_FAMILIES] = {
 const size_t vl_n_hf_model_types = N_FAMILIES;
 
 /* A name for the catalog's rules, from _name_or_path or the file name. */
-static void model_name(const char *from, char *name, size_t len)
+void vl_hf_model_name(const char *from, char *name, size_t len)
 {
     const char *slash = strrchr(from, '/');
     size_t o = 0;
@@ -555,7 +555,7 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
     }
     if (ok) {
         const char *id = get_text(&h, "_name_or_path");
-        model_name(id && *id ? id : file, m->name, sizeof m->name);
+        vl_hf_model_name(id && *id ? id : file, m->name, sizeof m->name);
         snprintf(m->display, sizeof m->display, "%s", id && *id ? id : m->name);
         snprintf(m->source, sizeof m->source, "%s (model_type %s)", file, t);
         snprintf(m->origin, sizeof m->origin, "%s", file);

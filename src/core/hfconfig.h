@@ -29,5 +29,8 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
                            vl_hf_warnings *warnings, char err[VL_ERR_LEN]);
 bool vl_model_from_hf_file(const char *path, vl_model *m, vl_hf_warnings *warnings,
                            char err[VL_ERR_LEN]);
+/* A model's name from a repository id or a path: the last part, lowercased, characters
+ * other than [a-z0-9._-] as '-' ("meta-llama/Llama-2-7b-hf": "llama-2-7b-hf"). */
+void vl_hf_model_name(const char *from, char *name, size_t len);
 
 #endif

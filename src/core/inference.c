@@ -7,8 +7,34 @@
 
 unsigned vl_dtype_bits(vl_dtype d)
 {
-    static const unsigned bits[VL_N_DTYPES] = {32, 16, 16, 8, 8, 4};
-    return bits[d];
+    static const unsigned bits[VL_N_PLAIN_DTYPES] = {32, 16, 16, 8, 8, 4};
+    return d < VL_N_PLAIN_DTYPES ? bits[d] : 0;
+}
+
+uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory)
+{
+    if (s->mode != VL_MODE_INFER)
+        return memory;
+    /* memory < 2^46 and gpu_util <= 10^6: each product stays below 2^66 only in parts */
+    return memory / VL_PPM * s->gpu_util + memory % VL_PPM * s->gpu_util / VL_PPM;
+}
+
+/* Tokens rounded up to whole blocks of a paged cache (vLLM's PagedAttention, Kwon et al.
+ * 2023: a sequence holds ceil(tokens / block) blocks); a contiguous cache holds them all. */
+static uint64_t slots(uint64_t tokens, uint64_t block)
+{
+    return block ? vl_ceil_div(tokens, block) * block : tokens;
+}
+
+/* An int4 KV cache keeps, per token, head and K or V, a 16-bit scale and a 16-bit zero
+ * point beside the packed values: online per-head, per-token asymmetric quantization, as
+ * LMDeploy's int4 KV cache does it (LMDeploy docs, "INT4/INT8 KV Cache"). */
+#define KV_INT4_PARAM_BYTES 4
+
+uint64_t vl_kv_vector_bytes(uint64_t n, vl_dtype kv)
+{
+    uint64_t bytes = (n * vl_dtype_bits(kv) + 7) / 8;
+    return kv == VL_DT_INT4 ? bytes + KV_INT4_PARAM_BYTES : bytes;
 }
 
 static bool quantized(vl_dtype d)
@@ -65,11 +91,11 @@ uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, uint64_t tok
 
 /* KV cache bytes per token on one GPU: K and V of its KV heads in every layer, or, with
  * multi-head latent attention, the latent and the rotary key, which every GPU keeps whole. */
-static uint64_t kv_per_token(const vl_arch *a, uint64_t heads, unsigned bytes)
+static uint64_t kv_per_token(const vl_arch *a, uint64_t heads, vl_dtype kv)
 {
     if (a->kv_lora_rank)
-        return a->layers * (a->kv_lora_rank + a->qk_rope_head_dim) * bytes;
-    return 2 * a->layers * heads * a->head_dim * bytes;
+        return a->layers * vl_kv_vector_bytes(a->kv_lora_rank + a->qk_rope_head_dim, kv);
+    return 2 * a->layers * heads * vl_kv_vector_bytes(a->head_dim, kv);
 }
 
 static uint64_t phase_total(const vl_breakdown *b, const vl_settings *s, vl_phase *p, bool *ovf)
@@ -94,7 +120,8 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     uint64_t linear = p->total - p->outside - p->norms * a->layers - p->router * moe_layers;
     uint64_t emb = p->embedding + p->lm_head;
     uint64_t other = p->total - linear - emb;
-    if (m->free_params) { /* a free count: the derived shape's proportions, the given total */
+    if (out->P != p->total) { /* a free count, or a checkpoint's: the shape's proportions,
+                                * the given total */
         other = other < out->P ? other : out->P;
         emb = emb < out->P - other ? emb : out->P - other;
         linear = out->P - other - emb;
@@ -103,35 +130,51 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     inf->embedding_params = emb;
     inf->other_params = other;
 
-    const unsigned wbits = vl_dtype_bits(s->weight_dtype);
-    const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
-    /* int4: one 16-bit scale per group of weights along a row */
-    inf->scale_bytes = s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(linear, s->group_size) : 0;
-    inf->replicated_bytes = packed(other, ebits, &ovf);
-    uint64_t weights = packed(vl_ceil_div(linear, N), wbits, &ovf);
-    weights = vl_add(weights, packed(vl_ceil_div(emb, N), ebits, &ovf), &ovf);
-    weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), &ovf);
-    out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, &ovf);
+    vl_gguf_ftype ft;
+    inf->gguf_on = vl_dtype_gguf(s->weight_dtype, &ft);
+    if (inf->gguf_on) {
+        /* a GGUF file type: every tensor as llama-quantize types it (gguf.c), the norms in
+         * f32; llama.cpp splits a model over GPUs by whole layers (--split-mode layer, its
+         * default), which this takes as an even share of the bytes */
+        const vl_gguf_layout layout = vl_gguf_default_layout(a);
+        if (!vl_gguf_weights_of(a, &layout, ft, &inf->gguf))
+            return "the GGUF tensor bytes do not fit in 64 bits";
+        inf->scale_bytes = inf->replicated_bytes = 0;
+        out->bytes[VL_C_WEIGHTS] = vl_ceil_div(inf->gguf.bytes, N);
+    } else {
+        const unsigned wbits = vl_dtype_bits(s->weight_dtype);
+        const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
+        /* int4: one 16-bit scale per group of weights along a row */
+        inf->scale_bytes =
+            s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(linear, s->group_size) : 0;
+        inf->replicated_bytes = packed(other, ebits, &ovf);
+        uint64_t weights = packed(vl_ceil_div(linear, N), wbits, &ovf);
+        weights = vl_add(weights, packed(vl_ceil_div(emb, N), ebits, &ovf), &ovf);
+        weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), &ovf);
+        out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, &ovf);
+    }
 
     /* KV cache: split by KV heads, one head each (replicated) past their number */
-    const unsigned kvb = vl_dtype_bits(s->kv_dtype) / 8;
     const uint64_t cap = a->sliding_window ? a->sliding_window : UINT64_MAX;
     inf->layers = a->layers;
     inf->kv_heads = a->kv_heads;
     inf->head_dim = a->head_dim;
     inf->kv_heads_per_gpu = vl_ceil_div(a->kv_heads, N);
     inf->latent_width = a->kv_lora_rank ? a->kv_lora_rank + a->qk_rope_head_dim : 0;
-    inf->kv_bytes_per_token = kv_per_token(a, a->kv_heads, kvb);
-    const uint64_t kv_gpu = kv_per_token(a, inf->kv_heads_per_gpu, kvb);
+    inf->kv_bytes_per_token = kv_per_token(a, a->kv_heads, s->kv_dtype);
+    const uint64_t kv_gpu = kv_per_token(a, inf->kv_heads_per_gpu, s->kv_dtype);
     inf->prompt_tokens = s->seq < cap ? s->seq : cap;
     inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
+    inf->prompt_slots = slots(inf->prompt_tokens, s->kv_block);
+    inf->cached_slots = slots(inf->cached_tokens, s->kv_block);
+    inf->kv_gpu_per_token = kv_gpu;
 
     const shard g = shard_of(a, s);
-    inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_tokens, &ovf), s->batch, &ovf);
+    inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, &ovf), s->batch, &ovf);
     inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, &ovf);
     phase_total(out, s, &inf->prefill, &ovf);
     if (s->gen > 0) {
-        inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_tokens, &ovf), s->batch, &ovf);
+        inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_slots, &ovf), s->batch, &ovf);
         inf->decode.workspace = workspace(a, s, &g, 1, inf->cached_tokens, &ovf);
         phase_total(out, s, &inf->decode, &ovf);
     }

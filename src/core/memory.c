@@ -406,10 +406,25 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
     par->stage_layers = vl_ceil_div(a->layers, pp);
     par->in_flight = pp > 1 ? (s->grad_accum < pp ? s->grad_accum : pp) : 1;
     par->global_batch = vl_mul(vl_mul(s->batch, par->dp, ovf), s->grad_accum, ovf);
+    par->ep = s->ep;
+    par->expert_dp = par->dp / s->ep;
     if (t * pp == 1) {
         par->params = out->P;
         par->layer_params = out->P - (p->outside < out->P ? p->outside : out->P);
         par->outside_params = out->P - par->layer_params;
+        if (s->ep > 1) {
+            /* the routed experts of the MoE layers, E x MLP(moe_ffn) each (their MLP less
+             * the k a token uses is (E - k) experts), split whole over ep GPUs (Megatron-Core
+             * MoE: expert parallelism within data parallelism) */
+            uint64_t k = a->experts_per_token, moe_layers = a->layers - a->dense_layers;
+            uint64_t one = a->experts > k ? (p->mlp - p->mlp_active) / (a->experts - k) : 0;
+            par->expert_params = vl_mul(vl_mul(one, a->experts, ovf), moe_layers, ovf);
+            if (par->expert_params > par->params) /* a free count cannot be an MoE */
+                par->expert_params = 0;
+            par->expert_params_per_gpu = par->expert_params / s->ep;
+            par->params -= par->expert_params - par->expert_params_per_gpu;
+            par->layer_params -= par->expert_params - par->expert_params_per_gpu;
+        }
         return;
     }
     /* a free count: its derived shape's embeddings, the rest in the layers */
@@ -490,10 +505,16 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
             vl_state_bytes(l->trainable_params, out->bpp.gradients, s->zero >= 2, s->gpus, &ovf);
         b[VL_C_OPTIMIZER] =
             vl_state_bytes(l->trainable_params, out->bpp.optimizer, s->zero >= 1, s->gpus, &ovf);
-    } else { /* ZeRO shards over the data-parallel GPUs */
-        b[VL_C_WEIGHTS] = vl_state_bytes(M, out->bpp.weights, s->zero >= 3, dp, &ovf);
-        b[VL_C_GRADIENTS] = vl_state_bytes(M, out->bpp.gradients, s->zero >= 2, dp, &ovf);
-        b[VL_C_OPTIMIZER] = vl_add(vl_state_bytes(M, out->bpp.optimizer, s->zero >= 1, dp, &ovf),
+    } else { /* ZeRO shards over the data-parallel GPUs; an expert's state over the GPUs
+              * that hold the same experts (dp / ep) */
+        const uint64_t X = out->par.expert_params_per_gpu, edp = out->par.expert_dp;
+        const unsigned bw = out->bpp.weights, bg = out->bpp.gradients, bo = out->bpp.optimizer;
+        b[VL_C_WEIGHTS] = vl_add(vl_state_bytes(M - X, bw, s->zero >= 3, dp, &ovf),
+                                 vl_state_bytes(X, bw, s->zero >= 3, edp, &ovf), &ovf);
+        b[VL_C_GRADIENTS] = vl_add(vl_state_bytes(M - X, bg, s->zero >= 2, dp, &ovf),
+                                   vl_state_bytes(X, bg, s->zero >= 2, edp, &ovf), &ovf);
+        b[VL_C_OPTIMIZER] = vl_add(vl_add(vl_state_bytes(M - X, bo, s->zero >= 1, dp, &ovf),
+                                          vl_state_bytes(X, bo, s->zero >= 1, edp, &ovf), &ovf),
                                    s->zero >= 1 ? vl_ceil_div(out->bpp.shaped_bytes, dp)
                                                 : out->bpp.shaped_bytes,
                                    &ovf);

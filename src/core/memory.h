@@ -92,6 +92,11 @@ typedef struct vl_inference {
     uint64_t kv_bytes_per_token;  /* the whole model's, per sequence */
     uint64_t latent_width;        /* multi-head latent attention: latent + rotary key; else 0 */
     uint64_t prompt_tokens, cached_tokens; /* per sequence, capped by a sliding window */
+    uint64_t prompt_slots, cached_slots;   /* the tokens the cache holds: in whole blocks of
+                                            * kv_block tokens (paged), else the tokens */
+    uint64_t kv_gpu_per_token;             /* this GPU's cache bytes a token and sequence */
+    bool gguf_on;              /* weight_dtype is a GGUF file type: its tensors are in gguf */
+    vl_gguf_weights gguf;
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;
@@ -130,6 +135,9 @@ typedef struct vl_parallel {
     uint64_t layer_params;        /* of params: the stage's layers' share */
     uint64_t outside_params;      /* of params: embeddings (split by tp) and the rest */
     uint64_t global_batch;        /* micro-batch x dp x grad_accum, in sequences */
+    /* expert parallel (--ep): the routed experts' params, all of them and on one GPU (of
+     * params), and the GPUs that hold the same experts (expert data parallel, dp / ep) */
+    uint64_t ep, expert_params, expert_params_per_gpu, expert_dp;
 } vl_parallel;
 
 /* GPUs on the fullest node: min(gpus_per_node (default 8), gpus). */
@@ -149,8 +157,15 @@ typedef struct vl_breakdown {
     char why[256];         /* vl_estimate's reason, when it has one */
 } vl_breakdown;
 
-/* §4.5 bytes of one stored element (int4: a half), in eighths of a byte. */
+/* §4.5 the memory the run may use of a GPU's: all of it in training, gpu_util of it in
+ * inference (floor(memory x gpu_util), exactly). */
+uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory);
+
+/* §4.5 bits of one stored element of a plain dtype (int4: 4); 0 for a GGUF file type. */
 unsigned vl_dtype_bits(vl_dtype d);
+/* §4.5 bytes of one cached vector of n elements (a head's K or V, or a latent) in kv: n
+ * elements packed, and for int4 a 16-bit scale and zero point. */
+uint64_t vl_kv_vector_bytes(uint64_t n, vl_dtype kv);
 
 /* Roofline bounds on speed from the GPU's bandwidth and peak FLOP/s (0 = unknown). */
 typedef struct vl_speed {

@@ -322,7 +322,9 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
 
 uint64_t vl_model_params(const vl_model *m, const vl_params *p)
 {
-    return m->free_params ? m->free_params : p->total;
+    if (m->free_params)
+        return m->free_params;
+    return m->checkpoint_params ? m->checkpoint_params : p->total;
 }
 
 /* Brown et al. 2020, Table 2.1: parameters, d_model, n_layers. */

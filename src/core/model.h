@@ -71,6 +71,10 @@ typedef struct vl_model {
     uint64_t rounded_unit;      /* the figure's last significant unit (350M: 10M) */
     double rounded_tolerance;   /* percent, when the publication rounds more loosely; 0 */
     uint64_t free_params;       /* --params: the count the user asked for; 0 otherwise */
+    /* --model: the checkpoint's own safetensors headers (hfcache.c), when the snapshot has
+     * them: its exact element count (the memory model's P) and stored bytes; else 0 */
+    uint64_t checkpoint_params, checkpoint_bytes;
+    bool hf_cache;              /* --model: from the local Hugging Face cache (source says how) */
     vl_arch arch;
 } vl_model;
 
@@ -127,7 +131,8 @@ typedef struct vl_shapes {
 } vl_shapes;
 bool vl_param_shapes(const vl_arch *a, vl_shapes *out);
 
-/* The count the memory model uses: the free count when given, else the architecture's. */
+/* The count the memory model uses: the free count when given, else the checkpoint's
+ * (--model with safetensors headers), else the architecture's. */
 uint64_t vl_model_params(const vl_model *m, const vl_params *p);
 
 /* A GPT-3-like model of about n parameters: hidden size interpolated on the shapes of

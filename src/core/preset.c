@@ -28,6 +28,7 @@ typedef enum {
     T_ROUNDED, /* a rounded published count: value and unit (vl_parse_rounded) */
     T_PERCENT, /* "2%" into a double */
     T_LORA,    /* LoRA targets ("q,v", "all-linear") into an unsigned mask */
+    T_FRACTION,/* 0..1 ("0.4", "40%") into a uint64_t of millionths, within min..max */
 } vtype;
 
 typedef struct key_desc {
@@ -175,7 +176,8 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
 {
     static const vtype types[] = {[VL_ST_COUNT] = T_COUNT, [VL_ST_SIZE] = T_SIZE,
                                   [VL_ST_ENUM] = T_ENUM, [VL_ST_BOOL] = T_BOOL,
-                                  [VL_ST_LORA] = T_LORA, [VL_ST_FRAMEWORK] = T_NAME};
+                                  [VL_ST_LORA] = T_LORA, [VL_ST_FRAMEWORK] = T_NAME,
+                                  [VL_ST_FRACTION] = T_FRACTION};
     size_t base = offsetof(vl_scenario, settings) + offsetof(vl_settings_patch, values);
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
@@ -261,6 +263,16 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
     case T_DOUBLE:
     case T_PERCENT:
         return set_real(d, k, path, v, s, field);
+    case T_FRACTION: {
+        const char *why;
+        uint64_t x;
+        if (!vl_ynode_plain(v) || !vl_parse_fraction(s, &x, &why))
+            return vl_ydoc_fail(d, v->start_mark, "%s: '%s' is not a fraction from 0 to 1", path, s);
+        if (x < k->min || x > k->max)
+            return vl_ydoc_fail(d, v->start_mark, "%s: must be above 0 and at most 1", path);
+        memcpy(field, &x, sizeof x);
+        return true;
+    }
     case T_BOOL: {
         bool x = strcmp(s, "true") == 0;
         if (!vl_ynode_plain(v) || (!x && strcmp(s, "false") != 0))
@@ -283,7 +295,7 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
     case T_ENUM: {
         int i = vl_lookup(k->enum_names, k->n_enum, s);
         if (i < 0) {
-            char list[160], hint[96];
+            char list[256], hint[96];
             return vl_ydoc_fail(d, v->start_mark, "%s: unknown value '%s' (expected %s%s)", path,
                                 s, vl_join(k->enum_names, (size_t)k->n_enum, list, sizeof list),
                                 vl_hint(s, k->enum_names, (size_t)k->n_enum, hint, sizeof hint));

@@ -23,7 +23,8 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 #undef OPTIMIZER_SHAPED
 #undef OPTIMIZER_LABEL
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
-const char *const vl_dtype_names[VL_N_DTYPES] = {VL_DTYPE_LIST(VL_ENUM_NAME)};
+const char *const vl_dtype_names[VL_N_DTYPES] = {
+    VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
 
 const char *const vl_setting_keys[VL_N_SETTINGS] = {VL_SETTING_LIST(VL_ENUM_NAME)};
@@ -37,7 +38,18 @@ _Static_assert(sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(
 _Static_assert(sizeof(const vl_framework *) == sizeof(uint64_t) ||
                    sizeof(const vl_framework *) == sizeof(unsigned),
                "the framework's profile is read and written as a whole number, its address");
-_Static_assert(VL_DT_INT4 == VL_N_DTYPES - 1, "the KV cache takes every dtype but the last, int4");
+_Static_assert(VL_DT_GGUF_Q4_0 == VL_N_PLAIN_DTYPES && VL_GGUF_Q4_0 == VL_GGUF_BF16 + 1 &&
+                   VL_N_DTYPES - VL_N_PLAIN_DTYPES == VL_GGUF_N - VL_GGUF_Q4_0,
+               "the GGUF dtypes follow the plain ones, in gguf.h's order of the quantized types");
+
+bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft)
+{
+    if (d < VL_N_PLAIN_DTYPES || d >= VL_N_DTYPES)
+        return false;
+    if (ft)
+        *ft = (vl_gguf_ftype)(VL_GGUF_Q4_0 + (d - VL_N_PLAIN_DTYPES));
+    return true;
+}
 
 /* ---- when a setting has no effect (the explorer draws it disabled, with this reason) -- */
 
@@ -85,6 +97,11 @@ static const char *labels_inert(const vl_settings *s)
 static const char *per_node_inert(const vl_settings *s)
 {
     return s->offload != VL_OFFLOAD_NONE ? NULL : "CPU memory per node applies to offload";
+}
+
+static const char *mfu_inert(const vl_settings *s)
+{
+    return s->precision == VL_FP32 ? "no dense fp32 peak in the GPU presets" : NULL;
 }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -146,9 +163,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = "fp32 grad copy", .inert = grad_copy_inert, .json_break = true},
     ROW(VL_SET_WEIGHT_DTYPE) .flag = "weight-dtype", FIELD(weight_dtype),
         ENUM(vl_dtype_names, VL_N_DTYPES), .modes = VL_IN_INFER, .arg = "D",
-        .help = "inference weights (default bf16)", .label = "weight dtype"},
+        .help = "inference weights: a dtype, or a llama.cpp GGUF file type (default bf16)",
+        .label = "weight dtype"},
     ROW(VL_SET_KV_DTYPE) .flag = "kv-dtype", FIELD(kv_dtype),
-        ENUM(vl_dtype_names, VL_N_DTYPES - 1), .modes = VL_IN_INFER, .arg = "D",
+        ENUM(vl_dtype_names, VL_N_PLAIN_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "the KV cache (default bf16)", .label = "KV cache dtype"},
     ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
@@ -205,7 +223,28 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_LOSS_DTYPE) .flag = "loss-dtype", FIELD(loss_dtype),
         ENUM(vl_loss_dtype_names, VL_N_LOSS_DTYPES), .modes = VL_IN_TRAIN, .arg = "D",
         .help = "the dtype cross-entropy reads the logits in (default: the framework's)",
-        .label = "loss dtype"},
+        .label = "loss dtype", .json_break = true},
+    /* training: step time (steptime.h) */
+    ROW(VL_SET_MFU) .flag = "mfu", FIELD(mfu), .type = VL_ST_FRACTION, RANGE(1, VL_PPM),
+        .modes = VL_IN_TRAIN, .arg = "F",
+        .help = "model FLOPs utilisation, for the step time (default 0.4: Llama 3 405B's 38-43%)",
+        .inert = mfu_inert},
+    ROW(VL_SET_TOKENS) .flag = "tokens", FIELD(tokens), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_TOKENS), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "N",
+        .help = "tokens to train on (15.6T): wall days and GPU-hours (default none)"},
+    /* training: expert parallelism (memory.c) */
+    ROW(VL_SET_EP) .flag = "ep", FIELD(ep), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
+        .modes = VL_IN_TRAIN, .arg = "E",
+        .help = "expert parallel: the routed experts over E of the data-parallel GPUs (default 1)",
+        .label = "expert par.", SLIDER(1, 256, VL_STEP_POW2), .json_break = true},
+    /* inference: serving capacity (inference.c, solve.c) */
+    ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
+        RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
+        .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)"},
+    ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
+        .help = "paged KV cache, tokens a block (vLLM's 16; default none: one contiguous cache)",
+        .label = "KV block", SLIDER(0, 1024, VL_STEP_RANK)},
 };
 #undef ROW
 #undef SLIDER
@@ -309,6 +348,10 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         break;
     case VL_ST_ENUM: {
         int i = vl_lookup(d->names, d->n_names, text);
+        vl_gguf_ftype ft; /* llama-quantize takes its file types in either case (Q4_K_M) */
+        if (i < 0 && d->names == vl_dtype_names && vl_gguf_ftype_parse(text, &ft) &&
+            ft >= VL_GGUF_Q4_0 && VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0) < d->n_names)
+            i = VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0);
         if (i < 0) {
             char list[256], hint[96];
             snprintf(why, len, "unknown value '%s' (expected %s)%s", shown,
@@ -345,6 +388,16 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         v = (uint64_t)(uintptr_t)f;
         break;
     }
+    case VL_ST_FRACTION:
+        if (!vl_parse_fraction(text, &v, &reason)) {
+            snprintf(why, len, "'%s' is not a fraction: %s", text, reason);
+            return false;
+        }
+        if (v < d->min || v > d->max) {
+            snprintf(why, len, "must be above 0 and at most 1, got '%s'", text);
+            return false;
+        }
+        break;
     }
     if ((d->type == VL_ST_COUNT || d->type == VL_ST_SIZE) && (v < d->min || v > d->max)) {
         snprintf(why, len, "must be between %" PRIu64 " and %" PRIu64, d->min, d->max);
@@ -375,6 +428,9 @@ const char *vl_setting_format(vl_setting k, const vl_settings *s, char *buf, siz
     case VL_ST_SIZE:
         snprintf(buf, len, "%" PRIu64, v);
         break;
+    case VL_ST_FRACTION:
+        snprintf(buf, len, "%g", (double)v / (double)VL_PPM);
+        break;
     }
     return buf;
 }
@@ -397,6 +453,10 @@ void vl_settings_default(vl_settings *s)
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
+        /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
+         * "The Llama 3 Herd of Models", Table 4): 0.4 */
+        .mfu = 400000, .tokens = 0, .ep = 1,
+        .gpu_util = VL_PPM, .kv_block = 0, /* the whole GPU, one contiguous cache */
     };
     /* what current PyTorch and transformers do */
     vl_settings_take_framework(s, &vl_frameworks[VL_FW_HF]);
@@ -442,6 +502,12 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
             break;
         case VL_ST_BOOL:
             break;
+        case VL_ST_FRACTION:
+            if (v < d->min || v > d->max) {
+                snprintf(why, len, "--%s must be above 0 and at most 1", d->flag);
+                return false;
+            }
+            break;
         case VL_ST_COUNT:
         case VL_ST_SIZE:
             if (v > d->max || (v < d->min && !(v == 0 && d->zero_ok))) {
@@ -475,6 +541,15 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
         return "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
                "optimizer partition)";
+    if (s->ep > 1 && (s->gpus / (s->tp * s->pp)) % s->ep != 0)
+        return "--ep must divide the data-parallel GPUs, --gpus / (--tp x --pp) (expert "
+               "parallelism splits the experts over data-parallel ranks)";
+    if (s->ep > 1 && (s->tp * s->pp > 1 || s->lora_rank))
+        return "--ep with --tp, --pp or --lora-rank is not modelled (expert parallelism runs "
+               "with data parallelism and full fine-tuning)";
+    if (vl_optimizer_shaped[s->optimizer] && s->ep > 1)
+        return "this --optimizer keeps states shaped like each matrix, which vramlab models "
+               "without --ep";
     if (vl_optimizer_shaped[s->optimizer] && (s->lora_rank || s->tp * s->pp > 1))
         return "this --optimizer keeps states shaped like each matrix, which vramlab models "
                "with data parallelism and full fine-tuning only (no --lora-rank, --tp or --pp)";
@@ -506,6 +581,13 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
             return true;
         return false;
     }
+    if (s->ep > 1 && (a->experts < 2 || a->experts % s->ep != 0)) {
+        snprintf(why, len, a->experts < 2 ? "--ep needs a mixture-of-experts model"
+                                           : "--ep %" PRIu64 " must divide the model's %" PRIu64
+                                             " routed experts (each GPU keeps whole experts)",
+                 s->ep, a->experts);
+        return false;
+    }
     if (s->tp > 1 && a->heads % s->tp != 0) {
         snprintf(why, len, "--tp %" PRIu64 " must divide the model's %" PRIu64 " attention heads",
                  s->tp, a->heads);
@@ -532,16 +614,16 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
 
 void vl_patch_mark(vl_settings_patch *p, vl_setting k)
 {
-    p->given |= 1u << k;
+    p->given |= VL_SETTING_BIT(k);
 }
 
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
 {
     /* a framework brings its choices, which the patch's own settings may then override */
-    if (p->given & (1u << VL_SET_FRAMEWORK))
+    if (p->given & VL_SETTING_BIT(VL_SET_FRAMEWORK))
         vl_settings_take_framework(s, p->values.framework);
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        if (p->given & (1u << k))
+        if (p->given & VL_SETTING_BIT(k))
             vl_setting_put((vl_setting)k, s, vl_setting_get((vl_setting)k, &p->values));
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gguf.h"
 #include "model.h"
 
 /* ---- enums and their names, one list each -------------------------------------------- */
@@ -47,9 +48,15 @@
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
     X(VL_OFFLOAD_NONE, "none") X(VL_OFFLOAD_OPTIMIZER, "optimizer") X(VL_OFFLOAD_PARAMS, "params")
+/* The plain dtypes, each element `bits` wide (vl_dtype_bits): the KV cache takes these. */
 #define VL_DTYPE_LIST(X)                                                                      \
     X(VL_DT_FP32, "fp32") X(VL_DT_FP16, "fp16") X(VL_DT_BF16, "bf16") X(VL_DT_FP8, "fp8")     \
     X(VL_DT_INT8, "int8") X(VL_DT_INT4, "int4")
+/* Inference weights take these and, after them, llama.cpp's quantized GGUF file types
+ * (q4_k_m, q8_0, ...: gguf.h), whose bytes are not a width per element but blocks of a
+ * tensor type, mixed per tensor, which gguf.c computes (vl_dtype_gguf tells them apart). */
+#define VL_DT_GGUF_ID(id, name) VL_DT_GGUF_##id,
+#define VL_DT_GGUF_NAME(id, name) name,
 
 /* The attention kernel: eager keeps the s x s scores and probabilities for backward; sdpa
  * (PyTorch's scaled_dot_product_attention, flash or memory-efficient) and flash keep the
@@ -74,7 +81,12 @@ typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
-typedef enum { VL_DTYPE_LIST(VL_ENUM_ID) VL_N_DTYPES } vl_dtype;
+typedef enum {
+    VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
+} vl_dtype;
+#define VL_N_PLAIN_DTYPES (VL_DT_INT4 + 1)
+/* Whether d is a GGUF file type, and which (*ft may be NULL). */
+bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft);
 
 /* Names as the command line, JSON and presets spell them, indexed by the enums above. */
 extern const char *const vl_mode_names[VL_N_MODES];
@@ -123,6 +135,15 @@ typedef struct vl_settings {
     uint64_t tp, pp, grad_accum;
     bool sp;
     uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
+    /* training: step time (steptime.h): the model FLOPs utilisation in millionths of the
+     * GPU's dense peak for the precision, and a token budget (0 = none) */
+    uint64_t mfu, tokens;
+    /* training: expert parallel: the routed experts split over ep of the data-parallel GPUs
+     * (Megatron-Core's MoE layout) */
+    uint64_t ep;
+    /* inference: serving capacity: the fraction of each GPU's memory the engine may use, in
+     * millionths, and the paged KV cache's block in tokens (0 = one contiguous cache) */
+    uint64_t gpu_util, kv_block;
 } vl_settings;
 
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
@@ -134,6 +155,8 @@ typedef struct vl_settings {
 #define VL_MAX_GROUP 65536ULL
 #define VL_MAX_OVERHEAD (1ULL << 46) /* 64 TiB, as a GPU's memory */
 #define VL_MAX_LABELS 1048576ULL
+#define VL_MAX_TOKENS 1000000000000000000ULL /* 10^18 tokens */
+#define VL_MAX_KV_BLOCK 65536ULL
 
 /* ---- one descriptor per setting ----------------------------------------------------- */
 
@@ -151,7 +174,9 @@ typedef struct vl_settings {
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")        \
-    X(VL_SET_LOSS_DTYPE, "loss_dtype")
+    X(VL_SET_LOSS_DTYPE, "loss_dtype")                                                        \
+    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep")                        \
+    X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {
@@ -162,6 +187,7 @@ typedef enum {
     VL_ST_LORA,   /* LoRA targets: "q,v", "all-linear" */
     VL_ST_FRAMEWORK, /* a framework profile by name: a built-in here (names[]), any of the
                       * catalog's where the front end resolves it (options_resolve) */
+    VL_ST_FRACTION, /* a fraction from 0 to 1 ("0.4", "40%"), kept in millionths (VL_PPM) */
 } vl_setting_type;
 
 /* The modes a setting applies to. */
@@ -239,9 +265,10 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
 /* Values for the settings whose bit (1 << vl_setting) is in given; the rest are unused. */
 typedef struct vl_settings_patch {
     vl_settings values;
-    uint32_t given;
+    uint64_t given;
 } vl_settings_patch;
-_Static_assert(VL_N_SETTINGS <= 32, "vl_settings_patch.given has a bit per setting");
+_Static_assert(VL_N_SETTINGS <= 64, "vl_settings_patch.given has a bit per setting");
+#define VL_SETTING_BIT(k) ((uint64_t)1 << (k))
 
 /* Marks k as given (its value is in p->values). */
 void vl_patch_mark(vl_settings_patch *p, vl_setting k);

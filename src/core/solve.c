@@ -6,7 +6,29 @@
 
 #include "timeline.h"
 
-const char *const vl_solve_names[VL_N_SOLVES] = {"max-batch", "max-context", "min-gpus"};
+const char *const vl_solve_names[VL_N_SOLVES] = {"max-batch", "max-context", "min-gpus",
+                                                 "max-concurrency"};
+
+/* The sequences a serving engine's KV cache holds at once (vLLM: the GPU blocks left after
+ * profiling the weights and one forward pass, over the blocks one sequence needs). */
+static const char *max_concurrency(const vl_model *m, const vl_settings *s, uint64_t capacity,
+                                   vl_solution *out)
+{
+    vl_breakdown b;
+    if (s->mode != VL_MODE_INFER)
+        return "max-concurrency is for serving (--mode infer)";
+    const char *why = vl_estimate(m, s, &b);
+    if (why)
+        return why;
+    uint64_t fixed = b.total - b.bytes[VL_C_KV_CACHE];
+    uint64_t per_seq = b.inf.kv_gpu_per_token * b.inf.cached_slots;
+    if (per_seq == 0 || fixed >= capacity || capacity - fixed < per_seq)
+        return "not one sequence's KV cache fits beside the weights, workspace and overhead";
+    out->answer = (capacity - fixed) / per_seq;
+    out->next = out->answer + 1;
+    out->next_total = fixed + out->next * per_seq;
+    return NULL;
+}
 
 static uint64_t *field(vl_settings *s, vl_solve what)
 {
@@ -38,6 +60,8 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
                          bool overhead_given, vl_solution *out)
 {
     memset(out, 0, sizeof *out);
+    if (what == VL_SOLVE_MAX_CONCURRENCY)
+        return max_concurrency(m, s, capacity, out);
     uint64_t hi = what == VL_SOLVE_MAX_BATCH     ? VL_MAX_BATCH
                   : what == VL_SOLVE_MAX_CONTEXT ? VL_MAX_SEQ - s->gen
                                                  : VL_MAX_GPUS;

@@ -6,7 +6,10 @@
 
 #include "memory.h"
 
-typedef enum { VL_SOLVE_MAX_BATCH, VL_SOLVE_MAX_CONTEXT, VL_SOLVE_MIN_GPUS, VL_N_SOLVES } vl_solve;
+typedef enum {
+    VL_SOLVE_MAX_BATCH, VL_SOLVE_MAX_CONTEXT, VL_SOLVE_MIN_GPUS, VL_SOLVE_MAX_CONCURRENCY,
+    VL_N_SOLVES
+} vl_solve;
 extern const char *const vl_solve_names[VL_N_SOLVES];
 
 typedef struct vl_solution {
@@ -18,7 +21,11 @@ typedef struct vl_solution {
 
 /* Searches the exact integer (memory grows with batch and context and shrinks with GPUs)
  * with which the step's peak on the device (vl_timeline_for: what nvidia-smi would show)
- * fits capacity, and leaves it in *s.  NULL, or why nothing fits. */
+ * fits capacity, and leaves it in *s.  NULL, or why nothing fits.  max-concurrency
+ * (inference) is a serving engine's count instead, left out of *s: how many sequences of
+ * seq + gen tokens the KV cache holds in what the weights, the workspace of the run as
+ * given (the engine's profiled peak) and the overhead leave of capacity, as vLLM sizes its
+ * cache. */
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
                          bool overhead_given, vl_solution *out);
 

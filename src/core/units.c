@@ -246,6 +246,31 @@ bool vl_parse_real(const char *s, double *out, const char **why)
     return true;
 }
 
+bool vl_parse_fraction(const char *s, uint64_t *ppm, const char **why)
+{
+    char num[64];
+    size_t n = strlen(s);
+    bool percent = n > 1 && s[n - 1] == '%';
+    if (n >= sizeof num) {
+        *why = "too long";
+        return false;
+    }
+    memcpy(num, s, n + 1);
+    if (percent)
+        num[n - 1] = '\0';
+    double v;
+    if (!vl_parse_real(num, &v, why))
+        return false;
+    if (percent)
+        v /= 100;
+    if (!(v >= 0 && v <= 1)) {
+        *why = "expected a fraction from 0 to 1 (0.4 or 40%)";
+        return false;
+    }
+    *ppm = (uint64_t)llround(v * (double)VL_PPM);
+    return true;
+}
+
 char *vl_fmt_int(uint64_t v, char *buf, size_t len)
 {
     char digits[32];

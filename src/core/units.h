@@ -31,6 +31,9 @@ bool vl_parse_size(const char *s, uint64_t *out, const char **why);
  * two): a real number.  Returns false (and a reason in *why) for anything else, and for a
  * number that fp64 cannot hold, so that "1e400" is not inf nor "1e-400" 0. */
 bool vl_parse_real(const char *s, double *out, const char **why);
+/* A fraction from 0 to 1 ("0.4", "40%") in millionths (VL_PPM = 1); false with *why. */
+#define VL_PPM 1000000ULL
+bool vl_parse_fraction(const char *s, uint64_t *ppm, const char **why);
 
 /* 1234567 -> "1,234,567". Returns buf. */
 char *vl_fmt_int(uint64_t v, char *buf, size_t len);

@@ -36,12 +36,16 @@ void report_write_csv(FILE *out, const report *r)
         write_row(out, "peak_reserved", r->timeline->peak.reserved, b->total, r->units);
         write_row(out, "peak_device", r->timeline->peak.device, b->total, r->units);
     }
+    if (r->model->checkpoint_bytes) /* --model: the bytes the checkpoint's headers give */
+        write_row(out, "checkpoint_bytes", r->model->checkpoint_bytes, b->total, r->units);
     if (r->settings->mode == VL_MODE_INFER) {
         /* inference: each phase's peak and the cache per token, as a share of the total */
         const vl_inference *inf = &b->inf;
         write_row(out, "prefill_total", inf->prefill.total, b->total, r->units);
         write_row(out, "decode_total", inf->decode.total, b->total, r->units);
         write_row(out, "kv_bytes_per_token", inf->kv_bytes_per_token, b->total, r->units);
+        if (inf->gguf_on) /* a GGUF file type: its tensor data, all GPUs together */
+            write_row(out, "gguf_tensor_bytes", inf->gguf.bytes, b->total, r->units);
         write_events(out, r);
         return;
     }

@@ -29,12 +29,42 @@ static void json_number(FILE *out, const char *name, double v)
         fprintf(out, "\"%s\": null", name);
 }
 
-/* "inference" and "speed": objects in inference, null in training. */
+/* "speed" in training: the step time at --mfu (FLOPs as numbers, times null when the GPU
+ * has no peak for the precision). */
+static void write_json_train_speed(FILE *out, const report *r)
+{
+    vl_train_speed v = report_train_speed(r);
+    fprintf(out, " \"speed\": {\"bound\": \"mfu\", \"mfu\": %g, ",
+            (double)r->settings->mfu / (double)VL_PPM);
+    json_number(out, "peak_flops", v.peak_flops);
+    fprintf(out, ", \"matmul_params\": %" PRIu64 ", \"context\": %" PRIu64
+            ",\n           \"model_flops_per_token\": %.6g, \"hardware_flops_per_token\": %.6g"
+            ", \"tokens_per_step\": %" PRIu64 ",\n           ",
+            v.matmul_params, v.context, v.model_flops_per_token, v.hardware_flops_per_token,
+            v.tokens_per_step);
+    json_number(out, "step_seconds", v.step_seconds);
+    fprintf(out, ", ");
+    json_number(out, "tokens_per_s", v.tokens_per_s);
+    fprintf(out, ", ");
+    json_number(out, "tokens_per_s_per_gpu", v.tokens_per_s_per_gpu);
+    if (r->settings->tokens) {
+        fprintf(out, ",\n           \"tokens\": %" PRIu64 ", ", r->settings->tokens);
+        json_number(out, "days", v.days);
+        fprintf(out, ", ");
+        json_number(out, "gpu_hours", v.gpu_hours);
+    } else {
+        fprintf(out, ",\n           \"tokens\": null, \"days\": null, \"gpu_hours\": null");
+    }
+    fprintf(out, "},\n");
+}
+
+/* "inference" and "speed": objects in inference; in training, null and the step time. */
 static void write_json_inference(FILE *out, const report *r)
 {
     const vl_inference *inf = &r->breakdown->inf;
     if (r->settings->mode != VL_MODE_INFER) {
-        fprintf(out, " \"inference\": null,\n \"speed\": null,\n");
+        fprintf(out, " \"inference\": null,\n");
+        write_json_train_speed(out, r);
         return;
     }
     fprintf(out,
@@ -96,6 +126,54 @@ static void write_json_peak(FILE *out, const report *r)
     fprintf(out, "],\n");
 }
 
+/* "gguf": a GGUF file type's tensor data, exact bytes by ggml type; null otherwise. */
+static void write_json_gguf(FILE *out, const report *r)
+{
+    const vl_inference *inf = &r->breakdown->inf;
+    if (r->settings->mode != VL_MODE_INFER || !inf->gguf_on) {
+        fprintf(out, " \"gguf\": null,\n");
+        return;
+    }
+    fprintf(out, " \"gguf\": {\"ftype\": \"%s\", \"bytes\": %" PRIu64 ", \"elements\": %" PRIu64
+            ", \"bits_per_weight\": %.6g,\n          \"types\": {",
+            vl_dtype_names[r->settings->weight_dtype], inf->gguf.bytes, inf->gguf.elements,
+            vl_gguf_bits_per_weight(&inf->gguf));
+    const char *sep = "";
+    for (int t = 0; t < VL_GGML_N; t++)
+        if (inf->gguf.type_elements[t]) {
+            fprintf(out, "%s\"%s\": {\"elements\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", sep,
+                    vl_ggml_info((vl_ggml_type)t)->name, inf->gguf.type_elements[t],
+                    inf->gguf.type_bytes[t]);
+            sep = ", ";
+        }
+    fprintf(out, "}},\n");
+}
+
+/* "serving": what a serving engine may use and how many sequences its cache holds; null in
+ * training. */
+static void write_json_serving(FILE *out, const report *r)
+{
+    const vl_settings *s = r->settings;
+    const vl_inference *inf = &r->breakdown->inf;
+    if (s->mode != VL_MODE_INFER) {
+        fprintf(out, " \"serving\": null,\n");
+        return;
+    }
+    vl_solution c;
+    vl_settings copy = *s;
+    const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY,
+                                    report_capacity(s, r->gpu), false, &c);
+    fprintf(out, " \"serving\": {\"gpu_util\": %g, \"usable\": %" PRIu64 ", \"kv_block\": %" PRIu64
+            ", \"prompt_slots\": %" PRIu64 ", \"cached_slots\": %" PRIu64
+            ",\n             \"kv_bytes_per_sequence\": %" PRIu64 ", \"max_concurrency\": ",
+            (double)s->gpu_util / (double)VL_PPM, report_capacity(s, r->gpu), s->kv_block,
+            inf->prompt_slots, inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots);
+    if (none)
+        fprintf(out, "0},\n");
+    else
+        fprintf(out, "%" PRIu64 "},\n", c.answer);
+}
+
 void report_write_json(FILE *out, const report *r)
 {
     const vl_model *m = r->model;
@@ -112,6 +190,20 @@ void report_write_json(FILE *out, const report *r)
             ", \"largest_matrix\": %" PRIu64 "},\n",
             b->P, m->free_params ? b->P : b->params.active, a->layers, a->hidden, a->heads,
             a->kv_heads, a->head_dim, a->ffn, a->vocab, b->params.largest_matrix);
+    /* --model: where the model came from, and the checkpoint's own headers (exact bytes) */
+    if (m->hf_cache) {
+        fprintf(out, " \"checkpoint\": {\"count_source\": \"%s\"",
+                m->checkpoint_params ? "safetensors" : "architecture");
+        if (m->checkpoint_params)
+            fprintf(out, ", \"params\": %" PRIu64 ", \"bytes\": %" PRIu64
+                    ", \"architecture_params\": %" PRIu64, m->checkpoint_params,
+                    m->checkpoint_bytes, b->params.total);
+        fprintf(out, ",\n                \"source\": ");
+        json_string(out, m->source);
+        fprintf(out, "},\n");
+    } else {
+        fprintf(out, " \"checkpoint\": null,\n");
+    }
     /* the settings as the table has them; the GPUs per node as in force (0 is the default) */
     vl_settings shown = *s;
     shown.gpus_per_node = vl_gpus_per_node(s);
@@ -124,7 +216,10 @@ void report_write_json(FILE *out, const report *r)
                 vl_setting_format((vl_setting)k, &shown, v, sizeof v), quote ? "\"" : "",
                 k == VL_N_SETTINGS - 1 ? "},\n" : d->json_break ? ",\n              " : ", ");
     }
-    if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
+    if (s->mode == VL_MODE_INFER && b->inf.gguf_on) /* the whole file's tensor data */
+        fprintf(out, " \"bytes_per_param\": {\"weights\": %.6g, \"gradients\": 0, \"optimizer\": 0},\n",
+                vl_gguf_bits_per_weight(&b->inf.gguf) / 8);
+    else if (s->mode == VL_MODE_INFER) /* the layers' matrices; int4 takes half a byte */
         fprintf(out, " \"bytes_per_param\": {\"weights\": %g, \"gradients\": 0, \"optimizer\": 0},\n",
                 vl_dtype_bits(s->weight_dtype) / 8.0);
     else
@@ -146,6 +241,14 @@ void report_write_json(FILE *out, const report *r)
                 b->par.params, b->par.global_batch);
     else
         fprintf(out, " \"parallel\": null,\n");
+    if (s->mode == VL_MODE_TRAIN && b->par.ep > 1) /* --ep: the routed experts' split */
+        fprintf(out, " \"experts\": {\"ep\": %" PRIu64 ", \"experts_per_gpu\": %" PRIu64
+                ", \"expert_params\": %" PRIu64 ", \"expert_params_per_gpu\": %" PRIu64
+                ", \"expert_dp\": %" PRIu64 "},\n",
+                b->par.ep, a->experts / b->par.ep, b->par.expert_params,
+                b->par.expert_params_per_gpu, b->par.expert_dp);
+    else
+        fprintf(out, " \"experts\": null,\n");
     if (report_offloaded(r))
         fprintf(out,
                 " \"cpu_per_node\": {\"gpus_per_node\": %" PRIu64 ", \"nodes\": %" PRIu64
@@ -160,8 +263,11 @@ void report_write_json(FILE *out, const report *r)
     fprintf(out, " \"gpu\": {\"name\": ");
     json_string(out, r->gpu->name);
     fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
-            r->gpu->memory, jbool(report_fits(r)), report_headroom(report_judged(r), r->gpu->memory));
+            r->gpu->memory, jbool(report_fits(r)),
+            report_headroom(report_judged(r), report_capacity(s, r->gpu)));
     write_json_inference(out, r);
+    write_json_gguf(out, r);
+    write_json_serving(out, r);
     if (b->lora.on)
         fprintf(out, " \"lora\": {\"trainable_params\": %" PRIu64 ", \"frozen_params\": %" PRIu64
                 ", \"frozen_bytes\": %" PRIu64 ",\n          \"nf4_params\": %" PRIu64

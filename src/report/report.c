@@ -43,9 +43,14 @@ uint64_t report_judged(const report *r)
     return r->timeline ? r->timeline->peak.device : r->breakdown->total;
 }
 
+uint64_t report_capacity(const vl_settings *s, const vl_gpu *g)
+{
+    return vl_usable_memory(s, g->memory);
+}
+
 bool report_fits(const report *r)
 {
-    return report_fit_of(report_judged(r), r->gpu->memory).fits;
+    return report_fit_of(report_judged(r), report_capacity(r->settings, r->gpu)).fits;
 }
 
 int64_t report_headroom(uint64_t total, uint64_t capacity)
@@ -229,6 +234,24 @@ static bool parallel_line(const report *r, char *buf, size_t len)
     return true;
 }
 
+/* Expert parallelism: how the routed experts are split; false without --ep. */
+static bool experts_line(const report *r, char *buf, size_t len)
+{
+    const vl_parallel *p = &r->breakdown->par;
+    const vl_arch *a = &r->model->arch;
+    if (r->settings->mode != VL_MODE_TRAIN || p->ep <= 1)
+        return false;
+    char x[32], g[32];
+    snprintf(buf, len,
+             "expert parallel %" PRIu64 ": %" PRIu64 " routed experts a layer, %" PRIu64
+             " on each GPU; their %s params, %s on each GPU; their gradients and optimizer "
+             "states shard (ZeRO) over the %" PRIu64 " GPU%s holding the same experts",
+             p->ep, a->experts, a->experts / p->ep, vl_fmt_int(p->expert_params, x, sizeof x),
+             vl_fmt_int(p->expert_params_per_gpu, g, sizeof g), p->expert_dp,
+             p->expert_dp == 1 ? "" : "s");
+    return true;
+}
+
 /* Offload: what moved to CPU memory, per GPU and per node; false without. */
 static bool offload_line(const report *r, char *buf, size_t len)
 {
@@ -294,7 +317,7 @@ static void bpp_line(const report *r, char *buf, size_t len)
 
 void report_verdict(const report *r, char *buf, size_t len)
 {
-    report_fit f = report_fit_of(report_judged(r), r->gpu->memory);
+    report_fit f = report_fit_of(report_judged(r), report_capacity(r->settings, r->gpu));
     char d[32];
     snprintf(buf, len, "%s%s %s%s", r->timeline ? "at its peak, " : "",
              f.fits ? "fits, with" : "does not fit: over by",
@@ -304,10 +327,14 @@ void report_verdict(const report *r, char *buf, size_t len)
 void report_fit_line(const report *r, char *buf, size_t len)
 {
     const vl_gpu *g = r->gpu;
-    char cap[32], verdict[96];
+    char cap[32], verdict[96], usable[96] = "", u[32];
     report_verdict(r, verdict, sizeof verdict);
-    snprintf(buf, len, "%s (%s): %s per GPU; %s", g->display, g->name,
-             vl_fmt_bytes(g->memory, r->units, cap, sizeof cap), verdict);
+    if (r->settings->mode == VL_MODE_INFER && r->settings->gpu_util < VL_PPM)
+        snprintf(usable, sizeof usable, " (the engine may use %g%%: %s)",
+                 100.0 * (double)r->settings->gpu_util / (double)VL_PPM,
+                 vl_fmt_bytes(report_capacity(r->settings, g), r->units, u, sizeof u));
+    snprintf(buf, len, "%s (%s): %s per GPU%s; %s", g->display, g->name,
+             vl_fmt_bytes(g->memory, r->units, cap, sizeof cap), usable, verdict);
 }
 
 /* Inference: each phase's peak; empty in training. */
@@ -343,8 +370,18 @@ vl_speed report_speed(const report *r)
 }
 
 /* Inference: the roofline bounds; false in training or when the GPU's figures are unknown. */
+vl_train_speed report_train_speed(const report *r)
+{
+    return vl_train_speed_of(r->model, r->breakdown, r->settings, r->gpu);
+}
+
 static bool speed_line(const report *r, char *buf, size_t len)
 {
+    if (r->settings->mode == VL_MODE_TRAIN) {
+        vl_train_speed t = report_train_speed(r);
+        vl_explain_step_time(r->settings, &r->model->arch, &t, buf, len);
+        return true;
+    }
     vl_speed v = report_speed(r);
     if (r->settings->mode != VL_MODE_INFER || (!v.decode_step_seconds && !v.prefill_seconds))
         return false;
@@ -367,7 +404,7 @@ static bool solve_line(const report *r, char *buf, size_t len)
     int n = snprintf(buf, len, "%s = %" PRIu64 " on %s", vl_solve_names[r->solved], sol->answer,
                      r->gpu->name);
     if (sol->next && sol->next_total && n > 0 && (size_t)n < len) {
-        uint64_t over = sol->next_total - r->gpu->memory;
+        uint64_t over = sol->next_total - report_capacity(r->settings, r->gpu);
         if (over < (10ULL << 20)) /* too little to show in GiB */
             snprintf(o, sizeof o, "%s bytes", vl_fmt_int(over, t, sizeof t));
         else
@@ -411,6 +448,72 @@ void report_event_line(const report *r, size_t i, char *buf, size_t len)
 
 /* The facts that only some runs have, each with its label: a line, or false. */
 typedef bool (*fact_line)(const report *r, char *buf, size_t len);
+/* Serving capacity: what the engine may use, the paged cache, and the sequences it holds at
+ * once; false unless --gpu-util or --kv-block is given or max-concurrency solved. */
+static bool serving_line(const report *r, char *buf, size_t len)
+{
+    const vl_settings *s = r->settings;
+    const vl_inference *inf = &r->breakdown->inf;
+    if (s->mode != VL_MODE_INFER ||
+        (s->gpu_util == VL_PPM && !s->kv_block && !(r->solution &&
+                                                    r->solved == VL_SOLVE_MAX_CONCURRENCY)))
+        return false;
+    char u[32], blocks[128] = "", seq[96] = "";
+    if (s->kv_block)
+        snprintf(blocks, sizeof blocks, "; the KV cache paged in blocks of %" PRIu64
+                 " tokens: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
+                 inf->cached_slots, inf->cached_tokens);
+    vl_solution c;
+    vl_settings copy = *s;
+    if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, report_capacity(s, r->gpu), false,
+                      &c))
+        snprintf(seq, sizeof seq, "; room for %" PRIu64 " sequences of %" PRIu64
+                 " tokens at once", c.answer, s->seq + s->gen);
+    snprintf(buf, len, "the engine may use %g%% of each GPU, %s%s%s",
+             100.0 * (double)s->gpu_util / (double)VL_PPM,
+             vl_fmt_bytes(report_capacity(s, r->gpu), r->units, u, sizeof u), blocks, seq);
+    return true;
+}
+
+/* A GGUF file type: its tensor data and the types in it. */
+static bool gguf_line(const report *r, char *buf, size_t len)
+{
+    const vl_inference *inf = &r->breakdown->inf;
+    if (r->settings->mode != VL_MODE_INFER || !inf->gguf_on)
+        return false;
+    char by[32], mix[512];
+    vl_explain_gguf_mix(&inf->gguf, mix, sizeof mix);
+    snprintf(buf, len, "%s: %s bytes of tensor data, %.3f bits a weight (%s; ggml's block "
+             "layouts, llama-quantize's tensor mix); the file adds its metadata",
+             vl_dtype_names[r->settings->weight_dtype],
+             vl_fmt_int(inf->gguf.bytes, by, sizeof by), vl_gguf_bits_per_weight(&inf->gguf), mix);
+    return true;
+}
+
+/* --model: where the count came from (config.json, or the checkpoint's safetensors
+ * headers), and how the architecture's own count compares. */
+static bool source_line(const report *r, char *buf, size_t len)
+{
+    const vl_model *m = r->model;
+    const vl_breakdown *b = r->breakdown;
+    if (!m->hf_cache)
+        return false;
+    if (!m->checkpoint_params) {
+        snprintf(buf, len, "%s", m->source);
+        return true;
+    }
+    char p[32], by[32], arch[32];
+    vl_fmt_int(m->checkpoint_params, p, sizeof p);
+    vl_fmt_int(m->checkpoint_bytes, by, sizeof by);
+    if (b->params.total == m->checkpoint_params)
+        snprintf(arch, sizeof arch, "the same");
+    else
+        vl_fmt_int(b->params.total, arch, sizeof arch);
+    snprintf(buf, len, "%s: %s params, %s bytes stored; the architecture from config.json "
+                       "counts %s", m->source, p, by, arch);
+    return true;
+}
+
 typedef struct optional_fact {
     const char *label;
     fact_line line;
@@ -434,15 +537,19 @@ static int fact(report_fact *out, const char *label, const char *text)
 
 int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
 {
+    static const optional_fact origin[] = {{"source", source_line}};
     static const optional_fact training[] = {
-        {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line}};
+        {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line},
+        {"experts", experts_line}};
     static const optional_fact results[] = {
-        {"peak", peak_line}, {"phases", phases_line}, {"speed", speed_line},
+        {"peak", peak_line}, {"GGUF", gguf_line}, {"serving", serving_line},
+        {"phases", phases_line}, {"speed", speed_line},
         {"solved", solve_line}};
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
     int n = 0;
     model_line(r, facts[n].text, sizeof facts[n].text);
     facts[n++].label = "model";
+    n += optional_facts(r, origin, 1, &facts[n]);
     if (r->model->notes[0])
         n += fact(&facts[n], "note", r->model->notes);
     settings_line(r, facts[n].text, sizeof facts[n].text);

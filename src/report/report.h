@@ -37,6 +37,8 @@ typedef struct report_fit {
     uint64_t margin;
 } report_fit;
 report_fit report_fit_of(uint64_t total, uint64_t capacity);
+/* What the run may use of the GPU: all of its memory, or in inference --gpu-util of it. */
+uint64_t report_capacity(const vl_settings *s, const vl_gpu *g);
 bool report_fits(const report *r);
 /* What must fit the GPU: the peak's device bytes when there is a timeline (what nvidia-smi
  * would show at the step's peak), else the steady-state sum. */
@@ -62,6 +64,8 @@ extern const char *const report_phase_names[2];
 
 /* Inference: the roofline bounds on the GPU (zero where its figures are unknown). */
 vl_speed report_speed(const report *r);
+/* Training: the step time at --mfu on the GPU (all zero in inference). */
+vl_train_speed report_train_speed(const report *r);
 
 /* "training" or "inference": the titles say "<model>: training memory per GPU". */
 const char *report_mode(const report *r);
@@ -73,7 +77,7 @@ void report_fit_line(const report *r, char *buf, size_t len);
 void report_verdict(const report *r, char *buf, size_t len);
 
 /* The facts above the numbers, in order: model, note, settings, ..., each with its label. */
-#define REPORT_MAX_FACTS (11 + VL_MAX_NOTES)
+#define REPORT_MAX_FACTS (13 + VL_MAX_NOTES)
 typedef struct report_fact {
     const char *label;
     char text[1024];

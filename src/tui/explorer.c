@@ -89,7 +89,8 @@ static const slider_id order[] = {
     VL_SET_KV_DTYPE, VL_SET_GPUS, VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN,
     VL_SET_RECOMPUTE, VL_SET_ATTENTION, SL_GPU, VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS,
     VL_SET_LORA_RANK, VL_SET_QLORA, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP, VL_SET_SP,
-    VL_SET_GRAD_ACCUM, VL_SET_FRAMEWORK, VL_SET_HEAD, VL_SET_LOSS_DTYPE,
+    VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_FRAMEWORK, VL_SET_HEAD, VL_SET_LOSS_DTYPE,
+    VL_SET_KV_BLOCK,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -114,6 +115,7 @@ static const struct {
     [VL_SET_FRAMEWORK] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_HEAD] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_LOSS_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_EP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_KV_BLOCK] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
 };
 
 static const vl_setting_desc *desc(slider_id id)
@@ -568,5 +570,5 @@ const vl_gpu *explorer_gpu(const explorer *e)
 
 bool explorer_fits(const explorer *e)
 {
-    return !e->error && report_fit_of(e->peak.device, explorer_gpu(e)->memory).fits;
+    return !e->error && report_fit_of(e->peak.device, report_capacity(&e->s, explorer_gpu(e))).fits;
 }

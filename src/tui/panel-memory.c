@@ -77,17 +77,19 @@ static void draw_memory(const ui *u)
     char line[256], v[32], w[32], n[32];
     vl_units un = VL_UNITS_GIB;
 
+    const uint64_t cap = report_capacity(&e->s, g); /* --gpu-util in inference */
     snprintf(line, sizeof line, " memory per GPU on %s (%s)", g->display,
              vl_fmt_bytes(g->memory, un, v, sizeof v));
+    vl_fmt_bytes(cap, un, v, sizeof v);
     draw_text(r.y, r.x, r.w, C_HEADING, line);
     if (e->error) {
         draw_wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
         return;
     }
     int bw = r.w - 2, bx = r.x + 1;
-    uint64_t full = report_bar_full(g->memory, b, 1);
+    uint64_t full = report_bar_full(cap, b, 1);
     draw_stack(u, r.y + 1, bx, bw, 2, b, full);
-    int m = layout_cell(g->memory, full, bw);
+    int m = layout_cell(cap, full, bw);
     int mx = bx + (m >= bw ? bw - 1 : m);
     draw_text(r.y + 1, mx, 1, C_MARKER, u->g->marker);
     draw_text(r.y + 2, mx, 1, C_MARKER, u->g->marker);
@@ -116,7 +118,7 @@ static void draw_memory(const ui *u)
              vl_fmt_int(b->total, n, sizeof n));
     draw_text(r.y + 11, r.x, r.w, C_HEADING, line);
     /* the steady-state sum above; the step's peak is what must fit */
-    report_fit fit = report_fit_of(e->peak.device, g->memory);
+    report_fit fit = report_fit_of(e->peak.device, cap);
     char pk[32];
     vl_fmt_bytes(e->peak.device, un, pk, sizeof pk);
     vl_fmt_bytes(fit.margin, un, w, sizeof w);
@@ -142,7 +144,8 @@ static void draw_phases(const ui *u)
     draw_text(r.y, r.x, r.w, C_HEADING, " the two phases of inference, each with its own peak");
     vl_breakdown ph[2]; /* each phase's own bars, on one scale */
     int n = report_phases(&e->b, &s, ph);
-    uint64_t full = report_bar_full(g->memory, ph, (size_t)n);
+    const uint64_t cap = report_capacity(&s, g);
+    uint64_t full = report_bar_full(cap, ph, (size_t)n);
     int bw = r.w - 9 - 17;
     for (int i = 0; i < 2; i++) {
         int y = r.y + 1 + i;
@@ -154,9 +157,9 @@ static void draw_phases(const ui *u)
             continue;
         }
         draw_stack(u, y, r.x + 9, bw, 1, &ph[i], full);
-        int m = layout_cell(g->memory, full, bw);
+        int m = layout_cell(cap, full, bw);
         draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
-        bool fits = report_fit_of(ph[i].total, g->memory).fits;
+        bool fits = report_fit_of(ph[i].total, cap).fits;
         snprintf(line, sizeof line, " %9s %s",
                  vl_fmt_bytes(ph[i].total, VL_UNITS_GIB, v, sizeof v), fits ? "fits" : "over");
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
