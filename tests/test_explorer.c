@@ -324,12 +324,19 @@ static void test_setting_table_complete(void **state)
         if (d->type == VL_ST_ENUM)
             assert_true(d->names && d->n_names > 1);
     }
+    /* every setting with a label is a slider of the modes it applies to, and the most one
+     * mode shows fits EX_MAX_VISIBLE (explorer_sliders would cut the list) */
     slider_id ids[EX_MAX_VISIBLE];
     explorer e;
     start(&e);
-    assert_true(explorer_sliders(&e, ids) <= EX_MAX_VISIBLE);
-    e.s.mode = VL_MODE_INFER;
-    assert_true(explorer_sliders(&e, ids) <= EX_MAX_VISIBLE);
+    for (vl_mode m = 0; m < VL_N_MODES; m++) {
+        e.s.mode = m;
+        int want = 2; /* the parameters and the GPU */
+        for (int k = 0; k < VL_N_SETTINGS; k++)
+            want += vl_setting_table[k].label && vl_setting_applies((vl_setting)k, &e.s);
+        assert_true(want <= EX_MAX_VISIBLE);
+        assert_int_equal(explorer_sliders(&e, ids), want);
+    }
 }
 
 int main(void)

@@ -181,7 +181,7 @@ expect_screen d "in CPU memory (--offload optimizer)"
 tm resize-window -t d -x 100 -y 22
 sleep 0.3
 keys d j j j j Right                               # grad accum 2
-expect_screen d "settings 5-20 of 23"
+expect_screen d "settings 5-20 of 24"
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
 keys d q
 exited d 0
