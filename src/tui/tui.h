@@ -11,6 +11,7 @@
 #include "lab.h"
 #include "layout.h"
 #include "theme.h"
+#include "timeline-view.h"
 
 typedef enum {
     MODE_NORMAL, MODE_HELP, MODE_EDIT, MODE_PICK_MODEL, MODE_PICK_GPU, MODE_SAVE_NAME,
@@ -23,6 +24,7 @@ typedef struct ui {
     explorer ex;
     size_t panel;               /* index into ui_panels[] (panel.h) */
     lab lab;                    /* the Probe and Formats panels */
+    timeline_view tl;           /* the Timeline panel */
     vl_catalog *cat;
     layout lay;
     int lines, cols;
