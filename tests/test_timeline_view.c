@@ -59,7 +59,7 @@ static void check_columns(const timeline_view *v)
 {
     const vl_timeline *t = &v->t;
     const int widths[] = {1, 2, 7, 44, 80, 151, 200, TLV_MAX_COLUMNS};
-    tlv_column cols[TLV_MAX_COLUMNS];
+    report_tl_column cols[TLV_MAX_COLUMNS];
     for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
         int w = widths[k];
         assert_int_equal(timeline_view_columns(v, w, cols), w);
@@ -67,7 +67,7 @@ static void check_columns(const timeline_view *v)
         assert_int_equal(cols[w - 1].last, t->n_events - 1);
         uint64_t highest = 0;
         for (int c = 0; c < w; c++) {
-            const tlv_column *col = &cols[c];
+            const report_tl_column *col = &cols[c];
             if (c > 0) /* contiguous, or (fewer events than columns) one event repeated */
                 assert_true(col->first == cols[c - 1].last + 1 ||
                             (col->first == cols[c - 1].first && col->first == col->last));
@@ -83,9 +83,13 @@ static void check_columns(const timeline_view *v)
                 assert_int_equal(col->band[b], alive[b]);
                 sum += col->band[b];
             }
-            assert_int_equal(sum, t->events[col->event].tensors);
-            sum += col->band[TLV_SLACK] + col->band[TLV_CONTEXT];
-            assert_int_equal(sum, t->events[col->event].reserved + t->peak.context);
+            const vl_event *ev = &t->events[col->event];
+            assert_int_equal(sum, ev->tensors);
+            assert_int_equal(sum + col->band[REPORT_TL_ROUNDING], ev->allocated);
+            assert_int_equal(col->band[REPORT_TL_CONTEXT], t->peak.context);
+            sum += col->band[REPORT_TL_ROUNDING] + col->band[REPORT_TL_CONTEXT] +
+                   col->band[REPORT_TL_CACHED];
+            assert_int_equal(sum, ev->reserved + t->peak.context);
             assert_int_equal(col->top, sum);
             if (t->events[col->event].allocated > highest)
                 highest = t->events[col->event].allocated;
@@ -126,7 +130,7 @@ static void test_fewer_events_than_columns(void **state)
     built(&v, &e);
     size_t n = v.t.n_events;
     v.t.n_events = 100; /* the step cut short after 100 events */
-    tlv_column cols[TLV_MAX_COLUMNS];
+    report_tl_column cols[TLV_MAX_COLUMNS];
     assert_int_equal(timeline_view_columns(&v, 150, cols), 150);
     size_t seen = 0;
     for (int c = 0; c < 150; c++) {
@@ -205,7 +209,7 @@ static void test_cursor(void **state)
 }
 
 /* What the legend shows alive at the cursor is vl_timeline_alive's, at every event, and at
- * the peak it is the peak's "alive". */
+ * the peak it is the peak's "alive"; the allocator's bands are the event's own figures. */
 static void test_alive_at_cursor(void **state)
 {
     (void)state;
@@ -213,20 +217,24 @@ static void test_alive_at_cursor(void **state)
     timeline_view v;
     start(&e, "gpt2", VL_MODE_TRAIN);
     built(&v, &e);
-    uint64_t got[VL_N_TL_COMPONENTS], want[VL_N_TL_COMPONENTS];
+    uint64_t got[REPORT_TL_BANDS], want[VL_N_TL_COMPONENTS];
     timeline_view_jump(&v, false);
     do {
-        timeline_view_alive(&v, got);
+        const vl_event *ev = &v.t.events[v.cursor];
+        timeline_view_bands(&v, got);
         vl_timeline_alive(&v.t, v.cursor, want);
-        assert_memory_equal(got, want, sizeof got);
+        assert_memory_equal(got, want, sizeof want);
         uint64_t sum = 0;
         for (int c = 0; c < VL_N_TL_COMPONENTS; c++)
             sum += got[c];
-        assert_int_equal(sum, v.t.events[v.cursor].tensors);
+        assert_int_equal(sum, ev->tensors);
+        assert_int_equal(got[REPORT_TL_ROUNDING], ev->allocated - ev->tensors);
+        assert_int_equal(got[REPORT_TL_CACHED], ev->reserved - ev->allocated);
+        assert_int_equal(got[REPORT_TL_CONTEXT], v.t.peak.context);
     } while (timeline_view_step(&v, 1));
     timeline_view_peak(&v);
-    timeline_view_alive(&v, got);
-    assert_memory_equal(got, v.t.peak.alive, sizeof got);
+    timeline_view_bands(&v, got);
+    assert_memory_equal(got, v.t.peak.alive, sizeof want);
     timeline_view_free(&v);
 }
 
@@ -255,7 +263,7 @@ static void test_rebuild(void **state)
     assert_false(v.built);
     assert_string_equal(v.error, "the reason");
     assert_false(timeline_view_step(&v, 1));
-    tlv_column cols[4];
+    report_tl_column cols[4];
     assert_int_equal(timeline_view_columns(&v, 4, cols), 0);
     timeline_view_free(&v);
 }

@@ -13,7 +13,7 @@
 
 /* The colour of each band: the Memory panel's for the components it has, the nearest of
  * them for the others (the patterns tell those apart). */
-static const ui_color band_color[TLV_BANDS] = {
+static const ui_color band_color[REPORT_TL_BANDS] = {
     [VL_TL_WEIGHTS] = C_SEGMENT + VL_C_WEIGHTS,
     [VL_TL_GRADIENTS] = C_SEGMENT + VL_C_GRADIENTS,
     [VL_TL_OPTIMIZER] = C_SEGMENT + VL_C_OPTIMIZER,
@@ -24,25 +24,18 @@ static const ui_color band_color[TLV_BANDS] = {
     [VL_TL_OPTIM_TEMP] = C_SEGMENT + VL_C_OPTIMIZER,
     [VL_TL_BUCKETS] = C_SEGMENT + VL_C_GRADIENTS,
     [VL_TL_RUNTIME] = C_SEGMENT + VL_C_OVERHEAD,
-    [TLV_SLACK] = C_DIM,
-    [TLV_CONTEXT] = C_SEGMENT + VL_C_OVERHEAD,
+    [REPORT_TL_ROUNDING] = C_DIM,
+    [REPORT_TL_CONTEXT] = C_SEGMENT + VL_C_OVERHEAD,
+    [REPORT_TL_CACHED] = C_DIM,
 };
 
 static const char *band_glyph(const glyphs *g, int b)
 {
     if (b < VL_N_TL_COMPONENTS)
         return g->timeline[b];
-    return b == TLV_SLACK ? g->slack : g->segment[VL_C_OVERHEAD];
-}
-
-/* The legend's name of a band: the component's label when there is room, else its key. */
-static const char *band_label(int b, bool wide)
-{
-    if (b < VL_N_TL_COMPONENTS)
-        return wide ? vl_tl_component_labels[b] : vl_tl_component_keys[b];
-    if (b == TLV_SLACK)
-        return wide ? "allocator cache, rounding" : "allocator";
-    return wide ? "CUDA context or --overhead" : "context";
+    if (b == REPORT_TL_CONTEXT)
+        return g->segment[VL_C_OVERHEAD];
+    return b == REPORT_TL_ROUNDING ? g->rounding : g->cached;
 }
 
 /* The chart's place on the screen: y-axis labels, then the columns, then the legend. */
@@ -74,16 +67,16 @@ static chart chart_of(const ui *u)
 }
 
 /* Which bands the step has at all: only those are drawn in the legend. */
-static void bands_used(const vl_timeline *t, bool used[TLV_BANDS])
+static void bands_used(const vl_timeline *t, bool used[REPORT_TL_BANDS])
 {
-    memset(used, 0, TLV_BANDS * sizeof *used);
+    memset(used, 0, REPORT_TL_BANDS * sizeof *used);
     for (size_t i = 0; i < t->n_events; i++)
         used[t->events[i].component] = true;
-    used[TLV_SLACK] = true;
-    used[TLV_CONTEXT] = t->peak.context > 0;
+    used[REPORT_TL_ROUNDING] = used[REPORT_TL_CACHED] = true;
+    used[REPORT_TL_CONTEXT] = t->peak.context > 0;
 }
 
-static void draw_columns(const ui *u, const chart *c, const tlv_column *cols, uint64_t full,
+static void draw_columns(const ui *u, const chart *c, const report_tl_column *cols, uint64_t full,
                          int cursor_col, int peak_col)
 {
     const vl_gpu *g = explorer_gpu(&u->ex);
@@ -91,10 +84,10 @@ static void draw_columns(const ui *u, const chart *c, const tlv_column *cols, ui
     int cap = layout_cell(g->memory, full, c->h); /* cells from the bottom */
     int cap_row = bottom - (cap > 0 ? cap - 1 : 0);
     for (int x = 0; x < c->w; x++) {
-        int cells[TLV_BANDS];
-        layout_bar(cols[x].band, TLV_BANDS, full, c->h, cells);
+        int cells[REPORT_TL_BANDS];
+        layout_bar(cols[x].band, REPORT_TL_BANDS, full, c->h, cells);
         int y = bottom;
-        for (int b = 0; b < TLV_BANDS; b++) {
+        for (int b = 0; b < REPORT_TL_BANDS; b++) {
             attrset(theme_attr(band_color[b]));
             for (int k = 0; k < cells[b] && y >= c->top; k++)
                 mvaddstr(y--, c->x + x, band_glyph(u->g, b));
@@ -132,26 +125,24 @@ static void draw_columns(const ui *u, const chart *c, const tlv_column *cols, ui
 }
 
 /* What is alive after the cursor's event, band by band, and its total on the GPU. */
-static void draw_legend(const ui *u, const chart *c, const bool used[TLV_BANDS])
+static void draw_legend(const ui *u, const chart *c, const bool used[REPORT_TL_BANDS])
 {
     const timeline_view *v = &u->tl;
     const vl_event *ev = &v->t.events[v->cursor];
-    uint64_t alive[VL_N_TL_COMPONENTS], band[TLV_BANDS];
-    timeline_view_alive(v, alive);
-    memcpy(band, alive, sizeof alive);
-    band[TLV_SLACK] = ev->reserved - ev->tensors;
-    band[TLV_CONTEXT] = v->t.peak.context;
+    uint64_t band[REPORT_TL_BANDS];
+    timeline_view_bands(v, band);
     int x = c->legend_x, w = c->legend_w, y = c->top, last = c->top + c->h;
     int label_w = w - 4 - 9;
     char line[96];
     draw_text(y++, x, w, C_HEADING, c->wide ? " alive at the cursor, GiB" : " at the cursor, GiB");
-    for (int b = 0; b < TLV_BANDS && y <= last; b++) {
+    for (int b = 0; b < REPORT_TL_BANDS && y <= last; b++) {
         if (!used[b])
             continue;
         attrset(theme_attr(band_color[b]));
         mvaddstr(y, x + 1, band_glyph(u->g, b));
         mvaddstr(y, x + 2, band_glyph(u->g, b));
-        snprintf(line, sizeof line, " %-*.*s%9.2f", label_w, label_w, band_label(b, c->wide),
+        const char *label = c->wide ? report_tl_band_labels[b] : report_tl_band_keys[b];
+        snprintf(line, sizeof line, " %-*.*s%9.2f", label_w, label_w, label,
                  vl_in_units(band[b], VL_UNITS_GIB));
         draw_text(y++, x + 3, w - 3, C_NORMAL, line);
     }
@@ -214,12 +205,12 @@ static void timeline_draw(const ui *u)
         draw_wrap(3, u->lines - 2, 1, u->cols - 2, C_BAD, v->error);
         return;
     }
-    tlv_column cols[TLV_MAX_COLUMNS];
+    report_tl_column cols[TLV_MAX_COLUMNS];
     int n = timeline_view_columns(v, c.w, cols);
     uint64_t full = g->memory > v->t.peak.device ? g->memory : v->t.peak.device;
     int cursor_col = timeline_view_column_of(v, n, v->cursor);
     int peak_col = timeline_view_column_of(v, n, v->t.peak.event);
-    bool used[TLV_BANDS];
+    bool used[REPORT_TL_BANDS];
     bands_used(&v->t, used);
     draw_columns(u, &c, cols, full, cursor_col, peak_col);
     draw_legend(u, &c, used);
@@ -277,7 +268,7 @@ static int timeline_mouse(ui *u, const MEVENT *ev)
     if (!u->tl.built || ev->x < c.x || ev->x >= c.x + c.w || ev->y < c.top ||
         ev->y > c.top + c.h)
         return ERR;
-    tlv_column cols[TLV_MAX_COLUMNS];
+    report_tl_column cols[TLV_MAX_COLUMNS];
     int n = timeline_view_columns(&u->tl, c.w, cols);
     u->tl.cursor = cols[ev->x - c.x < n ? ev->x - c.x : n - 1].event;
     return KEY_REFRESH;

@@ -77,14 +77,14 @@ static const glyphs utf8 = {
     .segment = {"\u2588", "\u2593", "\u2592", "\u2591", "\u259a", "\u259e", "\u00b7"},
     .timeline = {"\u2588", "\u2593", "\u2592", "\u2591", "\u259a", "\u259e", "\u2599", "\u259b",
                  "\u259c", "\u259f"},
-    .slack = "\u254c", .cursor = "\u25b2", .peak = "\u25c6",
+    .rounding = "\u254d", .cached = "\u254c", .cursor = "\u25b2", .peak = "\u25c6",
 };
 static const glyphs ascii = {
     .track = "-", .knob = "O", .left = "<", .right = ">", .select = ">", .marker = "|",
     .sep = "|", .times = "x", .ellipsis = "...",
     .segment = {"#", "=", "%", "@", "~", "+", ":"},
     .timeline = {"#", "=", "%", "@", "~", "+", "x", "o", "&", "$"},
-    .slack = ".", .cursor = "^", .peak = "*",
+    .rounding = ",", .cached = ".", .cursor = "^", .peak = "*",
 };
 
 const glyphs *theme_glyphs(bool is_utf8)

@@ -19,9 +19,9 @@ typedef struct glyphs {
     const char *track, *knob, *left, *right, *select, *marker, *sep, *times, *ellipsis;
     const char *segment[VL_N_COMPONENTS]; /* monochrome fill patterns */
     /* the Timeline panel: a pattern per timeline component (the first six are the segments'),
-     * the allocator's slack, and the marks of the cursor and of the peak */
+     * the allocator's rounding and cache, and the marks of the cursor and of the peak */
     const char *timeline[VL_N_TL_COMPONENTS];
-    const char *slack, *cursor, *peak;
+    const char *rounding, *cached, *cursor, *peak;
 } glyphs;
 
 /* Sets up colour pairs when `color` (has_colors(), no NO_COLOR, no --no-color). */

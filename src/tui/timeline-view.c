@@ -36,62 +36,18 @@ void timeline_view_free(timeline_view *v)
     v->error[0] = '\0';
 }
 
-/* Column c of width: its first and last event. */
-static void column_range(size_t n, int width, int c, size_t *first, size_t *last)
+int timeline_view_columns(const timeline_view *v, int width, report_tl_column *out)
 {
-    *first = (size_t)c * n / (size_t)width;
-    size_t end = ((size_t)c + 1) * n / (size_t)width;
-    *last = end > *first ? end - 1 : *first;
-}
-
-int timeline_view_columns(const timeline_view *v, int width, tlv_column *out)
-{
-    if (!v->built || width <= 0)
+    if (!v->built)
         return 0;
-    if (width > TLV_MAX_COLUMNS)
-        width = TLV_MAX_COLUMNS;
-    const vl_timeline *t = &v->t;
-    for (int c = 0; c < width; c++) {
-        tlv_column *col = &out[c];
-        column_range(t->n_events, width, c, &col->first, &col->last);
-        col->event = col->first;
-        for (size_t i = col->first + 1; i <= col->last; i++)
-            if (t->events[i].allocated > t->events[col->event].allocated)
-                col->event = i;
-    }
-    /* one pass over the events: what is alive at each column's event (they come in order) */
-    uint64_t live[VL_N_TL_COMPONENTS] = {0};
-    int c = 0;
-    for (size_t i = 0; i < t->n_events && c < width; i++) {
-        const vl_event *ev = &t->events[i];
-        if (ev->kind == VL_EV_ALLOC)
-            live[ev->component] += ev->bytes;
-        else
-            live[ev->component] -= ev->bytes;
-        for (; c < width && out[c].event == i; c++) {
-            tlv_column *col = &out[c];
-            memcpy(col->band, live, sizeof live);
-            col->band[TLV_SLACK] = ev->reserved - ev->tensors;
-            col->band[TLV_CONTEXT] = t->peak.context;
-            col->top = ev->reserved + t->peak.context;
-        }
-    }
-    return width;
+    return report_tl_columns(&v->t, width > TLV_MAX_COLUMNS ? TLV_MAX_COLUMNS : width, out);
 }
 
 int timeline_view_column_of(const timeline_view *v, int width, size_t i)
 {
-    if (!v->built || width <= 0)
+    if (!v->built)
         return 0;
-    if (width > TLV_MAX_COLUMNS)
-        width = TLV_MAX_COLUMNS;
-    for (int c = 0; c < width; c++) {
-        size_t first, last;
-        column_range(v->t.n_events, width, c, &first, &last);
-        if (i >= first && i <= last)
-            return c;
-    }
-    return width - 1;
+    return report_tl_column_of(&v->t, width > TLV_MAX_COLUMNS ? TLV_MAX_COLUMNS : width, i);
 }
 
 static bool move_to(timeline_view *v, size_t to)
@@ -144,10 +100,10 @@ bool timeline_view_peak(timeline_view *v)
     return v->built && move_to(v, v->t.peak.event);
 }
 
-void timeline_view_alive(const timeline_view *v, uint64_t out[VL_N_TL_COMPONENTS])
+void timeline_view_bands(const timeline_view *v, uint64_t out[REPORT_TL_BANDS])
 {
     if (v->built)
-        vl_timeline_alive(&v->t, v->cursor, out);
+        report_tl_bands(&v->t, v->cursor, out);
     else
-        memset(out, 0, VL_N_TL_COMPONENTS * sizeof *out);
+        memset(out, 0, REPORT_TL_BANDS * sizeof *out);
 }

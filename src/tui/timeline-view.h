@@ -12,22 +12,10 @@
 
 #include "core/timeline.h"
 #include "explorer.h"
-
-/* The bands of a column, bottom to top: the timeline's components, then what the caching
- * allocator holds beyond the live tensors (block rounding and cached segments: reserved -
- * tensors), then the CUDA context (or --overhead): the top of a column is what nvidia-smi
- * would show at that moment. */
-enum { TLV_SLACK = VL_N_TL_COMPONENTS, TLV_CONTEXT, TLV_BANDS };
+#include "report/report.h"
 
 /* The widest chart: the columns of a 200-column terminal and then some. */
 #define TLV_MAX_COLUMNS 256
-
-typedef struct tlv_column {
-    size_t first, last;         /* the events it covers */
-    size_t event;               /* among them, the first whose allocated is the largest */
-    uint64_t band[TLV_BANDS];   /* at that event, bottom to top */
-    uint64_t top;               /* their sum: reserved + context at that event */
-} tlv_column;
 
 typedef struct timeline_view {
     bool built;                 /* t holds a timeline */
@@ -42,10 +30,9 @@ typedef struct timeline_view {
 bool timeline_view_build(timeline_view *v, const explorer *e);
 void timeline_view_free(timeline_view *v);
 
-/* The events in `width` columns (at most TLV_MAX_COLUMNS): each covers a run of consecutive
- * events, in order, every event in one column (or, with fewer events than columns, one
- * event in several).  Returns how many columns were filled: width, or 0 without a timeline. */
-int timeline_view_columns(const timeline_view *v, int width, tlv_column *out);
+/* The events in `width` columns (at most TLV_MAX_COLUMNS; report_tl_columns).  Returns how
+ * many columns were filled: width, or 0 without a timeline. */
+int timeline_view_columns(const timeline_view *v, int width, report_tl_column *out);
 /* The first of those columns that covers event i. */
 int timeline_view_column_of(const timeline_view *v, int width, size_t i);
 
@@ -58,7 +45,8 @@ bool timeline_view_phase(timeline_view *v, int dir);
 bool timeline_view_jump(timeline_view *v, bool end);
 bool timeline_view_peak(timeline_view *v);
 
-/* What is alive after the cursor's event, by component (vl_timeline_alive). */
-void timeline_view_alive(const timeline_view *v, uint64_t out[VL_N_TL_COMPONENTS]);
+/* The bands after the cursor's event (report_tl_bands): what is alive by component, the
+ * allocator's rounding, the context, the allocator's cache; zeros without a timeline. */
+void timeline_view_bands(const timeline_view *v, uint64_t out[REPORT_TL_BANDS]);
 
 #endif
