@@ -113,7 +113,7 @@ static void write_timeline(FILE *out, const report *r, double y)
 {
     const vl_timeline *t = r->timeline;
     const vl_peak *p = &t->peak;
-    static report_tl_column cols[TL_COLUMNS];
+    report_tl_column cols[TL_COLUMNS];
     char attrs[128], line[512], v[32], a[32], rs[32], cx[32];
     int n = report_tl_columns(t, TL_COLUMNS, cols);
     uint64_t full = r->gpu->memory > p->device ? r->gpu->memory : p->device;
