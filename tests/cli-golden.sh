@@ -114,11 +114,11 @@ fi
 # the peak's dot is, and the areas at each column add up to no more than the peak.
 if command -v python3 > /dev/null; then
     checks=$((checks + 1))
-    "$VRAMLAB" estimate --zero 3 --gpus 8 --format json > zero3.json &&
+    "$VRAMLAB" estimate --zero 3 --gpus 8 --format json > "$tmp/zero3.json" &&
         "$VRAMLAB" estimate --preset mistral-7b --mode infer --weight-dtype int4 --gpus 2 \
-            --batch 4 --seq 8192 --gen 1024 --flash-attn --format json > infer.json ||
+            --batch 4 --seq 8192 --gen 1024 --flash-attn --format json > "$tmp/infer.json" ||
         fail "the SVGs' runs as JSON"
-    python3 - "$srcdir/tests/golden" <<'PY' || fail "a golden SVG is not well-formed or mistitled"
+    python3 - "$srcdir/tests/golden" "$tmp" <<'PY' || fail "a golden SVG is not well-formed or mistitled"
 import json, sys, xml.dom.minidom
 for name, mode, js in [("llama-2-7b-zero3-8gpu.svg", "training", "zero3.json"),
                        ("mistral-infer-int4-tp2.svg", "inference", "infer.json")]:
@@ -127,7 +127,7 @@ for name, mode, js in [("llama-2-7b-zero3-8gpu.svg", "training", "zero3.json"),
     assert texts[0].endswith(": %s memory per GPU" % mode), texts[0]
     stages = [t for t in texts if t in ("ZeRO-0", "ZeRO-1", "ZeRO-2", "ZeRO-3")]
     assert len(stages) == (4 if mode == "training" else 0), name
-    peak = json.load(open(js))["peak"]
+    peak = json.load(open(sys.argv[2] + "/" + js))["peak"]
     gib = "%.2f GiB" % (peak["device"] / 2**30)
     step = "training step" if mode == "training" else "serving run"
     head = [t for t in texts if t.startswith("One %s, " % step)]
