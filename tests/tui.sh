@@ -147,7 +147,7 @@ expect_screen a "not saved"
 
 # inference: the mode slider swaps the sliders; the training settings wait
 keys a k k k k k k Right                           # context -> mode: infer
-expect_screen a "gpt2) | inference, per GPU"
+expect_screen a "gpt2) | inference"                 # the title gives way to the tabs
 expect_screen a "GPUs -> 6"                        # 8 GPUs do not split 12 heads: 6 do
 expect_screen a "the two phases of inference"
 keys a j j j                                       # to GPUs
