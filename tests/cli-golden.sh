@@ -156,17 +156,43 @@ PY
 fi
 
 # The SVGs are well-formed XML, and each is titled for its mode.
+# The SVGs are well-formed XML, and each is titled for its mode.  Their timeline names the
+# peak that estimate's JSON gives, its areas stay inside the plot, the highest of them where
+# the peak's dot is, and the areas at each column add up to no more than the peak.
 if command -v python3 > /dev/null; then
     checks=$((checks + 1))
-    python3 - "$srcdir/tests/golden" <<'PY' || fail "a golden SVG is not well-formed or mistitled"
-import sys, xml.dom.minidom
-for name, mode in [("llama-2-7b-zero3-8gpu.svg", "training"),
-                   ("mistral-infer-int4-tp2.svg", "inference")]:
+    "$VRAMLAB" estimate --zero 3 --gpus 8 --format json > "$tmp/zero3.json" &&
+        "$VRAMLAB" estimate --preset mistral-7b --mode infer --weight-dtype int4 --gpus 2 \
+            --batch 4 --seq 8192 --gen 1024 --flash-attn --format json > "$tmp/infer.json" ||
+        fail "the SVGs' runs as JSON"
+    python3 - "$srcdir/tests/golden" "$tmp" <<'PY' || fail "a golden SVG is not well-formed or mistitled"
+import json, sys, xml.dom.minidom
+for name, mode, js in [("llama-2-7b-zero3-8gpu.svg", "training", "zero3.json"),
+                       ("mistral-infer-int4-tp2.svg", "inference", "infer.json")]:
     doc = xml.dom.minidom.parse(sys.argv[1] + "/" + name)
     texts = [t.firstChild.data for t in doc.getElementsByTagName("text")]
     assert texts[0].endswith(": %s memory per GPU" % mode), texts[0]
     stages = [t for t in texts if t in ("ZeRO-0", "ZeRO-1", "ZeRO-2", "ZeRO-3")]
     assert len(stages) == (4 if mode == "training" else 0), name
+    peak = json.load(open(sys.argv[2] + "/" + js))["peak"]
+    gib = "%.2f GiB" % (peak["device"] / 2**30)
+    step = "training step" if mode == "training" else "serving run"
+    head = [t for t in texts if t.startswith("One %s, " % step)]
+    assert len(head) == 1 and head[0].endswith(": the peak in " + peak["phase"]), head
+    assert "peak: " + gib in texts, name
+    assert [t for t in texts if t.startswith("at the peak: %s on the GPU = " % gib)], name
+    dot = doc.getElementsByTagName("circle")[0]
+    heading = [t for t in doc.getElementsByTagName("text") if t.firstChild.data == head[0]][0]
+    axis = [l for l in doc.getElementsByTagName("line") if l.getAttribute("stroke") == "#555"][0]
+    low, high = float(heading.getAttribute("y")), float(axis.getAttribute("y1"))
+    edges = {}  # each band's upper edge, column by column
+    for p in doc.getElementsByTagName("polygon"):
+        pts = [tuple(map(float, q.split(","))) for q in p.getAttribute("points").split()]
+        assert all(low < y <= high and 20 <= x <= 780 for x, y in pts), name
+        edges[p.getElementsByTagName("title")[0].firstChild.data] = dict(pts[:len(pts) // 2])
+    held = edges["CUDA context"]  # the top of what the process holds, under the cache
+    assert abs(min(held.values()) - float(dot.getAttribute("cy"))) < 0.11, name
+    assert abs(held[float(dot.getAttribute("cx"))] - min(held.values())) < 0.11, name
 PY
 fi
 

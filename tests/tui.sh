@@ -147,7 +147,7 @@ expect_screen a "not saved"
 
 # inference: the mode slider swaps the sliders; the training settings wait
 keys a k k k k k k Right                           # context -> mode: infer
-expect_screen a "gpt2) | inference, per GPU"
+expect_screen a "gpt2) | inference"                 # the title gives way to the tabs
 expect_screen a "GPUs -> 6"                        # 8 GPUs do not split 12 heads: 6 do
 expect_screen a "the two phases of inference"
 keys a j j j                                       # to GPUs
@@ -266,7 +266,7 @@ case "$footer" in
 *) fail "footer at 80 columns: '$footer'" ;;
 esac
 case "$title" in
-*" 1 Memory  2 Probe  3 Formats  4 Train") ok ;;
+*" 1 Memory  2 Probe  3 Formats  4 Train  5 Timeline") ok ;;
 *) fail "tabs at 80 columns: '$title'" ;;
 esac
 tm resize-window -t w -x 200 -y 60
@@ -371,6 +371,79 @@ train_layout tr
 expect_screen tr "fp16-static: loss scale 2^9"
 keys tr q
 exited tr 0
+# The Timeline panel: one step's events as columns against the GPU.  Its key is its tab's;
+# the peak is estimate's peak.device, the cursor's events are estimate --timeline's.
+tl_key() { screen "$1" | head -n 1 | sed -n 's/.* \([1-9]\) Timeline.*/\1/p'; }
+peak_gib() { # estimate ARGS's peak.device in GiB, 2 decimals, as the screen writes it
+    "$VRAMLAB" estimate "$@" --format json |
+        sed -n 's/.*"peak": {[^}]*"device": \([0-9]*\).*/\1/p' |
+        awk '{ printf "%.2f GiB\n", $1 / 1073741824 }'
+}
+cursor_event() { screen "$1" | sed -n 's/^ \^ event \([0-9]*\) of .*/\1/p'; }
+expect_event() { # expect_event NAME N: the cursor is on event N
+    checks=$((checks + 1))
+    [ "$(cursor_event "$1")" = "$2" ] || { fail "$1: cursor on event '$(cursor_event "$1")', expected $2"; screen "$1"; }
+}
+# tl_layout NAME: no row spills into the next one's first column; the legend's total whole;
+# the time axis carries the cursor's and the peak's marks
+tl_layout() {
+    checks=$((checks + 1))
+    screen "$1" | sed '1d;$d' | grep -n '^[^ ]' && fail "$1: text wrapped into column 0"
+    checks=$((checks + 1))
+    screen "$1" | grep -qE ' on the GPU +[0-9]+\.[0-9][0-9]$' || { fail "$1: legend cut"; screen "$1"; }
+    checks=$((checks + 1))
+    screen "$1" | grep -qE '^        [-*^]*\^[-*^]*$' || { fail "$1: no cursor on the axis"; screen "$1"; }
+}
+csv=$("$VRAMLAB" estimate --preset llama-2-7b --format csv --timeline)
+n_events=$(printf '%s\n' "$csv" | awk -F, '$1 == "event" { on = 1; next } on && $1 ~ /^[0-9]+$/ { n++ } END { print n }')
+peak_event=$("$VRAMLAB" estimate --preset llama-2-7b --timeline | sed -n 's/.*(the peak after event \([0-9]*\)).*/\1/p')
+# the first event of the second phase (the phase is the CSV's 7th field, quoted)
+second=$(printf '%s\n' "$csv" | awk -F, '$1 == "event" { on = 1; next }
+    on && $1 ~ /^[0-9]+$/ { if (first == "") first = $7; else if ($7 != first) { print $1; exit } }')
+cols=80 rows=24
+start tl --preset llama-2-7b --no-color --ascii
+unset cols rows
+key=$(tl_key tl)
+keys tl "$key"
+wait_for tl "peak $(peak_gib --preset llama-2-7b) on the GPU after event $peak_event"
+expect_screen tl "events, on NVIDIA H100 80GB SXM"
+expect_event tl "$peak_event"                      # it opens on the peak
+expect_screen tl "of $n_events, optimizer step (the peak)"
+tl_layout tl
+keys tl Right
+expect_event tl $((peak_event + 1))
+keys tl Left Left
+expect_event tl $((peak_event - 1))
+keys tl Home
+expect_event tl 0
+expect_screen tl "   alloc weights (weights) 13,476,831,232 B = 12.55 GiB"
+checks=$((checks + 1))                             # the peak's mark apart from the cursor's
+screen tl | grep -qE '^        -*\^-*\*-*$' || { fail "tl: the peak's mark"; screen tl; }
+keys tl NPage
+expect_event tl "$second"
+keys tl PPage
+expect_event tl 0
+keys tl End
+expect_event tl $((n_events - 1))
+keys tl p
+expect_event tl "$peak_event"
+tm resize-window -t tl -x 200 -y 60
+sleep 0.3
+tl_layout tl
+expect_screen tl "optimizer step temporaries"
+expect_screen tl "peak $(peak_gib --preset llama-2-7b) on the GPU"
+# a change on the Memory panel: the timeline follows it
+keys tl 1 j j j j j Right Right Right k Right Right Right Right Right Right Right
+expect_total tl --preset llama-2-7b --zero 3 --gpus 8
+keys tl "$key"
+wait_for tl "peak $(peak_gib --preset llama-2-7b --zero 3 --gpus 8) on the GPU"
+tl_layout tl
+tm resize-window -t tl -x 80 -y 24
+sleep 0.3
+tl_layout tl
+expect_screen tl "peak $(peak_gib --preset llama-2-7b --zero 3 --gpus 8) on the GPU"
+keys tl q
+exited tl 0
 
 # TERM unset, unknown, or a terminal that cannot move the cursor: one line pointing to
 # vramlab estimate, exit 2, instead of curses' "Error opening terminal" or a blank screen

@@ -564,3 +564,80 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
         n += fact(&facts[n], "note", notes[i]);
     return n;
 }
+
+/* ---- the timeline as columns ------------------------------------------------------------ */
+
+#define TL_BAND_KEY(id, key, label) key,
+#define TL_BAND_LABEL(id, key, label) label,
+const char *const report_tl_band_keys[REPORT_TL_BANDS] = {
+    VL_TL_COMPONENTS(TL_BAND_KEY) "rounding", "context", "cached"};
+const char *const report_tl_band_labels[REPORT_TL_BANDS] = {
+    VL_TL_COMPONENTS(TL_BAND_LABEL) "allocator rounding", "CUDA context", "allocator cache"};
+
+/* The bands after event ev, with live the tensors alive then by component. */
+static void tl_fill(const vl_timeline *t, const vl_event *ev, const uint64_t *live,
+                    uint64_t band[REPORT_TL_BANDS])
+{
+    memcpy(band, live, VL_N_TL_COMPONENTS * sizeof *band);
+    band[REPORT_TL_ROUNDING] = ev->allocated - ev->tensors;
+    band[REPORT_TL_CONTEXT] = t->peak.context;
+    band[REPORT_TL_CACHED] = ev->reserved - ev->allocated;
+}
+
+void report_tl_bands(const vl_timeline *t, size_t i, uint64_t band[REPORT_TL_BANDS])
+{
+    uint64_t live[VL_N_TL_COMPONENTS];
+    vl_timeline_alive(t, i, live);
+    if (i < t->n_events)
+        tl_fill(t, &t->events[i], live, band);
+    else
+        memset(band, 0, REPORT_TL_BANDS * sizeof *band);
+}
+
+/* Column c of width: its first and last event. */
+static void tl_range(size_t n, int width, int c, size_t *first, size_t *last)
+{
+    *first = (size_t)c * n / (size_t)width;
+    size_t end = ((size_t)c + 1) * n / (size_t)width;
+    *last = end > *first ? end - 1 : *first;
+}
+
+int report_tl_columns(const vl_timeline *t, int width, report_tl_column *out)
+{
+    if (t->n_events == 0 || width <= 0)
+        return 0;
+    for (int c = 0; c < width; c++) {
+        report_tl_column *col = &out[c];
+        tl_range(t->n_events, width, c, &col->first, &col->last);
+        col->event = col->first;
+        for (size_t i = col->first + 1; i <= col->last; i++)
+            if (t->events[i].allocated > t->events[col->event].allocated)
+                col->event = i;
+    }
+    /* one pass over the events: what is alive at each column's event (they come in order) */
+    uint64_t live[VL_N_TL_COMPONENTS] = {0};
+    int c = 0;
+    for (size_t i = 0; i < t->n_events && c < width; i++) {
+        const vl_event *ev = &t->events[i];
+        if (ev->kind == VL_EV_ALLOC)
+            live[ev->component] += ev->bytes;
+        else
+            live[ev->component] -= ev->bytes;
+        for (; c < width && out[c].event == i; c++) {
+            tl_fill(t, ev, live, out[c].band);
+            out[c].top = ev->reserved + t->peak.context;
+        }
+    }
+    return width;
+}
+
+int report_tl_column_of(const vl_timeline *t, int width, size_t i)
+{
+    for (int c = 0; c < width; c++) {
+        size_t first, last;
+        tl_range(t->n_events, width, c, &first, &last);
+        if (i >= first && i <= last)
+            return c;
+    }
+    return width > 0 ? width - 1 : 0;
+}

@@ -1,7 +1,9 @@
 /* svg.c: the stacked memory bars as an SVG picture, for slides and handouts: the run, then
- * the same run at ZeRO 0-3 (training) or its two phases (inference). */
+ * the same run at ZeRO 0-3 (training) or its two phases (inference), then, with a timeline,
+ * the step as a stacked area by component against the capacity, the peak marked. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/units.h"
 #include "report.h"
@@ -10,10 +12,23 @@
 static const char *const palette[VL_N_COMPONENTS] = {"#3b6fd4", "#27a8c4", "#b04fc4", "#e0a526",
                                                      "#3fa34d", "#d6453d", "#8a8f98"};
 
+/* The timeline's bands (report_tl_columns): the components above where they are vl_estimate's,
+ * a lighter shade of the nearest for the others, then the allocator's rounding, the context
+ * (the overhead's grey) and the allocator's cache, lightest. */
+static const char *const tl_palette[REPORT_TL_BANDS] = {
+    [VL_TL_WEIGHTS] = "#3b6fd4", [VL_TL_GRADIENTS] = "#27a8c4", [VL_TL_OPTIMIZER] = "#b04fc4",
+    [VL_TL_ACTIVATIONS] = "#e0a526", [VL_TL_KV_CACHE] = "#3fa34d", [VL_TL_GATHERED] = "#d6453d",
+    [VL_TL_TRANSIENT] = "#f0d27a", [VL_TL_OPTIM_TEMP] = "#dba6e6", [VL_TL_BUCKETS] = "#93d6e3",
+    [VL_TL_RUNTIME] = "#5c6068", [REPORT_TL_ROUNDING] = "#b8bcc4",
+    [REPORT_TL_CONTEXT] = "#8a8f98", [REPORT_TL_CACHED] = "#e3e5e9"};
+
 #define W 800
 #define LEFT 20
 #define BAR_W (W - 2 * LEFT)
 #define ROWS_TOP 330 /* the comparison rows under the legend */
+#define TL_COLUMNS 190 /* the timeline's columns, 4 px each */
+#define TL_H 180       /* its plot's height */
+#define TL_HEIGHT 340  /* the whole section: heading, plot, axis, legend */
 
 /* <text ...>s</text>, s escaped (a file's text may hold anything). */
 static void text(FILE *out, const char *attrs, const char *s)
@@ -92,13 +107,92 @@ static void write_rows(FILE *out, const report *r, const comparison *c)
     }
 }
 
+/* The step from y on: one stacked area a band, its top at each column's centre; the capacity
+ * as a dashed line; the peak as a line down its column and a dot on its top, named. */
+static void write_timeline(FILE *out, const report *r, double y)
+{
+    const vl_timeline *t = r->timeline;
+    const vl_peak *p = &t->peak;
+    report_tl_column cols[TL_COLUMNS];
+    char attrs[128], line[512], v[32], a[32], rs[32], cx[32];
+    int n = report_tl_columns(t, TL_COLUMNS, cols);
+    uint64_t full = r->gpu->memory > p->device ? r->gpu->memory : p->device;
+    double top = y + 44, bottom = top + TL_H, dx = (double)BAR_W / TL_COLUMNS;
+    snprintf(line, sizeof line, "One %s, event by event (%zu events): the peak in %s",
+             r->settings->mode == VL_MODE_INFER ? "serving run" : "training step", t->n_events,
+             p->phase);
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\" font-weight=\"bold\"", LEFT, y);
+    text(out, attrs, line);
+    snprintf(line, sizeof line, "at the peak: %s on the GPU = %s reserved + %s context; %s "
+             "allocated", vl_fmt_bytes(p->device, r->units, v, sizeof v),
+             vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),
+             vl_fmt_bytes(p->context, r->units, cx, sizeof cx),
+             vl_fmt_bytes(p->allocated, r->units, a, sizeof a));
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\" fill=\"#555\"", LEFT, y + 18);
+    text(out, attrs, line);
+    bool used[REPORT_TL_BANDS] = {false};
+    for (int c = 0; c < n; c++)
+        for (int b = 0; b < REPORT_TL_BANDS; b++)
+            used[b] |= cols[c].band[b] > 0;
+    double below[TL_COLUMNS] = {0}; /* bytes under the band being drawn, per column */
+    for (int b = 0; b < REPORT_TL_BANDS; b++) {
+        if (!used[b])
+            continue;
+        fprintf(out, "<polygon fill=\"%s\" points=\"", tl_palette[b]);
+        for (int c = 0; c < n; c++)
+            fprintf(out, "%.0f,%.1f ", LEFT + dx * (c + 0.5),
+                    bottom - scale(cols[c].band[b], full, TL_H) - below[c]);
+        for (int c = n; c-- > 0;)
+            fprintf(out, "%.0f,%.1f%s", LEFT + dx * (c + 0.5), bottom - below[c], c ? " " : "");
+        fprintf(out, "\"><title>%s</title></polygon>\n", report_tl_band_labels[b]);
+        for (int c = 0; c < n; c++)
+            below[c] += scale(cols[c].band[b], full, TL_H);
+    }
+    double cap = bottom - scale(r->gpu->memory, full, TL_H);
+    fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c00\" "
+                 "stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n", LEFT, cap, W - LEFT, cap);
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\"",
+             W - LEFT, cap + 16);
+    snprintf(line, sizeof line, "%s: %s", r->gpu->display,
+             vl_fmt_bytes(r->gpu->memory, r->units, v, sizeof v));
+    text(out, attrs, line);
+    int pc = report_tl_column_of(t, n, p->event);
+    /* the dot on what the process holds at the peak, under the allocator's cache */
+    double px = LEFT + dx * (pc + 0.5);
+    double py = bottom - scale(cols[pc].top - cols[pc].band[REPORT_TL_CACHED], full, TL_H);
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+                 "stroke-width=\"1\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#000\"/>\n",
+            px, top, px, bottom, px, py);
+    snprintf(attrs, sizeof attrs, "x=\"%.1f\" y=\"%.0f\" text-anchor=\"%s\"",
+             px + (px > W / 2 ? -6 : 6), top - 6, px > W / 2 ? "end" : "start");
+    snprintf(line, sizeof line, "peak: %s", vl_fmt_bytes(p->device, r->units, v, sizeof v));
+    text(out, attrs, line);
+    fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#555\"/>\n",
+            LEFT, bottom, W - LEFT, bottom);
+    snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\" fill=\"#555\"", LEFT, bottom + 16);
+    text(out, attrs, "time: the step's events in order; each column its largest moment");
+    /* the legend: the bands drawn, four a row */
+    int k = 0;
+    for (int b = 0; b < REPORT_TL_BANDS; b++) {
+        if (!used[b])
+            continue;
+        double lx = LEFT + 190 * (k % 4), ly = bottom + 30 + 20 * (k / 4);
+        fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"14\" fill=\"%s\"/>\n",
+                lx, ly, tl_palette[b]);
+        snprintf(attrs, sizeof attrs, "x=\"%.0f\" y=\"%.0f\" font-size=\"12\"", lx + 20, ly + 12);
+        text(out, attrs, report_tl_band_labels[b]);
+        k++;
+    }
+}
+
 void report_write_svg(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
     const vl_gpu *g = r->gpu;
     comparison rows;
     comparison_of(r, &rows);
-    const int height = rows.n ? ROWS_TOP + 20 + 30 * rows.n : 320;
+    const int bars_h = rows.n ? ROWS_TOP + 20 + 30 * rows.n : 320;
+    const int height = bars_h + (r->timeline && r->timeline->n_events ? TL_HEIGHT : 0);
     char v[32], line[512], attrs[96];
 
     uint64_t full = report_bar_full(g->memory, b, 1);
@@ -137,5 +231,7 @@ void report_write_svg(FILE *out, const report *r)
     text(out, attrs, line);
     if (rows.n)
         write_rows(out, r, &rows);
+    if (r->timeline && r->timeline->n_events)
+        write_timeline(out, r, bars_h + 20);
     fprintf(out, "</svg>\n");
 }

@@ -44,7 +44,7 @@ typedef struct panel {
 #define PANEL_KEYS(table) .keys = (table), .n_keys = sizeof(table) / sizeof((table)[0])
 
 /* The panels, in tab order: one row each. */
-#define UI_PANELS(X) X(memory) X(probe) X(formats) X(train)
+#define UI_PANELS(X) X(memory) X(probe) X(formats) X(train) X(timeline)
 
 #define UI_PANEL_ROW(name) UI_ROW_##name,
 enum { UI_PANELS(UI_PANEL_ROW) N_PANELS };

@@ -75,11 +75,16 @@ static const glyphs utf8 = {
     .track = "\u2500", .knob = "\u25cf", .left = "\u25c2", .right = "\u25b8", .select = "\u25b6",
     .marker = "\u2503", .sep = "\u2502", .times = "\u00d7", .ellipsis = "\u2026",
     .segment = {"\u2588", "\u2593", "\u2592", "\u2591", "\u259a", "\u259e", "\u00b7"},
+    .timeline = {"\u2588", "\u2593", "\u2592", "\u2591", "\u259a", "\u259e", "\u2599", "\u259b",
+                 "\u259c", "\u259f"},
+    .rounding = "\u254d", .cached = "\u254c", .cursor = "\u25b2", .peak = "\u25c6",
 };
 static const glyphs ascii = {
     .track = "-", .knob = "O", .left = "<", .right = ">", .select = ">", .marker = "|",
     .sep = "|", .times = "x", .ellipsis = "...",
     .segment = {"#", "=", "%", "@", "~", "+", ":"},
+    .timeline = {"#", "=", "%", "@", "~", "+", "x", "o", "&", "$"},
+    .rounding = ",", .cached = ".", .cursor = "^", .peak = "*",
 };
 
 const glyphs *theme_glyphs(bool is_utf8)

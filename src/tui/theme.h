@@ -7,6 +7,7 @@
 
 #include "app/options.h"
 #include "core/memory.h"
+#include "core/timeline.h"
 
 typedef enum {
     C_NORMAL, C_TITLE, C_HEADING, C_SELECTED, C_DIM, C_OK, C_BAD, C_MARKER, C_KEY, C_OVERLAY,
@@ -17,6 +18,10 @@ typedef enum {
 typedef struct glyphs {
     const char *track, *knob, *left, *right, *select, *marker, *sep, *times, *ellipsis;
     const char *segment[VL_N_COMPONENTS]; /* monochrome fill patterns */
+    /* the Timeline panel: a pattern per timeline component (the first six are the segments'),
+     * the allocator's rounding and cache, and the marks of the cursor and of the peak */
+    const char *timeline[VL_N_TL_COMPONENTS];
+    const char *rounding, *cached, *cursor, *peak;
 } glyphs;
 
 /* Sets up colour pairs when `color` (has_colors(), no NO_COLOR, no --no-color). */

@@ -426,6 +426,7 @@ int tui_run(run_opts *o)
     }
     terminal_close(scr);
     lab_free(&u.lab);
+    timeline_view_free(&u.tl);
     train_view_free(&u.train);
     vl_catalog_free(&cat);
     return terminal_signal() ? 128 + terminal_signal() : EXIT_OK;

@@ -12,6 +12,7 @@
 #include "layout.h"
 #include "theme.h"
 #include "train-view.h"
+#include "timeline-view.h"
 
 typedef enum {
     MODE_NORMAL, MODE_HELP, MODE_EDIT, MODE_PICK_MODEL, MODE_PICK_GPU, MODE_SAVE_NAME,
@@ -25,6 +26,7 @@ typedef struct ui {
     size_t panel;               /* index into ui_panels[] (panel.h) */
     lab lab;                    /* the Probe and Formats panels */
     train_view train;           /* the Train panel */
+    timeline_view tl;           /* the Timeline panel */
     vl_catalog *cat;
     layout lay;
     int lines, cols;

@@ -1,0 +1,283 @@
+/* panel-timeline.c: the Timeline panel: the memory on the GPU across one step (a training step
+ * or a serving run) as stacked columns by component against the GPU's capacity, the peak
+ * marked and named, and a cursor over the events that shows what is alive after each.
+ * Columns are time (the events, compressed by timeline-view.c so the peak is never lost),
+ * rows are bytes; each component has its own pattern, so it reads without colour. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "panel.h"
+#include "report/report.h"
+
+/* The colour of each band: the Memory panel's for the components it has, the nearest of
+ * them for the others (the patterns tell those apart). */
+static const ui_color band_color[REPORT_TL_BANDS] = {
+    [VL_TL_WEIGHTS] = C_SEGMENT + VL_C_WEIGHTS,
+    [VL_TL_GRADIENTS] = C_SEGMENT + VL_C_GRADIENTS,
+    [VL_TL_OPTIMIZER] = C_SEGMENT + VL_C_OPTIMIZER,
+    [VL_TL_ACTIVATIONS] = C_SEGMENT + VL_C_ACTIVATIONS,
+    [VL_TL_KV_CACHE] = C_SEGMENT + VL_C_KV_CACHE,
+    [VL_TL_GATHERED] = C_SEGMENT + VL_C_ZERO3_LIVE,
+    [VL_TL_TRANSIENT] = C_SEGMENT + VL_C_ACTIVATIONS,
+    [VL_TL_OPTIM_TEMP] = C_SEGMENT + VL_C_OPTIMIZER,
+    [VL_TL_BUCKETS] = C_SEGMENT + VL_C_GRADIENTS,
+    [VL_TL_RUNTIME] = C_SEGMENT + VL_C_OVERHEAD,
+    [REPORT_TL_ROUNDING] = C_DIM,
+    [REPORT_TL_CONTEXT] = C_SEGMENT + VL_C_OVERHEAD,
+    [REPORT_TL_CACHED] = C_DIM,
+};
+
+static const char *band_glyph(const glyphs *g, int b)
+{
+    if (b < VL_N_TL_COMPONENTS)
+        return g->timeline[b];
+    if (b == REPORT_TL_CONTEXT)
+        return g->segment[VL_C_OVERHEAD];
+    return b == REPORT_TL_ROUNDING ? g->rounding : g->cached;
+}
+
+/* The chart's place on the screen: y-axis labels, then the columns, then the legend. */
+#define AXIS_W 8
+#define LEGEND_NARROW 28
+#define LEGEND_WIDE 40
+#define LEGEND_WIDE_FROM 120 /* columns */
+
+typedef struct chart {
+    int top, h;         /* rows top .. top+h-1; the time axis under them */
+    int x, w;           /* the columns */
+    int legend_x, legend_w;
+    bool wide;
+} chart;
+
+static chart chart_of(const ui *u)
+{
+    chart c;
+    c.wide = u->cols >= LEGEND_WIDE_FROM;
+    c.legend_w = c.wide ? LEGEND_WIDE : LEGEND_NARROW;
+    c.legend_x = u->cols - c.legend_w;
+    c.x = AXIS_W;
+    c.w = c.legend_x - 1 - c.x;
+    if (c.w > TLV_MAX_COLUMNS)
+        c.w = TLV_MAX_COLUMNS;
+    c.top = 2;                  /* under the heading */
+    c.h = u->lines - 2 - 4 - c.top + 1; /* the axis and three lines of text below */
+    return c;
+}
+
+/* Which bands the step has at all: only those are drawn in the legend. */
+static void bands_used(const vl_timeline *t, bool used[REPORT_TL_BANDS])
+{
+    memset(used, 0, REPORT_TL_BANDS * sizeof *used);
+    for (size_t i = 0; i < t->n_events; i++)
+        used[t->events[i].component] = true;
+    used[REPORT_TL_ROUNDING] = used[REPORT_TL_CACHED] = true;
+    used[REPORT_TL_CONTEXT] = t->peak.context > 0;
+}
+
+static void draw_columns(const ui *u, const chart *c, const report_tl_column *cols, uint64_t full,
+                         int cursor_col, int peak_col)
+{
+    const vl_gpu *g = explorer_gpu(&u->ex);
+    int bottom = c->top + c->h - 1;
+    int cap = layout_cell(g->memory, full, c->h); /* cells from the bottom */
+    int cap_row = bottom - (cap > 0 ? cap - 1 : 0);
+    for (int x = 0; x < c->w; x++) {
+        int cells[REPORT_TL_BANDS];
+        layout_bar(cols[x].band, REPORT_TL_BANDS, full, c->h, cells);
+        int y = bottom;
+        for (int b = 0; b < REPORT_TL_BANDS; b++) {
+            attrset(theme_attr(band_color[b]));
+            for (int k = 0; k < cells[b] && y >= c->top; k++)
+                mvaddstr(y--, c->x + x, band_glyph(u->g, b));
+        }
+        if (x == peak_col) /* the peak's mark sits on its column */
+            draw_text(y >= c->top ? y : c->top, c->x + x, 1, C_MARKER, u->g->peak);
+        else if (x == cursor_col)
+            for (; y >= c->top; y--)
+                draw_text(y, c->x + x, 1, C_KEY, u->g->sep);
+    }
+    attrset(theme_attr(C_MARKER));
+    for (int x = 0; x < c->w; x++)
+        if (x != peak_col || cap_row != c->top)
+            mvaddstr(cap_row, c->x + x, u->g->track);
+    attrset(theme_attr(C_NORMAL));
+
+    /* the byte axis: the top of the scale, the capacity, zero */
+    char v[32];
+    snprintf(v, sizeof v, "%7.1f", vl_in_units(full, VL_UNITS_GIB));
+    draw_text(c->top, 0, AXIS_W - 1, C_DIM, v);
+    snprintf(v, sizeof v, "%7.1f", vl_in_units(g->memory, VL_UNITS_GIB));
+    draw_text(cap_row, 0, AXIS_W - 1, C_MARKER, v);
+    if (bottom != cap_row && bottom != c->top)
+        draw_text(bottom, 0, AXIS_W - 1, C_DIM, "      0");
+    for (int y = c->top; y <= bottom; y++)
+        draw_text(y, AXIS_W - 1, 1, C_DIM, u->g->sep);
+
+    /* the time axis, with the cursor's and the peak's marks */
+    int axis = bottom + 1;
+    attrset(theme_attr(C_DIM));
+    for (int x = 0; x < c->w; x++)
+        mvaddstr(axis, c->x + x, u->g->track);
+    draw_text(axis, c->x + peak_col, 1, C_MARKER, u->g->peak);
+    draw_text(axis, c->x + cursor_col, 1, C_KEY, u->g->cursor);
+}
+
+/* What is alive after the cursor's event, band by band, and its total on the GPU. */
+static void draw_legend(const ui *u, const chart *c, const bool used[REPORT_TL_BANDS])
+{
+    const timeline_view *v = &u->tl;
+    const vl_event *ev = &v->t.events[v->cursor];
+    uint64_t band[REPORT_TL_BANDS];
+    timeline_view_bands(v, band);
+    int x = c->legend_x, w = c->legend_w, y = c->top, last = c->top + c->h;
+    int label_w = w - 4 - 9;
+    char line[96];
+    draw_text(y++, x, w, C_HEADING, c->wide ? " alive at the cursor, GiB" : " at the cursor, GiB");
+    for (int b = 0; b < REPORT_TL_BANDS && y <= last; b++) {
+        if (!used[b])
+            continue;
+        attrset(theme_attr(band_color[b]));
+        mvaddstr(y, x + 1, band_glyph(u->g, b));
+        mvaddstr(y, x + 2, band_glyph(u->g, b));
+        const char *label = c->wide ? report_tl_band_labels[b] : report_tl_band_keys[b];
+        snprintf(line, sizeof line, " %-*.*s%9.2f", label_w, label_w, label,
+                 vl_in_units(band[b], VL_UNITS_GIB));
+        draw_text(y++, x + 3, w - 3, C_NORMAL, line);
+    }
+    if (y <= last) {
+        snprintf(line, sizeof line, "    %-*s%9.2f", label_w, "on the GPU",
+                 vl_in_units(ev->reserved + v->t.peak.context, VL_UNITS_GIB));
+        draw_text(y, x, w, C_HEADING, line);
+    }
+}
+
+/* Under the axis: the peak, then the cursor's event. */
+static void draw_text_lines(const ui *u, const chart *c)
+{
+    const timeline_view *v = &u->tl;
+    const vl_peak *p = &v->t.peak;
+    const vl_gpu *g = explorer_gpu(&u->ex);
+    int y = c->top + c->h + 1;
+    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32];
+    report_fit fit = report_fit_of(p->device, g->memory);
+    vl_fmt_bytes(p->device, VL_UNITS_GIB, dev, sizeof dev);
+    vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
+    vl_fmt_bytes(p->reserved, VL_UNITS_GIB, rs, sizeof rs);
+    vl_fmt_bytes(p->context, VL_UNITS_GIB, cx, sizeof cx);
+    vl_fmt_bytes(fit.margin, VL_UNITS_GIB, m, sizeof m);
+    vl_fmt_bytes(g->memory, VL_UNITS_GIB, cap, sizeof cap);
+    snprintf(line, sizeof line,
+             " %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s "
+             "context; %s %s, %s %s",
+             u->g->peak, dev, p->event, p->phase, al, rs, cx, fit.fits ? "fits" : "over",
+             cap, fit.fits ? "spare" : "by", m);
+    draw_text(y++, 0, u->cols, fit.fits ? C_OK : C_BAD, line);
+
+    const vl_event *ev = &v->t.events[v->cursor];
+    snprintf(line, sizeof line, " %s event %zu of %zu, %s%s", u->g->cursor, v->cursor,
+             v->t.n_events, vl_timeline_phase(&v->t, v->cursor),
+             v->cursor == p->event ? " (the peak)" : "");
+    draw_text(y++, 0, u->cols, C_KEY, line);
+    vl_fmt_bytes(ev->allocated, VL_UNITS_GIB, al, sizeof al);
+    vl_fmt_bytes(ev->reserved, VL_UNITS_GIB, rs, sizeof rs);
+    vl_fmt_bytes(ev->bytes, VL_UNITS_GIB, m, sizeof m);
+    snprintf(line, sizeof line, "   %s %s (%s) %s B = %s; then %s allocated, %s reserved",
+             ev->kind == VL_EV_ALLOC ? "alloc" : "free", ev->what,
+             vl_tl_component_keys[ev->component], vl_fmt_int(ev->bytes, b, sizeof b), m, al, rs);
+    draw_text(y, 0, u->cols, C_NORMAL, line);
+}
+
+static void timeline_draw(const ui *u)
+{
+    const timeline_view *v = &u->tl;
+    const explorer *e = &u->ex;
+    const vl_gpu *g = explorer_gpu(e);
+    char line[256], cap[32];
+    chart c = chart_of(u);
+    snprintf(line, sizeof line, " one %s, %zu events, on %s (%s)",
+             e->s.mode == VL_MODE_INFER ? "serving run" : "training step",
+             v->built ? v->t.n_events : 0, g->display,
+             vl_fmt_bytes(g->memory, VL_UNITS_GIB, cap, sizeof cap));
+    draw_text(1, 0, u->cols, C_HEADING, line);
+    if (!v->built) {
+        draw_wrap(3, u->lines - 2, 1, u->cols - 2, C_BAD, v->error);
+        return;
+    }
+    report_tl_column cols[TLV_MAX_COLUMNS];
+    int n = timeline_view_columns(v, c.w, cols);
+    uint64_t full = g->memory > v->t.peak.device ? g->memory : v->t.peak.device;
+    int cursor_col = timeline_view_column_of(v, n, v->cursor);
+    int peak_col = timeline_view_column_of(v, n, v->t.peak.event);
+    bool used[REPORT_TL_BANDS];
+    bands_used(&v->t, used);
+    draw_columns(u, &c, cols, full, cursor_col, peak_col);
+    draw_legend(u, &c, used);
+    draw_text_lines(u, &c);
+}
+
+static bool timeline_enter(ui *u, char *why, size_t len)
+{
+    (void)why, (void)len;
+    timeline_view_build(&u->tl, &u->ex); /* without one, the panel says why */
+    return true;
+}
+
+/* ---- keys ---- */
+
+static int act_step(ui *u, int dir)
+{
+    return timeline_view_step(&u->tl, dir) ? UI_REDRAW : UI_HANDLED;
+}
+
+static int act_phase(ui *u, int dir)
+{
+    return timeline_view_phase(&u->tl, dir) ? UI_REDRAW : UI_HANDLED;
+}
+
+static int act_jump(ui *u, int end)
+{
+    return timeline_view_jump(&u->tl, end) ? UI_REDRAW : UI_HANDLED;
+}
+
+static int act_peak(ui *u, int arg)
+{
+    (void)arg;
+    return timeline_view_peak(&u->tl) ? UI_REDRAW : UI_HANDLED;
+}
+
+static const binding timeline_keys[] = {
+    {.keys = "Left/Right", .brief = "event", .help = "the cursor one event back or on",
+     .action = act_step, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
+    {.keys = "PgUp/PgDn", .brief = "phase", .help = "the cursor to the previous or next phase",
+     .action = act_phase, .on = {{KEY_PPAGE, -1}, {KEY_NPAGE, 1}, {'H', -1}, {'L', 1}}},
+    {.keys = "Home/End", .brief = "ends", .help = "the cursor to the first or last event",
+     .action = act_jump, .on = {{KEY_HOME, 0}, {KEY_END, 1}}},
+    {.keys = "p", .brief = "peak", .help = "the cursor to the peak", .action = act_peak,
+     .on = {{'p'}}},
+};
+
+/* A click on the chart puts the cursor on that column's event; the wheel steps. */
+static int timeline_mouse(ui *u, const MEVENT *ev)
+{
+    int key = keys_wheel(ev);
+    if (key != ERR)
+        return key;
+    chart c = chart_of(u);
+    if (!u->tl.built || ev->x < c.x || ev->x >= c.x + c.w || ev->y < c.top ||
+        ev->y > c.top + c.h)
+        return ERR;
+    report_tl_column cols[TLV_MAX_COLUMNS];
+    int n = timeline_view_columns(&u->tl, c.w, cols);
+    u->tl.cursor = cols[ev->x - c.x < n ? ev->x - c.x : n - 1].event;
+    return KEY_REFRESH;
+}
+
+UI_PANEL(timeline) = {
+    .name = "Timeline",
+    PANEL_KEYS(timeline_keys),
+    .enter = timeline_enter,
+    .draw = timeline_draw,
+    .mouse = timeline_mouse,
+};
