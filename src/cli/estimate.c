@@ -26,14 +26,15 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     if (invalid)
         return usage_error("%s", invalid);
     bool training = o->s.mode == VL_MODE_TRAIN;
-    if (training && !report_zero_sweep(model, &o->s, zero, why, sizeof why))
+    bool sweep = training && o->format == FMT_SVG; /* the SVG draws ZeRO 0-3 */
+    if (sweep && !report_zero_sweep(model, &o->s, zero, why, sizeof why))
         return usage_error("%s", why);
     vl_timeline tl;
     if (!vl_timeline_for(model, &o->s, o->overhead_given, &tl, why, sizeof why)) {
         vl_timeline_free(&tl);
         return usage_error("%s", why);
     }
-    report r = {model, &o->s, &b, gpu, o->units, o->explain, training ? zero : NULL,
+    report r = {model, &o->s, &b, gpu, o->units, o->explain, sweep ? zero : NULL,
                 o->solving ? &sol : NULL, o->solve, &tl, o->timeline};
     report_write(stdout, o->format, &r);
     bool fits = report_fits(&r);

@@ -159,7 +159,10 @@ static bool insert(vl_catalog *c, const vl_preset *p, size_t *index)
 
 /* Adds built-in preset b by its kind and name, to be parsed when looked up: as itself
  * (file NULL) or as the file that holds its bytes.  The entry holds only its name. */
-static bool insert_pending(vl_catalog *c, size_t b, const char *file, size_t *index)
+/* Records built-in b as defined by file (NULL: the built-in itself), to be parsed when
+ * looked up.  fresh: nothing of its kind and name is in the catalog yet (the built-ins'
+ * names are unique, which build-aux/embed-presets checks), so no search is needed. */
+static bool insert_pending(vl_catalog *c, size_t b, const char *file, bool fresh, size_t *index)
 {
     const vl_builtin_preset *bp = &vl_builtin_presets[b];
     if (c->n_pending == c->cap_pending) {
@@ -171,15 +174,18 @@ static bool insert_pending(vl_catalog *c, size_t b, const char *file, size_t *in
         c->cap_pending = ncap;
     }
     char *copy = file ? strdup(file) : NULL;
-    if ((file && !copy) || !slot(c, bp->kind, bp->name, index)) {
+    shelf s = shelf_of(c, bp->kind);
+    bool room = fresh ? *s.n < *s.cap : slot(c, bp->kind, bp->name, index);
+    if ((file && !copy) || !room) {
         free(copy);
         return false;
     }
-    shelf s = shelf_of(c, bp->kind);
+    if (fresh)
+        *index = (*s.n)++;
     char *entry = (char *)*s.arr + *index * s.elem;
     memset(entry, 0, s.elem);
     memcpy(entry, bp->name, strnlen(bp->name, sizeof ((vl_model *)0)->name - 1));
-    size_t k = pending_of(c, bp->kind, *index);
+    size_t k = fresh ? c->n_pending : pending_of(c, bp->kind, *index);
     if (k == c->n_pending)
         c->n_pending++;
     else
@@ -200,7 +206,7 @@ static bool parse_pending(vl_catalog *c, size_t k, char err[VL_ERR_LEN])
         snprintf(file, sizeof file, "(built-in)/%s", b->file);
     vl_preset *p = malloc(sizeof *p);
     err[0] = '\0';
-    bool ok = p && vl_preset_parse(file, b->text, b->len, p, err);
+    bool ok = p && vl_preset_parse_builtin(file, b->text, b->len, p, err);
     if (ok && (p->kind != b->kind || strcmp((const char *)&p->u, b->name) != 0)) {
         snprintf(err, VL_ERR_LEN, "%s: defines %s '%s', not the %s '%s' that "
                  "build-aux/embed-presets read", file, vl_kind_names[p->kind],
@@ -276,11 +282,35 @@ bool vl_catalog_add_file(vl_catalog *c, const char *path, vl_kind *kind, size_t 
 }
 
 /* The built-in presets by kind and name, parsed when looked up. */
+/* Room for want entries of kind at least, so that adding them moves no entry. */
+static bool reserve(vl_catalog *c, vl_kind kind, size_t want)
+{
+    shelf s = shelf_of(c, kind);
+    if (*s.cap >= want)
+        return true;
+    void *a = realloc(*s.arr, want * s.elem);
+    if (!a)
+        return false;
+    *s.arr = a;
+    *s.cap = want;
+    return true;
+}
+
 static bool index_builtin(vl_catalog *c, char err[VL_ERR_LEN])
 {
-    size_t index;
+    size_t index, per_kind[VL_N_KINDS] = {0};
     for (size_t i = 0; i < vl_n_builtin_presets; i++)
-        if (!insert_pending(c, i, NULL, &index)) {
+        per_kind[vl_builtin_presets[i].kind]++;
+    for (int k = 0; k < VL_N_KINDS; k++) /* the built-ins, and a few a folder adds */
+        if (!reserve(c, (vl_kind)k, per_kind[k] + 16)) {
+            snprintf(err, VL_ERR_LEN, "out of memory");
+            return false;
+        }
+    bool empty = true; /* then every built-in is new to it */
+    for (int k = 0; k < VL_N_KINDS; k++)
+        empty = empty && *shelf_of(c, (vl_kind)k).n == 0;
+    for (size_t i = 0; i < vl_n_builtin_presets; i++)
+        if (!insert_pending(c, i, NULL, empty, &index)) {
             snprintf(err, VL_ERR_LEN, "out of memory");
             return false;
         }
@@ -398,7 +428,7 @@ void vl_catalog_add_dir(vl_catalog *c, const char *dir)
                  vl_kind_names[kind], name, seen[j].file);
             continue;
         }
-        if (!(b < vl_n_builtin_presets ? insert_pending(c, b, path, &index)
+        if (!(b < vl_n_builtin_presets ? insert_pending(c, b, path, false, &index)
                                        : insert(c, p, &index))) {
             warn(c, "%s: out of memory", path);
             continue;

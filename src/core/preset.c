@@ -637,12 +637,12 @@ static bool read_kind(vl_ydoc *d, vl_kind *kind)
     return true;
 }
 
-bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *out,
-                     char err[VL_ERR_LEN])
+static bool parse(const char *file, const char *text, size_t len, bool trusted, vl_preset *out,
+                  char err[VL_ERR_LEN])
 {
     vl_ydoc d;
     if (!vl_ydoc_load(&d, file, text, len, "a preset (kind: model, gpu, scenario or framework)",
-                      err))
+                      trusted, err))
         return false;
     bool ok = read_kind(&d, &out->kind);
     if (ok) {
@@ -674,4 +674,16 @@ bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *
     }
     vl_ydoc_free(&d);
     return ok;
+}
+
+bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *out,
+                     char err[VL_ERR_LEN])
+{
+    return parse(file, text, len, false, out, err);
+}
+
+bool vl_preset_parse_builtin(const char *file, const char *text, size_t len, vl_preset *out,
+                             char err[VL_ERR_LEN])
+{
+    return parse(file, text, len, true, out, err);
 }

@@ -49,6 +49,10 @@ typedef struct vl_preset {
 /* Parses one preset, the text of `file` (which becomes its origin). */
 bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *out,
                      char err[VL_ERR_LEN]);
+/* The same for a built-in preset's text (compiled in, checked at build time), which skips
+ * the nesting-depth pass that guards against hostile files. */
+bool vl_preset_parse_builtin(const char *file, const char *text, size_t len, vl_preset *out,
+                             char err[VL_ERR_LEN]);
 
 /* "embedding 131,072,000 + output layer 131,072,000 + 32 layers x 202,383,360 + final norm
  * 4,096 = 6,738,415,616": a count, term by term, for messages and the formula pane. */

@@ -12,13 +12,19 @@ _Static_assert(sizeof vl_gpu_arch_names / sizeof *vl_gpu_arch_names == VL_N_GPU_
 typedef struct block {
     uint64_t size, offset;
     uint32_t segment, prev, next;  /* prev, next: block indices + 1, 0 = none */
+    uint32_t free_at;              /* its place in the free list + 1, 0 = not there */
     bool small, used, live;        /* live: the slot holds a block */
 } block;
 
+/* The blocks, and the handles of the free ones: best fit looks at those alone. */
 struct vl_alloc {
     vl_allocator kind;
     block *b;
     uint32_t n, cap;
+    uint32_t *free;
+    uint32_t n_free, cap_free;
+    uint32_t *dead;                /* slots of merged-away blocks, for new blocks to reuse */
+    uint32_t n_dead, cap_dead;
     uint32_t segments;
     uint64_t allocated, reserved;
 };
@@ -33,9 +39,40 @@ vl_alloc *vl_alloc_new(vl_allocator kind)
 
 void vl_alloc_free_all(vl_alloc *a)
 {
-    if (a)
+    if (a) {
         free(a->b);
+        free(a->free);
+        free(a->dead);
+    }
     free(a);
+}
+
+static bool free_add(vl_alloc *a, uint32_t h, bool *ovf)
+{
+    if (a->n_free == a->cap_free) {
+        uint32_t cap = a->cap_free ? 2 * a->cap_free : 256;
+        uint32_t *nf = realloc(a->free, (size_t)cap * sizeof *nf);
+        if (!nf) {
+            *ovf = true;
+            return false;
+        }
+        a->free = nf;
+        a->cap_free = cap;
+    }
+    a->free[a->n_free++] = h;
+    a->b[h - 1].free_at = a->n_free;
+    return true;
+}
+
+static void free_del(vl_alloc *a, uint32_t h)
+{
+    uint32_t at = a->b[h - 1].free_at;
+    if (!at)
+        return;
+    uint32_t last = a->free[--a->n_free];
+    a->free[at - 1] = last;
+    a->b[last - 1].free_at = at;
+    a->b[h - 1].free_at = 0;
 }
 
 uint64_t vl_alloc_round(uint64_t bytes)
@@ -56,6 +93,11 @@ uint64_t vl_alloc_segment(uint64_t rounded)
 
 static uint32_t new_block(vl_alloc *a, bool *ovf)
 {
+    if (a->n_dead) { /* a merged-away block's slot */
+        uint32_t h = a->dead[--a->n_dead];
+        a->b[h - 1] = (block){0};
+        return h;
+    }
     if (a->n == a->cap) {
         uint32_t cap = a->cap ? 2 * a->cap : 256;
         block *nb = realloc(a->b, (size_t)cap * sizeof *nb);
@@ -86,9 +128,10 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
     const uint64_t size = vl_alloc_round(bytes);
     const bool small = size <= VL_ALLOC_SMALL_SIZE;
     uint32_t best = 0;
-    for (uint32_t i = 0; i < a->n; i++) {
+    for (uint32_t k = 0; k < a->n_free; k++) {
+        const uint32_t i = a->free[k] - 1;
         const block *c = &a->b[i];
-        if (!c->live || c->used || c->small != small || c->size < size)
+        if (c->small != small || c->size < size)
             continue;
         if (!best || c->size < a->b[best - 1].size ||
             (c->size == a->b[best - 1].size &&
@@ -96,6 +139,8 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
               (c->segment == a->b[best - 1].segment && c->offset < a->b[best - 1].offset))))
             best = i + 1;
     }
+    if (best)
+        free_del(a, best);
     if (!best) { /* cudaMalloc a new segment: one free block spanning it */
         uint64_t seg = vl_alloc_segment(size);
         if (!(best = new_block(a, ovf)))
@@ -117,6 +162,8 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
             a->b[c->next - 1].prev = r;
         c->next = r;
         c->size = size;
+        if (!free_add(a, r, ovf))
+            return 0;
     }
     c->used = true;
     a->allocated = vl_add(a->allocated, c->size, ovf);
@@ -131,7 +178,17 @@ static void merge(vl_alloc *a, uint32_t i, uint32_t j)
     l->next = r->next;
     if (r->next)
         a->b[r->next - 1].prev = i;
+    free_del(a, j);
     r->live = false;
+    if (a->n_dead == a->cap_dead) { /* out of memory: the slot is not reused */
+        uint32_t cap = a->cap_dead ? 2 * a->cap_dead : 256;
+        uint32_t *nd = realloc(a->dead, (size_t)cap * sizeof *nd);
+        if (!nd)
+            return;
+        a->dead = nd;
+        a->cap_dead = cap;
+    }
+    a->dead[a->n_dead++] = j;
 }
 
 void vl_alloc_release(vl_alloc *a, uint32_t h)
@@ -147,8 +204,12 @@ void vl_alloc_release(vl_alloc *a, uint32_t h)
     }
     if (c->next && !a->b[c->next - 1].used)
         merge(a, h, c->next);
-    if (c->prev && !a->b[c->prev - 1].used)
+    if (c->prev && !a->b[c->prev - 1].used) {
         merge(a, c->prev, h);
+        return;
+    }
+    bool ovf = false; /* out of memory for the list: the block stays unlisted, unused */
+    free_add(a, h, &ovf);
 }
 
 uint64_t vl_alloc_allocated(const vl_alloc *a)

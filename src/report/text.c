@@ -55,6 +55,14 @@ size_t text_write(FILE *out, const char *s, text_escape how)
     const unsigned char *p = (const unsigned char *)s;
     size_t written = 0;
     while (*p) {
+        size_t run = 0; /* printable ASCII the escaping keeps as it is: one write */
+        while (p[run] >= 0x20 && p[run] < 0x7F && !strchr(e->special, p[run]))
+            run++;
+        if (run) {
+            written += fwrite(p, 1, run, out);
+            p += run;
+            continue;
+        }
         uint32_t cp;
         size_t n = utf8_sequence(p, &cp);
         const char *special = n == 1 ? strchr(e->special, *p) : NULL;
