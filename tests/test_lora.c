@@ -91,6 +91,13 @@ static void test_moe(void **state)
     assert_true(vl_lora_parse_targets("down", &mask, why, sizeof why));
     assert_null(vl_lora_params(&a, mask, 8, &n));
     assert_int_equal(n, 32ULL * 8 * 8 * (14336 + 4096));
+    /* with latent attention the MLP's adapters are the same; only q, k, v, o are refused */
+    a.kv_lora_rank = 512;
+    a.qk_rope_head_dim = 64;
+    assert_null(vl_lora_params(&a, mask, 8, &n));
+    assert_int_equal(n, 32ULL * 8 * 8 * (14336 + 4096));
+    assert_true(vl_lora_parse_targets("q,v", &mask, why, sizeof why));
+    assert_non_null(strstr(vl_lora_params(&a, mask, 8, &n), "--lora-targets gate,up,down"));
 }
 
 static void test_parse_errors(void **state)

@@ -76,11 +76,13 @@ const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint6
     bool ovf = false;
     const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
 
-    if (a->kv_lora_rank)
-        return "LoRA on multi-head latent attention is not modelled; target the MLP only "
-               "(gate, up, down)";
+    const unsigned attention = (1u << VL_LORA_Q) | (1u << VL_LORA_K) | (1u << VL_LORA_V) |
+                               (1u << VL_LORA_O);
     if (mask == 0)
         return "no LoRA targets";
+    if (a->kv_lora_rank && (mask & attention))
+        return "LoRA on multi-head latent attention's q, k, v, o is not modelled; target the "
+               "MLP only (--lora-targets gate,up,down)";
     if (a->mlp != VL_MLP_GATED && mask == 1u << VL_LORA_GATE)
         return "the model's MLP has no gate projection (standard MLP: up and down)";
     uint64_t attn = 0;
