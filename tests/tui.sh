@@ -242,6 +242,43 @@ expect_total c --preset zero-paper-7.5b-64gpus
 keys c q
 exited c 0
 
+# a refused name, or a folder that cannot take the file, is said while the prompt stays open;
+# Ctrl-U and Ctrl-W clear the field as in a shell
+cols=200 rows=60
+start save-err --preset llama-2-7b --no-color --ascii
+unset cols rows
+keys save-err S C-u M y Space S Enter
+expect_screen save-err "save scenario as: My S_   'My S' is not a valid name"
+keys save-err C-w
+expect_screen save-err "save scenario as: My _  (Enter save  Esc cancel)"
+mkdir -p "$tmp/cfg/vramlab/presets/onto-a-folder.yaml"          # the name is a folder
+keys save-err C-u o n t o - a - f o l d e r Enter
+expect_screen save-err "onto-a-folder.yaml: not a file"
+expect_screen save-err "save scenario as: onto-a-folder_"
+# a folder that refuses writing (read-only; chattr +i where root ignores the mode): y says
+# why and goes back to the name instead of asking again
+ro=$tmp/cfg/vramlab/presets
+keys save-err C-u r o Enter                                    # ro.yaml, then lock the folder
+chmod a-w "$ro"
+touch "$ro/probe" 2> /dev/null && { rm -f "$ro/probe"; chattr +i "$ro" 2> /dev/null; }
+if touch "$ro/probe" 2> /dev/null; then
+    rm -f "$ro/probe"
+    echo "the folder stays writable here: the read-only check skipped"
+else
+    keys save-err S C-u r o Enter
+    expect_screen save-err "exists: overwrite? (y/n)"
+    keys save-err y
+    expect_screen save-err "save scenario as: ro_"
+    expect_screen save-err "cannot create a file there"
+    keys save-err Escape
+    checks=$((checks + 1))
+    screen save-err | grep -qF "overwrite?" && fail "the overwrite question came back"
+fi
+chattr -i "$ro" 2> /dev/null
+chmod u+w "$ro"
+keys save-err q
+exited save-err 0
+
 # ZeRO-Offload: the node's CPU memory beside the GPU's; the 8 GPUs of a node hold all the
 # optimizer states, 16 B x 6,738,415,616 = 107,814,649,856 B = 100.41 GiB
 start e --zero 2 --gpus 8 --offload optimizer --no-color

@@ -131,19 +131,21 @@ static void draw_status(const ui *u)
     draw_fill(r.y, r.x, r.w, C_NORMAL);
     switch (u->mode) {
     case MODE_EDIT:
-        snprintf(line, sizeof line, " %s = %s_  %s", ui_current(u)->edit_label(u), u->input,
-                 u->message[0] ? "" : hint);
-        draw_text(r.y, r.x, r.w, C_KEY, line);
-        /* a refused value: why, beside what was typed */
-        draw_text(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message);
-        break;
     case MODE_SAVE_NAME:
-        snprintf(line, sizeof line, " save scenario as: %s_   %s", u->input, hint);
+        if (u->mode == MODE_EDIT)
+            snprintf(line, sizeof line, " %s = %s_  %s", ui_current(u)->edit_label(u), u->input,
+                     u->message[0] ? "" : hint);
+        else
+            snprintf(line, sizeof line, " save scenario as: %s_  %s", u->input,
+                     u->message[0] ? "" : hint);
         draw_text(r.y, r.x, r.w, C_KEY, line);
+        /* a refusal: why, beside what was typed, while the prompt stays open */
+        draw_cut(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message,
+                 u->g->ellipsis);
         break;
     case MODE_CONFIRM_OVERWRITE:
         snprintf(line, sizeof line, " %s exists: overwrite? (y/n)", u->pending);
-        draw_text(r.y, r.x, r.w, C_BAD, line);
+        draw_cut(r.y, r.x, r.w, C_BAD, line, u->g->ellipsis);
         break;
     default:
         if (u->message[0]) {

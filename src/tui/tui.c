@@ -82,17 +82,30 @@ void ui_filter(ui *u)
         u->pick_sel = u->n_pick ? u->n_pick - 1 : 0;
 }
 
-/* Typing into u->input: printable characters and backspace; true when it changed. */
+/* Typing into u->input: printable characters, backspace, Ctrl-U (all) and Ctrl-W (the last
+ * word), as in a shell; true when it changed.  A change clears the last refusal. */
 static bool type_key(ui *u, int key)
 {
-    size_t n = strlen(u->input);
-    if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n > 0) {
-        u->input[n - 1] = '\0';
+    size_t n = strlen(u->input), to = n;
+    if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n > 0)
+        to = n - 1;
+    else if (key == KEY_CTRL('U'))
+        to = 0;
+    else if (key == KEY_CTRL('W')) {
+        while (to > 0 && u->input[to - 1] == ' ')
+            to--;
+        while (to > 0 && u->input[to - 1] != ' ')
+            to--;
+    }
+    if (to < n) {
+        u->input[to] = '\0';
+        u->message[0] = '\0';
         return true;
     }
     if (key >= 32 && key < 127 && n + 1 < sizeof u->input) {
         u->input[n] = (char)key;
         u->input[n + 1] = '\0';
+        u->message[0] = '\0';
         return true;
     }
     return false;
@@ -117,9 +130,10 @@ static void save(ui *u, bool overwrite)
         snprintf(u->pending, sizeof u->pending, "%s", path);
         u->mode = MODE_CONFIRM_OVERWRITE;
         break;
-    case SAVE_FAILED:
+    case SAVE_FAILED: /* back to the name, the reason beside it: fix it or Esc */
         ui_say(u, true, " %s", err);
-        break; /* stay: fix the name or Esc */
+        u->mode = MODE_SAVE_NAME;
+        break;
     }
 }
 
