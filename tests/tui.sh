@@ -158,8 +158,9 @@ expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a1
 keys a j j j j j Enter 5 1 2 Enter                 # generated tokens
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype int4 --gen 512
-keys a k k k k k k Left                            # back to training, as it was
-expect_total a --preset gpt2 --zero 3 --gpus 6 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb
+keys a k k k k k k Left                            # back to training, as it was: the GPUs
+expect_screen a "GPUs -> 8"                        # inference took come back
+expect_total a --preset gpt2 --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb
 
 # q quits with status 0 and leaves the alternate screen
 keys a q
@@ -202,6 +203,45 @@ expect_screen g "GPUs stays at 32"
 expect_total g --preset llama-2-7b --mode infer --gpus 32
 keys g q
 exited g 0
+
+# what a move raised, the move back gives back: offload Right, Right, Left, Left restores
+# ZeRO 0 (146.20 GiB, not ZeRO-3's 146.68); tensor par. back to 1 gives the GPUs back
+cols=200 rows=60
+start give-back --preset llama-2-7b --no-color --ascii
+unset cols rows
+keys give-back j j j j j j j j j j j j j j j Right  # offload optimizer (brings ZeRO-1)
+expect_screen give-back "ZeRO stage -> 1"
+keys give-back Right                               # params (brings ZeRO-3)
+expect_total give-back --preset llama-2-7b --offload params --zero 3
+keys give-back Left
+expect_screen give-back "ZeRO stage -> 1"
+expect_total give-back --preset llama-2-7b --offload optimizer --zero 1
+keys give-back Left
+expect_screen give-back "ZeRO stage -> 0"
+expect_total give-back --preset llama-2-7b
+keys give-back j End                               # tensor par. 32 brings 32 GPUs
+expect_total give-back --preset llama-2-7b --tp 32 --gpus 32
+keys give-back Home
+expect_screen give-back "GPUs -> 1"
+expect_total give-back --preset llama-2-7b
+# a count typed that is no whole tensor x pipeline group is rounded up, and says so
+keys give-back Right                               # tensor par. 2, GPUs 2
+keys give-back k k k k k k k k k k k k Enter 3 Enter # GPUs 3
+expect_screen give-back "GPUs 3 -> 4: whole groups of tensor x pipeline = 2 GPUs"
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4
+# a typed value off the slider's steps snaps to the next step in the direction pressed; one
+# above its range stays on Right and comes back to the top on Left
+keys give-back j j j Enter 3 0 0 0 Enter Right     # context 3000 -> 4096
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 4096
+keys give-back Enter 3 0 0 0 Enter Left            # 3000 -> 2048
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 2048
+keys give-back Enter 1 6 7 7 7 2 1 6 Enter Right   # 16,777,216: Right stays
+expect_screen give-back "context: at the end of its range"
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 16777216
+keys give-back Left                                # down to the slider's top, 1,048,576
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 1048576
+keys give-back q
+exited give-back 0
 
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii

@@ -175,13 +175,24 @@ static uint64_t value_of(const explorer *e, slider_id id)
 /* The settings that depend on one another follow the one just changed, and e->note says
  * so: QLoRA needs adapters, sequence parallel a tensor-parallel degree, an offload its ZeRO
  * stage (as the ZeRO comparison steps it down), the GPUs whole tensor x pipeline groups and
- * fp32 gradients a precision with fp32 master weights or autocast. */
+ * fp32 gradients a precision with fp32 master weights or autocast.  What an earlier move of
+ * the same slider raised goes back first (e->raised), so Right then Left restores it. */
 static void follow(explorer *e, slider_id id)
 {
     vl_settings *s = &e->s, was = *s;
     char *n = e->note;
     size_t len = sizeof e->note, o = strlen(n);
 #define NOTE(...) (o += (size_t)snprintf(n + o, o < len ? len - o : 0, __VA_ARGS__))
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        struct raised *r = &e->raised[k];
+        if (k == id)
+            r->set = false; /* moved by hand: the user's value now */
+        else if (r->set && r->by == id && vl_setting_get((vl_setting)k, s) == r->to) {
+            vl_setting_put((vl_setting)k, s, r->from);
+            r->set = false;
+        }
+    }
+    vl_settings before = *s; /* what the rules below start from */
     if (id == VL_SET_QLORA && s->qlora && !s->lora_rank)
         s->lora_rank = 16;
     if (!s->lora_rank)
@@ -194,8 +205,13 @@ static void follow(explorer *e, slider_id id)
         s->zero = 1;
     vl_settings_at_zero(s, s->zero);
     uint64_t unit = s->tp * s->pp;
-    if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0)
-        s->gpus = (s->gpus / unit + 1) * unit;
+    if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0) {
+        uint64_t to = (s->gpus / unit + 1) * unit;
+        if (id == VL_SET_GPUS) /* the count typed or stepped to itself */
+            NOTE("%sGPUs %" PRIu64 " -> %" PRIu64 ": whole groups of tensor x pipeline = %" PRIu64
+                 " GPUs", o ? "; " : "", s->gpus, to, unit);
+        s->gpus = to;
+    }
     if (s->precision == VL_FP16 || s->precision == VL_BF16)
         s->fp32_grads = false;
     /* inference splits whole heads over the GPUs: to the largest count below that does */
@@ -204,12 +220,21 @@ static void follow(explorer *e, slider_id id)
                                          !vl_settings_valid(&now, &e->model.arch, why, sizeof why);)
         s->gpus = --now.gpus;
     for (int k = 0; k < VL_N_SETTINGS; k++) {
-        if (k == id || vl_setting_get((vl_setting)k, s) == vl_setting_get((vl_setting)k, &was))
+        uint64_t v = vl_setting_get((vl_setting)k, s), from = vl_setting_get((vl_setting)k, &before);
+        if (k != id && v != from) {
+            struct raised *r = &e->raised[k];
+            if (!r->set)
+                r->from = from;
+            r->set = true;
+            r->by = id;
+            r->to = v;
+        }
+        if (k == id || v == vl_setting_get((vl_setting)k, &was))
             continue;
-        char v[32];
-        vl_setting_format((vl_setting)k, s, v, sizeof v);
+        char text[32];
+        vl_setting_format((vl_setting)k, s, text, sizeof text);
         const char *label = vl_setting_table[k].label;
-        NOTE("%s%s -> %s", o ? "; " : "", label ? label : vl_setting_keys[k], v);
+        NOTE("%s%s -> %s", o ? "; " : "", label ? label : vl_setting_keys[k], text);
     }
 #undef NOTE
 }
@@ -294,6 +319,7 @@ void explorer_load_model(explorer *e, const vl_model *m)
     e->preset = *m;
     e->model = *m;
     e->detached = false;
+    memset(e->raised, 0, sizeof e->raised);
     explorer_recompute(e);
 }
 

@@ -38,6 +38,14 @@ typedef struct explorer {
     const char *error;        /* why there is no breakdown, or NULL */
     char why[256];            /* the last refusal's or change's reason (explorer_set, notes) */
     char note[256];           /* what the last move did besides, or why it stopped; "" */
+    /* A setting a move raised to follow it (ZeRO for an offload, GPUs for a tensor-parallel
+     * degree): its value before, and the slider whose move did it; a later move of that
+     * slider gives the value back while the setting still holds what the move set. */
+    struct raised {
+        bool set;
+        slider_id by;
+        uint64_t from, to;
+    } raised[VL_N_SETTINGS];
     slider_id selected;
     int focus;                /* component whose formula is shown; -1 follows the slider */
 } explorer;

@@ -210,8 +210,14 @@ static int edit_apply(ui *u, int arg)
 {
     (void)arg;
     char why[512];
-    if (ui_current(u)->edit(u, u->input, why, sizeof why))
-        return prompt_close(u, 0);
+    if (ui_current(u)->edit(u, u->input, why, sizeof why)) {
+        prompt_close(u, 0);
+        if (u->ex.note[0]) { /* what the value changed besides, or how it was rounded */
+            ui_say(u, false, " %s", u->ex.note);
+            u->ex.note[0] = '\0';
+        }
+        return UI_REDRAW;
+    }
     ui_say(u, true, " %s", why); /* stay: fix the value or Esc */
     return UI_REDRAW;
 }
