@@ -243,6 +243,34 @@ expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 1048576
 keys give-back q
 exited give-back 0
 
+# the screen follows --units, and a number GiB would need 7 digits for is in TiB; at 80
+# columns every line of the memory pane ends on a whole word, at 120 the formula pane
+# wraps each formula to its end
+cols=80 rows=24
+start units --preset llama-2-7b --seq 16777216 --no-color --ascii
+unset cols rows
+bytes=$("$VRAMLAB" estimate --preset llama-2-7b --seq 16777216 --format csv | awk -F, '$1 == "total" { print $2 }')
+expect_screen units "$(awk -v b="$bytes" 'BEGIN { printf " total %.2f TiB per GPU", b / 2^40 }')"
+expect_screen units "weights                12.55 GiB"
+checks=$((checks + 1))
+screen units | sed -n '2,19p' | awk 'length($0) == 80 && !/(\.\.\.|over|fits| [GT]iB|[-|@#=%~+:])$/' |
+    grep . && fail "a line of the memory pane cut without an ellipsis"
+checks=$((checks + 1))
+screen units | grep -E 'NVIDIA H100 80GB S$|TiB ov$|\(576,$' && fail "cut without an ellipsis"
+tm resize-window -t units -x 120 -y 40
+sleep 0.3
+expect_screen units "fp32 logits) = "
+keys units q
+exited units 0
+start units-gb --preset llama-2-7b --units gb --no-color --ascii
+bytes=$("$VRAMLAB" estimate --preset llama-2-7b --format csv | awk -F, '$1 == "total" { print $2 }')
+expect_screen units-gb "$(awk -v b="$bytes" 'BEGIN { printf "total %.2f GB per GPU", b / 1e9 }')"
+expect_screen units-gb "memory per GPU on NVIDIA H100 80GB SXM (85.52 GB)"
+expect_screen units-gb "weights = 2 B/param x 6.74e9 params = 13.48 GB"
+expect_total units-gb --preset llama-2-7b
+keys units-gb q
+exited units-gb 0
+
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
 keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32

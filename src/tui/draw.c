@@ -39,24 +39,27 @@ static int fit_bytes(const char *s, int cols)
     return fit(s, cols, NULL);
 }
 
+/* The frame's ellipsis (its glyph table's), for whatever is cut. */
+static const char *ellipsis = "...";
+
+static void put_text(int y, int x, int w, ui_color c, const char *s)
+{
+    attrset(theme_attr(c));
+    mvaddnstr(y, x, s, fit_bytes(s, w));
+    attrset(theme_attr(C_NORMAL));
+}
+
+/* s in w columns, ending in the ellipsis where it had to be cut. */
 void draw_text(int y, int x, int w, ui_color c, const char *s)
 {
     if (x + w > COLS) /* curses would wrap the rest onto the next row */
         w = COLS - x;
     if (w <= 0)
         return;
-    attrset(theme_attr(c));
-    mvaddnstr(y, x, s, fit_bytes(s, w));
-    attrset(theme_attr(C_NORMAL));
-}
-
-/* s in w columns, ending in an ellipsis where it had to be cut. */
-static void draw_cut(int y, int x, int w, ui_color c, const char *s, const char *ellipsis)
-{
     int cols, ell;
     fit(ellipsis, w, &ell);
     if (s[fit_bytes(s, w)] == '\0' || w <= ell) {
-        draw_text(y, x, w, c, s);
+        put_text(y, x, w, c, s);
         return;
     }
     int n = fit(s, w - ell, &cols);
@@ -94,14 +97,17 @@ static void draw_title(const ui *u)
         x -= (int)strlen(tab);
         draw_text(r.y, x, (int)strlen(tab), p == u->panel ? C_SELECTED : C_TITLE, tab);
     }
-    draw_cut(r.y, r.x, x - r.x - 1, C_TITLE, t, u->g->ellipsis);
+    draw_text(r.y, r.x, x - r.x - 1, C_TITLE, t);
 }
 
 int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s)
 {
-    attrset(theme_attr(c));
     for (int indent = 0; *s && y <= last; indent = 3) {
         int avail = w - indent, n = (int)strlen(s);
+        if (n > avail && y == last) { /* no row left for the rest */
+            draw_text(y++, x + indent, avail, c, s);
+            break;
+        }
         if (n > avail) {
             n = avail;
             while (n > avail / 2 && s[n] != ' ')
@@ -109,13 +115,26 @@ int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s)
             if (s[n] != ' ')
                 n = avail;
         }
-        mvaddnstr(y++, x + indent, s, fit_bytes(s, n));
+        attrset(theme_attr(c));
+        put_text(y++, x + indent, n, c, s);
         s += n;
         while (*s == ' ')
             s++;
     }
     attrset(theme_attr(C_NORMAL));
     return y;
+}
+
+char *ui_bytes(const ui *u, uint64_t bytes, char *buf, size_t len)
+{
+    double v = vl_in_units(bytes, u->units);
+    const char *name = vl_units_name(u->units);
+    if (v >= 1e6) { /* 7 digits: the next unit up, 2^10 (GiB) or 10^3 (GB) */
+        v /= u->units == VL_UNITS_GIB ? 1024.0 : 1000.0;
+        name = u->units == VL_UNITS_GIB ? "TiB" : "TB";
+    }
+    snprintf(buf, len, "%.2f %s", v, name);
+    return buf;
 }
 
 static void draw_status(const ui *u)
@@ -140,12 +159,11 @@ static void draw_status(const ui *u)
                      u->message[0] ? "" : hint);
         draw_text(r.y, r.x, r.w, C_KEY, line);
         /* a refusal: why, beside what was typed, while the prompt stays open */
-        draw_cut(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message,
-                 u->g->ellipsis);
+        draw_text(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message);
         break;
     case MODE_CONFIRM_OVERWRITE:
         snprintf(line, sizeof line, " %s exists: overwrite? (y/n)", u->pending);
-        draw_cut(r.y, r.x, r.w, C_BAD, line, u->g->ellipsis);
+        draw_text(r.y, r.x, r.w, C_BAD, line);
         break;
     default:
         if (u->message[0]) {
@@ -167,8 +185,9 @@ static void overlay_box(int y, int x, int h, int w, const char *title)
 }
 
 static const char *const help_notes[] = {
-    "GiB = 2^30 bytes. Every number is vramlab estimate's:",
-    "the formula pane shows how each one is computed.",
+    "GiB = 2^30 bytes, TiB = 2^40 (--units gb: GB = 10^9, TB = 10^12).",
+    "Every number is vramlab estimate's: the formula pane shows how each",
+    "one is computed.",
 };
 #define N_NOTES (sizeof help_notes / sizeof help_notes[0])
 
@@ -252,7 +271,7 @@ static void draw_picker(const ui *u)
         } else {
             const vl_gpu *g = &u->cat->gpus[k];
             snprintf(line, sizeof line, "%-20s %10s  %s", g->name,
-                     vl_fmt_bytes(g->memory, VL_UNITS_GIB, n, sizeof n), g->display);
+                     ui_bytes(u, g->memory, n, sizeof n), g->display);
         }
         attrset(i == u->pick_sel ? theme_attr(C_SELECTED) : theme_attr(C_OVERLAY));
         mvhline(y + 2 + i - first, x + 1, ' ', w - 2);
@@ -265,6 +284,7 @@ static void draw_picker(const ui *u)
 
 void draw_frame(const ui *u)
 {
+    ellipsis = u->g->ellipsis;
     erase();
     if (u->lay.too_small) {
         char line[128];

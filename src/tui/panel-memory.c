@@ -68,18 +68,25 @@ static void draw_stack(const ui *u, int y, int x, int w, int h, const vl_breakdo
     attrset(theme_attr(C_NORMAL));
 }
 
+/* wide where it fits w columns whole (bytes, so never short), else narrow, cut with an
+ * ellipsis if even that does not fit. */
+static void draw_either(int y, int x, int w, ui_color c, const char *wide, const char *narrow)
+{
+    draw_text(y, x, w, c, (int)strlen(wide) <= w ? wide : narrow);
+}
+
 static void draw_memory(const ui *u)
 {
     const explorer *e = &u->ex;
     const vl_gpu *g = explorer_gpu(e);
     const vl_breakdown *b = &e->b;
     rect r = u->lay.memory;
-    char line[256], v[32], w[32], n[32];
-    vl_units un = VL_UNITS_GIB;
+    char line[256], brief[256], v[32], w[32], n[32];
 
     snprintf(line, sizeof line, " memory per GPU on %s (%s)", g->display,
-             vl_fmt_bytes(g->memory, un, v, sizeof v));
-    draw_text(r.y, r.x, r.w, C_HEADING, line);
+             ui_bytes(u, g->memory, v, sizeof v));
+    snprintf(brief, sizeof brief, " per GPU on %s (%s)", g->name, v);
+    draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     if (e->error) {
         draw_wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
         return;
@@ -108,20 +115,22 @@ static void draw_memory(const ui *u)
         attrset(theme_attr((ui_color)(C_SEGMENT + c)) | (theme_color() ? A_REVERSE : 0));
         for (int k = 0; k < 2; k++)
             mvaddstr(y, r.x + 1 + k, theme_segment_fill(u->g, (vl_component)c));
-        snprintf(line, sizeof line, " %-19s %8.2f GiB %5.1f%%", vl_component_labels[c],
-                 vl_in_units(b->bytes[c], un), report_share(b->bytes[c], b->total));
-        draw_text(y, r.x + 3, r.w - 3, focus ? C_HEADING : C_NORMAL, line);
+        snprintf(line, sizeof line, " %-19s %12s %5.1f%%", vl_component_labels[c],
+                 ui_bytes(u, b->bytes[c], v, sizeof v), report_share(b->bytes[c], b->total));
+        snprintf(brief, sizeof brief, " %-19s %12s", vl_component_labels[c], v);
+        draw_either(y, r.x + 3, r.w - 3, focus ? C_HEADING : C_NORMAL, line, brief);
     }
-    snprintf(line, sizeof line, "    total %.2f GiB per GPU (%s bytes)", vl_in_units(b->total, un),
+    snprintf(line, sizeof line, "    total %s per GPU (%s bytes)", ui_bytes(u, b->total, w, sizeof w),
              vl_fmt_int(b->total, n, sizeof n));
-    draw_text(r.y + 11, r.x, r.w, C_HEADING, line);
+    snprintf(brief, sizeof brief, " total %s per GPU", w);
+    draw_either(r.y + 11, r.x, r.w, C_HEADING, line, brief);
     report_fit fit = report_fit_of(b->total, g->memory);
-    snprintf(line, sizeof line, fit.fits ? "    fits: %s to spare" : "    does not fit: over by %s",
-             vl_fmt_bytes(fit.margin, un, w, sizeof w));
+    snprintf(line, sizeof line, fit.fits ? " fits: %s to spare" : " does not fit: over by %s",
+             ui_bytes(u, fit.margin, w, sizeof w));
     if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node */
         size_t used = strlen(line);
         snprintf(line + used, sizeof line - used, "; CPU per node: %s",
-                 vl_fmt_bytes(b->cpu.node_total, un, w, sizeof w));
+                 ui_bytes(u, b->cpu.node_total, w, sizeof w));
     }
     draw_text(r.y + 12, r.x, r.w, fit.fits ? C_OK : C_BAD, line);
 }
@@ -140,6 +149,9 @@ static void draw_phases(const ui *u)
     int n = report_phases(&e->b, &s, ph);
     uint64_t full = report_bar_full(g->memory, ph, (size_t)n);
     int bw = r.w - 9 - 17;
+    for (int i = 0; i < n; i++) /* room for the widest label: " 146.20 GiB over" */
+        if (r.w - 9 - 6 - (int)strlen(ui_bytes(u, ph[i].total, v, sizeof v)) < bw)
+            bw = r.w - 9 - 6 - (int)strlen(v);
     for (int i = 0; i < 2; i++) {
         int y = r.y + 1 + i;
         bool peak = (i == 1) == inf->decode_peak;
@@ -153,8 +165,8 @@ static void draw_phases(const ui *u)
         int m = layout_cell(g->memory, full, bw);
         draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(ph[i].total, g->memory).fits;
-        snprintf(line, sizeof line, " %9s %s",
-                 vl_fmt_bytes(ph[i].total, VL_UNITS_GIB, v, sizeof v), fits ? "fits" : "over");
+        snprintf(line, sizeof line, " %s %s",
+                 ui_bytes(u, ph[i].total, v, sizeof v), fits ? "fits" : "over");
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
     }
     vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
@@ -182,11 +194,19 @@ static void draw_zero(const ui *u)
     }
     char line[128], v[32];
     const vl_gpu *g = explorer_gpu(e);
-    snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s (ZeRO paper, Fig. 1)",
+    /* every component, activations and overhead too: the paper's model states alone are
+     * the formula pane's "ZeRO paper" rows */
+    char brief[64];
+    snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s, everything counted",
              (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s");
-    draw_text(r.y, r.x, r.w, C_HEADING, line);
+    snprintf(brief, sizeof brief, " at ZeRO 0-3 on %llu GPU%s", (unsigned long long)e->s.gpus,
+             e->s.gpus == 1 ? "" : "s");
+    draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     uint64_t full = report_bar_full(g->memory, e->zero, REPORT_ZERO_STAGES);
     int bw = r.w - 8 - 17; /* "ZeRO-n " + bar + " 142.82 GiB over" */
+    for (int z = 0; z < 4; z++)
+        if (r.w - 8 - 6 - (int)strlen(ui_bytes(u, e->zero[z].total, v, sizeof v)) < bw)
+            bw = r.w - 8 - 6 - (int)strlen(v);
     for (int z = 0; z < 4; z++) {
         int y = r.y + 1 + z;
         const vl_breakdown *b = &e->zero[z];
@@ -197,7 +217,7 @@ static void draw_zero(const ui *u)
         int m = layout_cell(g->memory, full, bw);
         draw_text(y, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(b->total, g->memory).fits;
-        snprintf(line, sizeof line, " %9s %s", vl_fmt_bytes(b->total, VL_UNITS_GIB, v, sizeof v),
+        snprintf(line, sizeof line, " %s %s", ui_bytes(u, b->total, v, sizeof v),
                  fits ? "fits" : "over");
         draw_text(y, r.x + 8 + bw, r.w - 8 - bw, fits ? C_OK : C_BAD, line);
     }
@@ -217,7 +237,7 @@ static void draw_formula(const ui *u)
     draw_text(r.y, r.x, r.w, C_HEADING, line);
     int y = r.y + 1;
     vl_settings s = explorer_settings(e);
-    vl_explain(&s, &e->b, focus, VL_UNITS_GIB, f, sizeof f);
+    vl_explain(&s, &e->b, focus, u->units, f, sizeof f);
     snprintf(line, sizeof line, " %s = %s", vl_component_labels[focus], f);
     y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     const char *inert = explorer_inert(e, e->selected);
@@ -247,9 +267,9 @@ static void draw_formula(const ui *u)
     for (int c = 0; c < VL_N_COMPONENTS && y <= last; c++) {
         if (c == (int)focus)
             continue;
-        vl_explain(&s, &e->b, (vl_component)c, VL_UNITS_GIB, f, sizeof f);
+        vl_explain(&s, &e->b, (vl_component)c, u->units, f, sizeof f);
         snprintf(line, sizeof line, " %s = %s", vl_component_labels[c], f);
-        draw_text(y++, r.x, r.w, C_DIM, line);
+        y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
     }
 }
 

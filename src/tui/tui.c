@@ -386,6 +386,7 @@ int tui_run(run_opts *o)
     memset(&u, 0, sizeof u);
     u.cat = &cat;
     u.theme = o->theme;
+    u.units = o->units;
     explorer_init(&u.ex, &cat, &model, (size_t)(gpu - cat.gpus), &o->s);
     if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
         ui_say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
