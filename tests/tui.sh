@@ -271,6 +271,33 @@ expect_total units-gb --preset llama-2-7b
 keys units-gb q
 exited units-gb 0
 
+# for the class: the ZeRO paper's Fig. 1 (7.5B, 64 GPUs, K = 12: 120, 31.4, 16.6, 1.9 GB of
+# model states), the loaded scenario's name in the title and its notes and source; the bytes
+# per parameter (2 + 2 + 16 = 20 for the article's mixed AdamW) and the parallel line
+# (8 GPUs / TP 2 = DP 4; global batch 1 x 4 x 4 = 16)
+start paper --no-color --ascii
+keys paper p z e r o - p a p e r Enter
+expect_screen paper " vramlab | scenario zero-paper-7.5b-64gpus | GPT-3-like"
+expect_screen paper "ZeRO paper view (Fig. 1: model states only, K = 12, GB): ZeRO-0 120.0 ZeRO-1 31.4 ZeRO-2 16.6"
+expect_screen paper "   ZeRO-3 1.9"
+tm resize-window -t paper -x 200 -y 60
+sleep 0.3
+expect_screen paper "scenario zero-paper-7.5b-64gpus: Model states per GPU are 120 GB at ZeRO-0"
+expect_screen paper "Source: Rajbhandari et al. 2019, ZeRO, Figure 1"
+keys paper p l l a m a - 2 - 7 b Enter             # a model: no scenario any more
+checks=$((checks + 1))
+screen paper | grep -qF "scenario zero-paper" && fail "the scenario stayed after loading a model"
+keys paper q
+exited paper 0
+cols=200 rows=60
+start facts --preset llama-2-7b --gpus 8 --tp 2 --zero 3 --grad-accum 4 --no-color --ascii
+unset cols rows
+expect_screen facts " bytes per parameter: weights 2 + gradients 2 + optimizer 16 (fp32 master 4 + grad copy 4 + moments 8) = 20 B x 6.74e9 params"
+expect_screen facts " parallel: TP 2 x PP 1 x DP 4 = 8 GPUs; global batch = micro-batch 1 x DP 4 x grad accum 4 = 16 sequences a step"
+expect_total facts --preset llama-2-7b --gpus 8 --tp 2 --zero 3 --grad-accum 4
+keys facts q
+exited facts 0
+
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
 keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32

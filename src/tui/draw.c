@@ -90,6 +90,12 @@ static void draw_title(const ui *u)
     else
         snprintf(t, sizeof t, " vramlab %s %s (%s) %s %s, per GPU", u->g->sep, e->model.display,
                  e->model.name, u->g->sep, e->s.mode == VL_MODE_INFER ? "inference" : "training");
+    if (u->scenario.name[0]) { /* the scenario's name leads: what the class is looking at */
+        char rest[sizeof t];
+        memcpy(rest, t, sizeof t);
+        snprintf(t, sizeof t, " vramlab %s scenario %.40s %.150s", u->g->sep, u->scenario.name,
+                 rest + strlen(" vramlab "));
+    }
     int x = r.x + r.w;
     for (size_t p = N_PANELS; p-- > 0;) {
         char tab[32];

@@ -223,6 +223,43 @@ static void draw_zero(const ui *u)
     }
 }
 
+/* The bytes of training for the class: bytes per parameter, the parallel degrees and the
+ * global batch, and the ZeRO paper's view (Fig. 1: the model states alone, in GB). */
+static int draw_training_facts(const ui *u, int y, int last)
+{
+    const explorer *e = &u->ex;
+    const vl_bpp *p = &e->b.bpp;
+    const vl_parallel *par = &e->b.par;
+    rect r = u->lay.formula;
+    char line[512], n[32];
+    /* model states = weights + gradients + optimizer states, as the paper counts them */
+    int o = snprintf(line, sizeof line, " ZeRO paper view (Fig. 1: model states only, K = %u, GB):",
+                     p->optimizer);
+    for (int z = 0; z < REPORT_ZERO_STAGES && o < (int)sizeof line; z++) {
+        const uint64_t *b = e->zero[z].bytes;
+        o += snprintf(line + o, sizeof line - (size_t)o, " ZeRO-%d %.1f", z,
+                      (double)(b[VL_C_WEIGHTS] + b[VL_C_GRADIENTS] + b[VL_C_OPTIMIZER]) / 1e9);
+    }
+    y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    snprintf(line, sizeof line,
+             " bytes per parameter: weights %u + gradients %u + optimizer %u (fp32 master %u + "
+             "grad copy %u + moments %u) = %u B x %s params",
+             p->weights, p->gradients, p->optimizer, p->master, p->grad_copy, p->moments,
+             p->weights + p->gradients + p->optimizer, vl_fmt_count(e->b.P, n, sizeof n));
+    if (y <= last)
+        y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    snprintf(line, sizeof line,
+             " parallel: TP %llu x PP %llu x DP %llu = %llu GPU%s; global batch = micro-batch %llu"
+             " x DP %llu x grad accum %llu = %llu sequences a step",
+             (unsigned long long)par->tp, (unsigned long long)par->pp,
+             (unsigned long long)par->dp, (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s",
+             (unsigned long long)e->s.batch, (unsigned long long)par->dp,
+             (unsigned long long)e->s.grad_accum, (unsigned long long)par->global_batch);
+    if (y <= last)
+        y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    return y;
+}
+
 static void draw_formula(const ui *u)
 {
     const explorer *e = &u->ex;
@@ -245,6 +282,13 @@ static void draw_formula(const ui *u)
         snprintf(line, sizeof line, " %s has no effect now: %s", slider_label(e, e->selected),
                  inert);
         y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
+    }
+    if (s.mode == VL_MODE_TRAIN)
+        y = draw_training_facts(u, y, last);
+    if (u->scenario.name[0] && y <= last) { /* what the class is looking at, and where from */
+        snprintf(line, sizeof line, " scenario %s: %s%s%s", u->scenario.name, u->scenario.notes,
+                 u->scenario.source[0] ? " Source: " : "", u->scenario.source);
+        y = draw_wrap(y, last, r.x, r.w, C_KEY, line);
     }
     if (e->detached && e->selected == SL_PARAMS && y <= last) {
         const vl_arch *a = &e->model.arch;

@@ -248,13 +248,16 @@ static int pick_load(ui *u, int arg)
     const char *why;
     if (models && k < u->cat->n_models) {
         explorer_load_model(&u->ex, &u->cat->models[k]);
+        u->scenario.name[0] = '\0';
         ui_say(u, false, " loaded %s", u->cat->models[k].name);
     } else if (models) {
         const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
         if ((why = explorer_load_scenario(&u->ex, sc)))
             ui_say(u, true, " %s: %s", sc->name, why);
-        else
+        else {
             ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
+            u->scenario = *sc;
+        }
     } else {
         u->ex.gpu = (size_t)k;
         explorer_recompute(&u->ex);

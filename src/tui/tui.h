@@ -28,6 +28,7 @@ typedef struct ui {
     int lines, cols;
     const glyphs *g;
     bool mouse;
+    vl_scenario scenario;       /* the scenario loaded last (name "" after a model) */
     vl_units units;             /* --units: GiB (TiB past 6 digits) or GB (TB) */
     bool color;                 /* colour allowed: has_colors(), no NO_COLOR, no --no-color */
     ui_theme theme;
