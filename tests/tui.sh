@@ -298,6 +298,37 @@ expect_total facts --preset llama-2-7b --gpus 8 --tp 2 --zero 3 --grad-accum 4
 keys facts q
 exited facts 0
 
+# monochrome carries every cue colour does: the active tab in brackets, the picker's row
+# with the select glyph, the histogram by fp16's fate in glyphs with their legend, the
+# Formats header naming no colours, and t saying why there is no theme to switch
+for size in 80x24 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    start mono-$size --no-color --ascii
+    unset cols rows
+    expect_screen mono-$size "[1 Memory] 2 Probe  3 Formats"
+    keys mono-$size t
+    expect_screen mono-$size "no colour here (--no-color, NO_COLOR or the terminal)"
+    keys mono-$size p
+    checks=$((checks + 1))
+    [ "$(screen mono-$size | grep -c '^.\{6\}>[a-z]')" -eq 1 ] || fail "$size: picker cursor"
+    first=$(screen mono-$size | grep '^.\{6\}>' | cut -c8-20)
+    keys mono-$size Down
+    checks=$((checks + 1))
+    [ "$(screen mono-$size | grep '^.\{6\}>' | cut -c8-20)" != "$first" ] ||
+        fail "$size: the picker cursor did not move"
+    keys mono-$size Escape 2
+    wait_for mono-$size "loss scale 2^16"
+    expect_screen mono-$size ". flushed + subnormal # normal ^ overflow"
+    checks=$((checks + 1))                     # subnormal octaves drawn as such in the bars
+    screen mono-$size | sed -n '3,$p' | grep -vE '^ (fp|bf)|flushed' | grep -F '#' | grep -qF '+' ||
+        fail "$size: histogram in one glyph"
+    keys mono-$size 3
+    expect_screen mono-$size "[3 Formats]"
+    expect_screen mono-$size "sign (underlined) | exponent | mantissa"
+    keys mono-$size q
+    exited mono-$size 0
+done
+
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
 keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32
@@ -394,7 +425,7 @@ case "$footer" in
 *) fail "footer at 80 columns: '$footer'" ;;
 esac
 case "$title" in
-*" 1 Memory  2 Probe  3 Formats") ok ;;
+*" [1 Memory] 2 Probe  3 Formats") ok ;;
 *) fail "tabs at 80 columns: '$title'" ;;
 esac
 tm resize-window -t w -x 200 -y 60

@@ -99,9 +99,11 @@ static void draw_title(const ui *u)
     int x = r.x + r.w;
     for (size_t p = N_PANELS; p-- > 0;) {
         char tab[32];
-        snprintf(tab, sizeof tab, " %zu %s ", p + 1, ui_panels[p]->name);
+        /* the active tab in brackets too: the cue without colour or attributes */
+        snprintf(tab, sizeof tab, p == u->panel ? "[%zu %s]" : " %zu %s ", p + 1,
+                 ui_panels[p]->name);
         x -= (int)strlen(tab);
-        draw_text(r.y, x, (int)strlen(tab), p == u->panel ? C_SELECTED : C_TITLE, tab);
+        draw_text(r.y, x, (int)strlen(tab), p == u->panel ? C_PICKED : C_TITLE, tab);
     }
     draw_text(r.y, r.x, x - r.x - 1, C_TITLE, t);
 }
@@ -279,9 +281,12 @@ static void draw_picker(const ui *u)
             snprintf(line, sizeof line, "%-20s %10s  %s", g->name,
                      ui_bytes(u, g->memory, n, sizeof n), g->display);
         }
-        attrset(i == u->pick_sel ? theme_attr(C_SELECTED) : theme_attr(C_OVERLAY));
+        bool sel = i == u->pick_sel; /* a glyph and an attribute: seen in monochrome too */
+        attrset(theme_attr(sel ? C_PICKED : C_OVERLAY));
         mvhline(y + 2 + i - first, x + 1, ' ', w - 2);
-        mvaddnstr(y + 2 + i - first, x + 2, line, w - 4);
+        if (sel)
+            mvaddstr(y + 2 + i - first, x + 1, u->g->select);
+        draw_text(y + 2 + i - first, x + 2, w - 4, sel ? C_PICKED : C_OVERLAY, line);
     }
     if (u->n_pick == 0)
         mvaddnstr(y + 2, x + 2, "(nothing matches)", w - 4);

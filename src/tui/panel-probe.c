@@ -26,7 +26,7 @@ static fate fate_of(vl_format f, int b)
 
 static ui_color fate_color(fate x)
 {
-    static const ui_color c[] = {C_BAD, C_KEY, C_OK, C_MARKER};
+    static const ui_color c[] = {C_BAD, C_KEY, C_OK, (ui_color)(C_SEGMENT + VL_C_OPTIMIZER)};
     return c[x];
 }
 
@@ -64,9 +64,12 @@ static void draw_histogram(const ui *u, int top, int h, int x0, int w, int lo)
             most = col[i];
     for (int i = 0; i < n; i++) {
         int bar = (int)((double)col[i] * h / (double)most + 0.999);
-        attrset(theme_attr(fate_color(fate_of(VL_FMT_F16, lo + i))));
+        fate x = fate_of(VL_FMT_F16, lo + i);
+        attrset(theme_attr(fate_color(x)));
+        /* without colour the fate's own glyph carries it */
         for (int r = 0; r < bar && r < h; r++)
-            mvaddstr(top + h - 1 - r, x0 + i, u->g->segment[VL_C_WEIGHTS]);
+            mvaddstr(top + h - 1 - r, x0 + i,
+                     theme_color() ? u->g->segment[VL_C_WEIGHTS] : fate_glyph(u, x));
     }
     attrset(theme_attr(C_NORMAL));
     /* the axis: a tick every 8 octaves */
@@ -176,9 +179,16 @@ static void probe_draw(const ui *u)
     int x0 = 10, hw = w - x0 - 1, hi = 20;
     draw_histogram(u, y + 1, h, x0, hw, hi - hw);
     y += 1 + h + 1 + N_SHOWN;
-    snprintf(line, sizeof line,
-             " loss scale 2^%d = %.0f (Left/Right); bars: |g| x scale, coloured by fp16's fate",
-             u->lab.log2_scale, ldexp(1.0, u->lab.log2_scale));
+    /* the glyphs' legend in both forms; the longer where it fits */
+    char legend[128];
+    snprintf(legend, sizeof legend, "%s flushed %s subnormal %s normal %s overflow",
+             fate_glyph(u, FATE_FLUSH), fate_glyph(u, FATE_SUB), fate_glyph(u, FATE_NORMAL),
+             fate_glyph(u, FATE_OVER));
+    snprintf(line, sizeof line, " loss scale 2^%d = %.0f (Left/Right); bars: |g| x scale by fp16's"
+             " fate: %s", u->lab.log2_scale, ldexp(1.0, u->lab.log2_scale), legend);
+    if ((int)strlen(line) > w + 8) /* UTF-8 glyphs take 2-3 bytes for a column */
+        snprintf(line, sizeof line, " loss scale 2^%d = %.0f: %s", u->lab.log2_scale,
+                 ldexp(1.0, u->lab.log2_scale), legend);
     draw_text(y, 0, w, C_KEY, line);
     draw_counts(u, y + 1, w);
     y += 1 + 1 + N_SHOWN;
