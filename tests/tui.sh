@@ -61,6 +61,9 @@ keys() { # keys NAME KEY...: send keys, then give the frame a moment
 shown_total() { # the exact bytes in "total ... GiB per GPU (N bytes)"
     screen "$1" | sed -n 's/.*per GPU (\([0-9,]*\) bytes).*/\1/p' | tr -d ,
 }
+shown_gib() { # where the pane is too narrow for the bytes: "total N.NN GiB per GPU"
+    screen "$1" | sed -n 's/.* total \([0-9.]* GiB\) per GPU$/\1/p'
+}
 
 # expect_total NAME ESTIMATE-ARGS...: the screen's total equals vramlab estimate's.
 expect_total() {
@@ -69,6 +72,10 @@ expect_total() {
     checks=$((checks + 1))
     want=$("$VRAMLAB" estimate "$@" --format csv | awk -F, '$1 == "total" { print $2 }')
     got=$(shown_total "$name")
+    if [ -z "$got" ] && [ -n "$(shown_gib "$name")" ]; then # GiB to 2 decimals at 80 columns
+        got=$(shown_gib "$name")
+        want=$(awk -v b="$want" 'BEGIN { if (b != "") printf "%.2f GiB", b / 2^30 }')
+    fi
     [ -n "$want" ] && [ "$got" = "$want" ] ||
         { fail "screen total '$got' != estimate $* ($want)"; screen "$name"; }
 }
@@ -76,6 +83,16 @@ expect_total() {
 expect_screen() { # expect_screen NAME TEXT
     checks=$((checks + 1))
     screen "$1" | grep -qF -- "$2" || { fail "'$2' not on screen"; screen "$1"; }
+}
+
+# mouse NAME BUTTON Y X: an X10 mouse report (button 0 a click, 64 wheel up, 65 wheel down)
+# at row Y, column X (from 0), typed into the pane as a terminal would send it
+mouse() {
+    for b in $2 $([ "$2" = 0 ] && echo 3); do # a click: press, then release (3)
+        tm send-keys -t "$1" -l "$(printf '\033[M%b%b%b' "\\0$(printf %o $((32 + b)))" \
+            "\\0$(printf %o $((33 + $4)))" "\\0$(printf %o $((33 + $3)))")"
+    done
+    sleep 0.3
 }
 
 start a --preset llama-2-7b --no-color --ascii
@@ -327,6 +344,36 @@ for size in 80x24 200x60; do
     expect_screen mono-$size "sign (underlined) | exponent | mantissa"
     keys mono-$size q
     exited mono-$size 0
+done
+
+# the mouse acts where the pointer is: the wheel over a slider moves that one and nowhere
+# else anything; tabs, picker rows and ZeRO rows take clicks
+for size in 80x24 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    name=mouse-$size
+    start $name --preset llama-2-7b --no-color --ascii
+    unset cols rows
+    mouse $name 64 8 60                            # the wheel over the memory pane
+    expect_total $name --preset llama-2-7b
+    mouse $name 64 6 5                             # over the GPUs row: 1 -> 2
+    expect_total $name --preset llama-2-7b --gpus 2
+    expect_screen $name "> GPUs"
+    mouse $name 0 17 50                            # click ZeRO-2's row
+    expect_total $name --preset llama-2-7b --gpus 2 --zero 2
+    x=$(screen $name | head -n 1 | awk '{ print index($0, "2 Probe") }')
+    mouse $name 0 0 "$x"                           # the Probe tab
+    wait_for $name "loss scale 2^16"
+    expect_screen $name "[2 Probe]"
+    mouse $name 0 0 "$((x - 10))"                  # the Memory tab
+    expect_screen $name "[1 Memory]"
+    keys $name p
+    row=$(screen $name | sed -n 8p | cut -c8- | awk '{ print $1 }')
+    mouse $name 65 6 20                            # the wheel moves the picker's cursor
+    expect_screen $name ">$(screen $name | sed -n 7p | cut -c8- | awk '{ print $1 }')"
+    mouse $name 0 7 20                             # the third row: loaded
+    expect_screen $name "($row) | training"
+    keys $name q
+    exited $name 0
 done
 
 # a setting with no effect now is drawn disabled, says why, and does not move

@@ -76,6 +76,25 @@ void draw_fill(int y, int x, int w, ui_color c)
     attrset(theme_attr(C_NORMAL));
 }
 
+/* Where tab p starts: the tabs, " 1 Memory " each, end at the title's right edge. */
+static int tab_x(const ui *u, size_t p)
+{
+    int x = u->lay.title.x + u->lay.title.w;
+    for (size_t q = N_PANELS; q-- > p;)
+        x -= (int)strlen(ui_panels[q]->name) + 4;
+    return x;
+}
+
+int draw_tab_at(const ui *u, int y, int x)
+{
+    if (y != u->lay.title.y)
+        return -1;
+    for (size_t p = 0; p < N_PANELS; p++)
+        if (x >= tab_x(u, p) && x < tab_x(u, p) + (int)strlen(ui_panels[p]->name) + 4)
+            return (int)p;
+    return -1;
+}
+
 /* The title at the left, cut to leave room for the panels' tabs at the right. */
 static void draw_title(const ui *u)
 {
@@ -96,16 +115,14 @@ static void draw_title(const ui *u)
         snprintf(t, sizeof t, " vramlab %s scenario %.40s %.150s", u->g->sep, u->scenario.name,
                  rest + strlen(" vramlab "));
     }
-    int x = r.x + r.w;
-    for (size_t p = N_PANELS; p-- > 0;) {
+    for (size_t p = 0; p < N_PANELS; p++) {
         char tab[32];
         /* the active tab in brackets too: the cue without colour or attributes */
         snprintf(tab, sizeof tab, p == u->panel ? "[%zu %s]" : " %zu %s ", p + 1,
                  ui_panels[p]->name);
-        x -= (int)strlen(tab);
-        draw_text(r.y, x, (int)strlen(tab), p == u->panel ? C_PICKED : C_TITLE, tab);
+        draw_text(r.y, tab_x(u, p), (int)strlen(tab), p == u->panel ? C_PICKED : C_TITLE, tab);
     }
-    draw_text(r.y, r.x, x - r.x - 1, C_TITLE, t);
+    draw_text(r.y, r.x, tab_x(u, 0) - r.x - 1, C_TITLE, t);
 }
 
 int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s)
@@ -252,10 +269,27 @@ static void draw_help(const ui *u)
         draw_text(row++, x + 3, iw, C_OVERLAY, help_notes[i]);
 }
 
+/* The picker's box, and the first entry shown (the selected one in view). */
+#define PICK_Y 3
+#define PICK_X 5
+static int pick_first(const ui *u)
+{
+    int rows = u->lines - 6 - 3;
+    return u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
+}
+
+int draw_pick_at(const ui *u, int y, int x)
+{
+    int i = pick_first(u) + y - (PICK_Y + 2);
+    if (y < PICK_Y + 2 || y >= u->lines - 4 || x <= PICK_X || x >= u->cols - PICK_X - 1)
+        return -1;
+    return i < u->n_pick ? i : -1;
+}
+
 static void draw_picker(const ui *u)
 {
     int h = u->lines - 6, w = u->cols - 10;
-    int y = 3, x = 5;
+    int y = PICK_Y, x = PICK_X;
     bool models = u->mode == MODE_PICK_MODEL;
     char line[512], n[32], hint[128];
     size_t n_keys;
@@ -264,7 +298,7 @@ static void draw_picker(const ui *u)
     overlay_box(y, x, h, w, models ? " load a model or scenario " : " pick a GPU ");
     snprintf(line, sizeof line, "filter: %s_   (type to filter  %s)", u->input, hint);
     mvaddnstr(y + 1, x + 2, line, w - 4);
-    int rows = h - 3, first = u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
+    int rows = h - 3, first = pick_first(u);
     for (int i = first; i < u->n_pick && i - first < rows; i++) {
         size_t k = (size_t)u->pick[i];
         if (models && k < u->cat->n_models) {

@@ -379,7 +379,8 @@ static const binding memory_keys[] = {
      .action = ui_export, .on = {{'e'}}},
 };
 
-/* A click selects the slider under the pointer; the wheel moves the selected one. */
+/* Where the pointer is: a click selects the slider under it and the wheel moves that one
+ * (nowhere else); a click on a ZeRO row sets that stage. */
 static int memory_mouse(ui *u, const MEVENT *ev)
 {
     slider_id ids[EX_MAX_VISIBLE];
@@ -387,13 +388,27 @@ static int memory_mouse(ui *u, const MEVENT *ev)
     while (sel < n && ids[sel] != u->ex.selected)
         sel++;
     int i = layout_slider_at(&u->lay, ev->y, ev->x, n);
-    if (i >= 0) {
-        i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
-        u->ex.selected = ids[i];
+    rect z = u->lay.zero;
+    int stage = ev->y - (z.y + 1);
+    if (i < 0 && (ev->bstate & BUTTON1_PRESSED) && z.h && u->ex.s.mode == VL_MODE_TRAIN &&
+        !u->ex.error && ev->x >= z.x && stage >= 0 && stage < REPORT_ZERO_STAGES) {
+        char v[2] = {(char)('0' + stage), '\0'};
+        u->ex.selected = VL_SET_ZERO;
         u->ex.focus = -1;
+        if (explorer_set(&u->ex, VL_SET_ZERO, v))
+            ui_say(u, true, " %s", u->ex.why);
+        else if (u->ex.note[0])
+            ui_say(u, false, " %s", u->ex.note);
+        u->ex.note[0] = '\0';
+        return KEY_REFRESH;
     }
+    if (i < 0)
+        return ERR;
+    i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
+    u->ex.selected = ids[i];
+    u->ex.focus = -1;
     int key = keys_wheel(ev);
-    return key != ERR ? key : i >= 0 ? KEY_REFRESH : ERR;
+    return key != ERR ? key : KEY_REFRESH;
 }
 
 static const char *memory_edit_label(const ui *u)

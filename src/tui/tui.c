@@ -350,12 +350,29 @@ int ui_key(ui *u, int key)
     }
 }
 
-/* Mouse events become the keys they stand for: one input path (after htop). */
+/* Mouse events become the keys they stand for: one input path (after htop).  A click on a
+ * tab is its panel's key; in a picker the wheel moves and a click loads the entry under the
+ * pointer; the rest is the panel's. */
 static int mouse_key(ui *u)
 {
     MEVENT ev;
     const panel *p = ui_current(u);
-    if (getmouse(&ev) != OK || u->mode != MODE_NORMAL || !p->mouse)
+    if (getmouse(&ev) != OK || u->lay.too_small)
+        return ERR;
+    bool click = ev.bstate & BUTTON1_PRESSED;
+    int tab = draw_tab_at(u, ev.y, ev.x);
+    if (u->mode == MODE_NORMAL && click && tab >= 0)
+        return '1' + tab;
+    if (u->mode == MODE_PICK_MODEL || u->mode == MODE_PICK_GPU) {
+        int wheel = keys_wheel(&ev), i = draw_pick_at(u, ev.y, ev.x);
+        if (wheel != ERR)
+            return wheel == KEY_RIGHT ? KEY_UP : KEY_DOWN;
+        if (!click || i < 0)
+            return ERR;
+        u->pick_sel = i;
+        return '\n';
+    }
+    if (u->mode != MODE_NORMAL || !p->mouse)
         return ERR;
     return p->mouse(u, &ev);
 }

@@ -47,6 +47,10 @@ typedef struct ui {
 enum { UI_HANDLED = 1, UI_REDRAW = 2, UI_RESIZE = 4, UI_QUIT = 8 };
 
 void draw_frame(const ui *u);
+/* What is under the pointer at (y, x): the tab's panel, the picker's entry (an index into
+ * pick[]), or -1. */
+int draw_tab_at(const ui *u, int y, int x);
+int draw_pick_at(const ui *u, int y, int x);
 void ui_filter(ui *u);          /* refills pick[] from input */
 int ui_key(ui *u, int key);     /* one key press; returns UI_* flags */
 
