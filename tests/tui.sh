@@ -366,15 +366,67 @@ for size in 80x24 200x60; do
     expect_screen $name "[2 Probe]"
     mouse $name 0 0 "$((x - 10))"                  # the Memory tab
     expect_screen $name "[1 Memory]"
-    keys $name p
-    row=$(screen $name | sed -n 8p | cut -c8- | awk '{ print $1 }')
-    mouse $name 65 6 20                            # the wheel moves the picker's cursor
-    expect_screen $name ">$(screen $name | sed -n 7p | cut -c8- | awk '{ print $1 }')"
-    mouse $name 0 7 20                             # the third row: loaded
-    expect_screen $name "($row) | training"
+    keys $name p                                   # at the model in use
+    at=$(screen $name | grep -n '^.\{6\}>llama-2-7b ' | cut -d: -f1)
+    row=$(screen $name | sed -n "$((at - 1))p" | cut -c8- | awk '{ print $1 }')
+    mouse $name 64 6 20                            # the wheel moves the picker's cursor up
+    expect_screen $name ">$row "
+    row=$(screen $name | sed -n "$((at - 2))p" | cut -c8- | awk '{ print $1 }')
+    mouse $name 0 $((at - 3)) 20                   # a click a row above it: loaded
+    expect_screen $name "($row) |"
     keys $name q
     exited $name 0
 done
+
+# the pickers open at the entry in use and list by size (models by parameters, GPUs by
+# memory, each GPU marked where this run fits); PgDn/End page; a scenario saved with S is
+# listed at once; u undoes the last change, r goes back to the preset as loaded
+cols=80 rows=24
+start pickers --preset llama-2-7b --zero 3 --gpus 8 --no-color --ascii
+unset cols rows
+keys pickers p
+expect_screen pickers ">llama-2-7b "
+checks=$((checks + 1))
+screen pickers | sed -n '6,19p' | cut -c7-74 |
+    awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "params") print $i }' |
+    awk '{ split($1, m, "e"); v = m[1] * 10 ^ m[2]; if (NR > 1 && v < last) bad = 1; last = v }
+         END { exit bad }' || fail "the models are not listed by size"
+keys pickers End
+expect_screen pickers "scenario"                   # the scenarios after the models
+keys pickers Home Escape g
+expect_screen pickers ">h100-80gb "
+checks=$((checks + 1))
+screen pickers | sed -n '6,19p' | cut -c7-74 |
+    awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "GiB") print $i }' |
+    awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' ||
+    fail "the GPUs are not listed by memory"
+want=$("$VRAMLAB" estimate --preset llama-2-7b --zero 3 --gpus 8 --gpu t4 --format csv |
+    awk -F, '$1 == "fits" { print $2 }')
+expect_screen pickers "t4                    15.00 GiB  $([ "$want" = true ] && echo fits || echo over)"
+expect_screen pickers "h100-80gb             79.65 GiB  fits"
+keys pickers PPage PPage Home Escape
+keys pickers S C-u m y - r u n Enter
+keys pickers p m y - r u n
+expect_screen pickers ">my-run "
+keys pickers Escape
+# undo and reset
+keys pickers j j j j j Right Right                 # ZeRO 3 at the end: stays; micro-batch
+keys pickers j Right Right                         # micro-batch 1 -> 3
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 3
+keys pickers u
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
+keys pickers k k k k k k Right                     # parameters 6.74e9 -> 6.8e9
+keys pickers Left                                  # -> 5.6e9: E12 steps, not the preset
+keys pickers u u
+expect_screen pickers "Llama 2 7B (llama-2-7b)"
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
+keys pickers r
+expect_screen pickers "reset to llama-2-7b as loaded (u undoes it)"
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8
+keys pickers u
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
+keys pickers q
+exited pickers 0
 
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii

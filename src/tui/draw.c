@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "keys.h"
 #include "panel.h"
+#include "report/report.h"
 
 /* How many bytes of the UTF-8 (or ASCII) string s fit in `cols` screen columns; the columns
  * they take in *used. */
@@ -297,7 +298,7 @@ static void draw_picker(const ui *u)
     keys_hint(keys, n_keys, hint, sizeof hint);
     overlay_box(y, x, h, w, models ? " load a model or scenario " : " pick a GPU ");
     snprintf(line, sizeof line, "filter: %s_   (type to filter  %s)", u->input, hint);
-    mvaddnstr(y + 1, x + 2, line, w - 4);
+    draw_text(y + 1, x + 2, w - 4, C_OVERLAY, line);
     int rows = h - 3, first = pick_first(u);
     for (int i = first; i < u->n_pick && i - first < rows; i++) {
         size_t k = (size_t)u->pick[i];
@@ -311,9 +312,11 @@ static void draw_picker(const ui *u)
             const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
             snprintf(line, sizeof line, "%-30s %15s  %s", sc->name, "scenario", sc->display);
         } else {
-            const vl_gpu *g = &u->cat->gpus[k];
-            snprintf(line, sizeof line, "%-20s %10s  %s", g->name,
-                     ui_bytes(u, g->memory, n, sizeof n), g->display);
+            const vl_gpu *g = &u->cat->gpus[k]; /* and whether this run fits on it */
+            bool fits = !u->ex.error && report_fit_of(u->ex.b.total, g->memory).fits;
+            snprintf(line, sizeof line, "%-20s %10s  %-4s  %s", g->name,
+                     ui_bytes(u, g->memory, n, sizeof n), u->ex.error ? "" : fits ? "fits" : "over",
+                     g->display);
         }
         bool sel = i == u->pick_sel; /* a glyph and an attribute: seen in monochrome too */
         attrset(theme_attr(sel ? C_PICKED : C_OVERLAY));

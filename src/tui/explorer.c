@@ -378,10 +378,40 @@ static bool try_value(const explorer *e, slider_id id, uint64_t v, explorer *out
     return vl_settings_valid(&now, &out->model.arch, why, len);
 }
 
+/* GPU i's place when the GPUs are ordered by memory (ties by catalog order). */
+static bool gpu_before(const vl_catalog *c, size_t a, size_t b)
+{
+    return c->gpus[a].memory < c->gpus[b].memory ||
+           (c->gpus[a].memory == c->gpus[b].memory && a < b);
+}
+
+static size_t gpu_rank(const vl_catalog *c, size_t g)
+{
+    size_t r = 0;
+    for (size_t i = 0; i < c->n_gpus; i++)
+        r += gpu_before(c, i, g);
+    return r;
+}
+
+/* The GPU with the next larger memory (dir > 0) or the next smaller; coarse: the last. */
+static uint64_t gpu_next(const vl_catalog *c, size_t g, int dir, bool coarse)
+{
+    size_t best = g;
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        bool beyond = dir > 0 ? gpu_before(c, g, i) : gpu_before(c, i, g);
+        bool nearer = best == g || (dir > 0 ? gpu_before(c, i, best) : gpu_before(c, best, i));
+        if (beyond && (nearer != coarse || best == g))
+            best = i;
+    }
+    return best;
+}
+
 /* The next value of slider id from v in direction dir (coarse: a big step), or v at the end
  * of its range.  A value outside the slider's range (typed) only moves back into it. */
 static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir, bool coarse)
 {
+    if (id == SL_GPU) /* by memory, as the picker lists them */
+        return gpu_next(e->cat, (size_t)v, dir, coarse);
     if (!is_numeric(id)) {
         uint64_t count = (uint64_t)choice_count(e, id), lo = desc(id) && desc(id)->type ==
                          VL_ST_COUNT ? desc(id)->min : 0;
@@ -538,7 +568,8 @@ double explorer_fraction(const explorer *e, slider_id id)
     }
     int count = choice_count(e, id);
     uint64_t lo = desc(id) && desc(id)->type == VL_ST_COUNT ? desc(id)->min : 0;
-    return count > 1 ? (double)(value_of(e, id) - lo) / (count - 1) : 0;
+    uint64_t at = id == SL_GPU ? gpu_rank(e->cat, e->gpu) : value_of(e, id) - lo;
+    return count > 1 ? (double)at / (count - 1) : 0;
 }
 
 const vl_gpu *explorer_gpu(const explorer *e)

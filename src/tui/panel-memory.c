@@ -377,6 +377,12 @@ static const binding memory_keys[] = {
      .action = ui_begin_save, .on = {{'S'}}},
     {.keys = "e", .brief = "export", .help = "export Markdown and SVG of this what-if",
      .action = ui_export, .on = {{'e'}}},
+    {.keys = "u", .brief = "undo", .help = "undo the last change (again: the one before)",
+     .action = ui_undo, .on = {{'u'}}},
+    {.keys = "r", .brief = "reset", .help = "back to the preset or scenario as loaded",
+     .action = ui_reset, .on = {{'r'}}},
+    {.help = "search the models and scenarios (the picker, typing filters)",
+     .action = ui_open_picker, .on = {{'/', MODE_PICK_MODEL}}},
 };
 
 /* Where the pointer is: a click selects the slider under it and the wheel moves that one

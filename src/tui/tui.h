@@ -18,6 +18,7 @@ typedef enum {
 } ui_mode;
 
 #define PICK_MAX 512
+#define UI_UNDO 32
 
 typedef struct ui {
     explorer ex;
@@ -29,6 +30,9 @@ typedef struct ui {
     const glyphs *g;
     bool mouse;
     vl_scenario scenario;       /* the scenario loaded last (name "" after a model) */
+    explorer origin;            /* the preset or scenario as loaded: `r` goes back to it */
+    explorer undo[UI_UNDO];     /* the states before the last changes, oldest first: `u` */
+    int n_undo;
     vl_units units;             /* --units: GiB (TiB past 6 digits) or GB (TB) */
     bool color;                 /* colour allowed: has_colors(), no NO_COLOR, no --no-color */
     ui_theme theme;
@@ -63,6 +67,8 @@ int ui_begin_edit(ui *u, int arg);   /* Enter: type a value for the panel's edit
 int ui_open_picker(ui *u, int picker); /* MODE_PICK_MODEL or MODE_PICK_GPU */
 int ui_begin_save(ui *u, int arg);
 int ui_export(ui *u, int arg);
+int ui_undo(ui *u, int arg);         /* back to the state before the last change */
+int ui_reset(ui *u, int arg);        /* back to the preset or scenario as loaded */
 
 /* Runs the explorer until q; restores the terminal on every exit path. */
 int tui_run(run_opts *o);
