@@ -428,6 +428,31 @@ expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
 keys pickers q
 exited pickers 0
 
+# f runs --solve on the settings on screen, in turn max batch, max context (at that batch)
+# and min GPUs, applies the answer and says it; the numbers are vramlab estimate --solve's
+if command -v python3 > /dev/null; then
+    answer() { "$VRAMLAB" estimate "$@" --format json |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["solve"]["answer"])'; }
+    cols=200 rows=60
+    start solve --preset llama-2-7b --zero 3 --gpus 8 --no-color --ascii
+    unset cols rows
+    b=$(answer --preset llama-2-7b --zero 3 --gpus 8 --solve max-batch)
+    keys solve f
+    expect_screen solve " --solve max-batch on h100-80gb: $b; $((b + 1)) needs"
+    expect_total solve --preset llama-2-7b --zero 3 --gpus 8 --batch "$b"
+    c=$(answer --preset llama-2-7b --zero 3 --gpus 8 --batch "$b" --solve max-context)
+    keys solve f
+    expect_screen solve " --solve max-context on h100-80gb: $c;"
+    expect_total solve --preset llama-2-7b --zero 3 --gpus 8 --batch "$b" --seq "$c"
+    g=$(answer --preset llama-2-7b --zero 3 --batch "$b" --seq "$c" --solve min-gpus)
+    keys solve f
+    expect_screen solve " --solve min-gpus on h100-80gb: $g"
+    keys solve u u u
+    expect_total solve --preset llama-2-7b --zero 3 --gpus 8
+    keys solve q
+    exited solve 0
+fi
+
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
 keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32

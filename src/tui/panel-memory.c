@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/explain.h"
+#include "core/solve.h"
 #include "core/units.h"
 #include "panel.h"
 #include "report/report.h"
@@ -355,6 +356,43 @@ static int act_focus(ui *u, int arg)
     return UI_REDRAW;
 }
 
+/* f: --solve on the current settings for this GPU's memory, in turn max batch, max
+ * context, min GPUs; the answer is applied (u undoes it) and said with what the next value
+ * would need. */
+static int act_solve(ui *u, int arg)
+{
+    (void)arg;
+    static const slider_id solved[VL_N_SOLVES] = {
+        [VL_SOLVE_MAX_BATCH] = VL_SET_BATCH, [VL_SOLVE_MAX_CONTEXT] = VL_SET_SEQ,
+        [VL_SOLVE_MIN_GPUS] = VL_SET_GPUS,
+    };
+    explorer *e = &u->ex;
+    vl_solve what = (vl_solve)u->solve;
+    u->solve = (u->solve + 1) % VL_N_SOLVES;
+    vl_settings s = explorer_settings(e);
+    vl_solution sol;
+    const vl_gpu *g = explorer_gpu(e);
+    const char *why = vl_solve_fit(&e->model, &s, what, g->memory, &sol);
+    char v[24], next[96] = "", n[32];
+    if (!why) {
+        snprintf(v, sizeof v, "%llu", (unsigned long long)sol.answer);
+        why = explorer_set(e, solved[what], v);
+    }
+    if (why) {
+        ui_say(u, true, " --solve %s on %s: %s", vl_solve_names[what], g->name, why);
+        return UI_REDRAW;
+    }
+    e->selected = solved[what];
+    e->focus = -1;
+    if (sol.next && sol.next_total)
+        snprintf(next, sizeof next, "; %llu needs %s per GPU", (unsigned long long)sol.next,
+                 ui_bytes(u, sol.next_total, n, sizeof n));
+    ui_say(u, false, " --solve %s on %s: %s%s (u undoes it; f again: %s)", vl_solve_names[what],
+           g->name, v, next, vl_solve_names[u->solve]);
+    e->note[0] = '\0';
+    return UI_REDRAW;
+}
+
 static const binding memory_keys[] = {
     {.keys = "Up/Down", .brief = "select", .help = "select a setting", .action = act_select,
      .on = {{KEY_UP, -1}, {KEY_DOWN, 1}, {'k', -1}, {'j', 1}}},
@@ -377,6 +415,8 @@ static const binding memory_keys[] = {
      .action = ui_begin_save, .on = {{'S'}}},
     {.keys = "e", .brief = "export", .help = "export Markdown and SVG of this what-if",
      .action = ui_export, .on = {{'e'}}},
+    {.keys = "f", .brief = "fit", .help = "what fits this GPU: max batch, max context, min GPUs",
+     .action = act_solve, .on = {{'f'}}},
     {.keys = "u", .brief = "undo", .help = "undo the last change (again: the one before)",
      .action = ui_undo, .on = {{'u'}}},
     {.keys = "r", .brief = "reset", .help = "back to the preset or scenario as loaded",

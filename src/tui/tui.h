@@ -33,6 +33,7 @@ typedef struct ui {
     explorer origin;            /* the preset or scenario as loaded: `r` goes back to it */
     explorer undo[UI_UNDO];     /* the states before the last changes, oldest first: `u` */
     int n_undo;
+    int solve;                  /* what `f` solves for next (vl_solve) */
     vl_units units;             /* --units: GiB (TiB past 6 digits) or GB (TB) */
     bool color;                 /* colour allowed: has_colors(), no NO_COLOR, no --no-color */
     ui_theme theme;
