@@ -453,6 +453,38 @@ if command -v python3 > /dev/null; then
     exited solve 0
 fi
 
+# inference shows both phases apart, with what decoding adds to the KV cache: Llama 2 7B
+# keeps 2 (K, V) x 32 layers x 32 heads x 128 x 2 B = 512 KiB a token, so the 2,048-token
+# prompt leaves 1.00 GiB and 1,024 generated tokens add 0.50 GiB; no decode bound without
+# generated tokens; an encoder (BERT) has no decode phase and no generated tokens
+for size in 100x30 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    name=phases-$size
+    start $name --preset llama-2-7b --mode infer --gen 1024 --no-color --ascii
+    unset cols rows
+    expect_screen $name "15.13 GiB fits, KV 1.00 GiB (peak)"
+    expect_screen $name "15.05 GiB fits, KV 1.50 GiB"
+    case $size in
+    100x30) expect_screen $name "decode adds 0.50 GiB of KV cache" ;;
+    *) expect_screen $name "decode: 1024 tokens grow the KV cache by 0.50 GiB (1.00 GiB -> 1.50 GiB)" ;;
+    esac
+    expect_screen $name "roofline: decode <= "
+    expect_total $name --preset llama-2-7b --mode infer --gen 1024
+    keys $name j j j j j j j Enter 0 Enter         # generated -> 0
+    expect_screen $name "none: no tokens generated (generated = 0)"
+    checks=$((checks + 1))
+    screen $name | grep -qF "decode <=" && fail "$size: a decode bound at gen 0"
+    keys $name p b e r t - b a s e Enter
+    expect_screen $name "none: an encoder generates no tokens"
+    expect_screen $name "generated      O---------- (0)"
+    keys $name Right
+    expect_screen $name "generated has no effect now: an encoder"
+    checks=$((checks + 1))
+    screen $name | grep -qF "decode <=" && fail "$size: a decode bound for an encoder"
+    keys $name q
+    exited $name 0
+done
+
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
 keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32

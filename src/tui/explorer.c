@@ -299,9 +299,18 @@ vl_component slider_component(const explorer *e, slider_id id)
     return e->s.mode == VL_MODE_INFER ? formula_of[id].infer : formula_of[id].train;
 }
 
+bool explorer_encoder(const explorer *e)
+{
+    const vl_arch *a = &e->model.arch;
+    return a->norm_position == VL_NORM_POST && (a->pooler || a->token_types > 0);
+}
+
 const char *explorer_inert(const explorer *e, slider_id id)
 {
     const vl_setting_desc *d = desc(id);
+    if (id == VL_SET_GEN && e->s.mode == VL_MODE_INFER && explorer_encoder(e))
+        return "an encoder (post-norm, token types, pooler: BERT) reads its input in one "
+               "pass and generates no tokens";
     return d && d->inert ? d->inert(&e->s) : NULL;
 }
 

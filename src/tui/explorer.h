@@ -71,6 +71,9 @@ vl_component slider_component(const explorer *e, slider_id id);
 
 /* NULL, or why the slider has no effect now (drawn disabled). */
 const char *explorer_inert(const explorer *e, slider_id id);
+/* The model is an encoder (BERT: post-norm with token types or a pooler): it reads its input
+ * in one pass and generates nothing. */
+bool explorer_encoder(const explorer *e);
 
 /* Left/Right (steps = -1/+1), coarse with PgUp/PgDn; true when the value changed.  A move
  * never reaches a state the model refuses: it skips invalid values in its direction or

@@ -136,51 +136,82 @@ static void draw_memory(const ui *u)
     draw_text(r.y + 12, r.x, r.w, fit.fits ? C_OK : C_BAD, line);
 }
 
-/* Inference: the prefill and decode peaks on one scale, and the roofline bounds. */
+/* Inference: the prefill and decode peaks on one scale, each with its KV cache, what decoding
+ * adds to the cache, and the roofline bounds (decode's only when tokens are generated). */
 static void draw_phases(const ui *u)
 {
     const explorer *e = &u->ex;
     const vl_inference *inf = &e->b.inf;
     const vl_gpu *g = explorer_gpu(e);
     rect r = u->lay.zero;
-    char line[256], v[32];
+    char line[256], v[32], kv[32], w[32];
     vl_settings s = explorer_settings(e);
-    draw_text(r.y, r.x, r.w, C_HEADING, " the two phases of inference, each with its own peak");
+    bool encoder = explorer_encoder(e);
+    draw_either(r.y, r.x, r.w, C_HEADING,
+                encoder ? " an encoder: one forward pass, no decode phase"
+                        : " the two phases of inference, each with its own peak",
+                encoder ? " an encoder: no decode" : " inference: prefill, then decode");
     vl_breakdown ph[2]; /* each phase's own bars, on one scale */
-    int n = report_phases(&e->b, &s, ph);
+    int n = encoder ? 1 : report_phases(&e->b, &s, ph);
+    if (encoder)
+        ph[0] = e->b;
     uint64_t full = report_bar_full(g->memory, ph, (size_t)n);
-    int bw = r.w - 9 - 17;
-    for (int i = 0; i < n; i++) /* room for the widest label: " 146.20 GiB over" */
-        if (r.w - 9 - 6 - (int)strlen(ui_bytes(u, ph[i].total, v, sizeof v)) < bw)
-            bw = r.w - 9 - 6 - (int)strlen(v);
+    int label = 0; /* " 146.20 GiB fits, KV 1.50 GiB (peak)" */
+    for (int i = 0; i < n; i++) {
+        int len = snprintf(line, sizeof line, " %s over, KV %s (peak)",
+                           ui_bytes(u, ph[i].total, v, sizeof v),
+                           ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv));
+        label = len > label ? len : label;
+    }
+    bool with_kv = r.w - 9 - label >= 10; /* else the KV figures give way to the bar */
+    if (!with_kv)
+        label = (int)strlen(" 146.20 GiB over");
+    int bw = r.w - 9 - label;
     for (int i = 0; i < 2; i++) {
         int y = r.y + 1 + i;
-        bool peak = (i == 1) == inf->decode_peak;
+        bool peak = n == 1 || (i == 1) == inf->decode_peak;
         snprintf(line, sizeof line, " %s", report_phase_names[i]);
         draw_text(y, r.x, 9, peak ? C_HEADING : C_NORMAL, line);
         if (i >= n) {
-            draw_text(y, r.x + 9, r.w - 9, C_DIM, "none: no tokens generated (generated = 0)");
+            draw_text(y, r.x + 9, r.w - 9, C_DIM,
+                      encoder ? "none: an encoder generates no tokens"
+                              : "none: no tokens generated (generated = 0)");
             continue;
         }
         draw_stack(u, y, r.x + 9, bw, 1, &ph[i], full);
         int m = layout_cell(g->memory, full, bw);
         draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(ph[i].total, g->memory).fits;
-        snprintf(line, sizeof line, " %s %s",
-                 ui_bytes(u, ph[i].total, v, sizeof v), fits ? "fits" : "over");
+        if (with_kv)
+            snprintf(line, sizeof line, " %s %s, KV %s%s", ui_bytes(u, ph[i].total, v, sizeof v),
+                     fits ? "fits" : "over",
+                     ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv),
+                     peak && n == 2 ? " (peak)" : "");
+        else
+            snprintf(line, sizeof line, " %s %s", ui_bytes(u, ph[i].total, v, sizeof v),
+                     fits ? "fits" : "over");
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
     }
     vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
-    if (sp.decode_tokens_per_s > 0) {
-        snprintf(line, sizeof line, " roofline: decode <= %.0f tokens/s (%.2f ms a step)",
+    if (n == 2) { /* the tokens generated grow the cache the prompt left */
+        uint64_t a = ph[0].bytes[VL_C_KV_CACHE], b = ph[1].bytes[VL_C_KV_CACHE];
+        char brief[96];
+        snprintf(line, sizeof line, " decode: %llu tokens grow the KV cache by %s (%s -> %s)",
+                 (unsigned long long)s.gen, ui_bytes(u, b > a ? b - a : 0, w, sizeof w),
+                 ui_bytes(u, a, v, sizeof v), ui_bytes(u, b, kv, sizeof kv));
+        snprintf(brief, sizeof brief, " decode adds %s of KV cache", w);
+        draw_either(r.y + 3, r.x, r.w, C_NORMAL, line, brief);
+    }
+    char dec[96] = "", pre[96] = "", both[192];
+    if (n == 2 && sp.decode_tokens_per_s > 0)
+        snprintf(dec, sizeof dec, " roofline: decode <= %.0f tokens/s (%.2f ms a step)",
                  sp.decode_tokens_per_s, sp.decode_step_seconds * 1e3);
-        draw_text(r.y + 3, r.x, r.w, C_NORMAL, line);
-    }
-    if (sp.prefill_seconds > 0) {
-        snprintf(line, sizeof line, "           prefill >= %.3f s at %.0f TFLOP/s bf16",
+    if (sp.prefill_seconds > 0)
+        snprintf(pre, sizeof pre, " roofline: prefill >= %.3f s at %.0f TFLOP/s bf16",
                  sp.prefill_seconds, g->bf16_flops / 1e12);
-        draw_text(r.y + 4, r.x, r.w, C_NORMAL, line);
-    }
+    snprintf(both, sizeof both, "%s%s%s", dec, dec[0] && pre[0] ? "," : "",
+             dec[0] ? pre + strlen(" roofline:") : pre);
+    draw_either(r.y + 4, r.x, r.w, C_NORMAL, both, dec[0] ? dec : pre);
 }
 
 static void draw_zero(const ui *u)
