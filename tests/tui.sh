@@ -485,6 +485,26 @@ for size in 100x30 200x60; do
     exited $name 0
 done
 
+# the Probe panel's counts say what their columns are: the nonzero values unscaled and at
+# the scale, and how much of the sample is exactly zero (vramlab probe underflow's count)
+if command -v python3 > /dev/null; then
+    cols=200 rows=60
+    start probe-head --no-color --ascii
+    unset cols rows
+    keys probe-head 2
+    wait_for probe-head "loss scale 2^16"
+    zeros=$("$VRAMLAB" probe underflow --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["underflow"]["runs"][0]["classes"]["fp32"]
+print("%.0f" % (100.0 * r["zero"] / sum(r.values())))')
+    expect_screen probe-head "cast to   flushed x1 -> x2^16       subnormal x1 -> x2^16     overflow x1 -> x2^16"
+    expect_screen probe-head "(of the nonzero: $zeros% of the sample is 0)"
+    keys probe-head Left
+    wait_for probe-head "flushed x1 -> x2^15"
+    keys probe-head q
+    exited probe-head 0
+fi
+
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
 keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32

@@ -96,9 +96,14 @@ static void draw_histogram(const ui *u, int top, int h, int x0, int w, int lo)
 static void draw_counts(const ui *u, int y, int w)
 {
     const vl_underflow *un = &u->lab.under;
-    char line[256];
-    snprintf(line, sizeof line, "%-9s %-25s %-25s %-25s", "cast to", "flushed to 0 (1 -> scaled)",
-             "subnormal (1 -> scaled)", "overflow (1 -> scaled)");
+    char line[256], f[32], sub[32], over[32];
+    /* of the nonzero values, unscaled -> at the scale; the exact zeros stay zeros */
+    snprintf(f, sizeof f, "flushed x1 -> x2^%d", u->lab.log2_scale);
+    snprintf(sub, sizeof sub, "subnormal x1 -> x2^%d", u->lab.log2_scale);
+    snprintf(over, sizeof over, "overflow x1 -> x2^%d", u->lab.log2_scale);
+    uint64_t zeros = un->runs[0].counts.cls[VL_FMT_F32][VL_CLS_ZERO];
+    snprintf(line, sizeof line, "%-9s %-25s %-25s %-22s (of the nonzero: %.0f%% of the sample is 0)",
+             "cast to", f, sub, over, pct(zeros, un->n));
     draw_text(y, 1, w, C_HEADING, line);
     for (int k = 0; k < N_SHOWN; k++) {
         const uint64_t *a = un->runs[0].counts.cls[shown[k]], *b = un->runs[1].counts.cls[shown[k]];
