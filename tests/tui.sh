@@ -127,9 +127,10 @@ tm resize-window -t a -x 100 -y 30
 wait_for a "how it is computed"
 expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096
 
-# help overlay, closed by any key
+# help overlay, closed by any key; it says what the glyphs mean
 keys a '?'
 expect_screen a "type an exact value"
+expect_screen a "| capacity  > selected  (v) no effect now  [1 Tab] shown  ... cut"
 keys a x
 checks=$((checks + 1))
 screen a | grep -qF "type an exact value" && fail "help did not close"

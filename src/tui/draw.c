@@ -249,9 +249,13 @@ static void draw_help(const ui *u)
     help_widths(keys_global, keys_n_global, &keyw, &helpw);
     keyw += 2;
     int textw = keyw + helpw;
+    /* the glyphs, in this terminal's set: what colour and attributes also say */
+    char glyph[160];
+    snprintf(glyph, sizeof glyph, "%s capacity  %s selected  (v) no effect now  [1 Tab] shown  "
+             "%s cut", u->g->marker, u->g->select, u->g->ellipsis);
     for (size_t i = 0; i < N_NOTES; i++)
         textw = (int)strlen(help_notes[i]) > textw ? (int)strlen(help_notes[i]) : textw;
-    int n = (int)(1 + p->n_keys + 2 + keys_n_global + 1 + N_NOTES);
+    int n = (int)(1 + p->n_keys + 2 + keys_n_global + 1 + 1 + N_NOTES);
     int h = n + 3 < u->lines - 2 ? n + 3 : u->lines - 2;
     int w = textw + 6 < u->cols - 4 ? textw + 6 : u->cols - 4;
     int y = (u->lines - h) / 2, x = (u->cols - w) / 2, last = y + h - 2;
@@ -266,6 +270,8 @@ static void draw_help(const ui *u)
         draw_text(row++, x + 3, iw, C_OVERLAY, "every panel");
     help_rows(keys_global, keys_n_global, &row, last, x + 3, keyw, iw);
     row++;
+    if (row <= last)
+        draw_text(row++, x + 3, iw, C_OVERLAY, glyph);
     for (size_t i = 0; i < N_NOTES && row <= last; i++)
         draw_text(row++, x + 3, iw, C_OVERLAY, help_notes[i]);
 }
