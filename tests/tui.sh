@@ -359,7 +359,8 @@ for size in 80x24 200x60; do
     mouse $name 64 6 5                             # over the GPUs row: 1 -> 2
     expect_total $name --preset llama-2-7b --gpus 2
     expect_screen $name "> GPUs"
-    mouse $name 0 17 50                            # click ZeRO-2's row
+    y=$(screen $name | grep -n ' ZeRO-2 ' | head -n 1 | cut -d: -f1)
+    mouse $name 0 $((y - 1)) 50                    # click ZeRO-2's row
     expect_total $name --preset llama-2-7b --gpus 2 --zero 2
     x=$(screen $name | head -n 1 | awk '{ print index($0, "2 Probe") }')
     mouse $name 0 0 "$x"                           # the Probe tab
@@ -505,6 +506,20 @@ print("%.0f" % (100.0 * r["zero"] / sum(r.values())))')
     keys probe-head q
     exited probe-head 0
 fi
+
+# the bars grow with the terminal: at 200x60 the memory bar is 6 rows and each ZeRO bar 2
+cols=200 rows=60
+start tall --preset llama-2-7b --gpus 8 --zero 3 --no-color --ascii
+unset cols rows
+checks=$((checks + 1))
+[ "$(screen tall | sed -n '3,8p' | cut -c45- | grep -c '^#')" -eq 6 ] || fail "memory bar height"
+checks=$((checks + 1))
+[ "$(screen tall | grep -m 1 -A 1 ' ZeRO-1 ' | tail -n 1 | cut -c45-51)" = "       " ] &&
+    screen tall | grep -m 1 -A 1 ' ZeRO-1 ' | tail -n 1 | cut -c52- | grep -q '^#' ||
+    fail "ZeRO bars one row high at 60 lines"
+expect_total tall --preset llama-2-7b --gpus 8 --zero 3
+keys tall q
+exited tall 0
 
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii

@@ -94,23 +94,24 @@ static void draw_memory(const ui *u)
     }
     int bw = r.w - 2, bx = r.x + 1;
     uint64_t full = report_bar_full(g->memory, b, 1);
-    draw_stack(u, r.y + 1, bx, bw, 2, b, full);
+    int bh = u->lay.bar_h;
+    draw_stack(u, r.y + 1, bx, bw, bh, b, full);
     int m = layout_cell(g->memory, full, bw);
     int mx = bx + (m >= bw ? bw - 1 : m);
-    draw_text(r.y + 1, mx, 1, C_MARKER, u->g->marker);
-    draw_text(r.y + 2, mx, 1, C_MARKER, u->g->marker);
+    for (int k = 0; k < bh; k++)
+        draw_text(r.y + 1 + k, mx, 1, C_MARKER, u->g->marker);
     /* the capacity label starts at the marker, or ends there when it would not fit */
     snprintf(line, sizeof line, "%s capacity %s", u->g->marker, v);
     int len = (int)strlen("| capacity ") + (int)strlen(v);
     if (mx + len <= bx + bw) {
-        draw_text(r.y + 3, mx, len, C_MARKER, line);
+        draw_text(r.y + 1 + bh, mx, len, C_MARKER, line);
     } else {
         snprintf(line, sizeof line, "capacity %s %s", v, u->g->marker);
-        draw_text(r.y + 3, mx - len + 1 < bx ? bx : mx - len + 1, len, C_MARKER, line);
+        draw_text(r.y + 1 + bh, mx - len + 1 < bx ? bx : mx - len + 1, len, C_MARKER, line);
     }
 
     for (int c = 0; c < VL_N_COMPONENTS; c++) {
-        int y = r.y + 4 + c;
+        int y = r.y + 2 + bh + c;
         bool focus = c == (u->ex.focus >= 0 ? u->ex.focus
                                             : (int)slider_component(e, e->selected));
         attrset(theme_attr((ui_color)(C_SEGMENT + c)) | (theme_color() ? A_REVERSE : 0));
@@ -124,7 +125,7 @@ static void draw_memory(const ui *u)
     snprintf(line, sizeof line, "    total %s per GPU (%s bytes)", ui_bytes(u, b->total, w, sizeof w),
              vl_fmt_int(b->total, n, sizeof n));
     snprintf(brief, sizeof brief, " total %s per GPU", w);
-    draw_either(r.y + 11, r.x, r.w, C_HEADING, line, brief);
+    draw_either(r.y + 2 + bh + VL_N_COMPONENTS, r.x, r.w, C_HEADING, line, brief);
     report_fit fit = report_fit_of(b->total, g->memory);
     snprintf(line, sizeof line, fit.fits ? " fits: %s to spare" : " does not fit: over by %s",
              ui_bytes(u, fit.margin, w, sizeof w));
@@ -133,7 +134,7 @@ static void draw_memory(const ui *u)
         snprintf(line + used, sizeof line - used, "; CPU per node: %s",
                  ui_bytes(u, b->cpu.node_total, w, sizeof w));
     }
-    draw_text(r.y + 12, r.x, r.w, fit.fits ? C_OK : C_BAD, line);
+    draw_text(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line);
 }
 
 /* Inference: the prefill and decode peaks on one scale, each with its KV cache, what decoding
@@ -167,8 +168,9 @@ static void draw_phases(const ui *u)
     if (!with_kv)
         label = (int)strlen(" 146.20 GiB over");
     int bw = r.w - 9 - label;
+    int zh = u->lay.zero_bar_h;
     for (int i = 0; i < 2; i++) {
-        int y = r.y + 1 + i;
+        int y = r.y + 1 + i * zh;
         bool peak = n == 1 || (i == 1) == inf->decode_peak;
         snprintf(line, sizeof line, " %s", report_phase_names[i]);
         draw_text(y, r.x, 9, peak ? C_HEADING : C_NORMAL, line);
@@ -178,9 +180,10 @@ static void draw_phases(const ui *u)
                               : "none: no tokens generated (generated = 0)");
             continue;
         }
-        draw_stack(u, y, r.x + 9, bw, 1, &ph[i], full);
+        draw_stack(u, y, r.x + 9, bw, zh, &ph[i], full);
         int m = layout_cell(g->memory, full, bw);
-        draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        for (int k = 0; k < zh; k++)
+            draw_text(y + k, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(ph[i].total, g->memory).fits;
         if (with_kv)
             snprintf(line, sizeof line, " %s %s, KV %s%s", ui_bytes(u, ph[i].total, v, sizeof v),
@@ -200,7 +203,7 @@ static void draw_phases(const ui *u)
                  (unsigned long long)s.gen, ui_bytes(u, b > a ? b - a : 0, w, sizeof w),
                  ui_bytes(u, a, v, sizeof v), ui_bytes(u, b, kv, sizeof kv));
         snprintf(brief, sizeof brief, " decode adds %s of KV cache", w);
-        draw_either(r.y + 3, r.x, r.w, C_NORMAL, line, brief);
+        draw_either(r.y + 1 + 2 * zh, r.x, r.w, C_NORMAL, line, brief);
     }
     char dec[96] = "", pre[96] = "", both[192];
     if (n == 2 && sp.decode_tokens_per_s > 0)
@@ -211,7 +214,7 @@ static void draw_phases(const ui *u)
                  sp.prefill_seconds, g->bf16_flops / 1e12);
     snprintf(both, sizeof both, "%s%s%s", dec, dec[0] && pre[0] ? "," : "",
              dec[0] ? pre + strlen(" roofline:") : pre);
-    draw_either(r.y + 4, r.x, r.w, C_NORMAL, both, dec[0] ? dec : pre);
+    draw_either(r.y + 2 + 2 * zh, r.x, r.w, C_NORMAL, both, dec[0] ? dec : pre);
 }
 
 static void draw_zero(const ui *u)
@@ -239,15 +242,17 @@ static void draw_zero(const ui *u)
     for (int z = 0; z < 4; z++)
         if (r.w - 8 - 6 - (int)strlen(ui_bytes(u, e->zero[z].total, v, sizeof v)) < bw)
             bw = r.w - 8 - 6 - (int)strlen(v);
+    int zh = u->lay.zero_bar_h;
     for (int z = 0; z < 4; z++) {
-        int y = r.y + 1 + z;
+        int y = r.y + 1 + z * zh;
         const vl_breakdown *b = &e->zero[z];
         bool cur = (unsigned)z == e->s.zero;
         snprintf(line, sizeof line, "%sZeRO-%d", cur ? u->g->select : " ", z);
         draw_text(y, r.x, 8, cur ? C_HEADING : C_NORMAL, line);
-        draw_stack(u, y, r.x + 8, bw, 1, b, full);
+        draw_stack(u, y, r.x + 8, bw, zh, b, full);
         int m = layout_cell(g->memory, full, bw);
-        draw_text(y, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        for (int k = 0; k < zh; k++)
+            draw_text(y + k, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(b->total, g->memory).fits;
         snprintf(line, sizeof line, " %s %s", ui_bytes(u, b->total, v, sizeof v),
                  fits ? "fits" : "over");
@@ -466,7 +471,7 @@ static int memory_mouse(ui *u, const MEVENT *ev)
         sel++;
     int i = layout_slider_at(&u->lay, ev->y, ev->x, n);
     rect z = u->lay.zero;
-    int stage = ev->y - (z.y + 1);
+    int stage = ev->y >= z.y + 1 ? (ev->y - (z.y + 1)) / u->lay.zero_bar_h : -1;
     if (i < 0 && (ev->bstate & BUTTON1_PRESSED) && z.h && u->ex.s.mode == VL_MODE_TRAIN &&
         !u->ex.error && ev->x >= z.x && stage >= 0 && stage < REPORT_ZERO_STAGES) {
         char v[2] = {(char)('0' + stage), '\0'};
