@@ -279,6 +279,39 @@ static void test_finetune_sliders(void **state)
     assert_false(s.sp);
 }
 
+/* What a move raised to follow it, the move back gives back while it still holds the raised
+ * value: offload none -> optimizer -> params -> optimizer -> none walks ZeRO 0, 1, 3, 1, 0;
+ * a ZeRO stage chosen by hand stays. */
+static void test_move_back_gives_back(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e);
+    static const unsigned zero_at[] = {1, 3, 1, 0};
+    static const int dir[] = {1, 1, -1, -1};
+    for (int i = 0; i < 4; i++) {
+        assert_true(explorer_move(&e, VL_SET_OFFLOAD, dir[i], false));
+        assert_int_equal(e.s.zero, zero_at[i]);
+        vl_breakdown b;
+        assert_null(vl_estimate(&e.model, &e.s, &b));
+        assert_int_equal(e.b.total, b.total);
+    }
+    assert_true(explorer_move(&e, VL_SET_OFFLOAD, 1, false)); /* ZeRO 1 */
+    assert_true(explorer_move(&e, VL_SET_ZERO, 1, false));    /* by hand: 2 */
+    assert_true(explorer_move(&e, VL_SET_OFFLOAD, -1, false));
+    assert_int_equal(e.s.zero, 2);
+    /* the GPUs a tensor-parallel degree brought go when it goes; typed GPUs are rounded up
+     * to whole groups and the note says so */
+    assert_true(explorer_jump(&e, VL_SET_TP, true));
+    assert_int_equal(e.s.gpus, e.s.tp);
+    assert_true(explorer_jump(&e, VL_SET_TP, false));
+    assert_int_equal(e.s.gpus, 1);
+    assert_true(explorer_move(&e, VL_SET_TP, 1, false));
+    assert_null(explorer_set(&e, VL_SET_GPUS, "3"));
+    assert_int_equal(e.s.gpus, 4);
+    assert_string_equal(e.note, "GPUs 3 -> 4: whole groups of tensor x pipeline = 2 GPUs");
+}
+
 /* Typed beyond the slider's range: Right stays (and says so), Left comes back to the range;
  * End stops at the last value the model takes and says why; the memory pane never goes. */
 static void test_valid_states_only(void **state)
@@ -352,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_finetune_sliders),
+        cmocka_unit_test(test_move_back_gives_back),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

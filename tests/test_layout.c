@@ -24,6 +24,24 @@ static void test_geometry(void **state)
     assert_int_equal(l.formula.y, 1 + LAYOUT_MEMORY_H + LAYOUT_ZERO_H);
     assert_int_equal(l.formula.y + l.formula.h, 29); /* down to the status line */
 
+    assert_int_equal(l.bar_h, 2);
+    assert_int_equal(l.zero_bar_h, 1);
+
+    /* a tall terminal: the bars take the rows (6 and 2 high at 60 lines), the formula pane
+     * the rest, down to the status line */
+    l = layout_compute(60, 200, 20);
+    assert_int_equal(l.bar_h, LAYOUT_BAR_MAX);
+    assert_int_equal(l.zero_bar_h, 2);
+    assert_int_equal(l.memory.h, LAYOUT_MEMORY_H - 2 + LAYOUT_BAR_MAX);
+    assert_int_equal(l.zero.y, 1 + l.memory.h);
+    assert_int_equal(l.zero.h, 1 + 4 * 2);
+    assert_int_equal(l.formula.y, l.zero.y + l.zero.h);
+    assert_int_equal(l.formula.y + l.formula.h, 59);
+    l = layout_compute(40, 120, 20); /* between: one row more of the memory bar */
+    assert_int_equal(l.bar_h, 3);
+    assert_int_equal(l.zero_bar_h, 1);
+    assert_int_equal(l.formula.y, 1 + 21); /* below the 21 rows of sliders */
+
     l = layout_compute(LAYOUT_MIN_LINES, LAYOUT_MIN_COLS, 12); /* the minimum: no comparison */
     assert_false(l.too_small);
     assert_int_equal(l.zero.h, 0);

@@ -61,6 +61,9 @@ keys() { # keys NAME KEY...: send keys, then give the frame a moment
 shown_total() { # the exact bytes in "total ... GiB per GPU (N bytes)"
     screen "$1" | sed -n 's/.*per GPU (\([0-9,]*\) bytes).*/\1/p' | tr -d ,
 }
+shown_gib() { # where the pane is too narrow for the bytes: "total N.NN GiB per GPU"
+    screen "$1" | sed -n 's/.* total \([0-9.]* GiB\) per GPU$/\1/p'
+}
 
 # expect_total NAME ESTIMATE-ARGS...: the screen's total equals vramlab estimate's.
 expect_total() {
@@ -69,6 +72,10 @@ expect_total() {
     checks=$((checks + 1))
     want=$("$VRAMLAB" estimate "$@" --format csv | awk -F, '$1 == "total" { print $2 }')
     got=$(shown_total "$name")
+    if [ -z "$got" ] && [ -n "$(shown_gib "$name")" ]; then # GiB to 2 decimals at 80 columns
+        got=$(shown_gib "$name")
+        want=$(awk -v b="$want" 'BEGIN { if (b != "") printf "%.2f GiB", b / 2^30 }')
+    fi
     [ -n "$want" ] && [ "$got" = "$want" ] ||
         { fail "screen total '$got' != estimate $* ($want)"; screen "$name"; }
 }
@@ -76,6 +83,25 @@ expect_total() {
 expect_screen() { # expect_screen NAME TEXT
     checks=$((checks + 1))
     screen "$1" | grep -qF -- "$2" || { fail "'$2' not on screen"; screen "$1"; }
+}
+
+# mouse NAME BUTTON Y X: an X10 mouse report (button 0 a click, 64 wheel up, 65 wheel down)
+# at row Y, column X (from 0), typed into the pane as a terminal would send it
+# tab_col NAME DIGIT LABEL: the 0-based column of a tab's digit in the title, its name shown
+# ("2 Probe") or, where the tabs are compact, the digit alone (" 2")
+tab_col() {
+    screen "$1" | head -n 1 | awk -v d="$2" -v l="$3" '{
+        i = index($0, d " " l); if (i) { print i - 1; exit }
+        for (j = length($0); j > 1; j--)
+            if (substr($0, j, 1) == d && substr($0, j - 1, 1) ~ /[ \]]/) { print j - 1; exit } }'
+}
+
+mouse() {
+    for b in $2 $([ "$2" = 0 ] && echo 3); do # a click: press, then release (3)
+        tm send-keys -t "$1" -l "$(printf '\033[M%b%b%b' "\\0$(printf %o $((32 + b)))" \
+            "\\0$(printf %o $((33 + $4)))" "\\0$(printf %o $((33 + $3)))")"
+    done
+    sleep 0.3
 }
 
 start a --preset llama-2-7b --no-color --ascii
@@ -110,9 +136,10 @@ tm resize-window -t a -x 100 -y 30
 wait_for a "how it is computed"
 expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096
 
-# help overlay, closed by any key
+# help overlay, closed by any key; it says what the glyphs mean
 keys a '?'
 expect_screen a "type an exact value"
+expect_screen a "| capacity  > selected  (v) no effect now  [1 Tab] shown  ... cut"
 keys a x
 checks=$((checks + 1))
 screen a | grep -qF "type an exact value" && fail "help did not close"
@@ -162,8 +189,9 @@ expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a1
 keys a j j j j j Enter 5 1 2 Enter                 # generated tokens
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype int4 --gen 512
-keys a k k k k k k Left                            # back to training, as it was
-expect_total a --preset gpt2 --zero 3 --gpus 6 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb
+keys a k k k k k k Left                            # back to training, as it was: the GPUs
+expect_screen a "GPUs -> 8"                        # inference took come back
+expect_total a --preset gpt2 --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb
 
 # q quits with status 0 and leaves the alternate screen
 keys a q
@@ -207,6 +235,309 @@ expect_total g --preset llama-2-7b --mode infer --gpus 32
 keys g q
 exited g 0
 
+# what a move raised, the move back gives back: offload Right, Right, Left, Left restores
+# ZeRO 0 (146.20 GiB, not ZeRO-3's 146.68); tensor par. back to 1 gives the GPUs back
+cols=200 rows=60
+start give-back --preset llama-2-7b --no-color --ascii
+unset cols rows
+keys give-back j j j j j j j j j j j j j j j Right  # offload optimizer (brings ZeRO-1)
+expect_screen give-back "ZeRO stage -> 1"
+keys give-back Right                               # params (brings ZeRO-3)
+expect_total give-back --preset llama-2-7b --offload params --zero 3
+keys give-back Left
+expect_screen give-back "ZeRO stage -> 1"
+expect_total give-back --preset llama-2-7b --offload optimizer --zero 1
+keys give-back Left
+expect_screen give-back "ZeRO stage -> 0"
+expect_total give-back --preset llama-2-7b
+keys give-back j End                               # tensor par. 32 brings 32 GPUs
+expect_total give-back --preset llama-2-7b --tp 32 --gpus 32
+keys give-back Home
+expect_screen give-back "GPUs -> 1"
+expect_total give-back --preset llama-2-7b
+# a count typed that is no whole tensor x pipeline group is rounded up, and says so
+keys give-back Right                               # tensor par. 2, GPUs 2
+keys give-back k k k k k k k k k k k k Enter 3 Enter # GPUs 3
+expect_screen give-back "GPUs 3 -> 4: whole groups of tensor x pipeline = 2 GPUs"
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4
+# a typed value off the slider's steps snaps to the next step in the direction pressed; one
+# above its range stays on Right and comes back to the top on Left
+keys give-back j j j Enter 3 0 0 0 Enter Right     # context 3000 -> 4096
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 4096
+keys give-back Enter 3 0 0 0 Enter Left            # 3000 -> 2048
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 2048
+keys give-back Enter 1 6 7 7 7 2 1 6 Enter Right   # 16,777,216: Right stays
+expect_screen give-back "context: at the end of its range"
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 16777216
+keys give-back Left                                # down to the slider's top, 1,048,576
+expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 1048576
+keys give-back q
+exited give-back 0
+
+# the screen follows --units, and a number GiB would need 7 digits for is in TiB; at 80
+# columns every line of the memory pane ends on a whole word, at 120 the formula pane
+# wraps each formula to its end
+cols=80 rows=24
+start units --preset llama-2-7b --seq 16777216 --attention eager --no-color --ascii
+unset cols rows
+bytes=$("$VRAMLAB" estimate --preset llama-2-7b --seq 16777216 --attention eager --format csv | awk -F, '$1 == "total" { print $2 }')
+expect_screen units "$(awk -v b="$bytes" 'BEGIN { printf " total %.2f TiB per GPU", b / 2^40 }')"
+expect_screen units "weights                12.55 GiB"
+checks=$((checks + 1))
+screen units | sed -n '2,19p' | awk 'length($0) == 80 && !/(\.\.\.|over|fits| [GT]iB|[-|@#=%~+:])$/' |
+    grep . && fail "a line of the memory pane cut without an ellipsis"
+checks=$((checks + 1))
+screen units | grep -E 'NVIDIA H100 80GB S$|TiB ov$|\(576,$' && fail "cut without an ellipsis"
+tm resize-window -t units -x 120 -y 46
+sleep 0.3
+expect_screen units "fp32 logits) = "
+keys units q
+exited units 0
+start units-gb --preset llama-2-7b --units gb --no-color --ascii
+bytes=$("$VRAMLAB" estimate --preset llama-2-7b --format csv | awk -F, '$1 == "total" { print $2 }')
+expect_screen units-gb "$(awk -v b="$bytes" 'BEGIN { printf "total %.2f GB per GPU", b / 1e9 }')"
+expect_screen units-gb "memory per GPU on NVIDIA H100 80GB SXM (85.52 GB)"
+expect_screen units-gb "weights = 2 B/param x 6.74e9 params = 13.48 GB"
+expect_total units-gb --preset llama-2-7b
+keys units-gb q
+exited units-gb 0
+
+# for the class: the ZeRO paper's Fig. 1 (7.5B, 64 GPUs, K = 12: 120, 31.4, 16.6, 1.9 GB of
+# model states), the loaded scenario's name in the title and its notes and source; the bytes
+# per parameter (2 + 2 + 16 = 20 for the article's mixed AdamW) and the parallel line
+# (8 GPUs / TP 2 = DP 4; global batch 1 x 4 x 4 = 16)
+rows=36
+start paper --no-color --ascii
+unset rows
+keys paper p z e r o - p a p e r Enter
+expect_screen paper " vramlab | scenario zero-paper-7.5b-64gpus | GPT-3-like"
+expect_screen paper "ZeRO paper view (Fig. 1: model states only, K = 12, GB): ZeRO-0 120.0 ZeRO-1 31.4 ZeRO-2 16.6"
+expect_screen paper "   ZeRO-3 1.9"
+tm resize-window -t paper -x 200 -y 60
+sleep 0.3
+expect_screen paper "scenario zero-paper-7.5b-64gpus: Model states per GPU are 120 GB at ZeRO-0"
+expect_screen paper "Source: Rajbhandari et al. 2019, ZeRO, Figure 1"
+keys paper p l l a m a - 2 - 7 b Enter             # a model: no scenario any more
+checks=$((checks + 1))
+screen paper | grep -qF "scenario zero-paper" && fail "the scenario stayed after loading a model"
+keys paper q
+exited paper 0
+cols=200 rows=60
+start facts --preset llama-2-7b --gpus 8 --tp 2 --zero 3 --grad-accum 4 --no-color --ascii
+unset cols rows
+expect_screen facts " bytes per parameter: weights 2 + gradients 2 + optimizer 16 (fp32 master 4 + grad copy 4 + moments 8) = 20 B x 6.74e9 params"
+expect_screen facts " parallel: TP 2 x PP 1 x DP 4 = 8 GPUs; global batch = micro-batch 1 x DP 4 x grad accum 4 = 16 sequences a step"
+expect_total facts --preset llama-2-7b --gpus 8 --tp 2 --zero 3 --grad-accum 4
+keys facts q
+exited facts 0
+
+# monochrome carries every cue colour does: the active tab in brackets, the picker's row
+# with the select glyph, the histogram by fp16's fate in glyphs with their legend, the
+# Formats header naming no colours, and t saying why there is no theme to switch
+for size in 80x24 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    start mono-$size --no-color --ascii
+    unset cols rows
+    # the active tab in brackets; at 80 columns the others are their digits alone
+    if [ "$size" = 80x24 ]; then tabs="[1 Memory] 2 3 4 5"; else tabs="[1 Memory] 2 Probe  3 Formats"; fi
+    expect_screen mono-$size "$tabs"
+    keys mono-$size t
+    expect_screen mono-$size "no colour here (--no-color, NO_COLOR or the terminal)"
+    keys mono-$size p
+    checks=$((checks + 1))
+    [ "$(screen mono-$size | grep -c '^.\{6\}>[a-z]')" -eq 1 ] || fail "$size: picker cursor"
+    first=$(screen mono-$size | grep '^.\{6\}>' | cut -c8-20)
+    keys mono-$size Down
+    checks=$((checks + 1))
+    [ "$(screen mono-$size | grep '^.\{6\}>' | cut -c8-20)" != "$first" ] ||
+        fail "$size: the picker cursor did not move"
+    keys mono-$size Escape 2
+    wait_for mono-$size "loss scale 2^16"
+    expect_screen mono-$size ". flushed + subnormal # normal ^ overflow"
+    checks=$((checks + 1))                     # subnormal octaves drawn as such in the bars
+    screen mono-$size | sed -n '3,$p' | grep -vE '^ (fp|bf)|flushed' | grep -F '#' | grep -qF '+' ||
+        fail "$size: histogram in one glyph"
+    keys mono-$size 3
+    expect_screen mono-$size "[3 Formats]"
+    expect_screen mono-$size "sign (underlined) | exponent | mantissa"
+    keys mono-$size q
+    exited mono-$size 0
+done
+
+# the mouse acts where the pointer is: the wheel over a slider moves that one and nowhere
+# else anything; tabs, picker rows and ZeRO rows take clicks
+for size in 80x24 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    name=mouse-$size
+    start $name --preset llama-2-7b --no-color --ascii
+    unset cols rows
+    mouse $name 64 8 60                            # the wheel over the memory pane
+    expect_total $name --preset llama-2-7b
+    mouse $name 64 6 5                             # over the GPUs row: 1 -> 2
+    expect_total $name --preset llama-2-7b --gpus 2
+    expect_screen $name "> GPUs"
+    y=$(screen $name | grep -n ' ZeRO-2 ' | head -n 1 | cut -d: -f1)
+    mouse $name 0 $((y - 1)) 50                    # click ZeRO-2's row
+    expect_total $name --preset llama-2-7b --gpus 2 --zero 2
+    mouse $name 0 0 "$(tab_col $name 2 Probe)"    # the Probe tab
+    wait_for $name "loss scale 2^16"
+    expect_screen $name "[2 Probe]"
+    mouse $name 0 0 "$(tab_col $name 1 Memory)"   # the Memory tab
+    expect_screen $name "[1 Memory]"
+    keys $name p                                   # at the model in use
+    at=$(screen $name | grep -n '^.\{6\}>llama-2-7b ' | cut -d: -f1)
+    row=$(screen $name | sed -n "$((at - 1))p" | cut -c8- | awk '{ print $1 }')
+    mouse $name 64 6 20                            # the wheel moves the picker's cursor up
+    expect_screen $name ">$row "
+    row=$(screen $name | sed -n "$((at - 2))p" | cut -c8- | awk '{ print $1 }')
+    mouse $name 0 $((at - 3)) 20                   # a click a row above it: loaded
+    expect_screen $name "($row) |"
+    keys $name q
+    exited $name 0
+done
+
+# the pickers open at the entry in use and list by size (models by parameters, GPUs by
+# memory, each GPU marked where this run fits); PgDn/End page; a scenario saved with S is
+# listed at once; u undoes the last change, r goes back to the preset as loaded
+cols=80 rows=24
+start pickers --preset llama-2-7b --zero 3 --gpus 8 --no-color --ascii
+unset cols rows
+keys pickers p
+expect_screen pickers ">llama-2-7b "
+checks=$((checks + 1))
+screen pickers | sed -n '6,19p' | cut -c7-74 |
+    awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "params") print $i }' |
+    awk '{ split($1, m, "e"); v = m[1] * 10 ^ m[2]; if (NR > 1 && v < last) bad = 1; last = v }
+         END { exit bad }' || fail "the models are not listed by size"
+keys pickers End
+expect_screen pickers "scenario"                   # the scenarios after the models
+keys pickers Home Escape g
+expect_screen pickers ">h100-80gb "
+checks=$((checks + 1))
+screen pickers | sed -n '6,19p' | cut -c7-74 |
+    awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "GiB") print $i }' |
+    awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' ||
+    fail "the GPUs are not listed by memory"
+want=$("$VRAMLAB" estimate --preset llama-2-7b --zero 3 --gpus 8 --gpu t4 --format csv |
+    awk -F, '$1 == "fits" { print $2 }')
+expect_screen pickers "t4                    15.00 GiB  $([ "$want" = true ] && echo fits || echo over)"
+expect_screen pickers "h100-80gb             79.65 GiB  fits"
+keys pickers PPage PPage Home Escape
+keys pickers S C-u m y - r u n Enter
+keys pickers p m y - r u n
+expect_screen pickers ">my-run "
+keys pickers Escape
+# undo and reset
+keys pickers j j j j j Right Right                 # ZeRO 3 at the end: stays; micro-batch
+keys pickers j Right Right                         # micro-batch 1 -> 3
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 3
+keys pickers u
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
+keys pickers k k k k k k Right                     # parameters 6.74e9 -> 6.8e9
+keys pickers Left                                  # -> 5.6e9: E12 steps, not the preset
+keys pickers u u
+expect_screen pickers "Llama 2 7B (llama-2-7b)"
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
+keys pickers r
+expect_screen pickers "reset to llama-2-7b as loaded (u undoes it)"
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8
+keys pickers u
+expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
+keys pickers q
+exited pickers 0
+
+# f runs --solve on the settings on screen, in turn max batch, max context (at that batch)
+# and min GPUs, applies the answer and says it; the numbers are vramlab estimate --solve's
+if command -v python3 > /dev/null; then
+    answer() { "$VRAMLAB" estimate "$@" --format json |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["solve"]["answer"])'; }
+    cols=200 rows=60
+    start solve --preset llama-2-7b --zero 3 --gpus 8 --no-color --ascii
+    unset cols rows
+    b=$(answer --preset llama-2-7b --zero 3 --gpus 8 --solve max-batch)
+    keys solve f
+    expect_screen solve " --solve max-batch on h100-80gb: $b; $((b + 1)) needs"
+    expect_total solve --preset llama-2-7b --zero 3 --gpus 8 --batch "$b"
+    c=$(answer --preset llama-2-7b --zero 3 --gpus 8 --batch "$b" --solve max-context)
+    keys solve f
+    expect_screen solve " --solve max-context on h100-80gb: $c;"
+    expect_total solve --preset llama-2-7b --zero 3 --gpus 8 --batch "$b" --seq "$c"
+    g=$(answer --preset llama-2-7b --zero 3 --batch "$b" --seq "$c" --solve min-gpus)
+    keys solve f
+    expect_screen solve " --solve min-gpus on h100-80gb: $g"
+    keys solve u u u
+    expect_total solve --preset llama-2-7b --zero 3 --gpus 8
+    keys solve q
+    exited solve 0
+fi
+
+# inference shows both phases apart, with what decoding adds to the KV cache (SDPA: the
+# decode phase is the peak): Llama 2 7B
+# keeps 2 (K, V) x 32 layers x 32 heads x 128 x 2 B = 512 KiB a token, so the 2,048-token
+# prompt leaves 1.00 GiB and 1,024 generated tokens add 0.50 GiB; no decode bound without
+# generated tokens; an encoder (BERT) has no decode phase and no generated tokens
+for size in 100x30 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    name=phases-$size
+    start $name --preset llama-2-7b --mode infer --gen 1024 --no-color --ascii
+    unset cols rows
+    expect_screen $name "14.71 GiB fits, KV 1.00 GiB"
+    expect_screen $name "15.05 GiB fits, KV 1.50 GiB (peak)"
+    case $size in
+    100x30) expect_screen $name "decode adds 0.50 GiB of KV cache" ;;
+    *) expect_screen $name "decode: 1024 tokens grow the KV cache by 0.50 GiB (1.00 GiB -> 1.50 GiB)" ;;
+    esac
+    expect_screen $name "roofline: decode <= "
+    expect_total $name --preset llama-2-7b --mode infer --gen 1024
+    keys $name j j j j j j j Enter 0 Enter         # generated -> 0
+    expect_screen $name "none: no tokens generated (generated = 0)"
+    checks=$((checks + 1))
+    screen $name | grep -qF "decode <=" && fail "$size: a decode bound at gen 0"
+    keys $name p b e r t - b a s e Enter
+    expect_screen $name "none: an encoder generates no tokens"
+    expect_screen $name "generated      O---------- (0)"
+    keys $name Right
+    expect_screen $name "generated has no effect now: an encoder"
+    checks=$((checks + 1))
+    screen $name | grep -qF "decode <=" && fail "$size: a decode bound for an encoder"
+    keys $name q
+    exited $name 0
+done
+
+# the Probe panel's counts say what their columns are: the nonzero values unscaled and at
+# the scale, and how much of the sample is exactly zero (vramlab probe underflow's count)
+if command -v python3 > /dev/null; then
+    cols=200 rows=60
+    start probe-head --no-color --ascii
+    unset cols rows
+    keys probe-head 2
+    wait_for probe-head "loss scale 2^16"
+    zeros=$("$VRAMLAB" probe underflow --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["underflow"]["runs"][0]["classes"]["fp32"]
+print("%.0f" % (100.0 * r["zero"] / sum(r.values())))')
+    expect_screen probe-head "cast to   flushed x1 -> x2^16       subnormal x1 -> x2^16     overflow x1 -> x2^16"
+    expect_screen probe-head "(of the nonzero: $zeros% of the sample is 0)"
+    keys probe-head Left
+    wait_for probe-head "flushed x1 -> x2^15"
+    keys probe-head q
+    exited probe-head 0
+fi
+
+# the bars grow with the terminal: at 200x60 the memory bar is 6 rows and each ZeRO bar 2
+cols=200 rows=60
+start tall --preset llama-2-7b --gpus 8 --zero 3 --no-color --ascii
+unset cols rows
+checks=$((checks + 1))
+[ "$(screen tall | sed -n '3,8p' | cut -c45- | grep -c '^#')" -eq 6 ] || fail "memory bar height"
+checks=$((checks + 1))
+[ "$(screen tall | grep -m 1 -A 1 ' ZeRO-1 ' | tail -n 1 | cut -c45-51)" = "       " ] &&
+    screen tall | grep -m 1 -A 1 ' ZeRO-1 ' | tail -n 1 | cut -c52- | grep -q '^#' ||
+    fail "ZeRO bars one row high at 60 lines"
+expect_total tall --preset llama-2-7b --gpus 8 --zero 3
+keys tall q
+exited tall 0
+
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
 keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32
@@ -246,6 +577,43 @@ expect_total c --preset zero-paper-7.5b-64gpus
 keys c q
 exited c 0
 
+# a refused name, or a folder that cannot take the file, is said while the prompt stays open;
+# Ctrl-U and Ctrl-W clear the field as in a shell
+cols=200 rows=60
+start save-err --preset llama-2-7b --no-color --ascii
+unset cols rows
+keys save-err S C-u M y Space S Enter
+expect_screen save-err "save scenario as: My S_   'My S' is not a valid name"
+keys save-err C-w
+expect_screen save-err "save scenario as: My _  (Enter save  Esc cancel)"
+mkdir -p "$tmp/cfg/vramlab/presets/onto-a-folder.yaml"          # the name is a folder
+keys save-err C-u o n t o - a - f o l d e r Enter
+expect_screen save-err "onto-a-folder.yaml: not a file"
+expect_screen save-err "save scenario as: onto-a-folder_"
+# a folder that refuses writing (read-only; chattr +i where root ignores the mode): y says
+# why and goes back to the name instead of asking again
+ro=$tmp/cfg/vramlab/presets
+keys save-err C-u r o Enter                                    # ro.yaml, then lock the folder
+chmod a-w "$ro"
+touch "$ro/probe" 2> /dev/null && { rm -f "$ro/probe"; chattr +i "$ro" 2> /dev/null; }
+if touch "$ro/probe" 2> /dev/null; then
+    rm -f "$ro/probe"
+    echo "the folder stays writable here: the read-only check skipped"
+else
+    keys save-err S C-u r o Enter
+    expect_screen save-err "exists: overwrite? (y/n)"
+    keys save-err y
+    expect_screen save-err "save scenario as: ro_"
+    expect_screen save-err "cannot create a file there"
+    keys save-err Escape
+    checks=$((checks + 1))
+    screen save-err | grep -qF "overwrite?" && fail "the overwrite question came back"
+fi
+chattr -i "$ro" 2> /dev/null
+chmod u+w "$ro"
+keys save-err q
+exited save-err 0
+
 # ZeRO-Offload: the node's CPU memory beside the GPU's; the 8 GPUs of a node hold all the
 # optimizer states, 16 B x 6,738,415,616 = 107,814,649,856 B = 100.41 GiB
 start e --zero 2 --gpus 8 --offload optimizer --no-color
@@ -266,7 +634,7 @@ case "$footer" in
 *) fail "footer at 80 columns: '$footer'" ;;
 esac
 case "$title" in
-*" 1 Memory  2 Probe  3 Formats  4 Train  5 Timeline") ok ;;
+*" [1 Memory] 2 3 4 5") ok ;;
 *) fail "tabs at 80 columns: '$title'" ;;
 esac
 tm resize-window -t w -x 200 -y 60
@@ -373,7 +741,7 @@ keys tr q
 exited tr 0
 # The Timeline panel: one step's events as columns against the GPU.  Its key is its tab's;
 # the peak is estimate's peak.device, the cursor's events are estimate --timeline's.
-tl_key() { screen "$1" | head -n 1 | sed -n 's/.* \([1-9]\) Timeline.*/\1/p'; }
+tl_key() { echo 5; } # the Timeline panel is the fifth
 peak_gib() { # estimate ARGS's peak.device in GiB, 2 decimals, as the screen writes it
     "$VRAMLAB" estimate "$@" --format json |
         sed -n 's/.*"peak": {[^}]*"device": \([0-9]*\).*/\1/p' |

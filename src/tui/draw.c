@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "keys.h"
 #include "panel.h"
+#include "report/report.h"
 
 /* How many bytes of the UTF-8 (or ASCII) string s fit in `cols` screen columns; the columns
  * they take in *used. */
@@ -39,24 +40,27 @@ static int fit_bytes(const char *s, int cols)
     return fit(s, cols, NULL);
 }
 
+/* The frame's ellipsis (its glyph table's), for whatever is cut. */
+static const char *ellipsis = "...";
+
+static void put_text(int y, int x, int w, ui_color c, const char *s)
+{
+    attrset(theme_attr(c));
+    mvaddnstr(y, x, s, fit_bytes(s, w));
+    attrset(theme_attr(C_NORMAL));
+}
+
+/* s in w columns, ending in the ellipsis where it had to be cut. */
 void draw_text(int y, int x, int w, ui_color c, const char *s)
 {
     if (x + w > COLS) /* curses would wrap the rest onto the next row */
         w = COLS - x;
     if (w <= 0)
         return;
-    attrset(theme_attr(c));
-    mvaddnstr(y, x, s, fit_bytes(s, w));
-    attrset(theme_attr(C_NORMAL));
-}
-
-/* s in w columns, ending in an ellipsis where it had to be cut. */
-static void draw_cut(int y, int x, int w, ui_color c, const char *s, const char *ellipsis)
-{
     int cols, ell;
     fit(ellipsis, w, &ell);
     if (s[fit_bytes(s, w)] == '\0' || w <= ell) {
-        draw_text(y, x, w, c, s);
+        put_text(y, x, w, c, s);
         return;
     }
     int n = fit(s, w - ell, &cols);
@@ -73,6 +77,44 @@ void draw_fill(int y, int x, int w, ui_color c)
     attrset(theme_attr(C_NORMAL));
 }
 
+/* The title keeps at least this many columns: where the tabs " 1 Memory " would take more,
+ * the panels not shown are their digits alone (" 2"), the one shown keeps its name. */
+#define TITLE_MIN_W 56
+
+static bool tabs_compact(const ui *u)
+{
+    int full = 0;
+    for (size_t q = 0; q < N_PANELS; q++)
+        full += (int)strlen(ui_panels[q]->name) + 4;
+    return u->lay.title.w - full < TITLE_MIN_W;
+}
+
+static int tab_w(const ui *u, size_t p, bool compact)
+{
+    return compact && p != u->panel ? 2 : (int)strlen(ui_panels[p]->name) + 4;
+}
+
+/* Where tab p starts: the tabs end at the title's right edge. */
+static int tab_x(const ui *u, size_t p)
+{
+    bool compact = tabs_compact(u);
+    int x = u->lay.title.x + u->lay.title.w;
+    for (size_t q = N_PANELS; q-- > p;)
+        x -= tab_w(u, q, compact);
+    return x;
+}
+
+int draw_tab_at(const ui *u, int y, int x)
+{
+    if (y != u->lay.title.y)
+        return -1;
+    bool compact = tabs_compact(u);
+    for (size_t p = 0; p < N_PANELS; p++)
+        if (x >= tab_x(u, p) && x < tab_x(u, p) + tab_w(u, p, compact))
+            return (int)p;
+    return -1;
+}
+
 /* The title at the left, cut to leave room for the panels' tabs at the right. */
 static void draw_title(const ui *u)
 {
@@ -87,21 +129,35 @@ static void draw_title(const ui *u)
     else
         snprintf(t, sizeof t, " vramlab %s %s (%s) %s %s, per GPU", u->g->sep, e->model.display,
                  e->model.name, u->g->sep, e->s.mode == VL_MODE_INFER ? "inference" : "training");
-    int x = r.x + r.w;
-    for (size_t p = N_PANELS; p-- > 0;) {
-        char tab[32];
-        snprintf(tab, sizeof tab, " %zu %s ", p + 1, ui_panels[p]->name);
-        x -= (int)strlen(tab);
-        draw_text(r.y, x, (int)strlen(tab), p == u->panel ? C_SELECTED : C_TITLE, tab);
+    if (u->scenario.name[0]) { /* the scenario's name leads: what the class is looking at */
+        char rest[sizeof t];
+        memcpy(rest, t, sizeof t);
+        snprintf(t, sizeof t, " vramlab %s scenario %.40s %.150s", u->g->sep, u->scenario.name,
+                 rest + strlen(" vramlab "));
     }
-    draw_cut(r.y, r.x, x - r.x - 1, C_TITLE, t, u->g->ellipsis);
+    bool compact = tabs_compact(u);
+    for (size_t p = 0; p < N_PANELS; p++) {
+        char tab[32];
+        /* the active tab in brackets too: the cue without colour or attributes */
+        if (p == u->panel)
+            snprintf(tab, sizeof tab, "[%zu %s]", p + 1, ui_panels[p]->name);
+        else if (compact)
+            snprintf(tab, sizeof tab, " %zu", p + 1);
+        else
+            snprintf(tab, sizeof tab, " %zu %s ", p + 1, ui_panels[p]->name);
+        draw_text(r.y, tab_x(u, p), (int)strlen(tab), p == u->panel ? C_PICKED : C_TITLE, tab);
+    }
+    draw_text(r.y, r.x, tab_x(u, 0) - r.x - 1, C_TITLE, t);
 }
 
 int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s)
 {
-    attrset(theme_attr(c));
     for (int indent = 0; *s && y <= last; indent = 3) {
         int avail = w - indent, n = (int)strlen(s);
+        if (n > avail && y == last) { /* no row left for the rest */
+            draw_text(y++, x + indent, avail, c, s);
+            break;
+        }
         if (n > avail) {
             n = avail;
             while (n > avail / 2 && s[n] != ' ')
@@ -109,13 +165,26 @@ int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s)
             if (s[n] != ' ')
                 n = avail;
         }
-        mvaddnstr(y++, x + indent, s, fit_bytes(s, n));
+        attrset(theme_attr(c));
+        put_text(y++, x + indent, n, c, s);
         s += n;
         while (*s == ' ')
             s++;
     }
     attrset(theme_attr(C_NORMAL));
     return y;
+}
+
+char *ui_bytes(const ui *u, uint64_t bytes, char *buf, size_t len)
+{
+    double v = vl_in_units(bytes, u->units);
+    const char *name = vl_units_name(u->units);
+    if (v >= 1e6) { /* 7 digits: the next unit up, 2^10 (GiB) or 10^3 (GB) */
+        v /= u->units == VL_UNITS_GIB ? 1024.0 : 1000.0;
+        name = u->units == VL_UNITS_GIB ? "TiB" : "TB";
+    }
+    snprintf(buf, len, "%.2f %s", v, name);
+    return buf;
 }
 
 static void draw_status(const ui *u)
@@ -131,15 +200,16 @@ static void draw_status(const ui *u)
     draw_fill(r.y, r.x, r.w, C_NORMAL);
     switch (u->mode) {
     case MODE_EDIT:
-        snprintf(line, sizeof line, " %s = %s_  %s", ui_current(u)->edit_label(u), u->input,
-                 u->message[0] ? "" : hint);
-        draw_text(r.y, r.x, r.w, C_KEY, line);
-        /* a refused value: why, beside what was typed */
-        draw_text(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message);
-        break;
     case MODE_SAVE_NAME:
-        snprintf(line, sizeof line, " save scenario as: %s_   %s", u->input, hint);
+        if (u->mode == MODE_EDIT)
+            snprintf(line, sizeof line, " %s = %s_  %s", ui_current(u)->edit_label(u), u->input,
+                     u->message[0] ? "" : hint);
+        else
+            snprintf(line, sizeof line, " save scenario as: %s_  %s", u->input,
+                     u->message[0] ? "" : hint);
         draw_text(r.y, r.x, r.w, C_KEY, line);
+        /* a refusal: why, beside what was typed, while the prompt stays open */
+        draw_text(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message);
         break;
     case MODE_CONFIRM_OVERWRITE:
         snprintf(line, sizeof line, " %s exists: overwrite? (y/n)", u->pending);
@@ -165,8 +235,9 @@ static void overlay_box(int y, int x, int h, int w, const char *title)
 }
 
 static const char *const help_notes[] = {
-    "GiB = 2^30 bytes. Every number is vramlab estimate's:",
-    "the formula pane shows how each one is computed.",
+    "GiB = 2^30 bytes, TiB = 2^40 (--units gb: GB = 10^9, TB = 10^12).",
+    "Every number is vramlab estimate's: the formula pane shows how each",
+    "one is computed.",
 };
 #define N_NOTES (sizeof help_notes / sizeof help_notes[0])
 
@@ -202,9 +273,13 @@ static void draw_help(const ui *u)
     help_widths(keys_global, keys_n_global, &keyw, &helpw);
     keyw += 2;
     int textw = keyw + helpw;
+    /* the glyphs, in this terminal's set: what colour and attributes also say */
+    char glyph[160];
+    snprintf(glyph, sizeof glyph, "%s capacity  %s selected  (v) no effect now  [1 Tab] shown  "
+             "%s cut", u->g->marker, u->g->select, u->g->ellipsis);
     for (size_t i = 0; i < N_NOTES; i++)
         textw = (int)strlen(help_notes[i]) > textw ? (int)strlen(help_notes[i]) : textw;
-    int n = (int)(1 + p->n_keys + 2 + keys_n_global + 1 + N_NOTES);
+    int n = (int)(1 + p->n_keys + 2 + keys_n_global + 1 + 1 + N_NOTES);
     int h = n + 3 < u->lines - 2 ? n + 3 : u->lines - 2;
     int w = textw + 6 < u->cols - 4 ? textw + 6 : u->cols - 4;
     int y = (u->lines - h) / 2, x = (u->cols - w) / 2, last = y + h - 2;
@@ -219,14 +294,33 @@ static void draw_help(const ui *u)
         draw_text(row++, x + 3, iw, C_OVERLAY, "every panel");
     help_rows(keys_global, keys_n_global, &row, last, x + 3, keyw, iw);
     row++;
+    if (row <= last)
+        draw_text(row++, x + 3, iw, C_OVERLAY, glyph);
     for (size_t i = 0; i < N_NOTES && row <= last; i++)
         draw_text(row++, x + 3, iw, C_OVERLAY, help_notes[i]);
+}
+
+/* The picker's box, and the first entry shown (the selected one in view). */
+#define PICK_Y 3
+#define PICK_X 5
+static int pick_first(const ui *u)
+{
+    int rows = u->lines - 6 - 3;
+    return u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
+}
+
+int draw_pick_at(const ui *u, int y, int x)
+{
+    int i = pick_first(u) + y - (PICK_Y + 2);
+    if (y < PICK_Y + 2 || y >= u->lines - 4 || x <= PICK_X || x >= u->cols - PICK_X - 1)
+        return -1;
+    return i < u->n_pick ? i : -1;
 }
 
 static void draw_picker(const ui *u)
 {
     int h = u->lines - 6, w = u->cols - 10;
-    int y = 3, x = 5;
+    int y = PICK_Y, x = PICK_X;
     bool models = u->mode == MODE_PICK_MODEL;
     char line[512], n[32], hint[128];
     size_t n_keys;
@@ -234,8 +328,8 @@ static void draw_picker(const ui *u)
     keys_hint(keys, n_keys, hint, sizeof hint);
     overlay_box(y, x, h, w, models ? " load a model or scenario " : " pick a GPU ");
     snprintf(line, sizeof line, "filter: %s_   (type to filter  %s)", u->input, hint);
-    mvaddnstr(y + 1, x + 2, line, w - 4);
-    int rows = h - 3, first = u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
+    draw_text(y + 1, x + 2, w - 4, C_OVERLAY, line);
+    int rows = h - 3, first = pick_first(u);
     for (int i = first; i < u->n_pick && i - first < rows; i++) {
         size_t k = (size_t)u->pick[i];
         if (models && k < u->cat->n_models) {
@@ -248,13 +342,18 @@ static void draw_picker(const ui *u)
             const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
             snprintf(line, sizeof line, "%-30s %15s  %s", sc->name, "scenario", sc->display);
         } else {
-            const vl_gpu *g = &u->cat->gpus[k];
-            snprintf(line, sizeof line, "%-20s %10s  %s", g->name,
-                     vl_fmt_bytes(g->memory, VL_UNITS_GIB, n, sizeof n), g->display);
+            const vl_gpu *g = &u->cat->gpus[k]; /* and whether this run fits on it */
+            bool fits = !u->ex.error && report_fit_of(u->ex.peak.device, g->memory).fits;
+            snprintf(line, sizeof line, "%-20s %10s  %-4s  %s", g->name,
+                     ui_bytes(u, g->memory, n, sizeof n), u->ex.error ? "" : fits ? "fits" : "over",
+                     g->display);
         }
-        attrset(i == u->pick_sel ? theme_attr(C_SELECTED) : theme_attr(C_OVERLAY));
+        bool sel = i == u->pick_sel; /* a glyph and an attribute: seen in monochrome too */
+        attrset(theme_attr(sel ? C_PICKED : C_OVERLAY));
         mvhline(y + 2 + i - first, x + 1, ' ', w - 2);
-        mvaddnstr(y + 2 + i - first, x + 2, line, w - 4);
+        if (sel)
+            mvaddstr(y + 2 + i - first, x + 1, u->g->select);
+        draw_text(y + 2 + i - first, x + 2, w - 4, sel ? C_PICKED : C_OVERLAY, line);
     }
     if (u->n_pick == 0)
         mvaddnstr(y + 2, x + 2, "(nothing matches)", w - 4);
@@ -263,6 +362,7 @@ static void draw_picker(const ui *u)
 
 void draw_frame(const ui *u)
 {
+    ellipsis = u->g->ellipsis;
     erase();
     if (u->lay.too_small) {
         char line[128];

@@ -195,13 +195,24 @@ static uint64_t value_of(const explorer *e, slider_id id)
 /* The settings that depend on one another follow the one just changed, and e->note says
  * so: QLoRA needs adapters, sequence parallel a tensor-parallel degree, an offload its ZeRO
  * stage (as the ZeRO comparison steps it down), the GPUs whole tensor x pipeline groups and
- * fp32 gradients a precision with fp32 master weights or autocast. */
+ * fp32 gradients a precision with fp32 master weights or autocast.  What an earlier move of
+ * the same slider raised goes back first (e->raised), so Right then Left restores it. */
 static void follow(explorer *e, slider_id id)
 {
     vl_settings *s = &e->s, was = *s;
     char *n = e->note;
     size_t len = sizeof e->note, o = strlen(n);
 #define NOTE(...) (o += (size_t)snprintf(n + o, o < len ? len - o : 0, __VA_ARGS__))
+    for (int k = 0; k < VL_N_SETTINGS; k++) {
+        struct raised *r = &e->raised[k];
+        if (k == id)
+            r->set = false; /* moved by hand: the user's value now */
+        else if (r->set && r->by == id && vl_setting_get((vl_setting)k, s) == r->to) {
+            vl_setting_put((vl_setting)k, s, r->from);
+            r->set = false;
+        }
+    }
+    vl_settings before = *s; /* what the rules below start from */
     if (id == VL_SET_FRAMEWORK) /* its choices come with it */
         vl_settings_take_framework(s, s->framework);
     if (id == VL_SET_QLORA && s->qlora && !s->lora_rank)
@@ -216,8 +227,13 @@ static void follow(explorer *e, slider_id id)
         s->zero = 1;
     vl_settings_at_zero(s, s->zero);
     uint64_t unit = s->tp * s->pp;
-    if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0)
-        s->gpus = (s->gpus / unit + 1) * unit;
+    if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0) {
+        uint64_t to = (s->gpus / unit + 1) * unit;
+        if (id == VL_SET_GPUS) /* the count typed or stepped to itself */
+            NOTE("%sGPUs %" PRIu64 " -> %" PRIu64 ": whole groups of tensor x pipeline = %" PRIu64
+                 " GPUs", o ? "; " : "", s->gpus, to, unit);
+        s->gpus = to;
+    }
     if (s->precision == VL_FP16 || s->precision == VL_BF16)
         s->fp32_grads = false;
     /* inference splits whole heads over the GPUs: to the largest count below that does */
@@ -226,12 +242,21 @@ static void follow(explorer *e, slider_id id)
                                          !vl_settings_valid(&now, &e->model.arch, why, sizeof why);)
         s->gpus = --now.gpus;
     for (int k = 0; k < VL_N_SETTINGS; k++) {
-        if (k == id || vl_setting_get((vl_setting)k, s) == vl_setting_get((vl_setting)k, &was))
+        uint64_t v = vl_setting_get((vl_setting)k, s), from = vl_setting_get((vl_setting)k, &before);
+        if (k != id && v != from) {
+            struct raised *r = &e->raised[k];
+            if (!r->set)
+                r->from = from;
+            r->set = true;
+            r->by = id;
+            r->to = v;
+        }
+        if (k == id || v == vl_setting_get((vl_setting)k, &was))
             continue;
-        char v[32];
-        vl_setting_format((vl_setting)k, s, v, sizeof v);
+        char text[32];
+        vl_setting_format((vl_setting)k, s, text, sizeof text);
         const char *label = vl_setting_table[k].label;
-        NOTE("%s%s -> %s", o ? "; " : "", label ? label : vl_setting_keys[k], v);
+        NOTE("%s%s -> %s", o ? "; " : "", label ? label : vl_setting_keys[k], text);
     }
 #undef NOTE
 }
@@ -304,9 +329,18 @@ vl_component slider_component(const explorer *e, slider_id id)
     return e->s.mode == VL_MODE_INFER ? formula_of[id].infer : formula_of[id].train;
 }
 
+bool explorer_encoder(const explorer *e)
+{
+    const vl_arch *a = &e->model.arch;
+    return a->norm_position == VL_NORM_POST && (a->pooler || a->token_types > 0);
+}
+
 const char *explorer_inert(const explorer *e, slider_id id)
 {
     const vl_setting_desc *d = desc(id);
+    if (id == VL_SET_GEN && e->s.mode == VL_MODE_INFER && explorer_encoder(e))
+        return "an encoder (post-norm, token types, pooler: BERT) reads its input in one "
+               "pass and generates no tokens";
     return d && d->inert ? d->inert(&e->s) : NULL;
 }
 
@@ -335,6 +369,7 @@ void explorer_load_model(explorer *e, const vl_model *m)
     e->preset = *m;
     e->model = *m;
     e->detached = false;
+    memset(e->raised, 0, sizeof e->raised);
     explorer_recompute(e);
 }
 
@@ -393,10 +428,40 @@ static bool try_value(const explorer *e, slider_id id, uint64_t v, explorer *out
     return vl_settings_valid(&now, &out->model.arch, why, len);
 }
 
+/* GPU i's place when the GPUs are ordered by memory (ties by catalog order). */
+static bool gpu_before(const vl_catalog *c, size_t a, size_t b)
+{
+    return c->gpus[a].memory < c->gpus[b].memory ||
+           (c->gpus[a].memory == c->gpus[b].memory && a < b);
+}
+
+static size_t gpu_rank(const vl_catalog *c, size_t g)
+{
+    size_t r = 0;
+    for (size_t i = 0; i < c->n_gpus; i++)
+        r += gpu_before(c, i, g);
+    return r;
+}
+
+/* The GPU with the next larger memory (dir > 0) or the next smaller; coarse: the last. */
+static uint64_t gpu_next(const vl_catalog *c, size_t g, int dir, bool coarse)
+{
+    size_t best = g;
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        bool beyond = dir > 0 ? gpu_before(c, g, i) : gpu_before(c, i, g);
+        bool nearer = best == g || (dir > 0 ? gpu_before(c, i, best) : gpu_before(c, best, i));
+        if (beyond && (nearer != coarse || best == g))
+            best = i;
+    }
+    return best;
+}
+
 /* The next value of slider id from v in direction dir (coarse: a big step), or v at the end
  * of its range.  A value outside the slider's range (typed) only moves back into it. */
 static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir, bool coarse)
 {
+    if (id == SL_GPU) /* by memory, as the picker lists them */
+        return gpu_next(e->cat, (size_t)v, dir, coarse);
     if (!is_numeric(id)) {
         uint64_t count = (uint64_t)choice_count(e, id), lo = desc(id) && desc(id)->type ==
                          VL_ST_COUNT ? desc(id)->min : 0;
@@ -560,7 +625,8 @@ double explorer_fraction(const explorer *e, slider_id id)
     }
     int count = choice_count(e, id);
     uint64_t lo = desc(id) && desc(id)->type == VL_ST_COUNT ? desc(id)->min : 0;
-    return count > 1 ? (double)(value_of(e, id) - lo) / (count - 1) : 0;
+    uint64_t at = id == SL_GPU ? gpu_rank(e->cat, e->gpu) : value_of(e, id) - lo;
+    return count > 1 ? (double)at / (count - 1) : 0;
 }
 
 const vl_gpu *explorer_gpu(const explorer *e)

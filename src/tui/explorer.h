@@ -42,6 +42,14 @@ typedef struct explorer {
     const char *error;        /* why there is no breakdown, or NULL */
     char why[256];            /* the last refusal's or change's reason (explorer_set, notes) */
     char note[256];           /* what the last move did besides, or why it stopped; "" */
+    /* A setting a move raised to follow it (ZeRO for an offload, GPUs for a tensor-parallel
+     * degree): its value before, and the slider whose move did it; a later move of that
+     * slider gives the value back while the setting still holds what the move set. */
+    struct raised {
+        bool set;
+        slider_id by;
+        uint64_t from, to;
+    } raised[VL_N_SETTINGS];
     slider_id selected;
     int focus;                /* component whose formula is shown; -1 follows the slider */
 } explorer;
@@ -67,6 +75,9 @@ vl_component slider_component(const explorer *e, slider_id id);
 
 /* NULL, or why the slider has no effect now (drawn disabled). */
 const char *explorer_inert(const explorer *e, slider_id id);
+/* The model is an encoder (BERT: post-norm with token types or a pooler): it reads its input
+ * in one pass and generates nothing. */
+bool explorer_encoder(const explorer *e);
 
 /* Left/Right (steps = -1/+1), coarse with PgUp/PgDn; true when the value changed.  A move
  * never reaches a state the model refuses: it skips invalid values in its direction or

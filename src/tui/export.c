@@ -196,6 +196,11 @@ save_result scenario_save(const explorer *e, const char *dir, const char *name, 
     }
     if (!make_dirs(dir, err, errlen))
         return SAVE_FAILED;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a file (a folder?): choose another name", path);
+        return SAVE_FAILED;
+    }
     if (!overwrite && access(path, F_OK) == 0)
         return SAVE_EXISTS;
     scenario_arg a = {e, name};

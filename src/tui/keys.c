@@ -30,6 +30,11 @@ static int act_redraw(ui *u, int arg)
 static int act_theme(ui *u, int arg)
 {
     (void)arg;
+    if (!u->color) { /* say so rather than change nothing */
+        ui_say(u, true, " no colour here (--no-color, NO_COLOR or the terminal): the "
+                        "high-contrast theme needs it; monochrome uses bold, underline, reverse");
+        return UI_REDRAW;
+    }
     u->theme = (ui_theme)((u->theme + 1) % N_THEMES);
     return UI_RESIZE; /* the loop sets the colours up again */
 }

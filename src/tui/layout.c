@@ -17,13 +17,20 @@ layout layout_compute(int lines, int cols, int n_sliders)
         n_sliders = lines - 6;
     l.sliders = (rect){1, 0, 1 + n_sliders, LAYOUT_SLIDER_W};
     int rx = LAYOUT_SLIDER_W + 1, rw = cols - rx;
-    l.memory = (rect){1, rx, LAYOUT_MEMORY_H, rw};
+    /* the bars grow with the terminal: a row of the memory bar for every 6 rows past 30
+     * and two-row ZeRO bars from 45, so the pictures take the room, not blank lines */
+    int grow = (lines - 30) / 6;
+    l.bar_h = 2 + (grow < 0 ? 0 : grow > LAYOUT_BAR_MAX - 2 ? LAYOUT_BAR_MAX - 2 : grow);
+    l.zero_bar_h = lines >= 45 ? 2 : 1;
+    int memory_h = LAYOUT_MEMORY_H - 2 + l.bar_h;
+    l.memory = (rect){1, rx, memory_h, rw};
 
-    int top = 1 + LAYOUT_MEMORY_H, free_rows = lines - 1 - top;
+    int top = 1 + memory_h, free_rows = lines - 1 - top;
+    int zero_h = 1 + 4 * l.zero_bar_h;
     /* the ZeRO comparison when the formula pane keeps at least 3 rows */
-    if (free_rows >= LAYOUT_ZERO_H + 3) {
-        l.zero = (rect){top, rx, LAYOUT_ZERO_H, rw};
-        top += LAYOUT_ZERO_H;
+    if (free_rows >= zero_h + 3) {
+        l.zero = (rect){top, rx, zero_h, rw};
+        top += zero_h;
     }
     int below_sliders = l.sliders.y + l.sliders.h;
     if (top < below_sliders)

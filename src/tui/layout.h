@@ -21,11 +21,15 @@ typedef struct layout {
     rect zero;    /* ZeRO 0-3 comparison; h = 0 when there is no room */
     rect formula; /* formula pane, full width */
     rect status;  /* one line */
+    int bar_h;    /* rows of the memory bar: 2, and more as the terminal grows */
+    int zero_bar_h; /* rows of each ZeRO (or inference phase) bar: 1, 2 on a tall one */
 } layout;
 
-/* Rows the memory pane needs: heading, 2-line bar, scale, 7 legend rows, total, fit. */
+/* Rows the memory pane needs: heading, 2-line bar, scale, 7 legend rows, total, fit; each
+ * row more of the bar adds one. */
 #define LAYOUT_MEMORY_H 13
-/* Rows the ZeRO comparison needs: heading and four bars. */
+#define LAYOUT_BAR_MAX 6
+/* Rows the ZeRO comparison needs: heading and four one-row bars. */
 #define LAYOUT_ZERO_H 5
 
 layout layout_compute(int lines, int cols, int n_sliders);

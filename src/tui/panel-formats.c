@@ -12,7 +12,7 @@ static void draw_bits(int y, int x, vl_format f, uint32_t code)
     int col = x;
     for (int i = (int)t->bits - 1; i >= 0; i--) {
         ui_color c = i == (int)t->bits - 1       ? C_BAD
-                     : i >= (int)t->man_bits      ? (ui_color)(C_SEGMENT + VL_C_WEIGHTS)
+                     : i >= (int)t->man_bits      ? (ui_color)(C_SEGMENT + VL_C_GRADIENTS)
                                                   : C_OK;
         attrset(theme_attr(c) | A_BOLD);
         mvaddch(y, col++, (code >> i) & 1 ? '1' : '0');
@@ -28,7 +28,8 @@ static void formats_draw(const ui *u)
     int w = u->cols, y = 1;
     char line[512];
     draw_text(y++, 0, w, C_HEADING,
-         " the formats, bit by bit: sign (red) | exponent (blue) | mantissa (green)");
+              theme_color() ? " the formats, bit by bit: sign (red) | exponent (cyan) | mantissa (green)"
+                            : " the formats, bit by bit: sign (underlined) | exponent | mantissa");
     for (int f = 0; f < VL_N_FORMATS; f++, y++) {
         const vl_format_info *t = &vl_formats[f];
         snprintf(line, sizeof line,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/explain.h"
+#include "core/solve.h"
 #include "core/units.h"
 #include "panel.h"
 #include "report/report.h"
@@ -68,113 +69,159 @@ static void draw_stack(const ui *u, int y, int x, int w, int h, const vl_breakdo
     attrset(theme_attr(C_NORMAL));
 }
 
+/* wide where it fits w columns whole (bytes, so never short), else narrow, cut with an
+ * ellipsis if even that does not fit. */
+static void draw_either(int y, int x, int w, ui_color c, const char *wide, const char *narrow)
+{
+    draw_text(y, x, w, c, (int)strlen(wide) <= w ? wide : narrow);
+}
+
 static void draw_memory(const ui *u)
 {
     const explorer *e = &u->ex;
     const vl_gpu *g = explorer_gpu(e);
     const vl_breakdown *b = &e->b;
     rect r = u->lay.memory;
-    char line[256], v[32], w[32], n[32];
-    vl_units un = VL_UNITS_GIB;
+    char line[256], brief[256], v[32], w[32], n[32];
 
     const uint64_t cap = report_capacity(&e->s, g); /* --gpu-util in inference */
     snprintf(line, sizeof line, " memory per GPU on %s (%s)", g->display,
-             vl_fmt_bytes(g->memory, un, v, sizeof v));
-    vl_fmt_bytes(cap, un, v, sizeof v);
-    draw_text(r.y, r.x, r.w, C_HEADING, line);
+             ui_bytes(u, cap, v, sizeof v));
+    snprintf(brief, sizeof brief, " per GPU on %s (%s)", g->name, v);
+    draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     if (e->error) {
         draw_wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
         return;
     }
     int bw = r.w - 2, bx = r.x + 1;
     uint64_t full = report_bar_full(cap, b, 1);
-    draw_stack(u, r.y + 1, bx, bw, 2, b, full);
+    int bh = u->lay.bar_h;
+    draw_stack(u, r.y + 1, bx, bw, bh, b, full);
     int m = layout_cell(cap, full, bw);
     int mx = bx + (m >= bw ? bw - 1 : m);
-    draw_text(r.y + 1, mx, 1, C_MARKER, u->g->marker);
-    draw_text(r.y + 2, mx, 1, C_MARKER, u->g->marker);
+    for (int k = 0; k < bh; k++)
+        draw_text(r.y + 1 + k, mx, 1, C_MARKER, u->g->marker);
     /* the capacity label starts at the marker, or ends there when it would not fit */
     snprintf(line, sizeof line, "%s capacity %s", u->g->marker, v);
     int len = (int)strlen("| capacity ") + (int)strlen(v);
     if (mx + len <= bx + bw) {
-        draw_text(r.y + 3, mx, len, C_MARKER, line);
+        draw_text(r.y + 1 + bh, mx, len, C_MARKER, line);
     } else {
         snprintf(line, sizeof line, "capacity %s %s", v, u->g->marker);
-        draw_text(r.y + 3, mx - len + 1 < bx ? bx : mx - len + 1, len, C_MARKER, line);
+        draw_text(r.y + 1 + bh, mx - len + 1 < bx ? bx : mx - len + 1, len, C_MARKER, line);
     }
 
     for (int c = 0; c < VL_N_COMPONENTS; c++) {
-        int y = r.y + 4 + c;
+        int y = r.y + 2 + bh + c;
         bool focus = c == (u->ex.focus >= 0 ? u->ex.focus
                                             : (int)slider_component(e, e->selected));
         attrset(theme_attr((ui_color)(C_SEGMENT + c)) | (theme_color() ? A_REVERSE : 0));
         for (int k = 0; k < 2; k++)
             mvaddstr(y, r.x + 1 + k, theme_segment_fill(u->g, (vl_component)c));
-        snprintf(line, sizeof line, " %-19s %8.2f GiB %5.1f%%", vl_component_labels[c],
-                 vl_in_units(b->bytes[c], un), report_share(b->bytes[c], b->total));
-        draw_text(y, r.x + 3, r.w - 3, focus ? C_HEADING : C_NORMAL, line);
+        snprintf(line, sizeof line, " %-19s %12s %5.1f%%", vl_component_labels[c],
+                 ui_bytes(u, b->bytes[c], v, sizeof v), report_share(b->bytes[c], b->total));
+        snprintf(brief, sizeof brief, " %-19s %12s", vl_component_labels[c], v);
+        draw_either(y, r.x + 3, r.w - 3, focus ? C_HEADING : C_NORMAL, line, brief);
     }
-    snprintf(line, sizeof line, "    total %.2f GiB per GPU (%s bytes)", vl_in_units(b->total, un),
+    snprintf(line, sizeof line, "    total %s per GPU (%s bytes)", ui_bytes(u, b->total, w, sizeof w),
              vl_fmt_int(b->total, n, sizeof n));
-    draw_text(r.y + 11, r.x, r.w, C_HEADING, line);
+    snprintf(brief, sizeof brief, " total %s per GPU", w);
+    draw_either(r.y + 2 + bh + VL_N_COMPONENTS, r.x, r.w, C_HEADING, line, brief);
     /* the steady-state sum above; the step's peak is what must fit */
     report_fit fit = report_fit_of(e->peak.device, cap);
     char pk[32];
-    vl_fmt_bytes(e->peak.device, un, pk, sizeof pk);
-    vl_fmt_bytes(fit.margin, un, w, sizeof w);
+    ui_bytes(u, e->peak.device, pk, sizeof pk);
+    ui_bytes(u, fit.margin, w, sizeof w);
     if (b->cpu.node_total) /* ZeRO-Offload: what moved, per node, instead of the phase */
         snprintf(line, sizeof line, "    peak %s %s%s; CPU per node: %s", pk,
                  fit.fits ? "fits" : "over by ", fit.fits ? "" : w,
-                 vl_fmt_bytes(b->cpu.node_total, un, n, sizeof n));
+                 ui_bytes(u, b->cpu.node_total, n, sizeof n));
     else
         snprintf(line, sizeof line, "    peak %s (%s): %s %s", pk, e->peak.phase,
                  fit.fits ? "fits, spare" : "does not fit, over by", w);
-    draw_text(r.y + 12, r.x, r.w, fit.fits ? C_OK : C_BAD, line);
+    snprintf(brief, sizeof brief, " peak %s: %s %s", pk, fit.fits ? "fits, spare" : "over by", w);
+    draw_either(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line, brief);
 }
 
-/* Inference: the prefill and decode peaks on one scale, and the roofline bounds. */
+/* Inference: the prefill and decode peaks on one scale, each with its KV cache, what decoding
+ * adds to the cache, and the roofline bounds (decode's only when tokens are generated). */
 static void draw_phases(const ui *u)
 {
     const explorer *e = &u->ex;
     const vl_inference *inf = &e->b.inf;
     const vl_gpu *g = explorer_gpu(e);
     rect r = u->lay.zero;
-    char line[256], v[32];
+    char line[256], v[32], kv[32], w[32];
     vl_settings s = explorer_settings(e);
-    draw_text(r.y, r.x, r.w, C_HEADING, " the two phases of inference, each with its own peak");
+    bool encoder = explorer_encoder(e);
+    draw_either(r.y, r.x, r.w, C_HEADING,
+                encoder ? " an encoder: one forward pass, no decode phase"
+                        : " the two phases of inference, each with its own peak",
+                encoder ? " an encoder: no decode" : " inference: prefill, then decode");
     vl_breakdown ph[2]; /* each phase's own bars, on one scale */
-    int n = report_phases(&e->b, &s, ph);
-    const uint64_t cap = report_capacity(&s, g);
+    int n = encoder ? 1 : report_phases(&e->b, &s, ph);
+    if (encoder)
+        ph[0] = e->b;
+    const uint64_t cap = report_capacity(&s, g); /* --gpu-util */
     uint64_t full = report_bar_full(cap, ph, (size_t)n);
-    int bw = r.w - 9 - 17;
+    int label = 0; /* " 146.20 GiB fits, KV 1.50 GiB (peak)" */
+    for (int i = 0; i < n; i++) {
+        int len = snprintf(line, sizeof line, " %s over, KV %s (peak)",
+                           ui_bytes(u, ph[i].total, v, sizeof v),
+                           ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv));
+        label = len > label ? len : label;
+    }
+    bool with_kv = r.w - 9 - label >= 10; /* else the KV figures give way to the bar */
+    if (!with_kv)
+        label = (int)strlen(" 146.20 GiB over");
+    int bw = r.w - 9 - label;
+    int zh = u->lay.zero_bar_h;
     for (int i = 0; i < 2; i++) {
-        int y = r.y + 1 + i;
-        bool peak = (i == 1) == inf->decode_peak;
+        int y = r.y + 1 + i * zh;
+        bool peak = n == 1 || (i == 1) == inf->decode_peak;
         snprintf(line, sizeof line, " %s", report_phase_names[i]);
         draw_text(y, r.x, 9, peak ? C_HEADING : C_NORMAL, line);
         if (i >= n) {
-            draw_text(y, r.x + 9, r.w - 9, C_DIM, "none: no tokens generated (generated = 0)");
+            draw_text(y, r.x + 9, r.w - 9, C_DIM,
+                      encoder ? "none: an encoder generates no tokens"
+                              : "none: no tokens generated (generated = 0)");
             continue;
         }
-        draw_stack(u, y, r.x + 9, bw, 1, &ph[i], full);
+        draw_stack(u, y, r.x + 9, bw, zh, &ph[i], full);
         int m = layout_cell(cap, full, bw);
-        draw_text(y, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        for (int k = 0; k < zh; k++)
+            draw_text(y + k, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(ph[i].total, cap).fits;
-        snprintf(line, sizeof line, " %9s %s",
-                 vl_fmt_bytes(ph[i].total, VL_UNITS_GIB, v, sizeof v), fits ? "fits" : "over");
+        if (with_kv)
+            snprintf(line, sizeof line, " %s %s, KV %s%s", ui_bytes(u, ph[i].total, v, sizeof v),
+                     fits ? "fits" : "over",
+                     ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv),
+                     peak && n == 2 ? " (peak)" : "");
+        else
+            snprintf(line, sizeof line, " %s %s", ui_bytes(u, ph[i].total, v, sizeof v),
+                     fits ? "fits" : "over");
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
     }
     vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
-    if (sp.decode_tokens_per_s > 0) {
-        snprintf(line, sizeof line, " roofline: decode <= %.0f tokens/s (%.2f ms a step)",
+    if (n == 2) { /* the tokens generated grow the cache the prompt left */
+        uint64_t a = ph[0].bytes[VL_C_KV_CACHE], b = ph[1].bytes[VL_C_KV_CACHE];
+        char brief[96];
+        snprintf(line, sizeof line, " decode: %llu tokens grow the KV cache by %s (%s -> %s)",
+                 (unsigned long long)s.gen, ui_bytes(u, b > a ? b - a : 0, w, sizeof w),
+                 ui_bytes(u, a, v, sizeof v), ui_bytes(u, b, kv, sizeof kv));
+        snprintf(brief, sizeof brief, " decode adds %s of KV cache", w);
+        draw_either(r.y + 1 + 2 * zh, r.x, r.w, C_NORMAL, line, brief);
+    }
+    char dec[96] = "", pre[96] = "", both[192];
+    if (n == 2 && sp.decode_tokens_per_s > 0)
+        snprintf(dec, sizeof dec, " roofline: decode <= %.0f tokens/s (%.2f ms a step)",
                  sp.decode_tokens_per_s, sp.decode_step_seconds * 1e3);
-        draw_text(r.y + 3, r.x, r.w, C_NORMAL, line);
-    }
-    if (sp.prefill_seconds > 0) {
-        snprintf(line, sizeof line, "           prefill >= %.3f s at %.0f TFLOP/s bf16",
+    if (sp.prefill_seconds > 0)
+        snprintf(pre, sizeof pre, " roofline: prefill >= %.3f s at %.0f TFLOP/s bf16",
                  sp.prefill_seconds, g->bf16_flops / 1e12);
-        draw_text(r.y + 4, r.x, r.w, C_NORMAL, line);
-    }
+    snprintf(both, sizeof both, "%s%s%s", dec, dec[0] && pre[0] ? "," : "",
+             dec[0] ? pre + strlen(" roofline:") : pre);
+    draw_either(r.y + 2 + 2 * zh, r.x, r.w, C_NORMAL, both, dec[0] ? dec : pre);
 }
 
 static void draw_zero(const ui *u)
@@ -189,25 +236,72 @@ static void draw_zero(const ui *u)
     }
     char line[128], v[32];
     const vl_gpu *g = explorer_gpu(e);
-    snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s (ZeRO paper, Fig. 1)",
+    /* every component, activations and overhead too: the paper's model states alone are
+     * the formula pane's "ZeRO paper" rows */
+    char brief[64];
+    snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s, everything counted",
              (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s");
-    draw_text(r.y, r.x, r.w, C_HEADING, line);
+    snprintf(brief, sizeof brief, " at ZeRO 0-3 on %llu GPU%s", (unsigned long long)e->s.gpus,
+             e->s.gpus == 1 ? "" : "s");
+    draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     uint64_t full = report_bar_full(g->memory, e->zero, REPORT_ZERO_STAGES);
     int bw = r.w - 8 - 17; /* "ZeRO-n " + bar + " 142.82 GiB over" */
+    for (int z = 0; z < 4; z++)
+        if (r.w - 8 - 6 - (int)strlen(ui_bytes(u, e->zero[z].total, v, sizeof v)) < bw)
+            bw = r.w - 8 - 6 - (int)strlen(v);
+    int zh = u->lay.zero_bar_h;
     for (int z = 0; z < 4; z++) {
-        int y = r.y + 1 + z;
+        int y = r.y + 1 + z * zh;
         const vl_breakdown *b = &e->zero[z];
         bool cur = (unsigned)z == e->s.zero;
         snprintf(line, sizeof line, "%sZeRO-%d", cur ? u->g->select : " ", z);
         draw_text(y, r.x, 8, cur ? C_HEADING : C_NORMAL, line);
-        draw_stack(u, y, r.x + 8, bw, 1, b, full);
+        draw_stack(u, y, r.x + 8, bw, zh, b, full);
         int m = layout_cell(g->memory, full, bw);
-        draw_text(y, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
+        for (int k = 0; k < zh; k++)
+            draw_text(y + k, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(b->total, g->memory).fits;
-        snprintf(line, sizeof line, " %9s %s", vl_fmt_bytes(b->total, VL_UNITS_GIB, v, sizeof v),
+        snprintf(line, sizeof line, " %s %s", ui_bytes(u, b->total, v, sizeof v),
                  fits ? "fits" : "over");
         draw_text(y, r.x + 8 + bw, r.w - 8 - bw, fits ? C_OK : C_BAD, line);
     }
+}
+
+/* The bytes of training for the class: bytes per parameter, the parallel degrees and the
+ * global batch, and the ZeRO paper's view (Fig. 1: the model states alone, in GB). */
+static int draw_training_facts(const ui *u, int y, int last)
+{
+    const explorer *e = &u->ex;
+    const vl_bpp *p = &e->b.bpp;
+    const vl_parallel *par = &e->b.par;
+    rect r = u->lay.formula;
+    char line[512], n[32];
+    /* model states = weights + gradients + optimizer states, as the paper counts them */
+    int o = snprintf(line, sizeof line, " ZeRO paper view (Fig. 1: model states only, K = %u, GB):",
+                     p->optimizer);
+    for (int z = 0; z < REPORT_ZERO_STAGES && o < (int)sizeof line; z++) {
+        const uint64_t *b = e->zero[z].bytes;
+        o += snprintf(line + o, sizeof line - (size_t)o, " ZeRO-%d %.1f", z,
+                      (double)(b[VL_C_WEIGHTS] + b[VL_C_GRADIENTS] + b[VL_C_OPTIMIZER]) / 1e9);
+    }
+    y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    snprintf(line, sizeof line,
+             " bytes per parameter: weights %u + gradients %u + optimizer %u (fp32 master %u + "
+             "grad copy %u + moments %u) = %u B x %s params",
+             p->weights, p->gradients, p->optimizer, p->master, p->grad_copy, p->moments,
+             p->weights + p->gradients + p->optimizer, vl_fmt_count(e->b.P, n, sizeof n));
+    if (y <= last)
+        y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    snprintf(line, sizeof line,
+             " parallel: TP %llu x PP %llu x DP %llu = %llu GPU%s; global batch = micro-batch %llu"
+             " x DP %llu x grad accum %llu = %llu sequences a step",
+             (unsigned long long)par->tp, (unsigned long long)par->pp,
+             (unsigned long long)par->dp, (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s",
+             (unsigned long long)e->s.batch, (unsigned long long)par->dp,
+             (unsigned long long)e->s.grad_accum, (unsigned long long)par->global_batch);
+    if (y <= last)
+        y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    return y;
 }
 
 static void draw_formula(const ui *u)
@@ -224,7 +318,7 @@ static void draw_formula(const ui *u)
     draw_text(r.y, r.x, r.w, C_HEADING, line);
     int y = r.y + 1;
     vl_settings s = explorer_settings(e);
-    vl_explain(&s, &e->b, focus, VL_UNITS_GIB, f, sizeof f);
+    vl_explain(&s, &e->b, focus, u->units, f, sizeof f);
     snprintf(line, sizeof line, " %s = %s", vl_component_labels[focus], f);
     y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     const char *inert = explorer_inert(e, e->selected);
@@ -232,6 +326,13 @@ static void draw_formula(const ui *u)
         snprintf(line, sizeof line, " %s has no effect now: %s", slider_label(e, e->selected),
                  inert);
         y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
+    }
+    if (s.mode == VL_MODE_TRAIN)
+        y = draw_training_facts(u, y, last);
+    if (u->scenario.name[0] && y <= last) { /* what the class is looking at, and where from */
+        snprintf(line, sizeof line, " scenario %s: %s%s%s", u->scenario.name, u->scenario.notes,
+                 u->scenario.source[0] ? " Source: " : "", u->scenario.source);
+        y = draw_wrap(y, last, r.x, r.w, C_KEY, line);
     }
     if (e->detached && e->selected == SL_PARAMS && y <= last) {
         const vl_arch *a = &e->model.arch;
@@ -254,9 +355,9 @@ static void draw_formula(const ui *u)
     for (int c = 0; c < VL_N_COMPONENTS && y <= last; c++) {
         if (c == (int)focus)
             continue;
-        vl_explain(&s, &e->b, (vl_component)c, VL_UNITS_GIB, f, sizeof f);
+        vl_explain(&s, &e->b, (vl_component)c, u->units, f, sizeof f);
         snprintf(line, sizeof line, " %s = %s", vl_component_labels[c], f);
-        draw_text(y++, r.x, r.w, C_DIM, line);
+        y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
     }
 }
 
@@ -298,6 +399,46 @@ static int act_focus(ui *u, int arg)
     return UI_REDRAW;
 }
 
+/* f: --solve on the current settings for this GPU's usable memory, in turn max batch, max
+ * context, min GPUs (the solves that set a slider); the answer is applied (u undoes it) and
+ * said with what the next value would need at its peak. */
+static int act_solve(ui *u, int arg)
+{
+    (void)arg;
+    static const vl_solve turns[] = {VL_SOLVE_MAX_BATCH, VL_SOLVE_MAX_CONTEXT, VL_SOLVE_MIN_GPUS};
+    static const slider_id solved[VL_N_SOLVES] = {
+        [VL_SOLVE_MAX_BATCH] = VL_SET_BATCH, [VL_SOLVE_MAX_CONTEXT] = VL_SET_SEQ,
+        [VL_SOLVE_MIN_GPUS] = VL_SET_GPUS,
+    };
+    const int n_turns = (int)(sizeof turns / sizeof *turns);
+    explorer *e = &u->ex;
+    vl_solve what = turns[u->solve % n_turns];
+    u->solve = (u->solve + 1) % n_turns;
+    vl_settings s = explorer_settings(e);
+    vl_solution sol;
+    const vl_gpu *g = explorer_gpu(e);
+    const char *why = vl_solve_fit(&e->model, &s, what, report_capacity(&s, g),
+                                   e->overhead_given, &sol);
+    char v[24], next[96] = "", n[32];
+    if (!why) {
+        snprintf(v, sizeof v, "%llu", (unsigned long long)sol.answer);
+        why = explorer_set(e, solved[what], v);
+    }
+    if (why) {
+        ui_say(u, true, " --solve %s on %s: %s", vl_solve_names[what], g->name, why);
+        return UI_REDRAW;
+    }
+    e->selected = solved[what];
+    e->focus = -1;
+    if (sol.next && sol.next_total)
+        snprintf(next, sizeof next, "; %llu needs %s per GPU", (unsigned long long)sol.next,
+                 ui_bytes(u, sol.next_total, n, sizeof n));
+    ui_say(u, false, " --solve %s on %s: %s%s (u undoes it; f again: %s)", vl_solve_names[what],
+           g->name, v, next, vl_solve_names[turns[u->solve]]);
+    e->note[0] = '\0';
+    return UI_REDRAW;
+}
+
 static const binding memory_keys[] = {
     {.keys = "Up/Down", .brief = "select", .help = "select a setting", .action = act_select,
      .on = {{KEY_UP, -1}, {KEY_DOWN, 1}, {'k', -1}, {'j', 1}}},
@@ -320,9 +461,18 @@ static const binding memory_keys[] = {
      .action = ui_begin_save, .on = {{'S'}}},
     {.keys = "e", .brief = "export", .help = "export Markdown and SVG of this what-if",
      .action = ui_export, .on = {{'e'}}},
+    {.keys = "f", .brief = "fit", .help = "what fits this GPU: max batch, max context, min GPUs",
+     .action = act_solve, .on = {{'f'}}},
+    {.keys = "u", .brief = "undo", .help = "undo the last change (again: the one before)",
+     .action = ui_undo, .on = {{'u'}}},
+    {.keys = "r", .brief = "reset", .help = "back to the preset or scenario as loaded",
+     .action = ui_reset, .on = {{'r'}}},
+    {.help = "search the models and scenarios (the picker, typing filters)",
+     .action = ui_open_picker, .on = {{'/', MODE_PICK_MODEL}}},
 };
 
-/* A click selects the slider under the pointer; the wheel moves the selected one. */
+/* Where the pointer is: a click selects the slider under it and the wheel moves that one
+ * (nowhere else); a click on a ZeRO row sets that stage. */
 static int memory_mouse(ui *u, const MEVENT *ev)
 {
     slider_id ids[EX_MAX_VISIBLE];
@@ -330,13 +480,27 @@ static int memory_mouse(ui *u, const MEVENT *ev)
     while (sel < n && ids[sel] != u->ex.selected)
         sel++;
     int i = layout_slider_at(&u->lay, ev->y, ev->x, n);
-    if (i >= 0) {
-        i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
-        u->ex.selected = ids[i];
+    rect z = u->lay.zero;
+    int stage = ev->y >= z.y + 1 ? (ev->y - (z.y + 1)) / u->lay.zero_bar_h : -1;
+    if (i < 0 && (ev->bstate & BUTTON1_PRESSED) && z.h && u->ex.s.mode == VL_MODE_TRAIN &&
+        !u->ex.error && ev->x >= z.x && stage >= 0 && stage < REPORT_ZERO_STAGES) {
+        char v[2] = {(char)('0' + stage), '\0'};
+        u->ex.selected = VL_SET_ZERO;
         u->ex.focus = -1;
+        if (explorer_set(&u->ex, VL_SET_ZERO, v))
+            ui_say(u, true, " %s", u->ex.why);
+        else if (u->ex.note[0])
+            ui_say(u, false, " %s", u->ex.note);
+        u->ex.note[0] = '\0';
+        return KEY_REFRESH;
     }
+    if (i < 0)
+        return ERR;
+    i += layout_slider_first(&u->lay, n, sel < n ? sel : 0);
+    u->ex.selected = ids[i];
+    u->ex.focus = -1;
     int key = keys_wheel(ev);
-    return key != ERR ? key : i >= 0 ? KEY_REFRESH : ERR;
+    return key != ERR ? key : KEY_REFRESH;
 }
 
 static const char *memory_edit_label(const ui *u)

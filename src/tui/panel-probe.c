@@ -26,7 +26,7 @@ static fate fate_of(vl_format f, int b)
 
 static ui_color fate_color(fate x)
 {
-    static const ui_color c[] = {C_BAD, C_KEY, C_OK, C_MARKER};
+    static const ui_color c[] = {C_BAD, C_KEY, C_OK, (ui_color)(C_SEGMENT + VL_C_OPTIMIZER)};
     return c[x];
 }
 
@@ -64,9 +64,12 @@ static void draw_histogram(const ui *u, int top, int h, int x0, int w, int lo)
             most = col[i];
     for (int i = 0; i < n; i++) {
         int bar = (int)((double)col[i] * h / (double)most + 0.999);
-        attrset(theme_attr(fate_color(fate_of(VL_FMT_F16, lo + i))));
+        fate x = fate_of(VL_FMT_F16, lo + i);
+        attrset(theme_attr(fate_color(x)));
+        /* without colour the fate's own glyph carries it */
         for (int r = 0; r < bar && r < h; r++)
-            mvaddstr(top + h - 1 - r, x0 + i, u->g->segment[VL_C_WEIGHTS]);
+            mvaddstr(top + h - 1 - r, x0 + i,
+                     theme_color() ? u->g->segment[VL_C_WEIGHTS] : fate_glyph(u, x));
     }
     attrset(theme_attr(C_NORMAL));
     /* the axis: a tick every 8 octaves */
@@ -93,9 +96,14 @@ static void draw_histogram(const ui *u, int top, int h, int x0, int w, int lo)
 static void draw_counts(const ui *u, int y, int w)
 {
     const vl_underflow *un = &u->lab.under;
-    char line[256];
-    snprintf(line, sizeof line, "%-9s %-25s %-25s %-25s", "cast to", "flushed to 0 (1 -> scaled)",
-             "subnormal (1 -> scaled)", "overflow (1 -> scaled)");
+    char line[256], f[32], sub[32], over[32];
+    /* of the nonzero values, unscaled -> at the scale; the exact zeros stay zeros */
+    snprintf(f, sizeof f, "flushed x1 -> x2^%d", u->lab.log2_scale);
+    snprintf(sub, sizeof sub, "subnormal x1 -> x2^%d", u->lab.log2_scale);
+    snprintf(over, sizeof over, "overflow x1 -> x2^%d", u->lab.log2_scale);
+    uint64_t zeros = un->runs[0].counts.cls[VL_FMT_F32][VL_CLS_ZERO];
+    snprintf(line, sizeof line, "%-9s %-25s %-25s %-22s (of the nonzero: %.0f%% of the sample is 0)",
+             "cast to", f, sub, over, pct(zeros, un->n));
     draw_text(y, 1, w, C_HEADING, line);
     for (int k = 0; k < N_SHOWN; k++) {
         const uint64_t *a = un->runs[0].counts.cls[shown[k]], *b = un->runs[1].counts.cls[shown[k]];
@@ -176,9 +184,16 @@ static void probe_draw(const ui *u)
     int x0 = 10, hw = w - x0 - 1, hi = 20;
     draw_histogram(u, y + 1, h, x0, hw, hi - hw);
     y += 1 + h + 1 + N_SHOWN;
-    snprintf(line, sizeof line,
-             " loss scale 2^%d = %.0f (Left/Right); bars: |g| x scale, coloured by fp16's fate",
-             u->lab.log2_scale, ldexp(1.0, u->lab.log2_scale));
+    /* the glyphs' legend in both forms; the longer where it fits */
+    char legend[128];
+    snprintf(legend, sizeof legend, "%s flushed %s subnormal %s normal %s overflow",
+             fate_glyph(u, FATE_FLUSH), fate_glyph(u, FATE_SUB), fate_glyph(u, FATE_NORMAL),
+             fate_glyph(u, FATE_OVER));
+    snprintf(line, sizeof line, " loss scale 2^%d = %.0f (Left/Right); bars: |g| x scale by fp16's"
+             " fate: %s", u->lab.log2_scale, ldexp(1.0, u->lab.log2_scale), legend);
+    if ((int)strlen(line) > w + 8) /* UTF-8 glyphs take 2-3 bytes for a column */
+        snprintf(line, sizeof line, " loss scale 2^%d = %.0f: %s", u->lab.log2_scale,
+                 ldexp(1.0, u->lab.log2_scale), legend);
     draw_text(y, 0, w, C_KEY, line);
     draw_counts(u, y + 1, w);
     y += 1 + 1 + N_SHOWN;

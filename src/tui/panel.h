@@ -71,11 +71,15 @@ bool panel_lab_enter(ui *u, char *why, size_t len);
 
 /* ---- drawing primitives (draw.c) ---- */
 
-/* s at (y, x), cut to w columns (whole characters) and to the screen's edge, in colour c. */
+/* s at (y, x) in colour c, cut to w columns (whole characters) and to the screen's edge,
+ * ending in an ellipsis where it was cut. */
 void draw_text(int y, int x, int w, ui_color c, const char *s);
 void draw_fill(int y, int x, int w, ui_color c);
-/* s word-wrapped into rows y..last of width w, continuation lines indented; returns the next
- * free row. */
+/* s word-wrapped into rows y..last of width w, continuation lines indented, the last row
+ * ending in an ellipsis when s goes on; returns the next free row. */
 int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s);
+/* bytes in the screen's units (--units): "146.20 GiB", and TiB (TB) where GiB (GB) would
+ * need 7 digits before the point. */
+char *ui_bytes(const ui *u, uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -11,6 +11,7 @@
 
 typedef enum {
     C_NORMAL, C_TITLE, C_HEADING, C_SELECTED, C_DIM, C_OK, C_BAD, C_MARKER, C_KEY, C_OVERLAY,
+    C_PICKED, /* the selection inside a reversed bar or box: the active tab, a picker's row */
     C_SEGMENT, /* C_SEGMENT + component: one per memory component */
     N_COLORS = C_SEGMENT + VL_N_COMPONENTS
 } ui_color;

@@ -59,40 +59,81 @@ static void pick_names(const ui *u, size_t i, const char **name, const char **di
     }
 }
 
+/* Picker entry i's size: a model's parameter count, a GPU's memory; the scenarios after the
+ * models. */
+static uint64_t pick_size(const ui *u, size_t i)
+{
+    const vl_catalog *c = u->cat;
+    if (u->mode == MODE_PICK_GPU)
+        return c->gpus[i].memory;
+    if (i >= c->n_models)
+        return UINT64_MAX;
+    vl_params p;
+    vl_count_params(&c->models[i].arch, &p);
+    return vl_model_params(&c->models[i], &p);
+}
+
 void ui_filter(ui *u)
 {
     bool models = u->mode == MODE_PICK_MODEL;
     size_t n = models ? u->cat->n_models + u->cat->n_scenarios : u->cat->n_gpus;
+    uint64_t size[PICK_MAX];
     u->n_pick = 0;
     for (size_t i = 0; i < n && u->n_pick < PICK_MAX; i++) {
         const char *name, *display;
         pick_names(u, i, &name, &display);
         if (!matches(u->input, name, display))
             continue;
-        /* the entry named exactly as typed goes first, so "gpt2" Enter loads gpt2 */
+        /* by size, smallest first (insertion: a few hundred entries at most); a tie keeps
+         * the catalog's order */
+        uint64_t z = pick_size(u, i);
+        int k = u->n_pick++;
+        for (; k > 0 && size[k - 1] > z; k--) {
+            u->pick[k] = u->pick[k - 1];
+            size[k] = size[k - 1];
+        }
+        u->pick[k] = (int)i;
+        size[k] = z;
+    }
+    /* the entry named exactly as typed goes first, so "gpt2" Enter loads gpt2 */
+    for (int k = 0; k < u->n_pick; k++) {
+        const char *name, *display;
+        pick_names(u, (size_t)u->pick[k], &name, &display);
         if (strcmp(name, u->input) == 0) {
-            memmove(u->pick + 1, u->pick, (size_t)u->n_pick * sizeof *u->pick);
-            u->pick[0] = (int)i;
-            u->n_pick++;
-        } else {
-            u->pick[u->n_pick++] = (int)i;
+            int hit = u->pick[k];
+            memmove(u->pick + 1, u->pick, (size_t)k * sizeof *u->pick);
+            u->pick[0] = hit;
+            break;
         }
     }
     if (u->pick_sel >= u->n_pick)
         u->pick_sel = u->n_pick ? u->n_pick - 1 : 0;
 }
 
-/* Typing into u->input: printable characters and backspace; true when it changed. */
+/* Typing into u->input: printable characters, backspace, Ctrl-U (all) and Ctrl-W (the last
+ * word), as in a shell; true when it changed.  A change clears the last refusal. */
 static bool type_key(ui *u, int key)
 {
-    size_t n = strlen(u->input);
-    if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n > 0) {
-        u->input[n - 1] = '\0';
+    size_t n = strlen(u->input), to = n;
+    if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n > 0)
+        to = n - 1;
+    else if (key == KEY_CTRL('U'))
+        to = 0;
+    else if (key == KEY_CTRL('W')) {
+        while (to > 0 && u->input[to - 1] == ' ')
+            to--;
+        while (to > 0 && u->input[to - 1] != ' ')
+            to--;
+    }
+    if (to < n) {
+        u->input[to] = '\0';
+        u->message[0] = '\0';
         return true;
     }
     if (key >= 32 && key < 127 && n + 1 < sizeof u->input) {
         u->input[n] = (char)key;
         u->input[n + 1] = '\0';
+        u->message[0] = '\0';
         return true;
     }
     return false;
@@ -109,17 +150,25 @@ static void save(ui *u, bool overwrite)
         return;
     }
     switch (scenario_save(&u->ex, dir, u->input, overwrite, path, sizeof path, err, sizeof err)) {
-    case SAVE_OK:
-        ui_say(u, false, " saved scenario %s", path);
+    case SAVE_OK: { /* in the picker at once, as a restart would list it */
+        vl_kind kind;
+        size_t index;
+        char why[VL_ERR_LEN];
+        if (vl_catalog_add_file(u->cat, path, &kind, &index, why))
+            ui_say(u, false, " saved scenario %s", path);
+        else
+            ui_say(u, true, " saved scenario %s, but it does not load: %s", path, why);
         u->mode = MODE_NORMAL;
         break;
+    }
     case SAVE_EXISTS:
         snprintf(u->pending, sizeof u->pending, "%s", path);
         u->mode = MODE_CONFIRM_OVERWRITE;
         break;
-    case SAVE_FAILED:
+    case SAVE_FAILED: /* back to the name, the reason beside it: fix it or Esc */
         ui_say(u, true, " %s", err);
-        break; /* stay: fix the name or Esc */
+        u->mode = MODE_SAVE_NAME;
+        break;
     }
 }
 
@@ -150,6 +199,18 @@ int ui_open_picker(ui *u, int picker)
     u->input[0] = '\0';
     u->pick_sel = 0;
     ui_filter(u);
+    /* at the entry in use: the GPU, the scenario loaded, or the model */
+    const vl_catalog *c = u->cat;
+    for (int k = 0; k < u->n_pick; k++) {
+        size_t i = (size_t)u->pick[k];
+        bool here = u->mode == MODE_PICK_GPU ? i == u->ex.gpu
+                    : i >= c->n_models       ? strcmp(c->scenarios[i - c->n_models].name,
+                                                      u->scenario.name) == 0
+                                             : !u->scenario.name[0] && !u->ex.detached &&
+                                       strcmp(c->models[i].name, u->ex.model.name) == 0;
+        if (here)
+            u->pick_sel = k;
+    }
     return UI_REDRAW;
 }
 
@@ -196,8 +257,14 @@ static int edit_apply(ui *u, int arg)
 {
     (void)arg;
     char why[512];
-    if (ui_current(u)->edit(u, u->input, why, sizeof why))
-        return prompt_close(u, 0);
+    if (ui_current(u)->edit(u, u->input, why, sizeof why)) {
+        prompt_close(u, 0);
+        if (u->ex.note[0]) { /* what the value changed besides, or how it was rounded */
+            ui_say(u, false, " %s", u->ex.note);
+            u->ex.note[0] = '\0';
+        }
+        return UI_REDRAW;
+    }
     ui_say(u, true, " %s", why); /* stay: fix the value or Esc */
     return UI_REDRAW;
 }
@@ -209,11 +276,16 @@ static int save_apply(ui *u, int arg)
     return UI_REDRAW;
 }
 
+/* dir: 1 an entry, PICK_PAGE a page, PICK_END to the end; negative: up */
+#define PICK_PAGE 2
+#define PICK_END 3
 static int pick_move(ui *u, int dir)
 {
-    int to = u->pick_sel + dir;
-    if (to >= 0 && to < u->n_pick)
-        u->pick_sel = to;
+    int step = dir == PICK_PAGE || dir == -PICK_PAGE ? (u->lines - 9 > 1 ? u->lines - 10 : 1)
+               : dir == PICK_END || dir == -PICK_END ? u->n_pick
+                                                      : 1;
+    int to = u->pick_sel + (dir < 0 ? -step : step);
+    u->pick_sel = to < 0 ? 0 : to >= u->n_pick ? (u->n_pick ? u->n_pick - 1 : 0) : to;
     return UI_REDRAW;
 }
 
@@ -228,13 +300,16 @@ static int pick_load(ui *u, int arg)
     const char *why;
     if (models && k < u->cat->n_models) {
         explorer_load_model(&u->ex, &u->cat->models[k]);
+        u->scenario.name[0] = '\0';
         ui_say(u, false, " loaded %s", u->cat->models[k].name);
     } else if (models) {
         const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
         if ((why = explorer_load_scenario(&u->ex, sc)))
             ui_say(u, true, " %s: %s", sc->name, why);
-        else
+        else {
             ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
+            u->scenario = *sc;
+        }
     } else {
         u->ex.gpu = (size_t)k;
         explorer_recompute(&u->ex);
@@ -268,6 +343,10 @@ static const binding picker_keys[] = {
      .on = {{ESC}}},
     {.keys = "Up/Down", .brief = "move", .help = "select an entry", .action = pick_move,
      .on = {{KEY_UP, -1}, {KEY_DOWN, 1}}},
+    {.keys = "PgUp/PgDn", .brief = "page", .help = "a page up or down", .action = pick_move,
+     .on = {{KEY_PPAGE, -PICK_PAGE}, {KEY_NPAGE, PICK_PAGE}}},
+    {.keys = "Home/End", .brief = "ends", .help = "the first or last entry", .action = pick_move,
+     .on = {{KEY_HOME, -PICK_END}, {KEY_END, PICK_END}}},
 };
 
 typedef struct prompt {
@@ -301,7 +380,70 @@ static int key_prompt(ui *u, int key, const prompt *p)
     return UI_REDRAW;
 }
 
+/* Whether a key changed what the explorer computes (the settings, the model, the GPU). */
+static bool changed(const explorer *a, const explorer *b)
+{
+    return memcmp(&a->s, &b->s, sizeof a->s) != 0 || a->gpu != b->gpu ||
+           a->detached != b->detached || a->model.free_params != b->model.free_params ||
+           strcmp(a->model.name, b->model.name) != 0;
+}
+
+static void remember(ui *u, const explorer *before)
+{
+    if (u->n_undo == UI_UNDO) { /* the oldest goes */
+        memmove(u->undo, u->undo + 1, (UI_UNDO - 1) * sizeof *u->undo);
+        u->n_undo--;
+    }
+    u->undo[u->n_undo++] = *before;
+}
+
+int ui_undo(ui *u, int arg)
+{
+    (void)arg;
+    if (u->n_undo == 0) {
+        ui_say(u, true, " nothing to undo");
+        return UI_REDRAW;
+    }
+    u->ex = u->undo[--u->n_undo];
+    ui_say(u, false, " undone (%d more to undo)", u->n_undo);
+    return UI_REDRAW;
+}
+
+int ui_reset(ui *u, int arg)
+{
+    (void)arg;
+    if (!changed(&u->ex, &u->origin)) {
+        ui_say(u, false, " already as loaded");
+        return UI_REDRAW;
+    }
+    remember(u, &u->ex);
+    slider_id sel = u->ex.selected;
+    u->ex = u->origin;
+    u->ex.selected = sel;
+    ui_say(u, false, " reset to %s as loaded (u undoes it)",
+           u->scenario.name[0] ? u->scenario.name : u->ex.model.name);
+    return UI_REDRAW;
+}
+
+static int key_dispatch(ui *u, int key);
+
+/* Every change of the explorer's state can be undone: the state before goes on the stack;
+ * a load becomes the state `r` returns to. */
 int ui_key(ui *u, int key)
+{
+    static explorer before; /* large: one key at a time */
+    before = u->ex;
+    int undo = u->n_undo;
+    bool was_loaded = u->mode == MODE_PICK_MODEL;
+    int flags = key_dispatch(u, key);
+    if (u->n_undo == undo && changed(&before, &u->ex))
+        remember(u, &before);
+    if (was_loaded && u->mode == MODE_NORMAL && changed(&before, &u->ex))
+        u->origin = u->ex;
+    return flags;
+}
+
+static int key_dispatch(ui *u, int key)
 {
     if (u->lay.too_small) { /* nothing to see: only quit and redraw */
         int arg;
@@ -327,12 +469,29 @@ int ui_key(ui *u, int key)
     }
 }
 
-/* Mouse events become the keys they stand for: one input path (after htop). */
+/* Mouse events become the keys they stand for: one input path (after htop).  A click on a
+ * tab is its panel's key; in a picker the wheel moves and a click loads the entry under the
+ * pointer; the rest is the panel's. */
 static int mouse_key(ui *u)
 {
     MEVENT ev;
     const panel *p = ui_current(u);
-    if (getmouse(&ev) != OK || u->mode != MODE_NORMAL || !p->mouse)
+    if (getmouse(&ev) != OK || u->lay.too_small)
+        return ERR;
+    bool click = ev.bstate & BUTTON1_PRESSED;
+    int tab = draw_tab_at(u, ev.y, ev.x);
+    if (u->mode == MODE_NORMAL && click && tab >= 0)
+        return '1' + tab;
+    if (u->mode == MODE_PICK_MODEL || u->mode == MODE_PICK_GPU) {
+        int wheel = keys_wheel(&ev), i = draw_pick_at(u, ev.y, ev.x);
+        if (wheel != ERR)
+            return wheel == KEY_RIGHT ? KEY_UP : KEY_DOWN;
+        if (!click || i < 0)
+            return ERR;
+        u->pick_sel = i;
+        return '\n';
+    }
+    if (u->mode != MODE_NORMAL || !p->mouse)
         return ERR;
     return p->mouse(u, &ev);
 }
@@ -363,9 +522,11 @@ int tui_run(run_opts *o)
     memset(&u, 0, sizeof u);
     u.cat = &cat;
     u.theme = o->theme;
+    u.units = o->units;
     explorer_init(&u.ex, &cat, &model, (size_t)(gpu - cat.gpus), &o->s);
     u.ex.overhead_given = o->overhead_given;
     explorer_recompute(&u.ex);
+    u.origin = u.ex;
     if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
         ui_say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
             cat.n_warnings == 1 ? "" : "s", cat.warnings[0]);

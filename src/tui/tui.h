@@ -20,6 +20,7 @@ typedef enum {
 } ui_mode;
 
 #define PICK_MAX 512
+#define UI_UNDO 32
 
 typedef struct ui {
     explorer ex;
@@ -32,6 +33,12 @@ typedef struct ui {
     int lines, cols;
     const glyphs *g;
     bool mouse;
+    vl_scenario scenario;       /* the scenario loaded last (name "" after a model) */
+    explorer origin;            /* the preset or scenario as loaded: `r` goes back to it */
+    explorer undo[UI_UNDO];     /* the states before the last changes, oldest first: `u` */
+    int n_undo;
+    int solve;                  /* what `f` solves for next (vl_solve) */
+    vl_units units;             /* --units: GiB (TiB past 6 digits) or GB (TB) */
     bool color;                 /* colour allowed: has_colors(), no NO_COLOR, no --no-color */
     ui_theme theme;
     ui_mode mode;
@@ -49,6 +56,10 @@ typedef struct ui {
 enum { UI_HANDLED = 1, UI_REDRAW = 2, UI_RESIZE = 4, UI_QUIT = 8 };
 
 void draw_frame(const ui *u);
+/* What is under the pointer at (y, x): the tab's panel, the picker's entry (an index into
+ * pick[]), or -1. */
+int draw_tab_at(const ui *u, int y, int x);
+int draw_pick_at(const ui *u, int y, int x);
 void ui_filter(ui *u);          /* refills pick[] from input */
 int ui_key(ui *u, int key);     /* one key press; returns UI_* flags */
 
@@ -61,6 +72,8 @@ int ui_begin_edit(ui *u, int arg);   /* Enter: type a value for the panel's edit
 int ui_open_picker(ui *u, int picker); /* MODE_PICK_MODEL or MODE_PICK_GPU */
 int ui_begin_save(ui *u, int arg);
 int ui_export(ui *u, int arg);
+int ui_undo(ui *u, int arg);         /* back to the state before the last change */
+int ui_reset(ui *u, int arg);        /* back to the preset or scenario as loaded */
 
 /* Runs the explorer until q; restores the terminal on every exit path. */
 int tui_run(run_opts *o);
