@@ -164,12 +164,55 @@ static void test_create_fails(void **state)
     remove_all(dir, a, b);
 }
 
+/* A scenario saved from a model that came from a file embeds the model itself: GPT-2 cut to
+ * 2 layers, named gpt2, loads back as those 2 layers, not as the built-in 12-layer gpt2. */
+static void test_scenario_embeds_file_model(void **state)
+{
+    (void)state;
+    vl_model m = *vl_catalog_model(&cat, "gpt2");
+    m.arch.layers = 2;
+    snprintf(m.display, sizeof m.display, "GPT-2, \"2 layers\"\x1b");
+    snprintf(m.origin, sizeof m.origin, "/somewhere/gpt2.yaml");
+    m.published_params = 0;
+    vl_settings s;
+    vl_settings_default(&s);
+    static explorer e;
+    explorer_init(&e, &cat, &m, 0, &s);
+    char dir[256], path[512], err[VL_ERR_LEN];
+    new_dir(dir, sizeof dir);
+    assert_int_equal(scenario_save(&e, dir, "two-layers", false, path, sizeof path, err,
+                                   sizeof err), SAVE_OK);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    static vl_preset p;
+    assert_true(vl_preset_parse(path, text, n, &p, err));
+    assert_int_equal(p.kind, VL_KIND_SCENARIO);
+    const vl_scenario *sc = &p.u.scenario;
+    assert_true(sc->has_model);
+    assert_memory_equal(&sc->model_def.arch, &e.model.arch, sizeof e.model.arch);
+    assert_string_equal(sc->model_def.display, m.display);
+    vl_params a, b;
+    vl_count_params(&sc->model_def.arch, &a);
+    vl_count_params(&vl_catalog_model(&cat, "gpt2")->arch, &b);
+    assert_true(a.total < b.total); /* not the built-in's 124,439,808 */
+    static explorer back;
+    explorer_init(&back, &cat, vl_catalog_model(&cat, "llama-2-7b"), 0, &s);
+    assert_null(explorer_load_scenario(&back, sc));
+    assert_int_equal(back.model.arch.layers, 2);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_all_or_nothing),
         cmocka_unit_test(test_rename_fails),
         cmocka_unit_test(test_create_fails),
+        cmocka_unit_test(test_scenario_embeds_file_model),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -394,6 +394,10 @@ static int use_scenario(const vl_catalog *cat, const vl_scenario *sc, vl_model *
         vl_model_from_params(m, sc->params);
         return EXIT_OK;
     }
+    if (sc->has_model) { /* the model the scenario was saved with, not one of its name */
+        *m = sc->model_def;
+        return EXIT_OK;
+    }
     const vl_model *found = vl_catalog_model(cat, sc->model);
     if (!found) {
         char hint[96];

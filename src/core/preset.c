@@ -2,6 +2,7 @@
 #include "preset.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,7 @@ static const key_desc scenario_keys[] = {
     {"notes", T_STR, S(notes)},
     {"model", T_NAME, S(model)},
     {"params", T_COUNT, S(params), .min = 1000000, .max = 100000000000000ULL},
+    {"model_definition", T_MAP}, /* a model preset embedded (kind: model and its keys) */
     {"settings", T_MAP},
     {NULL, 0},
 };
@@ -446,19 +448,23 @@ static bool check_published(vl_ydoc *d, const vl_model *m, const vl_params *p, c
                         vl_fmt_int(m->rounded_unit / 2, u, sizeof u), br);
 }
 
-static bool load_model(vl_ydoc *d, vl_model *m)
+/* A model preset at root (the document's, or a scenario's model_definition, whose keys are
+ * named after prefix in messages). */
+static bool load_model_at(vl_ydoc *d, yaml_node_t *root, const char *prefix, vl_model *m)
 {
     walk top, arch;
+    char arch_prefix[64];
 
     memset(m, 0, sizeof *m);
     m->arch.position = VL_POS_ROPE;
     m->arch.mlp = VL_MLP_GATED;
     m->arch.norm = VL_NORM_RMSNORM;
     m->arch.norm_position = VL_NORM_PRE;
-    if (!walk_map(d, d->root, model_keys, "", m, &top))
+    if (!walk_map(d, root, model_keys, prefix, m, &top))
         return false;
     yaml_node_t *node = top.maps[key_index(model_keys, "architecture")];
-    if (!walk_map(d, node, arch_keys, "architecture.", m, &arch))
+    snprintf(arch_prefix, sizeof arch_prefix, "%sarchitecture.", prefix);
+    if (!walk_map(d, node, arch_keys, arch_prefix, m, &arch))
         return false;
 
     vl_arch_defaults(&m->arch);
@@ -477,6 +483,58 @@ static bool load_model(vl_ydoc *d, vl_model *m)
     if (!m->display[0])
         snprintf(m->display, sizeof m->display, "%s", m->name);
     return true;
+}
+
+static bool load_model(vl_ydoc *d, vl_model *m)
+{
+    return load_model_at(d, d->root, "", m);
+}
+
+/* A YAML double-quoted scalar of s: quotes and backslashes escaped, control bytes as \xNN. */
+static void yaml_text(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7F)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    fputc('"', f);
+}
+
+void vl_model_write_yaml(FILE *f, const vl_model *m, const char *indent)
+{
+    vl_params p;
+    vl_count_params(&m->arch, &p);
+    fprintf(f, "%skind: model\n%sname: %s\n%sdisplay: ", indent, indent, m->name, indent);
+    yaml_text(f, m->display);
+    fprintf(f, "\n%ssource: ", indent);
+    yaml_text(f, m->source[0] ? m->source : m->origin);
+    fprintf(f, "\n%sparams: %" PRIu64 "\n%sarchitecture:\n", indent, p.total, indent);
+    for (const key_desc *k = arch_keys; k->name; k++) {
+        const char *field = (const char *)m + k->offset;
+        uint64_t v = 0;
+        if (k->type == T_COUNT && k->size == sizeof(uint64_t))
+            memcpy(&v, field, sizeof v);
+        else if (k->type == T_COUNT || k->type == T_ENUM) {
+            unsigned u;
+            memcpy(&u, field, sizeof u);
+            v = u;
+        } else if (k->type == T_BOOL) {
+            bool b;
+            memcpy(&b, field, sizeof b);
+            v = b;
+        }
+        fprintf(f, "%s  %s: ", indent, k->name);
+        if (k->type == T_ENUM)
+            fprintf(f, "%s\n", v < (uint64_t)k->n_enum ? k->enum_names[v] : "?");
+        else if (k->type == T_BOOL)
+            fprintf(f, "%s\n", v ? "true" : "false");
+        else
+            fprintf(f, "%" PRIu64 "\n", v);
+    }
 }
 
 /* ---- GPUs ---------------------------------------------------------------------------- */
@@ -525,11 +583,29 @@ static bool load_scenario(vl_ydoc *d, vl_scenario *s)
     memset(s, 0, sizeof *s);
     if (!walk_map(d, d->root, scenario_keys, "", s, &top))
         return false;
-    int model = key_index(scenario_keys, "model"), params = key_index(scenario_keys, "params");
-    if (top.seen[model] == top.seen[params])
-        return vl_ydoc_fail(d, top.seen[model] ? top.marks[params] : d->root->start_mark,
-                            "%s", top.seen[model] ? "give model or params, not both"
-                                                  : "missing key 'model' (or 'params')");
+    int model = key_index(scenario_keys, "model"), params = key_index(scenario_keys, "params"),
+        def = key_index(scenario_keys, "model_definition");
+    int given = top.seen[model] + top.seen[params] + top.seen[def];
+    if (given != 1)
+        return vl_ydoc_fail(d, given ? top.marks[top.seen[def] ? def : params] : d->root->start_mark,
+                            "%s", given ? "give one of model, params and model_definition"
+                                        : "missing key 'model' (or 'params' or 'model_definition')");
+    if (top.seen[def]) { /* the model itself, as a model preset: not a name to look up */
+        yaml_node_t *kind = NULL;
+        yaml_node_t *m = top.maps[def];
+        for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+            const char *k = vl_ynode_text(yaml_document_get_node(&d->doc, p->key));
+            if (k && strcmp(k, "kind") == 0)
+                kind = yaml_document_get_node(&d->doc, p->value);
+        }
+        const char *text = kind ? vl_ynode_text(kind) : NULL;
+        if (kind && (!text || strcmp(text, "model") != 0))
+            return vl_ydoc_fail(d, kind->start_mark, "model_definition.kind: must be model");
+        if (!load_model_at(d, m, "model_definition.", &s->model_def))
+            return false;
+        s->has_model = true;
+        snprintf(s->model, sizeof s->model, "%s", s->model_def.name);
+    }
     yaml_node_t *node = top.maps[key_index(scenario_keys, "settings")];
     if (node) {
         key_desc keys[N_SETTINGS_KEYS];

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "framework.h"
 #include "model.h"
@@ -53,6 +54,11 @@ bool vl_preset_parse(const char *file, const char *text, size_t len, vl_preset *
  * the nesting-depth pass that guards against hostile files. */
 bool vl_preset_parse_builtin(const char *file, const char *text, size_t len, vl_preset *out,
                              char err[VL_ERR_LEN]);
+
+/* m as a model preset's keys (kind, name, display, source, params, architecture), each line
+ * after indent: what a scenario embeds as model_definition so that it loads this model and
+ * no other of the same name. */
+void vl_model_write_yaml(FILE *f, const vl_model *m, const char *indent);
 
 /* "embedding 131,072,000 + output layer 131,072,000 + 32 layers x 202,383,360 + final norm
  * 4,096 = 6,738,415,616": a count, term by term, for messages and the formula pane. */

@@ -379,6 +379,8 @@ const char *explorer_load_scenario(explorer *e, const vl_scenario *sc)
     size_t gpu = e->gpu;
     if (sc->params) {
         vl_model_from_params(&m, sc->params);
+    } else if (sc->has_model) { /* the model the scenario was saved with */
+        m = sc->model_def;
     } else {
         const vl_model *found = vl_catalog_model(e->cat, sc->model);
         if (!found)

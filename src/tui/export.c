@@ -172,11 +172,16 @@ static void fill_scenario(FILE *f, const void *arg)
     const explorer *e = a->e;
     const vl_settings s = explorer_settings(e);
     fprintf(f, "# saved by the vramlab explorer\nkind: scenario\nname: %s\n", a->name);
-    if (e->detached)
+    if (e->detached) {
         fprintf(f, "params: %" PRIu64 "                # GPT-3-like shape derived\n",
                 e->model.free_params);
-    else
+    } else if (strncmp(e->model.origin, "(built-in)/", 11) == 0) {
         fprintf(f, "model: %s\n", e->model.name);
+    } else { /* from a file (--preset-file, --hf-config, a folder): the model itself, so that
+              * the scenario loads this model and not another of its name */
+        fprintf(f, "model_definition:\n");
+        vl_model_write_yaml(f, &e->model, "  ");
+    }
     fprintf(f, "settings: {");
     vl_settings_write_yaml(f, &s, 11);
     fprintf(f, " gpu: %s}\n", explorer_gpu(e)->name);
