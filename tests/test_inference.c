@@ -11,13 +11,8 @@
 #include "core/timeline.h"
 #include "core/solve.h"
 #include "core/units.h"
+#include "helpers.h"
 
-/* vl_settings_valid's reason for s without a model, or NULL. */
-static const char *settings_why(const vl_settings *s)
-{
-    static char why[256];
-    return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
-}
 
 static vl_model model(vl_arch a)
 {

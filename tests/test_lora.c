@@ -9,21 +9,8 @@
 
 #include "core/lora.h"
 #include "core/memory.h"
+#include "helpers.h"
 
-/* The defaults with eager attention: the formulas below (Korthikanti et al., the article)
- * keep the s x s scores, which the default framework's SDPA does not. */
-static void eager_defaults(vl_settings *s)
-{
-    vl_settings_default(s);
-    s->attention = VL_ATTN_EAGER;
-}
-
-/* vl_settings_valid's reason for s without a model, or NULL. */
-static const char *settings_why(const vl_settings *s)
-{
-    static char why[256];
-    return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
-}
 
 static vl_arch arch(vl_arch a)
 {

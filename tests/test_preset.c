@@ -15,13 +15,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "helpers.h"
 
-/* vl_settings_valid's reason for s without a model, or NULL. */
-static const char *settings_why(const vl_settings *s)
-{
-    static char why[256];
-    return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
-}
 
 /* Every shipped model, with its published parameter count, written here independently of
  * the YAML files (sources: Hugging Face safetensors totals, keras-hub presets, the papers).

@@ -11,6 +11,7 @@
 
 #include "core/catalog.h"
 #include "report/report.h"
+#include "helpers.h"
 
 /* s escaped for how, as a string (caller frees); *n the count text_write returned. */
 static char *escaped(const char *s, text_escape how, size_t *n)
@@ -111,22 +112,6 @@ static void test_share_and_scale(void **state)
     assert_int_equal(report_bar_full(80, b, 0), 80);
 }
 
-static vl_catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    char err[VL_ERR_LEN];
-    vl_catalog_init(&cat);
-    return vl_catalog_add_builtin(&cat, err) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vl_catalog_free(&cat);
-    return 0;
-}
 
 /* The ZeRO paper (Rajbhandari et al. 2020, Fig. 1): stage 1 shards the optimizer states over
  * the data-parallel GPUs, stage 2 the gradients too, stage 3 the weights too. */

@@ -1,0 +1,42 @@
+/* helpers.h: what several unit tests share: the built-in catalog as a cmocka group fixture,
+ * and settings helpers.  Included by test files only (each function is static). */
+#ifndef VL_TEST_HELPERS_H
+#define VL_TEST_HELPERS_H
+
+#include "core/catalog.h"
+#include "core/settings.h"
+
+/* The built-in presets, loaded once for a group (setup) and freed after it (teardown). */
+static vl_catalog cat;
+
+static inline int setup(void **state)
+{
+    (void)state;
+    char err[VL_ERR_LEN];
+    vl_catalog_init(&cat);
+    return vl_catalog_add_builtin(&cat, err) ? 0 : -1;
+}
+
+static inline int teardown(void **state)
+{
+    (void)state;
+    vl_catalog_free(&cat);
+    return 0;
+}
+
+/* The defaults with eager attention: the formulas the tests derive by hand (Korthikanti et
+ * al., the article) keep the s x s scores, which the default framework's SDPA does not. */
+static inline void eager_defaults(vl_settings *s)
+{
+    vl_settings_default(s);
+    s->attention = VL_ATTN_EAGER;
+}
+
+/* vl_settings_valid's reason for s without a model, or NULL. */
+static inline const char *settings_why(const vl_settings *s)
+{
+    static char why[256];
+    return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
+}
+
+#endif
