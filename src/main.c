@@ -91,8 +91,8 @@ static void presets_json(const vl_catalog *cat)
 /* The folders searched after the built-in presets, later wins. */
 static void search_path_line(void)
 {
-    char(*dirs)[VL_PATH_LEN] = malloc(16 * sizeof *dirs);
-    size_t n = dirs ? vl_preset_dirs(dirs, 16) : 0;
+    char(*dirs)[VL_PATH_LEN] = malloc(VL_MAX_PRESET_DIRS * sizeof *dirs);
+    size_t dropped, n = dirs ? vl_preset_dirs(dirs, VL_MAX_PRESET_DIRS, &dropped) : 0;
     printf("\nsearched, later wins: (built-in)");
     for (size_t i = 0; i < n; i++) {
         printf(", ");

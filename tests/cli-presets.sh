@@ -180,4 +180,14 @@ checks=$((checks + 1))
 [ "$(cat "$tmp/err")" = "vramlab: presets --format: unknown value 'yaml' (expected table or json)" ] ||
     fail "presets --format yaml: $(cat "$tmp/err")"
 
+# VRAMLAB_PRESETS: folders past the 64 searched, or named with 4,096 characters or more, are
+# said in a warning, not dropped silently; the run goes on.
+checks=$((checks + 1))
+many=$(i=0; while [ $i -lt 70 ]; do printf '%s/many/%d:' "$tmp" $i; i=$((i + 1)); done)
+long=$(printf '%05000d' 0)
+VRAMLAB_PRESETS="${many}/$long" "$VRAMLAB" estimate --format csv > /dev/null 2> "$tmp/err" ||
+    fail "many VRAMLAB_PRESETS folders: the run failed"
+grep -q "^vramlab: warning: VRAMLAB_PRESETS: [0-9]* folders not searched (at most 64 folders" \
+    "$tmp/err" || fail "many VRAMLAB_PRESETS folders: $(cat "$tmp/err")"
+
 finish

@@ -461,9 +461,10 @@ bool vl_user_preset_dir(char *buf, size_t len)
     return n >= 0 && (size_t)n < len;
 }
 
-size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max)
+size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max, size_t *dropped)
 {
     size_t n = 0;
+    *dropped = 0;
 #ifdef VL_PRESETDIR
     add_path(dirs, max, &n, VL_PRESETDIR);
 #endif
@@ -478,13 +479,13 @@ size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max)
         if (len > 0 && len < VL_PATH_LEN && n < max) {
             memcpy(dirs[n], env, len);
             dirs[n++][len] = '\0';
+        } else if (len > 0) {
+            (*dropped)++;
         }
         env += len + (env[len] == ':');
     }
     return n;
 }
-
-#define MAX_DIRS 64
 
 bool vl_catalog_open(vl_catalog *c, char err[VL_ERR_LEN])
 {
@@ -492,12 +493,15 @@ bool vl_catalog_open(vl_catalog *c, char err[VL_ERR_LEN])
         return true;
     if (!index_builtin(c, err))
         return false;
-    char(*dirs)[VL_PATH_LEN] = malloc(MAX_DIRS * sizeof *dirs);
+    char(*dirs)[VL_PATH_LEN] = malloc(VL_MAX_PRESET_DIRS * sizeof *dirs);
     if (!dirs) {
         snprintf(err, VL_ERR_LEN, "out of memory");
         return false;
     }
-    size_t n = vl_preset_dirs(dirs, MAX_DIRS);
+    size_t dropped, n = vl_preset_dirs(dirs, VL_MAX_PRESET_DIRS, &dropped);
+    if (dropped)
+        warn(c, "VRAMLAB_PRESETS: %zu folder%s not searched (at most %d folders, each under %d "
+                "characters)", dropped, dropped == 1 ? "" : "s", VL_MAX_PRESET_DIRS, VL_PATH_LEN);
     for (size_t i = 0; i < n; i++)
         vl_catalog_add_dir(c, dirs[i]);
     free(dirs);

@@ -60,9 +60,12 @@ bool vl_catalog_open(vl_catalog *c, char err[VL_ERR_LEN]);
 bool vl_catalog_load(vl_catalog *c, char err[VL_ERR_LEN]);
 
 /* The folders of the search path after the built-in presets, in order (`vramlab presets`
- * prints them).  Returns how many were written, at most max, each VL_PATH_LEN long. */
+ * prints them).  Returns how many were written, at most max, each VL_PATH_LEN long; in
+ * *dropped how many $VRAMLAB_PRESETS names were left out (too long, or past max), which
+ * vl_catalog_open says in a warning. */
 #define VL_PATH_LEN 4096
-size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max);
+#define VL_MAX_PRESET_DIRS 64
+size_t vl_preset_dirs(char (*dirs)[VL_PATH_LEN], size_t max, size_t *dropped);
 /* The user's folder: $XDG_CONFIG_HOME/vramlab/presets when XDG_CONFIG_HOME is an absolute
  * path (the XDG Base Directory specification: a relative one is invalid and ignored), else
  * $HOME/.config/vramlab/presets.  False when there is neither, or it does not fit in len. */
