@@ -10,7 +10,7 @@
 # the selftest and a training run again with CUDA_FORCE_PTX_JIT=1 (the PTX, compiled by
 # the driver at load time, as a GPU newer than the build would run it).  Prints one line per check
 # and a summary; exits 0 only when the selftest passed and every pair is identical.
-# Needs, to build: a C compiler, make, pkg-config, ncursesw, libyaml, autoconf and
+# Needs, to build: a C compiler, make, pkg-config, ncursesw, libyaml, jansson, autoconf and
 # automake (from git), and nvcc.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
