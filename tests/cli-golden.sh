@@ -155,6 +155,28 @@ assert d["parallel"]["params_per_gpu"] == 1605636096 + e["expert_params_per_gpu"
 PY
 fi
 
+# Context parallelism: Llama 2 7B at 32768 tokens over --cp 4 of 8 GPUs, by hand: 8192 tokens
+# a GPU, 2 data parallel, ring buffers 4 x 2 B x 8192 x (32 x 128) = 268,435,456 bytes; the
+# same layer as one GPU's run at 8192 tokens, so the activations are that run's plus the ring.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset llama-2-7b --gpus 8 --cp 4 --seq 32768 --format json > "$tmp/c.json"
+    "$VRAMLAB" estimate --preset llama-2-7b --seq 8192 --format json > "$tmp/c1.json"
+    python3 - "$tmp/c.json" "$tmp/c1.json" <<'PY' || fail "JSON context-parallel check"
+import json, sys
+d, one = (json.load(open(f)) for f in sys.argv[1:3])
+p = d["parallel"]
+assert (p["cp"], p["dp"], p["local_seq"], p["global_batch"]) == (4, 2, 8192, 2)
+assert p["ring_bytes"] == 4 * 2 * 8192 * 32 * 128 == 268435456
+assert d["per_gpu"]["activations"] == one["per_gpu"]["activations"] + p["ring_bytes"]
+assert d["settings"]["cp"] == 4 and d["speed"]["tokens_per_step"] == 2 * 32768
+PY
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset llama-2-7b --gpus 8 --cp 4 --seq 32768 > "$tmp/c.txt"
+    grep -q '^  parallel    tensor 1 x pipeline 1 x context 4 (8192 tokens a GPU) x data 2 = 8 GPUs;' "$tmp/c.txt" ||
+        fail "the table's parallel line names the context parallelism"
+fi
+
 # The SVGs are well-formed XML, and each is titled for its mode.
 # The SVGs are well-formed XML, and each is titled for its mode.  Their timeline names the
 # peak that estimate's JSON gives, its areas stay inside the plot, the highest of them where

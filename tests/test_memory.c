@@ -746,9 +746,61 @@ static void test_expert_parallel(void **state)
     assert_non_null(strstr(settings_why(&s), "--ep must divide the data-parallel GPUs"));
 }
 
+/* Context parallelism, by hand, on the Llama-3-8B-like layer of test_gqa_gated_no_dropout
+ * with flash attention: --cp 4 at 16384 tokens gives each GPU 4096 of them, so its layer
+ * keeps what that test derives for s = 4096, b = 2 (sb = 8192); the embedding side holds
+ * the GPU's 8192 token ids and RoPE tables of 4096 positions; the ring's buffers are a K, V
+ * block received and a dK, dV block sent, 4 x 2 B x sb x (8 x 128).  Over 8 GPUs: 2 data
+ * parallel, ZeRO over all 8 (data x context), a global batch of 2 x 2 sequences. */
+static void test_context_parallel(void **state)
+{
+    (void)state;
+    vl_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                       .ffn = 14336, .vocab = 32000};
+    vl_arch_defaults(&m.arch);
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.attention = VL_ATTN_FLASH;
+    s.seq = 16384;
+    s.batch = 2;
+    s.cp = 4;
+    vl_activations act;
+    bool ovf = false;
+    vl_activations_compute(&m.arch, &s, &act, &ovf);
+    const uint64_t sb = 4096 * 2, sbh = sb * 4096;
+    assert_int_equal(act.local_seq, 4096);
+    assert_int_equal(act.layer_bytes, 2 * 6 * sbh + 4 * 2 * sbh + 2 * 2 * sb * 1024 +
+                                          4ULL * 32 * sb + 4 * 2 * sb * 14336);
+    assert_int_equal(act.embedding_bytes, 8 * sb + 2 * 2 * 4096 * 128);
+    assert_int_equal(act.ring_bytes, 4 * 2 * sb * 1024);
+    assert_int_equal(act.total, 32 * act.layer_bytes + act.outside_bytes + 4 * 2 * sb * 1024);
+    assert_false(ovf);
+
+    s.gpus = 8;
+    s.zero = 1;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.par.dp, 2);
+    assert_int_equal(b.par.global_batch, 4);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * b.P);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], (16 * b.P + 7) / 8);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], act.total);
+
+    s.seq = 16388; /* not two equal chunks a GPU */
+    assert_non_null(strstr(settings_why(&s), "--seq must be a multiple of 2 x --cp"));
+    s.seq = 16384;
+    s.gpus = 6;
+    assert_non_null(strstr(settings_why(&s), "--gpus must be a multiple of --tp x --pp x --cp"));
+    s.gpus = 8;
+    s.attention = VL_ATTN_EAGER;
+    assert_non_null(strstr(settings_why(&s), "--cp needs --attention sdpa or flash"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_article_bytes_per_param),
         cmocka_unit_test(test_conventions),
