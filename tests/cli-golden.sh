@@ -177,6 +177,22 @@ PY
         fail "the table's parallel line names the context parallelism"
 fi
 
+# Interleaved 1F1B: Llama 2 70B over --pp 4 --vpp 2 keeps 11 chunks of 10 layers (Megatron's
+# 80 x (1 + 3/8) = 110 layers' worth) and the embedding side of ceil(5.5) = 6 micro-batches.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset llama-2-70b --tp 8 --pp 4 --gpus 32 --grad-accum 8 --format json > "$tmp/v1.json"
+    "$VRAMLAB" estimate --preset llama-2-70b --tp 8 --pp 4 --vpp 2 --gpus 32 --grad-accum 8 --format json > "$tmp/v2.json"
+    python3 - "$tmp/v1.json" "$tmp/v2.json" <<'PY' || fail "JSON interleaved-1F1B check"
+import json, sys
+one, two = (json.load(open(f)) for f in sys.argv[1:3])
+p1, p2 = one["parallel"], two["parallel"]
+assert (p1["vpp"], p1["chunk_layers"], p1["chunks_in_flight"], p1["in_flight"]) == (1, 20, 4, 4)
+assert (p2["vpp"], p2["chunk_layers"], p2["chunks_in_flight"], p2["in_flight"]) == (2, 10, 11, 6)
+assert one["per_gpu"]["weights"] == two["per_gpu"]["weights"]
+PY
+fi
+
 # The SVGs are well-formed XML, and each is titled for its mode.
 # The SVGs are well-formed XML, and each is titled for its mode.  Their timeline names the
 # peak that estimate's JSON gives, its areas stay inside the plot, the highest of them where

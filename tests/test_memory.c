@@ -797,9 +797,65 @@ static void test_context_parallel(void **state)
     assert_non_null(strstr(settings_why(&s), "--cp needs --attention sdpa or flash"));
 }
 
+/* Interleaved 1F1B against Megatron-LM's theoretical memory report: 80 layers over p = 4
+ * stages in v chunks keep L·(1 + (p - 1)/(p·v)) layers' worth on the first stage, 80 x
+ * 11/8 = 110 at v = 2 (11 chunks of 10) and 80 x 19/16 = 95 at v = 4 (19 of 5), and the
+ * embedding side for ceil(p·(1 + (p - 1)/(p·v))) micro-batches, ceil(5.5) = 6 and
+ * ceil(4.75) = 5; with only p micro-batches, all m·v = 8 chunks and the 4 micro-batches. */
+static void test_interleaved_1f1b(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8, .ffn = 28672,
+                 .vocab = 32000};
+    vl_arch_defaults(&a);
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.attention = VL_ATTN_FLASH;
+    s.pp = 4;
+    s.grad_accum = 8;
+    vl_activations plain, act;
+    bool ovf = false;
+    vl_activations_compute(&a, &s, &plain, &ovf);
+    assert_int_equal(plain.total, (20 * plain.layer_bytes + plain.outside_bytes) * 4);
+    s.vpp = 2;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.chunk_layers * act.chunks_in_flight, 80 * 11 / 8);
+    assert_int_equal(act.chunk_layers, 10);
+    assert_int_equal(act.in_flight, 6);
+    assert_int_equal(act.layer_bytes, plain.layer_bytes);
+    assert_int_equal(act.total, 110 * act.layer_bytes + 6 * act.outside_bytes);
+    s.vpp = 4;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.chunk_layers * act.chunks_in_flight, 80 * 19 / 16);
+    assert_int_equal(act.in_flight, 5);
+    s.grad_accum = 4;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.chunks_in_flight, 4 * 4);
+    assert_int_equal(act.in_flight, 4);
+    s.recompute = VL_RECOMPUTE_FULL; /* each kept chunk keeps its layers' inputs */
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.total - (act.forward_end_bytes > act.recompute_bytes
+                                      ? act.forward_end_bytes : act.recompute_bytes),
+                     act.checkpoint_bytes * 5 * 16);
+    assert_false(ovf);
+
+    char why[256];
+    s.gpus = 4;
+    s.recompute = VL_RECOMPUTE_NONE;
+    s.grad_accum = 6;
+    assert_non_null(strstr(settings_why(&s), "--vpp needs --grad-accum a multiple of --pp"));
+    s.grad_accum = 8;
+    s.vpp = 3; /* 12 chunks of 80 / 12 layers */
+    assert_false(vl_settings_valid(&s, &a, why, sizeof why));
+    assert_non_null(strstr(why, "--pp x --vpp (12) must divide the model's 80 layers"));
+    s.vpp = 2;
+    s.pp = 1;
+    assert_non_null(strstr(settings_why(&s), "--vpp needs --pp 2 or more"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_interleaved_1f1b),
         cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_article_bytes_per_param),

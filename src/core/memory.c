@@ -220,6 +220,20 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t accum = s->grad_accum ? s->grad_accum : 1;
     out->layers = vl_ceil_div(a->layers, pp);
     out->in_flight = pp > 1 ? (accum < pp ? accum : pp) : 1;
+    out->chunk_layers = out->layers;
+    out->chunks_in_flight = out->in_flight;
+    if (pp > 1 && s->vpp > 1) {
+        /* Interleaved 1F1B (Narayanan et al. 2021, §2.2.2), as Megatron-LM counts it
+         * (theoretical_memory_usage.py; schedules.py): the first stage runs (p - 1) x 2 +
+         * (v - 1) x p chunk forwards before its first backward, so it keeps p·v + p - 1
+         * chunks of L/(p·v) layers (of all m·v chunks at most), L·(1 + (p - 1)/(p·v)) layers'
+         * worth; the embedding side is kept for ceil(p + (p - 1)/v) micro-batches, Megatron's
+         * in-flight micro-batches (at most m). */
+        const uint64_t v = s->vpp, w = pp * v + pp - 1, e = vl_ceil_div(w, v);
+        out->chunk_layers = a->layers / (pp * v);
+        out->chunks_in_flight = w < accum * v ? w : accum * v;
+        out->in_flight = e < accum ? e : accum;
+    }
     int *n = &out->n_layer;
     norm_terms(L, n, ls, a, rho, RS(sbh), attn_norm, ovf);
     /* under autocast every nn.Linear casts the fp32 norm output for itself */
@@ -341,14 +355,16 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         out->recompute_bytes =
             vl_add(vl_add(out->layer_bytes - shared, vl_mul(out->embedding_bytes, k, ovf), ovf),
                    out->dequant_bytes, ovf);
-        out->total = vl_add(vl_mul(vl_mul(out->checkpoint_bytes, out->layers, ovf), k, ovf),
+        out->total = vl_add(vl_mul(vl_mul(out->checkpoint_bytes, out->chunk_layers, ovf),
+                                   out->chunks_in_flight, ovf),
                             out->forward_end_bytes > out->recompute_bytes ? out->forward_end_bytes
                                                                           : out->recompute_bytes,
                             ovf);
     } else {
-        out->total = vl_mul(vl_add(vl_mul(out->layer_bytes, out->layers, ovf), out->outside_bytes,
-                                   ovf),
-                            out->in_flight, ovf);
+        /* (layers x layer + outside) x in flight without --vpp */
+        out->total = vl_add(vl_mul(vl_mul(out->layer_bytes, out->chunk_layers, ovf),
+                                   out->chunks_in_flight, ovf),
+                            vl_mul(out->outside_bytes, out->in_flight, ovf), ovf);
     }
     out->local_seq = seq;
     if (cp > 1) {
@@ -420,7 +436,7 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
     par->dp = s->gpus / (t * pp * par->cp);
     par->model_layers = a->layers;
     par->stage_layers = vl_ceil_div(a->layers, pp);
-    par->in_flight = pp > 1 ? (s->grad_accum < pp ? s->grad_accum : pp) : 1;
+    par->vpp = s->vpp ? s->vpp : 1; /* in_flight: the activations' (vl_estimate) */
     par->global_batch = vl_mul(vl_mul(s->batch, par->dp, ovf), s->grad_accum, ovf);
     par->ep = s->ep;
     par->expert_dp = par->dp / s->ep;
@@ -538,6 +554,7 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
                                    &ovf);
     }
     vl_activations_compute(&m->arch, s, &out->act, &ovf);
+    out->par.in_flight = out->act.in_flight;
     b[VL_C_ACTIVATIONS] = out->act.total;
     b[VL_C_KV_CACHE] = 0;
     /* ZeRO-3 gathers the largest matrix whole; a frozen one has no gradient, and QLoRA's is

@@ -144,6 +144,9 @@ typedef struct vl_settings {
     /* training: context parallel: each sequence split over cp GPUs along its tokens, the
      * keys and values passed round them (Megatron-Core's context parallelism) */
     uint64_t cp;
+    /* training: interleaved 1F1B: each pipeline stage's layers in vpp model chunks
+     * (Megatron's virtual pipeline stages; 1 = plain 1F1B) */
+    uint64_t vpp;
     /* inference: serving capacity: the fraction of each GPU's memory the engine may use, in
      * millionths, and the paged KV cache's block in tokens (0 = one contiguous cache) */
     uint64_t gpu_util, kv_block;
@@ -179,6 +182,7 @@ typedef struct vl_settings {
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")        \
     X(VL_SET_LOSS_DTYPE, "loss_dtype")                                                        \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
+    X(VL_SET_VPP, "vpp")                                                                      \
     X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 

@@ -221,11 +221,18 @@ static bool parallel_line(const report *r, char *buf, size_t len)
     if (s->mode != VL_MODE_TRAIN ||
         (s->tp == 1 && s->pp == 1 && s->cp == 1 && s->grad_accum == 1))
         return false;
-    char stage[160] = "", context[96] = "";
+    char stage[256] = "", context[96] = "";
     if (s->cp > 1)
         snprintf(context, sizeof context, " x context %" PRIu64 " (%" PRIu64 " tokens a GPU)",
                  p->cp, r->breakdown->act.local_seq);
-    if (s->pp > 1)
+    const vl_activations *act = &r->breakdown->act;
+    if (s->pp > 1 && s->vpp > 1)
+        snprintf(stage, sizeof stage, "; the numbers are a first-stage GPU's: %" PRIu64 " of %"
+                 PRIu64 " layers in %" PRIu64 " chunks of %" PRIu64 ", %" PRIu64 " chunk "
+                 "micro-batches in flight (interleaved 1F1B), %" PRIu64 " with the embedding",
+                 p->stage_layers, p->model_layers, p->vpp, act->chunk_layers,
+                 act->chunks_in_flight, p->in_flight);
+    else if (s->pp > 1)
         snprintf(stage, sizeof stage, "; the numbers are a first-stage GPU's: %" PRIu64 " of %"
                  PRIu64 " layers, %" PRIu64 " micro-batch%s in flight (1F1B)",
                  p->stage_layers, p->model_layers, p->in_flight, p->in_flight == 1 ? "" : "es");
