@@ -19,7 +19,8 @@ field() {
 # model_type.  Where no preset ships, the count is the Hub's safetensors total (granite,
 # granitemoe: ibm-granite/granite-3.1-2b and -3b-a800m, as granite-guardian-3.1-2b and
 # -3.2-3b-a800m; olmoe: allenai/OLMoE-1B-7B-0924; stablelm: stabilityai/stablelm-2-1_6b;
-# smollm3: HuggingFaceTB/SmolLM3-3B; ernie4_5: baidu/ERNIE-4.5-0.3B-PT), keras-hub's
+# smollm3: HuggingFaceTB/SmolLM3-3B; ernie4_5: baidu/ERNIE-4.5-0.3B-PT; qwen2_moe:
+# Qwen/Qwen1.5-MoE-A2.7B, also keras-hub's qwen1.5_moe_2.7b_en), keras-hub's
 # preset (distilbert: distil_bert_base_en_uncased), or what transformers' model classes
 # count (num_parameters(): RobertaModel of roberta-base, XLMRobertaModel of
 # xlm-roberta-base, GPTNeoForCausalLM of EleutherAI/gpt-neo-125M).  gemma3: the language
@@ -71,6 +72,7 @@ gpt-neo-125m.json 125198592 -
 stablelm-2-1.6b.json 1644515328 -
 smollm3-3b.json 3075098624 -
 ernie-4.5-0.3b.json 360748032 -
+qwen1.5-moe-a2.7b.json 14315784192 -
 TABLE
 
 # Every supported model_type has a model in the table above.
@@ -97,7 +99,7 @@ expect_error() {
     expected: $want
     got:      $got"
 }
-supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_neo, gpt_neox, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi3, qwen2, qwen3, qwen3_moe, roberta, smollm3, stablelm or xlm-roberta"
+supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_neo, gpt_neox, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, roberta, smollm3, stablelm or xlm-roberta"
 expect_error unsupported-t5.json ":6:17: model_type \"t5\" is not supported (supported: $supported)"
 expect_error no-model-type.json ":1:1: missing key 'model_type' (supported: $supported)"
 expect_error missing-layers.json ":1:1: missing key 'num_hidden_layers'"

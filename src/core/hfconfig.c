@@ -367,6 +367,34 @@ static bool require_empty(hf *h, const char *key, const char *what)
     return true;
 }
 
+/* Qwen2-MoE: Qwen2's layers with every layer a mixture of num_experts of
+ * moe_intermediate_size and one shared expert of shared_expert_intermediate_size behind a
+ * sigmoid gate (Qwen2MoeConfig: 60, 4 a token, 1408, 5632). */
+static bool read_qwen2_moe(hf *h)
+{
+    vl_arch *a = h->a;
+    uint64_t step = 1;
+    a->experts = 60;
+    a->experts_per_token = 4;
+    a->moe_ffn = 1408;
+    a->shared_ffn = 5632;
+    a->shared_experts = 1;
+    a->shared_expert_gate = true;
+    if (!read_qwen2(h) || !get_count(h, KEYS("num_experts"), &a->experts, false) ||
+        !get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) ||
+        !get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) ||
+        !get_count(h, KEYS("shared_expert_intermediate_size"), &a->shared_ffn, false) ||
+        !get_count(h, KEYS("decoder_sparse_step"), &step, false))
+        return false;
+    if (step != 1)
+        return unsupported(h, KEYS("decoder_sparse_step"),
+                           "MoE layers other than every layer are not supported");
+    if (!a->shared_ffn) /* no shared expert */
+        a->shared_experts = 0, a->shared_expert_gate = false;
+    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
+                                               "supported");
+}
+
 /* Qwen3-MoE: every layer a mixture of num_experts of moe_intermediate_size, with a router
  * without biases and no shared expert (Qwen3MoeConfig's defaults: 128, 8 a token, 768). */
 static bool read_qwen3_moe(hf *h)
@@ -701,6 +729,7 @@ static const struct family {
     {"opt", read_opt},
     {"phi3", read_phi3},
     {"qwen2", read_qwen2},
+    {"qwen2_moe", read_qwen2_moe},
     {"qwen3", read_qwen3},
     {"qwen3_moe", read_qwen3_moe},
     {"roberta", read_roberta},
@@ -735,6 +764,7 @@ const char *const vl_hf_model_types[N_FAMILIES] = {
     "opt",
     "phi3",
     "qwen2",
+    "qwen2_moe",
     "qwen3",
     "qwen3_moe",
     "roberta",
