@@ -426,12 +426,16 @@ static bool read_gemma(hf *h)
 /* Gemma 2: Gemma with four RMSNorms a layer (before and after attention and the MLP); the
  * defaults of Gemma2Config are its 2B's shape.  Its sliding window covers every other
  * layer, so it is not a window on all of them (as the gemma-2 presets count the KV). */
-static bool read_gemma2(hf *h)
+static void gemma2_defaults(vl_arch *a)
 {
-    vl_arch *a = h->a;
     a->hidden = 2304, a->layers = 26, a->heads = 8, a->kv_heads = 4, a->vocab = 256000;
     a->ffn = 9216;
     a->norms_per_layer = 4;
+}
+
+static bool read_gemma2(hf *h)
+{
+    gemma2_defaults(h->a);
     return read_gemma(h);
 }
 
@@ -439,13 +443,11 @@ static bool read_gemma2(hf *h)
  * Gemma3TextConfig (vocab_size 262208; five of six layers windowed, so no window). */
 static bool read_gemma3_text(hf *h)
 {
-    h->a->qk_norm = VL_QK_NORM_HEAD;
+    gemma2_defaults(h->a);
+    h->a->vocab = 262208;
     h->a->max_positions = 131072;
-    if (!read_gemma2(h))
-        return false;
-    if (!json_object_get(h->root, "vocab_size"))
-        h->a->vocab = 262208;
-    return true;
+    h->a->qk_norm = VL_QK_NORM_HEAD;
+    return read_gemma(h);
 }
 
 /* Gemma 3 with its vision tower (Gemma3Config): the language model is text_config, a
