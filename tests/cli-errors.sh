@@ -68,6 +68,25 @@ expect 2 "$e --ep with --tp, --pp or --lora-rank is not modelled (expert paralle
     estimate --preset mixtral-8x7b --ep 2 --gpus 4 --tp 2
 expect 2 "$e --ep applies to --mode train only" estimate --mode infer --ep 2
 expect 2 "$e --ep must be between 1 and 1048576" estimate --ep 0
+expect 2 "$e --cp must be between 1 and 1048576" estimate --cp 0
+expect 2 "$e --cp: 'two' is not a whole number: expected a number" estimate --cp two
+expect 2 "$e --cp applies to --mode train only" estimate --mode infer --cp 2
+expect 2 "$e --gpus must be a multiple of --tp x --pp x --cp (GPUs = tensor x pipeline x context x data parallel)" \
+    estimate --cp 4 --gpus 6
+expect 2 "$e --seq must be a multiple of 2 x --cp (context parallelism gives each GPU two of 2 x cp equal chunks of the sequence)" \
+    estimate --cp 4 --gpus 4 --seq 2052
+expect 2 "$e --cp needs --attention sdpa or flash (context parallelism runs ring attention over blocks, never the whole s x s scores)" \
+    estimate --cp 2 --gpus 2 --attention eager
+expect 2 "$e --cp with --ep or --lora-rank is not modelled (context parallelism as Megatron-Core runs it: full fine-tuning, dense or with --tp, --pp)" \
+    estimate --cp 2 --gpus 2 --lora-rank 8
+expect 2 "$e --vpp must be between 1 and 1048576" estimate --vpp 0
+expect 2 "$e --vpp applies to --mode train only" estimate --mode infer --vpp 2
+expect 2 "$e --vpp needs --pp 2 or more (interleaving splits each pipeline stage's layers into model chunks)" \
+    estimate --vpp 2
+expect 2 "$e --vpp needs --grad-accum a multiple of --pp (the interleaved schedule runs micro-batches in groups of pp)" \
+    estimate --pp 4 --gpus 4 --vpp 2 --grad-accum 6
+expect 2 "$e --pp x --vpp (24) must divide the model's 32 layers (each model chunk holds as many whole layers)" \
+    estimate --preset llama-2-7b --pp 4 --gpus 4 --vpp 6 --grad-accum 8
 expect 2 "$e --gpu-util must be above 0 and at most 1, got '0'" estimate --mode infer --gpu-util 0
 expect 2 "$e --gpu-util: '1.2' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" \
     estimate --mode infer --gpu-util 1.2

@@ -155,6 +155,44 @@ assert d["parallel"]["params_per_gpu"] == 1605636096 + e["expert_params_per_gpu"
 PY
 fi
 
+# Context parallelism: Llama 2 7B at 32768 tokens over --cp 4 of 8 GPUs, by hand: 8192 tokens
+# a GPU, 2 data parallel, ring buffers 4 x 2 B x 8192 x (32 x 128) = 268,435,456 bytes; the
+# same layer as one GPU's run at 8192 tokens, so the activations are that run's plus the ring.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset llama-2-7b --gpus 8 --cp 4 --seq 32768 --format json > "$tmp/c.json"
+    "$VRAMLAB" estimate --preset llama-2-7b --seq 8192 --format json > "$tmp/c1.json"
+    python3 - "$tmp/c.json" "$tmp/c1.json" <<'PY' || fail "JSON context-parallel check"
+import json, sys
+d, one = (json.load(open(f)) for f in sys.argv[1:3])
+p = d["parallel"]
+assert (p["cp"], p["dp"], p["local_seq"], p["global_batch"]) == (4, 2, 8192, 2)
+assert p["ring_bytes"] == 4 * 2 * 8192 * 32 * 128 == 268435456
+assert d["per_gpu"]["activations"] == one["per_gpu"]["activations"] + p["ring_bytes"]
+assert d["settings"]["cp"] == 4 and d["speed"]["tokens_per_step"] == 2 * 32768
+PY
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset llama-2-7b --gpus 8 --cp 4 --seq 32768 > "$tmp/c.txt"
+    grep -q '^  parallel    tensor 1 x pipeline 1 x context 4 (8192 tokens a GPU) x data 2 = 8 GPUs;' "$tmp/c.txt" ||
+        fail "the table's parallel line names the context parallelism"
+fi
+
+# Interleaved 1F1B: Llama 2 70B over --pp 4 --vpp 2 keeps 11 chunks of 10 layers (Megatron's
+# 80 x (1 + 3/8) = 110 layers' worth) and the embedding side of ceil(5.5) = 6 micro-batches.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset llama-2-70b --tp 8 --pp 4 --gpus 32 --grad-accum 8 --format json > "$tmp/v1.json"
+    "$VRAMLAB" estimate --preset llama-2-70b --tp 8 --pp 4 --vpp 2 --gpus 32 --grad-accum 8 --format json > "$tmp/v2.json"
+    python3 - "$tmp/v1.json" "$tmp/v2.json" <<'PY' || fail "JSON interleaved-1F1B check"
+import json, sys
+one, two = (json.load(open(f)) for f in sys.argv[1:3])
+p1, p2 = one["parallel"], two["parallel"]
+assert (p1["vpp"], p1["chunk_layers"], p1["chunks_in_flight"], p1["in_flight"]) == (1, 20, 4, 4)
+assert (p2["vpp"], p2["chunk_layers"], p2["chunks_in_flight"], p2["in_flight"]) == (2, 10, 11, 6)
+assert one["per_gpu"]["weights"] == two["per_gpu"]["weights"]
+PY
+fi
+
 # The SVGs are well-formed XML, and each is titled for its mode.
 # The SVGs are well-formed XML, and each is titled for its mode.  Their timeline names the
 # peak that estimate's JSON gives, its areas stay inside the plot, the highest of them where

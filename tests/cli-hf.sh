@@ -15,7 +15,18 @@ field() {
 }
 
 # config.json, published count (Hugging Face safetensors totals, keras-hub presets, papers),
-# and the preset of the same model ("-" when none ships).
+# and the preset of the same model ("-" when none ships).  One model at least of each
+# model_type.  Where no preset ships, the count is the Hub's safetensors total (granite,
+# granitemoe: ibm-granite/granite-3.1-2b and -3b-a800m, as granite-guardian-3.1-2b and
+# -3.2-3b-a800m; olmoe: allenai/OLMoE-1B-7B-0924; stablelm: stabilityai/stablelm-2-1_6b;
+# smollm3: HuggingFaceTB/SmolLM3-3B; ernie4_5: baidu/ERNIE-4.5-0.3B-PT; qwen2_moe:
+# Qwen/Qwen1.5-MoE-A2.7B, also keras-hub's qwen1.5_moe_2.7b_en), keras-hub's
+# preset (distilbert: distil_bert_base_en_uncased), or what transformers' model classes
+# count (num_parameters(): RobertaModel of roberta-base, XLMRobertaModel of
+# xlm-roberta-base, GPTNeoForCausalLM of EleutherAI/gpt-neo-125M).  gemma3: the language
+# model of google/gemma-3-4b-pt (text_config), keras-hub's gemma3_4b_text count
+# 3,880,099,328 of 262,144 embedding rows plus config.json's 64 more of 2560 (the preset
+# gemma-3-4b says so).
 while read -r file published preset; do
     checks=$((checks + 1))
     got=$(field params --hf-config "$hf/$file")
@@ -44,7 +55,32 @@ bloom.json 176247271424 bloom-176b
 gpt-neox-20b.json 20554567680 -
 bert-base-uncased.json 109482240 bert-base-uncased
 deepseek-v3.json 671026419200 deepseek-v3
+deepseek-v2-lite.json 15706484224 deepseek-v2-lite
+qwen3-0.6b.json 596049920 qwen3-0.6b
+qwen3-30b-a3b.json 30532122624 qwen3-30b-a3b
+gemma-2-2b.json 2614341888 gemma-2-2b
+gemma-3-1b.json 999885952 gemma-3-1b
+gemma-3-4b.json 3880263168 gemma-3-4b
+olmo-2-7b.json 7298617344 olmo-2-7b
+olmoe-1b-7b.json 6919161856 -
+granite-3.1-2b.json 2533531648 -
+granite-3.1-3b-a800m.json 3298793472 -
+roberta-base.json 124645632 -
+xlm-roberta-base.json 278043648 -
+distilbert-base-uncased.json 66362880 -
+gpt-neo-125m.json 125198592 -
+stablelm-2-1.6b.json 1644515328 -
+smollm3-3b.json 3075098624 -
+ernie-4.5-0.3b.json 360748032 -
+qwen1.5-moe-a2.7b.json 14315784192 -
 TABLE
+
+# Every supported model_type has a model in the table above.
+checks=$((checks + 1))
+for type in $("$VRAMLAB" estimate --hf-config "$hf/unsupported-t5.json" 2>&1 |
+    sed 's/.*(supported: \(.*\))$/\1/; s/,//g; s/ or / /'); do
+    grep -q "\"model_type\": \"$type\"" "$hf"/*.json || fail "model_type $type: no config.json in tests/hf"
+done
 
 # Mixtral: active parameters too (2 of 8 experts; derived in tests/test_model.c).
 checks=$((checks + 1))
@@ -63,7 +99,7 @@ expect_error() {
     expected: $want
     got:      $got"
 }
-supported="bert, bloom, deepseek_v2, deepseek_v3, falcon, gemma, gpt2, gpt_neox, llama, mistral, mixtral, opt, phi3 or qwen2"
+supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_neo, gpt_neox, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, roberta, smollm3, stablelm or xlm-roberta"
 expect_error unsupported-t5.json ":6:17: model_type \"t5\" is not supported (supported: $supported)"
 expect_error no-model-type.json ":1:1: missing key 'model_type' (supported: $supported)"
 expect_error missing-layers.json ":1:1: missing key 'num_hidden_layers'"
@@ -96,6 +132,20 @@ hf=$tmp
 # what came from the file is shown as JSON: a control character stays an escape
 printf '{"model_type": "\\u001b[2J"}' > "$tmp/escape.json"
 expect_error escape.json ":1:16: model_type \"\\u001B[2J\" is not supported (supported: $supported)"
+# Gemma 3's language model is its text_config, whose errors point at it.
+printf '{"model_type": "gemma3"}\n' > "$tmp/gemma3-bare.json"
+expect_error gemma3-bare.json ":1:1: missing key 'text_config'"
+printf '{"model_type": "gemma3", "text_config": {"hidden_size": "big"}}\n' > "$tmp/gemma3-big.json"
+expect_error gemma3-big.json ':1:41: hidden_size: expected a whole number, got "big"'
+printf '{"model_type": "gemma3", "text_config": [1]}\n' > "$tmp/gemma3-list.json"
+expect_error gemma3-list.json ':1:41: text_config: expected an object, got a list'
+# What the count cannot follow is refused, naming the key.
+sed 's/"decoder_sparse_step": 1/"decoder_sparse_step": 2/' "$srcdir/tests/hf/qwen3-30b-a3b.json" > "$tmp/sparse-step.json"
+expect_error sparse-step.json ':8:26: decoder_sparse_step: MoE layers other than every layer are not supported'
+sed 's/"mlp_only_layers": \[\]/"mlp_only_layers": [0]/' "$srcdir/tests/hf/qwen3-30b-a3b.json" > "$tmp/mlp-only.json"
+expect_error mlp-only.json ':17:22: mlp_only_layers: dense layers among the MoE layers are not supported'
+sed 's/"use_qkv_bias": true/"use_qkv_bias": true, "qk_layernorm": true/' "$srcdir/tests/hf/stablelm-2-1.6b.json" > "$tmp/qk-layernorm.json"
+expect_error qk-layernorm.json ':25:41: qk_layernorm: a LayerNorm per head on queries and keys is not supported'
 expect_error quoted-pdrop.json ':6:17: attn_pdrop: expected a probability, got "0.1"'
 expect_error quoted-layers.json ':16:14: n_layer: expected a whole number, got "12"'
 # Deep nesting is refused in time linear in the text: past 64 levels (as for the presets),

@@ -126,6 +126,20 @@ check "config-only params" "$(json params)" 124439808
 ok; grep -q '"checkpoint": {"count_source": "architecture"' "$tmp/out" || fail "config-only: count_source"
 ok; grep -q 'no safetensors weights in the snapshot' "$tmp/out" || fail "config-only: source"
 
+# config.json of the other model types, through the same reader as --hf-config: their
+# published counts (tests/cli-hf.sh names the sources)
+while read -r file org name want; do
+    s=$(snap "$org" "$name")
+    cp "$srcdir/tests/hf/$file" "$s/config.json"
+    "$VRAMLAB" estimate --model "$org/$name" --format json > "$tmp/out"
+    check "$org/$name params" "$(json params)" "$want"
+done <<'TABLE'
+qwen3-30b-a3b.json Qwen Qwen3-30B-A3B 30532122624
+gemma-3-4b.json google gemma-3-4b-pt 3880263168
+distilbert-base-uncased.json distilbert distilbert-base-uncased 66362880
+olmoe-1b-7b.json allenai OLMoE-1B-7B-0924 6919161856
+TABLE
+
 # 4. bad input: exit 2, one line naming --model
 bad() { # bad MESSAGE-PATTERN ARGS...
     pat=$1

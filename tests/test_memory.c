@@ -733,9 +733,117 @@ static void test_expert_parallel(void **state)
     assert_non_null(strstr(settings_why(&s), "--ep must divide the data-parallel GPUs"));
 }
 
+/* Context parallelism, by hand, on the Llama-3-8B-like layer of test_gqa_gated_no_dropout
+ * with flash attention: --cp 4 at 16384 tokens gives each GPU 4096 of them, so its layer
+ * keeps what that test derives for s = 4096, b = 2 (sb = 8192); the embedding side holds
+ * the GPU's 8192 token ids and RoPE tables of 4096 positions; the ring's buffers are a K, V
+ * block received and a dK, dV block sent, 4 x 2 B x sb x (8 x 128).  Over 8 GPUs: 2 data
+ * parallel, ZeRO over all 8 (data x context), a global batch of 2 x 2 sequences. */
+static void test_context_parallel(void **state)
+{
+    (void)state;
+    vl_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                       .ffn = 14336, .vocab = 32000};
+    vl_arch_defaults(&m.arch);
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.attention = VL_ATTN_FLASH;
+    s.seq = 16384;
+    s.batch = 2;
+    s.cp = 4;
+    vl_activations act;
+    bool ovf = false;
+    vl_activations_compute(&m.arch, &s, &act, &ovf);
+    const uint64_t sb = 4096 * 2, sbh = sb * 4096;
+    assert_int_equal(act.local_seq, 4096);
+    assert_int_equal(act.layer_bytes, 2 * 6 * sbh + 4 * 2 * sbh + 2 * 2 * sb * 1024 +
+                                          4ULL * 32 * sb + 4 * 2 * sb * 14336);
+    assert_int_equal(act.embedding_bytes, 8 * sb + 2 * 2 * 4096 * 128);
+    assert_int_equal(act.ring_bytes, 4 * 2 * sb * 1024);
+    assert_int_equal(act.total, 32 * act.layer_bytes + act.outside_bytes + 4 * 2 * sb * 1024);
+    assert_false(ovf);
+
+    s.gpus = 8;
+    s.zero = 1;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.par.dp, 2);
+    assert_int_equal(b.par.global_batch, 4);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * b.P);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], (16 * b.P + 7) / 8);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], act.total);
+
+    s.seq = 16388; /* not two equal chunks a GPU */
+    assert_non_null(strstr(settings_why(&s), "--seq must be a multiple of 2 x --cp"));
+    s.seq = 16384;
+    s.gpus = 6;
+    assert_non_null(strstr(settings_why(&s), "--gpus must be a multiple of --tp x --pp x --cp"));
+    s.gpus = 8;
+    s.attention = VL_ATTN_EAGER;
+    assert_non_null(strstr(settings_why(&s), "--cp needs --attention sdpa or flash"));
+}
+
+/* Interleaved 1F1B against Megatron-LM's theoretical memory report: 80 layers over p = 4
+ * stages in v chunks keep L·(1 + (p - 1)/(p·v)) layers' worth on the first stage, 80 x
+ * 11/8 = 110 at v = 2 (11 chunks of 10) and 80 x 19/16 = 95 at v = 4 (19 of 5), and the
+ * embedding side for ceil(p·(1 + (p - 1)/(p·v))) micro-batches, ceil(5.5) = 6 and
+ * ceil(4.75) = 5; with only p micro-batches, all m·v = 8 chunks and the 4 micro-batches. */
+static void test_interleaved_1f1b(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8, .ffn = 28672,
+                 .vocab = 32000};
+    vl_arch_defaults(&a);
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.attention = VL_ATTN_FLASH;
+    s.pp = 4;
+    s.grad_accum = 8;
+    vl_activations plain, act;
+    bool ovf = false;
+    vl_activations_compute(&a, &s, &plain, &ovf);
+    assert_int_equal(plain.total, (20 * plain.layer_bytes + plain.outside_bytes) * 4);
+    s.vpp = 2;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.chunk_layers * act.chunks_in_flight, 80 * 11 / 8);
+    assert_int_equal(act.chunk_layers, 10);
+    assert_int_equal(act.in_flight, 6);
+    assert_int_equal(act.layer_bytes, plain.layer_bytes);
+    assert_int_equal(act.total, 110 * act.layer_bytes + 6 * act.outside_bytes);
+    s.vpp = 4;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.chunk_layers * act.chunks_in_flight, 80 * 19 / 16);
+    assert_int_equal(act.in_flight, 5);
+    s.grad_accum = 4;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.chunks_in_flight, 4 * 4);
+    assert_int_equal(act.in_flight, 4);
+    s.recompute = VL_RECOMPUTE_FULL; /* each kept chunk keeps its layers' inputs */
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.total - (act.forward_end_bytes > act.recompute_bytes
+                                      ? act.forward_end_bytes : act.recompute_bytes),
+                     act.checkpoint_bytes * 5 * 16);
+    assert_false(ovf);
+
+    char why[256];
+    s.gpus = 4;
+    s.recompute = VL_RECOMPUTE_NONE;
+    s.grad_accum = 6;
+    assert_non_null(strstr(settings_why(&s), "--vpp needs --grad-accum a multiple of --pp"));
+    s.grad_accum = 8;
+    s.vpp = 3; /* 12 chunks of 80 / 12 layers */
+    assert_false(vl_settings_valid(&s, &a, why, sizeof why));
+    assert_non_null(strstr(why, "--pp x --vpp (12) must divide the model's 80 layers"));
+    s.vpp = 2;
+    s.pp = 1;
+    assert_non_null(strstr(settings_why(&s), "--vpp needs --pp 2 or more"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_interleaved_1f1b),
+        cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_article_bytes_per_param),
         cmocka_unit_test(test_conventions),

@@ -296,6 +296,35 @@ static void test_deepseek_v2_lite(void **state)
                                    2ULL * 102400 * 2048 + 2048);
 }
 
+/* Qwen1.5-MoE-A2.7B (config.json: hidden 2048, 24 layers, 16 heads, q, k, v biases, 60
+ * experts of 1408, 4 a token, a shared expert of 5632 behind a sigmoid gate, vocab 151936,
+ * untied), by hand: attention 4 x 2048² + 3 x 2048 = 16,783,360; experts 60 x 3 x 2048 x
+ * 1408 = 519,045,120; shared 3 x 2048 x 5632 = 34,603,008; router 2048 x 60 and the gate
+ * 2048 x 1; two norms 4096: 570,560,512 a layer.  Embeddings and output 2 x 151936 x 2048,
+ * the final norm 2048: 14,315,784,192, the Hub's safetensors total and keras-hub's count. */
+static void test_shared_expert_gate(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 2048, .layers = 24, .heads = 16, .ffn = 5632, .vocab = 151936,
+                 .attention_bias = true, .experts = 60, .experts_per_token = 4,
+                 .moe_ffn = 1408, .shared_experts = 1, .shared_ffn = 5632,
+                 .shared_expert_gate = true};
+    vl_params p;
+    vl_shapes sh;
+    const char *key;
+    vl_arch_defaults(&a);
+    assert_null(vl_arch_check(&a, &key));
+    assert_true(vl_count_params(&a, &p));
+    assert_int_equal(p.router, 2048ULL * 60 + 2048);
+    assert_int_equal(p.per_layer, 570560512ULL);
+    assert_int_equal(p.total, 14315784192ULL);
+    assert_true(vl_param_shapes(&a, &sh));
+    assert_int_equal(sh.matrix + sh.vector, p.total);
+    a.shared_experts = 0; /* a gate on nothing */
+    assert_non_null(vl_arch_check(&a, &key));
+    assert_string_equal(key, "shared_experts");
+}
+
 static void test_largest_matrix(void **state)
 {
     (void)state;
@@ -386,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_qk_norm),
         cmocka_unit_test(test_current_families),
         cmocka_unit_test(test_deepseek_v2_lite),
+        cmocka_unit_test(test_shared_expert_gate),
         cmocka_unit_test(test_largest_matrix),
         cmocka_unit_test(test_arch_check),
         cmocka_unit_test(test_gpt3_shapes),

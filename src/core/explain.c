@@ -274,8 +274,16 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
     case VL_C_ACTIVATIONS:
         vl_fmt_bytes(a->layer_bytes, u, x, sizeof x);
         vl_fmt_bytes(a->outside_bytes, u, z, sizeof z);
-        char mp[192] = "", pl[128] = "";
-        if (s->pp > 1)
+        char mp[512] = "", pl[256] = "";
+        if (s->pp > 1 && s->vpp > 1) /* the layers count in chunks: chunk layers x chunks */
+            snprintf(pl, sizeof pl, "; interleaved 1F1B on the first of %llu stages: its "
+                     "layers in %llu chunks of %llu, %llu chunk micro-batches in flight (%llu "
+                     "x the per-layer bytes), the embedding side of %llu",
+                     (unsigned long long)s->pp, (unsigned long long)s->vpp,
+                     (unsigned long long)a->chunk_layers, (unsigned long long)a->chunks_in_flight,
+                     (unsigned long long)(a->chunk_layers * a->chunks_in_flight),
+                     (unsigned long long)a->in_flight);
+        else if (s->pp > 1)
             snprintf(pl, sizeof pl, "; x %llu micro-batch%s in flight on the first of %llu "
                      "pipeline stages (1F1B)", (unsigned long long)a->in_flight,
                      a->in_flight == 1 ? "" : "es", (unsigned long long)s->pp);
@@ -284,6 +292,16 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
                      (unsigned long long)s->tp, s->sp ? " with sequence parallel" : "", pl);
         if (s->tp == 1) /* the pipeline alone */
             snprintf(mp, sizeof mp, "%s", pl);
+        if (s->cp > 1) { /* context parallel: this GPU's tokens, and the ring's buffers */
+            char r[32];
+            size_t used = strlen(mp);
+            snprintf(mp + used, sizeof mp - used,
+                     "; %llu of each sequence's %llu tokens on each GPU (%llu-way context "
+                     "parallel), + %s ring buffers (one layer's: a K, V block received and a "
+                     "dK, dV block sent)",
+                     (unsigned long long)a->local_seq, (unsigned long long)s->seq,
+                     (unsigned long long)s->cp, vl_fmt_bytes(a->ring_bytes, u, r, sizeof r));
+        }
         if (s->recompute == VL_RECOMPUTE_FULL) {
             char w[32];
             snprintf(buf, len,

@@ -491,6 +491,8 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
             continue;
         }
         kept(&q, h * a->experts + (a->router_bias ? a->experts : 0)); /* ffn_gate_inp */
+        if (a->shared_expert_gate)
+            kept(&q, h); /* ffn_gate_inp_shexp */
         mlp(&q, l, a->moe_ffn, a->experts);
         if (a->shared_experts) /* the shared experts are one MLP of their summed width */
             mlp(&q, l, a->shared_ffn * a->shared_experts, 1);

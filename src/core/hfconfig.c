@@ -29,6 +29,8 @@ typedef struct hf {
     vl_hf_warnings *warnings; /* or NULL */
     json_t *root;
     json_t *where; /* each top-level key: the byte offset of its (last) value */
+    bool nested;   /* keys read from an object inside (Gemma 3's text_config) ... */
+    size_t scope;  /* ... which errors point at */
     vl_arch *a;
 } hf;
 
@@ -61,6 +63,8 @@ static bool is_space(char c)
 /* Where the value of top-level key is; the object's start when the key is absent. */
 static size_t offset_of(hf *h, const char *key)
 {
+    if (h->nested)
+        return h->scope;
     json_t *at = key ? json_object_get(h->where, key) : NULL;
     if (at)
         return (size_t)json_integer_value(at);
@@ -252,14 +256,20 @@ static bool unsupported(hf *h, const char *const *keys, const char *what)
 
 /* ---- what every family has ----------------------------------------------------------- */
 
+/* The keys every family has.  A family sets its configuration class's defaults in the
+ * architecture first (Gemma3TextConfig: 8 heads, vocab_size 262208, ...): a key with a
+ * default may be absent, as transformers reads it; one without a default is required. */
 static bool read_common(hf *h, bool tie_default)
 {
     vl_arch *a = h->a;
     a->tie_embeddings = tie_default;
-    return get_count(h, KEYS("hidden_size", "n_embd", "n_embed", "d_model"), &a->hidden, true) &&
-           get_count(h, KEYS("num_hidden_layers", "n_layer", "num_layers"), &a->layers, true) &&
-           get_count(h, KEYS("num_attention_heads", "n_head", "num_heads"), &a->heads, true) &&
-           get_count(h, KEYS("vocab_size"), &a->vocab, true) &&
+    return get_count(h, KEYS("hidden_size", "n_embd", "n_embed", "d_model"), &a->hidden,
+                     !a->hidden) &&
+           get_count(h, KEYS("num_hidden_layers", "n_layer", "num_layers"), &a->layers,
+                     !a->layers) &&
+           get_count(h, KEYS("num_attention_heads", "n_head", "num_heads"), &a->heads,
+                     !a->heads) &&
+           get_count(h, KEYS("vocab_size"), &a->vocab, !a->vocab) &&
            get_count(h, KEYS("num_key_value_heads"), &a->kv_heads, false) &&
            get_count(h, KEYS("head_dim"), &a->head_dim, false) &&
            get_count(h, KEYS("intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"),
@@ -278,10 +288,12 @@ static bool read_llama_like(hf *h, bool tie_default)
     return read_common(h, tie_default);
 }
 
-static bool read_llama(hf *h)
+/* Llama's biases (LlamaConfig: attention_bias, mlp_bias), which the families built on it
+ * keep. */
+static bool read_llama_biases(hf *h, bool tie_default)
 {
     bool attn_bias = false, mlp_bias = false;
-    if (!read_llama_like(h, false) || !get_bool(h, KEYS("attention_bias"), &attn_bias) ||
+    if (!read_llama_like(h, tie_default) || !get_bool(h, KEYS("attention_bias"), &attn_bias) ||
         !get_bool(h, KEYS("mlp_bias"), &mlp_bias))
         return false;
     if (attn_bias)
@@ -290,6 +302,20 @@ static bool read_llama(hf *h)
         return unsupported(h, KEYS("mlp_bias"), "MLP biases without attention biases are not "
                                                 "supported");
     return true;
+}
+
+/* Llama, and Granite (GraniteConfig: Llama's keys and the same defaults; its multipliers
+ * have no parameters). */
+static bool read_llama(hf *h)
+{
+    return read_llama_biases(h, false);
+}
+
+/* SmolLM3: Llama's layout (its layers without RoPE have no parameters of their own),
+ * embeddings tied by default (SmolLM3Config). */
+static bool read_smollm3(hf *h)
+{
+    return read_llama_biases(h, true);
 }
 
 static bool read_mistral(hf *h)
@@ -305,21 +331,205 @@ static bool read_mixtral(hf *h)
            get_count(h, KEYS("num_experts_per_tok"), &h->a->experts_per_token, true);
 }
 
-static bool read_qwen2(hf *h)
+/* Qwen's sliding window applies only with use_sliding_window (Qwen2Config, Qwen3Config). */
+static bool read_qwen_window(hf *h)
 {
     bool sliding = false;
     uint64_t window = 0;
-    h->a->attention_bias = true; /* Qwen2 has q, k, v biases */
-    if (!read_llama_like(h, false) || !get_bool(h, KEYS("use_sliding_window"), &sliding) ||
+    if (!get_bool(h, KEYS("use_sliding_window"), &sliding) ||
         !get_count(h, KEYS("sliding_window"), &window, false))
         return false;
     h->a->sliding_window = sliding ? window : 0;
     return true;
 }
 
+static bool read_qwen2(hf *h)
+{
+    h->a->attention_bias = true; /* Qwen2 has q, k, v biases */
+    return read_llama_like(h, false) && read_qwen_window(h);
+}
+
+/* Qwen3: no biases, a query and a key RMSNorm of head_dim per layer (q_norm, k_norm), and
+ * head_dim 128 unless given (Qwen3Config, Qwen3MoeConfig). */
+static bool read_qwen3(hf *h)
+{
+    h->a->head_dim = 128;
+    h->a->qk_norm = VL_QK_NORM_HEAD;
+    return read_llama_biases(h, false) && read_qwen_window(h);
+}
+
+/* A list key that must be empty for the count (Qwen3MoeConfig's mlp_only_layers). */
+static bool require_empty(hf *h, const char *key, const char *what)
+{
+    json_t *v = json_object_get(h->root, key);
+    if (v && !json_is_null(v) && !(json_is_array(v) && json_array_size(v) == 0))
+        return unsupported(h, (const char *const[]){key, NULL}, what);
+    return true;
+}
+
+/* Qwen2-MoE: Qwen2's layers with every layer a mixture of num_experts of
+ * moe_intermediate_size and one shared expert of shared_expert_intermediate_size behind a
+ * sigmoid gate (Qwen2MoeConfig: 60, 4 a token, 1408, 5632). */
+static bool read_qwen2_moe(hf *h)
+{
+    vl_arch *a = h->a;
+    uint64_t step = 1;
+    a->experts = 60;
+    a->experts_per_token = 4;
+    a->moe_ffn = 1408;
+    a->shared_ffn = 5632;
+    a->shared_experts = 1;
+    a->shared_expert_gate = true;
+    if (!read_qwen2(h) || !get_count(h, KEYS("num_experts"), &a->experts, false) ||
+        !get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) ||
+        !get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) ||
+        !get_count(h, KEYS("shared_expert_intermediate_size"), &a->shared_ffn, false) ||
+        !get_count(h, KEYS("decoder_sparse_step"), &step, false))
+        return false;
+    if (step != 1)
+        return unsupported(h, KEYS("decoder_sparse_step"),
+                           "MoE layers other than every layer are not supported");
+    if (!a->shared_ffn) /* no shared expert */
+        a->shared_experts = 0, a->shared_expert_gate = false;
+    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
+                                               "supported");
+}
+
+/* Qwen3-MoE: every layer a mixture of num_experts of moe_intermediate_size, with a router
+ * without biases and no shared expert (Qwen3MoeConfig's defaults: 128, 8 a token, 768). */
+static bool read_qwen3_moe(hf *h)
+{
+    vl_arch *a = h->a;
+    uint64_t step = 1;
+    a->experts = 128;
+    a->experts_per_token = 8;
+    a->moe_ffn = 768;
+    if (!read_qwen3(h) || !get_count(h, KEYS("num_experts"), &a->experts, false) ||
+        !get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) ||
+        !get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) ||
+        !get_count(h, KEYS("decoder_sparse_step"), &step, false))
+        return false;
+    if (step != 1)
+        return unsupported(h, KEYS("decoder_sparse_step"),
+                           "MoE layers other than every layer are not supported");
+    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
+                                               "supported");
+}
+
+/* Gemma: embeddings tied, head_dim 256 unless given (GemmaConfig). */
 static bool read_gemma(hf *h)
 {
-    return read_llama_like(h, true);
+    h->a->head_dim = 256;
+    return read_llama_biases(h, true);
+}
+
+/* Gemma 2: Gemma with four RMSNorms a layer (before and after attention and the MLP); the
+ * defaults of Gemma2Config are its 2B's shape.  Its sliding window covers every other
+ * layer, so it is not a window on all of them (as the gemma-2 presets count the KV). */
+static void gemma2_defaults(vl_arch *a)
+{
+    a->hidden = 2304, a->layers = 26, a->heads = 8, a->kv_heads = 4, a->vocab = 256000;
+    a->ffn = 9216;
+    a->norms_per_layer = 4;
+}
+
+static bool read_gemma2(hf *h)
+{
+    gemma2_defaults(h->a);
+    return read_gemma(h);
+}
+
+/* Gemma 3's language model: Gemma 2 with per-head query and key RMSNorms; the defaults of
+ * Gemma3TextConfig (vocab_size 262208; five of six layers windowed, so no window). */
+static bool read_gemma3_text(hf *h)
+{
+    gemma2_defaults(h->a);
+    h->a->vocab = 262208;
+    h->a->max_positions = 131072;
+    h->a->qk_norm = VL_QK_NORM_HEAD;
+    return read_gemma(h);
+}
+
+/* Gemma 3 with its vision tower (Gemma3Config): the language model is text_config, a
+ * Gemma3TextConfig, which errors point at; the SigLIP tower and the projector are not
+ * counted. */
+static bool read_gemma3(hf *h)
+{
+    json_t *root = h->root, *text = json_object_get(root, "text_config");
+    char got[64];
+    if (!text)
+        return fail_at(h, offset_of(h, NULL), "missing key 'text_config'");
+    if (!json_is_object(text))
+        return fail_at(h, offset_of(h, "text_config"), "text_config: expected an object, got %s",
+                       describe(text, got, sizeof got));
+    h->scope = offset_of(h, "text_config");
+    h->root = text;
+    h->nested = true;
+    bool ok = read_gemma3_text(h);
+    h->root = root;
+    h->nested = false;
+    return ok;
+}
+
+/* OLMo 2: Llama's layers with their norms after each sublayer (the same count) and query
+ * and key RMSNorms over all heads (Olmo2Config). */
+static bool read_olmo2(hf *h)
+{
+    h->a->qk_norm = VL_QK_NORM_FULL;
+    return read_llama_biases(h, false);
+}
+
+/* OLMoE: OLMo 2's norms, every layer a mixture of num_experts of intermediate_size
+ * (OlmoeConfig: 64, 8 a token). */
+static bool read_olmoe(hf *h)
+{
+    h->a->experts = 64;
+    h->a->experts_per_token = 8;
+    return read_olmo2(h) && get_count(h, KEYS("num_experts"), &h->a->experts, false) &&
+           get_count(h, KEYS("num_experts_per_tok"), &h->a->experts_per_token, false);
+}
+
+/* Granite MoE: Granite with every layer a mixture of num_local_experts of
+ * intermediate_size (GraniteMoeConfig: 8, 2 a token). */
+static bool read_granitemoe(hf *h)
+{
+    h->a->experts = 8;
+    h->a->experts_per_token = 2;
+    return read_llama(h) && get_count(h, KEYS("num_local_experts"), &h->a->experts, false) &&
+           get_count(h, KEYS("num_experts_per_tok"), &h->a->experts_per_token, false);
+}
+
+/* ERNIE 4.5: Llama's layout, use_bias for every projection, embeddings tied and head_dim
+ * 128 by default (Ernie4_5Config). */
+static bool read_ernie4_5(hf *h)
+{
+    bool bias = false;
+    h->a->head_dim = 128;
+    if (!read_llama_like(h, true) || !get_bool(h, KEYS("use_bias"), &bias))
+        return false;
+    h->a->attention_bias = h->a->mlp_bias = bias;
+    return true;
+}
+
+/* StableLM: RoPE and a gated MLP without biases, LayerNorms, q, k, v biases with
+ * use_qkv_bias, one norm a layer with use_parallel_residual (StableLmConfig). */
+static bool read_stablelm(hf *h)
+{
+    vl_arch *a = h->a;
+    bool parallel = false, qk_norm = false;
+    a->position = VL_POS_ROPE;
+    a->mlp = VL_MLP_GATED;
+    a->norm = VL_NORM_LAYERNORM;
+    if (!read_common(h, false) || !get_bool(h, KEYS("use_qkv_bias"), &a->attention_bias) ||
+        !get_bool(h, KEYS("use_parallel_residual"), &parallel) ||
+        !get_bool(h, KEYS("qk_layernorm"), &qk_norm) ||
+        !get_dropout(h, KEYS("attention_dropout", "hidden_dropout"), &a->dropout))
+        return false;
+    if (qk_norm)
+        return unsupported(h, KEYS("qk_layernorm"),
+                           "a LayerNorm per head on queries and keys is not supported");
+    a->parallel_attention = parallel;
+    return true;
 }
 
 static bool read_phi3(hf *h)
@@ -342,6 +552,17 @@ static bool read_gpt2(hf *h)
     gpt_traits(h->a);
     return read_common(h, true) &&
            get_dropout(h, KEYS("attn_pdrop", "resid_pdrop", "embd_pdrop"), &h->a->dropout);
+}
+
+/* GPT-Neo: GPT-2's layout without q, k, v biases (the output projection keeps its own);
+ * local attention on every other layer has no parameters (GPTNeoConfig). */
+static bool read_gpt_neo(hf *h)
+{
+    gpt_traits(h->a);
+    h->a->attention_bias = false;
+    return read_common(h, true) &&
+           get_dropout(h, KEYS("embed_dropout", "attention_dropout", "resid_dropout"),
+                       &h->a->dropout);
 }
 
 static bool read_opt(hf *h)
@@ -431,6 +652,27 @@ static bool read_bert(hf *h)
                        &a->dropout);
 }
 
+/* RoBERTa and XLM-RoBERTa: BERT's layout; max_position_embeddings already counts the
+ * rows after the padding index (514 for 512 tokens), and type_vocab_size is 1. */
+#define read_roberta read_bert
+
+/* DistilBERT: BERT's post-norm layers under its own key names, no token types and no
+ * pooler (DistilBertConfig; its defaults are distilbert-base's). */
+static bool read_distilbert(hf *h)
+{
+    vl_arch *a = h->a;
+    gpt_traits(a);
+    a->norm_position = VL_NORM_POST;
+    a->embedding_norm = true;
+    a->hidden = 768, a->layers = 6, a->heads = 12, a->ffn = 3072, a->vocab = 30522;
+    a->max_positions = 512;
+    return get_count(h, KEYS("dim"), &a->hidden, false) &&
+           get_count(h, KEYS("n_layers"), &a->layers, false) &&
+           get_count(h, KEYS("n_heads"), &a->heads, false) &&
+           get_count(h, KEYS("hidden_dim"), &a->ffn, false) && read_common(h, true) &&
+           get_dropout(h, KEYS("dropout", "attention_dropout"), &a->dropout);
+}
+
 static bool read_deepseek(hf *h)
 {
     vl_arch *a = h->a;
@@ -465,17 +707,72 @@ static const struct family {
     const char *type;
     bool (*read)(hf *h);
 } families[] = {
-    {"bert", read_bert},        {"bloom", read_bloom},       {"deepseek_v2", read_deepseek},
-    {"deepseek_v3", read_deepseek}, {"falcon", read_falcon}, {"gemma", read_gemma},
-    {"gpt2", read_gpt2},        {"gpt_neox", read_gpt_neox}, {"llama", read_llama},
-    {"mistral", read_mistral},  {"mixtral", read_mixtral},   {"opt", read_opt},
-    {"phi3", read_phi3},        {"qwen2", read_qwen2},
+    {"bert", read_bert},
+    {"bloom", read_bloom},
+    {"deepseek_v2", read_deepseek},
+    {"deepseek_v3", read_deepseek},
+    {"distilbert", read_distilbert},
+    {"ernie4_5", read_ernie4_5},
+    {"falcon", read_falcon},
+    {"gemma", read_gemma},
+    {"gemma2", read_gemma2},
+    {"gemma3", read_gemma3},
+    {"gemma3_text", read_gemma3_text},
+    {"gpt2", read_gpt2},
+    {"gpt_neo", read_gpt_neo},
+    {"gpt_neox", read_gpt_neox},
+    {"granite", read_llama},
+    {"granitemoe", read_granitemoe},
+    {"llama", read_llama},
+    {"mistral", read_mistral},
+    {"mixtral", read_mixtral},
+    {"olmo2", read_olmo2},
+    {"olmoe", read_olmoe},
+    {"opt", read_opt},
+    {"phi3", read_phi3},
+    {"qwen2", read_qwen2},
+    {"qwen2_moe", read_qwen2_moe},
+    {"qwen3", read_qwen3},
+    {"qwen3_moe", read_qwen3_moe},
+    {"roberta", read_roberta},
+    {"smollm3", read_smollm3},
+    {"stablelm", read_stablelm},
+    {"xlm-roberta", read_roberta},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
 const char *const vl_hf_model_types[N_FAMILIES] = {
-    "bert", "bloom", "deepseek_v2", "deepseek_v3", "falcon", "gemma", "gpt2",
-    "gpt_neox", "llama", "mistral", "mixtral", "opt", "phi3", "qwen2",
+    "bert",
+    "bloom",
+    "deepseek_v2",
+    "deepseek_v3",
+    "distilbert",
+    "ernie4_5",
+    "falcon",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "gpt2",
+    "gpt_neo",
+    "gpt_neox",
+    "granite",
+    "granitemoe",
+    "llama",
+    "mistral",
+    "mixtral",
+    "olmo2",
+    "olmoe",
+    "opt",
+    "phi3",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "roberta",
+    "smollm3",
+    "stablelm",
+    "xlm-roberta",
 };
 const size_t vl_n_hf_model_types = N_FAMILIES;
 
@@ -530,7 +827,7 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
         size_t i = 0;
         while (t && i < N_FAMILIES && strcmp(families[i].type, t) != 0)
             i++;
-        char list[256], hint[96], got[64];
+        char list[512], hint[96], got[64]; /* the 30 names take about 300 */
         vl_join(vl_hf_model_types, N_FAMILIES, list, sizeof list);
         ok = false;
         if (!type)

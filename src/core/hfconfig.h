@@ -1,8 +1,10 @@
 /* hfconfig.h: a Hugging Face config.json as a model, read with jansson.
  *
  * Each supported model_type maps the config's keys (and the family's fixed traits: norm,
- * MLP, biases, positions) onto vl_arch.  Unknown keys are ignored, as transformers does;
- * a missing or ill-typed key that the count needs is an error "file:line:column: ...". */
+ * MLP, biases, positions) onto vl_arch, as transformers' configuration class for that type
+ * names them; a key left out takes that class's default where it has one.  Unknown keys are
+ * ignored, as transformers does; a missing or ill-typed key that the count needs is an
+ * error "file:line:column: ...". */
 #ifndef VL_HFCONFIG_H
 #define VL_HFCONFIG_H
 

@@ -180,11 +180,16 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
      * stream, the norms, the softmax) */
     const uint64_t beta = vl_activation_bytes(s->precision);
     const uint64_t rho = amp ? 4 : beta;
-    const uint64_t sb = vl_mul(s->seq, s->batch, ovf);
+    /* context parallel cp (Megatron-Core): every tensor of the layers and the embeddings
+     * holds this GPU's seq / cp tokens; attention runs over blocks (never the s x s scores,
+     * which vl_settings_check refuses with --cp) with the other GPUs' keys and values passed
+     * round a ring */
+    const uint64_t cp = s->cp ? s->cp : 1, seq = s->seq / cp;
+    const uint64_t sb = vl_mul(seq, s->batch, ovf);
     const uint64_t sbh = vl_mul(sb, a->hidden, ovf);
     const uint64_t q = vl_mul(sb, a->heads * a->head_dim, ovf);
     const uint64_t kv = vl_mul(sb, a->kv_heads * a->head_dim, ovf);
-    const uint64_t ass = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), a->heads, ovf);
+    const uint64_t ass = vl_mul(vl_mul(vl_mul(seq, seq, ovf), s->batch, ovf), a->heads, ovf);
     const uint64_t mlp = vl_mul(sb, vl_active_mlp_width(a), ovf);
     const bool drop = a->dropout, gated = a->mlp == VL_MLP_GATED;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
@@ -215,6 +220,20 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t accum = s->grad_accum ? s->grad_accum : 1;
     out->layers = vl_ceil_div(a->layers, pp);
     out->in_flight = pp > 1 ? (accum < pp ? accum : pp) : 1;
+    out->chunk_layers = out->layers;
+    out->chunks_in_flight = out->in_flight;
+    if (pp > 1 && s->vpp > 1) {
+        /* Interleaved 1F1B (Narayanan et al. 2021, §2.2.2), as Megatron-LM counts it
+         * (theoretical_memory_usage.py; schedules.py): the first stage runs (p - 1) x 2 +
+         * (v - 1) x p chunk forwards before its first backward, so it keeps p·v + p - 1
+         * chunks of L/(p·v) layers (of all m·v chunks at most), L·(1 + (p - 1)/(p·v)) layers'
+         * worth; the embedding side is kept for ceil(p + (p - 1)/v) micro-batches, Megatron's
+         * in-flight micro-batches (at most m). */
+        const uint64_t v = s->vpp, w = pp * v + pp - 1, e = vl_ceil_div(w, v);
+        out->chunk_layers = a->layers / (pp * v);
+        out->chunks_in_flight = w < accum * v ? w : accum * v;
+        out->in_flight = e < accum ? e : accum;
+    }
     int *n = &out->n_layer;
     norm_terms(L, n, ls, a, rho, RS(sbh), attn_norm, ovf);
     /* under autocast every nn.Linear casts the fp32 norm output for itself */
@@ -292,10 +311,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (!s->lora_rank) /* a frozen embedding needs no indices for a weight gradient */
         term(O, n, os, "token ids (int64)", vl_mul(8, sb, ovf), ovf);
     if (a->position == VL_POS_LEARNED)
-        term(O, n, os, "position ids (int64)", vl_mul(8, s->seq, ovf), ovf);
+        term(O, n, os, "position ids (int64)", vl_mul(8, seq, ovf), ovf);
     else if (a->position == VL_POS_ROPE)
         term(O, n, os, "RoPE cos and sin tables (s x d each)",
-             vl_mul(vl_mul(2 * rho, s->seq, ovf), a->head_dim, ovf), ovf);
+             vl_mul(vl_mul(2 * rho, seq, ovf), a->head_dim, ovf), ovf);
     if (drop)
         term(O, n, os, "embedding dropout mask", RS(sbh), ovf);
     out->embedding_bytes = out->outside_bytes;
@@ -336,14 +355,26 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         out->recompute_bytes =
             vl_add(vl_add(out->layer_bytes - shared, vl_mul(out->embedding_bytes, k, ovf), ovf),
                    out->dequant_bytes, ovf);
-        out->total = vl_add(vl_mul(vl_mul(out->checkpoint_bytes, out->layers, ovf), k, ovf),
+        out->total = vl_add(vl_mul(vl_mul(out->checkpoint_bytes, out->chunk_layers, ovf),
+                                   out->chunks_in_flight, ovf),
                             out->forward_end_bytes > out->recompute_bytes ? out->forward_end_bytes
                                                                           : out->recompute_bytes,
                             ovf);
     } else {
-        out->total = vl_mul(vl_add(vl_mul(out->layer_bytes, out->layers, ovf), out->outside_bytes,
-                                   ovf),
-                            out->in_flight, ovf);
+        /* (layers x layer + outside) x in flight without --vpp */
+        out->total = vl_add(vl_mul(vl_mul(out->layer_bytes, out->chunk_layers, ovf),
+                                   out->chunks_in_flight, ovf),
+                            vl_mul(out->outside_bytes, out->in_flight, ovf), ovf);
+    }
+    out->local_seq = seq;
+    if (cp > 1) {
+        /* The ring's buffers, for the one layer whose attention runs: in backward (the
+         * larger) a K, V block received from the next GPU and a dK, dV block sent on, each
+         * this GPU's tokens x k x d, split by t (Liu et al. 2023, "Ring Attention with
+         * Blockwise Transformers": each device sends its key-value block on while it
+         * computes with the one it holds; Megatron-Core's p2p context parallelism) */
+        out->ring_bytes = vl_mul(4 * beta, TS(kv), ovf);
+        out->total = vl_add(out->total, out->ring_bytes, ovf);
     }
 #undef TS
 #undef RS
@@ -401,10 +432,11 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
 
     par->tp = t;
     par->pp = pp;
-    par->dp = s->gpus / (t * pp);
+    par->cp = s->cp ? s->cp : 1;
+    par->dp = s->gpus / (t * pp * par->cp);
     par->model_layers = a->layers;
     par->stage_layers = vl_ceil_div(a->layers, pp);
-    par->in_flight = pp > 1 ? (s->grad_accum < pp ? s->grad_accum : pp) : 1;
+    par->vpp = s->vpp ? s->vpp : 1; /* in_flight: the activations' (vl_estimate) */
     par->global_batch = vl_mul(vl_mul(s->batch, par->dp, ovf), s->grad_accum, ovf);
     par->ep = s->ep;
     par->expert_dp = par->dp / s->ep;
@@ -488,7 +520,9 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
         return vl_estimate_infer(m, s, out);
     out->bpp = vl_bytes_per_param(s, &m->arch);
     parallel_split(m, s, out, &ovf);
-    const uint64_t M = out->par.params, dp = out->par.dp;
+    /* ZeRO (Megatron-Core's distributed optimizer) shards over the data-parallel GPUs and
+     * the context-parallel ones with them: each holds the same weights */
+    const uint64_t M = out->par.params, dp = out->par.dp * out->par.cp;
 
     uint64_t *b = out->bytes;
     if (s->lora_rank) {
@@ -520,6 +554,7 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
                                    &ovf);
     }
     vl_activations_compute(&m->arch, s, &out->act, &ovf);
+    out->par.in_flight = out->act.in_flight;
     b[VL_C_ACTIVATIONS] = out->act.total;
     b[VL_C_KV_CACHE] = 0;
     /* ZeRO-3 gathers the largest matrix whole; a frozen one has no gradient, and QLoRA's is

@@ -62,6 +62,13 @@ typedef struct vl_activations {
     uint64_t recompute_bytes;
     uint64_t layers;               /* the layers this GPU holds (a pipeline stage's) */
     uint64_t in_flight;            /* micro-batches whose activations it keeps (1F1B) */
+    /* interleaved 1F1B (--vpp): the layers of one model chunk and the chunks' micro-batches
+     * the first stage keeps; layers and in_flight without --vpp */
+    uint64_t chunk_layers, chunks_in_flight;
+    /* context parallel (--cp): the tokens of a sequence on this GPU (seq / cp), and the ring
+     * exchange's buffers, one layer's at a time (0 without --cp) */
+    uint64_t local_seq;
+    uint64_t ring_bytes;
     uint64_t total;
 } vl_activations;
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
@@ -127,14 +134,18 @@ void vl_settings_at_zero(vl_settings *s, unsigned z);
 
 /* Model parallelism in training: what one GPU of the first pipeline stage holds. */
 typedef struct vl_parallel {
-    uint64_t tp, pp, dp;          /* tensor, pipeline, data parallel: gpus = tp x pp x dp */
+    uint64_t tp, pp, dp;          /* tensor, pipeline, data parallel: gpus = tp x pp x cp x dp */
+    uint64_t cp;                  /* context parallel; ZeRO shards over dp x cp */
+    uint64_t vpp;                 /* model chunks a stage (interleaved 1F1B; 1 = plain) */
     uint64_t model_layers;        /* L */
     uint64_t stage_layers;        /* ceil(L / pp) */
-    uint64_t in_flight;           /* micro-batches the first stage keeps: min(pp, grad_accum) */
+    uint64_t in_flight;           /* micro-batches the first stage keeps: min(pp, grad_accum);
+                                   * with --vpp, min(ceil(pp + (pp - 1) / vpp), grad_accum) */
     uint64_t params;              /* parameters per GPU before ZeRO (P when tp = pp = 1) */
     uint64_t layer_params;        /* of params: the stage's layers' share */
     uint64_t outside_params;      /* of params: embeddings (split by tp) and the rest */
-    uint64_t global_batch;        /* micro-batch x dp x grad_accum, in sequences */
+    uint64_t global_batch;        /* micro-batch x dp x grad_accum, in sequences (of seq tokens,
+                                   * split over cp GPUs) */
     /* expert parallel (--ep): the routed experts' params, all of them and on one GPU (of
      * params), and the GPUs that hold the same experts (expert data parallel, dp / ep) */
     uint64_t ep, expert_params, expert_params_per_gpu, expert_dp;

@@ -54,6 +54,8 @@ static const char *check_moe(const vl_arch *a, const char **key)
         FAIL("dense_layers", "dense_layers needs experts > 1");
     if (a->experts == 1 && a->router_bias)
         FAIL("router_bias", "router_bias needs experts > 1");
+    if (a->shared_expert_gate && !a->shared_experts)
+        FAIL("shared_experts", "a shared-expert gate needs shared experts");
     if (a->dense_layers >= a->layers)
         FAIL("dense_layers", "dense_layers must be less than num_layers");
     return NULL;
@@ -223,7 +225,9 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
     p->mlp = vl_add(vl_mul(expert, a->experts, &ovf), vl_mul(shared, a->shared_experts, &ovf), &ovf);
     p->mlp_active = vl_add(vl_mul(expert, a->experts_per_token, &ovf),
                            vl_mul(shared, a->shared_experts, &ovf), &ovf);
-    p->router = a->experts > 1 ? h * a->experts + (a->router_bias ? a->experts : 0) : 0;
+    p->router = a->experts > 1 ? h * a->experts + (a->router_bias ? a->experts : 0) +
+                                     (a->shared_expert_gate ? h : 0)
+                               : 0;
     p->norms = a->norms_per_layer * norm + vl_qk_norm_params(a);
     if (a->dense_layers) {
         p->dense_mlp = vl_mlp_params(a, a->ffn);
@@ -312,6 +316,8 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
     mlp_shapes(a, a->shared_ffn, vl_mul(a->shared_experts, routed, &ovf), o, &ovf);
     if (a->experts > 1) {
         matrix(o, h, a->experts, routed, true, &ovf);
+        if (a->shared_expert_gate)
+            matrix(o, h, 1, routed, true, &ovf);
         if (a->router_bias)
             o->vector = vl_add(o->vector, vl_mul(a->experts, routed, &ovf), &ovf);
     }

@@ -47,6 +47,8 @@ typedef struct vl_arch {
     uint64_t shared_ffn;        /* width of a shared expert; 0 = moe_ffn */
     uint64_t dense_layers;      /* leading layers with a dense MLP of width ffn (MoE only) */
     bool router_bias;           /* a bias per routed expert in the router (DeepSeek-V3) */
+    bool shared_expert_gate;    /* a sigmoid gate, h x 1, on the shared experts' output
+                                 * (Qwen2-MoE's shared_expert_gate); counted with the router */
     /* Embedding extras (encoders, BLOOM, OPT). */
     uint64_t position_offset;   /* extra rows in the learned position table (OPT: 2) */
     uint64_t token_types;       /* token-type (segment) embeddings (BERT: 2) */

@@ -236,7 +236,16 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_EP) .flag = "ep", FIELD(ep), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "E",
         .help = "expert parallel: the routed experts over E of the data-parallel GPUs (default 1)",
-        .label = "expert par.", SLIDER(1, 256, VL_STEP_POW2), .json_break = true},
+        .label = "expert par.", SLIDER(1, 256, VL_STEP_POW2)},
+    /* training: context parallelism (memory.c) */
+    ROW(VL_SET_CP) .flag = "cp", FIELD(cp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
+        .modes = VL_IN_TRAIN, .arg = "C",
+        .help = "context parallel: each sequence split over C GPUs, the keys and values passed "
+                "round them (default 1)"},
+    ROW(VL_SET_VPP) .flag = "vpp", FIELD(vpp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
+        .modes = VL_IN_TRAIN, .arg = "V",
+        .help = "interleaved 1F1B: each pipeline stage's layers in V model chunks (default 1)",
+        .json_break = true},
     /* inference: serving capacity (inference.c, solve.c) */
     ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
         RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
@@ -455,7 +464,7 @@ void vl_settings_default(vl_settings *s)
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
          * "The Llama 3 Herd of Models", Table 4): 0.4 */
-        .mfu = 400000, .tokens = 0, .ep = 1,
+        .mfu = 400000, .tokens = 0, .ep = 1, .cp = 1, .vpp = 1,
         .gpu_util = VL_PPM, .kv_block = 0, /* the whole GPU, one contiguous cache */
     };
     /* what current PyTorch and transformers do */
@@ -532,6 +541,27 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->gpus % (s->tp * s->pp) != 0)
         return "--gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data "
                "parallel)";
+    if (s->cp > 1 && s->gpus % (s->tp * s->pp * s->cp) != 0)
+        return "--gpus must be a multiple of --tp x --pp x --cp (GPUs = tensor x pipeline x "
+               "context x data parallel)";
+    /* Megatron-Core cuts a sequence into 2 x cp chunks and gives each GPU two, one from each
+     * end, so that a causal mask's work is balanced (get_batch_on_this_cp_rank) */
+    if (s->cp > 1 && s->seq % (2 * s->cp) != 0)
+        return "--seq must be a multiple of 2 x --cp (context parallelism gives each GPU two "
+               "of 2 x cp equal chunks of the sequence)";
+    if (s->cp > 1 && s->attention == VL_ATTN_EAGER)
+        return "--cp needs --attention sdpa or flash (context parallelism runs ring attention "
+               "over blocks, never the whole s x s scores)";
+    if (s->cp > 1 && (s->ep > 1 || s->lora_rank))
+        return "--cp with --ep or --lora-rank is not modelled (context parallelism as "
+               "Megatron-Core runs it: full fine-tuning, dense or with --tp, --pp)";
+    if (s->vpp > 1 && s->pp < 2)
+        return "--vpp needs --pp 2 or more (interleaving splits each pipeline stage's layers "
+               "into model chunks)";
+    /* Megatron's interleaved schedule runs the micro-batches in groups of pp */
+    if (s->vpp > 1 && s->grad_accum % s->pp != 0)
+        return "--vpp needs --grad-accum a multiple of --pp (the interleaved schedule runs "
+               "micro-batches in groups of pp)";
     if (s->sp && s->tp < 2)
         return "--sp (sequence parallel) needs --tp 2 or more";
     if (s->lora_rank && s->tp * s->pp > 1)
@@ -605,6 +635,12 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
     if (s->pp > a->layers) {
         snprintf(why, len, "--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
                  "stage holds whole layers)", s->pp, a->layers);
+        return false;
+    }
+    if (s->vpp > 1 && a->layers % (s->pp * s->vpp) != 0) {
+        snprintf(why, len, "--pp x --vpp (%" PRIu64 ") must divide the model's %" PRIu64
+                 " layers (each model chunk holds as many whole layers)", s->pp * s->vpp,
+                 a->layers);
         return false;
     }
     return true;

@@ -141,6 +141,12 @@ typedef struct vl_settings {
     /* training: expert parallel: the routed experts split over ep of the data-parallel GPUs
      * (Megatron-Core's MoE layout) */
     uint64_t ep;
+    /* training: context parallel: each sequence split over cp GPUs along its tokens, the
+     * keys and values passed round them (Megatron-Core's context parallelism) */
+    uint64_t cp;
+    /* training: interleaved 1F1B: each pipeline stage's layers in vpp model chunks
+     * (Megatron's virtual pipeline stages; 1 = plain 1F1B) */
+    uint64_t vpp;
     /* inference: serving capacity: the fraction of each GPU's memory the engine may use, in
      * millionths, and the paged KV cache's block in tokens (0 = one contiguous cache) */
     uint64_t gpu_util, kv_block;
@@ -175,7 +181,8 @@ typedef struct vl_settings {
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")        \
     X(VL_SET_LOSS_DTYPE, "loss_dtype")                                                        \
-    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep")                        \
+    X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
+    X(VL_SET_VPP, "vpp")                                                                      \
     X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 

@@ -83,8 +83,8 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
         return "no tensor-parallel GPU count (a divisor of the attention heads) fits";
     }
     if (what == VL_SOLVE_MIN_GPUS) {
-        /* training: whole tensor x pipeline groups, data parallel over them */
-        const uint64_t unit = s->tp * s->pp;
+        /* training: whole tensor x pipeline x context groups, data parallel over them */
+        const uint64_t unit = s->tp * s->pp * s->cp;
         hi = VL_MAX_GPUS / unit;
         if (!fits_at(m, s, what, hi * unit, capacity, overhead_given))
             return s->zero == 0 ? "no GPU count fits: at ZeRO-0 every GPU holds the whole "

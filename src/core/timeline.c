@@ -835,7 +835,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     st.rho = vl_precision_is_amp(s.precision) ? 4 : st.beta;
     /* autocast runs log_softmax in fp32 whatever the loss dtype asks */
     st.loss = f->loss_dtype == VL_LOSS_FP32 || vl_precision_is_amp(s.precision) ? 4 : st.beta;
-    st.sb = vl_mul(s.seq, s.batch, &ovf);
+    st.sb = vl_mul(bd->act.local_seq ? bd->act.local_seq : s.seq, s.batch, &ovf); /* --cp */
     st.sbh = vl_mul(st.sb, m->arch.hidden, &ovf);
     st.sbv = vl_mul(st.sb, vl_ceil_div(m->arch.vocab, s.tp), &ovf);
     bool ok;

@@ -233,12 +233,15 @@ void report_write_json(FILE *out, const report *r)
     write_json_peak(out, r);
     if (s->mode == VL_MODE_TRAIN)
         fprintf(out,
-                " \"parallel\": {\"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"dp\": %" PRIu64
-                ", \"stage_layers\": %" PRIu64 ", \"in_flight\": %" PRIu64
+                " \"parallel\": {\"tp\": %" PRIu64 ", \"pp\": %" PRIu64 ", \"cp\": %" PRIu64
+                ", \"dp\": %" PRIu64 ", \"stage_layers\": %" PRIu64 ", \"in_flight\": %" PRIu64
                 ",\n              \"params_per_gpu\": %" PRIu64 ", \"global_batch\": %" PRIu64
-                "},\n",
-                b->par.tp, b->par.pp, b->par.dp, b->par.stage_layers, b->par.in_flight,
-                b->par.params, b->par.global_batch);
+                ", \"local_seq\": %" PRIu64 ", \"ring_bytes\": %" PRIu64
+                ",\n              \"vpp\": %" PRIu64 ", \"chunk_layers\": %" PRIu64
+                ", \"chunks_in_flight\": %" PRIu64 "},\n",
+                b->par.tp, b->par.pp, b->par.cp, b->par.dp, b->par.stage_layers,
+                b->par.in_flight, b->par.params, b->par.global_batch, b->act.local_seq,
+                b->act.ring_bytes, b->par.vpp, b->act.chunk_layers, b->act.chunks_in_flight);
     else
         fprintf(out, " \"parallel\": null,\n");
     if (s->mode == VL_MODE_TRAIN && b->par.ep > 1) /* --ep: the routed experts' split */

@@ -218,18 +218,30 @@ static bool parallel_line(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
     const vl_parallel *p = &r->breakdown->par;
-    if (s->mode != VL_MODE_TRAIN || (s->tp == 1 && s->pp == 1 && s->grad_accum == 1))
+    if (s->mode != VL_MODE_TRAIN ||
+        (s->tp == 1 && s->pp == 1 && s->cp == 1 && s->grad_accum == 1))
         return false;
-    char stage[160] = "";
-    if (s->pp > 1)
+    char stage[256] = "", context[96] = "";
+    if (s->cp > 1)
+        snprintf(context, sizeof context, " x context %" PRIu64 " (%" PRIu64 " tokens a GPU)",
+                 p->cp, r->breakdown->act.local_seq);
+    const vl_activations *act = &r->breakdown->act;
+    if (s->pp > 1 && s->vpp > 1)
+        snprintf(stage, sizeof stage, "; the numbers are a first-stage GPU's: %" PRIu64 " of %"
+                 PRIu64 " layers in %" PRIu64 " chunks of %" PRIu64 ", %" PRIu64 " chunk "
+                 "micro-batches in flight (interleaved 1F1B), %" PRIu64 " with the embedding",
+                 p->stage_layers, p->model_layers, p->vpp, act->chunk_layers,
+                 act->chunks_in_flight, p->in_flight);
+    else if (s->pp > 1)
         snprintf(stage, sizeof stage, "; the numbers are a first-stage GPU's: %" PRIu64 " of %"
                  PRIu64 " layers, %" PRIu64 " micro-batch%s in flight (1F1B)",
                  p->stage_layers, p->model_layers, p->in_flight, p->in_flight == 1 ? "" : "es");
     snprintf(buf, len,
-             "tensor %" PRIu64 "%s x pipeline %" PRIu64 " x data %" PRIu64 " = %" PRIu64
+             "tensor %" PRIu64 "%s x pipeline %" PRIu64 "%s x data %" PRIu64 " = %" PRIu64
              " GPUs; global batch %" PRIu64 " sequences (micro-batch %" PRIu64
              " x data parallel %" PRIu64 " x accumulation %" PRIu64 ")%s",
-             p->tp, s->sp ? " (sequence parallel)" : "", p->pp, p->dp, s->gpus, p->global_batch,
+             p->tp, s->sp ? " (sequence parallel)" : "", p->pp, context, p->dp, s->gpus,
+             p->global_batch,
              s->batch, p->dp, s->grad_accum, stage);
     return true;
 }
