@@ -2,6 +2,7 @@
  * panel (panel.h), the status line with the footer, and the overlays (help, pickers).
  * Nothing here changes state. */
 #include <curses.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,13 +151,15 @@ static void draw_title(const ui *u)
     draw_text(r.y, r.x, tab_x(u, 0) - r.x - 1, C_TITLE, t);
 }
 
-/* The bytes of s that go on a row of `avail` columns when it is word-wrapped: cut at a
- * space when one is near, else at a character (Chinese has no spaces); 0 when not even one
- * character fits. */
+/* The bytes of s that go on a row of `avail` columns when it is word-wrapped: a cut inside
+ * a word moves back to its space when one is near; a cut beside a wide character stays
+ * (Chinese has no spaces); 0 when not even one character fits. */
 static int wrap_row(const char *s, int avail)
 {
     int n = fit_bytes(s, avail);
-    if (s[n] && s[n] != ' ') {
+    bool in_word = n > 0 && s[n] && s[n] != ' ' && (unsigned char)s[n] < 0x80 &&
+                   (unsigned char)s[n - 1] < 0x80;
+    if (in_word) {
         int k = n;
         while (k > n / 2 && s[k] != ' ')
             k--;
@@ -339,7 +342,7 @@ static void draw_lesson(const ui *u)
     snprintf(title, sizeof title, " %s  [%zu/%zu]  %s ", lesson_title(v), v->step + 1,
              v->lesson->n_steps, v->lesson->display);
     snprintf(question, sizeof question, "%s%s", ask[v->lang], lesson_question(v));
-    int w = u->cols, want = 3 + wrap_rows(lesson_text(v), w - 4) +
+    int w = u->cols, want = 2 + wrap_rows(lesson_text(v), w - 4) +
                                 (lesson_question(v)[0] ? wrap_rows(question, w - 4) : 0);
     int h = want < u->lines / 3 ? want : u->lines / 3, y = u->lay.status.y - h;
     overlay_box(y, 0, h, w, "");
