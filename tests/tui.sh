@@ -826,7 +826,7 @@ lesson_args() { # lesson_args N: estimate's options for step N
     7) echo --preset gpt2 --batch 8 --seq 1024 --recompute full --gpu rtx-4090 ;;
     8) echo --preset zero-paper-7.5b-64gpus --zero 0 ;;
     9) echo --preset llama-2-7b --mode infer --batch 1 --seq 4096 --gen 1024 ;;
-    10) echo --preset llama-3.1-70b-serve-128k ;;
+    10) echo --preset llama-3.1-70b-serve-128k --gpus 4 ;;
     esac
 }
 start_lesson() { # start_lesson NAME ARGS...: like start, in a UTF-8 locale (for the Chinese:
