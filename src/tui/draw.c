@@ -363,16 +363,18 @@ static void draw_lesson_list(const ui *u)
     int n = (int)v->lesson->n_steps, h = n + 3 < u->lines - 4 ? n + 3 : u->lines - 4;
     int w = u->cols - 10, y = 2, x = 5;
     char line[192];
+    int rows = h - 3, first = u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
     overlay_box(y, x, h, w, " the lesson's steps (Enter go, Esc close) ");
-    for (int i = 0; i < n && i < h - 3; i++) {
+    for (int i = first; i < n && i - first < rows; i++) {
         bool sel = i == u->pick_sel;
+        int at = y + 2 + i - first;
         snprintf(line, sizeof line, "%s %s", (size_t)i == v->step ? "*" : " ",
                  v->lesson->steps[i].title[v->lang]);
         attrset(theme_attr(sel ? C_PICKED : C_OVERLAY));
-        mvhline(y + 2 + i, x + 1, ' ', w - 2);
+        mvhline(at, x + 1, ' ', w - 2);
         if (sel)
-            mvaddstr(y + 2 + i, x + 1, u->g->select);
-        draw_text(y + 2 + i, x + 2, w - 4, sel ? C_PICKED : C_OVERLAY, line);
+            mvaddstr(at, x + 1, u->g->select);
+        draw_text(at, x + 2, w - 4, sel ? C_PICKED : C_OVERLAY, line);
     }
     attrset(theme_attr(C_NORMAL));
 }
