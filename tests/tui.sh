@@ -814,7 +814,7 @@ keys tl q
 exited tl 0
 
 # A lesson (--lesson, presets/lessons/mixed-precision.yaml) from its first step to its last,
-# in English and in Chinese, at 100x30 and at 80x24: each step's box, and on the Memory
+# in English and in Chinese, at 80x24 and at 200x60: each step's box, and on the Memory
 # panel the total of `vramlab estimate` with the step's settings, written out here from the
 # lesson's file.  Then N back, n past the end, L's list, and --lesson N.
 lesson_args() { # lesson_args N: estimate's options for step N
@@ -839,7 +839,7 @@ start_lesson() { # start_lesson NAME ARGS...: like start, in a UTF-8 locale (for
     wait_for "$name" "/10]"
 }
 for lang in en zh; do
-    for size in 100x30 80x24; do
+    for size in 80x24 200x60; do
         s=lesson-$lang-$size
         cols=${size%x*} rows=${size#*x} start_lesson "$s" --lesson --lang "$lang" --no-color
         step=1
