@@ -23,8 +23,9 @@ static void help(void)
            "commands:\n"
            "  tui [OPTIONS]        the explorer: sliders, stacked bars, formulas (the default)\n"
            "  estimate [OPTIONS]   per-GPU memory breakdown with its formulas, as text\n"
-           "  presets [--format F] list the models, GPUs, scenarios and frameworks found (table\n"
-           "                       or json), with the file each came from (vramlab-presets(5))\n"
+           "  presets [--format F] the models, GPUs, scenarios, frameworks and lessons found\n"
+           "                       (table or json), with the file each came from\n"
+           "                       (vramlab-presets(5))\n"
            "  formats              fp32, fp16, bf16 and fp8: bits, range, precision\n"
            "  inspect VALUE...     a value in every format, bit by bit\n"
            "  probe [EXPERIMENT]   mixed precision on the GPU or its CPU emulation: underflow,\n"
@@ -85,6 +86,12 @@ static void presets_json(const vl_catalog *cat)
         printf(", \"attention\": \"%s\"", vl_attention_names[f->attention]);
         json_origin(f->display, f->origin);
     }
+    for (size_t i = 0; i < cat->n_lessons; i++, sep = ",") {
+        const vl_lesson *l = &cat->lessons[i];
+        json_entry(sep, "lesson", l->name);
+        printf(", \"steps\": %zu", l->n_steps);
+        json_origin(l->display, l->origin);
+    }
     printf("\n]\n");
 }
 
@@ -142,6 +149,11 @@ static void presets_table(const vl_catalog *cat)
         /* the kind is a letter wider than its column: the name's takes it back */
         printf("%-9s %-33s %16s  ", "framework", f->name, vl_attention_names[f->attention]);
         table_tail(f->display, f->origin);
+    }
+    for (size_t i = 0; i < cat->n_lessons; i++) { /* size: its steps */
+        const vl_lesson *l = &cat->lessons[i];
+        printf("%-8s %-34s %10zu steps  ", "lesson", l->name, l->n_steps);
+        table_tail(l->display, l->origin);
     }
     search_path_line();
 }

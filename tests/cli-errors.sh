@@ -129,8 +129,14 @@ expect 2 "$e $bad/syntax.yaml:5:2: YAML syntax error: did not find expected key 
 expect 2 "$e --preset-file: $srcdir/presets/gpus/h100-80gb.yaml is a 'gpu' preset, not a model or scenario" \
     estimate --preset-file "$srcdir/presets/gpus/h100-80gb.yaml"
 expect 2 "$e presets: unexpected argument 'x'" presets x
-expect 2 "$e --no-mouse, --no-color, --ascii and --theme apply to the explorer (vramlab tui) only" \
+expect 2 "$e --no-mouse, --no-color, --ascii, --theme, --lesson and --lang apply to the explorer (vramlab tui) only" \
     estimate --ascii
+expect 2 "$e --no-mouse, --no-color, --ascii, --theme, --lesson and --lang apply to the explorer (vramlab tui) only" \
+    estimate --lesson 2
+expect 2 "$e --lesson: '0' is not a step from 1 to 16 (NAME:N, N or NAME)" tui --lesson 0
+expect 2 "$e --lesson: 'mixed-precision:x' is not a step from 1 to 16 (NAME:N, N or NAME)" \
+    tui --lesson mixed-precision:x
+expect 2 "$e --lang: unknown value 'fr' (expected en or zh)" tui --lang fr
 expect 2 "$e --format, --check-fit and --explain apply to vramlab estimate" tui --format json
 expect 2 "$e --theme: unknown value 'dark' (expected default or high-contrast)" tui --theme dark
 

@@ -174,6 +174,8 @@ static void test_key_tables(void **state)
     assert_string_equal(keys_name(KEY_CTRL('L'), buf, sizeof buf), "Ctrl-L");
     assert_string_equal(keys_name('q', buf, sizeof buf), "q");
     check_rows(keys_global, keys_n_global);
+    check_rows(keys_lesson, keys_n_lesson);
+    check_unshadowed(keys_lesson, keys_n_lesson); /* they come first: none is every panel's */
     for (size_t p = 0; p < N_PANELS; p++) {
         const panel *pn = ui_panels[p];
         assert_non_null(pn->name);
@@ -184,7 +186,8 @@ static void test_key_tables(void **state)
     }
     /* the prompts' keys: every other key types */
     static ui u;
-    const ui_mode prompts[] = {MODE_EDIT, MODE_SAVE_NAME, MODE_PICK_MODEL, MODE_PICK_GPU};
+    const ui_mode prompts[] = {MODE_EDIT, MODE_SAVE_NAME, MODE_PICK_MODEL, MODE_PICK_GPU,
+                               MODE_LESSON_LIST};
     for (size_t i = 0; i < sizeof prompts / sizeof prompts[0]; i++) {
         size_t n;
         u.mode = prompts[i];

@@ -213,6 +213,67 @@ static void test_builtin_scenarios(void **state)
     vl_catalog_free(&c);
 }
 
+/* Every step of every shipped lesson loads (the catalog parsed it), names a model, a GPU and
+ * a scenario the catalog has, and its settings (defaults, the scenario's, the step's) are
+ * valid for its model: the explorer can show each step.  The shipped lessons give every
+ * text in both languages, the Chinese differing from the English. */
+static void test_builtin_lessons(void **state)
+{
+    (void)state;
+    vl_catalog c;
+    load_builtin(&c);
+    assert_true(c.n_lessons >= 1);
+    const vl_lesson *mp = vl_catalog_lesson(&c, "mixed-precision");
+    assert_non_null(mp);
+    assert_true(mp->n_steps >= 9); /* the article's story: formats .. a deployment */
+    for (size_t i = 0; i < c.n_lessons; i++) {
+        const vl_lesson *l = &c.lessons[i];
+        assert_true(l->n_steps >= 1 && l->n_steps <= VL_LESSON_STEPS);
+        for (size_t k = 0; k < l->n_steps; k++) {
+            const vl_lesson_step *st = &l->steps[k];
+            vl_settings s;
+            vl_settings_default(&s);
+            vl_model m;
+            const char *model = st->state.model, *gpu = st->state.gpu;
+            uint64_t params = st->state.params;
+            if (st->scenario[0]) {
+                const vl_scenario *sc = vl_catalog_scenario(&c, st->scenario);
+                if (!sc)
+                    fail_msg("%s step %zu: no scenario '%s'", l->name, k + 1, st->scenario);
+                vl_settings_apply(&s, &sc->settings);
+                model = sc->model;
+                params = sc->params;
+                if (!gpu[0])
+                    gpu = sc->gpu;
+            }
+            vl_settings_apply(&s, &st->state.settings);
+            if (params) {
+                vl_model_from_params(&m, params);
+            } else {
+                const vl_model *found = vl_catalog_model(&c, model);
+                if (!found)
+                    fail_msg("%s step %zu: no model '%s'", l->name, k + 1, model);
+                m = *found;
+            }
+            if (!vl_catalog_gpu(&c, gpu))
+                fail_msg("%s step %zu: no GPU '%s'", l->name, k + 1, gpu);
+            char why[256];
+            if (!vl_settings_valid(&s, &m.arch, why, sizeof why))
+                fail_msg("%s step %zu: %s", l->name, k + 1, why);
+            for (int t = 0; t < 3; t++) {
+                const char(*text)[sizeof st->text[0]] = st->text;
+                const char *en = t == 0 ? st->title[VL_LANG_EN] : t == 1 ? text[VL_LANG_EN]
+                                                                        : st->question[VL_LANG_EN];
+                const char *zh = t == 0 ? st->title[VL_LANG_ZH] : t == 1 ? text[VL_LANG_ZH]
+                                                                        : st->question[VL_LANG_ZH];
+                if (!en[0] || !zh[0] || strcmp(en, zh) == 0)
+                    fail_msg("%s step %zu: text %d not in both languages", l->name, k + 1, t);
+            }
+        }
+    }
+    vl_catalog_free(&c);
+}
+
 /* Whether framework a and b make the same choices, field by field (vl_framework_fields),
  * with the same name and display; the first field that differs in *key. */
 static bool same_profile(const vl_framework *a, const vl_framework *b, const char **key)
@@ -390,11 +451,11 @@ static void test_counts_checked(void **state)
 static const struct {
     const char *yaml, *message;
 } bad[] = {
-    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu, scenario or framework)"},
+    {"", "x.yaml:1:1: empty file: expected a preset (kind: model, gpu, scenario, framework or lesson)"},
     {"kind: model\nname: [1\n", "x.yaml:3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"},
     {"- 1\n- 2\n", "x.yaml:1:1: expected a preset (a mapping with 'kind:'), got a list"},
-    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model, gpu, scenario or framework)"},
-    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model, gpu, scenario or framework; did you mean 'model'?)"},
+    {"name: x\n", "x.yaml:1:1: missing key 'kind' (model, gpu, scenario, framework or lesson)"},
+    {"kind: modle\n", "x.yaml:1:7: kind: unknown kind 'modle' (expected model, gpu, scenario, framework or lesson; did you mean 'model'?)"},
     {"kind: model\nname: x\narchitecture: {hiden_size: 8}\n",
      "x.yaml:3:16: unknown key 'architecture.hiden_size'; did you mean 'hidden_size'?"},
     {"kind: model\nname: x\narchitecture:\n  hidden_size: 8\n",
@@ -724,6 +785,56 @@ static void test_user_preset_dir(void **state)
     free(home);
 }
 
+/* A lesson's own rules, with file:line:column: one state a step, a slider that exists, the
+ * texts' languages, English required, a language left out showing the English. */
+static void test_lesson_errors(void **state)
+{
+    (void)state;
+    static const char head[] = "kind: lesson\nname: l\nsteps:\n  - title: {en: T}\n"
+                               "    text: {en: X, zh: Y}\n";
+    static const struct {
+        const char *keys, *error;
+    } cases[] = {
+        {"    model: gpt2\n", NULL},
+        {"    scenario: gpt2-on-24gb\n    settings: {batch: 2}\n", NULL},
+        {"    panel: probe\n", "r.yaml:4:5: steps[1].missing key 'scenario' (or 'model', "
+                                 "'params')"},
+        {"    model: gpt2\n    params: 7B\n", "r.yaml:7:5: steps[1].give one of scenario, "
+                                               "model and params"},
+        {"    model: gpt2\n    slider: bach\n", "r.yaml:7:5: steps[1].slider: unknown slider "
+                                                "'bach' (a setting's key, params or gpu); did "
+                                                "you mean 'batch'?"},
+        {"    model: gpt2\n    panle: probe\n", "r.yaml:7:5: unknown key 'steps[1].panle'; did "
+                                                "you mean 'panel'?"},
+        {"    model: gpt2\n    panel: chart\n", "r.yaml:7:12: steps[1].panel: unknown value "
+                                                "'chart' (expected memory, probe, formats, "
+                                                "train or timeline)"},
+        {"    model: gpt2\n    question: {zh: Q}\n", "r.yaml:7:15: missing key "
+                                                      "'steps[1].question.en'"},
+        {"    model: gpt2\n    settings: {tp: 2}\n",
+         "r.yaml:7:15: steps[1].settings: --gpus must be a multiple of --tp x --pp (GPUs = "
+         "tensor x pipeline x data parallel)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char yaml[512], err[VL_ERR_LEN] = "";
+        snprintf(yaml, sizeof yaml, "%s%s", head, cases[i].keys);
+        vl_catalog c;
+        vl_catalog_init(&c);
+        bool ok = add(&c, yaml, err);
+        if (cases[i].error) {
+            if (ok)
+                fail_msg("case %zu loaded", i);
+            assert_string_equal(err, cases[i].error);
+        } else {
+            if (!ok)
+                fail_msg("%s", err);
+            assert_string_equal(c.lessons[0].steps[0].title[VL_LANG_ZH], "T");
+            assert_string_equal(c.lessons[0].steps[0].text[VL_LANG_ZH], "Y");
+        }
+        vl_catalog_free(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -731,6 +842,8 @@ int main(void)
         cmocka_unit_test(test_builtin_gpus),
         cmocka_unit_test(test_builtin_scenarios),
         cmocka_unit_test(test_builtin_frameworks),
+        cmocka_unit_test(test_builtin_lessons),
+        cmocka_unit_test(test_lesson_errors),
         cmocka_unit_test(test_framework_base),
         cmocka_unit_test(test_settings_patch),
         cmocka_unit_test(test_param_shapes),

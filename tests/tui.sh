@@ -813,6 +813,84 @@ expect_screen tl "peak $(peak_gib --preset llama-2-7b --zero 3 --gpus 8) on the 
 keys tl q
 exited tl 0
 
+# A lesson (--lesson, presets/lessons/mixed-precision.yaml) from its first step to its last,
+# in English and in Chinese, at 80x24 and at 200x60: each step's box, and on the Memory
+# panel the total of `vramlab estimate` with the step's settings, written out here from the
+# lesson's file.  Then N back, n past the end, L's list, and --lesson N.
+lesson_args() { # lesson_args N: estimate's options for step N
+    case $1 in
+    1) echo --preset llama-2-7b --precision fp32 --gpu h100-80gb ;;
+    2 | 3 | 4) echo --preset llama-2-7b --precision fp16-mixed --gpu h100-80gb ;;
+    5) echo --preset llama-2-7b --optimizer adamw --no-fp32-grad-copy --batch 1 --seq 2048 ;;
+    6) echo --preset gpt2 --batch 8 --seq 1024 --recompute none --gpu rtx-4090 ;;
+    7) echo --preset gpt2 --batch 8 --seq 1024 --recompute full --gpu rtx-4090 ;;
+    8) echo --preset zero-paper-7.5b-64gpus --zero 0 ;;
+    9) echo --preset llama-2-7b --mode infer --batch 1 --seq 4096 --gen 1024 ;;
+    10) echo --preset llama-3.1-70b-serve-128k --gpus 4 ;;
+    esac
+}
+start_lesson() { # start_lesson NAME ARGS...: like start, in a UTF-8 locale (for the Chinese:
+    # LC_ALL, which lib.sh sets to C, wins over LANG), waiting for the lesson's box
+    name=$1
+    shift
+    tm new-session -d -s "$name" -x "${cols:-100}" -y "${rows:-30}" \
+        "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$tmp/cfg $VRAMLAB tui $* < /dev/tty & echo \$! > $name.pid; wait \$!; echo \$? > $name.status"
+    tm set-option -t "$name" remain-on-exit on
+    wait_for "$name" "/10]"
+}
+for lang in en zh; do
+    for size in 80x24 200x60; do
+        s=lesson-$lang-$size
+        cols=${size%x*} rows=${size#*x} start_lesson "$s" --lesson --lang "$lang" --no-color
+        step=1
+        while [ $step -le 10 ]; do
+            expect_screen "$s" "[$step/10]"
+            keys "$s" 1 # the Memory panel, where the total is
+            wait_for "$s" "per GPU"
+            expect_total "$s" $(lesson_args $step)
+            [ $step -lt 10 ] && keys "$s" n
+            step=$((step + 1))
+        done
+        if [ "$lang" = zh ]; then
+            expect_screen "$s" "让部署放得下"
+            expect_screen "$s" "问题："
+        else
+            expect_screen "$s" "Fitting a deployment"
+            expect_screen "$s" "Question: "
+        fi
+        keys "$s" n
+        expect_screen "$s" "the last step"
+        keys "$s" N
+        expect_screen "$s" "[9/10]"
+        expect_total "$s" $(lesson_args 9)
+        keys "$s" L
+        expect_screen "$s" "the lesson's steps"
+        keys "$s" Home Enter
+        expect_screen "$s" "[1/10]"
+        expect_screen "$s" "the formats, bit by bit" # step 1 shows the Formats panel
+        keys "$s" 1
+        expect_total "$s" $(lesson_args 1)
+        keys "$s" q
+        exited "$s" 0
+    done
+done
+cols=80 rows=24 start_lesson lesson-at --lesson 8 --no-color
+expect_screen lesson-at "8. ZeRO 1, 2 and 3  [8/10]"
+expect_total lesson-at $(lesson_args 8)
+keys lesson-at Right # the step's slider is selected: ZeRO 0 -> 1
+expect_total lesson-at --preset zero-paper-7.5b-64gpus --zero 1
+keys lesson-at r # back to the step as it began
+expect_total lesson-at $(lesson_args 8)
+keys lesson-at q
+exited lesson-at 0
+tm new-session -d -s lesson-bad -x 100 -y 30 \
+    "env LANG=C.UTF-8 $VRAMLAB tui --lesson 11 < /dev/tty 2> lesson-bad.err; echo \$? > lesson-bad.status" \; \
+    set-option -t lesson-bad remain-on-exit on
+exited lesson-bad 2
+checks=$((checks + 1))
+[ "$(cat lesson-bad.err)" = "vramlab: --lesson: mixed-precision has 10 steps, not 11" ] ||
+    fail "--lesson 11: '$(cat lesson-bad.err)'"
+
 # TERM unset, unknown, or a terminal that cannot move the cursor: one line pointing to
 # vramlab estimate, exit 2, instead of curses' "Error opening terminal" or a blank screen
 for term in unset dumb no-such-terminal; do

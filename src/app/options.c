@@ -56,7 +56,7 @@ const char *const theme_names[N_THEMES] = {"default", "high-contrast"};
 typedef enum {
     OPT_PRESET, OPT_PRESET_FILE, OPT_HF_CONFIG, OPT_MODEL, OPT_PARAMS, OPT_GPU, OPT_FORMAT,
     OPT_UNITS, OPT_EXPLAIN, OPT_TIMELINE, OPT_CHECK_FIT, OPT_SOLVE, OPT_NO_MOUSE, OPT_NO_COLOR,
-    OPT_ASCII, OPT_THEME,
+    OPT_ASCII, OPT_THEME, OPT_LESSON, OPT_LANG,
     OPT_HELP, N_APP_OPTIONS
 } app_option;
 
@@ -65,6 +65,7 @@ typedef enum { GROUP_MODEL, GROUP_OUTPUT, GROUP_TUI, GROUP_NONE } opt_group;
 static const struct app_opt {
     const char *name, *arg, *help;
     opt_group group;
+    bool optional; /* the value may be left out (then it is the next argument, if any) */
 } app_options[N_APP_OPTIONS] = {
     [OPT_PRESET] = {"preset", "NAME", "a model or scenario from the catalog (default "
                     DEFAULT_MODEL ")", GROUP_MODEL},
@@ -94,6 +95,10 @@ static const struct app_opt {
     [OPT_NO_COLOR] = {"no-color", NULL, "monochrome (also when NO_COLOR is set)", GROUP_TUI},
     [OPT_ASCII] = {"ascii", NULL, "ASCII glyphs only (also in non-UTF-8 locales)", GROUP_TUI},
     [OPT_THEME] = {"theme", "T", "default or high-contrast (for projectors)", GROUP_TUI},
+    [OPT_LESSON] = {"lesson", "[NAME:]N", "a guided lesson from step N (1 when left out): n and N "
+                    "step, L lists the steps (default NAME " DEFAULT_LESSON ")", GROUP_TUI, true},
+    [OPT_LANG] = {"lang", "L", "the lesson's language, en or zh (default: the locale's)",
+                  GROUP_TUI},
     [OPT_HELP] = {"help", NULL, "this help", GROUP_NONE},
 };
 
@@ -122,8 +127,10 @@ static void build_long_options(struct option *opts)
         opts[n++] = (struct option){alias_flags[i], no_argument, NULL, CODE_ALIAS + (int)i};
     for (int i = 0; i < N_APP_OPTIONS; i++)
         opts[n++] = (struct option){app_options[i].name,
-                                    app_options[i].arg ? required_argument : no_argument, NULL,
-                                    CODE_APP + i};
+                                    app_options[i].optional ? optional_argument
+                                    : app_options[i].arg    ? required_argument
+                                                            : no_argument,
+                                    NULL, CODE_APP + i};
     opts[n] = (struct option){NULL, 0, NULL, 0};
 }
 #define N_LONG_OPTIONS (2 * VL_N_SETTINGS + N_ALIASES + N_APP_OPTIONS + 1)
@@ -197,6 +204,36 @@ static int parse_app(run_opts *o, app_option i, const char *arg)
     case OPT_THEME:
         rc = option_choice("theme", arg, theme_names, N_THEMES, &e);
         o->theme = (ui_theme)e;
+        o->tui_only_given = true;
+        break;
+    case OPT_LESSON: {
+        const char *colon = arg ? strrchr(arg, ':') : NULL, *n = colon ? colon + 1 : arg;
+        char *end;
+        o->lesson = DEFAULT_LESSON;
+        o->lesson_step = 1;
+        o->tui_only_given = true;
+        if (!arg)
+            break;
+        if (colon || strspn(arg, "0123456789") == strlen(arg)) {
+            unsigned long step = strtoul(n, &end, 10);
+            if (*n < '0' || *n > '9' || *end || step < 1 || step > VL_LESSON_STEPS)
+                return usage_error("--lesson: '%s' is not a step from 1 to %d (NAME:N, N or "
+                                   "NAME)", arg, VL_LESSON_STEPS);
+            o->lesson_step = (size_t)step;
+        }
+        if (!colon && strspn(arg, "0123456789") == strlen(arg))
+            break;
+        size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+        if (len == 0 || len >= sizeof o->lesson_name)
+            return usage_error("--lesson: '%s' names no lesson (NAME:N, N or NAME)", arg);
+        memcpy(o->lesson_name, arg, len);
+        o->lesson_name[len] = '\0';
+        o->lesson = o->lesson_name;
+        break;
+    }
+    case OPT_LANG:
+        rc = option_choice("lang", arg, vl_lang_names, VL_N_LANGS, &e);
+        o->lang = arg;
         o->tui_only_given = true;
         break;
     case OPT_HELP: o->help = true; break;
@@ -340,6 +377,9 @@ int options_parse(int argc, char **argv, run_opts *o, const char *command)
     while ((rc = options_next(argc, argv, opts, command, &code)) == EXIT_OK && code != -1) {
         vl_setting k;
         const char *value;
+        if (code >= CODE_APP && app_options[code - CODE_APP].optional && !optarg &&
+            optind < argc && argv[optind][0] != '-')
+            optarg = argv[optind++]; /* --lesson 3: the value as the next argument */
         if (code >= CODE_APP)
             rc = parse_app(o, (app_option)(code - CODE_APP), optarg);
         else if (code >= CODE_ALIAS && vl_setting_alias(alias_flags[code - CODE_ALIAS], NULL, &k,

@@ -15,6 +15,7 @@
 
 #define DEFAULT_MODEL "llama-2-7b"
 #define DEFAULT_GPU "h100-80gb"
+#define DEFAULT_LESSON "mixed-precision"
 
 typedef enum { THEME_DEFAULT, THEME_HIGH_CONTRAST, N_THEMES } ui_theme;
 extern const char *const theme_names[N_THEMES];
@@ -35,6 +36,10 @@ typedef struct run_opts {
     vl_solve solve;
     bool no_mouse, no_color, ascii;   /* the explorer only */
     ui_theme theme;
+    const char *lesson;               /* --lesson: the lesson's name, or NULL */
+    char lesson_name[64];
+    size_t lesson_step;               /* from 1 */
+    const char *lang;                 /* --lang, or NULL: the locale's */
     bool tui_only_given;
 } run_opts;
 

@@ -53,8 +53,8 @@ int cmd_estimate(int argc, char **argv)
         return EXIT_OK;
     }
     if (o.tui_only_given)
-        return usage_error("--no-mouse, --no-color, --ascii and --theme apply to the explorer "
-                           "(vramlab tui) only");
+        return usage_error("--no-mouse, --no-color, --ascii, --theme, --lesson and --lang apply "
+                           "to the explorer (vramlab tui) only");
 
     vl_catalog cat;
     vl_model model;

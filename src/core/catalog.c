@@ -41,6 +41,7 @@ void vl_catalog_free(vl_catalog *c)
     free(c->gpus);
     free(c->scenarios);
     free(c->frameworks);
+    free(c->lessons);
     free(c->warnings);
     memset(c, 0, sizeof *c);
 }
@@ -65,11 +66,13 @@ static void warn(vl_catalog *c, const char *fmt, ...)
 }
 
 _Static_assert(offsetof(vl_model, name) == 0 && offsetof(vl_gpu, name) == 0 &&
-                   offsetof(vl_scenario, name) == 0 && offsetof(vl_framework, name) == 0,
+                   offsetof(vl_scenario, name) == 0 && offsetof(vl_framework, name) == 0 &&
+                   offsetof(vl_lesson, name) == 0,
                "entries are found by their leading name");
 _Static_assert(sizeof ((vl_model *)0)->name == sizeof ((vl_gpu *)0)->name &&
                    sizeof ((vl_model *)0)->name == sizeof ((vl_scenario *)0)->name &&
-                   sizeof ((vl_model *)0)->name == sizeof ((vl_framework *)0)->name,
+                   sizeof ((vl_model *)0)->name == sizeof ((vl_framework *)0)->name &&
+                   sizeof ((vl_model *)0)->name == sizeof ((vl_lesson *)0)->name,
                "names are alike (insert_pending)");
 
 /* The entries of one kind, as an array of elem-sized structs that start with their name. */
@@ -89,6 +92,8 @@ static shelf shelf_of(const vl_catalog *c, vl_kind kind)
     case VL_KIND_FRAMEWORK:
         return (shelf){(void **)&m->frameworks, &m->n_frameworks, &m->cap_frameworks,
                        sizeof(vl_framework)};
+    case VL_KIND_LESSON:
+        return (shelf){(void **)&m->lessons, &m->n_lessons, &m->cap_lessons, sizeof(vl_lesson)};
     default:
         return (shelf){(void **)&m->scenarios, &m->n_scenarios, &m->cap_scenarios,
                        sizeof(vl_scenario)};
@@ -534,6 +539,11 @@ const vl_scenario *vl_catalog_scenario(const vl_catalog *c, const char *name)
 const vl_framework *vl_catalog_framework(const vl_catalog *c, const char *name)
 {
     return find(c, VL_KIND_FRAMEWORK, name);
+}
+
+const vl_lesson *vl_catalog_lesson(const vl_catalog *c, const char *name)
+{
+    return find(c, VL_KIND_LESSON, name);
 }
 
 const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name, char *buf,

@@ -30,6 +30,8 @@ typedef struct vl_catalog {
     size_t n_scenarios, cap_scenarios;
     vl_framework *frameworks;
     size_t n_frameworks, cap_frameworks;
+    vl_lesson *lessons;
+    size_t n_lessons, cap_lessons;
     char (*warnings)[VL_ERR_LEN];
     size_t n_warnings, cap_warnings;
     struct vl_pending *pending; /* the entries known by kind and name only, not yet parsed */
@@ -77,6 +79,7 @@ const vl_model *vl_catalog_model(const vl_catalog *c, const char *name);
 const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name);
 const vl_scenario *vl_catalog_scenario(const vl_catalog *c, const char *name);
 const vl_framework *vl_catalog_framework(const vl_catalog *c, const char *name);
+const vl_lesson *vl_catalog_lesson(const vl_catalog *c, const char *name);
 
 /* "; did you mean 'x'?" for a name not in the catalog, or "" (in buf).  For VL_KIND_MODEL
  * the scenarios count as well, since --preset takes either. */

@@ -13,7 +13,13 @@
 #include "units.h"
 #include "yamldoc.h"
 
-const char *const vl_kind_names[VL_N_KINDS] = {"model", "gpu", "scenario", "framework"};
+const char *const vl_kind_names[VL_N_KINDS] = {"model", "gpu", "scenario", "framework",
+                                                "lesson"};
+const char *const vl_lang_names[VL_N_LANGS] = {"en", "zh"};
+#define VL_LESSON_PANEL_NAME(name) #name,
+const char *const vl_lesson_panel_names[VL_N_LESSON_PANELS] = {
+    VL_LESSON_PANELS(VL_LESSON_PANEL_NAME)};
+#undef VL_LESSON_PANEL_NAME
 
 /* ---- schema ------------------------------------------------------------------------ */
 
@@ -26,6 +32,7 @@ typedef enum {
     T_NAME,    /* [a-z0-9._-]+ */
     T_ENUM,    /* one of enum_names, into an int-sized enum */
     T_MAP,     /* a nested mapping, walked with its own table */
+    T_SEQ,     /* a sequence, read by the kind's own loader */
     T_ROUNDED, /* a rounded published count: value and unit (vl_parse_rounded) */
     T_PERCENT, /* "2%" into a double */
     T_LORA,    /* LoRA targets ("q,v", "all-linear") into an unsigned mask */
@@ -148,6 +155,35 @@ static const key_desc scenario_keys[] = {
 };
 
 #undef S
+
+#define L(f) FIELD(vl_lesson, f)
+static const key_desc lesson_keys[] = {
+    {"kind", T_STR, .required = true},
+    {"name", T_NAME, L(name), .required = true},
+    {"display", T_STR, L(display)},
+    {"source", T_STR, L(source)},
+    {"notes", T_STR, L(notes)},
+    {"steps", T_SEQ, .required = true},
+    {NULL, 0},
+};
+#undef L
+
+/* A step's texts (title, text, question) are mappings of vl_lang_names (lang_keys). */
+#define ST(f) FIELD(vl_lesson_step, f)
+static const key_desc step_keys[] = {
+    {"title", T_MAP, .required = true},
+    {"text", T_MAP, .required = true},
+    {"question", T_MAP},
+    {"panel", T_ENUM, ST(panel), ENUM(vl_lesson_panel_names)},
+    {"scenario", T_NAME, ST(scenario)},
+    {"model", T_NAME, ST(state.model)},
+    {"params", T_COUNT, ST(state.params), .min = 1000000, .max = 100000000000000ULL},
+    {"settings", T_MAP},
+    {"slider", T_NAME, ST(slider)},
+    {NULL, 0},
+};
+#undef ST
+_Static_assert(sizeof(vl_lesson_panel) == sizeof(int), "enum fields are written as int");
 
 /* A framework: its own keys, `base:` (the built-in profile under it), then every field of
  * vl_framework_fields (framework_keys fills them in). */
@@ -314,6 +350,7 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
         return true;
     }
     case T_MAP:
+    case T_SEQ:
         break;
     }
     return true;
@@ -362,10 +399,11 @@ static bool walk_map(vl_ydoc *d, yaml_node_t *node, const key_desc *keys, const 
             return vl_ydoc_fail(d, k->start_mark, "%s: duplicate key", path);
         w->seen[i] = true;
         w->marks[i] = k->start_mark;
-        if (keys[i].type == T_MAP) {
-            if (v->type != YAML_MAPPING_NODE)
-                return vl_ydoc_fail(d, v->start_mark, "%s: expected a mapping of keys, got %s",
-                                    path, vl_ynode_kind(v));
+        if (keys[i].type == T_MAP || keys[i].type == T_SEQ) {
+            bool map = keys[i].type == T_MAP;
+            if (v->type != (map ? YAML_MAPPING_NODE : YAML_SEQUENCE_NODE))
+                return vl_ydoc_fail(d, v->start_mark, "%s: expected a %s, got %s", path,
+                                    map ? "mapping of keys" : "list", vl_ynode_kind(v));
             w->maps[i] = v;
         } else if (strcmp(name, "kind") != 0 && !set_value(d, &keys[i], path, v, base)) {
             return false;
@@ -576,9 +614,43 @@ static bool load_gpu(vl_ydoc *d, vl_gpu *g)
 
 /* ---- scenarios ----------------------------------------------------------------------- */
 
+/* A scenario's (or a lesson step's) settings: node into s->settings, its GPU and framework;
+ * prefix names the mapping in messages ("settings.", "steps[2].settings."). */
+static bool load_settings(vl_ydoc *d, yaml_node_t *node, const char *prefix, vl_scenario *s)
+{
+    key_desc keys[N_SETTINGS_KEYS];
+    walk set;
+
+    settings_keys(keys);
+    if (!walk_map(d, node, keys, prefix, s, &set))
+        return false;
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        if (set.seen[k] && k != VL_SET_FRAMEWORK) /* a name: s->framework */
+            vl_patch_mark(&s->settings, (vl_setting)k);
+    if (set.seen[VL_N_SETTINGS + 1]) { /* flash_attn: true is attention: flash */
+        vl_setting k;
+        const char *value;
+        if (set.seen[VL_SET_ATTENTION])
+            return vl_ydoc_fail(d, set.marks[VL_N_SETTINGS + 1],
+                                "%sflash_attn: give attention or flash_attn, not both", prefix);
+        vl_setting_alias("flash_attn", s->flash_attn ? "true" : "false", &k, &value);
+        char why[128];
+        vl_setting_parse(k, value, &s->settings.values, why, sizeof why);
+        vl_patch_mark(&s->settings, k);
+    }
+    vl_settings all;
+    vl_settings_default(&all);
+    vl_settings_apply(&all, &s->settings);
+    char why[256];
+    if (!vl_settings_valid(&all, NULL, why, sizeof why))
+        return vl_ydoc_fail(d, node->start_mark, "%.*s: %s", (int)strlen(prefix) - 1, prefix,
+                            why);
+    return true;
+}
+
 static bool load_scenario(vl_ydoc *d, vl_scenario *s)
 {
-    walk top, set;
+    walk top;
 
     memset(s, 0, sizeof *s);
     if (!walk_map(d, d->root, scenario_keys, "", s, &top))
@@ -607,34 +679,99 @@ static bool load_scenario(vl_ydoc *d, vl_scenario *s)
         snprintf(s->model, sizeof s->model, "%s", s->model_def.name);
     }
     yaml_node_t *node = top.maps[key_index(scenario_keys, "settings")];
-    if (node) {
-        key_desc keys[N_SETTINGS_KEYS];
-        settings_keys(keys);
-        if (!walk_map(d, node, keys, "settings.", s, &set))
-            return false;
-        for (int k = 0; k < VL_N_SETTINGS; k++)
-            if (set.seen[k] && k != VL_SET_FRAMEWORK) /* a name: s->framework */
-                vl_patch_mark(&s->settings, (vl_setting)k);
-        if (set.seen[VL_N_SETTINGS + 1]) { /* flash_attn: true is attention: flash */
-            vl_setting k;
-            const char *value;
-            if (set.seen[VL_SET_ATTENTION])
-                return vl_ydoc_fail(d, set.marks[VL_N_SETTINGS + 1],
-                                    "settings.flash_attn: give attention or flash_attn, not both");
-            vl_setting_alias("flash_attn", s->flash_attn ? "true" : "false", &k, &value);
-            char why[128];
-            vl_setting_parse(k, value, &s->settings.values, why, sizeof why);
-            vl_patch_mark(&s->settings, k);
-        }
-        vl_settings all;
-        vl_settings_default(&all);
-        vl_settings_apply(&all, &s->settings);
-        char why[256];
-        if (!vl_settings_valid(&all, NULL, why, sizeof why))
-            return vl_ydoc_fail(d, node->start_mark, "settings: %s", why);
-    }
+    if (node && !load_settings(d, node, "settings.", s))
+        return false;
     if (!s->display[0])
         snprintf(s->display, sizeof s->display, "%s", s->name);
+    return true;
+}
+
+/* ---- lessons ------------------------------------------------------------------------- */
+
+/* One of a step's texts: {en: ..., zh: ...} into langs[VL_N_LANGS][size], English required;
+ * a language left out is the English. */
+static bool load_texts(vl_ydoc *d, yaml_node_t *node, const char *prefix, char *langs,
+                       size_t size)
+{
+    key_desc keys[VL_N_LANGS + 1];
+    walk w;
+
+    for (int l = 0; l < VL_N_LANGS; l++)
+        keys[l] = (key_desc){vl_lang_names[l], T_STR, (size_t)l * size, size,
+                             .required = l == VL_LANG_EN};
+    keys[VL_N_LANGS] = (key_desc){NULL, 0};
+    if (!walk_map(d, node, keys, prefix, langs, &w))
+        return false;
+    for (int l = 0; l < VL_N_LANGS; l++)
+        if (!w.seen[l])
+            memcpy(langs + (size_t)l * size, langs, size);
+    return true;
+}
+
+static bool load_step(vl_ydoc *d, yaml_node_t *node, size_t i, vl_lesson_step *st)
+{
+    char prefix[48], sub[64];
+    walk w;
+
+    snprintf(prefix, sizeof prefix, "steps[%zu].", i + 1);
+    if (!walk_map(d, node, step_keys, prefix, st, &w))
+        return false;
+    static const struct {
+        const char *key;
+        size_t offset, size;
+    } texts[] = {
+        {"title", offsetof(vl_lesson_step, title), sizeof st->title[0]},
+        {"text", offsetof(vl_lesson_step, text), sizeof st->text[0]},
+        {"question", offsetof(vl_lesson_step, question), sizeof st->question[0]},
+    };
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        yaml_node_t *map = w.maps[key_index(step_keys, texts[t].key)];
+        snprintf(sub, sizeof sub, "%s%s.", prefix, texts[t].key);
+        if (map && !load_texts(d, map, sub, (char *)st + texts[t].offset, texts[t].size))
+            return false;
+    }
+    int sc = key_index(step_keys, "scenario"), model = key_index(step_keys, "model"),
+        params = key_index(step_keys, "params"), slider = key_index(step_keys, "slider");
+    int given = w.seen[sc] + w.seen[model] + w.seen[params];
+    if (given != 1)
+        return vl_ydoc_fail(d, given ? w.marks[w.seen[params] ? params : model] : node->start_mark,
+                            "%s%s", prefix, given ? "give one of scenario, model and params"
+                                                  : "missing key 'scenario' (or 'model', 'params')");
+    if (w.seen[slider] && vl_setting_by_key(st->slider) < 0 && strcmp(st->slider, "params") != 0 &&
+        strcmp(st->slider, "gpu") != 0) {
+        char hint[96];
+        return vl_ydoc_fail(d, w.marks[slider], "%sslider: unknown slider '%s' (a setting's key, "
+                            "params or gpu)%s", prefix, st->slider,
+                            vl_hint(st->slider, vl_setting_keys, VL_N_SETTINGS, hint, sizeof hint));
+    }
+    yaml_node_t *set = w.maps[key_index(step_keys, "settings")];
+    snprintf(sub, sizeof sub, "%ssettings.", prefix);
+    return !set || load_settings(d, set, sub, &st->state);
+}
+
+static bool load_lesson(vl_ydoc *d, vl_lesson *l)
+{
+    walk top;
+
+    memset(l, 0, sizeof *l);
+    if (!walk_map(d, d->root, lesson_keys, "", l, &top))
+        return false;
+    yaml_node_t *seq = top.maps[key_index(lesson_keys, "steps")];
+    yaml_node_item_t *it = seq->data.sequence.items.start;
+    size_t n = (size_t)(seq->data.sequence.items.top - it);
+    if (n == 0 || n > VL_LESSON_STEPS)
+        return vl_ydoc_fail(d, seq->start_mark, "steps: give 1 to %d steps, not %zu",
+                            VL_LESSON_STEPS, n);
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *step = yaml_document_get_node(&d->doc, it[i]);
+        if (!step)
+            return vl_ydoc_fail(d, seq->start_mark, "broken document");
+        if (!load_step(d, step, i, &l->steps[i]))
+            return false;
+    }
+    l->n_steps = n;
+    if (!l->display[0])
+        snprintf(l->display, sizeof l->display, "%s", l->name);
     return true;
 }
 
@@ -717,7 +854,7 @@ static bool parse(const char *file, const char *text, size_t len, bool trusted, 
                   char err[VL_ERR_LEN])
 {
     vl_ydoc d;
-    if (!vl_ydoc_load(&d, file, text, len, "a preset (kind: model, gpu, scenario or framework)",
+    if (!vl_ydoc_load(&d, file, text, len, "a preset (kind: model, gpu, scenario, framework or lesson)",
                       trusted, err))
         return false;
     bool ok = read_kind(&d, &out->kind);
@@ -736,6 +873,10 @@ static bool parse(const char *file, const char *text, size_t len, bool trusted, 
             ok = load_scenario(&d, &out->u.scenario);
             origin = out->u.scenario.origin;
             break;
+        case VL_KIND_LESSON:
+            ok = load_lesson(&d, &out->u.lesson);
+            origin = out->u.lesson.origin;
+            break;
         default:
             ok = load_framework(&d, &out->u.framework);
             origin = out->u.framework.origin;
@@ -743,7 +884,8 @@ static bool parse(const char *file, const char *text, size_t len, bool trusted, 
         }
         _Static_assert(sizeof out->u.model.origin == sizeof out->u.framework.origin &&
                            sizeof out->u.model.origin == sizeof out->u.scenario.origin &&
-                           sizeof out->u.model.origin == sizeof out->u.gpu.origin,
+                           sizeof out->u.model.origin == sizeof out->u.gpu.origin &&
+                           sizeof out->u.model.origin == sizeof out->u.lesson.origin,
                        "origins are alike");
         if (ok)
             snprintf(origin, sizeof out->u.model.origin, "%s", file);

@@ -1,5 +1,5 @@
-/* preset.h: YAML presets (HACKING §3, vramlab-presets(5)): models, GPUs, scenarios and
- * framework profiles.
+/* preset.h: YAML presets (HACKING §3, vramlab-presets(5)): models, GPUs, scenarios,
+ * framework profiles and lessons.
  *
  * The loader reads one preset per file with libyaml and checks it against the schema:
  * unknown keys (with a did-you-mean), wrong types, out-of-range sizes and a `params` that
@@ -32,8 +32,43 @@ typedef struct vl_gpu {
     double fp8_flops;
 } vl_gpu;
 
+/* A lesson (HACKING §3): a guided tour, one step a state of the explorer with a text in
+ * each language.  Every step's text is given in English; a language a step leaves out
+ * shows the English. */
+typedef enum { VL_LANG_EN, VL_LANG_ZH, VL_N_LANGS } vl_lang;
+extern const char *const vl_lang_names[VL_N_LANGS];
+/* The explorer's panels a step may show, in the explorer's tab order (UI_PANELS). */
+#define VL_LESSON_PANELS(X) X(memory) X(probe) X(formats) X(train) X(timeline)
+#define VL_LESSON_PANEL_ID(name) VL_PANEL_##name,
+typedef enum { VL_LESSON_PANELS(VL_LESSON_PANEL_ID) VL_N_LESSON_PANELS } vl_lesson_panel;
+#undef VL_LESSON_PANEL_ID
+extern const char *const vl_lesson_panel_names[VL_N_LESSON_PANELS];
+
+#define VL_LESSON_STEPS 16
+typedef struct vl_lesson_step {
+    char title[VL_N_LANGS][128];
+    char text[VL_N_LANGS][1024];
+    char question[VL_N_LANGS][512];
+    vl_lesson_panel panel;
+    char scenario[64];     /* a scenario preset under the step's own settings, or "" */
+    char slider[32];       /* the selected slider: a setting's key, "params" or "gpu"; or "" */
+    /* The step's own model (or params), GPU, framework and settings; its name is "".  With
+     * `scenario`, model and params are empty and the settings lie over the scenario's. */
+    vl_scenario state;
+} vl_lesson_step;
+
+typedef struct vl_lesson {
+    char name[64];         /* first: the catalog finds entries by it */
+    char display[128];
+    char source[256];
+    char notes[512];
+    char origin[256];
+    size_t n_steps;
+    vl_lesson_step steps[VL_LESSON_STEPS];
+} vl_lesson;
+
 typedef enum {
-    VL_KIND_MODEL, VL_KIND_GPU, VL_KIND_SCENARIO, VL_KIND_FRAMEWORK, VL_N_KINDS
+    VL_KIND_MODEL, VL_KIND_GPU, VL_KIND_SCENARIO, VL_KIND_FRAMEWORK, VL_KIND_LESSON, VL_N_KINDS
 } vl_kind;
 extern const char *const vl_kind_names[VL_N_KINDS];
 
@@ -44,6 +79,7 @@ typedef struct vl_preset {
         vl_gpu gpu;
         vl_scenario scenario;
         vl_framework framework; /* a built-in's fields (base:) under the file's own */
+        vl_lesson lesson;
     } u;
 } vl_preset;
 

@@ -19,7 +19,7 @@ typedef struct vl_ydoc {
 } vl_ydoc;
 
 /* Parses exactly one document of text.  what names the expected content for the message on
- * an empty file ("a preset (kind: model, gpu, scenario or framework)").  Unless trusted (a
+ * an empty file ("a preset (kind: model, gpu, scenario, framework or lesson)").  Unless trusted (a
  * built-in preset), a first pass over libyaml's events refuses nesting deeper than 64
  * levels, which libyaml would take quadratic time to build.  On failure the message is in
  * err and nothing needs freeing; on success call vl_ydoc_free. */

@@ -2,6 +2,7 @@
  * panel (panel.h), the status line with the footer, and the overlays (help, pickers).
  * Nothing here changes state. */
 #include <curses.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,23 +151,46 @@ static void draw_title(const ui *u)
     draw_text(r.y, r.x, tab_x(u, 0) - r.x - 1, C_TITLE, t);
 }
 
+/* The bytes of s that go on a row of `avail` columns when it is word-wrapped: a cut inside
+ * a word moves back to its space when one is near; a cut beside a wide character stays
+ * (Chinese has no spaces); 0 when not even one character fits. */
+static int wrap_row(const char *s, int avail)
+{
+    int n = fit_bytes(s, avail);
+    bool in_word = n > 0 && s[n] && s[n] != ' ' && (unsigned char)s[n] < 0x80 &&
+                   (unsigned char)s[n - 1] < 0x80;
+    if (in_word) {
+        int k = n;
+        while (k > n / 2 && s[k] != ' ')
+            k--;
+        if (s[k] == ' ')
+            n = k;
+    }
+    return n;
+}
+
+/* The rows draw_wrap takes for s in w columns. */
+static int wrap_rows(const char *s, int w)
+{
+    int rows = 0;
+    for (int indent = 0, n; *s && (n = wrap_row(s, w - indent)) > 0; indent = 3, rows++)
+        for (s += n; *s == ' ';)
+            s++;
+    return rows;
+}
+
 int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s)
 {
     for (int indent = 0; *s && y <= last; indent = 3) {
-        int avail = w - indent, n = (int)strlen(s);
-        if (n > avail && y == last) { /* no row left for the rest */
+        int avail = w - indent, n = wrap_row(s, avail);
+        if (s[n] && y == last) { /* no row left for the rest */
             draw_text(y++, x + indent, avail, c, s);
             break;
         }
-        if (n > avail) {
-            n = avail;
-            while (n > avail / 2 && s[n] != ' ')
-                n--;
-            if (s[n] != ' ')
-                n = avail;
-        }
+        if (n == 0)
+            break;
         attrset(theme_attr(c));
-        put_text(y++, x + indent, n, c, s);
+        mvaddnstr(y++, x + indent, s, n);
         s += n;
         while (*s == ' ')
             s++;
@@ -271,6 +295,8 @@ static void draw_help(const ui *u)
     int keyw = 0, helpw = 0;
     help_widths(p->keys, p->n_keys, &keyw, &helpw);
     help_widths(keys_global, keys_n_global, &keyw, &helpw);
+    size_t n_lesson = u->lesson.lesson ? keys_n_lesson : 0;
+    help_widths(keys_lesson, n_lesson, &keyw, &helpw);
     keyw += 2;
     int textw = keyw + helpw;
     /* the glyphs, in this terminal's set: what colour and attributes also say */
@@ -279,7 +305,8 @@ static void draw_help(const ui *u)
              "%s cut", u->g->marker, u->g->select, u->g->ellipsis);
     for (size_t i = 0; i < N_NOTES; i++)
         textw = (int)strlen(help_notes[i]) > textw ? (int)strlen(help_notes[i]) : textw;
-    int n = (int)(1 + p->n_keys + 2 + keys_n_global + 1 + 1 + N_NOTES);
+    int n = (int)(1 + p->n_keys + 2 + keys_n_global + (n_lesson ? n_lesson + 2 : 0) + 1 + 1 +
+                  N_NOTES);
     int h = n + 3 < u->lines - 2 ? n + 3 : u->lines - 2;
     int w = textw + 6 < u->cols - 4 ? textw + 6 : u->cols - 4;
     int y = (u->lines - h) / 2, x = (u->cols - w) / 2, last = y + h - 2;
@@ -294,10 +321,62 @@ static void draw_help(const ui *u)
         draw_text(row++, x + 3, iw, C_OVERLAY, "every panel");
     help_rows(keys_global, keys_n_global, &row, last, x + 3, keyw, iw);
     row++;
+    if (n_lesson && row <= last) {
+        draw_text(row++, x + 3, iw, C_OVERLAY, "the lesson");
+        help_rows(keys_lesson, n_lesson, &row, last, x + 3, keyw, iw);
+        row++;
+    }
     if (row <= last)
         draw_text(row++, x + 3, iw, C_OVERLAY, glyph);
     for (size_t i = 0; i < N_NOTES && row <= last; i++)
         draw_text(row++, x + 3, iw, C_OVERLAY, help_notes[i]);
+}
+
+/* The lesson's step at the bottom of the panel, above the status line: its title, its text
+ * and its question, word-wrapped (Chinese wraps at any character), and the keys. */
+static void draw_lesson(const ui *u)
+{
+    const lesson_view *v = &u->lesson;
+    static const char *const ask[VL_N_LANGS] = {"Question: ", "\u95ee\u9898\uff1a" /* 问题： */};
+    char title[256], question[640];
+    snprintf(title, sizeof title, " %s  [%zu/%zu]  %s ", lesson_title(v), v->step + 1,
+             v->lesson->n_steps, v->lesson->display);
+    snprintf(question, sizeof question, "%s%s", ask[v->lang], lesson_question(v));
+    int w = u->cols, want = 2 + wrap_rows(lesson_text(v), w - 4) +
+                                (lesson_question(v)[0] ? wrap_rows(question, w - 4) : 0);
+    int h = want < u->lines / 3 ? want : u->lines / 3, y = u->lay.status.y - h;
+    overlay_box(y, 0, h, w, "");
+    draw_text(y, 1, w - 2, C_OVERLAY, title);
+    int last = y + h - 2;
+    int row = draw_wrap(y + 1, last - (lesson_question(v)[0] ? 1 : 0), 2, w - 4, C_OVERLAY,
+                        lesson_text(v));
+    if (lesson_question(v)[0])
+        draw_wrap(row, last, 2, w - 4, C_OVERLAY, question);
+    draw_text(y + h - 1, 2, w - 4, C_OVERLAY, "n next  N back  L steps  ? help");
+    attrset(theme_attr(C_NORMAL));
+}
+
+/* L: the lesson's steps, the one shown marked, the selected one reversed. */
+static void draw_lesson_list(const ui *u)
+{
+    const lesson_view *v = &u->lesson;
+    int n = (int)v->lesson->n_steps, h = n + 3 < u->lines - 4 ? n + 3 : u->lines - 4;
+    int w = u->cols - 10, y = 2, x = 5;
+    char line[192];
+    int rows = h - 3, first = u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
+    overlay_box(y, x, h, w, " the lesson's steps (Enter go, Esc close) ");
+    for (int i = first; i < n && i - first < rows; i++) {
+        bool sel = i == u->pick_sel;
+        int at = y + 2 + i - first;
+        snprintf(line, sizeof line, "%s %s", (size_t)i == v->step ? "*" : " ",
+                 v->lesson->steps[i].title[v->lang]);
+        attrset(theme_attr(sel ? C_PICKED : C_OVERLAY));
+        mvhline(at, x + 1, ' ', w - 2);
+        if (sel)
+            mvaddstr(at, x + 1, u->g->select);
+        draw_text(at, x + 2, w - 4, sel ? C_PICKED : C_OVERLAY, line);
+    }
+    attrset(theme_attr(C_NORMAL));
 }
 
 /* The picker's box, and the first entry shown (the selected one in view). */
@@ -374,8 +453,12 @@ void draw_frame(const ui *u)
     }
     draw_title(u);
     ui_current(u)->draw(u);
+    if (u->lesson.lesson)
+        draw_lesson(u);
     draw_status(u);
-    if (u->mode == MODE_HELP)
+    if (u->mode == MODE_LESSON_LIST)
+        draw_lesson_list(u);
+    else if (u->mode == MODE_HELP)
         draw_help(u);
     else if (u->mode == MODE_PICK_MODEL || u->mode == MODE_PICK_GPU)
         draw_picker(u);

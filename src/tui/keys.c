@@ -66,6 +66,15 @@ const binding keys_global[] = {
      .on = {{KEY_CTRL('L')}}},
 };
 const size_t keys_n_global = sizeof keys_global / sizeof keys_global[0];
+
+/* With a lesson (--lesson), before every other key: so L lists the steps on every panel. */
+const binding keys_lesson[] = {
+    {.keys = "n/N", .brief = "next/back", .help = "the lesson's next step, or back one",
+     .action = ui_lesson_step, .on = {{'n', 1}, {'N', -1}}},
+    {.keys = "L", .brief = "steps", .help = "the lesson's steps: go to any of them",
+     .action = ui_lesson_list, .on = {{'L'}}},
+};
+const size_t keys_n_lesson = sizeof keys_lesson / sizeof keys_lesson[0];
 _Static_assert(N_PANELS < KEYS_MAX_CODES, "the panel keys need a code each");
 
 const binding *keys_find(const binding *table, size_t n, int code, int *arg)

@@ -34,6 +34,9 @@ typedef struct binding {
 extern const binding keys_global[];
 extern const size_t keys_n_global;
 #define KEYS_FIRST 2
+/* The lesson's keys (n, N, L), only while a lesson is shown, and before all others. */
+extern const binding keys_lesson[];
+extern const size_t keys_n_lesson;
 
 /* The row of `table` bound to `code` (its arg in *arg), or NULL. */
 const binding *keys_find(const binding *table, size_t n, int code, int *arg);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/names.h"
 #include "export.h"
 #include "keys.h"
 #include "panel.h"
@@ -226,7 +227,8 @@ int ui_begin_save(ui *u, int arg)
 static const binding *binding_of(const ui *u, int key, int *arg)
 {
     const panel *p = ui_current(u);
-    const binding *b = keys_find(keys_global, keys_n_global, key, arg);
+    const binding *b = u->lesson.lesson ? keys_find(keys_lesson, keys_n_lesson, key, arg) : NULL;
+    b = b ? b : keys_find(keys_global, keys_n_global, key, arg);
     return b ? b : keys_find(p->keys, p->n_keys, key, arg);
 }
 
@@ -349,6 +351,25 @@ static const binding picker_keys[] = {
      .on = {{KEY_HOME, -PICK_END}, {KEY_END, PICK_END}}},
 };
 
+static int lesson_pick(ui *u, int arg)
+{
+    (void)arg;
+    u->mode = MODE_NORMAL;
+    ui_lesson_go(u, (size_t)u->pick_sel);
+    return UI_REDRAW;
+}
+
+static const binding lesson_list_keys[] = {
+    {.keys = "Enter", .brief = "go", .help = "go to the step selected", .action = lesson_pick,
+     .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = "close", .help = "stay at this step", .action = prompt_close,
+     .on = {{ESC}, {'L'}}},
+    {.keys = "Up/Down", .brief = "move", .help = "select a step", .action = pick_move,
+     .on = {{KEY_UP, -1}, {KEY_DOWN, 1}}},
+    {.keys = "Home/End", .brief = "ends", .help = "the first or last step", .action = pick_move,
+     .on = {{KEY_HOME, -PICK_END}, {KEY_END, PICK_END}}},
+};
+
 typedef struct prompt {
     const binding *keys;
     size_t n_keys;
@@ -361,6 +382,7 @@ static const prompt prompts[N_MODES] = { /* the other modes are no prompts */
     [MODE_SAVE_NAME] = {PROMPT_KEYS(save_keys)},
     [MODE_PICK_MODEL] = {PROMPT_KEYS(picker_keys), .typed = pick_typed},
     [MODE_PICK_GPU] = {PROMPT_KEYS(picker_keys), .typed = pick_typed},
+    [MODE_LESSON_LIST] = {PROMPT_KEYS(lesson_list_keys)},
 };
 
 const binding *ui_prompt_keys(const ui *u, size_t *n)
@@ -422,6 +444,53 @@ int ui_reset(ui *u, int arg)
     u->ex.selected = sel;
     ui_say(u, false, " reset to %s as loaded (u undoes it)",
            u->scenario.name[0] ? u->scenario.name : u->ex.model.name);
+    return UI_REDRAW;
+}
+
+/* ---- the lesson ---- */
+
+#define PANEL_NAME(name) #name,
+static const char *const panel_names[N_PANELS] = {UI_PANELS(PANEL_NAME)};
+_Static_assert((int)N_PANELS == (int)VL_N_LESSON_PANELS, "a lesson names every panel (preset.h)");
+
+bool ui_lesson_go(ui *u, size_t step)
+{
+    char why[320];
+    if (lesson_go(&u->lesson, &u->ex, step, why, sizeof why)) {
+        ui_say(u, true, " %s", why);
+        return false;
+    }
+    const vl_lesson_step *st = lesson_step(&u->lesson);
+    int p = vl_lookup(panel_names, N_PANELS, vl_lesson_panel_names[st->panel]);
+    const panel *pn = ui_panels[p];
+    if (pn->enter && !pn->enter(u, why, sizeof why))
+        ui_say(u, true, " %s", why);
+    else
+        u->panel = (size_t)p;
+    u->origin = u->ex; /* r: back to the step as it began */
+    memset(&u->scenario, 0, sizeof u->scenario);
+    if (st->scenario[0])
+        u->scenario = *vl_catalog_scenario(u->cat, st->scenario);
+    return true;
+}
+
+int ui_lesson_step(ui *u, int arg)
+{
+    size_t at = u->lesson.step, n = u->lesson.lesson->n_steps;
+    if ((arg < 0 && at == 0) || (arg > 0 && at + 1 == n)) {
+        ui_say(u, false, arg < 0 ? " the first step" : " the last step: the lesson is over");
+        return UI_REDRAW;
+    }
+    ui_lesson_go(u, arg < 0 ? at - 1 : at + 1);
+    return UI_REDRAW;
+}
+
+int ui_lesson_list(ui *u, int arg)
+{
+    (void)arg;
+    u->mode = MODE_LESSON_LIST;
+    u->n_pick = (int)u->lesson.lesson->n_steps;
+    u->pick_sel = (int)u->lesson.step;
     return UI_REDRAW;
 }
 
@@ -527,14 +596,38 @@ int tui_run(run_opts *o)
     u.ex.overhead_given = o->overhead_given;
     explorer_recompute(&u.ex);
     u.origin = u.ex;
+    if (o->lesson) {
+        u.lesson.lesson = vl_catalog_lesson(&cat, o->lesson);
+        u.lesson.lang = lesson_lang(o->lang, getenv("LC_ALL"), getenv("LC_MESSAGES"),
+                                    getenv("LANG"));
+        if (!u.lesson.lesson) {
+            char hint[96];
+            rc = usage_error("--lesson: no lesson named '%s' (vramlab presets lists them)%s",
+                             o->lesson, vl_catalog_hint(&cat, VL_KIND_LESSON, o->lesson, hint,
+                                                        sizeof hint));
+        } else if (o->lesson_step > u.lesson.lesson->n_steps) {
+            rc = usage_error("--lesson: %s has %zu steps, not %zu", o->lesson,
+                             u.lesson.lesson->n_steps, o->lesson_step);
+        } else if (!ui_lesson_go(&u, o->lesson_step - 1)) {
+            rc = usage_error("--lesson: %s:%s", o->lesson, u.message);
+        }
+        if (rc != EXIT_OK) {
+            vl_catalog_free(&cat);
+            return rc;
+        }
+    }
     if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
         ui_say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
             cat.n_warnings == 1 ? "" : "s", cat.warnings[0]);
 
     setlocale(LC_ALL, "");
     const char *nc = getenv("NO_COLOR");
-    bool utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    bool utf8_locale = strcmp(nl_langinfo(CODESET), "UTF-8") == 0, utf8 = !o->ascii && utf8_locale;
     u.g = theme_glyphs(utf8);
+    if (u.lesson.lesson && u.lesson.lang != VL_LANG_EN && !utf8_locale) { /* it cannot be drawn */
+        u.lesson.lang = VL_LANG_EN;
+        ui_say(&u, true, " the lesson in English: its Chinese needs a UTF-8 locale (LANG=C.UTF-8)");
+    }
 
     char term_why[320];
     SCREEN *scr = terminal_open(term_why, sizeof term_why);

@@ -10,13 +10,14 @@
 #include "explorer.h"
 #include "lab.h"
 #include "layout.h"
+#include "lesson-view.h"
 #include "theme.h"
 #include "train-view.h"
 #include "timeline-view.h"
 
 typedef enum {
     MODE_NORMAL, MODE_HELP, MODE_EDIT, MODE_PICK_MODEL, MODE_PICK_GPU, MODE_SAVE_NAME,
-    MODE_CONFIRM_OVERWRITE, N_MODES
+    MODE_CONFIRM_OVERWRITE, MODE_LESSON_LIST, N_MODES
 } ui_mode;
 
 #define PICK_MAX 512
@@ -28,6 +29,7 @@ typedef struct ui {
     lab lab;                    /* the Probe and Formats panels */
     train_view train;           /* the Train panel */
     timeline_view tl;           /* the Timeline panel */
+    lesson_view lesson;         /* --lesson: the step shown (lesson NULL: none) */
     vl_catalog *cat;
     layout lay;
     int lines, cols;
@@ -74,6 +76,11 @@ int ui_begin_save(ui *u, int arg);
 int ui_export(ui *u, int arg);
 int ui_undo(ui *u, int arg);         /* back to the state before the last change */
 int ui_reset(ui *u, int arg);        /* back to the preset or scenario as loaded */
+/* The lesson's step `step` (from 0): its state, its panel, the box; false, and why on the
+ * status line, when it cannot be shown.  ui_lesson_step moves by arg steps (n, N). */
+bool ui_lesson_go(ui *u, size_t step);
+int ui_lesson_step(ui *u, int arg);
+int ui_lesson_list(ui *u, int arg);  /* L: the list of steps */
 
 /* Runs the explorer until q; restores the terminal on every exit path. */
 int tui_run(run_opts *o);
