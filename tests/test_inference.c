@@ -357,9 +357,34 @@ static void test_bad_combinations(void **state)
     assert_non_null(strstr(settings_why(&s), "--group-size"));
 }
 
+/* An encoder (BERT: post-norm, token types, a pooler) reads its input in one pass: no KV
+ * cache, and generated tokens are refused rather than counted. */
+static void test_encoder(void **state)
+{
+    (void)state;
+    vl_model m = model((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .ffn = 3072,
+                                 .vocab = 30522, .position = VL_POS_LEARNED,
+                                 .max_positions = 512, .mlp = VL_MLP_STANDARD,
+                                 .norm = VL_NORM_LAYERNORM, .norm_position = VL_NORM_POST,
+                                 .token_types = 2, .pooler = true, .attention_bias = true,
+                                 .mlp_bias = true, .embedding_norm = true, .tie_embeddings = true});
+    vl_settings s = infer();
+    s.seq = 512;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_KV_CACHE], 0);
+    assert_int_equal(b.inf.kv_bytes_per_token, 0);
+    s.gen = 16;
+    assert_non_null(strstr(vl_estimate(&m, &s, &b), "an encoder"));
+    m.arch.norm_position = VL_NORM_PRE; /* a decoder of the same shape caches K and V */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.kv_bytes_per_token, 2ULL * 12 * 12 * 64 * 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_encoder),
         cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),

@@ -161,8 +161,10 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     inf->head_dim = a->head_dim;
     inf->kv_heads_per_gpu = vl_ceil_div(a->kv_heads, N);
     inf->latent_width = a->kv_lora_rank ? a->kv_lora_rank + a->qk_rope_head_dim : 0;
-    inf->kv_bytes_per_token = kv_per_token(a, a->kv_heads, s->kv_dtype);
-    const uint64_t kv_gpu = kv_per_token(a, inf->kv_heads_per_gpu, s->kv_dtype);
+    /* an encoder attends over its whole input in one pass and caches nothing */
+    const bool encoder = vl_arch_encoder(a);
+    inf->kv_bytes_per_token = encoder ? 0 : kv_per_token(a, a->kv_heads, s->kv_dtype);
+    const uint64_t kv_gpu = encoder ? 0 : kv_per_token(a, inf->kv_heads_per_gpu, s->kv_dtype);
     inf->prompt_tokens = s->seq < cap ? s->seq : cap;
     inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
     inf->prompt_slots = slots(inf->prompt_tokens, s->kv_block);

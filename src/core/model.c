@@ -201,6 +201,11 @@ uint64_t vl_qk_norm_params(const vl_arch *a)
     return 0;
 }
 
+bool vl_arch_encoder(const vl_arch *a)
+{
+    return a->norm_position == VL_NORM_POST && (a->pooler || a->token_types > 0);
+}
+
 bool vl_count_params(const vl_arch *a, vl_params *p)
 {
     bool ovf = false;

@@ -118,6 +118,10 @@ uint64_t vl_qk_norm_params(const vl_arch *a);
  * it uses plus the shared experts. */
 uint64_t vl_active_mlp_width(const vl_arch *a);
 
+/* An encoder (BERT-style: post-norm with token types or a pooler) reads its input in one
+ * bidirectional pass: it keeps no KV cache and generates no tokens. */
+bool vl_arch_encoder(const vl_arch *a);
+
 /* Exact parameter count; false only if it does not fit in 64 bits. */
 bool vl_count_params(const vl_arch *a, vl_params *out);
 

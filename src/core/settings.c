@@ -597,6 +597,11 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
     }
     if (!a) /* no model yet (a scenario file on its own) */
         return true;
+    if (s->mode == VL_MODE_INFER && s->gen > 0 && vl_arch_encoder(a)) {
+        snprintf(why, len, "--gen: an encoder (post-norm with token types or a pooler: BERT) "
+                           "reads its input in one pass and generates no tokens");
+        return false;
+    }
     if (s->mode == VL_MODE_INFER) {
         /* each GPU keeps whole attention heads and, for the cache, whole KV heads or a
          * replica of one (a KV head is replicated when GPUs outnumber them) */

@@ -331,8 +331,7 @@ vl_component slider_component(const explorer *e, slider_id id)
 
 bool explorer_encoder(const explorer *e)
 {
-    const vl_arch *a = &e->model.arch;
-    return a->norm_position == VL_NORM_POST && (a->pooler || a->token_types > 0);
+    return vl_arch_encoder(&e->model.arch);
 }
 
 const char *explorer_inert(const explorer *e, slider_id id)
