@@ -162,8 +162,6 @@ static bool insert(vl_catalog *c, const vl_preset *p, size_t *index)
     return true;
 }
 
-/* Adds built-in preset b by its kind and name, to be parsed when looked up: as itself
- * (file NULL) or as the file that holds its bytes.  The entry holds only its name. */
 /* Records built-in b as defined by file (NULL: the built-in itself), to be parsed when
  * looked up.  fresh: nothing of its kind and name is in the catalog yet (the built-ins'
  * names are unique, which build-aux/embed-presets checks), so no search is needed. */
@@ -188,7 +186,9 @@ static bool insert_pending(vl_catalog *c, size_t b, const char *file, bool fresh
     if (fresh)
         *index = (*s.n)++;
     char *entry = (char *)*s.arr + *index * s.elem;
-    memset(entry, 0, s.elem);
+    /* only the name until it is parsed, which fills the whole entry: every kind's entry
+     * starts with its name */
+    memset(entry, 0, sizeof ((vl_model *)0)->name);
     memcpy(entry, bp->name, strnlen(bp->name, sizeof ((vl_model *)0)->name - 1));
     size_t k = fresh ? c->n_pending : pending_of(c, bp->kind, *index);
     if (k == c->n_pending)
@@ -286,7 +286,6 @@ bool vl_catalog_add_file(vl_catalog *c, const char *path, vl_kind *kind, size_t 
     return ok;
 }
 
-/* The built-in presets by kind and name, parsed when looked up. */
 /* Room for want entries of kind at least, so that adding them moves no entry. */
 static bool reserve(vl_catalog *c, vl_kind kind, size_t want)
 {
