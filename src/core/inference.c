@@ -79,7 +79,12 @@ static shard shard_of(const vl_arch *a, const vl_settings *s)
     const uint64_t N = s->gpus;
     return (shard){a->heads / N, vl_ceil_div(a->kv_heads, N),
                    vl_ceil_div(vl_active_mlp_width(a), N), vl_ceil_div(a->vocab, N),
-                   s->weight_dtype == VL_DT_FP32 ? 4 : 2};
+                   vl_infer_act_bytes(s)};
+}
+
+uint64_t vl_infer_act_bytes(const vl_settings *s)
+{
+    return s->weight_dtype == VL_DT_FP32 ? 4 : 2;
 }
 
 uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens,

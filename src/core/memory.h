@@ -197,5 +197,8 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
  * sequence attending to `context` keys, on one GPU (inference.c; the timeline's chunks). */
 uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens,
                             uint64_t context, bool *ovf);
+/* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
+ * 16 bits). */
+uint64_t vl_infer_act_bytes(const vl_settings *s);
 
 #endif

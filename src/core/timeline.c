@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lora.h"
+#include "preset.h"
 #include "units.h"
 
 #define VL_TL_KEY(id, key, label) key,
@@ -21,6 +22,8 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
                    VL_TL_ACTIVATIONS == (int)VL_C_ACTIVATIONS &&
                    VL_TL_KV_CACHE == (int)VL_C_KV_CACHE && VL_TL_GATHERED == (int)VL_C_ZERO3_LIVE,
                "components shared with vl_estimate");
+
+#define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -159,6 +162,7 @@ typedef struct step {
     bool grads_held;            /* one gradient buffer kept for the whole run */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
+    uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
 } step;
 
 static bool starts(const char *s, const char *prefix)
@@ -635,6 +639,7 @@ static bool build_train(builder *b, step *st)
     const vl_breakdown *bd = st->bd;
     phase(b, "step start (the state kept between steps)");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
     alloc(b, VL_TL_OPTIMIZER, bd->bytes[VL_C_OPTIMIZER], "optimizer states");
     if (s->zero >= 2)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
@@ -712,27 +717,59 @@ static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token
     }
 }
 
-/* The sampler, once the forward's workspace is freed: the last positions' logits in fp32,
- * gathered to the whole vocabulary (tensor-parallel engines gather them first: vLLM's
- * LogitsProcessor, tensor_model_parallel_gather); with top-k/top-p, the vocabulary sorted
- * (fp32 values and int64 indices), its softmax and that softmax's cumulative sum at once
- * (vllm/model_executor/layers/sampler.py, _apply_top_k_top_p), then the scattered result;
- * then the probabilities the framework keeps besides the logits. */
-static void sampler(builder *b, const step *st)
+/* torch.sort's scratch beyond its values and int64 indices, for `rows` rows of V on CUDA
+ * (aten/src/ATen/native/cuda/SortStable.cu): one row, or rows of a million and more, sort
+ * one at a time with one row's int64 start indices; fewer than 128 rows sort as one array
+ * of (row, index) int2 pairs, in and out, with a key output; more rows sort segmented with
+ * the start indices of all.  cub's radix sort, called without a DoubleBuffer, adds a third
+ * key and value buffer of its own (cub DispatchRadixSort, "3rd keys buffer"). */
+static uint64_t sort_scratch(uint64_t rows, uint64_t V, bool *ovf)
 {
-    const uint64_t bv = vl_mul(st->s->batch, st->a->vocab, &b->ovf);
+    if (rows == 1 || V >= 1000000)
+        return vl_mul(8 + 4 + 8, V, ovf);
+    const uint64_t n = vl_mul(rows, V, ovf);
+    if (rows < 128)
+        return vl_mul(8 + 8 + 4 + (4 + 8), n, ovf);
+    return vl_mul(8 + (4 + 8), n, ovf);
+}
+
+/* The sampler, once the forward's workspace is freed, for `tokens` tokens of the last
+ * forward: the caller's logits of the last positions in the model's dtype, whole vocabulary
+ * (tensor-parallel engines gather them first: vLLM's LogitsProcessor,
+ * tensor_model_parallel_gather), and the engine's hidden states where it holds them; the
+ * logits in fp32; with top-k/top-p (vllm/model_executor/layers/sampler.py,
+ * _apply_top_k_top_p) the vocabulary sorted (fp32 values, int64 indices and the sort's
+ * scratch), a top-k mask, the sorted softmax, its cumulative sum and a top-p mask, all
+ * alive while the filtered logits are scattered back; then the probabilities the framework
+ * keeps besides the logits. */
+static void sampler(builder *b, const step *st, uint64_t tokens)
+{
+    const uint64_t rows = st->s->batch, V = st->a->vocab;
+    const uint64_t bv = vl_mul(rows, V, &b->ovf);
     const uint64_t f32 = vl_mul(4, bv, &b->ovf);
+    const uint64_t beta = vl_infer_act_bytes(st->s);
+    uint32_t hidden = 0;
+    if (st->f->sampler_hidden)
+        hidden = alloc(b, VL_TL_TRANSIENT,
+                       vl_mul(vl_mul(tokens, st->a->hidden, &b->ovf), beta, &b->ovf),
+                       "the forward's last hidden states (held by the engine)");
+    uint32_t own = alloc(b, VL_TL_TRANSIENT, vl_mul(beta, bv, &b->ovf),
+                         "logits of the last positions, model dtype");
     uint32_t logits = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 logits, whole vocabulary");
     if (st->f->sampler_sort) {
-        uint32_t sorted = alloc(b, VL_TL_TRANSIENT, f32, "sampler: sorted logits");
-        uint32_t idx = alloc(b, VL_TL_TRANSIENT, vl_mul(8, bv, &b->ovf),
-                             "sampler: sort indices (int64)");
-        uint32_t sm = alloc(b, VL_TL_TRANSIENT, f32, "sampler: softmax of the sorted logits");
-        transient(b, VL_TL_TRANSIENT, f32, "sampler: cumulative sum (top-p)");
-        release(b, sm);
+        uint32_t held[6];
+        held[0] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: sorted logits");
+        held[1] = alloc(b, VL_TL_TRANSIENT, vl_mul(8, bv, &b->ovf),
+                        "sampler: sort indices (int64)");
+        transient(b, VL_TL_TRANSIENT, sort_scratch(rows, V, &b->ovf),
+                  "sampler: the sort's scratch (indices, cub buffers)");
+        held[2] = alloc(b, VL_TL_TRANSIENT, bv, "sampler: top-k mask (bool)");
+        held[3] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: softmax of the sorted logits");
+        held[4] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: cumulative sum (top-p)");
+        held[5] = alloc(b, VL_TL_TRANSIENT, bv, "sampler: top-p mask (bool)");
         uint32_t back = alloc(b, VL_TL_TRANSIENT, f32, "sampler: filtered logits, unsorted");
-        release(b, sorted);
-        release(b, idx);
+        for (int i = 0; i < 6; i++)
+            release(b, held[i]);
         release(b, logits);
         logits = back;
     }
@@ -742,6 +779,8 @@ static void sampler(builder *b, const step *st)
     for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
         release(b, ids[i]);
     release(b, logits);
+    release(b, own);
+    release(b, hidden);
 }
 
 static bool build_serve(builder *b, step *st)
@@ -752,6 +791,7 @@ static bool build_serve(builder *b, step *st)
     const uint64_t L = st->a->layers;
     phase(b, "load weights");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
     const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
     uint32_t *kv = gathered_ids(b, L);
     if (!kv)
@@ -781,7 +821,7 @@ static bool build_serve(builder *b, step *st)
                             "forward workspace");
         release(b, ws);
         if (done == s->seq)
-            sampler(b, st);
+            sampler(b, st, vl_mul(n, s->batch, &b->ovf));
     }
     /* decode: the first step and the last; the ones between only grow the cache */
     for (uint64_t step_i = 1; step_i <= s->gen && !b->nomem;
@@ -800,7 +840,7 @@ static bool build_serve(builder *b, step *st)
                             vl_infer_workspace(st->a, s, 1, ctx < cap ? ctx : cap, &b->ovf),
                             "decode workspace");
         release(b, ws);
-        sampler(b, st);
+        sampler(b, st, s->batch);
     }
     free(kv);
     return !b->nomem;
@@ -825,7 +865,8 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     }
     const vl_breakdown *bd = &out->sum;
     builder b = {.t = out, .al = vl_alloc_new(f->allocator)};
-    step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd};
+    step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd,
+               .cublas = rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch)};
     if (!b.al) {
         snprintf(err, len, "out of memory");
         return false;
@@ -905,13 +946,16 @@ void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMP
     }
 }
 
-bool vl_timeline_for(const vl_model *m, const vl_settings *s, bool overhead_given,
+bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                      vl_timeline *out, char *err, size_t len)
 {
     vl_framework f;
     vl_framework_of(s, &f);
-    /* the GPU presets do not say their generation yet: the context rows for any GPU */
-    const vl_runtime rt = {.arch = VL_ARCH_UNKNOWN, .cuda = VL_DEFAULT_CUDA,
-                           .overhead_given = overhead_given};
-    return vl_timeline_build(m, s, &f, &rt, out, err, len);
+    return vl_timeline_build(m, s, &f, rt, out, err, len);
+}
+
+vl_runtime vl_runtime_on(const vl_gpu *gpu, bool overhead_given)
+{
+    return (vl_runtime){.arch = gpu ? gpu->generation : VL_ARCH_UNKNOWN,
+                        .cuda = VL_DEFAULT_CUDA, .overhead_given = overhead_given};
 }
