@@ -709,6 +709,48 @@ static void test_golden_serving(void **state)
     vl_timeline_free(&t);
 }
 
+/* Tensor by tensor, as PyTorch holds them (derived by hand for the tiny Llama: h 128, 8
+ * heads of 16, 2 KV heads, gated MLP 352, two RMSNorm weights a layer, untied): autograd
+ * makes a .grad for q (128 x 128), k and v (128 x 32), o, gate, up and down (128 x 352) and
+ * the norms, and foreach AdamW's sqrt makes one temporary for each trainable tensor; a
+ * ZeRO-2 partition is one buffer a layer. */
+static void test_per_tensor(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_FP32, 32, 2);
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    static const uint64_t elems[] = {16384, 4096, 4096, 16384, 45056, 45056, 45056, 256};
+    size_t i = first_event_of(&t, "backward layer 2"), k = 0;
+    for (; i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
+        if (t.events[i].kind == VL_EV_ALLOC && strcmp(t.events[i].what, "layer gradients") == 0) {
+            assert_true(k < sizeof elems / sizeof *elems);
+            assert_int_equal(t.events[i].bytes, 4 * elems[k]);
+            k++;
+        }
+    assert_int_equal(k, sizeof elems / sizeof *elems);
+    uint64_t temps = 0, n = 0;
+    for (i = first_event_of(&t, "optimizer step"); i < t.n_events; i++)
+        if (t.events[i].kind == VL_EV_ALLOC && t.events[i].component == VL_TL_OPTIM_TEMP) {
+            temps += t.events[i].bytes;
+            n++;
+        }
+    assert_int_equal(n, 3 * 8 + 2);                  /* each layer's 8, the head, the embedding */
+    assert_int_equal(temps, 4 * t.sum.par.params);   /* fp32: 4 B an element, every parameter */
+    vl_timeline_free(&t);
+
+    s.gpus = 2;
+    s.zero = 2;
+    build(&m, &s, fw("hf"), &t);
+    k = 0;
+    for (i = first_event_of(&t, "backward layer 2");
+         i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
+        k += t.events[i].kind == VL_EV_ALLOC && strcmp(t.events[i].what, "layer gradients") == 0;
+    assert_int_equal(k, 1);
+    vl_timeline_free(&t);
+}
+
 /* vLLM's sampler with top-k/top-p, derived by hand for the tiny model in bf16: the
  * engine's hidden states (b x s x h x 2), the caller's bf16 logits (b x V x 2), the fp32
  * copy, the sorted values and int64 indices, and torch.sort's scratch by the number of rows
@@ -799,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_vllm_sampler),
+        cmocka_unit_test(test_per_tensor),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

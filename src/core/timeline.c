@@ -24,6 +24,7 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
                "components shared with vl_estimate");
 
 #define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
+#define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -134,6 +135,7 @@ static void transient(builder *b, vl_tl_component c, uint64_t bytes, const char 
 /* ---- what a step is made of ------------------------------------------------------------ */
 
 #define MAX_LAYER_TERMS (VL_MAX_TERMS + 8)
+#define MAX_PARAM_TENSORS 8     /* q, k, v, o, gate, up, down, and the rest */
 
 typedef struct step {
     const vl_arch *a;
@@ -159,6 +161,9 @@ typedef struct step {
     uint64_t head_out;          /* the head's output, in the activations' dtype */
     /* gradients, per GPU */
     uint64_t layer_grad, head_grad, embedding_grad, grad_full, grad_part, trainable;
+    /* a layer's trainable parameters as the tensors that hold them (elements) */
+    uint64_t tensor[MAX_PARAM_TENSORS];
+    int n_tensors;
     bool grads_held;            /* one gradient buffer kept for the whole run */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
@@ -332,6 +337,46 @@ static void outside_terms(step *st, bool *ovf)
 }
 
 /* Gradients, buckets and ZeRO-3's gathering, per GPU. */
+/* A layer's parameters as PyTorch holds them, one tensor per nn.Linear weight on this GPU
+ * (q, k, v or one fused QKV, o, and the MLP's gate, up and down; column-parallel ones split
+ * by tp along their outputs, row-parallel ones along their inputs), the biases and norms
+ * as one more; one tensor for what this does not describe (experts, latent attention,
+ * adapters) and for ZeRO's flat partitions. */
+static void layer_tensors(step *st, uint64_t layer_params, bool *ovf)
+{
+    const vl_arch *a = st->a;
+    const uint64_t t = st->s->tp, h = a->hidden, d = a->head_dim;
+    const uint64_t q = vl_ceil_div(vl_mul(a->heads, d, ovf), t);
+    const uint64_t kv = vl_ceil_div(vl_mul(a->kv_heads, d, ovf), t);
+    const uint64_t f = vl_ceil_div(vl_active_mlp_width(a), t);
+    uint64_t m[MAX_PARAM_TENSORS];
+    int n = 0;
+    if (st->s->zero == 0 && !st->s->lora_rank && a->experts <= 1 && !a->kv_lora_rank &&
+        !a->q_lora_rank) {
+        if (st->f->fused_qkv) {
+            m[n++] = vl_mul(h, q + 2 * kv, ovf);
+        } else {
+            m[n++] = vl_mul(h, q, ovf);
+            m[n++] = vl_mul(h, kv, ovf);
+            m[n++] = vl_mul(h, kv, ovf);
+        }
+        m[n++] = vl_mul(q, h, ovf);
+        if (a->mlp == VL_MLP_GATED)
+            m[n++] = vl_mul(h, f, ovf);
+        m[n++] = vl_mul(h, f, ovf);
+        m[n++] = vl_mul(f, h, ovf);
+    }
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum = vl_add(sum, m[i], ovf);
+    if (sum > layer_params) /* a layout this does not describe: one tensor */
+        n = 0, sum = 0;
+    memcpy(st->tensor, m, (size_t)n * sizeof *m);
+    st->n_tensors = n;
+    if (layer_params > sum)
+        st->tensor[st->n_tensors++] = layer_params - sum;
+}
+
 static void gradient_plan(step *st, bool *ovf)
 {
     const vl_settings *s = st->s;
@@ -346,6 +391,7 @@ static void gradient_plan(step *st, bool *ovf)
         layer_params = bd->par.layer_params / st->layers;
     }
     st->layer_grad = vl_mul(layer_params, g, ovf);
+    layer_tensors(st, layer_params, ovf);
     /* the outside parameters' gradients: the head's (with a tied embedding matrix) are
      * born in the loss's backward, the embedding side's at the end */
     const uint64_t rest = st->trainable - layer_params * st->layers;
@@ -486,6 +532,10 @@ static void reduce_pending(builder *b, const step *st, uint32_t *pending, size_t
     *bytes = 0;
 }
 
+/* The gradients' slots: each layer's tensors, then the head's and the embedding side's. */
+#define GRAD_SLOTS(st) ((st)->layers * MAX_PARAM_TENSORS + 2)
+#define HEAD_SLOT(st) ((st)->layers * MAX_PARAM_TENSORS)
+
 static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath, bool born,
                           uint32_t *grads, const char *tag)
 {
@@ -524,7 +574,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             pending[n_pending++] = g;
             pending_bytes += st->head_grad;
         } else if (g) {
-            grads[st->layers] = g;
+            grads[HEAD_SLOT(st)] = g;
         }
     } else {
         phase(b, "%sbackward: gradient from the next stage", tag);
@@ -544,7 +594,11 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t ws = alloc(b, VL_TL_TRANSIENT, 2 * st->layer_max,
                             "backward workspace (gradients in and out)");
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
-        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->layer_grad, "layer gradients") : 0;
+        /* autograd's AccumulateGrad makes each parameter's .grad on its own */
+        uint32_t g[MAX_PARAM_TENSORS] = {0};
+        for (int i = 0; birth && i < st->n_tensors; i++)
+            g[i] = alloc(b, VL_TL_GRADIENTS, vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf),
+                         "layer gradients");
         release(b, ws);
         release(b, core);
         for (int i = 0; i < st->n_layer; i++)
@@ -555,12 +609,13 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             release(b, gath[l]);
             gath[l] = 0;
         }
-        if (part && g) {
-            pending[n_pending++] = g;
+        if (part && g[0]) { /* partitioned: one tensor a layer (layer_tensors) */
+            pending[n_pending++] = g[0];
             pending_bytes += st->layer_grad;
             reduce_pending(b, st, pending, &n_pending, &pending_bytes, false);
-        } else if (g) {
-            grads[l] = g;
+        } else {
+            for (int i = 0; i < st->n_tensors; i++)
+                grads[l * MAX_PARAM_TENSORS + i] = g[i];
         }
     }
     phase(b, "%sbackward embedding", tag);
@@ -568,7 +623,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     if (part && g)
         pending[n_pending++] = g;
     else if (g)
-        grads[st->layers + 1] = g;
+        grads[HEAD_SLOT(st) + 1] = g;
     release(b, resid);
     for (int i = 0; i < st->n_emb; i++)
         release(b, mb->emb[i]);
@@ -577,6 +632,28 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         reduce_pending(b, st, pending, &n_pending, &pending_bytes, true);
     free(pending);
     return grads;
+}
+
+/* foreach's sqrt of the second moments, a tensor for each parameter tensor, all alive at
+ * once (torch._foreach_sqrt returns a list), elem bytes an element. */
+static void foreach_temps(builder *b, const step *st, uint64_t elem)
+{
+    const unsigned g = st->bd->bpp.gradients;
+    const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
+    uint32_t *ids = gathered_ids(b, n);
+    if (!ids)
+        return;
+    size_t k = 0;
+    for (uint64_t l = 0; l < st->layers; l++)
+        for (int i = 0; i < st->n_tensors; i++)
+            ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->tensor[i], elem, &b->ovf),
+                             FOREACH_WHAT);
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->head_grad / g, elem, &b->ovf), FOREACH_WHAT);
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->embedding_grad / g, elem, &b->ovf),
+                     FOREACH_WHAT);
+    for (size_t i = 0; i < k; i++)
+        release(b, ids[i]);
+    free(ids);
 }
 
 /* The optimizer's temporaries (torch/optim/adamw.py, torch >= 2.0): foreach takes
@@ -628,9 +705,13 @@ static void optimizer_step(builder *b, const step *st)
     case VL_SGD_MOMENTUM: case VL_SGD: case VL_ADAM_8BIT: case VL_N_OPTIMIZERS:
         break;
     }
-    transient(b, VL_TL_OPTIM_TEMP, temps, st->f->optim_impl == VL_OPTIM_FOREACH
-                                              ? "foreach temporaries (sqrt of the moments)"
-                                              : "per-parameter temporaries");
+    if (s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH && s->zero == 0 &&
+        !s->lora_rank)
+        foreach_temps(b, st, elem);
+    else
+        transient(b, VL_TL_OPTIM_TEMP, temps, st->f->optim_impl == VL_OPTIM_FOREACH
+                                                  ? "foreach temporaries (sqrt of the moments)"
+                                                  : "per-parameter temporaries");
 }
 
 static bool build_train(builder *b, step *st)
@@ -652,7 +733,7 @@ static bool build_train(builder *b, step *st)
     const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
     micro *mbs = calloc(k, sizeof *mbs);
     uint32_t *gath = gathered_ids(b, st->layers);
-    uint32_t *grads = gathered_ids(b, st->layers + 2); /* layers, head, embedding */
+    uint32_t *grads = gathered_ids(b, GRAD_SLOTS(st));
     if (!mbs || !gath || !grads) {
         free(mbs);
         free(gath);
@@ -686,7 +767,7 @@ static bool build_train(builder *b, step *st)
     }
     optimizer_step(b, st);
     phase(b, "zero_grad");
-    for (uint64_t i = 0; i < st->layers + 2; i++)
+    for (uint64_t i = 0; i < GRAD_SLOTS(st); i++)
         release(b, grads[i]);
     for (uint64_t m = 0; m < k; m++) {
         free(mbs[m].layer);
