@@ -161,6 +161,7 @@ typedef struct step {
     uint64_t head_out;          /* the head's output, in the activations' dtype */
     /* gradients, per GPU */
     uint64_t layer_grad, head_grad, embedding_grad, grad_full, grad_part, trainable;
+    uint64_t head_params, embedding_params;
     /* a layer's trainable parameters as the tensors that hold them (elements) */
     uint64_t tensor[MAX_PARAM_TENSORS];
     int n_tensors;
@@ -336,7 +337,6 @@ static void outside_terms(step *st, bool *ovf)
     }
 }
 
-/* Gradients, buckets and ZeRO-3's gathering, per GPU. */
 /* A layer's parameters as PyTorch holds them, one tensor per nn.Linear weight on this GPU
  * (q, k, v or one fused QKV, o, and the MLP's gate, up and down; column-parallel ones split
  * by tp along their outputs, row-parallel ones along their inputs), the biases and norms
@@ -377,6 +377,7 @@ static void layer_tensors(step *st, uint64_t layer_params, bool *ovf)
         st->tensor[st->n_tensors++] = layer_params - sum;
 }
 
+/* Gradients, buckets and ZeRO-3's gathering, per GPU. */
 static void gradient_plan(step *st, bool *ovf)
 {
     const vl_settings *s = st->s;
@@ -402,6 +403,8 @@ static void gradient_plan(step *st, bool *ovf)
               p->token_types + p->embedding_norm;
         emb = emb < rest ? emb : rest;
     }
+    st->embedding_params = emb;
+    st->head_params = rest - emb;
     st->embedding_grad = vl_mul(emb, g, ovf);
     st->head_grad = vl_mul(rest - emb, g, ovf);
     st->grad_full = vl_mul(st->trainable, g, ovf);
@@ -638,7 +641,6 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
  * once (torch._foreach_sqrt returns a list), elem bytes an element. */
 static void foreach_temps(builder *b, const step *st, uint64_t elem)
 {
-    const unsigned g = st->bd->bpp.gradients;
     const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
     uint32_t *ids = gathered_ids(b, n);
     if (!ids)
@@ -648,8 +650,8 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem)
         for (int i = 0; i < st->n_tensors; i++)
             ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->tensor[i], elem, &b->ovf),
                              FOREACH_WHAT);
-    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->head_grad / g, elem, &b->ovf), FOREACH_WHAT);
-    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->embedding_grad / g, elem, &b->ovf),
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->head_params, elem, &b->ovf), FOREACH_WHAT);
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->embedding_params, elem, &b->ovf),
                      FOREACH_WHAT);
     for (size_t i = 0; i < k; i++)
         release(b, ids[i]);
@@ -657,9 +659,11 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem)
 }
 
 /* The optimizer's temporaries (torch/optim/adamw.py, torch >= 2.0): foreach takes
- * torch._foreach_sqrt of every second moment at once, one temporary the size of the
- * moments; the single-tensor loop, per parameter, exp_avg_sq.sqrt() / bias_correction2_sqrt
- * (two temporaries of the largest parameter's); fused kernels none.  SGD with momentum
+ * torch._foreach_sqrt of every second moment at once, a temporary for each parameter
+ * tensor (foreach_temps; one buffer's worth over ZeRO's flat partitions and adapters),
+ * together the size of the moments; the single-tensor loop, per parameter,
+ * exp_avg_sq.sqrt() / bias_correction2_sqrt (two temporaries of the largest parameter's);
+ * fused kernels none.  SGD with momentum
  * updates in place; 8-bit Adam (bitsandbytes) is one fused kernel; Lion (lion-pytorch) goes
  * parameter by parameter, two temporaries of the largest.  Offloaded: the CPU steps. */
 static void optimizer_step(builder *b, const step *st)
