@@ -1,9 +1,13 @@
 /* helpers.h: what several unit tests share: the built-in catalog as a cmocka group fixture,
- * and settings helpers.  Included by test files only (each function is static). */
+ * settings helpers and model fixtures.  Included by test files only (each function is
+ * static). */
 #ifndef VL_TEST_HELPERS_H
 #define VL_TEST_HELPERS_H
 
+#include <string.h>
+
 #include "core/catalog.h"
+#include "core/model.h"
 #include "core/settings.h"
 
 /* The built-in presets, loaded once for a group (setup) and freed after it (teardown). */
@@ -37,6 +41,18 @@ static inline const char *settings_why(const vl_settings *s)
 {
     static char why[256];
     return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
+}
+
+/* Mixtral 8x7B's shape: 8 experts of 14336, 2 a token, 32 layers of 4096 (46,702,792,704
+ * params, 12,879,925,248 active: tests/test_model.c derives both), the rest the defaults. */
+static inline vl_model mixtral_model(void)
+{
+    vl_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
+                       .vocab = 32000, .experts = 8, .experts_per_token = 2};
+    vl_arch_defaults(&m.arch);
+    return m;
 }
 
 #endif

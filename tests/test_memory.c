@@ -684,11 +684,7 @@ static void test_muon(void **state)
 static void test_expert_parallel(void **state)
 {
     (void)state;
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
-                       .vocab = 32000, .experts = 8, .experts_per_token = 2};
-    vl_arch_defaults(&m.arch);
+    vl_model m = mixtral_model();
     vl_settings s;
     vl_settings_default(&s);
     s.gpus = 8;

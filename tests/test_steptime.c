@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/steptime.h"
+#include "helpers.h"
 
 static vl_model gpt2(void)
 {
@@ -72,11 +73,7 @@ static void test_gpt2_flops(void **state)
 static void test_moe_and_unknown(void **state)
 {
     (void)state;
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
-                       .vocab = 32000, .experts = 8, .experts_per_token = 2};
-    vl_arch_defaults(&m.arch);
+    vl_model m = mixtral_model();
     vl_settings s;
     vl_settings_default(&s);
     vl_gpu g = {.bf16_flops = 1e15};
