@@ -7,14 +7,20 @@
 
 #include "core/model.h"
 
-static uint64_t total(vl_arch a)
+/* a's parameters, after its defaults and the check that a passes. */
+static vl_params counted(vl_arch *a)
 {
     vl_params p;
     const char *key;
-    vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
-    return p.total;
+    vl_arch_defaults(a);
+    assert_null(vl_arch_check(a, &key));
+    assert_true(vl_count_params(a, &p));
+    return p;
+}
+
+static uint64_t total(vl_arch a)
+{
+    return counted(&a).total;
 }
 
 /* The architectures are written here from the models' config.json files, independently of
@@ -147,11 +153,7 @@ static void test_deepseek_v3(void **state)
                  .qk_rope_head_dim = 64, .v_head_dim = 128, .experts = 256,
                  .experts_per_token = 8, .shared_experts = 1, .moe_ffn = 2048,
                  .dense_layers = 3, .router_bias = true};
-    vl_params p;
-    const char *key;
-    vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
+    vl_params p = counted(&a);
     assert_int_equal(p.attention, 187107328ULL);
     assert_int_equal(p.per_dense_layer, 583483392ULL);
     assert_int_equal(p.per_layer, 11507286272ULL);
@@ -283,11 +285,7 @@ static void test_deepseek_v2_lite(void **state)
                  .vocab = 102400, .kv_lora_rank = 512, .qk_rope_head_dim = 64,
                  .v_head_dim = 128, .experts = 64, .experts_per_token = 6,
                  .shared_experts = 2, .moe_ffn = 1408, .dense_layers = 1};
-    vl_params p;
-    const char *key;
-    vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
+    vl_params p = counted(&a);
     assert_int_equal(p.attention, 13763072ULL);
     assert_int_equal(p.per_layer, 584847872ULL);
     assert_int_equal(p.total, 15706484224ULL);
@@ -309,12 +307,9 @@ static void test_shared_expert_gate(void **state)
                  .attention_bias = true, .experts = 60, .experts_per_token = 4,
                  .moe_ffn = 1408, .shared_experts = 1, .shared_ffn = 5632,
                  .shared_expert_gate = true};
-    vl_params p;
+    vl_params p = counted(&a);
     vl_shapes sh;
     const char *key;
-    vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
     assert_int_equal(p.router, 2048ULL * 60 + 2048);
     assert_int_equal(p.per_layer, 570560512ULL);
     assert_int_equal(p.total, 14315784192ULL);
