@@ -150,19 +150,15 @@ expect_error quoted-pdrop.json ':6:17: attn_pdrop: expected a probability, got "
 expect_error quoted-layers.json ':16:14: n_layer: expected a whole number, got "12"'
 # Deep nesting is refused in time linear in the text: past 64 levels (as for the presets),
 # and at jansson's limit of 2048 before that.
-{
+nested() { # nested N: a config.json whose "notes" are N lists, one in another
     printf '{"model_type": "gpt2", "notes": '
-    head -c 100 /dev/zero | tr '\0' '['
-    head -c 100 /dev/zero | tr '\0' ']'
+    head -c "$1" /dev/zero | tr '\0' '['
+    head -c "$1" /dev/zero | tr '\0' ']'
     echo '}'
-} > "$tmp/deep.json"
+}
+nested 100 > "$tmp/deep.json"
 expect_error deep.json ":1:96: nested more than 64 levels deep"
-{
-    printf '{"model_type": "gpt2", "notes": '
-    head -c 100000 /dev/zero | tr '\0' '['
-    head -c 100000 /dev/zero | tr '\0' ']'
-    echo '}'
-} > "$tmp/deeper.json"
+nested 100000 > "$tmp/deeper.json"
 expect_error deeper.json ":1:2080: JSON syntax error: maximum parsing depth reached near '['"
 hf=$srcdir/tests/hf
 
