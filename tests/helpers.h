@@ -43,16 +43,37 @@ static inline const char *settings_why(const vl_settings *s)
     return vl_settings_valid(s, NULL, why, sizeof why) ? NULL : why;
 }
 
-/* Mixtral 8x7B's shape: 8 experts of 14336, 2 a token, 32 layers of 4096 (46,702,792,704
- * params, 12,879,925,248 active: tests/test_model.c derives both), the rest the defaults. */
-static inline vl_model mixtral_model(void)
+/* A model of architecture a, its defaults filled in as the preset loader fills them. */
+static inline vl_model model_of(vl_arch a)
 {
     vl_model m;
     memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
-                       .vocab = 32000, .experts = 8, .experts_per_token = 2};
+    m.arch = a;
     vl_arch_defaults(&m.arch);
     return m;
+}
+
+/* Llama 2 7B's shape (6,738,415,616 params). */
+static inline vl_model llama2_7b(void)
+{
+    return model_of((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
+                              .vocab = 32000});
+}
+
+/* Mistral 7B's shape, without its sliding window: 8 KV heads, an MLP of 14336. */
+static inline vl_model mistral_7b(void)
+{
+    return model_of((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                              .ffn = 14336, .vocab = 32000});
+}
+
+/* Mixtral 8x7B's shape: Mistral 7B's with 8 experts, 2 a token (46,702,792,704 params,
+ * 12,879,925,248 active: tests/test_model.c derives both). */
+static inline vl_model mixtral_8x7b(void)
+{
+    return model_of((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                              .ffn = 14336, .vocab = 32000, .experts = 8,
+                              .experts_per_token = 2});
 }
 
 #endif

@@ -11,14 +11,11 @@
 
 static vl_model gpt2(void)
 {
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
-                       .max_positions = 1024, .position = VL_POS_LEARNED,
-                       .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                       .attention_bias = true, .mlp_bias = true, .tie_embeddings = true};
-    vl_arch_defaults(&m.arch);
-    return m;
+    return model_of((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
+                              .max_positions = 1024, .position = VL_POS_LEARNED,
+                              .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                              .attention_bias = true, .mlp_bias = true,
+                              .tie_embeddings = true});
 }
 
 /* GPT-2 small (124,439,808 params), s = 1024.  The weights a token multiplies: all but the
@@ -73,7 +70,7 @@ static void test_gpt2_flops(void **state)
 static void test_moe_and_unknown(void **state)
 {
     (void)state;
-    vl_model m = mixtral_model();
+    vl_model m = mixtral_8x7b();
     vl_settings s;
     vl_settings_default(&s);
     vl_gpu g = {.bf16_flops = 1e15};

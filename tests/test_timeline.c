@@ -13,6 +13,7 @@
 #include "core/lora.h"
 #include "core/runtime.h"
 #include "core/timeline.h"
+#include "helpers.h"
 
 #define MIB 1048576ULL
 
@@ -20,26 +21,20 @@
  * standard MLP (f = 256), biases, tied embeddings, no dropout. */
 static vl_model tiny_gpt(void)
 {
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 1000,
-                       .max_positions = 128, .position = VL_POS_LEARNED,
-                       .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                       .attention_bias = true, .mlp_bias = true, .tie_embeddings = true};
-    vl_arch_defaults(&m.arch);
-    return m;
+    return model_of((vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 1000,
+                              .max_positions = 128, .position = VL_POS_LEARNED,
+                              .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                              .attention_bias = true, .mlp_bias = true,
+                              .tie_embeddings = true});
 }
 
 /* Llama-like, tiny: RMSNorm, gated MLP, RoPE, GQA (8 heads, 2 KV heads), untied. */
 static vl_model tiny_llama(void)
 {
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 128, .layers = 3, .heads = 8, .kv_heads = 2, .ffn = 352,
-                       .vocab = 3000, .max_positions = 4096, .position = VL_POS_ROPE,
-                       .mlp = VL_MLP_GATED, .norm = VL_NORM_RMSNORM};
-    vl_arch_defaults(&m.arch);
-    return m;
+    return model_of((vl_arch){.hidden = 128, .layers = 3, .heads = 8, .kv_heads = 2,
+                              .ffn = 352, .vocab = 3000, .max_positions = 4096,
+                              .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
+                              .norm = VL_NORM_RMSNORM});
 }
 
 static const vl_runtime hopper = {VL_ARCH_HOPPER, 1204, false};
