@@ -703,6 +703,8 @@ static bool read_deepseek(hf *h)
 
 /* ---- the families -------------------------------------------------------------------- */
 
+/* The model_type values understood, in alphabetical order: the order a refused config's
+ * message lists them in. */
 static const struct family {
     const char *type;
     bool (*read)(hf *h);
@@ -740,41 +742,6 @@ static const struct family {
     {"xlm-roberta", read_roberta},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
-
-const char *const vl_hf_model_types[N_FAMILIES] = {
-    "bert",
-    "bloom",
-    "deepseek_v2",
-    "deepseek_v3",
-    "distilbert",
-    "ernie4_5",
-    "falcon",
-    "gemma",
-    "gemma2",
-    "gemma3",
-    "gemma3_text",
-    "gpt2",
-    "gpt_neo",
-    "gpt_neox",
-    "granite",
-    "granitemoe",
-    "llama",
-    "mistral",
-    "mixtral",
-    "olmo2",
-    "olmoe",
-    "opt",
-    "phi3",
-    "qwen2",
-    "qwen2_moe",
-    "qwen3",
-    "qwen3_moe",
-    "roberta",
-    "smollm3",
-    "stablelm",
-    "xlm-roberta",
-};
-const size_t vl_n_hf_model_types = N_FAMILIES;
 
 /* A name for the catalog's rules, from _name_or_path or the file name. */
 void vl_hf_model_name(const char *from, char *name, size_t len)
@@ -827,8 +794,11 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
         size_t i = 0;
         while (t && i < N_FAMILIES && strcmp(families[i].type, t) != 0)
             i++;
+        const char *types[N_FAMILIES];
+        for (size_t k = 0; k < N_FAMILIES; k++)
+            types[k] = families[k].type;
         char list[512], hint[96], got[64]; /* the 30 names take about 300 */
-        vl_join(vl_hf_model_types, N_FAMILIES, list, sizeof list);
+        vl_join(types, N_FAMILIES, list, sizeof list);
         ok = false;
         if (!type)
             fail_at(&h, offset_of(&h, NULL), "missing key 'model_type' (supported: %s)", list);
@@ -839,7 +809,7 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
             fail_at(&h, offset_of(&h, "model_type"),
                     "model_type %s is not supported (supported: %s)%s",
                     describe(type, got, sizeof got), list,
-                    vl_hint(t, vl_hf_model_types, N_FAMILIES, hint, sizeof hint));
+                    vl_hint(t, types, N_FAMILIES, hint, sizeof hint));
         else
             ok = families[i].read(&h);
     }
