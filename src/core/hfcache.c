@@ -28,11 +28,6 @@ static const char *const dtype_names[VL_SF_N] = {VL_SF_DTYPES(VL_SF_NAME)};
 static const unsigned dtype_sizes[VL_SF_N] = {VL_SF_DTYPES(VL_SF_SIZE)};
 #undef VL_SF_SIZE
 
-const char *vl_sf_dtype_name(vl_sf_dtype d)
-{
-    return dtype_names[d];
-}
-
 static bool fail(char err[VL_ERR_LEN], const char *fmt, ...)
 {
     va_list ap;
