@@ -367,13 +367,26 @@ static bool require_empty(hf *h, const char *key, const char *what)
     return true;
 }
 
+/* Qwen's MoE configs: the count follows only a mixture in every layer (decoder_sparse_step
+ * 1, no mlp_only_layers). */
+static bool read_qwen_moe_layers(hf *h)
+{
+    uint64_t step = 1;
+    if (!get_count(h, KEYS("decoder_sparse_step"), &step, false))
+        return false;
+    if (step != 1)
+        return unsupported(h, KEYS("decoder_sparse_step"),
+                           "MoE layers other than every layer are not supported");
+    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
+                                               "supported");
+}
+
 /* Qwen2-MoE: Qwen2's layers with every layer a mixture of num_experts of
  * moe_intermediate_size and one shared expert of shared_expert_intermediate_size behind a
  * sigmoid gate (Qwen2MoeConfig: 60, 4 a token, 1408, 5632). */
 static bool read_qwen2_moe(hf *h)
 {
     vl_arch *a = h->a;
-    uint64_t step = 1;
     a->experts = 60;
     a->experts_per_token = 4;
     a->moe_ffn = 1408;
@@ -383,16 +396,11 @@ static bool read_qwen2_moe(hf *h)
     if (!read_qwen2(h) || !get_count(h, KEYS("num_experts"), &a->experts, false) ||
         !get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) ||
         !get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) ||
-        !get_count(h, KEYS("shared_expert_intermediate_size"), &a->shared_ffn, false) ||
-        !get_count(h, KEYS("decoder_sparse_step"), &step, false))
+        !get_count(h, KEYS("shared_expert_intermediate_size"), &a->shared_ffn, false))
         return false;
-    if (step != 1)
-        return unsupported(h, KEYS("decoder_sparse_step"),
-                           "MoE layers other than every layer are not supported");
     if (!a->shared_ffn) /* no shared expert */
         a->shared_experts = 0, a->shared_expert_gate = false;
-    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
-                                               "supported");
+    return read_qwen_moe_layers(h);
 }
 
 /* Qwen3-MoE: every layer a mixture of num_experts of moe_intermediate_size, with a router
@@ -400,20 +408,13 @@ static bool read_qwen2_moe(hf *h)
 static bool read_qwen3_moe(hf *h)
 {
     vl_arch *a = h->a;
-    uint64_t step = 1;
     a->experts = 128;
     a->experts_per_token = 8;
     a->moe_ffn = 768;
-    if (!read_qwen3(h) || !get_count(h, KEYS("num_experts"), &a->experts, false) ||
-        !get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) ||
-        !get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) ||
-        !get_count(h, KEYS("decoder_sparse_step"), &step, false))
-        return false;
-    if (step != 1)
-        return unsupported(h, KEYS("decoder_sparse_step"),
-                           "MoE layers other than every layer are not supported");
-    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
-                                               "supported");
+    return read_qwen3(h) && get_count(h, KEYS("num_experts"), &a->experts, false) &&
+           get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) &&
+           get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) &&
+           read_qwen_moe_layers(h);
 }
 
 /* Gemma: embeddings tied, head_dim 256 unless given (GemmaConfig). */
