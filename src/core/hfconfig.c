@@ -533,11 +533,6 @@ static bool read_stablelm(hf *h)
     return true;
 }
 
-static bool read_phi3(hf *h)
-{
-    return read_mistral(h);
-}
-
 /* GPT-2 and its descendants: learned positions, GELU MLP, LayerNorm, biases everywhere. */
 static void gpt_traits(vl_arch *a)
 {
@@ -732,7 +727,7 @@ static const struct family {
     {"olmo2", read_olmo2},
     {"olmoe", read_olmoe},
     {"opt", read_opt},
-    {"phi3", read_phi3},
+    {"phi3", read_mistral},
     {"qwen2", read_qwen2},
     {"qwen2_moe", read_qwen2_moe},
     {"qwen3", read_qwen3},
