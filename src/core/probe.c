@@ -5,17 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static float from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 /* +-(1 + m/128) * 2^e, e a normal fp32 exponent: 8 significant bits. */
 static float value8(bool negative, uint32_t m, int e)
 {
-    return from_bits((uint32_t)negative << 31 | (uint32_t)(e + 127) << 23 | m << 16);
+    return vl_f32_from_bits((uint32_t)negative << 31 | (uint32_t)(e + 127) << 23 | m << 16);
 }
 
 /* ---- the gradient sample ---------------------------------------------------------------- */
@@ -35,7 +28,7 @@ void vl_sample_fill(float *g, size_t n, uint64_t seed)
         /* |z| <= 6, so e lies in [-63, 12]: a normal fp32 exponent */
         int e = (int)floor(VL_SAMPLE_LOG2_MEAN + VL_SAMPLE_LOG2_SIGMA * z);
         uint64_t r = vl_splitmix64(&s);
-        g[i] = from_bits((uint32_t)(r >> 63) << 31 | (uint32_t)(e + 127) << 23 |
+        g[i] = vl_f32_from_bits((uint32_t)(r >> 63) << 31 | (uint32_t)(e + 127) << 23 |
                          (uint32_t)(r & 0x7FFFFF));
     }
 }

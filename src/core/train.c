@@ -149,8 +149,7 @@ static float tensor_scale(vl_train_state *st, uint32_t t, uint32_t n, vl_format 
     uint32_t bits;
     op(st, (vl_top){.kind = VL_TOP_AMAX, .a = t, .n = n, .counts = CNT_AMAX, .bias = VL_TOP_NONE});
     vl_run_train_counts(st->backend, &st->m, CNT_AMAX, 1, &bits);
-    float amax;
-    memcpy(&amax, &bits, sizeof amax);
+    float amax = vl_f32_from_bits(bits);
     if (amax == 0 || !isfinite(amax))
         return 1.0f;
     int e;
