@@ -14,24 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "tui/export.h"
 
-static vl_catalog cat;
-
-static int setup(void **state)
+/* The catalog fixture (helpers.h), and a write past RLIMIT_FSIZE fails with EFBIG instead
+ * of killing the test. */
+static int setup_export(void **state)
 {
-    (void)state;
-    char err[VL_ERR_LEN];
-    vl_catalog_init(&cat);
-    signal(SIGXFSZ, SIG_IGN); /* a write past RLIMIT_FSIZE fails with EFBIG instead */
-    return vl_catalog_add_builtin(&cat, err) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vl_catalog_free(&cat);
-    return 0;
+    signal(SIGXFSZ, SIG_IGN);
+    return setup(state);
 }
 
 /* A new empty folder. */
@@ -214,5 +205,5 @@ int main(void)
         cmocka_unit_test(test_create_fails),
         cmocka_unit_test(test_scenario_embeds_file_model),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup_export, teardown);
 }
