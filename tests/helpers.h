@@ -1,6 +1,6 @@
 /* helpers.h: what several unit tests share: the built-in catalog as a cmocka group fixture,
- * settings helpers and model fixtures.  Included by test files only (each function is
- * static). */
+ * settings helpers, model fixtures and the explorer's start.  Included by test files only
+ * (each function is static). */
 #ifndef VL_TEST_HELPERS_H
 #define VL_TEST_HELPERS_H
 
@@ -75,5 +75,17 @@ static inline vl_model mixtral_8x7b(void)
                               .ffn = 14336, .vocab = 32000, .experts = 8,
                               .experts_per_token = 2});
 }
+
+/* The explorer (a test that includes tui/explorer.h before this file): `model` from the
+ * catalog fixture, every setting its default but the mode. */
+#ifdef VL_EXPLORER_H
+static inline void start(explorer *e, const char *model, vl_mode mode)
+{
+    vl_settings s;
+    vl_settings_default(&s);
+    s.mode = mode;
+    explorer_init(e, &cat, vl_catalog_model(&cat, model), 0, &s);
+}
+#endif
 
 #endif

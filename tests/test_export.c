@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helpers.h"
 #include "tui/export.h"
+#include "helpers.h"
 
 /* The catalog fixture (helpers.h), and a write past RLIMIT_FSIZE fails with EFBIG instead
  * of killing the test. */
@@ -66,20 +66,13 @@ static void remove_all(const char *dir, const char *a, const char *b)
     assert_int_equal(rmdir(dir), 0);
 }
 
-static void start(explorer *e)
-{
-    vl_settings s;
-    vl_settings_default(&s);
-    explorer_init(e, &cat, vl_catalog_model(&cat, "llama-2-7b"), 0, &s);
-}
-
 /* The SVG fails for want of room (EFBIG, as ENOSPC would) after the Markdown was written:
  * neither is left. */
 static void test_export_all_or_nothing(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     char dir[256], md[512], svg[512], err[512];
     new_dir(dir, sizeof dir);
     assert_true(export_whatif(&e, dir, md, svg, sizeof md, err, sizeof err));
