@@ -14,6 +14,7 @@
 
 #include "fileio.h"
 #include "hfconfig.h"
+#include "names.h"
 #include "units.h"
 
 /* safetensors refuses headers over 100,000,000 bytes (MAX_HEADER_SIZE, safetensors/src/
@@ -413,11 +414,6 @@ bool vl_hf_resolve(const char *repo, vl_hf_snapshot *s, char err[VL_ERR_LEN])
     return true;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Every *.safetensors file of the snapshot, in name order. */
 static bool add_all(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
                     char err[VL_ERR_LEN])
@@ -446,7 +442,7 @@ static bool add_all(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
     if (!ok)
         fail(err, "%s: out of memory", s->snapshot);
     if (n) /* qsort's array may not be NULL, even for no elements (C11 7.22.5) */
-        qsort(names, n, sizeof *names, by_name);
+        qsort(names, n, sizeof *names, vl_strcmp_ptrs);
     for (size_t i = 0; ok && i < n; i++) {
         char path[VL_HF_PATH_LEN];
         ok = join(path, sizeof path, s->snapshot, names[i]) ? add_file(path, NULL, NULL, sum, err)
