@@ -16,6 +16,7 @@
 #include "hfconfig.h"
 #include "names.h"
 #include "units.h"
+#include "utf8.h"
 
 /* safetensors refuses headers over 100,000,000 bytes (MAX_HEADER_SIZE, safetensors/src/
  * tensor.rs); an index file is a few hundred kB. */
@@ -77,26 +78,13 @@ static char *slurp(const char *path, uint64_t max, size_t *len, char err[VL_ERR_
     return vl_read_file(path, (size_t)max, &buf, len, err, VL_ERR_LEN) ? buf : NULL;
 }
 
-/* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
+/* RFC 3629 UTF-8 (utf8.h), all n bytes of it. */
 static bool valid_utf8(const unsigned char *s, size_t n)
 {
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        size_t k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2
-                                : (c & 0xF8) == 0xF0 ? 3 : 4;
-        if (k == 4 || k >= n - i) /* a bad lead byte, or too few bytes left */
+    uint32_t cp;
+    for (size_t i = 0, k; i < n; i += k)
+        if (!(k = vl_utf8_sequence(s + i, n - i, &cp)))
             return false;
-        uint32_t cp = k == 0 ? c : c & (0x3F >> k);
-        for (size_t j = 1; j <= k; j++) {
-            if ((s[i + j] & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + j] & 0x3F);
-        }
-        static const uint32_t min[] = {0, 0x80, 0x800, 0x10000};
-        if (cp < min[k] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += k + 1;
-    }
     return true;
 }
 
