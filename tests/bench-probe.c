@@ -12,17 +12,11 @@
 
 #include "core/cpu-kernels.h"
 #include "core/probe.h"
+#include "bench.h"
 
 #define N (1u << 24)
 #define SCALE 65536.0f
 #define RUNS 3
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The best of RUNS runs of `vramlab probe underflow`'s CPU kernel for the formats given. */
 static double time_underflow(const float *x, unsigned formats, vl_cast_counts *c)

@@ -7,15 +7,9 @@
 #include <time.h>
 
 #include "core/train.h"
+#include "bench.h"
 
 #define STEPS 300
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The best of RUNS runs: the machine is shared. */
 #define RUNS 3

@@ -8,13 +8,7 @@
 #include <time.h>
 
 #include "tui/tui.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 static void frame(ui *u)
 {

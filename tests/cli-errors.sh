@@ -3,26 +3,6 @@
 # file:line:column, exit status 2, and nothing on stdout.
 . "$srcdir/tests/lib.sh"
 
-# expect STATUS MESSAGE ARGS...: vramlab ARGS exits STATUS with exactly MESSAGE on stderr.
-expect() {
-    want_status=$1
-    want=$2
-    shift 2
-    checks=$((checks + 1))
-    "$VRAMLAB" "$@" > "$tmp/out" 2> "$tmp/err"
-    status=$?
-    got=$(cat "$tmp/err")
-    if [ "$status" -ne "$want_status" ]; then
-        fail "vramlab $*: exit $status, expected $want_status ($got)"
-    elif [ "$got" != "$want" ]; then
-        fail "vramlab $*: stderr
-    expected: $want
-    got:      $got"
-    elif [ -s "$tmp/out" ]; then
-        fail "vramlab $*: printed on stdout as well"
-    fi
-}
-
 bad=$srcdir/tests/bad
 e="vramlab:"
 expect 2 "$e unknown option '--bogus' (see vramlab estimate --help)" estimate --bogus

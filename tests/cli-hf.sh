@@ -87,17 +87,9 @@ checks=$((checks + 1))
 [ "$(field active_params --hf-config "$hf/mixtral-8x7b.json")" = 12879925248 ] ||
     fail "mixtral-8x7b.json: active parameters"
 
-expect_error() {
-    file=$1
-    want="vramlab: $hf/$file$2"
-    checks=$((checks + 1))
-    "$VRAMLAB" estimate --hf-config "$hf/$file" > "$tmp/out" 2> "$tmp/err"
-    status=$?
-    got=$(cat "$tmp/err")
-    [ "$status" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ] ||
-        fail "$file: exit $status
-    expected: $want
-    got:      $got"
+expect_error() { # expect_error FILE MESSAGE: --hf-config tests/hf/FILE is refused with
+    # "vramlab: tests/hf/FILE" and MESSAGE
+    expect 2 "vramlab: $hf/$1$2" estimate --hf-config "$hf/$1"
 }
 supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_neo, gpt_neox, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, roberta, smollm3, stablelm or xlm-roberta"
 expect_error unsupported-t5.json ":6:17: model_type \"t5\" is not supported (supported: $supported)"
@@ -150,19 +142,15 @@ expect_error quoted-pdrop.json ':6:17: attn_pdrop: expected a probability, got "
 expect_error quoted-layers.json ':16:14: n_layer: expected a whole number, got "12"'
 # Deep nesting is refused in time linear in the text: past 64 levels (as for the presets),
 # and at jansson's limit of 2048 before that.
-{
+nested() { # nested N: a config.json whose "notes" are N lists, one in another
     printf '{"model_type": "gpt2", "notes": '
-    head -c 100 /dev/zero | tr '\0' '['
-    head -c 100 /dev/zero | tr '\0' ']'
+    head -c "$1" /dev/zero | tr '\0' '['
+    head -c "$1" /dev/zero | tr '\0' ']'
     echo '}'
-} > "$tmp/deep.json"
+}
+nested 100 > "$tmp/deep.json"
 expect_error deep.json ":1:96: nested more than 64 levels deep"
-{
-    printf '{"model_type": "gpt2", "notes": '
-    head -c 100000 /dev/zero | tr '\0' '['
-    head -c 100000 /dev/zero | tr '\0' ']'
-    echo '}'
-} > "$tmp/deeper.json"
+nested 100000 > "$tmp/deeper.json"
 expect_error deeper.json ":1:2080: JSON syntax error: maximum parsing depth reached near '['"
 hf=$srcdir/tests/hf
 

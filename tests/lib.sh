@@ -21,6 +21,27 @@ ok() {
     checks=$((checks + 1))
 }
 
+# expect STATUS MESSAGE ARGS...: vramlab ARGS exits STATUS with exactly MESSAGE on stderr
+# and nothing on stdout.
+expect() {
+    want_status=$1
+    want=$2
+    shift 2
+    checks=$((checks + 1))
+    "$VRAMLAB" "$@" > "$tmp/out" 2> "$tmp/err"
+    status=$?
+    got=$(cat "$tmp/err")
+    if [ "$status" -ne "$want_status" ]; then
+        fail "vramlab $*: exit $status, expected $want_status ($got)"
+    elif [ "$got" != "$want" ]; then
+        fail "vramlab $*: stderr
+    expected: $want
+    got:      $got"
+    elif [ -s "$tmp/out" ]; then
+        fail "vramlab $*: printed on stdout as well"
+    fi
+}
+
 finish() {
     printf '%d passed, %d failed\n' $((checks - failures)) "$failures"
     [ "$failures" -eq 0 ]

@@ -24,7 +24,7 @@ static void same(bool ok, const char *what, double x, double got, double want)
 
 static bool same_float(float a, float b)
 {
-    return (isnan(a) && isnan(b)) || bits_of(a) == bits_of(b);
+    return (isnan(a) && isnan(b)) || vl_f32_bits(a) == vl_f32_bits(b);
 }
 
 static void casts(const float *x, size_t n)
@@ -50,7 +50,7 @@ static void underflow(const float *x, size_t n, float scale, bool saturate)
     memset(&gpu, 0, sizeof gpu);
     for (size_t i = 0; i < n; i++) {
         float y = mul_rn(x[i], scale);
-        int b = vl_log2_bin(bits_of(y));
+        int b = vl_log2_bin(vl_f32_bits(y));
         if (b >= 0)
             gpu.hist[b]++;
         for (int f = 0; f < VL_N_FORMATS; f++)
@@ -195,7 +195,7 @@ static void train_ops(const float *g, size_t ng, const float *x, size_t nx)
     // the loss: logits in [-16, 16], labels 0..3
     float *lm = (float *)malloc(AREA * sizeof *lm);
     for (uint32_t i = 0; i < 1024; i++)
-        lm[i] = (float)((int)(bits_of(g[i % ng]) % 4096) - 2048) * 0x1p-7f;
+        lm[i] = (float)((int)(vl_f32_bits(g[i % ng]) % 4096) - 2048) * 0x1p-7f;
     for (uint32_t r = 0; r < 256; r++)
         lm[1024 + r] = (float)(r % 4);
     vl_top lo = {};
@@ -269,7 +269,7 @@ int main(void)
     }
 
     for (size_t i = 0; i < ns; i++) /* values in [0, 1): the multiples of 2^-11 below 1 */
-        out[i] = (float)(bits_of(g[i]) >> 21) * 0x1p-11f;
+        out[i] = (float)(vl_f32_bits(g[i]) >> 21) * 0x1p-11f;
     for (int k = 0; k < 3; k++) {
         const float *a = k == 0   ? out
                          : k == 1 ? x

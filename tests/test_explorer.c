@@ -11,13 +11,6 @@
 #include "helpers.h"
 
 
-static void start(explorer *e)
-{
-    vl_settings s;
-    vl_settings_default(&s);
-    explorer_init(e, &cat, vl_catalog_model(&cat, "llama-2-7b"), 0, &s);
-}
-
 /* The breakdown on screen is the core's for the same settings, ZeRO comparison included. */
 static void assert_consistent(const explorer *e)
 {
@@ -36,7 +29,7 @@ static void test_gpus_slider(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     assert_consistent(&e);
     assert_true(explorer_move(&e, VL_SET_GPUS, 3, false));
     assert_int_equal(e.s.gpus, 4);
@@ -59,7 +52,7 @@ static void test_params_slider_detaches(void **state)
     (void)state;
     explorer e;
     char v[64];
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     assert_false(e.detached);
     assert_true(explorer_move(&e, SL_PARAMS, 1, false)); /* 6.74e9 -> 6.8e9 (E12) */
     assert_true(e.detached);
@@ -82,7 +75,7 @@ static void test_context_slider(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     assert_true(explorer_move(&e, VL_SET_SEQ, 1, false));
     assert_int_equal(e.s.seq, 4096);
     assert_true(explorer_move(&e, VL_SET_SEQ, 1, true));
@@ -101,7 +94,7 @@ static void test_typed_values(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     const char *why = explorer_set(&e, VL_SET_GPUS, "7Q");
     assert_non_null(why);
     assert_string_equal(why, "GPUs: '7Q' is not a whole number: unknown unit suffix");
@@ -130,7 +123,7 @@ static void test_framework_slider(void **state)
     size_t at;
     assert_true(vl_catalog_add_text(&cat, "mine.yaml", mine, strlen(mine), &k, &at, err));
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     char v[64];
     explorer_value(&e, VL_SET_FRAMEWORK, v, sizeof v);
     assert_string_equal(v, "hf"); /* the default, the C table's, found by name */
@@ -163,7 +156,7 @@ static void test_choices(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     assert_true(explorer_jump(&e, VL_SET_ZERO, true));
     assert_int_equal(e.s.zero, 3);
     assert_false(explorer_move(&e, VL_SET_ZERO, 1, false));
@@ -184,7 +177,7 @@ static void test_scenario(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     const vl_scenario *sc = vl_catalog_scenario(&cat, "zero-paper-7.5b-64gpus");
     assert_non_null(sc);
     assert_null(explorer_load_scenario(&e, sc));
@@ -207,7 +200,7 @@ static void test_finetune_sliders(void **state)
     (void)state;
     explorer e;
     vl_breakdown b;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     assert_true(explorer_move(&e, VL_SET_LORA_RANK, 4, false)); /* off, 1, 2, 4, 8 */
     assert_int_equal(e.s.lora_rank, 8);
     assert_true(explorer_move(&e, VL_SET_QLORA, 1, false));
@@ -271,7 +264,7 @@ static void test_move_back_gives_back(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     static const unsigned zero_at[] = {1, 3, 1, 0};
     static const int dir[] = {1, 1, -1, -1};
     for (int i = 0; i < 4; i++) {
@@ -303,7 +296,7 @@ static void test_valid_states_only(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     assert_null(explorer_set(&e, VL_SET_SEQ, "16777216"));
     assert_false(explorer_move(&e, VL_SET_SEQ, 1, false));
     assert_int_equal(e.s.seq, 16777216ULL);
@@ -346,7 +339,7 @@ static void test_setting_table_complete(void **state)
      * mode shows fits EX_MAX_VISIBLE (explorer_sliders would cut the list) */
     slider_id ids[EX_MAX_VISIBLE];
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     for (vl_mode m = 0; m < VL_N_MODES; m++) {
         e.s.mode = m;
         int want = 2; /* the parameters and the GPU */

@@ -15,23 +15,14 @@
 #include <unistd.h>
 
 #include "tui/export.h"
+#include "helpers.h"
 
-static vl_catalog cat;
-
-static int setup(void **state)
+/* The catalog fixture (helpers.h), and a write past RLIMIT_FSIZE fails with EFBIG instead
+ * of killing the test. */
+static int setup_export(void **state)
 {
-    (void)state;
-    char err[VL_ERR_LEN];
-    vl_catalog_init(&cat);
-    signal(SIGXFSZ, SIG_IGN); /* a write past RLIMIT_FSIZE fails with EFBIG instead */
-    return vl_catalog_add_builtin(&cat, err) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vl_catalog_free(&cat);
-    return 0;
+    signal(SIGXFSZ, SIG_IGN);
+    return setup(state);
 }
 
 /* A new empty folder. */
@@ -75,20 +66,13 @@ static void remove_all(const char *dir, const char *a, const char *b)
     assert_int_equal(rmdir(dir), 0);
 }
 
-static void start(explorer *e)
-{
-    vl_settings s;
-    vl_settings_default(&s);
-    explorer_init(e, &cat, vl_catalog_model(&cat, "llama-2-7b"), 0, &s);
-}
-
 /* The SVG fails for want of room (EFBIG, as ENOSPC would) after the Markdown was written:
  * neither is left. */
 static void test_export_all_or_nothing(void **state)
 {
     (void)state;
     explorer e;
-    start(&e);
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
     char dir[256], md[512], svg[512], err[512];
     new_dir(dir, sizeof dir);
     assert_true(export_whatif(&e, dir, md, svg, sizeof md, err, sizeof err));
@@ -214,5 +198,5 @@ int main(void)
         cmocka_unit_test(test_create_fails),
         cmocka_unit_test(test_scenario_embeds_file_model),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup_export, teardown);
 }

@@ -17,21 +17,6 @@ static const vl_runtime any = {.arch = VL_ARCH_UNKNOWN, .cuda = VL_DEFAULT_CUDA}
 #include "helpers.h"
 
 
-static vl_model model(vl_arch a)
-{
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = a;
-    vl_arch_defaults(&m.arch);
-    return m;
-}
-
-static vl_model llama2_7b(void)
-{
-    return model((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
-                           .vocab = 32000});
-}
-
 static vl_settings infer(void)
 {
     vl_settings s;
@@ -45,12 +30,12 @@ static vl_settings infer(void)
 static void test_kv_per_token(void **state)
 {
     (void)state;
-    vl_model opt = model((vl_arch){.hidden = 5120, .layers = 40, .heads = 40, .vocab = 50272,
+    vl_model opt = model_of((vl_arch){.hidden = 5120, .layers = 40, .heads = 40, .vocab = 50272,
                                    .ffn = 20480, .max_positions = 2050,
                                    .position = VL_POS_LEARNED, .mlp = VL_MLP_STANDARD,
                                    .norm = VL_NORM_LAYERNORM, .attention_bias = true,
                                    .mlp_bias = true, .tie_embeddings = true});
-    vl_model l70 = model((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
+    vl_model l70 = model_of((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
                                    .ffn = 28672, .vocab = 32000});
     vl_settings s = infer();
     vl_breakdown b;
@@ -69,7 +54,7 @@ static void test_kv_per_token(void **state)
 static void test_sliding_window(void **state)
 {
     (void)state;
-    vl_model m = model((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+    vl_model m = model_of((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
                                  .ffn = 14336, .vocab = 32000, .sliding_window = 4096});
     vl_settings s = infer();
     s.seq = 3000;
@@ -217,7 +202,7 @@ static void test_tensor_parallel(void **state)
     assert_int_equal(two.inf.kv_heads_per_gpu, 16);
     assert_int_equal(2 * two.bytes[VL_C_KV_CACHE], one.bytes[VL_C_KV_CACHE]);
 
-    vl_model gqa = model((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+    vl_model gqa = model_of((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
                                    .ffn = 14336, .vocab = 32000});
     s.gpus = 16; /* 8 KV heads over 16 GPUs: one each */
     assert_null(vl_estimate(&gqa, &s, &two));
@@ -316,7 +301,7 @@ static void test_solver(void **state)
     assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, &any, &sol));
 
     s = infer(); /* tensor parallel: a divisor of the 32 heads */
-    vl_model big = model((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
+    vl_model big = model_of((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
                                    .ffn = 28672, .vocab = 32000});
     assert_null(vl_solve_fit(&big, &s, VL_SOLVE_MIN_GPUS, cap, &any, &sol));
     assert_int_equal(s.gpus, 2);
@@ -332,7 +317,7 @@ static void test_solver(void **state)
 static void test_latent_cache(void **state)
 {
     (void)state;
-    vl_model m = model((vl_arch){.hidden = 7168, .layers = 61, .heads = 128, .head_dim = 192,
+    vl_model m = model_of((vl_arch){.hidden = 7168, .layers = 61, .heads = 128, .head_dim = 192,
                                  .ffn = 18432, .vocab = 129280, .kv_lora_rank = 512,
                                  .q_lora_rank = 1536, .qk_rope_head_dim = 64, .v_head_dim = 128});
     vl_settings s = infer();
@@ -365,7 +350,7 @@ static void test_bad_combinations(void **state)
 static void test_encoder(void **state)
 {
     (void)state;
-    vl_model m = model((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .ffn = 3072,
+    vl_model m = model_of((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .ffn = 3072,
                                  .vocab = 30522, .position = VL_POS_LEARNED,
                                  .max_positions = 512, .mlp = VL_MLP_STANDARD,
                                  .norm = VL_NORM_LAYERNORM, .norm_position = VL_NORM_POST,

@@ -9,25 +9,9 @@
 #include <string.h>
 
 #include "core/catalog.h"
+#include "helpers.h"
 #include "tui/explorer.h"
 #include "tui/lesson-view.h"
-
-static vl_catalog cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    char err[VL_ERR_LEN];
-    vl_catalog_init(&cat);
-    return vl_catalog_add_builtin(&cat, err) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vl_catalog_free(&cat);
-    return 0;
-}
 
 static void test_lang(void **state)
 {

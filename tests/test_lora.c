@@ -114,22 +114,6 @@ static void test_nf4(void **state)
     assert_int_equal(vl_nf4_bytes(1), 1 + 1 + 4);
 }
 
-static vl_model llama_2_7b(void)
-{
-    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
-                           .vocab = 32000}};
-    vl_arch_defaults(&m.arch);
-    return m;
-}
-
-static vl_model mistral_7b(void)
-{
-    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
-                           .ffn = 14336, .vocab = 32000}};
-    vl_arch_defaults(&m.arch);
-    return m;
-}
-
 /* Llama 2 7B, LoRA r = 8 on q, v, bf16-mixed AdamW, 1 GPU: the 6,738,415,616 base params are
  * frozen in bf16 with no gradients or optimizer states; the 4,194,304 adapter params take
  * 2 + 2 + 16 B.  In fp32 both weights take 4 B.
@@ -142,7 +126,7 @@ static vl_model mistral_7b(void)
 static void test_lora_llama_bf16_mixed(void **state)
 {
     (void)state;
-    vl_model m = llama_2_7b();
+    vl_model m = llama2_7b();
     vl_settings s;
     eager_defaults(&s);
     s.lora_rank = 8;
@@ -186,7 +170,7 @@ static void test_lora_llama_bf16_mixed(void **state)
 static void test_qlora_llama(void **state)
 {
     (void)state;
-    vl_model m = llama_2_7b();
+    vl_model m = llama2_7b();
     uint64_t params, bytes, largest;
     assert_null(vl_nf4_base(&m.arch, &params, &bytes, &largest));
     assert_int_equal(params, 6476005376ULL);
@@ -253,7 +237,7 @@ static void test_qlora_mistral_8bit(void **state)
 static void test_lora_bad_settings(void **state)
 {
     (void)state;
-    vl_model m = llama_2_7b();
+    vl_model m = llama2_7b();
     vl_settings s;
     vl_breakdown b;
     eager_defaults(&s);
@@ -271,9 +255,8 @@ static void test_lora_bad_settings(void **state)
     s.lora_targets = 0;
     assert_non_null(vl_estimate(&m, &s, &b));
     /* a standard MLP has no gate */
-    vl_model g = {.arch = {.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
-                           .mlp = VL_MLP_STANDARD}};
-    vl_arch_defaults(&g.arch);
+    vl_model g = model_of((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
+                                    .mlp = VL_MLP_STANDARD});
     eager_defaults(&s);
     s.lora_rank = 8;
     s.lora_targets = 1u << VL_LORA_GATE;

@@ -340,9 +340,7 @@ static void test_settings_check(void **state)
 static void test_default_llama(void **state)
 {
     (void)state;
-    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
-                           .vocab = 32000}};
-    vl_arch_defaults(&m.arch);
+    vl_model m = llama2_7b();
     vl_settings s;
     eager_defaults(&s);
     vl_breakdown b;
@@ -364,9 +362,7 @@ static void test_default_llama(void **state)
 static void test_offload(void **state)
 {
     (void)state;
-    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
-                           .vocab = 32000}};
-    vl_arch_defaults(&m.arch);
+    vl_model m = llama2_7b();
     for (int lora = 0; lora <= 1; lora++)
         for (unsigned z = 1; z <= 3; z++)
             for (vl_offload o = VL_OFFLOAD_OPTIMIZER; o <= VL_OFFLOAD_PARAMS; o++) {
@@ -556,9 +552,7 @@ static void test_parallel_states(void **state)
     /* Llama 2 7B at t = 2 alone (one stage: the output layer too, split by vocabulary): a
      * layer's matrices 202,375,168 split, its two RMSNorms 8,192 whole; embeddings and the
      * untied output layer 2 x 131,072,000 / 2, the final norm 4,096 whole. */
-    vl_model l = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
-                           .vocab = 32000}};
-    vl_arch_defaults(&l.arch);
+    vl_model l = llama2_7b();
     eager_defaults(&s);
     s.tp = 2;
     s.gpus = 8;
@@ -576,9 +570,7 @@ static void test_parallel_states(void **state)
 static void test_parallel_invalid(void **state)
 {
     (void)state;
-    vl_model l = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
-                           .ffn = 14336, .vocab = 32000}};
-    vl_arch_defaults(&l.arch);
+    vl_model l = mistral_7b();
     vl_settings s;
     vl_breakdown b;
     eager_defaults(&s);
@@ -618,9 +610,7 @@ static void test_parallel_invalid(void **state)
 static void test_adafactor(void **state)
 {
     (void)state;
-    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
-                           .vocab = 32000}};
-    vl_arch_defaults(&m.arch);
+    vl_model m = llama2_7b();
     const uint64_t P = 6738415616ULL;
     vl_settings s;
     eager_defaults(&s);
@@ -653,9 +643,7 @@ static void test_adafactor(void **state)
 static void test_muon(void **state)
 {
     (void)state;
-    vl_model m = {.arch = {.hidden = 4096, .layers = 32, .heads = 32, .ffn = 11008,
-                           .vocab = 32000}};
-    vl_arch_defaults(&m.arch);
+    vl_model m = llama2_7b();
     const uint64_t P = 6738415616ULL, rest = 262410240ULL;
     vl_settings s;
     eager_defaults(&s);
@@ -684,11 +672,7 @@ static void test_muon(void **state)
 static void test_expert_parallel(void **state)
 {
     (void)state;
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
-                       .vocab = 32000, .experts = 8, .experts_per_token = 2};
-    vl_arch_defaults(&m.arch);
+    vl_model m = mixtral_8x7b();
     vl_settings s;
     vl_settings_default(&s);
     s.gpus = 8;
@@ -711,12 +695,10 @@ static void test_expert_parallel(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 46702792704ULL / 8 * 2);
 
-    vl_model ds;
-    memset(&ds, 0, sizeof ds);
-    ds.arch = (vl_arch){.hidden = 2048, .layers = 4, .heads = 16, .ffn = 10944, .vocab = 1000,
-                        .experts = 64, .experts_per_token = 6, .moe_ffn = 1408,
-                        .shared_experts = 2, .dense_layers = 1};
-    vl_arch_defaults(&ds.arch);
+    vl_model ds = model_of((vl_arch){.hidden = 2048, .layers = 4, .heads = 16, .ffn = 10944,
+                                     .vocab = 1000, .experts = 64, .experts_per_token = 6,
+                                     .moe_ffn = 1408, .shared_experts = 2,
+                                     .dense_layers = 1});
     s.zero = 0;
     s.ep = 8;
     assert_null(vl_estimate(&ds, &s, &b));
@@ -742,11 +724,7 @@ static void test_expert_parallel(void **state)
 static void test_context_parallel(void **state)
 {
     (void)state;
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
-                       .ffn = 14336, .vocab = 32000};
-    vl_arch_defaults(&m.arch);
+    vl_model m = mistral_7b();
     vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
     s.attention = VL_ATTN_FLASH;
     s.seq = 16384;

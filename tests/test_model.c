@@ -7,14 +7,29 @@
 
 #include "core/model.h"
 
-static uint64_t total(vl_arch a)
+/* a's parameters, after its defaults and the check that a passes. */
+static vl_params counted(vl_arch *a)
 {
     vl_params p;
     const char *key;
+    vl_arch_defaults(a);
+    assert_null(vl_arch_check(a, &key));
+    assert_true(vl_count_params(a, &p));
+    return p;
+}
+
+/* The key vl_arch_check names for a, after its defaults; a must fail the check. */
+static const char *refused(vl_arch a)
+{
+    const char *key;
     vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
-    return p.total;
+    assert_non_null(vl_arch_check(&a, &key));
+    return key;
+}
+
+static uint64_t total(vl_arch a)
+{
+    return counted(&a).total;
 }
 
 /* The architectures are written here from the models' config.json files, independently of
@@ -147,11 +162,7 @@ static void test_deepseek_v3(void **state)
                  .qk_rope_head_dim = 64, .v_head_dim = 128, .experts = 256,
                  .experts_per_token = 8, .shared_experts = 1, .moe_ffn = 2048,
                  .dense_layers = 3, .router_bias = true};
-    vl_params p;
-    const char *key;
-    vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
+    vl_params p = counted(&a);
     assert_int_equal(p.attention, 187107328ULL);
     assert_int_equal(p.per_dense_layer, 583483392ULL);
     assert_int_equal(p.per_layer, 11507286272ULL);
@@ -187,12 +198,9 @@ static void test_qk_norm(void **state)
     o.norm = VL_NORM_LAYERNORM;
     assert_true(vl_count_params(&o, &p));
     assert_int_equal(p.norms, 2 * 2 * 4096 + 2 * (2 * 4096));
-    const char *key;
-    vl_arch mla = {.hidden = 64, .layers = 2, .heads = 4, .vocab = 100, .kv_lora_rank = 16,
-                   .qk_norm = VL_QK_NORM_HEAD};
-    vl_arch_defaults(&mla);
-    assert_non_null(vl_arch_check(&mla, &key));
-    assert_string_equal(key, "qk_norm");
+    assert_string_equal(refused((vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 100,
+                                          .kv_lora_rank = 16, .qk_norm = VL_QK_NORM_HEAD}),
+                        "qk_norm");
 }
 
 /* The families added for issue 16, each written here from its config.json, against its
@@ -283,11 +291,7 @@ static void test_deepseek_v2_lite(void **state)
                  .vocab = 102400, .kv_lora_rank = 512, .qk_rope_head_dim = 64,
                  .v_head_dim = 128, .experts = 64, .experts_per_token = 6,
                  .shared_experts = 2, .moe_ffn = 1408, .dense_layers = 1};
-    vl_params p;
-    const char *key;
-    vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
+    vl_params p = counted(&a);
     assert_int_equal(p.attention, 13763072ULL);
     assert_int_equal(p.per_layer, 584847872ULL);
     assert_int_equal(p.total, 15706484224ULL);
@@ -309,12 +313,9 @@ static void test_shared_expert_gate(void **state)
                  .attention_bias = true, .experts = 60, .experts_per_token = 4,
                  .moe_ffn = 1408, .shared_experts = 1, .shared_ffn = 5632,
                  .shared_expert_gate = true};
-    vl_params p;
+    vl_params p = counted(&a);
     vl_shapes sh;
     const char *key;
-    vl_arch_defaults(&a);
-    assert_null(vl_arch_check(&a, &key));
-    assert_true(vl_count_params(&a, &p));
     assert_int_equal(p.router, 2048ULL * 60 + 2048);
     assert_int_equal(p.per_layer, 570560512ULL);
     assert_int_equal(p.total, 14315784192ULL);
@@ -341,34 +342,26 @@ static void test_largest_matrix(void **state)
 static void test_arch_check(void **state)
 {
     (void)state;
-    const char *key;
-    vl_arch a = {.hidden = 4545, .layers = 32, .heads = 71, .vocab = 65024};
-    vl_arch_defaults(&a); /* 71 does not divide 4545 */
-    assert_non_null(vl_arch_check(&a, &key));
-    assert_string_equal(key, "head_dim");
-    a = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 5, .vocab = 32000};
-    vl_arch_defaults(&a);
-    assert_non_null(vl_arch_check(&a, &key));
-    assert_string_equal(key, "num_kv_heads");
-    a = (vl_arch){.hidden = 4096, .layers = 0, .heads = 32, .vocab = 32000};
-    vl_arch_defaults(&a);
-    assert_non_null(vl_arch_check(&a, &key));
-    assert_string_equal(key, "num_layers");
-    a = (vl_arch){.hidden = 4096, .layers = 2, .heads = 32, .vocab = 32000, .experts = 8,
-                  .experts_per_token = 9};
-    vl_arch_defaults(&a);
-    assert_non_null(vl_arch_check(&a, &key));
-    assert_string_equal(key, "experts_per_token");
-    a = (vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 100, .experts = 4,
-                  .dense_layers = 2};
-    vl_arch_defaults(&a);
-    assert_non_null(vl_arch_check(&a, &key));
-    assert_string_equal(key, "dense_layers");
-    a = (vl_arch){.hidden = 64, .layers = 2, .heads = 4, .kv_heads = 2, .vocab = 100,
-                  .kv_lora_rank = 16};
-    vl_arch_defaults(&a);
-    assert_non_null(vl_arch_check(&a, &key));
-    assert_string_equal(key, "num_kv_heads");
+    /* 71 does not divide 4545 */
+    assert_string_equal(refused((vl_arch){.hidden = 4545, .layers = 32, .heads = 71,
+                                          .vocab = 65024}),
+                        "head_dim");
+    assert_string_equal(refused((vl_arch){.hidden = 4096, .layers = 32, .heads = 32,
+                                          .kv_heads = 5, .vocab = 32000}),
+                        "num_kv_heads");
+    assert_string_equal(refused((vl_arch){.hidden = 4096, .layers = 0, .heads = 32,
+                                          .vocab = 32000}),
+                        "num_layers");
+    assert_string_equal(refused((vl_arch){.hidden = 4096, .layers = 2, .heads = 32,
+                                          .vocab = 32000, .experts = 8,
+                                          .experts_per_token = 9}),
+                        "experts_per_token");
+    assert_string_equal(refused((vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 100,
+                                          .experts = 4, .dense_layers = 2}),
+                        "dense_layers");
+    assert_string_equal(refused((vl_arch){.hidden = 64, .layers = 2, .heads = 4,
+                                          .kv_heads = 2, .vocab = 100, .kv_lora_rank = 16}),
+                        "num_kv_heads");
 }
 
 /* --params: a GPT-3-like shape; at the sizes of Brown et al. 2020 Table 2.1 it must give

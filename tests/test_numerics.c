@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/kernels.h"
 #include "core/numerics.h"
 
 /* Every exponent, both signs and many mantissas of fp32 in about a million patterns. */
@@ -28,13 +29,6 @@ static const spec specs[VL_N_FORMATS] = {
     [VL_FMT_E4M3] = {4, 3, 7, 448.0, false},
     [VL_FMT_E5M2] = {5, 2, 15, 57344.0, true},
 };
-
-static float from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 
 /* (-1)^s 2^(1-bias) m/2^M, or (-1)^s 2^(e-bias) (1 + m/2^M), reading every exponent
  * field as a number: code max+1 is the next value up, not inf. */
@@ -97,7 +91,7 @@ static void for_each_point(vl_format f, check_fn *check)
     const spec *s = &specs[f];
 
     for (uint64_t u = 0; u < (1ull << 32); u += STRIDE)
-        check(f, from_bits((uint32_t)u));
+        check(f, vl_f32_from_bits((uint32_t)u));
     for (uint32_t c = 0; formula(s, c) <= s->max; c++) {
         float mid = (float)((formula(s, c) + formula(s, c + 1)) / 2); /* exact */
         float pts[3] = {nextafterf(mid, 0), mid, nextafterf(mid, INFINITY)};
@@ -397,7 +391,7 @@ static void test_cast_n(void **state)
 {
     (void)state;
     for (uint64_t u = 0; u < (1ull << 32); u += STRIDE) /* fp32: the strided patterns */
-        check_cast_n(VL_FMT_F32, from_bits((uint32_t)u));
+        check_cast_n(VL_FMT_F32, vl_f32_from_bits((uint32_t)u));
     flush_block(VL_FMT_F32);
     for (vl_format f = VL_FMT_F16; f < VL_N_FORMATS; f++) {
         for_each_point(f, check_cast_n);

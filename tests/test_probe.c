@@ -403,27 +403,20 @@ static void test_accumulate(void **state)
 /* ---- the shared rules and the backend ---------------------------------------------------------
  */
 
-static uint32_t bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
 static void test_log2_bin(void **state)
 {
     (void)state;
-    assert_int_equal(vl_log2_bin(bits(1.0f)), 149);
-    assert_int_equal(vl_log2_bin(bits(-1.5f)), 149);
-    assert_int_equal(vl_log2_bin(bits(0x1p-149f)), 0);
-    assert_int_equal(vl_log2_bin(bits(0x1.8p-148f)), 1);
-    assert_int_equal(vl_log2_bin(bits(0x1.fffffcp-127f)), 22); /* the largest subnormal */
-    assert_int_equal(vl_log2_bin(bits(0x1p-126f)), 23);
-    assert_int_equal(vl_log2_bin(bits(0x1.fffffep127f)), VL_HIST_BINS - 1);
-    assert_int_equal(vl_log2_bin(bits(0.0f)), -1);
-    assert_int_equal(vl_log2_bin(bits(-0.0f)), -1);
-    assert_int_equal(vl_log2_bin(bits(INFINITY)), -1);
-    assert_int_equal(vl_log2_bin(bits(NAN)), -1);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(1.0f)), 149);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(-1.5f)), 149);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(0x1p-149f)), 0);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(0x1.8p-148f)), 1);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(0x1.fffffcp-127f)), 22); /* the largest subnormal */
+    assert_int_equal(vl_log2_bin(vl_f32_bits(0x1p-126f)), 23);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(0x1.fffffep127f)), VL_HIST_BINS - 1);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(0.0f)), -1);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(-0.0f)), -1);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(INFINITY)), -1);
+    assert_int_equal(vl_log2_bin(vl_f32_bits(NAN)), -1);
 }
 
 static void test_backend_open(void **state)

@@ -7,17 +7,15 @@
 #include <string.h>
 
 #include "core/steptime.h"
+#include "helpers.h"
 
 static vl_model gpt2(void)
 {
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
-                       .max_positions = 1024, .position = VL_POS_LEARNED,
-                       .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                       .attention_bias = true, .mlp_bias = true, .tie_embeddings = true};
-    vl_arch_defaults(&m.arch);
-    return m;
+    return model_of((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
+                              .max_positions = 1024, .position = VL_POS_LEARNED,
+                              .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                              .attention_bias = true, .mlp_bias = true,
+                              .tie_embeddings = true});
 }
 
 /* GPT-2 small (124,439,808 params), s = 1024.  The weights a token multiplies: all but the
@@ -72,11 +70,7 @@ static void test_gpt2_flops(void **state)
 static void test_moe_and_unknown(void **state)
 {
     (void)state;
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8, .ffn = 14336,
-                       .vocab = 32000, .experts = 8, .experts_per_token = 2};
-    vl_arch_defaults(&m.arch);
+    vl_model m = mixtral_8x7b();
     vl_settings s;
     vl_settings_default(&s);
     vl_gpu g = {.bf16_flops = 1e15};

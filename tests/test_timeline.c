@@ -13,6 +13,7 @@
 #include "core/lora.h"
 #include "core/runtime.h"
 #include "core/timeline.h"
+#include "helpers.h"
 
 #define MIB 1048576ULL
 
@@ -23,26 +24,20 @@
 
 static vl_model tiny_gpt(void)
 {
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 1000,
-                       .max_positions = 128, .position = VL_POS_LEARNED,
-                       .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                       .attention_bias = true, .mlp_bias = true, .tie_embeddings = true};
-    vl_arch_defaults(&m.arch);
-    return m;
+    return model_of((vl_arch){.hidden = 64, .layers = 2, .heads = 4, .vocab = 1000,
+                              .max_positions = 128, .position = VL_POS_LEARNED,
+                              .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                              .attention_bias = true, .mlp_bias = true,
+                              .tie_embeddings = true});
 }
 
 /* Llama-like, tiny: RMSNorm, gated MLP, RoPE, GQA (8 heads, 2 KV heads), untied. */
 static vl_model tiny_llama(void)
 {
-    vl_model m;
-    memset(&m, 0, sizeof m);
-    m.arch = (vl_arch){.hidden = 128, .layers = 3, .heads = 8, .kv_heads = 2, .ffn = 352,
-                       .vocab = 3000, .max_positions = 4096, .position = VL_POS_ROPE,
-                       .mlp = VL_MLP_GATED, .norm = VL_NORM_RMSNORM};
-    vl_arch_defaults(&m.arch);
-    return m;
+    return model_of((vl_arch){.hidden = 128, .layers = 3, .heads = 8, .kv_heads = 2,
+                              .ffn = 352, .vocab = 3000, .max_positions = 4096,
+                              .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
+                              .norm = VL_NORM_RMSNORM});
 }
 
 static const vl_runtime hopper = {VL_ARCH_HOPPER, 1204, false};
@@ -53,6 +48,18 @@ static vl_settings train(vl_precision p, uint64_t seq, uint64_t batch)
     vl_settings_default(&s);
     s.precision = p;
     s.seq = seq;
+    s.batch = batch;
+    return s;
+}
+
+/* Serving: `batch` prompts of `seq` tokens, `gen` new tokens each. */
+static vl_settings serve(uint64_t seq, uint64_t gen, uint64_t batch)
+{
+    vl_settings s;
+    vl_settings_default(&s);
+    s.mode = VL_MODE_INFER;
+    s.seq = seq;
+    s.gen = gen;
     s.batch = batch;
     return s;
 }
@@ -390,12 +397,7 @@ static void test_invariants(void **state)
     /* serving */
     for (size_t mi = 0; mi < 2; mi++)
         for (size_t fi = 0; fi < vl_n_frameworks; fi++) {
-            vl_settings v;
-            vl_settings_default(&v);
-            v.mode = VL_MODE_INFER;
-            v.seq = 5000;
-            v.gen = 7;
-            v.batch = 3;
+            vl_settings v = serve(5000, 7, 3);
             build(&models[mi], &v, &vl_frameworks[fi], &t);
             check_invariants(&t, &v);
             assert_int_equal(t.end[VL_TL_KV_CACHE], t.sum.inf.decode.kv_cache);
@@ -627,12 +629,7 @@ static void test_serving(void **state)
 {
     (void)state;
     vl_model m = tiny_llama();
-    vl_settings s;
-    vl_settings_default(&s);
-    s.mode = VL_MODE_INFER;
-    s.seq = 5000;
-    s.gen = 10;
-    s.batch = 2;
+    vl_settings s = serve(5000, 10, 2);
     /* KV: 2 x 3 layers x 2 heads x 16 x 2 B = 384 B a token */
     const uint64_t kv_token = 384;
     vl_timeline t;
@@ -669,13 +666,8 @@ static void test_golden_serving(void **state)
 {
     (void)state;
     vl_model m = tiny_gpt();
-    vl_settings s;
-    vl_settings_default(&s);
-    s.mode = VL_MODE_INFER;
+    vl_settings s = serve(32, 3, 2);
     s.weight_dtype = s.kv_dtype = VL_DT_FP32;
-    s.seq = 32;
-    s.gen = 3;
-    s.batch = 2;
     vl_timeline t;
     build(&m, &s, fw("hf"), &t);
     static const char *const order[] = {"load weights", "prefill", "decode step 1",

@@ -12,14 +12,6 @@
 #include "helpers.h"
 
 
-static void start(explorer *e, const char *model, vl_mode mode)
-{
-    vl_settings s;
-    vl_settings_default(&s);
-    s.mode = mode;
-    explorer_init(e, &cat, vl_catalog_model(&cat, model), 0, &s);
-}
-
 /* The view's timeline is the one vramlab estimate computes for the explorer's settings. */
 static void built(timeline_view *v, const explorer *e)
 {

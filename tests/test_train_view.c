@@ -37,24 +37,42 @@ static void same_run(const vl_train_run *got, const vl_train_run *want)
     assert_int_equal(got->skipped, want->skipped);
 }
 
+/* The CPU emulation opened and the view readied for a test. */
+static void ready(train_view *t, vl_backend *cpu)
+{
+    char why[128];
+    assert_true(vl_backend_open(cpu, VL_BACKEND_CPU));
+    assert_true(train_view_ready(t, why, sizeof why));
+}
+
+/* Every regime's run in the view equals the one-go reference of `steps` steps at `scale`;
+ * with `final`, its final loss and accuracy too. */
+static void same_runs(const train_view *t, vl_backend *cpu, float scale, uint32_t steps,
+                      bool final)
+{
+    for (int g = 0; g < VL_N_REGIMES; g++) {
+        vl_train_run *want = reference(cpu, g, scale, steps);
+        same_run(t->runs[g], want);
+        if (final) {
+            assert_memory_equal(&t->runs[g]->final_loss, &want->final_loss, sizeof(double));
+            assert_memory_equal(&t->runs[g]->accuracy, &want->accuracy, sizeof(double));
+        }
+        vl_train_free(want);
+    }
+}
+
 static void slices_are_steps(void **state)
 {
     (void)state;
     static train_view t;
     vl_backend cpu;
-    char why[128];
-    assert_true(vl_backend_open(&cpu, VL_BACKEND_CPU));
-    assert_true(train_view_ready(&t, why, sizeof why));
+    ready(&t, &cpu);
     assert_int_equal(train_view_step(&t), 0);
     assert_int_equal(t.log2_scale, 10); /* probe train's --scale 1024 */
     for (int i = 0; i < 7; i++)
         assert_true(train_view_slice(&t));
     assert_int_equal(train_view_step(&t), 7 * TRAIN_VIEW_SLICE);
-    for (int g = 0; g < VL_N_REGIMES; g++) {
-        vl_train_run *want = reference(&cpu, g, 1024.0f, 7 * TRAIN_VIEW_SLICE);
-        same_run(t.runs[g], want);
-        vl_train_free(want);
-    }
+    same_runs(&t, &cpu, 1024.0f, 7 * TRAIN_VIEW_SLICE, false);
     train_view_free(&t);
 }
 
@@ -86,8 +104,7 @@ static void static_scale(void **state)
     static train_view t;
     vl_backend cpu;
     char why[128];
-    assert_true(vl_backend_open(&cpu, VL_BACKEND_CPU));
-    assert_true(train_view_ready(&t, why, sizeof why));
+    ready(&t, &cpu);
     for (int i = 0; i < 3; i++)
         train_view_slice(&t);
     assert_true(train_view_scale(&t, 1, why, sizeof why));
@@ -119,21 +136,14 @@ static void to_the_end(void **state)
     static train_view t;
     vl_backend cpu;
     char why[128];
-    assert_true(vl_backend_open(&cpu, VL_BACKEND_CPU));
-    assert_true(train_view_ready(&t, why, sizeof why));
+    ready(&t, &cpu);
     assert_true(train_view_scale(&t, 30, why, sizeof why));
     unsigned slices = 0;
     while (train_view_slice(&t))
         slices++;
     assert_int_equal(slices, (VL_TRAIN_STEPS + TRAIN_VIEW_SLICE - 1) / TRAIN_VIEW_SLICE);
     assert_true(train_view_done(&t));
-    for (int g = 0; g < VL_N_REGIMES; g++) {
-        vl_train_run *want = reference(&cpu, g, 0x1p40f, VL_TRAIN_STEPS);
-        same_run(t.runs[g], want);
-        assert_memory_equal(&t.runs[g]->final_loss, &want->final_loss, sizeof(double));
-        assert_memory_equal(&t.runs[g]->accuracy, &want->accuracy, sizeof(double));
-        vl_train_free(want);
-    }
+    same_runs(&t, &cpu, 0x1p40f, VL_TRAIN_STEPS, true);
     assert_int_equal(t.runs[VL_REGIME_FP16_STATIC]->skipped, VL_TRAIN_STEPS);
     train_view_free(&t);
 }

@@ -85,6 +85,11 @@ expect_screen() { # expect_screen NAME TEXT
     screen "$1" | grep -qF -- "$2" || { fail "'$2' not on screen"; screen "$1"; }
 }
 
+expect_no_screen() { # expect_no_screen NAME TEXT WHY: TEXT is not on the screen, else WHY fails
+    checks=$((checks + 1))
+    ! screen "$1" | grep -qF -- "$2" || fail "$3"
+}
+
 # mouse NAME BUTTON Y X: an X10 mouse report (button 0 a click, 64 wheel up, 65 wheel down)
 # at row Y, column X (from 0), typed into the pane as a terminal would send it
 # tab_col NAME DIGIT LABEL: the 0-based column of a tab's digit in the title, its name shown
@@ -141,8 +146,7 @@ keys a '?'
 expect_screen a "type an exact value"
 expect_screen a "| capacity  > selected  (v) no effect now  [1 Tab] shown  ... cut"
 keys a x
-checks=$((checks + 1))
-screen a | grep -qF "type an exact value" && fail "help did not close"
+expect_no_screen a "type an exact value" "help did not close"
 
 # the preset picker: type to filter, Enter loads; the settings stay
 keys a p g p t 2 Enter
@@ -318,8 +322,7 @@ sleep 0.3
 expect_screen paper "scenario zero-paper-7.5b-64gpus: Model states per GPU are 120 GB at ZeRO-0"
 expect_screen paper "Source: Rajbhandari et al. 2019, ZeRO, Figure 1"
 keys paper p l l a m a - 2 - 7 b Enter             # a model: no scenario any more
-checks=$((checks + 1))
-screen paper | grep -qF "scenario zero-paper" && fail "the scenario stayed after loading a model"
+expect_no_screen paper "scenario zero-paper" "the scenario stayed after loading a model"
 keys paper q
 exited paper 0
 cols=200 rows=60
@@ -491,15 +494,13 @@ for size in 100x30 200x60; do
     expect_total $name --preset llama-2-7b --mode infer --gen 1024
     keys $name j j j j j j j Enter 0 Enter         # generated -> 0
     expect_screen $name "none: no tokens generated (generated = 0)"
-    checks=$((checks + 1))
-    screen $name | grep -qF "decode <=" && fail "$size: a decode bound at gen 0"
+    expect_no_screen $name "decode <=" "$size: a decode bound at gen 0"
     keys $name p b e r t - b a s e Enter
     expect_screen $name "none: an encoder generates no tokens"
     expect_screen $name "generated      O---------- (0)"
     keys $name Right
     expect_screen $name "generated has no effect now: an encoder"
-    checks=$((checks + 1))
-    screen $name | grep -qF "decode <=" && fail "$size: a decode bound for an encoder"
+    expect_no_screen $name "decode <=" "$size: a decode bound for an encoder"
     keys $name q
     exited $name 0
 done
@@ -606,8 +607,7 @@ else
     expect_screen save-err "save scenario as: ro_"
     expect_screen save-err "cannot create a file there"
     keys save-err Escape
-    checks=$((checks + 1))
-    screen save-err | grep -qF "overwrite?" && fail "the overwrite question came back"
+    expect_no_screen save-err "overwrite?" "the overwrite question came back"
 fi
 chattr -i "$ro" 2> /dev/null
 chmod u+w "$ro"
@@ -658,8 +658,7 @@ keys w x
 printf '\033[12;30HSTRAY-TEXT' > "$(tm display -p -t w '#{pane_tty}')"
 wait_for w "STRAY-TEXT"
 keys w C-l
-checks=$((checks + 1))
-screen w | grep -qF "STRAY-TEXT" && fail "Ctrl-L left the stray text"
+expect_no_screen w "STRAY-TEXT" "Ctrl-L left the stray text"
 expect_screen w "how it is computed: weights"
 # the help follows the panel: the Probe panel's keys
 keys w 2

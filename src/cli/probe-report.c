@@ -62,11 +62,6 @@ static const char *real_text(double v, char *buf, size_t len)
     return shortest(v, buf, len);
 }
 
-static double percent(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 /* ---- underflow ------------------------------------------------------------------------------ */
 
 static void hist_range(const vl_cast_counts *c, int *lo, int *hi)
@@ -126,7 +121,7 @@ static void underflow_table(FILE *out, const probe_report *r)
             fprintf(out, "  %-9s", vl_format_names[f]);
             for (int j = 0; j < VL_N_CLASSES; j++)
                 fprintf(out, " %11s", cells[j]);
-            fprintf(out, "  %11.2f%%\n", percent(k[VL_CLS_FLUSHED] + k[VL_CLS_INF], nonzero));
+            fprintf(out, "  %11.2f%%\n", report_share(k[VL_CLS_FLUSHED] + k[VL_CLS_INF], nonzero));
         }
     }
 
@@ -154,7 +149,7 @@ static void underflow_table(FILE *out, const probe_report *r)
         bar[w] = 0;
         snprintf(range, sizeof range, "[2^%d, 2^%d)", b + VL_HIST_MIN, b + VL_HIST_MIN + 1);
         fprintf(out, "  %-15s %11s %6.2f%%  %-40s ", range, vl_fmt_int(c->hist[b], n, sizeof n),
-                percent(c->hist[b], u->n), bar);
+                report_share(c->hist[b], u->n), bar);
         for (int i = 0; i < u->n_runs; i++) {
             int width =
                 (int)strlen(real_text(u->runs[i].scale / u->runs[0].scale, buf, sizeof buf)) + 1;
@@ -164,7 +159,7 @@ static void underflow_table(FILE *out, const probe_report *r)
     }
     fprintf(out, "  %-15s %11s %6.2f%%\n", "zero",
             vl_fmt_int(c->cls[VL_FMT_F32][VL_CLS_ZERO], n, sizeof n),
-            percent(c->cls[VL_FMT_F32][VL_CLS_ZERO], u->n));
+            report_share(c->cls[VL_FMT_F32][VL_CLS_ZERO], u->n));
 }
 
 static void underflow_json(FILE *out, const probe_report *r)
@@ -341,7 +336,7 @@ static void update_table(FILE *out, const probe_report *r)
         snprintf(a, sizeof a, "[2^%d, 2^%d)", k + VL_UPDATE_LOG2_MIN, k + VL_UPDATE_LOG2_MIN + 1);
         fprintf(out, "  %-15s", a);
         for (int f = 0; f < VL_N_FORMATS; f++)
-            fprintf(out, " %8.1f%%", percent(u->lost[k][f], u->per_bucket));
+            fprintf(out, " %8.1f%%", report_share(u->lost[k][f], u->per_bucket));
         fputc('\n', out);
     }
     fprintf(out, "  With p significant bits an update is never lost below |w/u| = 2^p and always "

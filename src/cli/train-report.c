@@ -67,6 +67,20 @@ static void train_json(FILE *out, const train_report *t)
     fprintf(out, "]}\n");
 }
 
+/* The step tables' header row after "step": one column a regime. */
+static void step_header(FILE *out, const train_report *t)
+{
+    for (int i = 0; i < t->n; i++)
+        fprintf(out, " %13s", t->runs[i]->regime->name);
+    fputc('\n', out);
+}
+
+/* Whether the step tables show step s (0-based): the first, every k-th and the last. */
+static int step_shown(uint32_t s, uint32_t steps, uint32_t every)
+{
+    return s == 0 || (s + 1) % every == 0 || s + 1 == steps;
+}
+
 static void train_table(FILE *out, const train_report *t)
 {
     const vl_train_opts *o = t->opts;
@@ -94,11 +108,9 @@ static void train_table(FILE *out, const train_report *t)
 
     fprintf(out, "\n  loss per step%s\n  %6s", every > 1 ? " (every step in --format json)" : "",
             "step");
-    for (int i = 0; i < t->n; i++)
-        fprintf(out, " %13s", t->runs[i]->regime->name);
-    fputc('\n', out);
+    step_header(out, t);
     for (uint32_t s = 0; s < steps; s++) {
-        if ((s + 1) % every && s + 1 != steps && s)
+        if (!step_shown(s, steps, every))
             continue;
         fprintf(out, "  %6" PRIu32, s + 1);
         for (int i = 0; i < t->n; i++)
@@ -108,11 +120,9 @@ static void train_table(FILE *out, const train_report *t)
 
     fprintf(out, "\n  gradient values flushed to zero / made subnormal, %% of those cast\n  %6s",
              "step");
-    for (int i = 0; i < t->n; i++)
-        fprintf(out, " %13s", t->runs[i]->regime->name);
-    fputc('\n', out);
+    step_header(out, t);
     for (uint32_t s = 0; s < steps; s++) {
-        if ((s + 1) % every && s + 1 != steps && s)
+        if (!step_shown(s, steps, every))
             continue;
         fprintf(out, "  %6" PRIu32, s + 1);
         for (int i = 0; i < t->n; i++) {

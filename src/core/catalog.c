@@ -345,11 +345,6 @@ static bool is_preset_file(const char *name)
                               (n > 4 && strcmp(name + n - 4, ".yml") == 0));
 }
 
-static int by_path(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Appends the preset files under dir (and its subfolders, one level down) to *out. */
 static size_t list_files(vl_catalog *c, const char *dir, int depth, char ***out, size_t *cap,
                          size_t n)
@@ -397,7 +392,7 @@ void vl_catalog_add_dir(vl_catalog *c, const char *dir)
     char **files = NULL;
     size_t cap = 0, n = list_files(c, dir, 0, &files, &cap, 0);
     if (n)
-        qsort(files, n, sizeof *files, by_path);
+        qsort(files, n, sizeof *files, vl_strcmp_ptrs);
 
     /* the entries this folder defined so far, and the files they came from */
     struct seen {

@@ -413,11 +413,6 @@ static void kept(quantizer *q, uint64_t n)
     store(q, VL_GGML_F32, n);
 }
 
-static uint64_t norm_params(const vl_arch *a, uint64_t width)
-{
-    return a->norm == VL_NORM_LAYERNORM ? 2 * width : width;
-}
-
 static void attention(quantizer *q, uint64_t l)
 {
     const vl_arch *a = q->a;
@@ -426,13 +421,13 @@ static void attention(quantizer *q, uint64_t l)
         const uint64_t n = a->heads, qr = a->q_lora_rank, kr = a->kv_lora_rank;
         if (qr) {
             matrix(q, CAT_OTHER, l, h, qr, 1);
-            kept(q, norm_params(a, qr));
+            kept(q, vl_norm_params(a, qr));
             matrix(q, CAT_OTHER, l, qr, n * d, 1);
         } else {
             matrix(q, CAT_ATTN_Q, l, h, n * d, 1);
         }
         matrix(q, CAT_OTHER, l, h, kr + a->qk_rope_head_dim, 1);
-        kept(q, norm_params(a, kr));
+        kept(q, vl_norm_params(a, kr));
         matrix(q, CAT_ATTN_V, l, kr, n * (d - a->qk_rope_head_dim + a->v_head_dim), 1);
         matrix(q, CAT_ATTN_OUTPUT, l, n * a->v_head_dim, h, 1);
     } else if (q->layout->fused_qkv) {
@@ -481,9 +476,9 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
     if (a->token_types)
         kept(&q, a->token_types * h);
     if (a->embedding_norm)
-        kept(&q, norm_params(a, h));
+        kept(&q, vl_norm_params(a, h));
     for (uint64_t l = 0; l < a->layers; l++) {
-        kept(&q, a->norms_per_layer * norm_params(a, h));
+        kept(&q, a->norms_per_layer * vl_norm_params(a, h));
         attention(&q, l);
         kept(&q, vl_qk_norm_params(a));
         if (a->experts == 1 || l < a->dense_layers) {
@@ -498,7 +493,7 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
             mlp(&q, l, a->shared_ffn * a->shared_experts, 1);
     }
     if (a->norm_position == VL_NORM_PRE)
-        kept(&q, norm_params(a, h));
+        kept(&q, vl_norm_params(a, h));
     if (!a->tie_embeddings)
         matrix(&q, CAT_OUTPUT, 0, h, a->vocab, 1);
     if (a->pooler) {

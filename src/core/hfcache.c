@@ -14,7 +14,9 @@
 
 #include "fileio.h"
 #include "hfconfig.h"
+#include "names.h"
 #include "units.h"
+#include "utf8.h"
 
 /* safetensors refuses headers over 100,000,000 bytes (MAX_HEADER_SIZE, safetensors/src/
  * tensor.rs); an index file is a few hundred kB. */
@@ -27,11 +29,6 @@ static const char *const dtype_names[VL_SF_N] = {VL_SF_DTYPES(VL_SF_NAME)};
 #define VL_SF_SIZE(id, size) size,
 static const unsigned dtype_sizes[VL_SF_N] = {VL_SF_DTYPES(VL_SF_SIZE)};
 #undef VL_SF_SIZE
-
-const char *vl_sf_dtype_name(vl_sf_dtype d)
-{
-    return dtype_names[d];
-}
 
 static bool fail(char err[VL_ERR_LEN], const char *fmt, ...)
 {
@@ -81,26 +78,13 @@ static char *slurp(const char *path, uint64_t max, size_t *len, char err[VL_ERR_
     return vl_read_file(path, (size_t)max, &buf, len, err, VL_ERR_LEN) ? buf : NULL;
 }
 
-/* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
+/* RFC 3629 UTF-8 (utf8.h), all n bytes of it. */
 static bool valid_utf8(const unsigned char *s, size_t n)
 {
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        size_t k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2
-                                : (c & 0xF8) == 0xF0 ? 3 : 4;
-        if (k == 4 || k >= n - i) /* a bad lead byte, or too few bytes left */
+    uint32_t cp;
+    for (size_t i = 0, k; i < n; i += k)
+        if (!(k = vl_utf8_sequence(s + i, n - i, &cp)))
             return false;
-        uint32_t cp = k == 0 ? c : c & (0x3F >> k);
-        for (size_t j = 1; j <= k; j++) {
-            if ((s[i + j] & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + j] & 0x3F);
-        }
-        static const uint32_t min[] = {0, 0x80, 0x800, 0x10000};
-        if (cp < min[k] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += k + 1;
-    }
     return true;
 }
 
@@ -418,11 +402,6 @@ bool vl_hf_resolve(const char *repo, vl_hf_snapshot *s, char err[VL_ERR_LEN])
     return true;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Every *.safetensors file of the snapshot, in name order. */
 static bool add_all(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
                     char err[VL_ERR_LEN])
@@ -451,7 +430,7 @@ static bool add_all(const vl_hf_snapshot *s, vl_sf_summary *sum, bool *found,
     if (!ok)
         fail(err, "%s: out of memory", s->snapshot);
     if (n) /* qsort's array may not be NULL, even for no elements (C11 7.22.5) */
-        qsort(names, n, sizeof *names, by_name);
+        qsort(names, n, sizeof *names, vl_strcmp_ptrs);
     for (size_t i = 0; ok && i < n; i++) {
         char path[VL_HF_PATH_LEN];
         ok = join(path, sizeof path, s->snapshot, names[i]) ? add_file(path, NULL, NULL, sum, err)

@@ -33,8 +33,6 @@
 typedef enum { VL_SF_DTYPES(VL_SF_ENUM) VL_SF_N } vl_sf_dtype;
 #undef VL_SF_ENUM
 
-const char *vl_sf_dtype_name(vl_sf_dtype d);
-
 /* What the safetensors headers of a checkpoint hold. */
 typedef struct {
     uint64_t params;                /* elements of all tensors */

@@ -367,13 +367,26 @@ static bool require_empty(hf *h, const char *key, const char *what)
     return true;
 }
 
+/* Qwen's MoE configs: the count follows only a mixture in every layer (decoder_sparse_step
+ * 1, no mlp_only_layers). */
+static bool read_qwen_moe_layers(hf *h)
+{
+    uint64_t step = 1;
+    if (!get_count(h, KEYS("decoder_sparse_step"), &step, false))
+        return false;
+    if (step != 1)
+        return unsupported(h, KEYS("decoder_sparse_step"),
+                           "MoE layers other than every layer are not supported");
+    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
+                                               "supported");
+}
+
 /* Qwen2-MoE: Qwen2's layers with every layer a mixture of num_experts of
  * moe_intermediate_size and one shared expert of shared_expert_intermediate_size behind a
  * sigmoid gate (Qwen2MoeConfig: 60, 4 a token, 1408, 5632). */
 static bool read_qwen2_moe(hf *h)
 {
     vl_arch *a = h->a;
-    uint64_t step = 1;
     a->experts = 60;
     a->experts_per_token = 4;
     a->moe_ffn = 1408;
@@ -383,16 +396,11 @@ static bool read_qwen2_moe(hf *h)
     if (!read_qwen2(h) || !get_count(h, KEYS("num_experts"), &a->experts, false) ||
         !get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) ||
         !get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) ||
-        !get_count(h, KEYS("shared_expert_intermediate_size"), &a->shared_ffn, false) ||
-        !get_count(h, KEYS("decoder_sparse_step"), &step, false))
+        !get_count(h, KEYS("shared_expert_intermediate_size"), &a->shared_ffn, false))
         return false;
-    if (step != 1)
-        return unsupported(h, KEYS("decoder_sparse_step"),
-                           "MoE layers other than every layer are not supported");
     if (!a->shared_ffn) /* no shared expert */
         a->shared_experts = 0, a->shared_expert_gate = false;
-    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
-                                               "supported");
+    return read_qwen_moe_layers(h);
 }
 
 /* Qwen3-MoE: every layer a mixture of num_experts of moe_intermediate_size, with a router
@@ -400,20 +408,13 @@ static bool read_qwen2_moe(hf *h)
 static bool read_qwen3_moe(hf *h)
 {
     vl_arch *a = h->a;
-    uint64_t step = 1;
     a->experts = 128;
     a->experts_per_token = 8;
     a->moe_ffn = 768;
-    if (!read_qwen3(h) || !get_count(h, KEYS("num_experts"), &a->experts, false) ||
-        !get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) ||
-        !get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) ||
-        !get_count(h, KEYS("decoder_sparse_step"), &step, false))
-        return false;
-    if (step != 1)
-        return unsupported(h, KEYS("decoder_sparse_step"),
-                           "MoE layers other than every layer are not supported");
-    return require_empty(h, "mlp_only_layers", "dense layers among the MoE layers are not "
-                                               "supported");
+    return read_qwen3(h) && get_count(h, KEYS("num_experts"), &a->experts, false) &&
+           get_count(h, KEYS("num_experts_per_tok"), &a->experts_per_token, false) &&
+           get_count(h, KEYS("moe_intermediate_size"), &a->moe_ffn, false) &&
+           read_qwen_moe_layers(h);
 }
 
 /* Gemma: embeddings tied, head_dim 256 unless given (GemmaConfig). */
@@ -530,11 +531,6 @@ static bool read_stablelm(hf *h)
                            "a LayerNorm per head on queries and keys is not supported");
     a->parallel_attention = parallel;
     return true;
-}
-
-static bool read_phi3(hf *h)
-{
-    return read_mistral(h);
 }
 
 /* GPT-2 and its descendants: learned positions, GELU MLP, LayerNorm, biases everywhere. */
@@ -703,6 +699,8 @@ static bool read_deepseek(hf *h)
 
 /* ---- the families -------------------------------------------------------------------- */
 
+/* The model_type values understood, in alphabetical order: the order a refused config's
+ * message lists them in. */
 static const struct family {
     const char *type;
     bool (*read)(hf *h);
@@ -729,7 +727,7 @@ static const struct family {
     {"olmo2", read_olmo2},
     {"olmoe", read_olmoe},
     {"opt", read_opt},
-    {"phi3", read_phi3},
+    {"phi3", read_mistral},
     {"qwen2", read_qwen2},
     {"qwen2_moe", read_qwen2_moe},
     {"qwen3", read_qwen3},
@@ -740,41 +738,6 @@ static const struct family {
     {"xlm-roberta", read_roberta},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
-
-const char *const vl_hf_model_types[N_FAMILIES] = {
-    "bert",
-    "bloom",
-    "deepseek_v2",
-    "deepseek_v3",
-    "distilbert",
-    "ernie4_5",
-    "falcon",
-    "gemma",
-    "gemma2",
-    "gemma3",
-    "gemma3_text",
-    "gpt2",
-    "gpt_neo",
-    "gpt_neox",
-    "granite",
-    "granitemoe",
-    "llama",
-    "mistral",
-    "mixtral",
-    "olmo2",
-    "olmoe",
-    "opt",
-    "phi3",
-    "qwen2",
-    "qwen2_moe",
-    "qwen3",
-    "qwen3_moe",
-    "roberta",
-    "smollm3",
-    "stablelm",
-    "xlm-roberta",
-};
-const size_t vl_n_hf_model_types = N_FAMILIES;
 
 /* A name for the catalog's rules, from _name_or_path or the file name. */
 void vl_hf_model_name(const char *from, char *name, size_t len)
@@ -827,8 +790,11 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
         size_t i = 0;
         while (t && i < N_FAMILIES && strcmp(families[i].type, t) != 0)
             i++;
+        const char *types[N_FAMILIES];
+        for (size_t k = 0; k < N_FAMILIES; k++)
+            types[k] = families[k].type;
         char list[512], hint[96], got[64]; /* the 30 names take about 300 */
-        vl_join(vl_hf_model_types, N_FAMILIES, list, sizeof list);
+        vl_join(types, N_FAMILIES, list, sizeof list);
         ok = false;
         if (!type)
             fail_at(&h, offset_of(&h, NULL), "missing key 'model_type' (supported: %s)", list);
@@ -839,7 +805,7 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
             fail_at(&h, offset_of(&h, "model_type"),
                     "model_type %s is not supported (supported: %s)%s",
                     describe(type, got, sizeof got), list,
-                    vl_hint(t, vl_hf_model_types, N_FAMILIES, hint, sizeof hint));
+                    vl_hint(t, types, N_FAMILIES, hint, sizeof hint));
         else
             ok = families[i].read(&h);
     }

@@ -13,10 +13,6 @@
 
 #include "preset.h"
 
-/* The model_type values understood, in alphabetical order. */
-extern const char *const vl_hf_model_types[];
-extern const size_t vl_n_hf_model_types;
-
 /* What a config that loads is warned about: "file:line: key "K" given twice: the last
  * value is used, as in Python".  The first VL_HF_MAX_WARNINGS are kept; more counts the
  * rest. */

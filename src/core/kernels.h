@@ -20,6 +20,21 @@
 #define VL_HD
 #endif
 
+/* An fp32 value's bits, and the fp32 value of bits. */
+static inline VL_HD uint32_t vl_f32_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline VL_HD float vl_f32_from_bits(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
 /* The log2 histogram: bin i counts finite nonzero |x| in [2^(i+VL_HIST_MIN), 2^(i+1+
  * VL_HIST_MIN)), from fp32's smallest subnormal 2^-149 to its top octave 2^127. */
 #define VL_HIST_MIN (-149)

@@ -143,7 +143,7 @@ uint64_t vl_active_mlp_width(const vl_arch *a)
     return a->experts_per_token * a->moe_ffn + a->shared_experts * a->shared_ffn;
 }
 
-static uint64_t norm_size(const vl_arch *a, uint64_t width)
+uint64_t vl_norm_params(const vl_arch *a, uint64_t width)
 {
     return a->norm == VL_NORM_LAYERNORM ? 2 * width : width;
 }
@@ -164,8 +164,8 @@ static uint64_t mla_params(const vl_arch *a, uint64_t *largest)
 {
     const uint64_t h = a->hidden, n = a->heads, qk = a->head_dim, rope = a->qk_rope_head_dim,
                    v = a->v_head_dim, qr = a->q_lora_rank, kr = a->kv_lora_rank;
-    uint64_t q = qr ? h * qr + norm_size(a, qr) + qr * n * qk : h * n * qk;
-    uint64_t kv = h * (kr + rope) + norm_size(a, kr) + kr * n * (qk - rope + v);
+    uint64_t q = qr ? h * qr + vl_norm_params(a, qr) + qr * n * qk : h * n * qk;
+    uint64_t kv = h * (kr + rope) + vl_norm_params(a, kr) + kr * n * (qk - rope + v);
     uint64_t o = n * v * h;
     const uint64_t mats[] = {qr ? h * qr : h * n * qk, qr * n * qk, h * (kr + rope),
                              kr * n * (qk - rope + v), o};
@@ -192,9 +192,10 @@ uint64_t vl_qk_norm_params(const vl_arch *a)
 {
     switch (a->qk_norm) {
     case VL_QK_NORM_HEAD:
-        return 2 * norm_size(a, a->head_dim);
+        return 2 * vl_norm_params(a, a->head_dim);
     case VL_QK_NORM_FULL:
-        return norm_size(a, a->heads * a->head_dim) + norm_size(a, a->kv_heads * a->head_dim);
+        return vl_norm_params(a, a->heads * a->head_dim) +
+               vl_norm_params(a, a->kv_heads * a->head_dim);
     case VL_QK_NORM_NONE:
         break;
     }
@@ -209,7 +210,7 @@ bool vl_arch_encoder(const vl_arch *a)
 bool vl_count_params(const vl_arch *a, vl_params *p)
 {
     bool ovf = false;
-    const uint64_t h = a->hidden, norm = norm_size(a, h);
+    const uint64_t h = a->hidden, norm = vl_norm_params(a, h);
     uint64_t attn_largest;
 
     memset(p, 0, sizeof *p);
@@ -288,8 +289,8 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
         matrix(o, h, h, 1, false, &ovf);
         o->vector += h;
     }
-    o->vector += (a->embedding_norm ? norm_size(a, h) : 0) +
-                 (a->norm_position == VL_NORM_PRE ? norm_size(a, h) : 0);
+    o->vector += (a->embedding_norm ? vl_norm_params(a, h) : 0) +
+                 (a->norm_position == VL_NORM_PRE ? vl_norm_params(a, h) : 0);
     /* attention, L layers */
     if (a->kv_lora_rank) {
         const uint64_t n = a->heads, qk = a->head_dim, rope = a->qk_rope_head_dim,
@@ -297,14 +298,14 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
         if (qr) {
             matrix(o, h, qr, L, true, &ovf);
             matrix(o, qr, n * qk, L, true, &ovf);
-            o->vector = vl_add(o->vector, vl_mul(norm_size(a, qr), L, &ovf), &ovf);
+            o->vector = vl_add(o->vector, vl_mul(vl_norm_params(a, qr), L, &ovf), &ovf);
         } else {
             matrix(o, h, n * qk, L, true, &ovf);
         }
         matrix(o, h, kr + rope, L, true, &ovf);
         matrix(o, kr, n * (qk - rope + v), L, true, &ovf);
         matrix(o, n * v, h, L, true, &ovf);
-        o->vector = vl_add(o->vector, vl_mul(norm_size(a, kr), L, &ovf), &ovf);
+        o->vector = vl_add(o->vector, vl_mul(vl_norm_params(a, kr), L, &ovf), &ovf);
     } else {
         const uint64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
         matrix(o, h, q, vl_mul(2, L, &ovf), true, &ovf);
@@ -314,7 +315,8 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
     }
     if (a->mlp_bias)
         o->vector = vl_add(o->vector, vl_mul(h, L, &ovf), &ovf); /* output-projection bias */
-    o->vector = vl_add(o->vector, vl_mul(a->norms_per_layer * norm_size(a, h), L, &ovf), &ovf);
+    o->vector =
+        vl_add(o->vector, vl_mul(a->norms_per_layer * vl_norm_params(a, h), L, &ovf), &ovf);
     o->vector = vl_add(o->vector, vl_mul(vl_qk_norm_params(a), L, &ovf), &ovf);
     /* the MLPs: routed and shared experts, the routers, the leading dense layers */
     mlp_shapes(a, a->moe_ffn, vl_mul(a->experts, routed, &ovf), o, &ovf);

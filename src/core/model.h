@@ -112,6 +112,8 @@ const char *vl_arch_check(const vl_arch *a, const char **key);
 
 /* Parameters of one MLP of width f (gated: 3 matrices, standard: 2), biases included. */
 uint64_t vl_mlp_params(const vl_arch *a, uint64_t f);
+/* Parameters of one norm over `width` features: a scale, and a bias for LayerNorm. */
+uint64_t vl_norm_params(const vl_arch *a, uint64_t width);
 /* Parameters of one layer's query and key norms (qk_norm); 0 without them. */
 uint64_t vl_qk_norm_params(const vl_arch *a);
 /* The MLP width one token goes through in a layer: ffn when dense, else the routed experts

@@ -72,3 +72,8 @@ const char *vl_join(const char *const *names, size_t n, char *buf, size_t len)
                               names[i]);
     return buf;
 }
+
+int vl_strcmp_ptrs(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}

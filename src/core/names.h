@@ -13,6 +13,9 @@ const char *vl_did_you_mean(const char *s, const char *const *names, size_t n);
 /* "; did you mean 'near'?" for a name among names[0..n), or "" (in buf). */
 const char *vl_hint(const char *s, const char *const *names, size_t n, char *buf, size_t len);
 
+/* qsort's order of an array of strings (char *): strcmp's. */
+int vl_strcmp_ptrs(const void *a, const void *b);
+
 /* "a, b or c" (in buf). */
 const char *vl_join(const char *const *names, size_t n, char *buf, size_t len);
 

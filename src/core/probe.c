@@ -5,32 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* splitmix64 (Steele, Lea and Flood 2014): one 64-bit state, every seed good. */
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1), a multiple of 2^-53: exact, so the sums below are the same anywhere. */
-static double uniform(uint64_t *s)
-{
-    return (double)(next(s) >> 11) * 0x1p-53;
-}
-
-static float from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 /* +-(1 + m/128) * 2^e, e a normal fp32 exponent: 8 significant bits. */
 static float value8(bool negative, uint32_t m, int e)
 {
-    return from_bits((uint32_t)negative << 31 | (uint32_t)(e + 127) << 23 | m << 16);
+    return vl_f32_from_bits((uint32_t)negative << 31 | (uint32_t)(e + 127) << 23 | m << 16);
 }
 
 /* ---- the gradient sample ---------------------------------------------------------------- */
@@ -40,17 +18,17 @@ void vl_sample_fill(float *g, size_t n, uint64_t seed)
     uint64_t s = seed;
 
     for (size_t i = 0; i < n; i++) {
-        if (uniform(&s) < VL_SAMPLE_ZEROS) {
+        if (vl_uniform(&s) < VL_SAMPLE_ZEROS) {
             g[i] = 0;
             continue;
         }
         double z = -6;
         for (int k = 0; k < 12; k++)
-            z += uniform(&s);
+            z += vl_uniform(&s);
         /* |z| <= 6, so e lies in [-63, 12]: a normal fp32 exponent */
         int e = (int)floor(VL_SAMPLE_LOG2_MEAN + VL_SAMPLE_LOG2_SIGMA * z);
-        uint64_t r = next(&s);
-        g[i] = from_bits((uint32_t)(r >> 63) << 31 | (uint32_t)(e + 127) << 23 |
+        uint64_t r = vl_splitmix64(&s);
+        g[i] = vl_f32_from_bits((uint32_t)(r >> 63) << 31 | (uint32_t)(e + 127) << 23 |
                          (uint32_t)(r & 0x7FFFFF));
     }
 }
@@ -113,7 +91,7 @@ vl_scaler_trace *vl_scaler_trace_new(vl_backend *b, const vl_scaler_opts *o)
     }
     uint64_t s = o->seed ^ 0x5CA1E5u;
     for (size_t i = 0; i < n; i++)
-        t->injected[i] = !o->n_overflow_at && uniform(&s) < o->overflow_prob;
+        t->injected[i] = !o->n_overflow_at && vl_uniform(&s) < o->overflow_prob;
     for (size_t i = 0; i < o->n_overflow_at; i++)
         if (o->overflow_at[i] >= 1 && o->overflow_at[i] <= n)
             t->injected[o->overflow_at[i] - 1] = 1;
@@ -147,7 +125,7 @@ void vl_update_opts_default(vl_update_opts *o)
  * else eu = ew - k - 1 and |w/u| is in (2^k, 2^(k+1)) too. */
 static void update_pair(uint64_t *s, int k, float *w, float *u)
 {
-    uint64_t r = next(s);
+    uint64_t r = vl_splitmix64(s);
     uint32_t mw = r & 127, mu = r >> 7 & 127;
     int ew = -4 + (int)(r >> 14 & 3), eu = ew - k - (mw < mu);
     *w = value8(r >> 16 & 1, mw, ew);
@@ -218,7 +196,7 @@ const char *vl_accumulate_compute(vl_backend *b, const vl_accumulate_opts *o, vl
         /* a = ka/2048, c = kc/2048: the sums of ka and of ka*kc are exact integers */
         uint64_t s = o->seed ^ 0xACC0u, sum = 0, dot = 0;
         for (size_t i = 0; i < n; i++) {
-            uint64_t r = next(&s), ka = r >> 53, kc = r >> 42 & 2047;
+            uint64_t r = vl_splitmix64(&s), ka = r >> 53, kc = r >> 42 & 2047;
             a[i] = (float)ka * 0x1p-11f;
             c[i] = (float)kc * 0x1p-11f;
             sum += ka;

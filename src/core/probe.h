@@ -19,6 +19,22 @@ extern "C" {
 #endif
 
 #define VL_PROBE_SEED 1
+
+/* splitmix64 (Steele, Lea and Flood 2014): one 64-bit state, every seed good; the
+ * experiments' and probe train's (train.c) random numbers. */
+static inline uint64_t vl_splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1), a multiple of 2^-53: exact, so sums of them are the same anywhere. */
+static inline double vl_uniform(uint64_t *s)
+{
+    return (double)(vl_splitmix64(s) >> 11) * 0x1p-53;
+}
 #define VL_PROBE_MAX_VALUES (1u << 28) /* a sample, a gradient file, a sum */
 
 /* ---- the gradient sample ---------------------------------------------------------------

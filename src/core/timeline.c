@@ -11,9 +11,7 @@
 #include "units.h"
 
 #define VL_TL_KEY(id, key, label) key,
-#define VL_TL_LABEL(id, key, label) label,
 const char *const vl_tl_component_keys[VL_N_TL_COMPONENTS] = {VL_TL_COMPONENTS(VL_TL_KEY)};
-const char *const vl_tl_component_labels[VL_N_TL_COMPONENTS] = {VL_TL_COMPONENTS(VL_TL_LABEL)};
 _Static_assert(sizeof vl_tl_component_keys / sizeof *vl_tl_component_keys == VL_N_TL_COMPONENTS,
                "component keys");
 /* the shared components keep vl_estimate's order, so that their JSON keys agree */

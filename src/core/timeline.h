@@ -34,7 +34,6 @@
 #define VL_TL_ITEM(id, key, label) id,
 typedef enum { VL_TL_COMPONENTS(VL_TL_ITEM) VL_N_TL_COMPONENTS } vl_tl_component;
 extern const char *const vl_tl_component_keys[VL_N_TL_COMPONENTS];
-extern const char *const vl_tl_component_labels[VL_N_TL_COMPONENTS];
 
 typedef enum { VL_EV_ALLOC, VL_EV_FREE } vl_event_kind;
 

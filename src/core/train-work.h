@@ -70,20 +70,6 @@ static inline VL_HD uint32_t vl_tw_items(const vl_top *op)
     }
 }
 
-static inline VL_HD uint32_t vl_tw_bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static inline VL_HD float vl_tw_float(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 static inline VL_HD float vl_tw_min_normal(int f)
 {
     switch (f) {
@@ -138,7 +124,7 @@ static inline VL_HD float vl_tw_exp(float x)
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    return p * vl_tw_float((uint32_t)((int32_t)k + 127) << 23);
+    return p * vl_f32_from_bits((uint32_t)((int32_t)k + 127) << 23);
 }
 
 /* ln x for a normal x > 0: x = 2^e m with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s),
@@ -146,9 +132,9 @@ static inline VL_HD float vl_tw_exp(float x)
  * 2^-30). */
 static inline VL_HD float vl_tw_log(float x)
 {
-    uint32_t u = vl_tw_bits(x);
+    uint32_t u = vl_f32_bits(x);
     int32_t e = (int32_t)(u >> 23) - 127;
-    float m = vl_tw_float((u & 0x7FFFFF) | 0x3F800000);
+    float m = vl_f32_from_bits((u & 0x7FFFFF) | 0x3F800000);
     if (m > 1.41421356f) {
         m = m * 0.5f;
         e++;
@@ -266,7 +252,7 @@ static inline VL_HD void vl_tw_item(const vl_top *op, float *mem, uint32_t *cnt,
     case VL_TOP_LOSS: vl_tw_loss_item(op, mem, i); break;
     case VL_TOP_ADAM: vl_tw_adam_item(op, mem, i); break;
     case VL_TOP_AMAX:
-        VL_TRAIN_MAX(&cnt[op->counts], vl_tw_bits(mem[op->a + i]) & 0x7FFFFFFFu);
+        VL_TRAIN_MAX(&cnt[op->counts], vl_f32_bits(mem[op->a + i]) & 0x7FFFFFFFu);
         break;
     }
 }

@@ -5,6 +5,7 @@
  * the loss scale and GradScaler's state, Adam's step count.  What it reads back per step
  * is small: 2 x VL_TRAIN_BATCH loss values and the class counters. */
 #include "train.h"
+#include "probe.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -76,20 +77,10 @@ struct vl_train_state {
 
 /* ---- the data and the initial weights: splitmix64 and the seed -------------------------- */
 
-/* splitmix64 (Steele, Lea and Flood 2014) */
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in [-bound, bound), from a multiple of 2^-53, rounded to float. */
 static float symmetric(uint64_t *s, double bound)
 {
-    double u = (double)(next(s) >> 11) * 0x1p-53;
-    return (float)((2.0 * u - 1.0) * bound);
+    return (float)((2.0 * vl_uniform(s) - 1.0) * bound);
 }
 
 static void fill(uint64_t *s, float *w, size_t n, double bound)
@@ -158,8 +149,7 @@ static float tensor_scale(vl_train_state *st, uint32_t t, uint32_t n, vl_format 
     uint32_t bits;
     op(st, (vl_top){.kind = VL_TOP_AMAX, .a = t, .n = n, .counts = CNT_AMAX, .bias = VL_TOP_NONE});
     vl_run_train_counts(st->backend, &st->m, CNT_AMAX, 1, &bits);
-    float amax;
-    memcpy(&amax, &bits, sizeof amax);
+    float amax = vl_f32_from_bits(bits);
     if (amax == 0 || !isfinite(amax))
         return 1.0f;
     int e;

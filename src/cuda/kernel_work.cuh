@@ -17,20 +17,6 @@
 
 #define VL_HOST_DEVICE __host__ __device__ static inline
 
-VL_HOST_DEVICE uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-VL_HOST_DEVICE float float_of(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 // One IEEE operation each, never fused into a multiply-add.
 VL_HOST_DEVICE float mul_rn(float a, float b)
 {
@@ -66,7 +52,7 @@ VL_HOST_DEVICE float min_normal(int f)
 // infinite result becomes +-max, as .satfinite would give.
 VL_HOST_DEVICE uint32_t cast_code(int f, float x, bool saturate)
 {
-    uint32_t sign = bits_of(x) >> 31;
+    uint32_t sign = vl_f32_bits(x) >> 31;
     switch (f) {
     case VL_FMT_F16: {
         __half h = __float2half_rn(x);
@@ -83,7 +69,7 @@ VL_HOST_DEVICE uint32_t cast_code(int f, float x, bool saturate)
     default: // fp32: the value itself, NaN made canonical
         if (isnan(x))
             return 0x7FFFFFFF;
-        return saturate && isinf(x) ? sign << 31 | 0x7F7FFFFF : bits_of(x);
+        return saturate && isinf(x) ? sign << 31 | 0x7F7FFFFF : vl_f32_bits(x);
     }
 }
 
@@ -100,9 +86,9 @@ VL_HOST_DEVICE float decode(int f, uint32_t code)
     case VL_FMT_E5M2:
         v = __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)code, __NV_E5M2)));
         break;
-    default: v = float_of(code); break;
+    default: v = vl_f32_from_bits(code); break;
     }
-    return isnan(v) ? float_of(0x7FFFFFFF) : v;
+    return isnan(v) ? vl_f32_from_bits(0x7FFFFFFF) : v;
 }
 
 VL_HOST_DEVICE float round_to(int f, float x)

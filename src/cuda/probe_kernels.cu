@@ -46,7 +46,7 @@ __global__ static void underflow_kernel(const float *x, size_t n, float scale, b
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         float y = mul_rn(x[i], scale);
-        int b = vl_log2_bin(bits_of(y));
+        int b = vl_log2_bin(vl_f32_bits(y));
         if (b >= 0)
             atomicAdd(&s_hist[b], 1u);
         for (int f = 0; f < VL_N_FORMATS; f++)

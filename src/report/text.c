@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/utf8.h"
+
 /* What an escaping writes instead of the characters it cannot carry as they are. */
 typedef struct escaping {
     const char *special;              /* ASCII characters written as... */
@@ -24,35 +26,10 @@ static const escaping escapings[N_TEXT_ESCAPES] = {
     [TEXT_JSON] = {"\"\\", json_quoted, "\\u%04x", "\\u%04x", "\\ufffd"}, /* RFC 8259 §7 */
 };
 
-/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no surrogates,
- * nothing above U+10FFFF), its code point in *cp; 0 when s starts with a bad byte. */
-static size_t utf8_sequence(const unsigned char *s, uint32_t *cp)
-{
-    static const struct {
-        unsigned char mask, lead;
-        uint32_t min;
-    } forms[] = {{0x80, 0x00, 0}, {0xE0, 0xC0, 0x80}, {0xF0, 0xE0, 0x800}, {0xF8, 0xF0, 0x10000}};
-    for (size_t n = 0; n < sizeof forms / sizeof forms[0]; n++) {
-        if ((s[0] & forms[n].mask) != forms[n].lead)
-            continue;
-        uint32_t c = s[0] & (uint32_t)~forms[n].mask & 0x7F;
-        for (size_t i = 1; i <= n; i++) {
-            if ((s[i] & 0xC0) != 0x80)
-                return 0;
-            c = c << 6 | (s[i] & 0x3F);
-        }
-        if (c < forms[n].min || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
-            return 0;
-        *cp = c;
-        return n + 1;
-    }
-    return 0;
-}
-
 size_t text_write(FILE *out, const char *s, text_escape how)
 {
     const escaping *e = &escapings[how];
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
     size_t written = 0;
     while (*p) {
         size_t run = 0; /* printable ASCII the escaping keeps as it is: one write */
@@ -64,7 +41,7 @@ size_t text_write(FILE *out, const char *s, text_escape how)
             continue;
         }
         uint32_t cp;
-        size_t n = utf8_sequence(p, &cp);
+        size_t n = vl_utf8_sequence(p, (size_t)(end - p), &cp);
         const char *special = n == 1 ? strchr(e->special, *p) : NULL;
         int k;
         if (n == 0)

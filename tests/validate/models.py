@@ -18,6 +18,7 @@ and where torch 1.13 keeps more than current releases, they keep what current on
 (RMSNorm's mean of squares).
 """
 import math
+import os
 
 import torch
 import torch.nn as nn
@@ -186,3 +187,20 @@ def complete(arch):
     a.setdefault("norm", "rmsnorm")
     a.setdefault("position", "rope")
     return a
+
+
+def from_preset(presets, preset, layers, divisor, dropout):
+    """The architecture of presets/PRESET.yaml cut to `layers` layers, its widths divided
+    by `divisor` (the head dimension kept), with dropout on or off."""
+    import yaml
+    with open(os.path.join(presets, preset + ".yaml")) as f:
+        arch = dict(yaml.safe_load(f)["architecture"])
+    arch["num_layers"] = layers
+    arch["dropout"] = dropout
+    if divisor != 1:
+        head_dim = complete(arch)["head_dim"]
+        for key in ("hidden_size", "num_heads", "num_kv_heads", "intermediate_size"):
+            if key in arch:
+                arch[key] //= divisor
+        arch["head_dim"] = head_dim
+    return arch

@@ -121,21 +121,6 @@ def child(arch, batch, seq, precision):
     print(json.dumps({"peak": state + rise, "phase": name, "phases": meter.peaks}))
 
 
-def arch_of(presets, preset, layers, divisor):
-    import yaml
-    import models
-    with open(os.path.join(presets, preset + ".yaml")) as f:
-        arch = dict(yaml.safe_load(f)["architecture"])
-    arch["num_layers"], arch["dropout"] = layers, False
-    if divisor != 1:
-        head_dim = models.complete(arch)["head_dim"]
-        for key in ("hidden_size", "num_heads", "num_kv_heads", "intermediate_size"):
-            if key in arch:
-                arch[key] //= divisor
-        arch["head_dim"] = head_dim
-    return arch
-
-
 def measured(arch, batch, seq, precision):
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
                MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1")
@@ -170,6 +155,7 @@ def main():
     ap.add_argument("--presets", required=True, help="the folder of model presets")
     ap.add_argument("--case", help="run only the cases whose name contains this")
     args = ap.parse_args()
+    import models
     ok = True
     print("%-36s %14s %14s %8s  %-22s %s" % ("case", "measured", "timeline", "error",
                                            "measured phase", "timeline phase"))
@@ -177,7 +163,7 @@ def main():
         name = "%s/%d %s b=%d s=%d" % (preset, divisor, precision, batch, seq)
         if args.case and args.case not in name:
             continue
-        arch = arch_of(args.presets, preset, layers, divisor)
+        arch = models.from_preset(args.presets, preset, layers, divisor, False)
         got = measured(arch, batch, seq, precision)
         pred, phase = predicted(args.predict, arch, batch, seq, precision)
         err = (pred - got["peak"]) / got["peak"]

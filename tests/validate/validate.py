@@ -70,17 +70,7 @@ def case_name(c):
 
 def architecture(presets, model, dropout):
     preset, layers, divisor = MODELS[model][:3]
-    with open(os.path.join(presets, preset + ".yaml")) as f:
-        arch = dict(yaml.safe_load(f)["architecture"])
-    arch["num_layers"] = layers
-    arch["dropout"] = dropout
-    if divisor != 1:
-        head_dim = models.complete(arch)["head_dim"]
-        for key in ("hidden_size", "num_heads", "num_kv_heads", "intermediate_size"):
-            if key in arch:
-                arch[key] //= divisor
-        arch["head_dim"] = head_dim
-    return arch
+    return models.from_preset(presets, preset, layers, divisor, dropout)
 
 
 def estimate(vramlab, arch, c, optimizer):
