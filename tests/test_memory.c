@@ -710,6 +710,28 @@ static void test_expert_parallel(void **state)
     s.ep = 1; /* the run without expert parallelism is unchanged */
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 46702792704ULL / 8 * 2);
+    assert_int_equal(b.act.a2a_bytes, 0);
+
+    /* The token dispatcher's all-to-all buffers (Megatron-Core's MoEAlltoAllTokenDispatcher):
+     * one MoE layer's b·s = 2048 tokens, each copied to its k = 2 experts, 4096 wide, in
+     * bf16, for dispatch and again for combine: 2 x 2048 x 2 x 4096 x 2 = 67,108,864 bytes,
+     * whatever ep (balanced routing: a GPU receives what it sends), added once to the
+     * activations of the run without --ep. */
+    const uint64_t a2a = 2ULL * 2048 * 2 * 4096 * 2;
+    assert_int_equal(a2a, 67108864);
+    static const uint64_t eps[] = {2, 8};
+    for (size_t i = 0; i < 2; i++) {
+        vl_breakdown one;
+        s.zero = 0;
+        s.gpus = eps[i];
+        s.ep = 1;
+        assert_null(vl_estimate(&m, &s, &one));
+        s.ep = eps[i];
+        assert_null(vl_estimate(&m, &s, &b));
+        assert_int_equal(b.act.a2a_bytes, a2a);
+        assert_int_equal(b.bytes[VL_C_ACTIVATIONS], one.bytes[VL_C_ACTIVATIONS] + a2a);
+    }
+    s.gpus = 8;
 
     vl_model ds;
     memset(&ds, 0, sizeof ds);

@@ -302,6 +302,15 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
                      (unsigned long long)a->local_seq, (unsigned long long)s->seq,
                      (unsigned long long)s->cp, vl_fmt_bytes(a->ring_bytes, u, r, sizeof r));
         }
+        if (a->a2a_bytes) { /* expert parallel: the token dispatcher's all-to-all buffers */
+            char r[32];
+            size_t used = strlen(mp);
+            snprintf(mp + used, sizeof mp - used,
+                     "; + %s all-to-all buffers (one MoE layer's: the b x s tokens' top-k "
+                     "routed copies, h wide, for dispatch and as many for combine; Megatron-Core's "
+                     "token dispatcher)",
+                     vl_fmt_bytes(a->a2a_bytes, u, r, sizeof r));
+        }
         if (s->recompute == VL_RECOMPUTE_FULL) {
             char w[32];
             snprintf(buf, len,

@@ -69,6 +69,10 @@ typedef struct vl_activations {
      * exchange's buffers, one layer's at a time (0 without --cp) */
     uint64_t local_seq;
     uint64_t ring_bytes;
+    /* expert parallel (--ep): the token dispatcher's all-to-all buffers, one MoE layer's at a
+     * time: the routed tokens' permuted copy for dispatch and the experts' outputs for
+     * combine, b·s·k·h·β each (0 without --ep) */
+    uint64_t a2a_bytes;
     uint64_t total;
 } vl_activations;
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,

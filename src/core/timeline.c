@@ -412,6 +412,15 @@ static void gather(builder *b, const step *st, uint32_t *ids, uint64_t i, bool f
     }
 }
 
+/* --ep: the token dispatcher's all-to-all buffers (memory.c, vl_activations.a2a_bytes),
+ * saved by nothing, alive while MoE layer l runs its forward or its backward. */
+static void all_to_all(builder *b, const step *st, uint64_t l)
+{
+    if (l >= st->a->dense_layers)
+        transient(b, VL_TL_TRANSIENT, st->bd->act.a2a_bytes,
+                  "all-to-all dispatch and combine buffers (expert parallel)");
+}
+
 static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t *gath)
 {
     const bool full = st->s->recompute == VL_RECOMPUTE_FULL;
@@ -443,6 +452,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                 ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
             transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
         }
+        all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
         if (st->s->zero == 3) {
             release(b, gath[l]);
@@ -539,6 +549,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         /* an op's backward holds the gradient of its output and makes its input's */
         uint32_t ws = alloc(b, VL_TL_TRANSIENT, 2 * st->layer_max,
                             "backward workspace (gradients in and out)");
+        all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
         uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->layer_grad, "layer gradients") : 0;
         release(b, ws);

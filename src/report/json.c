@@ -247,9 +247,9 @@ void report_write_json(FILE *out, const report *r)
     if (s->mode == VL_MODE_TRAIN && b->par.ep > 1) /* --ep: the routed experts' split */
         fprintf(out, " \"experts\": {\"ep\": %" PRIu64 ", \"experts_per_gpu\": %" PRIu64
                 ", \"expert_params\": %" PRIu64 ", \"expert_params_per_gpu\": %" PRIu64
-                ", \"expert_dp\": %" PRIu64 "},\n",
+                ", \"expert_dp\": %" PRIu64 ", \"a2a_bytes\": %" PRIu64 "},\n",
                 b->par.ep, a->experts / b->par.ep, b->par.expert_params,
-                b->par.expert_params_per_gpu, b->par.expert_dp);
+                b->par.expert_params_per_gpu, b->par.expert_dp, b->act.a2a_bytes);
     else
         fprintf(out, " \"experts\": null,\n");
     if (report_offloaded(r))

@@ -253,14 +253,16 @@ static bool experts_line(const report *r, char *buf, size_t len)
     const vl_arch *a = &r->model->arch;
     if (r->settings->mode != VL_MODE_TRAIN || p->ep <= 1)
         return false;
-    char x[32], g[32];
+    char x[32], g[32], t[32];
     snprintf(buf, len,
              "expert parallel %" PRIu64 ": %" PRIu64 " routed experts a layer, %" PRIu64
              " on each GPU; their %s params, %s on each GPU; their gradients and optimizer "
-             "states shard (ZeRO) over the %" PRIu64 " GPU%s holding the same experts",
+             "states shard (ZeRO) over the %" PRIu64 " GPU%s holding the same experts; "
+             "all-to-all dispatch and combine buffers %s (in the activations)",
              p->ep, a->experts, a->experts / p->ep, vl_fmt_int(p->expert_params, x, sizeof x),
              vl_fmt_int(p->expert_params_per_gpu, g, sizeof g), p->expert_dp,
-             p->expert_dp == 1 ? "" : "s");
+             p->expert_dp == 1 ? "" : "s",
+             vl_fmt_bytes(r->breakdown->act.a2a_bytes, r->units, t, sizeof t));
     return true;
 }
 
