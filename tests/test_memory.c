@@ -603,10 +603,10 @@ static void test_parallel_invalid(void **state)
     s.lora_rank = 8;
     assert_non_null(strstr(settings_why(&s), "--lora-rank with --tp or --pp"));
     eager_defaults(&s);
-    s.mode = VL_MODE_INFER;
-    s.pp = 2;
+    s.mode = VL_MODE_INFER; /* serving takes --pp (test_inference.c), its --gpus is tp x pp */
+    s.tp = 2;
     s.gpus = 2;
-    assert_non_null(strstr(settings_why(&s), "applies to --mode train only"));
+    assert_non_null(strstr(settings_why(&s), "--tp applies to --mode train only"));
 }
 
 /* Adafactor, whose state follows the shapes, on Llama 2 7B in bf16-mixed (hand-derived):

@@ -196,8 +196,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .modes = VL_IN_TRAIN, .arg = "T", .help = "tensor parallel degree (default 1)",
         .label = "tensor par.", SLIDER(1, 64, VL_STEP_POW2)},
     ROW(VL_SET_PP) .flag = "pp", FIELD(pp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
-        .modes = VL_IN_TRAIN, .arg = "P",
-        .help = "pipeline parallel (1F1B) degree; data parallel = --gpus / (tp x pp) (default 1)",
+        .modes = VL_IN_BOTH, .arg = "P",
+        .help = "pipeline parallel degree: training's 1F1B, data parallel = --gpus / (tp x pp); "
+                "serving's stages of whole layers, --gpus / pp tensor parallel in each "
+                "(default 1)",
         .label = "pipeline par.", SLIDER(1, 64, VL_STEP_POW2)},
     ROW(VL_SET_SP) .flag = "sp", FIELD(sp), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
         .help = "sequence parallel (with --tp)", .label = "sequence par.", .inert = sp_inert},
@@ -532,6 +534,11 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
 
 const char *vl_settings_check(const vl_settings *s)
 {
+    if (s->mode == VL_MODE_INFER && s->gpus % s->pp != 0)
+        return "--gpus must be a multiple of --pp (serving: GPUs = tensor x pipeline parallel)";
+    if (s->mode == VL_MODE_INFER && s->pp > 1 && vl_dtype_gguf(s->weight_dtype, NULL))
+        return "--pp with a GGUF --weight-dtype is not modelled (llama.cpp splits the layers "
+               "over --gpus itself)";
     if (s->mode == VL_MODE_INFER)
         return s->seq + s->gen > VL_MAX_SEQ ? "--seq plus --gen must be at most 16777216" : NULL;
     if (s->fp32_grads && pure16(s))
@@ -602,16 +609,23 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
                            "reads its input in one pass and generates no tokens");
         return false;
     }
+    if (s->pp > a->layers) {
+        snprintf(why, len, "--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
+                 "stage holds whole layers)", s->pp, a->layers);
+        return false;
+    }
     if (s->mode == VL_MODE_INFER) {
         /* each GPU keeps whole attention heads and, for the cache, whole KV heads or a
-         * replica of one (a KV head is replicated when GPUs outnumber them) */
-        uint64_t g = s->gpus;
+         * replica of one (a KV head is replicated when GPUs outnumber them); with --pp the
+         * tensor-parallel GPUs are those of one stage, --gpus / --pp */
+        uint64_t g = s->gpus / s->pp;
+        const char *count = s->pp > 1 ? "--gpus / --pp" : "the GPU count";
         if (g > 1 && a->heads % g != 0)
-            snprintf(why, len, "--gpus: tensor parallelism needs the GPU count to divide the "
-                               "model's attention heads");
+            snprintf(why, len, "--gpus: tensor parallelism needs %s to divide the "
+                               "model's attention heads", count);
         else if (g > 1 && a->kv_heads % g != 0 && g % a->kv_heads != 0)
-            snprintf(why, len, "--gpus: tensor parallelism needs the GPU count and the model's "
-                               "KV heads to divide one another");
+            snprintf(why, len, "--gpus: tensor parallelism needs %s and the model's "
+                               "KV heads to divide one another", count);
         else
             return true;
         return false;
@@ -635,11 +649,6 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
     }
     if (s->tp > 1 && a->kv_lora_rank) {
         snprintf(why, len, "--tp with multi-head latent attention is not modelled");
-        return false;
-    }
-    if (s->pp > a->layers) {
-        snprintf(why, len, "--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
-                 "stage holds whole layers)", s->pp, a->layers);
         return false;
     }
     if (s->vpp > 1 && a->layers % (s->pp * s->vpp) != 0) {

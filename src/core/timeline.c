@@ -710,7 +710,7 @@ static bool build_train(builder *b, step *st)
  * layer with torch.cat, which holds the old and the new copy of one layer at once. */
 static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token, uint64_t tokens)
 {
-    const uint64_t L = st->a->layers;
+    const uint64_t L = st->bd->inf.stage_layers; /* this GPU's pipeline stage's (all without --pp) */
     uint64_t all = vl_mul(vl_mul(per_token, tokens, &b->ovf), st->s->batch, &b->ovf);
     if (st->f->kv_preallocated)
         return;
@@ -760,7 +760,7 @@ static bool build_serve(builder *b, step *st)
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
     const vl_inference *inf = &bd->inf;
-    const uint64_t L = st->a->layers;
+    const uint64_t L = inf->stage_layers;
     phase(b, "load weights");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
     const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
@@ -776,7 +776,7 @@ static bool build_serve(builder *b, step *st)
         phase(b, "capture CUDA graphs");
         vl_settings g = *s;
         g.batch = st->f->graph_batch;
-        alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, 1, 1, &b->ovf),
+        alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, inf->logits, 1, 1, &b->ovf),
               "CUDA graph pool (the largest captured batch's decode workspace)");
     }
     const uint64_t cap = st->a->sliding_window ? st->a->sliding_window : UINT64_MAX;
@@ -788,10 +788,11 @@ static bool build_serve(builder *b, step *st)
         phase(b, chunk < s->seq ? "prefill chunk %llu" : "prefill", (unsigned long long)++c);
         done += n;
         grow_kv(b, st, kv, per_token, done < cap ? done : cap);
-        uint32_t ws = alloc(b, VL_TL_TRANSIENT, vl_infer_workspace(st->a, s, n, done, &b->ovf),
+        uint32_t ws = alloc(b, VL_TL_TRANSIENT,
+                            vl_infer_workspace(st->a, s, inf->logits, n, done, &b->ovf),
                             "forward workspace");
         release(b, ws);
-        if (done == s->seq)
+        if (done == s->seq && inf->logits) /* the last pipeline stage samples */
             sampler(b, st);
     }
     /* decode: the first step and the last; the ones between only grow the cache */
@@ -808,10 +809,12 @@ static bool build_serve(builder *b, step *st)
         phase(b, "decode step %llu", (unsigned long long)step_i);
         grow_kv(b, st, kv, per_token, ctx < cap ? ctx : cap);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
-                            vl_infer_workspace(st->a, s, 1, ctx < cap ? ctx : cap, &b->ovf),
+                            vl_infer_workspace(st->a, s, inf->logits, 1, ctx < cap ? ctx : cap,
+                                               &b->ovf),
                             "decode workspace");
         release(b, ws);
-        sampler(b, st);
+        if (inf->logits)
+            sampler(b, st);
     }
     free(kv);
     return !b->nomem;

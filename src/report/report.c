@@ -184,12 +184,19 @@ static void settings_line(const report *r, char *buf, size_t len)
     if (s->mode == VL_MODE_INFER) {
         if (s->weight_dtype == VL_DT_INT4)
             snprintf(grp, sizeof grp, " (groups of %" PRIu64 ")", s->group_size);
+        char par[96] = "";
+        if (s->pp > 1)
+            snprintf(par, sizeof par, " (%" PRIu64 " pipeline stages of %" PRIu64 " layers at "
+                     "most, %" PRIu64 "-way tensor parallel in each)", s->pp,
+                     r->breakdown->inf.stage_layers, vl_infer_tp(s));
+        else if (s->gpus > 1)
+            snprintf(par, sizeof par, " (tensor parallel)");
         snprintf(buf, len,
                  "inference, weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64
                  ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, %s attention, %s, "
                  "overhead %s",
                  vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
-                 s->gpus == 1 ? "" : "s", s->gpus > 1 ? " (tensor parallel)" : "", s->batch,
+                 s->gpus == 1 ? "" : "s", par, s->batch,
                  s->seq, s->gen, vl_attention_names[s->attention],
                  s->framework->display,
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));

@@ -226,8 +226,9 @@ static void follow(explorer *e, slider_id id)
     if (id == VL_SET_OFFLOAD && s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
         s->zero = 1;
     vl_settings_at_zero(s, s->zero);
-    uint64_t unit = s->tp * s->pp;
-    if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0) {
+    /* training's GPUs are tensor x pipeline x data parallel, serving's tensor x pipeline */
+    uint64_t unit = s->mode == VL_MODE_TRAIN ? s->tp * s->pp : s->pp;
+    if (unit > 1 && s->gpus % unit != 0) {
         uint64_t to = (s->gpus / unit + 1) * unit;
         if (id == VL_SET_GPUS) /* the count typed or stepped to itself */
             NOTE("%sGPUs %" PRIu64 " -> %" PRIu64 ": whole groups of tensor x pipeline = %" PRIu64
