@@ -104,6 +104,17 @@ static const char *mfu_inert(const vl_settings *s)
     return s->precision == VL_FP32 ? "no dense fp32 peak in the GPU presets" : NULL;
 }
 
+static const char *cp_inert(const vl_settings *s)
+{
+    return s->attention == VL_ATTN_EAGER ? "context parallel needs sdpa or flash attention"
+                                          : NULL;
+}
+
+static const char *vpp_inert(const vl_settings *s)
+{
+    return s->pp >= 2 ? NULL : "interleaving needs pipeline par. 2 or more";
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define FIELD(f) .offset = offsetof(vl_settings, f), .size = sizeof(((vl_settings *)0)->f)
@@ -230,10 +241,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_MFU) .flag = "mfu", FIELD(mfu), .type = VL_ST_FRACTION, RANGE(1, VL_PPM),
         .modes = VL_IN_TRAIN, .arg = "F",
         .help = "model FLOPs utilisation, for the step time (default 0.4: Llama 3 405B's 38-43%)",
-        .inert = mfu_inert},
+        .label = "MFU", SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT), .inert = mfu_inert},
     ROW(VL_SET_TOKENS) .flag = "tokens", FIELD(tokens), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_TOKENS), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "N",
-        .help = "tokens to train on (15.6T): wall days and GPU-hours (default none)"},
+        .help = "tokens to train on (15.6T): wall days and GPU-hours (default none)",
+        .label = "token budget", SLIDER(1000000000, VL_MAX_TOKENS, VL_STEP_E12),
+        .inert = mfu_inert},
     /* training: expert parallelism (memory.c) */
     ROW(VL_SET_EP) .flag = "ep", FIELD(ep), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "E",
@@ -243,15 +256,18 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_CP) .flag = "cp", FIELD(cp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "C",
         .help = "context parallel: each sequence split over C GPUs, the keys and values passed "
-                "round them (default 1)"},
+                "round them (default 1)",
+        .label = "context par.", SLIDER(1, 64, VL_STEP_POW2), .inert = cp_inert},
     ROW(VL_SET_VPP) .flag = "vpp", FIELD(vpp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "interleaved 1F1B: each pipeline stage's layers in V model chunks (default 1)",
+        .label = "virtual stages", SLIDER(1, 32, VL_STEP_ONE), .inert = vpp_inert,
         .json_break = true},
     /* inference: serving capacity (inference.c, solve.c) */
     ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
         RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
-        .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)"},
+        .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)",
+        .label = "GPU mem. util.", SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
     ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
         .help = "paged KV cache, tokens a block (vLLM's 16; default none: one contiguous cache)",
