@@ -710,7 +710,7 @@ static bool build_train(builder *b, step *st)
  * layer with torch.cat, which holds the old and the new copy of one layer at once. */
 static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token, uint64_t tokens)
 {
-    const uint64_t L = st->bd->inf.stage_layers; /* this GPU's pipeline stage's (all without --pp) */
+    const uint64_t L = st->bd->inf.stage_layers; /* this GPU's stage's (all without --pp) */
     uint64_t all = vl_mul(vl_mul(per_token, tokens, &b->ovf), st->s->batch, &b->ovf);
     if (st->f->kv_preallocated)
         return;
