@@ -11,6 +11,9 @@
 #include "core/timeline.h"
 #include "core/solve.h"
 #include "core/units.h"
+
+/* the runtime of a GPU of unknown generation, its context modelled */
+static const vl_runtime any = {.arch = VL_ARCH_UNKNOWN, .cuda = VL_DEFAULT_CUDA};
 #include "helpers.h"
 
 
@@ -183,7 +186,7 @@ static void test_serving_capacity(void **state)
     assert_int_equal(b.inf.decode.kv_cache, 2560ULL * 524288);
     uint64_t fixed = b.total - b.bytes[VL_C_KV_CACHE];
     vl_solution sol;
-    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 76968728985ULL, false, &sol));
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 76968728985ULL, &any, &sol));
     assert_int_equal(sol.answer, (76968728985ULL - fixed) / (2560ULL * 524288));
     assert_true(sol.next_total > 76968728985ULL);
     assert_true(fixed + sol.answer * 2560ULL * 524288 <= 76968728985ULL);
@@ -195,8 +198,8 @@ static void test_serving_capacity(void **state)
     assert_int_equal(vl_usable_memory(&s, 85520809984ULL), 85520809984ULL);
     vl_settings t;
     vl_settings_default(&t);
-    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MAX_CONCURRENCY, 85520809984ULL, false, &sol));
-    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 1ULL << 30, false, &sol));
+    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MAX_CONCURRENCY, 85520809984ULL, &any, &sol));
+    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONCURRENCY, 1ULL << 30, &any, &sol));
 }
 
 /* Tensor parallelism: matrices and embeddings split, norms replicated; KV heads split, and
@@ -284,7 +287,7 @@ static void test_pipeline_serving(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     vl_timeline t;
     char why[256];
-    assert_true(vl_timeline_for(&m, &s, false, &t, why, sizeof why));
+    assert_true(vl_timeline_for(&m, &s, &any, &t, why, sizeof why));
     assert_int_equal(t.peak.alive[VL_TL_WEIGHTS], 6738419712ULL);
     assert_int_equal(t.end[VL_TL_KV_CACHE], 2ULL * 16 * 32 * 128 * 2 * 2052);
     int layers = 0, samplers = 0;
@@ -359,7 +362,7 @@ static uint64_t total(const vl_model *m, vl_settings s)
 {
     vl_timeline t;
     char why[256];
-    uint64_t peak = vl_timeline_for(m, &s, false, &t, why, sizeof why) ? t.peak.device : UINT64_MAX;
+    uint64_t peak = vl_timeline_for(m, &s, &any, &t, why, sizeof why) ? t.peak.device : UINT64_MAX;
     vl_timeline_free(&t);
     return peak;
 }
@@ -374,7 +377,7 @@ static void test_solver(void **state)
 
     vl_settings s = infer();
     s.gen = 4096;
-    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, cap, false, &sol));
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, cap, &any, &sol));
     assert_int_equal(s.batch, sol.answer);
     assert_true(total(&m, s) <= cap);
     s.batch++;
@@ -382,7 +385,7 @@ static void test_solver(void **state)
     assert_int_equal(sol.next_total, total(&m, s));
 
     s = infer();
-    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONTEXT, cap, false, &sol));
+    assert_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_CONTEXT, cap, &any, &sol));
     assert_true(total(&m, s) <= cap);
     s.seq++;
     assert_true(total(&m, s) > cap);
@@ -390,24 +393,24 @@ static void test_solver(void **state)
     vl_settings t;
     vl_settings_default(&t);
     t.zero = 3;
-    assert_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, false, &sol));
+    assert_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, &any, &sol));
     assert_true(t.gpus > 1 && total(&m, t) <= cap);
     t.gpus--;
     assert_true(total(&m, t) > cap);
 
     vl_settings_default(&t); /* ZeRO-0: no GPU count helps */
-    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, false, &sol));
+    assert_non_null(vl_solve_fit(&m, &t, VL_SOLVE_MIN_GPUS, cap, &any, &sol));
 
     s = infer(); /* tensor parallel: a divisor of the 32 heads */
     vl_model big = model((vl_arch){.hidden = 8192, .layers = 80, .heads = 64, .kv_heads = 8,
                                    .ffn = 28672, .vocab = 32000});
-    assert_null(vl_solve_fit(&big, &s, VL_SOLVE_MIN_GPUS, cap, false, &sol));
+    assert_null(vl_solve_fit(&big, &s, VL_SOLVE_MIN_GPUS, cap, &any, &sol));
     assert_int_equal(s.gpus, 2);
     assert_int_equal(sol.next, 1);
     assert_true(sol.next_total > cap);
 
     s = infer(); /* nothing fits a tiny GPU */
-    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, 1ULL << 30, false, &sol));
+    assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, 1ULL << 30, &any, &sol));
 }
 
 /* DeepSeek-V3's multi-head latent attention caches the 512-wide latent and the 64-wide

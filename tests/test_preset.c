@@ -147,20 +147,24 @@ static void test_builtin_models(void **state)
 static void test_builtin_gpus(void **state)
 {
     (void)state;
+    /* generations by compute capability (NVIDIA, "CUDA GPUs"); AMD's are not modelled */
+    enum { V = VL_ARCH_VOLTA, T = VL_ARCH_TURING, A = VL_ARCH_AMPERE, D = VL_ARCH_ADA,
+           H = VL_ARCH_HOPPER, B = VL_ARCH_BLACKWELL, U = VL_ARCH_UNKNOWN };
     static const struct {
         const char *name;
         uint64_t mib;
         double fp16;
+        int generation;
     } gpus[] = {
-        {"v100-16gb", 16160, 125e12},      {"v100-32gb", 32480, 125e12},
-        {"t4", 15360, 65e12},              {"a10", 23028, 125e12},
-        {"l4", 23034, 121e12},             {"l40s", 46068, 362.05e12},
-        {"a100-40gb", 40960, 312e12},      {"a100-80gb", 81920, 312e12},
-        {"h100-pcie", 81559, 756.5e12},    {"h100-80gb", 81559, 989.4e12},
-        {"h200", 143771, 989.4e12},        {"b200", 183359, 2.25e15},
-        {"rtx-3090", 24576, 71e12},        {"rtx-4090", 24564, 165.2e12},
-        {"rtx-5090", 32607, 209.5e12},     {"mi250x", 128 * 1024, 383e12},
-        {"mi300x", 192 * 1024, 1307.4e12},
+        {"v100-16gb", 16160, 125e12, V},      {"v100-32gb", 32480, 125e12, V},
+        {"t4", 15360, 65e12, T},              {"a10", 23028, 125e12, A},
+        {"l4", 23034, 121e12, D},             {"l40s", 46068, 362.05e12, D},
+        {"a100-40gb", 40960, 312e12, A},      {"a100-80gb", 81920, 312e12, A},
+        {"h100-pcie", 81559, 756.5e12, H},    {"h100-80gb", 81559, 989.4e12, H},
+        {"h200", 143771, 989.4e12, H},        {"b200", 183359, 2.25e15, B},
+        {"rtx-3090", 24576, 71e12, A},        {"rtx-4090", 24564, 165.2e12, D},
+        {"rtx-5090", 32607, 209.5e12, B},     {"mi250x", 128 * 1024, 383e12, U},
+        {"mi300x", 192 * 1024, 1307.4e12, U},
     };
     vl_catalog c;
     load_builtin(&c);
@@ -171,6 +175,7 @@ static void test_builtin_gpus(void **state)
             fail_msg("no built-in GPU %s", gpus[i].name);
         assert_int_equal(g->memory, gpus[i].mib << 20);
         assert_true(g->fp16_flops == gpus[i].fp16);
+        assert_int_equal(g->generation, gpus[i].generation);
         assert_true(g->bandwidth > 0 && g->source[0] != '\0');
     }
     char hint[96];

@@ -18,6 +18,9 @@
 
 /* GPT-2-like, tiny: h 64, 2 layers, 4 heads, V 1000, 128 learned positions, LayerNorm,
  * standard MLP (f = 256), biases, tied embeddings, no dropout. */
+/* PyTorch's default cuBLAS workspace on Hopper: 4096 KiB x 8 (CublasHandlePool.cpp) */
+#define CUBLAS_HOPPER (4096ULL * 1024 * 8)
+
 static vl_model tiny_gpt(void)
 {
     vl_model m;
@@ -170,6 +173,16 @@ static void test_context(void **state)
     assert_non_null(strstr(src, "86509"));
     assert_int_equal(vl_cuda_context_bytes(VL_ARCH_ADA, 1300, &src), 426 * MIB);
     assert_int_equal(vl_cuda_context_bytes(VL_ARCH_ADA, 1204, NULL), 287047680ULL);
+    /* a V100 before lazy loading: the transformers docs' 1343 MiB less a 2 MiB segment */
+    assert_int_equal(vl_cuda_context_bytes(VL_ARCH_VOLTA, 1102, &src), 1341 * MIB);
+    assert_int_equal(vl_cuda_context_bytes(VL_ARCH_VOLTA, 1204, NULL), 287047680ULL);
+    /* PyTorch's cuBLAS workspace: :4096:2:16:8 (2 x 4 MiB + 8 x 16 KiB), 4 MiB x 8 on
+     * Hopper and Blackwell and where the generation is unknown */
+    assert_int_equal(vl_cublas_workspace_bytes(VL_ARCH_AMPERE), 8 * MIB + 128 * 1024);
+    assert_int_equal(vl_cublas_workspace_bytes(VL_ARCH_VOLTA), 8519680);
+    assert_int_equal(vl_cublas_workspace_bytes(VL_ARCH_HOPPER), 32 * MIB);
+    assert_int_equal(vl_cublas_workspace_bytes(VL_ARCH_BLACKWELL), 32 * MIB);
+    assert_int_equal(vl_cublas_workspace_bytes(VL_ARCH_UNKNOWN), 32 * MIB);
 }
 
 /* ---- the profiles ---------------------------------------------------------------------- */
@@ -242,25 +255,28 @@ static void test_golden_tiny_gpt(void **state)
     }
     assert_int_equal(k, sizeof order / sizeof *order - 1);
     assert_int_equal(t.events[0].bytes, 689152);
-    assert_int_equal(t.events[1].bytes, 1378304);
+    assert_int_equal(t.events[1].bytes, CUBLAS_HOPPER);
+    assert_int_equal(t.events[2].bytes, 1378304);
     assert_int_equal(t.sum.act.total, 879872);
 
-    assert_int_equal(t.peak.tensors, 3476224);
-    assert_int_equal(t.peak.allocated, 3476480);
+    assert_int_equal(t.peak.tensors, 3476224 + CUBLAS_HOPPER);
+    assert_int_equal(t.peak.allocated, 3476480 + CUBLAS_HOPPER);
     assert_string_equal(t.peak.phase, "loss backward");
     assert_string_equal(t.events[t.peak.event].what, "head gradients");
     assert_int_equal(t.peak.alive[VL_TL_WEIGHTS], 689152);
+    assert_int_equal(t.peak.alive[VL_TL_RUNTIME], CUBLAS_HOPPER);
     assert_int_equal(t.peak.alive[VL_TL_OPTIMIZER], 1378304);
     assert_int_equal(t.peak.alive[VL_TL_ACTIVATIONS], 879872);
     assert_int_equal(t.peak.alive[VL_TL_GRADIENTS], 256512);
     assert_int_equal(t.peak.alive[VL_TL_TRANSIENT], 256000 + 16384);
-    /* reserved: the weights (<= 1 MiB) in a 2 MiB small segment, AdamW's 1.3 MiB in a 20 MiB
-     * large one; every other tensor is small, and the small pool holds 689,152 + 880,128 +
-     * 256,000 + 16,384 = 1,841,664 B when the head's 256,512 arrive: 255,488 B are left in
-     * the segment, so a second one opens.  2 + 20 + 2 MiB. */
-    assert_int_equal(t.peak.reserved, 24 * MIB);
+    /* reserved: the weights (<= 1 MiB) in a 2 MiB small segment, the cuBLAS workspace in a
+     * 32 MiB segment of its own, AdamW's 1.3 MiB in a 20 MiB large one; every other tensor
+     * is small, and the small pool holds 689,152 + 880,128 + 256,000 + 16,384 = 1,841,664 B
+     * when the head's 256,512 arrive: 255,488 B are left in the segment, so a second one
+     * opens.  2 + 32 + 20 + 2 MiB. */
+    assert_int_equal(t.peak.reserved, 56 * MIB);
     assert_int_equal(t.peak.context, 287047680ULL);
-    assert_int_equal(t.peak.device, 24 * MIB + 287047680ULL);
+    assert_int_equal(t.peak.device, 56 * MIB + 287047680ULL);
     /* the state kept: weights and AdamW's moments */
     assert_int_equal(t.end[VL_TL_WEIGHTS] + t.end[VL_TL_OPTIMIZER], 2067456);
     vl_timeline_free(&t);
@@ -672,11 +688,14 @@ static void test_golden_serving(void **state)
             assert_string_equal(vl_timeline_phase(&t, i), order[k]);
         }
     assert_int_equal(k, 4);
-    assert_int_equal(t.peak.tensors, 918528);
-    assert_int_equal(t.peak.allocated, 918528);
+    assert_int_equal(t.peak.tensors, 918528 + CUBLAS_HOPPER);
+    assert_int_equal(t.peak.allocated, 918528 + CUBLAS_HOPPER);
     assert_string_equal(t.peak.phase, "prefill");
     assert_string_equal(t.events[t.peak.event].what, "forward workspace");
     assert_int_equal(t.peak.alive[VL_TL_KV_CACHE], 65536);
+    /* the caller's logits of the last positions (fp32 here: fp32 weights), then the copy */
+    assert_int_equal(event_bytes(&t, "prefill", "logits of the last positions, model dtype"),
+                     8000);
     assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 logits, whole vocabulary"), 8000);
     assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 probabilities"), 8000);
     /* decode step 3 holds the other layer's new cache (35 tokens) and this layer's old and
@@ -725,6 +744,95 @@ static void test_all_to_all(void **state)
     vl_timeline_free(&t);
 }
 
+/* Tensor by tensor, as PyTorch holds them (derived by hand for the tiny Llama: h 128, 8
+ * heads of 16, 2 KV heads, gated MLP 352, two RMSNorm weights a layer, untied): autograd
+ * makes a .grad for q (128 x 128), k and v (128 x 32), o, gate, up and down (128 x 352) and
+ * the norms, and foreach AdamW's sqrt makes one temporary for each trainable tensor; a
+ * ZeRO-2 partition is one buffer a layer. */
+static void test_per_tensor(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_FP32, 32, 2);
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    static const uint64_t elems[] = {16384, 4096, 4096, 16384, 45056, 45056, 45056, 256};
+    size_t i = first_event_of(&t, "backward layer 2"), k = 0;
+    for (; i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
+        if (t.events[i].kind == VL_EV_ALLOC && strcmp(t.events[i].what, "layer gradients") == 0) {
+            assert_true(k < sizeof elems / sizeof *elems);
+            assert_int_equal(t.events[i].bytes, 4 * elems[k]);
+            k++;
+        }
+    assert_int_equal(k, sizeof elems / sizeof *elems);
+    uint64_t temps = 0, n = 0;
+    for (i = first_event_of(&t, "optimizer step"); i < t.n_events; i++)
+        if (t.events[i].kind == VL_EV_ALLOC && t.events[i].component == VL_TL_OPTIM_TEMP) {
+            temps += t.events[i].bytes;
+            n++;
+        }
+    assert_int_equal(n, 3 * 8 + 2);                  /* each layer's 8, the head, the embedding */
+    assert_int_equal(temps, 4 * t.sum.par.params);   /* fp32: 4 B an element, every parameter */
+    vl_timeline_free(&t);
+
+    s.gpus = 2;
+    s.zero = 2;
+    build(&m, &s, fw("hf"), &t);
+    k = 0;
+    for (i = first_event_of(&t, "backward layer 2");
+         i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
+        k += t.events[i].kind == VL_EV_ALLOC && strcmp(t.events[i].what, "layer gradients") == 0;
+    assert_int_equal(k, 1);
+    vl_timeline_free(&t);
+}
+
+/* vLLM's sampler with top-k/top-p, derived by hand for the tiny model in bf16: the
+ * engine's hidden states (b x s x h x 2), the caller's bf16 logits (b x V x 2), the fp32
+ * copy, the sorted values and int64 indices, and torch.sort's scratch by the number of rows
+ * (SortStable.cu): 2 rows sort as int2 pairs in and out with a key output and cub's third
+ * key and value buffers (8 + 8 + 4 + 4 + 8 = 32 B a logit); 128 rows, segmented, int64
+ * start indices and cub's buffers (8 + 4 + 8); 1 row, one row's worth of those. */
+static void test_vllm_sampler(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    static const struct { uint64_t batch, scratch; } rows[] = {
+        {2, 32 * 2 * 1000}, {128, 20 * 128 * 1000}, {1, 20 * 1000}};
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        vl_settings s;
+        vl_settings_default(&s);
+        s.mode = VL_MODE_INFER;
+        s.weight_dtype = s.kv_dtype = VL_DT_BF16;
+        s.seq = 32;
+        s.gen = 0;
+        s.batch = rows[r].batch;
+        vl_timeline t;
+        build(&m, &s, fw("vllm"), &t);
+        const uint64_t bv = rows[r].batch * 1000, hidden = rows[r].batch * 32 * 64 * 2;
+        assert_int_equal(event_bytes(&t, "prefill",
+                                     "the forward's last hidden states (held by the engine)"),
+                         hidden);
+        assert_int_equal(event_bytes(&t, "prefill", "sampler: the sort's scratch (indices, cub "
+                                                    "buffers)"), rows[r].scratch);
+        assert_int_equal(event_bytes(&t, "prefill", "sampler: top-k mask (bool)"), bv);
+        /* during the sort: everything above at once */
+        uint64_t alive[VL_N_TL_COMPONENTS];
+        size_t i = 0;
+        while (strcmp(t.events[i].what, "sampler: the sort's scratch (indices, cub buffers)"))
+            i++;
+        vl_timeline_alive(&t, i, alive);
+        assert_int_equal(alive[VL_TL_TRANSIENT],
+                         hidden + 2 * bv + 4 * bv + 4 * bv + 8 * bv + rows[r].scratch);
+        /* while the filtered logits are scattered back: the masks, softmax and sum too */
+        while (strcmp(t.events[i].what, "sampler: filtered logits, unsorted"))
+            i++;
+        vl_timeline_alive(&t, i, alive);
+        assert_int_equal(alive[VL_TL_TRANSIENT], hidden + 2 * bv + 4 * bv + 4 * bv + 8 * bv +
+                                                     bv + 4 * bv + 4 * bv + bv + 4 * bv);
+        vl_timeline_free(&t);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -768,6 +876,8 @@ int main(void)
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_all_to_all),
+        cmocka_unit_test(test_vllm_sampler),
+        cmocka_unit_test(test_per_tensor),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

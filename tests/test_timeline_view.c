@@ -26,9 +26,10 @@ static void built(timeline_view *v, const explorer *e)
     memset(v, 0, sizeof *v);
     assert_true(timeline_view_build(v, e));
     vl_settings s = explorer_settings(e);
+    const vl_runtime rt = explorer_runtime(e);
     vl_timeline t;
     char err[256];
-    assert_true(vl_timeline_for(&e->model, &s, e->overhead_given, &t, err, sizeof err));
+    assert_true(vl_timeline_for(&e->model, &s, &rt, &t, err, sizeof err));
     assert_int_equal(v->t.n_events, t.n_events);
     assert_int_equal(v->t.peak.device, t.peak.device);
     assert_int_equal(v->t.peak.device, e->peak.device);

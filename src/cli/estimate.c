@@ -13,9 +13,10 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     vl_breakdown b, zero[REPORT_ZERO_STAGES];
     vl_solution sol;
     char why[VL_ERR_LEN];
+    const vl_runtime rt = vl_runtime_on(gpu, o->overhead_given);
     if (o->solving) {
         const char *none = vl_solve_fit(model, &o->s, o->solve, report_capacity(&o->s, gpu),
-                                        o->overhead_given, &sol);
+                                        &rt, &sol);
         if (none) {
             fprintf(stderr, "vramlab: --solve %s on %s: %s\n", vl_solve_names[o->solve],
                     gpu->name, none);
@@ -30,7 +31,7 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     if (sweep && !report_zero_sweep(model, &o->s, zero, why, sizeof why))
         return usage_error("%s", why);
     vl_timeline tl;
-    if (!vl_timeline_for(model, &o->s, o->overhead_given, &tl, why, sizeof why)) {
+    if (!vl_timeline_for(model, &o->s, &rt, &tl, why, sizeof why)) {
         vl_timeline_free(&tl);
         return usage_error("%s", why);
     }

@@ -125,9 +125,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * upcasts the logits and keeps probs and logprobs in fp32
          * (vllm/model_executor/layers/sampler.py); top-p sorts the vocabulary, and the
          * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
-         * memory usage" (vllm/worker/model_runner.py, profile_run) */
+         * memory usage" (vllm/worker/model_runner.py, profile_run); execute_model keeps
+         * the forward's hidden states in a local until the sampler returns
+         * (vllm/worker/model_runner.py, hidden_or_intermediate_states) */
         .prefill_chunk = 2048, .kv_preallocated = true, .cuda_graphs = true,
-        .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2,
+        .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2, .sampler_hidden = true,
     },
 };
 const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
@@ -183,6 +185,7 @@ const vl_framework_field vl_framework_fields[] = {
     COUNT("graph_batch", graph_batch, 0, 1048576),
     BOOL("sampler_sort", sampler_sort),
     COUNT("sampler_fp32", sampler_fp32, 0, 16),
+    BOOL("sampler_hidden", sampler_hidden),
 };
 const size_t vl_n_framework_fields = sizeof vl_framework_fields / sizeof *vl_framework_fields;
 #undef ENUM

@@ -74,6 +74,7 @@ typedef struct vl_framework {
     uint64_t graph_batch;       /* the largest batch captured */
     bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
     uint64_t sampler_fp32;      /* fp32 b x V tensors the sampler keeps besides the logits */
+    bool sampler_hidden;        /* the forward's last hidden states stay alive while it samples */
 } vl_framework;
 
 /* The built-in profiles, by VL_FRAMEWORK_LIST (settings.h). */

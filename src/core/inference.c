@@ -85,7 +85,12 @@ static shard shard_of(const vl_arch *a, const vl_settings *s, bool logits)
     const uint64_t N = vl_infer_tp(s);
     return (shard){a->heads / N, vl_ceil_div(a->kv_heads, N),
                    vl_ceil_div(vl_active_mlp_width(a), N), logits ? vl_ceil_div(a->vocab, N) : 0,
-                   s->weight_dtype == VL_DT_FP32 ? 4 : 2};
+                   vl_infer_act_bytes(s)};
+}
+
+uint64_t vl_infer_act_bytes(const vl_settings *s)
+{
+    return s->weight_dtype == VL_DT_FP32 ? 4 : 2;
 }
 
 uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits, uint64_t tokens,

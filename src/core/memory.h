@@ -210,5 +210,8 @@ uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits,
                             uint64_t context, bool *ovf);
 /* Inference: the tensor-parallel degree within a pipeline stage, --gpus / --pp. */
 uint64_t vl_infer_tp(const vl_settings *s);
+/* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
+ * 16 bits). */
+uint64_t vl_infer_act_bytes(const vl_settings *s);
 
 #endif

@@ -136,6 +136,8 @@ static const key_desc gpu_keys[] = {
     {"bf16_flops", T_DOUBLE, G(bf16_flops)},
     {"fp16_flops", T_DOUBLE, G(fp16_flops)},
     {"fp8_flops", T_DOUBLE, G(fp8_flops)},
+    {"generation", T_ENUM, G(generation), .enum_names = vl_gpu_arch_names,
+     .n_enum = VL_N_GPU_ARCHS},
     {NULL, 0},
 };
 #undef G
@@ -582,6 +584,7 @@ static bool load_gpu(vl_ydoc *d, vl_gpu *g)
     walk w;
 
     memset(g, 0, sizeof *g);
+    g->generation = VL_ARCH_UNKNOWN;
     if (!walk_map(d, d->root, gpu_keys, "", g, &w))
         return false;
     /* 0 is unknown.  The floors, 1 GB/s and 1 GFLOP/s, are far below any GPU's (the slowest

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "framework.h"
+#include "runtime.h"
 #include "model.h"
 #include "scenario.h"
 
@@ -30,6 +31,7 @@ typedef struct vl_gpu {
     double bf16_flops;    /* dense, FLOP/s; 0 = unknown or not supported */
     double fp16_flops;
     double fp8_flops;
+    vl_gpu_arch generation; /* for the CUDA context and library workspaces */
 } vl_gpu;
 
 /* A lesson (HACKING §3): a guided tour, one step a state of the explorer with a text in

@@ -239,6 +239,10 @@ static const context_row context_rows[] = {
      "loaded, as before CUDA 11.7)"},
     {-1, 1107, 287047680,
      "pytorch/pytorch#86509: 287,047,680 B with lazy module loading (CUDA >= 11.7)"},
+    {VL_ARCH_VOLTA, 0, (1343ULL - 2) * 1048576,
+     "transformers docs, model training anatomy (v4.27): 1343 MiB in nvidia-smi after "
+     "torch.ones((1, 1)).to('cuda') on the V100 with CUDA 11.2 it trains BERT-large on (every "
+     "kernel loaded), less the tensor's 2 MiB segment"},
     {VL_ARCH_ADA, 1300, 426ULL * 1048576,
      "unslothai/unsloth-zoo#1053: 426 MiB in nvidia-smi on an RTX 6000 Ada, PyTorch 2.10 "
      "with CUDA 13.0, context only"},
@@ -256,4 +260,18 @@ uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **sou
     if (source)
         *source = best->source;
     return best->bytes;
+}
+
+/* aten/src/ATen/cuda/CublasHandlePool.cpp, parseChosenWorkspaceSize: CUBLAS_WORKSPACE_CONFIG
+ * ":4096:2:16:8" by default (2 x 4096 KiB + 8 x 16 KiB = 8,519,680 B), 32 MiB (4096 KiB x 8)
+ * on Hopper and Blackwell; a GPU of unknown generation gets the larger. */
+uint64_t vl_cublas_workspace_bytes(vl_gpu_arch arch)
+{
+    switch (arch) {
+    case VL_ARCH_VOLTA: case VL_ARCH_TURING: case VL_ARCH_AMPERE: case VL_ARCH_ADA:
+        return 4096 * 1024 * 2 + 16 * 1024 * 8;
+    case VL_ARCH_HOPPER: case VL_ARCH_BLACKWELL: case VL_ARCH_UNKNOWN: case VL_N_GPU_ARCHS:
+        break;
+    }
+    return 4096 * 1024 * 8;
 }

@@ -52,4 +52,8 @@ extern const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS];
  * figure in *source. */
 uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **source);
 
+/* The cuBLAS workspace PyTorch allocates through its caching allocator at the first matmul
+ * and keeps for the handle's life (one handle and stream here), by default. */
+uint64_t vl_cublas_workspace_bytes(vl_gpu_arch arch);
+
 #endif

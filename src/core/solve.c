@@ -39,25 +39,25 @@ static uint64_t *field(vl_settings *s, vl_solve what)
 /* What must fit at v: the step's peak on the device (vl_timeline_for), or 0 when the
  * settings are invalid there or the result overflows. */
 static uint64_t total_at(const vl_model *m, vl_settings s, vl_solve what, uint64_t v,
-                         bool overhead_given)
+                         const vl_runtime *rt)
 {
     vl_timeline t;
     char why[8];
     *field(&s, what) = v;
-    uint64_t peak = vl_timeline_for(m, &s, overhead_given, &t, why, sizeof why) ? t.peak.device : 0;
+    uint64_t peak = vl_timeline_for(m, &s, rt, &t, why, sizeof why) ? t.peak.device : 0;
     vl_timeline_free(&t);
     return peak;
 }
 
 static bool fits_at(const vl_model *m, const vl_settings *s, vl_solve what, uint64_t v,
-                    uint64_t capacity, bool overhead_given)
+                    uint64_t capacity, const vl_runtime *rt)
 {
-    uint64_t t = total_at(m, *s, what, v, overhead_given);
+    uint64_t t = total_at(m, *s, what, v, rt);
     return t != 0 && t <= capacity;
 }
 
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
-                         bool overhead_given, vl_solution *out)
+                         const vl_runtime *rt, vl_solution *out)
 {
     memset(out, 0, sizeof *out);
     if (what == VL_SOLVE_MAX_CONCURRENCY)
@@ -71,15 +71,15 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
         uint64_t prev = 0; /* the last valid count that did not fit */
         for (uint64_t t = 1; t <= m->arch.heads; t++) {
             const uint64_t n = t * s->pp;
-            if (total_at(m, *s, what, n, overhead_given) == 0) /* not a valid layout */
+            if (total_at(m, *s, what, n, rt) == 0) /* not a valid layout */
                 continue;
-            if (!fits_at(m, s, what, n, capacity, overhead_given)) {
+            if (!fits_at(m, s, what, n, capacity, rt)) {
                 prev = n;
                 continue;
             }
             out->answer = s->gpus = n;
             out->next = prev;
-            out->next_total = prev ? total_at(m, *s, what, prev, overhead_given) : 0;
+            out->next_total = prev ? total_at(m, *s, what, prev, rt) : 0;
             return NULL;
         }
         return "no tensor-parallel GPU count (a divisor of the attention heads) fits";
@@ -88,14 +88,14 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
         /* training: whole tensor x pipeline x context groups, data parallel over them */
         const uint64_t unit = s->tp * s->pp * s->cp;
         hi = VL_MAX_GPUS / unit;
-        if (!fits_at(m, s, what, hi * unit, capacity, overhead_given))
+        if (!fits_at(m, s, what, hi * unit, capacity, rt))
             return s->zero == 0 ? "no GPU count fits: at ZeRO-0 every GPU holds the whole "
                                   "model (try --zero 1, 2 or 3)"
                                 : "no GPU count fits, even 1048576";
         uint64_t lo = 1; /* smallest n in [lo, hi] that fits; hi fits */
         while (lo < hi) {
             uint64_t mid = lo + (hi - lo) / 2;
-            if (fits_at(m, s, what, mid * unit, capacity, overhead_given))
+            if (fits_at(m, s, what, mid * unit, capacity, rt))
                 hi = mid;
             else
                 lo = mid + 1;
@@ -103,17 +103,17 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
         out->answer = s->gpus = hi * unit;
         if (hi > 1) {
             out->next = (hi - 1) * unit;
-            out->next_total = total_at(m, *s, what, out->next, overhead_given);
+            out->next_total = total_at(m, *s, what, out->next, rt);
         }
         return NULL;
     }
-    if (!fits_at(m, s, what, 1, capacity, overhead_given))
+    if (!fits_at(m, s, what, 1, capacity, rt))
         return what == VL_SOLVE_MAX_BATCH ? "it does not fit even with --batch 1"
                                           : "it does not fit even with a 1-token context";
     uint64_t lo = 1; /* largest v in [lo, hi] that fits; lo fits */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (fits_at(m, s, what, mid, capacity, overhead_given))
+        if (fits_at(m, s, what, mid, capacity, rt))
             lo = mid;
         else
             hi = mid - 1;
@@ -121,7 +121,7 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
     out->answer = *field(s, what) = lo;
     if (lo < (what == VL_SOLVE_MAX_BATCH ? VL_MAX_BATCH : VL_MAX_SEQ - s->gen)) {
         out->next = lo + 1;
-        out->next_total = total_at(m, *s, what, lo + 1, overhead_given);
+        out->next_total = total_at(m, *s, what, lo + 1, rt);
     }
     return NULL;
 }

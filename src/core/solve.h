@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "memory.h"
+#include "timeline.h"
 
 typedef enum {
     VL_SOLVE_MAX_BATCH, VL_SOLVE_MAX_CONTEXT, VL_SOLVE_MIN_GPUS, VL_SOLVE_MAX_CONCURRENCY,
@@ -27,6 +28,6 @@ typedef struct vl_solution {
  * given (the engine's profiled peak) and the overhead leave of capacity, as vLLM sizes its
  * cache. */
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
-                         bool overhead_given, vl_solution *out);
+                         const vl_runtime *rt, vl_solution *out);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lora.h"
+#include "preset.h"
 #include "units.h"
 
 #define VL_TL_KEY(id, key, label) key,
@@ -21,6 +22,9 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
                    VL_TL_ACTIVATIONS == (int)VL_C_ACTIVATIONS &&
                    VL_TL_KV_CACHE == (int)VL_C_KV_CACHE && VL_TL_GATHERED == (int)VL_C_ZERO3_LIVE,
                "components shared with vl_estimate");
+
+#define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
+#define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -131,6 +135,7 @@ static void transient(builder *b, vl_tl_component c, uint64_t bytes, const char 
 /* ---- what a step is made of ------------------------------------------------------------ */
 
 #define MAX_LAYER_TERMS (VL_MAX_TERMS + 8)
+#define MAX_PARAM_TENSORS 8     /* q, k, v, o, gate, up, down, and the rest */
 
 typedef struct step {
     const vl_arch *a;
@@ -156,9 +161,14 @@ typedef struct step {
     uint64_t head_out;          /* the head's output, in the activations' dtype */
     /* gradients, per GPU */
     uint64_t layer_grad, head_grad, embedding_grad, grad_full, grad_part, trainable;
+    uint64_t head_params, embedding_params;
+    /* a layer's trainable parameters as the tensors that hold them (elements) */
+    uint64_t tensor[MAX_PARAM_TENSORS];
+    int n_tensors;
     bool grads_held;            /* one gradient buffer kept for the whole run */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
+    uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
 } step;
 
 static bool starts(const char *s, const char *prefix)
@@ -327,6 +337,46 @@ static void outside_terms(step *st, bool *ovf)
     }
 }
 
+/* A layer's parameters as PyTorch holds them, one tensor per nn.Linear weight on this GPU
+ * (q, k, v or one fused QKV, o, and the MLP's gate, up and down; column-parallel ones split
+ * by tp along their outputs, row-parallel ones along their inputs), the biases and norms
+ * as one more; one tensor for what this does not describe (experts, latent attention,
+ * adapters) and for ZeRO's flat partitions. */
+static void layer_tensors(step *st, uint64_t layer_params, bool *ovf)
+{
+    const vl_arch *a = st->a;
+    const uint64_t t = st->s->tp, h = a->hidden, d = a->head_dim;
+    const uint64_t q = vl_ceil_div(vl_mul(a->heads, d, ovf), t);
+    const uint64_t kv = vl_ceil_div(vl_mul(a->kv_heads, d, ovf), t);
+    const uint64_t f = vl_ceil_div(vl_active_mlp_width(a), t);
+    uint64_t m[MAX_PARAM_TENSORS];
+    int n = 0;
+    if (st->s->zero == 0 && !st->s->lora_rank && a->experts <= 1 && !a->kv_lora_rank &&
+        !a->q_lora_rank) {
+        if (st->f->fused_qkv) {
+            m[n++] = vl_mul(h, q + 2 * kv, ovf);
+        } else {
+            m[n++] = vl_mul(h, q, ovf);
+            m[n++] = vl_mul(h, kv, ovf);
+            m[n++] = vl_mul(h, kv, ovf);
+        }
+        m[n++] = vl_mul(q, h, ovf);
+        if (a->mlp == VL_MLP_GATED)
+            m[n++] = vl_mul(h, f, ovf);
+        m[n++] = vl_mul(h, f, ovf);
+        m[n++] = vl_mul(f, h, ovf);
+    }
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum = vl_add(sum, m[i], ovf);
+    if (sum > layer_params) /* a layout this does not describe: one tensor */
+        n = 0, sum = 0;
+    memcpy(st->tensor, m, (size_t)n * sizeof *m);
+    st->n_tensors = n;
+    if (layer_params > sum)
+        st->tensor[st->n_tensors++] = layer_params - sum;
+}
+
 /* Gradients, buckets and ZeRO-3's gathering, per GPU. */
 static void gradient_plan(step *st, bool *ovf)
 {
@@ -342,6 +392,7 @@ static void gradient_plan(step *st, bool *ovf)
         layer_params = bd->par.layer_params / st->layers;
     }
     st->layer_grad = vl_mul(layer_params, g, ovf);
+    layer_tensors(st, layer_params, ovf);
     /* the outside parameters' gradients: the head's (with a tied embedding matrix) are
      * born in the loss's backward, the embedding side's at the end */
     const uint64_t rest = st->trainable - layer_params * st->layers;
@@ -352,6 +403,8 @@ static void gradient_plan(step *st, bool *ovf)
               p->token_types + p->embedding_norm;
         emb = emb < rest ? emb : rest;
     }
+    st->embedding_params = emb;
+    st->head_params = rest - emb;
     st->embedding_grad = vl_mul(emb, g, ovf);
     st->head_grad = vl_mul(rest - emb, g, ovf);
     st->grad_full = vl_mul(st->trainable, g, ovf);
@@ -492,6 +545,10 @@ static void reduce_pending(builder *b, const step *st, uint32_t *pending, size_t
     *bytes = 0;
 }
 
+/* The gradients' slots: each layer's tensors, then the head's and the embedding side's. */
+#define GRAD_SLOTS(st) ((st)->layers * MAX_PARAM_TENSORS + 2)
+#define HEAD_SLOT(st) ((st)->layers * MAX_PARAM_TENSORS)
+
 static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath, bool born,
                           uint32_t *grads, const char *tag)
 {
@@ -530,7 +587,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             pending[n_pending++] = g;
             pending_bytes += st->head_grad;
         } else if (g) {
-            grads[st->layers] = g;
+            grads[HEAD_SLOT(st)] = g;
         }
     } else {
         phase(b, "%sbackward: gradient from the next stage", tag);
@@ -551,7 +608,11 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
                             "backward workspace (gradients in and out)");
         all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
-        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->layer_grad, "layer gradients") : 0;
+        /* autograd's AccumulateGrad makes each parameter's .grad on its own */
+        uint32_t g[MAX_PARAM_TENSORS] = {0};
+        for (int i = 0; birth && i < st->n_tensors; i++)
+            g[i] = alloc(b, VL_TL_GRADIENTS, vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf),
+                         "layer gradients");
         release(b, ws);
         release(b, core);
         for (int i = 0; i < st->n_layer; i++)
@@ -562,12 +623,13 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             release(b, gath[l]);
             gath[l] = 0;
         }
-        if (part && g) {
-            pending[n_pending++] = g;
+        if (part && g[0]) { /* partitioned: one tensor a layer (layer_tensors) */
+            pending[n_pending++] = g[0];
             pending_bytes += st->layer_grad;
             reduce_pending(b, st, pending, &n_pending, &pending_bytes, false);
-        } else if (g) {
-            grads[l] = g;
+        } else {
+            for (int i = 0; i < st->n_tensors; i++)
+                grads[l * MAX_PARAM_TENSORS + i] = g[i];
         }
     }
     phase(b, "%sbackward embedding", tag);
@@ -575,7 +637,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     if (part && g)
         pending[n_pending++] = g;
     else if (g)
-        grads[st->layers + 1] = g;
+        grads[HEAD_SLOT(st) + 1] = g;
     release(b, resid);
     for (int i = 0; i < st->n_emb; i++)
         release(b, mb->emb[i]);
@@ -586,10 +648,33 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     return grads;
 }
 
+/* foreach's sqrt of the second moments, a tensor for each parameter tensor, all alive at
+ * once (torch._foreach_sqrt returns a list), elem bytes an element. */
+static void foreach_temps(builder *b, const step *st, uint64_t elem)
+{
+    const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
+    uint32_t *ids = gathered_ids(b, n);
+    if (!ids)
+        return;
+    size_t k = 0;
+    for (uint64_t l = 0; l < st->layers; l++)
+        for (int i = 0; i < st->n_tensors; i++)
+            ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->tensor[i], elem, &b->ovf),
+                             FOREACH_WHAT);
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->head_params, elem, &b->ovf), FOREACH_WHAT);
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->embedding_params, elem, &b->ovf),
+                     FOREACH_WHAT);
+    for (size_t i = 0; i < k; i++)
+        release(b, ids[i]);
+    free(ids);
+}
+
 /* The optimizer's temporaries (torch/optim/adamw.py, torch >= 2.0): foreach takes
- * torch._foreach_sqrt of every second moment at once, one temporary the size of the
- * moments; the single-tensor loop, per parameter, exp_avg_sq.sqrt() / bias_correction2_sqrt
- * (two temporaries of the largest parameter's); fused kernels none.  SGD with momentum
+ * torch._foreach_sqrt of every second moment at once, a temporary for each parameter
+ * tensor (foreach_temps; one buffer's worth over ZeRO's flat partitions and adapters),
+ * together the size of the moments; the single-tensor loop, per parameter,
+ * exp_avg_sq.sqrt() / bias_correction2_sqrt (two temporaries of the largest parameter's);
+ * fused kernels none.  SGD with momentum
  * updates in place; 8-bit Adam (bitsandbytes) is one fused kernel; Lion (lion-pytorch) goes
  * parameter by parameter, two temporaries of the largest.  Offloaded: the CPU steps. */
 static void optimizer_step(builder *b, const step *st)
@@ -635,9 +720,13 @@ static void optimizer_step(builder *b, const step *st)
     case VL_SGD_MOMENTUM: case VL_SGD: case VL_ADAM_8BIT: case VL_N_OPTIMIZERS:
         break;
     }
-    transient(b, VL_TL_OPTIM_TEMP, temps, st->f->optim_impl == VL_OPTIM_FOREACH
-                                              ? "foreach temporaries (sqrt of the moments)"
-                                              : "per-parameter temporaries");
+    if (s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH && s->zero == 0 &&
+        !s->lora_rank)
+        foreach_temps(b, st, elem);
+    else
+        transient(b, VL_TL_OPTIM_TEMP, temps, st->f->optim_impl == VL_OPTIM_FOREACH
+                                                  ? "foreach temporaries (sqrt of the moments)"
+                                                  : "per-parameter temporaries");
 }
 
 static bool build_train(builder *b, step *st)
@@ -646,6 +735,7 @@ static bool build_train(builder *b, step *st)
     const vl_breakdown *bd = st->bd;
     phase(b, "step start (the state kept between steps)");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
     alloc(b, VL_TL_OPTIMIZER, bd->bytes[VL_C_OPTIMIZER], "optimizer states");
     if (s->zero >= 2)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
@@ -658,7 +748,7 @@ static bool build_train(builder *b, step *st)
     const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
     micro *mbs = calloc(k, sizeof *mbs);
     uint32_t *gath = gathered_ids(b, st->layers);
-    uint32_t *grads = gathered_ids(b, st->layers + 2); /* layers, head, embedding */
+    uint32_t *grads = gathered_ids(b, GRAD_SLOTS(st));
     if (!mbs || !gath || !grads) {
         free(mbs);
         free(gath);
@@ -692,7 +782,7 @@ static bool build_train(builder *b, step *st)
     }
     optimizer_step(b, st);
     phase(b, "zero_grad");
-    for (uint64_t i = 0; i < st->layers + 2; i++)
+    for (uint64_t i = 0; i < GRAD_SLOTS(st); i++)
         release(b, grads[i]);
     for (uint64_t m = 0; m < k; m++) {
         free(mbs[m].layer);
@@ -723,27 +813,59 @@ static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token
     }
 }
 
-/* The sampler, once the forward's workspace is freed: the last positions' logits in fp32,
- * gathered to the whole vocabulary (tensor-parallel engines gather them first: vLLM's
- * LogitsProcessor, tensor_model_parallel_gather); with top-k/top-p, the vocabulary sorted
- * (fp32 values and int64 indices), its softmax and that softmax's cumulative sum at once
- * (vllm/model_executor/layers/sampler.py, _apply_top_k_top_p), then the scattered result;
- * then the probabilities the framework keeps besides the logits. */
-static void sampler(builder *b, const step *st)
+/* torch.sort's scratch beyond its values and int64 indices, for `rows` rows of V on CUDA
+ * (aten/src/ATen/native/cuda/SortStable.cu): one row, or rows of a million and more, sort
+ * one at a time with one row's int64 start indices; fewer than 128 rows sort as one array
+ * of (row, index) int2 pairs, in and out, with a key output; more rows sort segmented with
+ * the start indices of all.  cub's radix sort, called without a DoubleBuffer, adds a third
+ * key and value buffer of its own (cub DispatchRadixSort, "3rd keys buffer"). */
+static uint64_t sort_scratch(uint64_t rows, uint64_t V, bool *ovf)
 {
-    const uint64_t bv = vl_mul(st->s->batch, st->a->vocab, &b->ovf);
+    if (rows == 1 || V >= 1000000)
+        return vl_mul(8 + 4 + 8, V, ovf);
+    const uint64_t n = vl_mul(rows, V, ovf);
+    if (rows < 128)
+        return vl_mul(8 + 8 + 4 + (4 + 8), n, ovf);
+    return vl_mul(8 + (4 + 8), n, ovf);
+}
+
+/* The sampler, once the forward's workspace is freed, for `tokens` tokens of the last
+ * forward: the caller's logits of the last positions in the model's dtype, whole vocabulary
+ * (tensor-parallel engines gather them first: vLLM's LogitsProcessor,
+ * tensor_model_parallel_gather), and the engine's hidden states where it holds them; the
+ * logits in fp32; with top-k/top-p (vllm/model_executor/layers/sampler.py,
+ * _apply_top_k_top_p) the vocabulary sorted (fp32 values, int64 indices and the sort's
+ * scratch), a top-k mask, the sorted softmax, its cumulative sum and a top-p mask, all
+ * alive while the filtered logits are scattered back; then the probabilities the framework
+ * keeps besides the logits. */
+static void sampler(builder *b, const step *st, uint64_t tokens)
+{
+    const uint64_t rows = st->s->batch, V = st->a->vocab;
+    const uint64_t bv = vl_mul(rows, V, &b->ovf);
     const uint64_t f32 = vl_mul(4, bv, &b->ovf);
+    const uint64_t beta = vl_infer_act_bytes(st->s);
+    uint32_t hidden = 0;
+    if (st->f->sampler_hidden)
+        hidden = alloc(b, VL_TL_TRANSIENT,
+                       vl_mul(vl_mul(tokens, st->a->hidden, &b->ovf), beta, &b->ovf),
+                       "the forward's last hidden states (held by the engine)");
+    uint32_t own = alloc(b, VL_TL_TRANSIENT, vl_mul(beta, bv, &b->ovf),
+                         "logits of the last positions, model dtype");
     uint32_t logits = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 logits, whole vocabulary");
     if (st->f->sampler_sort) {
-        uint32_t sorted = alloc(b, VL_TL_TRANSIENT, f32, "sampler: sorted logits");
-        uint32_t idx = alloc(b, VL_TL_TRANSIENT, vl_mul(8, bv, &b->ovf),
-                             "sampler: sort indices (int64)");
-        uint32_t sm = alloc(b, VL_TL_TRANSIENT, f32, "sampler: softmax of the sorted logits");
-        transient(b, VL_TL_TRANSIENT, f32, "sampler: cumulative sum (top-p)");
-        release(b, sm);
+        uint32_t held[6];
+        held[0] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: sorted logits");
+        held[1] = alloc(b, VL_TL_TRANSIENT, vl_mul(8, bv, &b->ovf),
+                        "sampler: sort indices (int64)");
+        transient(b, VL_TL_TRANSIENT, sort_scratch(rows, V, &b->ovf),
+                  "sampler: the sort's scratch (indices, cub buffers)");
+        held[2] = alloc(b, VL_TL_TRANSIENT, bv, "sampler: top-k mask (bool)");
+        held[3] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: softmax of the sorted logits");
+        held[4] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: cumulative sum (top-p)");
+        held[5] = alloc(b, VL_TL_TRANSIENT, bv, "sampler: top-p mask (bool)");
         uint32_t back = alloc(b, VL_TL_TRANSIENT, f32, "sampler: filtered logits, unsorted");
-        release(b, sorted);
-        release(b, idx);
+        for (int i = 0; i < 6; i++)
+            release(b, held[i]);
         release(b, logits);
         logits = back;
     }
@@ -753,6 +875,8 @@ static void sampler(builder *b, const step *st)
     for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
         release(b, ids[i]);
     release(b, logits);
+    release(b, own);
+    release(b, hidden);
 }
 
 static bool build_serve(builder *b, step *st)
@@ -763,6 +887,7 @@ static bool build_serve(builder *b, step *st)
     const uint64_t L = inf->stage_layers;
     phase(b, "load weights");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
     const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
     uint32_t *kv = gathered_ids(b, L);
     if (!kv)
@@ -793,7 +918,7 @@ static bool build_serve(builder *b, step *st)
                             "forward workspace");
         release(b, ws);
         if (done == s->seq && inf->logits) /* the last pipeline stage samples */
-            sampler(b, st);
+            sampler(b, st, vl_mul(n, s->batch, &b->ovf));
     }
     /* decode: the first step and the last; the ones between only grow the cache */
     for (uint64_t step_i = 1; step_i <= s->gen && !b->nomem;
@@ -814,7 +939,7 @@ static bool build_serve(builder *b, step *st)
                             "decode workspace");
         release(b, ws);
         if (inf->logits)
-            sampler(b, st);
+            sampler(b, st, s->batch);
     }
     free(kv);
     return !b->nomem;
@@ -839,7 +964,8 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     }
     const vl_breakdown *bd = &out->sum;
     builder b = {.t = out, .al = vl_alloc_new(f->allocator)};
-    step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd};
+    step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd,
+               .cublas = rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch)};
     if (!b.al) {
         snprintf(err, len, "out of memory");
         return false;
@@ -919,13 +1045,16 @@ void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMP
     }
 }
 
-bool vl_timeline_for(const vl_model *m, const vl_settings *s, bool overhead_given,
+bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                      vl_timeline *out, char *err, size_t len)
 {
     vl_framework f;
     vl_framework_of(s, &f);
-    /* the GPU presets do not say their generation yet: the context rows for any GPU */
-    const vl_runtime rt = {.arch = VL_ARCH_UNKNOWN, .cuda = VL_DEFAULT_CUDA,
-                           .overhead_given = overhead_given};
-    return vl_timeline_build(m, s, &f, &rt, out, err, len);
+    return vl_timeline_build(m, s, &f, rt, out, err, len);
+}
+
+vl_runtime vl_runtime_on(const vl_gpu *gpu, bool overhead_given)
+{
+    return (vl_runtime){.arch = gpu ? gpu->generation : VL_ARCH_UNKNOWN,
+                        .cuda = VL_DEFAULT_CUDA, .overhead_given = overhead_given};
 }

@@ -91,11 +91,13 @@ void vl_timeline_free(vl_timeline *t);
 /* The CUDA version the context is modelled for when nothing says otherwise: 12.4, the
  * default CUDA of PyTorch 2.5 and 2.6's wheels (pytorch.org, "Start Locally"). */
 #define VL_DEFAULT_CUDA 1204
-/* The timeline of m under s on its framework (vl_framework_of): the runtime is CUDA
- * VL_DEFAULT_CUDA and the context is modelled unless overhead_given (then the settings'
- * overhead replaces it). */
-bool vl_timeline_for(const vl_model *m, const vl_settings *s, bool overhead_given,
+/* The timeline of m under s on its framework (vl_framework_of), on runtime rt. */
+bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                      vl_timeline *out, char *err, size_t len);
+/* The runtime of a run on gpu (NULL: a GPU of unknown generation) with CUDA
+ * VL_DEFAULT_CUDA; overhead_given: the settings' overhead replaces the modelled context. */
+struct vl_gpu;
+vl_runtime vl_runtime_on(const struct vl_gpu *gpu, bool overhead_given);
 
 /* The phase label of event i. */
 const char *vl_timeline_phase(const vl_timeline *t, size_t i);

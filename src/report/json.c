@@ -170,8 +170,9 @@ static void write_json_serving(FILE *out, const report *r)
     }
     vl_solution c;
     vl_settings copy = *s;
+    const vl_runtime rt = vl_runtime_on(r->gpu, false);
     const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY,
-                                    report_capacity(s, r->gpu), false, &c);
+                                    report_capacity(s, r->gpu), &rt, &c);
     fprintf(out, " \"serving\": {\"gpu_util\": %g, \"usable\": %" PRIu64 ", \"kv_block\": %" PRIu64
             ", \"prompt_slots\": %" PRIu64 ", \"cached_slots\": %" PRIu64
             ",\n             \"kv_bytes_per_sequence\": %" PRIu64 ", \"max_concurrency\": ",

@@ -486,7 +486,8 @@ static bool serving_line(const report *r, char *buf, size_t len)
                  inf->cached_slots, inf->cached_tokens);
     vl_solution c;
     vl_settings copy = *s;
-    if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, report_capacity(s, r->gpu), false,
+    const vl_runtime rt = vl_runtime_on(r->gpu, false);
+    if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, report_capacity(s, r->gpu), &rt,
                       &c))
         snprintf(seq, sizeof seq, "; room for %" PRIu64 " sequences of %" PRIu64
                  " tokens at once", c.answer, s->seq + s->gen);

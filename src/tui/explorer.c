@@ -382,7 +382,8 @@ void explorer_recompute(explorer *e)
     if (e->error)
         return;
     vl_timeline t;
-    if (vl_timeline_for(&e->model, &now, e->overhead_given, &t, e->why, sizeof e->why)) {
+    const vl_runtime rt = explorer_runtime(e);
+    if (vl_timeline_for(&e->model, &now, &rt, &t, e->why, sizeof e->why)) {
         e->peak = t.peak;
         snprintf(e->peak_phase, sizeof e->peak_phase, "%s", t.peak.phase);
         e->peak.phase = e->peak_phase; /* the timeline's own copy goes with it */
@@ -680,6 +681,11 @@ double explorer_fraction(const explorer *e, slider_id id)
 const vl_gpu *explorer_gpu(const explorer *e)
 {
     return &e->cat->gpus[e->gpu];
+}
+
+vl_runtime explorer_runtime(const explorer *e)
+{
+    return vl_runtime_on(explorer_gpu(e), e->overhead_given);
 }
 
 bool explorer_fits(const explorer *e)

@@ -118,7 +118,8 @@ static void fill_report(FILE *f, const explorer *e, report_format fmt)
     vl_timeline t;
     char why[VL_ERR_LEN];
     report r = explorer_report(e);
-    if (vl_timeline_for(&e->model, &s, e->overhead_given, &t, why, sizeof why))
+    const vl_runtime rt = explorer_runtime(e);
+    if (vl_timeline_for(&e->model, &s, &rt, &t, why, sizeof why))
         r.timeline = &t;
     report_write(f, fmt, &r);
     vl_timeline_free(&t);

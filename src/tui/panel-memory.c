@@ -431,8 +431,8 @@ static int act_solve(ui *u, int arg)
     vl_settings s = explorer_settings(e);
     vl_solution sol;
     const vl_gpu *g = explorer_gpu(e);
-    const char *why = vl_solve_fit(&e->model, &s, what, report_capacity(&s, g),
-                                   e->overhead_given, &sol);
+    const vl_runtime rt = explorer_runtime(e);
+    const char *why = vl_solve_fit(&e->model, &s, what, report_capacity(&s, g), &rt, &sol);
     char v[24], next[96] = "", n[32];
     if (!why) {
         snprintf(v, sizeof v, "%llu", (unsigned long long)sol.answer);

@@ -13,7 +13,8 @@ bool timeline_view_build(timeline_view *v, const explorer *e)
         return false;
     }
     vl_settings s = explorer_settings(e);
-    if (!vl_timeline_for(&e->model, &s, e->overhead_given, &v->t, v->error, sizeof v->error)) {
+    const vl_runtime rt = explorer_runtime(e);
+    if (!vl_timeline_for(&e->model, &s, &rt, &v->t, v->error, sizeof v->error)) {
         vl_timeline_free(&v->t);
         return false;
     }

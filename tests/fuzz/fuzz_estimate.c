@@ -86,11 +86,13 @@ static void estimate(const vl_model *m, const vl_settings *s, const vl_gpu *gpu)
     for (int w = 0; w < VL_N_SOLVES; w++) {
         vl_settings t = *s;
         vl_solution sol;
-        vl_solve_fit(m, &t, (vl_solve)w, gpu->memory, false, &sol);
+        const vl_runtime rt = vl_runtime_on(gpu, false);
+        vl_solve_fit(m, &t, (vl_solve)w, gpu->memory, &rt, &sol);
     }
     vl_timeline tl;
     char why[VL_ERR_LEN];
-    vl_timeline_for(m, s, true, &tl, why, sizeof why);
+    const vl_runtime given = vl_runtime_on(gpu, true);
+    vl_timeline_for(m, s, &given, &tl, why, sizeof why);
     vl_timeline_free(&tl);
 }
 

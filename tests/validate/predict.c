@@ -64,7 +64,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The figure a row's measure names. */
-static uint64_t predicted(const vl_timeline *t, const char *measure)
+static uint64_t predicted(const vl_timeline *t, const vl_runtime *rt, const char *measure)
 {
     const vl_peak *p = &t->peak;
     if (strcmp(measure, "device") == 0)
@@ -76,9 +76,10 @@ static uint64_t predicted(const vl_timeline *t, const char *measure)
     if (strcmp(measure, "weights") == 0)
         return t->end[VL_TL_WEIGHTS];
     /* a serving engine profiles one forward before it allocates the KV cache or captures
-     * graphs: its activation peak is the peak less what is not its forward's */
+     * graphs: its activation peak is the peak less what is not its forward's (the runtime
+     * pools but the cuBLAS workspace, which the forward's first matmul allocates) */
     return p->allocated - p->alive[VL_TL_WEIGHTS] - p->alive[VL_TL_KV_CACHE] -
-           p->alive[VL_TL_RUNTIME];
+           (p->alive[VL_TL_RUNTIME] - vl_cublas_workspace_bytes(rt->arch));
 }
 
 static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
@@ -140,7 +141,7 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
         vl_timeline_free(&t);
         return false;
     }
-    uint64_t pred = predicted(&t, col[C_MEASURE]);
+    uint64_t pred = predicted(&t, &rt, col[C_MEASURE]);
     /* the steady-state sum beside it, for the same measure */
     uint64_t sum = strcmp(col[C_MEASURE], "weights") == 0 ? t.sum.bytes[VL_C_WEIGHTS]
                    : strcmp(col[C_MEASURE], "activations") == 0
