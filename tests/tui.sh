@@ -943,6 +943,16 @@ for size in 80x24 200x60; do
     keys $name q
     exited $name 0
 
+    name=vpp-$size                                     # two stages: virtual stages move
+    start $name --preset llama-2-7b --pp 2 --gpus 2 --grad-accum 2 --no-color --ascii
+    keys $name j j j j j j j j j j j j j j j j j j j j j j
+    expect_slider $name "virtual stages" 1
+    keys $name Right
+    expect_slider $name "virtual stages" 2
+    expect_total $name --preset llama-2-7b --pp 2 --gpus 2 --grad-accum 2 --vpp 2
+    keys $name q
+    exited $name 0
+
     name=serve-$size
     start $name --preset llama-2-7b --mode infer --no-color --ascii
     keys $name j j j j j j j j j j j j j j j j j j j j j j j j j k # GPU mem. util.
