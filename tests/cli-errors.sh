@@ -259,6 +259,17 @@ expect 2 "$e --tp 16 must divide the model's 8 KV heads (each GPU keeps whole KV
 expect 2 "$e --pp 64 must be at most the model's 32 layers (a stage holds whole layers)" \
     estimate --pp 64 --gpus 64
 expect 2 "$e --sp (sequence parallel) needs --tp 2 or more" estimate --sp
+# Pipeline-parallel serving: whole stages of whole layers, tensor parallel within them.
+expect 2 "$e --pp must be between 1 and 1048576" estimate --mode infer --pp 0
+expect 2 "$e --pp 33 must be at most the model's 32 layers (a stage holds whole layers)" \
+    estimate --mode infer --pp 33 --gpus 33
+expect 2 "$e --gpus must be a multiple of --pp (serving: GPUs = tensor x pipeline parallel)" \
+    estimate --mode infer --pp 2 --gpus 3
+expect 2 "$e --gpus: tensor parallelism needs --gpus / --pp to divide the model's attention heads" \
+    estimate --mode infer --pp 2 --gpus 6
+expect 2 "$e --pp with a GGUF --weight-dtype is not modelled (llama.cpp splits the layers over --gpus itself)" \
+    estimate --mode infer --pp 2 --gpus 2 --weight-dtype q4_k_m
+expect 2 "$e --tp applies to --mode train only" estimate --mode infer --pp 2 --gpus 4 --tp 2
 expect 2 "$e --tp must be between 1 and 1048576" estimate --tp 0
 expect 2 "$e --grad-accum must be between 1 and 1048576" estimate --grad-accum 0
 expect 2 "$e --tp applies to --mode train only" estimate --mode infer --tp 2

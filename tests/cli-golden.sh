@@ -155,6 +155,49 @@ assert d["parallel"]["params_per_gpu"] == 1605636096 + e["expert_params_per_gpu"
 PY
 fi
 
+# Expert parallelism's all-to-all buffers: Mixtral 8x7B, 2048 tokens, k = 2, h = 4096, bf16:
+# 2 x 2048 x 2 x 4096 x 2 = 67,108,864 bytes, added to the activations of the run without --ep.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --preset mixtral-8x7b --gpus 2 --ep 2 --format json > "$tmp/a2.json"
+    "$VRAMLAB" estimate --preset mixtral-8x7b --gpus 2 --format json > "$tmp/a1.json"
+    python3 - "$tmp/a2.json" "$tmp/a1.json" <<'PY' || fail "JSON all-to-all check"
+import json, sys
+d, one = (json.load(open(f)) for f in sys.argv[1:3])
+assert d["experts"]["a2a_bytes"] == 2 * 2048 * 2 * 4096 * 2 == 67108864
+assert d["per_gpu"]["activations"] == one["per_gpu"]["activations"] + 67108864
+PY
+fi
+
+# Pipeline-parallel serving: Llama 2 7B over --pp 3 --gpus 3, by hand (tests/test_inference.c
+# derives it): the last stage's 11 layers of 202,375,168 matrix and 8192 norm params, the
+# output layer's 131,072,000 and the final norm's 4096, 2 bytes each; KV 2 x 11 x 32 x 128 x 2
+# bytes a token.  Every format shows the stage: JSON's inference.pipeline, the settings line.
+if command -v python3 > /dev/null; then
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --mode infer --pp 3 --gpus 3 --format json > "$tmp/p.json"
+    python3 - "$tmp/p.json" <<'PY' || fail "JSON pipeline-serving check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["inference"]["pipeline"]
+assert (p["pp"], p["stage"], p["stage_layers"]) == (3, "last", 11)
+assert p["linear_params"] == 11 * 202375168 and p["embedding_params"] == 131072000
+assert p["other_params"] == 11 * 8192 + 4096
+assert d["per_gpu"]["weights"] == 2 * (11 * (202375168 + 8192) + 131072000 + 4096) == 4714586112
+assert d["per_gpu"]["kv_cache"] == 2 * 11 * 32 * 128 * 2 * 2048
+assert d["settings"]["pp"] == 3
+PY
+    for fmt in table markdown; do
+        checks=$((checks + 1))
+        "$VRAMLAB" estimate --mode infer --pp 3 --gpus 3 --format $fmt > "$tmp/p.$fmt"
+        grep -q '3 GPUs (3 pipeline stages of 11 layers at most, 1-way tensor parallel in each)' "$tmp/p.$fmt" &&
+            grep -Eq '4,?714,?586,?112' "$tmp/p.$fmt" || fail "the $fmt names the pipeline stages"
+    done
+    checks=$((checks + 1))
+    "$VRAMLAB" estimate --mode infer --pp 3 --gpus 3 --format csv > "$tmp/p.csv"
+    grep -q '^weights,4714586112,' "$tmp/p.csv" || fail "the CSV has the stage's weights"
+fi
+
 # Context parallelism: Llama 2 7B at 32768 tokens over --cp 4 of 8 GPUs, by hand: 8192 tokens
 # a GPU, 2 data parallel, ring buffers 4 x 2 B x 8192 x (32 x 128) = 268,435,456 bytes; the
 # same layer as one GPU's run at 8192 tokens, so the activations are that run's plus the ring.

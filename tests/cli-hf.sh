@@ -75,6 +75,34 @@ ernie-4.5-0.3b.json 360748032 -
 qwen1.5-moe-a2.7b.json 14315784192 -
 TABLE
 
+# starcoder2 and gpt_bigcode: no exact published count was found (neither the Hub's
+# safetensors totals nor a paper's), so each is checked against the count derived by hand
+# from transformers' modeling code (modeling_starcoder2.py, modeling_gpt_bigcode.py) and
+# against the published rounded figure, within half a unit of its last digit.
+#   bigcode/starcoder2-3b (Starcoder2ForCausalLM, embeddings tied; h 3072, 30 layers, 24
+#   heads of 128, 2 KV heads, f 12288, V 49152, use_bias): a layer is q and o
+#   2 x (3072^2 + 3072), k and v 2 x (3072 x 256 + 256), c_fc and c_proj
+#   2 x 3072 x 12288 + 12288 + 3072, two LayerNorms 4 x 3072: 95,979,008; x 30 =
+#   2,879,370,240, + embeddings 49152 x 3072 = 150,994,944, + final LayerNorm 6144:
+#   3,030,371,328.  Published: "3.03B" (the model's Hub page; Lozhkov et al. 2024,
+#   StarCoder 2, Table 3: 3B).
+#   bigcode/starcoder (GPTBigCodeForCausalLM, multi-query, tied; h 6144, 40 layers, 48
+#   heads, f 24576, 8192 learned positions, V 49152): c_attn 6144 x (6144 + 2 x 128) + 6400,
+#   c_proj 6144^2 + 6144, c_fc and c_proj 2 x 6144 x 24576 + 24576 + 6144, two LayerNorms
+#   4 x 6144: 379,128,064; x 40 = 15,165,122,560, + wte 49152 x 6144 = 301,989,888, + wpe
+#   8192 x 6144 = 50,331,648, + ln_f 12288: 15,517,456,384.  Published: "15.5B" (Li et al.
+#   2023, StarCoder: may the source be with you!, abstract).
+while read -r file derived rounded unit; do
+    checks=$((checks + 1))
+    got=$(field params --hf-config "$hf/$file")
+    [ "$got" = "$derived" ] || fail "$file: $got parameters, derived by hand $derived ($(cat "$tmp/err"))"
+    awk -v n="$got" -v r="$rounded" -v u="$unit" 'BEGIN { d = n - r * 1e9; exit !(d <= u / 2 && -d <= u / 2) }' ||
+        fail "$file: $got parameters, published ${rounded}B"
+done <<'TABLE'
+starcoder2-3b.json 3030371328 3.03 10000000
+starcoder.json 15517456384 15.5 100000000
+TABLE
+
 # Every supported model_type has a model in the table above.
 checks=$((checks + 1))
 for type in $("$VRAMLAB" estimate --hf-config "$hf/unsupported-t5.json" 2>&1 |
@@ -91,7 +119,7 @@ expect_error() { # expect_error FILE MESSAGE: --hf-config tests/hf/FILE is refus
     # "vramlab: tests/hf/FILE" and MESSAGE
     expect 2 "vramlab: $hf/$1$2" estimate --hf-config "$hf/$1"
 }
-supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_neo, gpt_neox, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, roberta, smollm3, stablelm or xlm-roberta"
+supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_bigcode, gpt_neo, gpt_neox, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, roberta, smollm3, stablelm, starcoder2 or xlm-roberta"
 expect_error unsupported-t5.json ":6:17: model_type \"t5\" is not supported (supported: $supported)"
 expect_error no-model-type.json ":1:1: missing key 'model_type' (supported: $supported)"
 expect_error missing-layers.json ":1:1: missing key 'num_hidden_layers'"

@@ -318,6 +318,78 @@ static void test_valid_states_only(void **state)
     assert_non_null(explorer_inert(&e, VL_SET_FP32_GRAD_COPY));
 }
 
+/* The sliders of context parallelism, interleaving, the MFU, the token budget and the
+ * serving memory fraction: each steps as its table row says, drawn disabled with a reason
+ * where it has no effect, and every state is the core's. */
+static void test_parallel_and_speed_sliders(void **state)
+{
+    (void)state;
+    explorer e;
+    char v[64];
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
+    /* --cp needs sdpa or flash; 2 raises the GPUs to whole tensor x pipeline x context groups */
+    e.s.attention = VL_ATTN_EAGER;
+    assert_non_null(explorer_inert(&e, VL_SET_CP));
+    assert_false(explorer_move(&e, VL_SET_CP, 1, false));
+    e.s.attention = VL_ATTN_SDPA;
+    assert_null(explorer_inert(&e, VL_SET_CP));
+    assert_true(explorer_move(&e, VL_SET_CP, 1, false));
+    assert_int_equal(e.s.cp, 2);
+    assert_int_equal(e.s.gpus, 2);
+    assert_consistent(&e);
+    assert_true(explorer_move(&e, VL_SET_CP, -1, false));
+    assert_int_equal(e.s.cp, 1);
+    assert_int_equal(e.s.gpus, 1); /* given back */
+    /* --vpp: inert below two pipeline stages, then 2 chunks with --pp 2 (32 layers, grad
+     * accumulation a multiple of 2) */
+    assert_non_null(strstr(explorer_inert(&e, VL_SET_VPP), "pipeline par. 2 or more"));
+    e.s.pp = 2;
+    e.s.gpus = 2;
+    e.s.grad_accum = 2;
+    assert_null(explorer_inert(&e, VL_SET_VPP));
+    assert_true(explorer_move(&e, VL_SET_VPP, 1, false));
+    assert_int_equal(e.s.vpp, 2);
+    assert_consistent(&e);
+    assert_true(explorer_move(&e, VL_SET_PP, -1, false)); /* back to one stage: vpp follows */
+    assert_int_equal(e.s.vpp, 1);
+    /* the MFU by whole percents (coarse: tens), shown as a percentage */
+    explorer_value(&e, VL_SET_MFU, v, sizeof v);
+    assert_string_equal(v, "40%");
+    assert_true(explorer_move(&e, VL_SET_MFU, 1, false));
+    assert_int_equal(e.s.mfu, 410000);
+    assert_true(explorer_move(&e, VL_SET_MFU, -1, true));
+    assert_int_equal(e.s.mfu, 400000);
+    explorer_value(&e, VL_SET_MFU, v, sizeof v);
+    assert_string_equal(v, "40%");
+    /* the token budget: off, then 1B and the E12 series, and off again */
+    explorer_value(&e, VL_SET_TOKENS, v, sizeof v);
+    assert_string_equal(v, "off");
+    assert_true(explorer_move(&e, VL_SET_TOKENS, 1, false));
+    assert_int_equal(e.s.tokens, 1000000000);
+    assert_true(explorer_move(&e, VL_SET_TOKENS, 1, false));
+    assert_int_equal(e.s.tokens, 1200000000);
+    assert_true(explorer_move(&e, VL_SET_TOKENS, 1, true)); /* a decade */
+    assert_int_equal(e.s.tokens, 12000000000ULL);
+    assert_true(explorer_move(&e, VL_SET_TOKENS, -3, true)); /* 1.2B, the range's 1B, off */
+    assert_int_equal(e.s.tokens, 0);
+    e.s.precision = VL_FP32; /* no step time without a dense fp32 peak */
+    assert_non_null(explorer_inert(&e, VL_SET_MFU));
+    assert_non_null(explorer_inert(&e, VL_SET_TOKENS));
+    /* serving: the fraction of memory the engine may use */
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
+    assert_true(explorer_move(&e, VL_SET_MODE, 1, false));
+    assert_int_equal(e.s.mode, VL_MODE_INFER);
+    assert_true(explorer_move(&e, VL_SET_GPU_UTIL, -1, true));
+    assert_int_equal(e.s.gpu_util, 900000);
+    explorer_value(&e, VL_SET_GPU_UTIL, v, sizeof v);
+    assert_string_equal(v, "90%");
+    assert_true(explorer_move(&e, VL_SET_GPU_UTIL, 1, false));
+    assert_int_equal(e.s.gpu_util, 910000);
+    vl_breakdown b;
+    assert_null(vl_estimate(&e.model, &e.s, &b));
+    assert_int_equal(e.b.total, b.total);
+}
+
 /* Every setting has its row in the table: a flag, a field, help, and a slider's steps only
  * with a slider's range. */
 static void test_setting_table_complete(void **state)
@@ -356,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_valid_states_only),
         cmocka_unit_test(test_setting_table_complete),
         cmocka_unit_test(test_gpus_slider),
+        cmocka_unit_test(test_parallel_and_speed_sliders),
         cmocka_unit_test(test_params_slider_detaches),
         cmocka_unit_test(test_context_slider),
         cmocka_unit_test(test_typed_values),

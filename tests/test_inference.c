@@ -214,6 +214,92 @@ static void test_tensor_parallel(void **state)
     assert_non_null(vl_estimate(&gqa, &s, &two));
 }
 
+/* Pipeline-parallel serving, Llama 2 7B (h 4096, 32 layers, f 11008, V 32000, untied),
+ * bf16, b = 1, a 2048-token prompt.  A layer's matrices: q, k, v, o 4 x 4096^2 = 67,108,864
+ * and gate, up, down 3 x 4096 x 11008 = 135,266,304: 202,375,168; its two RMSNorms 8192.
+ *   --pp 2 --gpus 2: 16 layers a stage.  The first has the embeddings (131,072,000), the
+ *   last the output layer (131,072,000) and the final norm (4096): the last is larger,
+ *   2 x (16 x 202,383,360 + 131,076,096) = 6,738,419,712 bytes; its KV cache 2 x 16 x 32 x
+ *   128 x 2 = 262,144 B a token, 536,870,912 for the prompt; its workspace the residual
+ *   stream 2 x 2 x 2048 x 4096 = 33,554,432 + the MLP's 2 x 2048 x 3 x 11008 = 135,266,304
+ *   (larger than Q, K, V and the logits).
+ *   --pp 3 --gpus 3 (32 layers do not divide by 3): ceil(32/3) = 11 layers, 2 x (11 x
+ *   202,383,360 + 131,076,096) = 4,714,586,112 bytes, KV 2 x 11 x 32 x 128 x 2 = 180,224 B
+ *   a token.
+ *   --pp 2 --gpus 4: 2-way tensor parallel in each stage: the matrices and the output layer
+ *   halved, the norms whole: 16 x 202,375,168 + 131,072,000 + 2 x (16 x 8192 + 4096), and
+ *   16 of the 32 KV heads. */
+static void test_pipeline_serving(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    vl_breakdown b;
+    const uint64_t layer = 4ULL * 4096 * 4096 + 3ULL * 4096 * 11008, norms = 8192;
+    assert_int_equal(layer, 202375168);
+    s.pp = 2;
+    s.gpus = 2;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.stage_layers, 16);
+    assert_true(b.inf.logits);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * (16 * (layer + norms) + 131072000 + 4096));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 6738419712ULL);
+    assert_int_equal(b.inf.kv_gpu_per_token, 2 * 16 * 32 * 128 * 2);
+    assert_int_equal(b.bytes[VL_C_KV_CACHE], 536870912);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 33554432 + 135266304);
+    assert_int_equal(b.total, 6738419712ULL + 536870912 + 168820736 + 1073741824);
+
+    s.pp = 3;
+    s.gpus = 3;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.stage_layers, 11);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4714586112ULL);
+    assert_int_equal(b.inf.kv_gpu_per_token, 180224);
+    assert_int_equal(b.bytes[VL_C_KV_CACHE], 180224ULL * 2048);
+
+    s.pp = 2;
+    s.gpus = 4;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS],
+                     16 * layer + 131072000 + 2 * (16 * norms + 4096));
+    assert_int_equal(b.inf.kv_heads_per_gpu, 16);
+
+    /* The timeline serves the same stage: its weights, its 16 layers' cache grown by
+     * torch.cat one layer at a time (hf), and the last stage's sampler. */
+    s.pp = 2;
+    s.gpus = 2;
+    s.gen = 4;
+    assert_null(vl_estimate(&m, &s, &b));
+    vl_timeline t;
+    char why[256];
+    assert_true(vl_timeline_for(&m, &s, &any, &t, why, sizeof why));
+    assert_int_equal(t.peak.alive[VL_TL_WEIGHTS], 6738419712ULL);
+    assert_int_equal(t.end[VL_TL_KV_CACHE], 2ULL * 16 * 32 * 128 * 2 * 2052);
+    int layers = 0, samplers = 0;
+    for (size_t i = 0; i < t.n_events; i++) {
+        if (t.events[i].kind != VL_EV_ALLOC)
+            continue;
+        if (strcmp(vl_timeline_phase(&t, i), "prefill") == 0 &&
+            strcmp(t.events[i].what, "KV cache of a layer (torch.cat)") == 0)
+            layers++;
+        if (strcmp(t.events[i].what, "sampler: fp32 logits, whole vocabulary") == 0)
+            samplers++;
+    }
+    assert_int_equal(layers, 16);
+    assert_true(samplers > 0);
+    vl_timeline_free(&t);
+
+    /* bad input: GPUs not whole stages, more stages than layers, a GGUF type */
+    char w[256];
+    s.gpus = 3;
+    assert_false(vl_settings_valid(&s, &m.arch, w, sizeof w));
+    assert_non_null(strstr(w, "--gpus must be a multiple of --pp"));
+    s.pp = 33;
+    s.gpus = 33;
+    assert_false(vl_settings_valid(&s, &m.arch, w, sizeof w));
+    assert_non_null(strstr(w, "--pp 33 must be at most the model's 32 layers"));
+}
+
 /* Two phases: the prefill keeps the prompt's cache and its large workspace; decode the full
  * cache and a one-token workspace.  The total is the larger phase. */
 static void test_phases(void **state)
@@ -379,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
         cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),
         cmocka_unit_test(test_int4_kv), cmocka_unit_test(test_serving_capacity),
+        cmocka_unit_test(test_pipeline_serving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

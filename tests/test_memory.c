@@ -595,10 +595,10 @@ static void test_parallel_invalid(void **state)
     s.lora_rank = 8;
     assert_non_null(strstr(settings_why(&s), "--lora-rank with --tp or --pp"));
     eager_defaults(&s);
-    s.mode = VL_MODE_INFER;
-    s.pp = 2;
+    s.mode = VL_MODE_INFER; /* serving takes --pp (test_inference.c), its --gpus is tp x pp */
+    s.tp = 2;
     s.gpus = 2;
-    assert_non_null(strstr(settings_why(&s), "applies to --mode train only"));
+    assert_non_null(strstr(settings_why(&s), "--tp applies to --mode train only"));
 }
 
 /* Adafactor, whose state follows the shapes, on Llama 2 7B in bf16-mixed (hand-derived):
@@ -694,6 +694,28 @@ static void test_expert_parallel(void **state)
     s.ep = 1; /* the run without expert parallelism is unchanged */
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 46702792704ULL / 8 * 2);
+    assert_int_equal(b.act.a2a_bytes, 0);
+
+    /* The token dispatcher's all-to-all buffers (Megatron-Core's MoEAlltoAllTokenDispatcher):
+     * one MoE layer's b·s = 2048 tokens, each copied to its k = 2 experts, 4096 wide, in
+     * bf16, for dispatch and again for combine: 2 x 2048 x 2 x 4096 x 2 = 67,108,864 bytes,
+     * whatever ep (balanced routing: a GPU receives what it sends), added once to the
+     * activations of the run without --ep. */
+    const uint64_t a2a = 2ULL * 2048 * 2 * 4096 * 2;
+    assert_int_equal(a2a, 67108864);
+    static const uint64_t eps[] = {2, 8};
+    for (size_t i = 0; i < 2; i++) {
+        vl_breakdown one;
+        s.zero = 0;
+        s.gpus = eps[i];
+        s.ep = 1;
+        assert_null(vl_estimate(&m, &s, &one));
+        s.ep = eps[i];
+        assert_null(vl_estimate(&m, &s, &b));
+        assert_int_equal(b.act.a2a_bytes, a2a);
+        assert_int_equal(b.bytes[VL_C_ACTIVATIONS], one.bytes[VL_C_ACTIVATIONS] + a2a);
+    }
+    s.gpus = 8;
 
     vl_model ds = model_of((vl_arch){.hidden = 2048, .layers = 4, .heads = 16, .ffn = 10944,
                                      .vocab = 1000, .experts = 64, .experts_per_token = 6,

@@ -701,6 +701,41 @@ static void test_golden_serving(void **state)
     vl_timeline_free(&t);
 }
 
+/* --ep: the token dispatcher's all-to-all buffers are saved by nothing; each MoE layer
+ * holds them while its forward and its backward run.  A tiny Mixtral-like model (h 128,
+ * 4 experts, 2 a token) at s = 40, b = 3, bf16: 2 x 120 tokens x 2 x 128 x 2 = 122,880
+ * bytes, in every layer's forward and backward, and none among the activations kept. */
+static void test_all_to_all(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    m.arch.experts = 4;
+    m.arch.experts_per_token = 2;
+    vl_settings s = train(VL_BF16_MIXED, 40, 3);
+    s.gpus = 2;
+    s.ep = 2;
+    vl_timeline t;
+    build(&m, &s, fw("megatron"), &t);
+    const char *what = "all-to-all dispatch and combine buffers (expert parallel)";
+    assert_int_equal(t.sum.act.a2a_bytes, 2 * 120 * 2 * 128 * 2);
+    int n = 0;
+    for (size_t i = 0; i < t.n_events; i++) {
+        if (t.events[i].kind != VL_EV_ALLOC || strcmp(t.events[i].what, what) != 0)
+            continue;
+        char want[32];
+        snprintf(want, sizeof want, "%s layer %d", n < 3 ? "forward" : "backward",
+                 n < 3 ? n : 5 - n);
+        assert_string_equal(vl_timeline_phase(&t, i), want);
+        assert_int_equal(t.events[i].bytes, 122880);
+        n++;
+    }
+    assert_int_equal(n, 6);
+    uint64_t alive[VL_N_TL_COMPONENTS]; /* none kept: the saved activations of the run */
+    alive_before(&t, first_event_of(&t, "loss backward"), alive);
+    assert_int_equal(alive[VL_TL_ACTIVATIONS], t.sum.act.total - t.sum.act.a2a_bytes);
+    vl_timeline_free(&t);
+}
+
 /* Tensor by tensor, as PyTorch holds them (derived by hand for the tiny Llama: h 128, 8
  * heads of 16, 2 KV heads, gated MLP 352, two RMSNorm weights a layer, untied): autograd
  * makes a .grad for q (128 x 128), k and v (128 x 32), o, gate, up and down (128 x 352) and
@@ -832,6 +867,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_golden_serving),
+        cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),
         cmocka_unit_test(test_per_tensor),
         cmocka_unit_test(test_bad_input),

@@ -213,7 +213,7 @@ expect_screen d "in CPU memory (--offload optimizer)"
 tm resize-window -t d -x 100 -y 22
 sleep 0.3
 keys d j j j j Right                               # grad accum 2
-expect_screen d "settings 5-20 of 24"
+expect_screen d "settings 5-20 of 28"
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
 keys d q
 exited d 0
@@ -889,6 +889,85 @@ exited lesson-bad 2
 checks=$((checks + 1))
 [ "$(cat lesson-bad.err)" = "vramlab: --lesson: mixed-precision has 10 steps, not 11" ] ||
     fail "--lesson 11: '$(cat lesson-bad.err)'"
+
+# slider NAME LABEL: the value slider LABEL shows (its field of 15, the bar, the value)
+slider() {
+    screen "$1" | cut -c3-43 | awk -v l="$2" 'index($0, l) == 1 {
+        v = substr($0, 16); sub(/^[-O]+ /, "", v); sub(/ +$/, "", v); print v; exit }'
+}
+expect_slider() { # expect_slider NAME LABEL VALUE
+    checks=$((checks + 1))
+    got=$(slider "$1" "$2")
+    [ "$got" = "$3" ] || { fail "$2 shows '$got', expected '$3'"; screen "$1"; }
+}
+# step NAME ESTIMATE-ARGS...: the step time `vramlab estimate` gives, as the explorer shows it
+step() {
+    "$VRAMLAB" estimate "$@" | sed -n 's/.* MFU of [0-9]* TFLOP\/s: \([0-9.e+-]*\) s a step of.*/\1/p'
+}
+
+# The sliders of context parallelism, interleaving, the MFU and the token budget (training)
+# and of the memory fraction a server may use, at both layout sizes: each moves and the
+# number changes on screen, to what `vramlab estimate` gives for the same settings; one with
+# no effect is drawn disabled, with its reason, and does not move.
+for size in 80x24 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    name=speed-$size
+    start $name --preset llama-2-7b --no-color --ascii
+    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j # the last: token budget
+    expect_slider $name "token budget" off
+    keys $name Right
+    expect_slider $name "token budget" 1e9
+    expect_screen $name "step time at 40% MFU: $(step --preset llama-2-7b --tokens 1e9) s a step"
+    if [ $size = 200x60 ]; then
+        days=$("$VRAMLAB" estimate --preset llama-2-7b --tokens 1e9 | sed -n 's/.*1e9 tokens: \([0-9.]*\) days.*/\1/p')
+        expect_screen $name "; 1e9 tokens in $days days"
+    fi
+    keys $name k Right                                 # MFU 40% -> 41%
+    expect_slider $name MFU 41%
+    expect_screen $name "step time at 41% MFU: $(step --preset llama-2-7b --mfu 0.41 --tokens 1e9) s a step"
+    keys $name PgDn                                    # coarse: to whole tens
+    expect_slider $name MFU 40%
+    keys $name PgDn
+    expect_slider $name MFU 30%
+    keys $name PgUp
+    expect_slider $name MFU 40%
+    keys $name k k k k                                 # virtual stages, with one stage: inert
+    expect_slider $name "virtual stages" "(1)"
+    keys $name Right
+    expect_slider $name "virtual stages" "(1)"
+    expect_screen $name "virtual stages has no effect now: interleaving needs pipeline par. 2 or more"
+    keys $name k Right                                 # context parallel 2, on 2 GPUs
+    expect_slider $name "context par." 2
+    expect_total $name --preset llama-2-7b --cp 2 --gpus 2 --tokens 1e9
+    keys $name q
+    exited $name 0
+
+    name=vpp-$size                                     # two stages: virtual stages move
+    start $name --preset llama-2-7b --pp 2 --gpus 2 --grad-accum 2 --no-color --ascii
+    keys $name j j j j j j j j j j j j j j j j j j j j j j
+    expect_slider $name "virtual stages" 1
+    keys $name Right
+    expect_slider $name "virtual stages" 2
+    expect_total $name --preset llama-2-7b --pp 2 --gpus 2 --grad-accum 2 --vpp 2
+    keys $name q
+    exited $name 0
+
+    name=serve-$size
+    start $name --preset llama-2-7b --mode infer --no-color --ascii
+    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j k # GPU mem. util.
+    expect_slider $name "GPU mem. util." 100%
+    keys $name PgDn                                    # 90%: vLLM's default
+    expect_slider $name "GPU mem. util." 90%
+    usable=$("$VRAMLAB" estimate --preset llama-2-7b --mode infer --gpu-util 0.9 --format json |
+        sed -n 's/.*"usable": \([0-9]*\).*/\1/p')
+    expect_screen $name "capacity $(awk -v b="$usable" 'BEGIN { printf "%.2f", b / 2^30 }') GiB"
+    keys $name Right
+    expect_slider $name "GPU mem. util." 91%
+    expect_total $name --preset llama-2-7b --mode infer --gpu-util 0.91
+    keys $name q
+    exited $name 0
+    unset cols rows
+done
 
 # TERM unset, unknown, or a terminal that cannot move the cursor: one line pointing to
 # vramlab estimate, exit 2, instead of curses' "Error opening terminal" or a blank screen

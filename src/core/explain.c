@@ -82,37 +82,49 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     bool quant = s->weight_dtype == VL_DT_FP8 || s->weight_dtype == VL_DT_INT8 ||
                  s->weight_dtype == VL_DT_INT4;
 
+    const uint64_t tpn = vl_infer_tp(s);
+    /* pipeline-parallel serving: the stage shown, the fullest of the end stages */
+    char stage[192] = "", of[64] = "";
+    if (inf->pp > 1) {
+        snprintf(stage, sizeof stage, "the fullest of %llu pipeline stages, the %s (%llu of %llu "
+                 "layers, %s): ", (unsigned long long)inf->pp, inf->logits ? "last" : "first",
+                 (unsigned long long)inf->stage_layers, (unsigned long long)inf->layers,
+                 inf->logits ? "the output layer and the final norm" : "the embeddings");
+        snprintf(of, sizeof of, " (this GPU's stage of %llu)", (unsigned long long)inf->pp);
+    }
+
     vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
-    if (s->gpus > 1)
-        snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)s->gpus);
+    if (tpn > 1)
+        snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)tpn);
     switch (c) {
     case VL_C_WEIGHTS:
         if (inf->gguf_on) {
             explain_gguf(s, inf, v, buf, len);
             break;
         }
-        vl_fmt_count(inf->linear_params, x, sizeof x);
-        vl_fmt_count(inf->embedding_params, y, sizeof y);
-        vl_fmt_count(inf->other_params, z, sizeof z);
+        vl_fmt_count(inf->stage_linear, x, sizeof x);
+        vl_fmt_count(inf->stage_embedding, y, sizeof y);
+        vl_fmt_count(inf->stage_other, z, sizeof z);
         if (s->weight_dtype == VL_DT_INT4)
             snprintf(w, sizeof w, " + %llu-weight group scales",
                      (unsigned long long)s->group_size);
         else
             w[0] = '\0';
         snprintf(buf, len,
-                 "(%s layer-matrix params x %g B (%s)%s + %s embedding params x %g B)%s + %s "
+                 "%s(%s layer-matrix params x %g B (%s)%s + %s embedding params x %g B)%s + %s "
                  "norm/bias params x %g B on every GPU = %s",
-                 x, vl_dtype_bits(s->weight_dtype) / 8.0, wd, w, y,
+                 stage, x, vl_dtype_bits(s->weight_dtype) / 8.0, wd, w, y,
                  (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, tp, z,
                  (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, v);
         break;
     case VL_C_KV_CACHE:
         if (inf->latent_width) {
             snprintf(buf, len,
-                     "latent cache (multi-head latent attention): %llu layers x %llu (latent + "
+                     "latent cache (multi-head latent attention): %llu layers%s x %llu (latent + "
                      "rotary key) x %g B (%s)%s x %llu tokens x %llu sequences, whole on every "
                      "GPU = %s",
-                     (unsigned long long)inf->layers, (unsigned long long)inf->latent_width,
+                     (unsigned long long)inf->stage_layers, of,
+                     (unsigned long long)inf->latent_width,
                      vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
                      s->kv_dtype == VL_DT_INT4 ? " + 4 B (its 16-bit scale and zero point)" : "",
                      (unsigned long long)(inf->decode_peak ? inf->cached_slots
@@ -122,10 +134,11 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         }
         if (s->kv_dtype == VL_DT_INT4) {
             snprintf(buf, len,
-                     "2 (K, V) x %llu layers x %llu of %llu KV heads x (%llu head dim x 0.5 B "
+                     "2 (K, V) x %llu layers%s x %llu of %llu KV heads x (%llu head dim x 0.5 B "
                      "(int4) + 4 B (a 16-bit scale and zero point per head and token)) x %llu "
                      "tokens x %llu sequences = %s%s",
-                     (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
+                     (unsigned long long)inf->stage_layers, of,
+                     (unsigned long long)inf->kv_heads_per_gpu,
                      (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
                      (unsigned long long)(inf->decode_peak ? inf->cached_slots
                                                            : inf->prompt_slots),
@@ -134,9 +147,10 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
             break;
         }
         snprintf(buf, len,
-                 "2 (K, V) x %llu layers x %llu of %llu KV heads x %llu head dim x %g B (%s) x "
+                 "2 (K, V) x %llu layers%s x %llu of %llu KV heads x %llu head dim x %g B (%s) x "
                  "%llu tokens x %llu sequences = %s%s",
-                 (unsigned long long)inf->layers, (unsigned long long)inf->kv_heads_per_gpu,
+                 (unsigned long long)inf->stage_layers, of,
+                 (unsigned long long)inf->kv_heads_per_gpu,
                  (unsigned long long)inf->kv_heads, (unsigned long long)inf->head_dim,
                  vl_dtype_bits(s->kv_dtype) / 8.0, vl_dtype_names[s->kv_dtype],
                  (unsigned long long)(inf->decode_peak ? inf->cached_slots : inf->prompt_slots),
@@ -146,11 +160,14 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     case VL_C_ACTIVATIONS:
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP "
-                 "and the last position's fp32 logits, for %s (prefill %s, decode %s) = %s",
+                 "and the last position's fp32 logits%s, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
                                                 : " (with s x s scores)",
+                 inf->pp > 1 ? (inf->logits ? " (on the last pipeline stage)"
+                                            : " (none on the first pipeline stage)")
+                             : "",
                  inf->decode_peak ? "one new token per sequence" : "the whole prompt",
                  vl_fmt_bytes(inf->prefill.workspace, u, x, sizeof x),
                  vl_fmt_bytes(inf->decode.workspace, u, y, sizeof y), v);
@@ -301,6 +318,15 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
                      "dK, dV block sent)",
                      (unsigned long long)a->local_seq, (unsigned long long)s->seq,
                      (unsigned long long)s->cp, vl_fmt_bytes(a->ring_bytes, u, r, sizeof r));
+        }
+        if (a->a2a_bytes) { /* expert parallel: the token dispatcher's all-to-all buffers */
+            char r[32];
+            size_t used = strlen(mp);
+            snprintf(mp + used, sizeof mp - used,
+                     "; + %s all-to-all buffers (one MoE layer's: the b x s tokens' top-k "
+                     "routed copies, h wide, for dispatch and as many for combine; Megatron-Core's "
+                     "token dispatcher)",
+                     vl_fmt_bytes(a->a2a_bytes, u, r, sizeof r));
         }
         if (s->recompute == VL_RECOMPUTE_FULL) {
             char w[32];

@@ -608,6 +608,41 @@ static bool read_falcon(hf *h)
     return true;
 }
 
+/* GPTBigCode (StarCoder, SantaCoder): GPT-2's layout with one K and one V head shared by
+ * all query heads under multi_query, its default (GPTBigCodeConfig; GPTBigCodeAttention's
+ * c_attn is hidden + 2 x head_dim wide then), embeddings tied (GPTBigCodeForCausalLM). */
+static bool read_gpt_bigcode(hf *h)
+{
+    bool multi_query = true;
+    gpt_traits(h->a);
+    if (!read_common(h, true) || !get_bool(h, KEYS("multi_query"), &multi_query) ||
+        !get_dropout(h, KEYS("attn_pdrop", "resid_pdrop", "embd_pdrop"), &h->a->dropout))
+        return false;
+    h->a->kv_heads = multi_query ? 1 : h->a->heads;
+    return true;
+}
+
+/* StarCoder2: RoPE, GQA, a GELU MLP (c_fc, c_proj), LayerNorms, use_bias on every
+ * projection, embeddings tied, a sliding window when given (Starcoder2Config's defaults
+ * are its 3B's shape: 3072 wide, 30 layers, 24 heads, 2 KV heads, 12288, 49152). */
+static bool read_starcoder2(hf *h)
+{
+    vl_arch *a = h->a;
+    bool bias = true;
+    a->hidden = 3072, a->layers = 30, a->heads = 24, a->kv_heads = 2, a->ffn = 12288;
+    a->vocab = 49152;
+    a->position = VL_POS_ROPE;
+    a->mlp = VL_MLP_STANDARD;
+    a->norm = VL_NORM_LAYERNORM;
+    if (!read_common(h, true) || !get_bool(h, KEYS("use_bias"), &bias) ||
+        !get_count(h, KEYS("sliding_window"), &a->sliding_window, false) ||
+        !get_dropout(h, KEYS("attention_dropout", "residual_dropout", "embedding_dropout"),
+                     &a->dropout))
+        return false;
+    a->attention_bias = a->mlp_bias = bias;
+    return true;
+}
+
 static bool read_bloom(hf *h)
 {
     vl_arch *a = h->a;
@@ -717,6 +752,7 @@ static const struct family {
     {"gemma3", read_gemma3},
     {"gemma3_text", read_gemma3_text},
     {"gpt2", read_gpt2},
+    {"gpt_bigcode", read_gpt_bigcode},
     {"gpt_neo", read_gpt_neo},
     {"gpt_neox", read_gpt_neox},
     {"granite", read_llama},
@@ -735,6 +771,7 @@ static const struct family {
     {"roberta", read_roberta},
     {"smollm3", read_smollm3},
     {"stablelm", read_stablelm},
+    {"starcoder2", read_starcoder2},
     {"xlm-roberta", read_roberta},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])

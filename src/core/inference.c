@@ -73,12 +73,18 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     return vl_add(residual, big > logits ? big : logits, ovf);
 }
 
-/* What one of s->gpus tensor-parallel GPUs holds of the model's heads and widths. */
-static shard shard_of(const vl_arch *a, const vl_settings *s)
+uint64_t vl_infer_tp(const vl_settings *s)
 {
-    const uint64_t N = s->gpus;
+    return s->gpus / (s->pp ? s->pp : 1);
+}
+
+/* What one of the tensor-parallel GPUs of a pipeline stage holds of the model's heads and
+ * widths; the logits only on the stage that computes them (the last, or the only one). */
+static shard shard_of(const vl_arch *a, const vl_settings *s, bool logits)
+{
+    const uint64_t N = vl_infer_tp(s);
     return (shard){a->heads / N, vl_ceil_div(a->kv_heads, N),
-                   vl_ceil_div(vl_active_mlp_width(a), N), vl_ceil_div(a->vocab, N),
+                   vl_ceil_div(vl_active_mlp_width(a), N), logits ? vl_ceil_div(a->vocab, N) : 0,
                    vl_infer_act_bytes(s)};
 }
 
@@ -87,20 +93,21 @@ uint64_t vl_infer_act_bytes(const vl_settings *s)
     return s->weight_dtype == VL_DT_FP32 ? 4 : 2;
 }
 
-uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens,
+uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits, uint64_t tokens,
                             uint64_t context, bool *ovf)
 {
-    const shard g = shard_of(a, s);
+    const shard g = shard_of(a, s, logits);
     return workspace(a, s, &g, tokens, context, ovf);
 }
 
-/* KV cache bytes per token on one GPU: K and V of its KV heads in every layer, or, with
- * multi-head latent attention, the latent and the rotary key, which every GPU keeps whole. */
-static uint64_t kv_per_token(const vl_arch *a, uint64_t heads, vl_dtype kv)
+/* KV cache bytes per token on one GPU: K and V of its KV heads in each of its layers, or,
+ * with multi-head latent attention, the latent and the rotary key, which every GPU keeps
+ * whole. */
+static uint64_t kv_per_token(const vl_arch *a, uint64_t layers, uint64_t heads, vl_dtype kv)
 {
     if (a->kv_lora_rank)
-        return a->layers * vl_kv_vector_bytes(a->kv_lora_rank + a->qk_rope_head_dim, kv);
-    return 2 * a->layers * heads * vl_kv_vector_bytes(a->head_dim, kv);
+        return layers * vl_kv_vector_bytes(a->kv_lora_rank + a->qk_rope_head_dim, kv);
+    return 2 * layers * heads * vl_kv_vector_bytes(a->head_dim, kv);
 }
 
 static uint64_t phase_total(const vl_breakdown *b, const vl_settings *s, vl_phase *p, bool *ovf)
@@ -110,10 +117,58 @@ static uint64_t phase_total(const vl_breakdown *b, const vl_settings *s, vl_phas
     return p->total;
 }
 
+/* What one pipeline stage holds (all of the model without --pp): its layers' matrices, its
+ * embedding or output-layer rows, and the rest (norms, biases, positions, routers). */
+typedef struct stage {
+    uint64_t linear, emb, other;
+    bool logits; /* it computes the logits: the last stage, or the only one */
+} stage;
+
+/* A stage on one of its tensor-parallel GPUs: the weights, and the prefill and decode phases
+ * (HACKING §4.5); the larger phase's bytes in out->bytes. */
+static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, uint64_t kv_gpu,
+                      vl_breakdown *out, bool *ovf)
+{
+    vl_inference *inf = &out->inf;
+    const uint64_t N = vl_infer_tp(s);
+    if (!inf->gguf_on) {
+        const unsigned wbits = vl_dtype_bits(s->weight_dtype);
+        const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
+        /* int4: one 16-bit scale per group of weights along a row */
+        inf->scale_bytes =
+            s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(st->linear, s->group_size) : 0;
+        inf->replicated_bytes = packed(st->other, ebits, ovf);
+        uint64_t weights = packed(vl_ceil_div(st->linear, N), wbits, ovf);
+        weights = vl_add(weights, packed(vl_ceil_div(st->emb, N), ebits, ovf), ovf);
+        weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), ovf);
+        out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, ovf);
+    }
+    const shard g = shard_of(a, s, st->logits);
+    inf->logits = st->logits;
+    inf->stage_linear = st->linear;
+    inf->stage_embedding = st->emb;
+    inf->stage_other = st->other;
+    inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, ovf), s->batch, ovf);
+    inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, ovf);
+    phase_total(out, s, &inf->prefill, ovf);
+    memset(&inf->decode, 0, sizeof inf->decode);
+    if (s->gen > 0) {
+        inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_slots, ovf), s->batch, ovf);
+        inf->decode.workspace = workspace(a, s, &g, 1, inf->cached_tokens, ovf);
+        phase_total(out, s, &inf->decode, ovf);
+    }
+    inf->decode_peak = inf->decode.total > inf->prefill.total;
+    const vl_phase *peak = inf->decode_peak ? &inf->decode : &inf->prefill;
+    out->bytes[VL_C_KV_CACHE] = peak->kv_cache;
+    out->bytes[VL_C_ACTIVATIONS] = peak->workspace;
+    out->bytes[VL_C_OVERHEAD] = s->overhead;
+    out->total = peak->total;
+}
+
 const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakdown *out)
 {
     const vl_arch *a = &m->arch;
-    const uint64_t N = s->gpus;
+    const uint64_t N = vl_infer_tp(s), pp = s->pp ? s->pp : 1;
     vl_inference *inf = &out->inf;
     bool ovf = false;
 
@@ -140,57 +195,68 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     if (inf->gguf_on) {
         /* a GGUF file type: every tensor as llama-quantize types it (gguf.c), the norms in
          * f32; llama.cpp splits a model over GPUs by whole layers (--split-mode layer, its
-         * default), which this takes as an even share of the bytes */
+         * default), which this takes as an even share of the bytes (--pp is refused) */
         const vl_gguf_layout layout = vl_gguf_default_layout(a);
         if (!vl_gguf_weights_of(a, &layout, ft, &inf->gguf))
             return "the GGUF tensor bytes do not fit in 64 bits";
         inf->scale_bytes = inf->replicated_bytes = 0;
         out->bytes[VL_C_WEIGHTS] = vl_ceil_div(inf->gguf.bytes, N);
-    } else {
-        const unsigned wbits = vl_dtype_bits(s->weight_dtype);
-        const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
-        /* int4: one 16-bit scale per group of weights along a row */
-        inf->scale_bytes =
-            s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(linear, s->group_size) : 0;
-        inf->replicated_bytes = packed(other, ebits, &ovf);
-        uint64_t weights = packed(vl_ceil_div(linear, N), wbits, &ovf);
-        weights = vl_add(weights, packed(vl_ceil_div(emb, N), ebits, &ovf), &ovf);
-        weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), &ovf);
-        out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, &ovf);
     }
 
-    /* KV cache: split by KV heads, one head each (replicated) past their number */
+    /* KV cache: split by KV heads, one head each (replicated) past their number, over the
+     * stage's layers */
     const uint64_t cap = a->sliding_window ? a->sliding_window : UINT64_MAX;
     inf->layers = a->layers;
+    inf->pp = pp;
+    inf->stage_layers = vl_ceil_div(a->layers, pp);
     inf->kv_heads = a->kv_heads;
     inf->head_dim = a->head_dim;
     inf->kv_heads_per_gpu = vl_ceil_div(a->kv_heads, N);
     inf->latent_width = a->kv_lora_rank ? a->kv_lora_rank + a->qk_rope_head_dim : 0;
     /* an encoder attends over its whole input in one pass and caches nothing */
     const bool encoder = vl_arch_encoder(a);
-    inf->kv_bytes_per_token = encoder ? 0 : kv_per_token(a, a->kv_heads, s->kv_dtype);
-    const uint64_t kv_gpu = encoder ? 0 : kv_per_token(a, inf->kv_heads_per_gpu, s->kv_dtype);
+    inf->kv_bytes_per_token = encoder ? 0 : kv_per_token(a, a->layers, a->kv_heads, s->kv_dtype);
+    const uint64_t kv_gpu =
+        encoder ? 0 : kv_per_token(a, inf->stage_layers, inf->kv_heads_per_gpu, s->kv_dtype);
     inf->prompt_tokens = s->seq < cap ? s->seq : cap;
     inf->cached_tokens = s->seq + s->gen < cap ? s->seq + s->gen : cap;
     inf->prompt_slots = slots(inf->prompt_tokens, s->kv_block);
     inf->cached_slots = slots(inf->cached_tokens, s->kv_block);
     inf->kv_gpu_per_token = kv_gpu;
 
-    const shard g = shard_of(a, s);
-    inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, &ovf), s->batch, &ovf);
-    inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, &ovf);
-    phase_total(out, s, &inf->prefill, &ovf);
-    if (s->gen > 0) {
-        inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_slots, &ovf), s->batch, &ovf);
-        inf->decode.workspace = workspace(a, s, &g, 1, inf->cached_tokens, &ovf);
-        phase_total(out, s, &inf->decode, &ovf);
+    if (pp == 1) {
+        run_stage(a, s, &(stage){linear, emb, other, true}, kv_gpu, out, &ovf);
+    } else {
+        /* Pipeline-parallel serving (vLLM's pipeline_parallel_size; get_pp_indices gives
+         * each stage num_layers / pp layers and the remainder one each to the stages before
+         * the last, as Megatron-LM lays out a pipeline): the fullest GPU is on a stage of
+         * ceil(L/p) layers, with the first stage's embeddings or the last's output layer
+         * and final norm.  A stage's layers are the model's largest (an MoE layer, where
+         * leading dense layers are lighter); a free or checkpoint count takes the average.
+         * With tied embeddings the last stage keeps its own copy as the output layer (vLLM:
+         * embed_tokens on the last rank too when tie_word_embeddings).  Both end stages are
+         * computed and the larger shown. */
+        const uint64_t S = inf->stage_layers, L = a->layers;
+        uint64_t per_layer = vl_ceil_div(linear, L);
+        if (out->P == p->total) {
+            per_layer = p->per_layer - p->norms - (moe_layers ? p->router : 0);
+            uint64_t dense = p->per_dense_layer - p->norms;
+            if (a->dense_layers && dense > per_layer)
+                per_layer = dense;
+        }
+        uint64_t st_linear = vl_mul(per_layer, S, &ovf);
+        st_linear = st_linear < linear ? st_linear : linear;
+        uint64_t st_other = vl_mul(p->norms + (moe_layers ? p->router : 0), S, &ovf);
+        const uint64_t head = p->lm_head ? p->lm_head : p->embedding;
+        const stage first = {st_linear, p->embedding,
+                             st_other + p->positions + p->token_types + p->embedding_norm, false};
+        const stage last = {st_linear, head, st_other + p->final_norm + p->pooler, true};
+        run_stage(a, s, &first, kv_gpu, out, &ovf);
+        vl_breakdown other_end = *out;
+        run_stage(a, s, &last, kv_gpu, &other_end, &ovf);
+        if (other_end.total >= out->total)
+            *out = other_end;
     }
-    inf->decode_peak = inf->decode.total > inf->prefill.total;
-    const vl_phase *peak = inf->decode_peak ? &inf->decode : &inf->prefill;
-    out->bytes[VL_C_KV_CACHE] = peak->kv_cache;
-    out->bytes[VL_C_ACTIVATIONS] = peak->workspace;
-    out->bytes[VL_C_OVERHEAD] = s->overhead;
-    out->total = peak->total;
     if (ovf)
         return "the result does not fit in 64 bits (over 16 EiB per GPU): reduce --batch or --seq";
     return NULL;

@@ -376,6 +376,21 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         out->ring_bytes = vl_mul(4 * beta, TS(kv), ovf);
         out->total = vl_add(out->total, out->ring_bytes, ovf);
     }
+    if (s->ep > 1 && a->experts > 1) {
+        /* Megatron-Core's MoEAlltoAllTokenDispatcher (megatron/core/transformer/moe/
+         * token_dispatcher.py) sends each token to its top-k experts' GPUs: dispatch permutes
+         * the b·s tokens into b·s·k rows and all-to-alls them (permute, then _AllToAll), and
+         * combine all-to-alls the experts' b·s·k output rows back before unpermuting them;
+         * with balanced routing a GPU receives as many rows as it sends.  Neither copy is
+         * saved for backward: permute is an index_select and unpermute a scatter_add, whose
+         * backward needs only the indices (moe_utils.py), and _AllToAll saves only the split
+         * sizes (tensor_parallel/mappings.py), so the buffers live while one MoE layer runs,
+         * forward or backward (the gradients take the reverse all-to-alls), and are counted
+         * once, as the ring's are above */
+        out->a2a_bytes = vl_mul(vl_mul(2 * beta, sb, ovf),
+                                vl_mul(a->experts_per_token, a->hidden, ovf), ovf);
+        out->total = vl_add(out->total, out->a2a_bytes, ovf);
+    }
 #undef TS
 #undef RS
 #undef KEEPS

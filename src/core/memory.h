@@ -69,6 +69,10 @@ typedef struct vl_activations {
      * exchange's buffers, one layer's at a time (0 without --cp) */
     uint64_t local_seq;
     uint64_t ring_bytes;
+    /* expert parallel (--ep): the token dispatcher's all-to-all buffers, one MoE layer's at a
+     * time: the routed tokens' permuted copy for dispatch and the experts' outputs for
+     * combine, b·s·k·h·β each (0 without --ep) */
+    uint64_t a2a_bytes;
     uint64_t total;
 } vl_activations;
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
@@ -95,6 +99,12 @@ typedef struct vl_inference {
     uint64_t scale_bytes;      /* int4: one 16-bit scale per group, over all GPUs */
     uint64_t replicated_bytes; /* weight bytes every GPU holds in full (other_params) */
     uint64_t layers, kv_heads, head_dim; /* the model's, for the formulas */
+    /* pipeline-parallel serving (--pp): the stages, and the layers of the fullest one
+     * (ceil(layers / pp)), whose weights, cache and workspace the breakdown shows */
+    uint64_t pp, stage_layers;
+    bool logits;               /* the stage shown computes the logits (the last, or the only) */
+    /* what that stage holds of linear, embedding and other params (all of them without --pp) */
+    uint64_t stage_linear, stage_embedding, stage_other;
     uint64_t kv_heads_per_gpu; /* ceil(kv_heads / gpus): replicated when gpus > kv_heads */
     uint64_t kv_bytes_per_token;  /* the whole model's, per sequence */
     uint64_t latent_width;        /* multi-head latent attention: latent + rotary key; else 0 */
@@ -194,9 +204,12 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
 /* The inference half of vl_estimate (inference.c); settings already checked. */
 const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakdown *out);
 /* Inference: the largest transient tensors of one forward over `tokens` new tokens per
- * sequence attending to `context` keys, on one GPU (inference.c; the timeline's chunks). */
-uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens,
+ * sequence attending to `context` keys, on one GPU (inference.c; the timeline's chunks), of
+ * a stage that computes the logits or not (vl_inference.logits). */
+uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits, uint64_t tokens,
                             uint64_t context, bool *ovf);
+/* Inference: the tensor-parallel degree within a pipeline stage, --gpus / --pp. */
+uint64_t vl_infer_tp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
  * 16 bits). */
 uint64_t vl_infer_act_bytes(const vl_settings *s);

@@ -104,6 +104,17 @@ static const char *mfu_inert(const vl_settings *s)
     return s->precision == VL_FP32 ? "no dense fp32 peak in the GPU presets" : NULL;
 }
 
+static const char *cp_inert(const vl_settings *s)
+{
+    return s->attention == VL_ATTN_EAGER ? "context parallel needs sdpa or flash attention"
+                                          : NULL;
+}
+
+static const char *vpp_inert(const vl_settings *s)
+{
+    return s->pp >= 2 ? NULL : "interleaving needs pipeline par. 2 or more";
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define FIELD(f) .offset = offsetof(vl_settings, f), .size = sizeof(((vl_settings *)0)->f)
@@ -196,8 +207,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .modes = VL_IN_TRAIN, .arg = "T", .help = "tensor parallel degree (default 1)",
         .label = "tensor par.", SLIDER(1, 64, VL_STEP_POW2)},
     ROW(VL_SET_PP) .flag = "pp", FIELD(pp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
-        .modes = VL_IN_TRAIN, .arg = "P",
-        .help = "pipeline parallel (1F1B) degree; data parallel = --gpus / (tp x pp) (default 1)",
+        .modes = VL_IN_BOTH, .arg = "P",
+        .help = "pipeline parallel degree: training's 1F1B, data parallel = --gpus / (tp x pp); "
+                "serving's stages of whole layers, --gpus / pp tensor parallel in each "
+                "(default 1)",
         .label = "pipeline par.", SLIDER(1, 64, VL_STEP_POW2)},
     ROW(VL_SET_SP) .flag = "sp", FIELD(sp), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
         .help = "sequence parallel (with --tp)", .label = "sequence par.", .inert = sp_inert},
@@ -228,10 +241,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_MFU) .flag = "mfu", FIELD(mfu), .type = VL_ST_FRACTION, RANGE(1, VL_PPM),
         .modes = VL_IN_TRAIN, .arg = "F",
         .help = "model FLOPs utilisation, for the step time (default 0.4: Llama 3 405B's 38-43%)",
-        .inert = mfu_inert},
+        .label = "MFU", SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT), .inert = mfu_inert},
     ROW(VL_SET_TOKENS) .flag = "tokens", FIELD(tokens), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_TOKENS), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "N",
-        .help = "tokens to train on (15.6T): wall days and GPU-hours (default none)"},
+        .help = "tokens to train on (15.6T): wall days and GPU-hours (default none)",
+        .label = "token budget", SLIDER(1000000000, VL_MAX_TOKENS, VL_STEP_E12),
+        .inert = mfu_inert},
     /* training: expert parallelism (memory.c) */
     ROW(VL_SET_EP) .flag = "ep", FIELD(ep), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "E",
@@ -241,15 +256,18 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_CP) .flag = "cp", FIELD(cp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "C",
         .help = "context parallel: each sequence split over C GPUs, the keys and values passed "
-                "round them (default 1)"},
+                "round them (default 1)",
+        .label = "context par.", SLIDER(1, 64, VL_STEP_POW2), .inert = cp_inert},
     ROW(VL_SET_VPP) .flag = "vpp", FIELD(vpp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "interleaved 1F1B: each pipeline stage's layers in V model chunks (default 1)",
+        .label = "virtual stages", SLIDER(1, 32, VL_STEP_ONE), .inert = vpp_inert,
         .json_break = true},
     /* inference: serving capacity (inference.c, solve.c) */
     ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
         RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
-        .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)"},
+        .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)",
+        .label = "GPU mem. util.", SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
     ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
         .help = "paged KV cache, tokens a block (vLLM's 16; default none: one contiguous cache)",
@@ -532,6 +550,11 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
 
 const char *vl_settings_check(const vl_settings *s)
 {
+    if (s->mode == VL_MODE_INFER && s->gpus % s->pp != 0)
+        return "--gpus must be a multiple of --pp (serving: GPUs = tensor x pipeline parallel)";
+    if (s->mode == VL_MODE_INFER && s->pp > 1 && vl_dtype_gguf(s->weight_dtype, NULL))
+        return "--pp with a GGUF --weight-dtype is not modelled (llama.cpp splits the layers "
+               "over --gpus itself)";
     if (s->mode == VL_MODE_INFER)
         return s->seq + s->gen > VL_MAX_SEQ ? "--seq plus --gen must be at most 16777216" : NULL;
     if (s->fp32_grads && pure16(s))
@@ -602,16 +625,23 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
                            "reads its input in one pass and generates no tokens");
         return false;
     }
+    if (s->pp > a->layers) {
+        snprintf(why, len, "--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
+                 "stage holds whole layers)", s->pp, a->layers);
+        return false;
+    }
     if (s->mode == VL_MODE_INFER) {
         /* each GPU keeps whole attention heads and, for the cache, whole KV heads or a
-         * replica of one (a KV head is replicated when GPUs outnumber them) */
-        uint64_t g = s->gpus;
+         * replica of one (a KV head is replicated when GPUs outnumber them); with --pp the
+         * tensor-parallel GPUs are those of one stage, --gpus / --pp */
+        uint64_t g = s->gpus / s->pp;
+        const char *count = s->pp > 1 ? "--gpus / --pp" : "the GPU count";
         if (g > 1 && a->heads % g != 0)
-            snprintf(why, len, "--gpus: tensor parallelism needs the GPU count to divide the "
-                               "model's attention heads");
+            snprintf(why, len, "--gpus: tensor parallelism needs %s to divide the "
+                               "model's attention heads", count);
         else if (g > 1 && a->kv_heads % g != 0 && g % a->kv_heads != 0)
-            snprintf(why, len, "--gpus: tensor parallelism needs the GPU count and the model's "
-                               "KV heads to divide one another");
+            snprintf(why, len, "--gpus: tensor parallelism needs %s and the model's "
+                               "KV heads to divide one another", count);
         else
             return true;
         return false;
@@ -635,11 +665,6 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
     }
     if (s->tp > 1 && a->kv_lora_rank) {
         snprintf(why, len, "--tp with multi-head latent attention is not modelled");
-        return false;
-    }
-    if (s->pp > a->layers) {
-        snprintf(why, len, "--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
-                 "stage holds whole layers)", s->pp, a->layers);
         return false;
     }
     if (s->vpp > 1 && a->layers % (s->pp * s->vpp) != 0) {

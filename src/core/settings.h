@@ -208,6 +208,8 @@ typedef enum {
     VL_STEP_ONE,    /* +-1, coarse: powers of two */
     VL_STEP_POW2,   /* powers of two, coarse: powers of eight */
     VL_STEP_RANK,   /* off (0), 1, 2, 4, ... */
+    VL_STEP_PERCENT,/* a fraction (VL_ST_FRACTION) by whole percents, coarse: tens */
+    VL_STEP_E12,    /* the E12 series (1, 1.2, 1.5 ... 8.2 a decade), coarse: decades */
 } vl_step;
 
 extern const char *const vl_setting_keys[VL_N_SETTINGS]; /* YAML and JSON */
@@ -225,7 +227,7 @@ typedef struct vl_setting_desc {
     const char *arg;         /* the value's name in --help ("N"), NULL for a switch */
     const char *help;        /* one line for --help and the man page */
     /* the explorer: its label (NULL: no slider), another in inference, the slider's range
-     * and steps (numeric settings) */
+     * and steps (numeric settings; a zero_ok setting's off, 0, lies below the range) */
     const char *label, *infer_label;
     uint64_t slider_min, slider_max;
     vl_step step;

@@ -66,9 +66,11 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
                   : what == VL_SOLVE_MAX_CONTEXT ? VL_MAX_SEQ - s->gen
                                                  : VL_MAX_GPUS;
     if (what == VL_SOLVE_MIN_GPUS && s->mode == VL_MODE_INFER) {
-        /* tensor parallelism: only counts that divide the heads are valid, so scan them */
+        /* tensor parallelism: only counts that divide the heads are valid, so scan them,
+         * in whole pipeline stages with --pp (GPUs = tensor x pipeline parallel) */
         uint64_t prev = 0; /* the last valid count that did not fit */
-        for (uint64_t n = 1; n <= m->arch.heads; n++) {
+        for (uint64_t t = 1; t <= m->arch.heads; t++) {
+            const uint64_t n = t * s->pp;
             if (total_at(m, *s, what, n, rt) == 0) /* not a valid layout */
                 continue;
             if (!fits_at(m, s, what, n, capacity, rt)) {

@@ -463,6 +463,15 @@ static void gather(builder *b, const step *st, uint32_t *ids, uint64_t i, bool f
     }
 }
 
+/* --ep: the token dispatcher's all-to-all buffers (memory.c, vl_activations.a2a_bytes),
+ * saved by nothing, alive while MoE layer l runs its forward or its backward. */
+static void all_to_all(builder *b, const step *st, uint64_t l)
+{
+    if (l >= st->a->dense_layers)
+        transient(b, VL_TL_TRANSIENT, st->bd->act.a2a_bytes,
+                  "all-to-all dispatch and combine buffers (expert parallel)");
+}
+
 static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t *gath)
 {
     const bool full = st->s->recompute == VL_RECOMPUTE_FULL;
@@ -494,6 +503,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                 ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
             transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
         }
+        all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
         if (st->s->zero == 3) {
             release(b, gath[l]);
@@ -594,6 +604,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         /* an op's backward holds the gradient of its output and makes its input's */
         uint32_t ws = alloc(b, VL_TL_TRANSIENT, 2 * st->layer_max,
                             "backward workspace (gradients in and out)");
+        all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
         /* autograd's AccumulateGrad makes each parameter's .grad on its own */
         uint32_t g[MAX_PARAM_TENSORS] = {0};
@@ -787,7 +798,7 @@ static bool build_train(builder *b, step *st)
  * layer with torch.cat, which holds the old and the new copy of one layer at once. */
 static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token, uint64_t tokens)
 {
-    const uint64_t L = st->a->layers;
+    const uint64_t L = st->bd->inf.stage_layers; /* this GPU's stage's (all without --pp) */
     uint64_t all = vl_mul(vl_mul(per_token, tokens, &b->ovf), st->s->batch, &b->ovf);
     if (st->f->kv_preallocated)
         return;
@@ -871,7 +882,7 @@ static bool build_serve(builder *b, step *st)
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
     const vl_inference *inf = &bd->inf;
-    const uint64_t L = st->a->layers;
+    const uint64_t L = inf->stage_layers;
     phase(b, "load weights");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
@@ -888,7 +899,7 @@ static bool build_serve(builder *b, step *st)
         phase(b, "capture CUDA graphs");
         vl_settings g = *s;
         g.batch = st->f->graph_batch;
-        alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, 1, 1, &b->ovf),
+        alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, inf->logits, 1, 1, &b->ovf),
               "CUDA graph pool (the largest captured batch's decode workspace)");
     }
     const uint64_t cap = st->a->sliding_window ? st->a->sliding_window : UINT64_MAX;
@@ -900,10 +911,11 @@ static bool build_serve(builder *b, step *st)
         phase(b, chunk < s->seq ? "prefill chunk %llu" : "prefill", (unsigned long long)++c);
         done += n;
         grow_kv(b, st, kv, per_token, done < cap ? done : cap);
-        uint32_t ws = alloc(b, VL_TL_TRANSIENT, vl_infer_workspace(st->a, s, n, done, &b->ovf),
+        uint32_t ws = alloc(b, VL_TL_TRANSIENT,
+                            vl_infer_workspace(st->a, s, inf->logits, n, done, &b->ovf),
                             "forward workspace");
         release(b, ws);
-        if (done == s->seq)
+        if (done == s->seq && inf->logits) /* the last pipeline stage samples */
             sampler(b, st, vl_mul(n, s->batch, &b->ovf));
     }
     /* decode: the first step and the last; the ones between only grow the cache */
@@ -920,10 +932,12 @@ static bool build_serve(builder *b, step *st)
         phase(b, "decode step %llu", (unsigned long long)step_i);
         grow_kv(b, st, kv, per_token, ctx < cap ? ctx : cap);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
-                            vl_infer_workspace(st->a, s, 1, ctx < cap ? ctx : cap, &b->ovf),
+                            vl_infer_workspace(st->a, s, inf->logits, 1, ctx < cap ? ctx : cap,
+                                               &b->ovf),
                             "decode workspace");
         release(b, ws);
-        sampler(b, st, s->batch);
+        if (inf->logits)
+            sampler(b, st, s->batch);
     }
     free(kv);
     return !b->nomem;

@@ -79,7 +79,16 @@ static void write_json_inference(FILE *out, const report *r)
     json_phase(out, "prefill", &inf->prefill);
     fprintf(out, ",\n               ");
     json_phase(out, "decode", &inf->decode);
-    fprintf(out, ",\n               \"peak\": \"%s\"},\n", inf->decode_peak ? "decode" : "prefill");
+    fprintf(out, ",\n               \"peak\": \"%s\"", inf->decode_peak ? "decode" : "prefill");
+    if (inf->pp > 1) /* --pp: the fullest stage, whose bytes per_gpu shows */
+        fprintf(out,
+                ",\n               \"pipeline\": {\"pp\": %" PRIu64 ", \"stage\": \"%s\", "
+                "\"stage_layers\": %" PRIu64 ", \"linear_params\": %" PRIu64
+                ", \"embedding_params\": %" PRIu64 ", \"other_params\": %" PRIu64 "}},\n",
+                inf->pp, inf->logits ? "last" : "first", inf->stage_layers, inf->stage_linear,
+                inf->stage_embedding, inf->stage_other);
+    else
+        fprintf(out, ",\n               \"pipeline\": null},\n");
     vl_speed v = report_speed(r);
     fprintf(out, " \"speed\": {\"bound\": \"roofline\", ");
     json_number(out, "decode_tokens_per_s", v.decode_tokens_per_s);
@@ -248,9 +257,9 @@ void report_write_json(FILE *out, const report *r)
     if (s->mode == VL_MODE_TRAIN && b->par.ep > 1) /* --ep: the routed experts' split */
         fprintf(out, " \"experts\": {\"ep\": %" PRIu64 ", \"experts_per_gpu\": %" PRIu64
                 ", \"expert_params\": %" PRIu64 ", \"expert_params_per_gpu\": %" PRIu64
-                ", \"expert_dp\": %" PRIu64 "},\n",
+                ", \"expert_dp\": %" PRIu64 ", \"a2a_bytes\": %" PRIu64 "},\n",
                 b->par.ep, a->experts / b->par.ep, b->par.expert_params,
-                b->par.expert_params_per_gpu, b->par.expert_dp);
+                b->par.expert_params_per_gpu, b->par.expert_dp, b->act.a2a_bytes);
     else
         fprintf(out, " \"experts\": null,\n");
     if (report_offloaded(r))

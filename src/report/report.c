@@ -184,12 +184,19 @@ static void settings_line(const report *r, char *buf, size_t len)
     if (s->mode == VL_MODE_INFER) {
         if (s->weight_dtype == VL_DT_INT4)
             snprintf(grp, sizeof grp, " (groups of %" PRIu64 ")", s->group_size);
+        char par[96] = "";
+        if (s->pp > 1)
+            snprintf(par, sizeof par, " (%" PRIu64 " pipeline stages of %" PRIu64 " layers at "
+                     "most, %" PRIu64 "-way tensor parallel in each)", s->pp,
+                     r->breakdown->inf.stage_layers, vl_infer_tp(s));
+        else if (s->gpus > 1)
+            snprintf(par, sizeof par, " (tensor parallel)");
         snprintf(buf, len,
                  "inference, weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64
                  ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, %s attention, %s, "
                  "overhead %s",
                  vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
-                 s->gpus == 1 ? "" : "s", s->gpus > 1 ? " (tensor parallel)" : "", s->batch,
+                 s->gpus == 1 ? "" : "s", par, s->batch,
                  s->seq, s->gen, vl_attention_names[s->attention],
                  s->framework->display,
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
@@ -253,14 +260,16 @@ static bool experts_line(const report *r, char *buf, size_t len)
     const vl_arch *a = &r->model->arch;
     if (r->settings->mode != VL_MODE_TRAIN || p->ep <= 1)
         return false;
-    char x[32], g[32];
+    char x[32], g[32], t[32];
     snprintf(buf, len,
              "expert parallel %" PRIu64 ": %" PRIu64 " routed experts a layer, %" PRIu64
              " on each GPU; their %s params, %s on each GPU; their gradients and optimizer "
-             "states shard (ZeRO) over the %" PRIu64 " GPU%s holding the same experts",
+             "states shard (ZeRO) over the %" PRIu64 " GPU%s holding the same experts; "
+             "all-to-all dispatch and combine buffers %s (in the activations)",
              p->ep, a->experts, a->experts / p->ep, vl_fmt_int(p->expert_params, x, sizeof x),
              vl_fmt_int(p->expert_params_per_gpu, g, sizeof g), p->expert_dp,
-             p->expert_dp == 1 ? "" : "s");
+             p->expert_dp == 1 ? "" : "s",
+             vl_fmt_bytes(r->breakdown->act.a2a_bytes, r->units, t, sizeof t));
     return true;
 }
 

@@ -74,6 +74,23 @@ static uint64_t step_rank8(uint64_t v, int dir)
     return step_rank(step_rank(step_rank(v, dir), dir), dir);
 }
 
+/* A fraction in millionths: the next whole percent, or ten. */
+static uint64_t step_percents(uint64_t v, int dir, uint64_t n)
+{
+    const uint64_t pct = VL_PPM / 100 * n;
+    return dir > 0 ? (v / pct + 1) * pct : v % pct ? v / pct * pct : v - (v >= pct ? pct : v);
+}
+
+static uint64_t step_percent(uint64_t v, int dir)
+{
+    return step_percents(v, dir, 1);
+}
+
+static uint64_t step_percent10(uint64_t v, int dir)
+{
+    return step_percents(v, dir, 10);
+}
+
 /* The slider's fine and coarse steps by the settings table's kind. */
 static const struct {
     stepper fine, coarse;
@@ -81,6 +98,8 @@ static const struct {
     [VL_STEP_ONE] = {step_one, step_pow2},
     [VL_STEP_POW2] = {step_pow2, step_pow8},
     [VL_STEP_RANK] = {step_rank, step_rank8},
+    [VL_STEP_PERCENT] = {step_percent, step_percent10},
+    [VL_STEP_E12] = {step_e12, step_decade},
 };
 
 /* The order the sliders are listed in; each mode shows those that apply to it. */
@@ -89,8 +108,8 @@ static const slider_id order[] = {
     VL_SET_KV_DTYPE, VL_SET_GPUS, VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN,
     VL_SET_RECOMPUTE, VL_SET_ATTENTION, SL_GPU, VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS,
     VL_SET_LORA_RANK, VL_SET_QLORA, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP, VL_SET_SP,
-    VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_FRAMEWORK, VL_SET_HEAD, VL_SET_LOSS_DTYPE,
-    VL_SET_KV_BLOCK,
+    VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK, VL_SET_HEAD,
+    VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL, VL_SET_KV_BLOCK,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -116,6 +135,11 @@ static const struct {
     [VL_SET_HEAD] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_LOSS_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_EP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_KV_BLOCK] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
+    [VL_SET_CP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_VPP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    /* the step time and the usable memory are no component: the GPU's line, as for the GPU */
+    [VL_SET_MFU] = {VL_C_OVERHEAD, VL_C_OVERHEAD}, [VL_SET_TOKENS] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_GPU_UTIL] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
 };
 
 static const vl_setting_desc *desc(slider_id id)
@@ -221,13 +245,18 @@ static void follow(explorer *e, slider_id id)
         s->qlora = false;
     if (s->tp < 2)
         s->sp = false;
+    if (s->pp < 2) /* interleaving splits pipeline stages */
+        s->vpp = 1;
+    if (s->attention == VL_ATTN_EAGER) /* ring attention never holds the s x s scores */
+        s->cp = 1;
     if (id == VL_SET_OFFLOAD && s->offload == VL_OFFLOAD_PARAMS)
         s->zero = 3;
     if (id == VL_SET_OFFLOAD && s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
         s->zero = 1;
     vl_settings_at_zero(s, s->zero);
-    uint64_t unit = s->tp * s->pp;
-    if (s->mode == VL_MODE_TRAIN && unit > 1 && s->gpus % unit != 0) {
+    /* training's GPUs are tensor x pipeline x data parallel, serving's tensor x pipeline */
+    uint64_t unit = s->mode == VL_MODE_TRAIN ? s->tp * s->pp * s->cp : s->pp;
+    if (unit > 1 && s->gpus % unit != 0) {
         uint64_t to = (s->gpus / unit + 1) * unit;
         if (id == VL_SET_GPUS) /* the count typed or stepped to itself */
             NOTE("%sGPUs %" PRIu64 " -> %" PRIu64 ": whole groups of tensor x pipeline = %" PRIu64
@@ -474,6 +503,12 @@ static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir,
     }
     uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;
     uint64_t hi = id == SL_PARAMS ? EX_MAX_PARAMS : desc(id)->slider_max;
+    if (id != SL_PARAMS && desc(id)->zero_ok && lo > 0) { /* off (0), just below the range */
+        if (v == 0)
+            return dir > 0 ? lo : 0;
+        if (v <= lo && dir < 0)
+            return 0;
+    }
     stepper st = id == SL_PARAMS ? (coarse ? step_decade : step_e12)
                  : coarse        ? steps_of[desc(id)->step].coarse
                                  : steps_of[desc(id)->step].fine;
@@ -607,6 +642,12 @@ void explorer_value(const explorer *e, slider_id id, char *buf, size_t len)
         snprintf(buf, len, "%s", vl_fmt_count(v, n, sizeof n));
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
+    else if (is_numeric(id) && desc(id)->zero_ok && v == 0)
+        snprintf(buf, len, "off");
+    else if (is_numeric(id) && desc(id)->type == VL_ST_FRACTION)
+        snprintf(buf, len, "%g%%", (double)v * 100 / (double)VL_PPM);
+    else if (is_numeric(id) && desc(id)->step == VL_STEP_E12)
+        snprintf(buf, len, "%s", vl_fmt_count(v, n, sizeof n));
     else if (is_numeric(id))
         snprintf(buf, len, "%s", vl_fmt_int(v, n, sizeof n));
     else
@@ -617,6 +658,12 @@ void explorer_value(const explorer *e, slider_id id, char *buf, size_t len)
 
 double explorer_fraction(const explorer *e, slider_id id)
 {
+    if (id != SL_PARAMS && is_numeric(id) && desc(id)->step == VL_STEP_PERCENT) { /* linear */
+        const vl_setting_desc *d = desc(id);
+        uint64_t v = value_of(e, id);
+        return v <= d->slider_min ? 0
+               : (double)(v - d->slider_min) / (double)(d->slider_max - d->slider_min);
+    }
     if (is_numeric(id)) {
         uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;
         uint64_t hi = id == SL_PARAMS ? EX_MAX_PARAMS : desc(id)->slider_max;

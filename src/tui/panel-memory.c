@@ -7,6 +7,7 @@
 
 #include "core/explain.h"
 #include "core/solve.h"
+#include "core/steptime.h"
 #include "core/units.h"
 #include "panel.h"
 #include "report/report.h"
@@ -326,6 +327,19 @@ static void draw_formula(const ui *u)
         snprintf(line, sizeof line, " %s has no effect now: %s", slider_label(e, e->selected),
                  inert);
         y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
+    }
+    /* the MFU and the token budget change no byte: what they change, the step time */
+    if (!inert && s.mode == VL_MODE_TRAIN &&
+        (e->selected == VL_SET_MFU || e->selected == VL_SET_TOKENS) && y <= last) {
+        vl_train_speed v = vl_train_speed_of(&e->model, &e->b, &s, explorer_gpu(e));
+        char tg[32], budget[96] = "";
+        if (s.tokens)
+            snprintf(budget, sizeof budget, "; %s tokens in %.1f days",
+                     vl_fmt_count(s.tokens, tg, sizeof tg), v.days);
+        snprintf(line, sizeof line, " step time at %g%% MFU: %.3g s a step, %s tokens/s a GPU%s",
+                 100.0 * (double)s.mfu / (double)VL_PPM, v.step_seconds,
+                 vl_fmt_int((uint64_t)(v.tokens_per_s_per_gpu + 0.5), tg, sizeof tg), budget);
+        y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     }
     if (s.mode == VL_MODE_TRAIN)
         y = draw_training_facts(u, y, last);
