@@ -64,7 +64,7 @@ static void test_params_slider_detaches(void **state)
     assert_true(explorer_move(&e, SL_PARAMS, 1, false)); /* 6.74e9 -> 6.8e9 (E12) */
     assert_true(e.detached);
     assert_int_equal(e.model.free_params, 6800000000ULL);
-    explorer_value(&e, SL_PARAMS, v, sizeof v);
+    explorer_value(&e, SL_PARAMS, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "6.8e9");
     assert_true(explorer_move(&e, SL_PARAMS, -2, false)); /* 6.8e9 -> 5.6e9 -> 4.7e9 */
     assert_int_equal(e.model.free_params, 4700000000ULL);
@@ -132,11 +132,11 @@ static void test_framework_slider(void **state)
     explorer e;
     start(&e);
     char v[64];
-    explorer_value(&e, VL_SET_FRAMEWORK, v, sizeof v);
+    explorer_value(&e, VL_SET_FRAMEWORK, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "hf"); /* the default, the C table's, found by name */
     /* from the first to the last, one step each */
     assert_true(explorer_jump(&e, VL_SET_FRAMEWORK, false));
-    explorer_value(&e, VL_SET_FRAMEWORK, v, sizeof v);
+    explorer_value(&e, VL_SET_FRAMEWORK, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, cat.frameworks[0].name);
     for (size_t i = 1; i < cat.n_frameworks; i++) {
         assert_true(explorer_move(&e, VL_SET_FRAMEWORK, 1, false));
@@ -254,7 +254,7 @@ static void test_finetune_sliders(void **state)
     assert_int_equal(e.b.total, b.total);
     assert_int_equal(e.b.par.global_batch, 4 * 2); /* micro-batch 1 x data 2 x 4 */
     char v[32];
-    explorer_value(&e, VL_SET_LORA_RANK, v, sizeof v);
+    explorer_value(&e, VL_SET_LORA_RANK, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "off (full)");
 
     /* inference leaves them aside */

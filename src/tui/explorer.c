@@ -1,6 +1,7 @@
 /* explorer.c: the explorer's state and its sliders. */
 #include "explorer.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +75,22 @@ static uint64_t step_rank8(uint64_t v, int dir)
     return step_rank(step_rank(step_rank(v, dir), dir), dir);
 }
 
+/* Bytes: the next whole GiB (coarse: 8 GiB) above v or below it. */
+static uint64_t step_grid(uint64_t v, int dir, uint64_t unit)
+{
+    return dir > 0 ? (v / unit + 1) * unit : v == 0 ? 0 : (v - 1) / unit * unit;
+}
+
+static uint64_t step_gib(uint64_t v, int dir)
+{
+    return step_grid(v, dir, VL_GIB);
+}
+
+static uint64_t step_gib8(uint64_t v, int dir)
+{
+    return step_grid(v, dir, 8 * VL_GIB);
+}
+
 /* The slider's fine and coarse steps by the settings table's kind. */
 static const struct {
     stepper fine, coarse;
@@ -81,6 +98,7 @@ static const struct {
     [VL_STEP_ONE] = {step_one, step_pow2},
     [VL_STEP_POW2] = {step_pow2, step_pow8},
     [VL_STEP_RANK] = {step_rank, step_rank8},
+    [VL_STEP_GIB] = {step_gib, step_gib8},
 };
 
 /* The order the sliders are listed in; each mode shows those that apply to it. */
@@ -90,7 +108,7 @@ static const slider_id order[] = {
     VL_SET_RECOMPUTE, VL_SET_ATTENTION, SL_GPU, VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS,
     VL_SET_LORA_RANK, VL_SET_QLORA, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP, VL_SET_SP,
     VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_FRAMEWORK, VL_SET_HEAD, VL_SET_LOSS_DTYPE,
-    VL_SET_KV_BLOCK,
+    VL_SET_KV_BLOCK, VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -116,6 +134,9 @@ static const struct {
     [VL_SET_HEAD] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_LOSS_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_EP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_KV_BLOCK] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
+    [VL_SET_CAPACITY] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_OVERHEAD] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_GPUS_PER_NODE] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
 };
 
 static const vl_setting_desc *desc(slider_id id)
@@ -189,6 +210,11 @@ static uint64_t value_of(const explorer *e, slider_id id)
         return e->gpu;
     if (id == VL_SET_FRAMEWORK)
         return framework_index(e);
+    /* the figures 0 stands for: the GPU's memory, a node's default GPUs */
+    if (id == VL_SET_CAPACITY)
+        return report_gpu(&e->s, &e->cat->gpus[e->gpu]).memory;
+    if (id == VL_SET_GPUS_PER_NODE && !e->s.gpus_per_node)
+        return VL_DEFAULT_GPUS_PER_NODE;
     return vl_setting_get((vl_setting)id, &e->s);
 }
 
@@ -274,6 +300,8 @@ static void put_value(explorer *e, slider_id id, uint64_t v)
     } else {
         vl_setting_put((vl_setting)id, &e->s, v);
     }
+    if (id == VL_SET_OVERHEAD) /* as --overhead: it replaces the modelled CUDA context */
+        e->overhead_given = true;
     follow(e, id);
 }
 
@@ -346,6 +374,7 @@ const char *explorer_inert(const explorer *e, slider_id id)
 void explorer_recompute(explorer *e)
 {
     vl_settings now = explorer_settings(e);
+    e->card = report_gpu(&now, &e->cat->gpus[e->gpu]);
     e->error = vl_estimate(&e->model, &now, &e->b);
     if (!e->error && now.mode == VL_MODE_TRAIN &&
         !report_zero_sweep(&e->model, &now, e->zero, e->why, sizeof e->why))
@@ -515,7 +544,7 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
     }
     if (!found) {
         char now[64];
-        explorer_value(e, id, now, sizeof now);
+        explorer_value(e, id, VL_UNITS_GIB, now, sizeof now);
         if (why[0])
             snprintf(e->note, sizeof e->note, "%s stays at %s: %s", slider_label(e, id), now, why);
         else
@@ -525,7 +554,7 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
     try_value(e, id, best, &cand, why, sizeof why);
     if (why[0] && steps < 0) { /* Home/End stopped short of the end */
         char v2[32];
-        explorer_value(&cand, id, v2, sizeof v2);
+        explorer_value(&cand, id, VL_UNITS_GIB, v2, sizeof v2);
         char done[96];
         snprintf(done, sizeof done, "%.95s", cand.note);
         snprintf(cand.note, sizeof cand.note, "%.15s stopped at %.20s: %.110s%s%.80s",
@@ -582,6 +611,12 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
         v = 0; /* typed, not given on the command line: a LoRA rank of 0 is "off" */
     } else {
         vl_settings s = e->s;
+        char sized[144];
+        size_t n = strlen(text);
+        if (vl_setting_table[id].type == VL_ST_SIZE && n && isdigit((unsigned char)text[n - 1])) {
+            snprintf(sized, sizeof sized, "%.128sGiB", text); /* a bare number is in GiB */
+            text = sized;
+        }
         if (!vl_setting_parse((vl_setting)id, text, &s, why, sizeof why)) {
             snprintf(e->why, sizeof e->why, "%s: %s", label, why);
             return e->why;
@@ -598,12 +633,14 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
     return NULL;
 }
 
-void explorer_value(const explorer *e, slider_id id, char *buf, size_t len)
+void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, size_t len)
 {
     char n[32];
     uint64_t v = value_of(e, id);
     if (id == SL_PARAMS)
         snprintf(buf, len, "%s", vl_fmt_count(v, n, sizeof n));
+    else if (desc(id) && desc(id)->type == VL_ST_SIZE)
+        vl_fmt_bytes(v, units, buf, len);
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
     else if (is_numeric(id))
@@ -632,7 +669,7 @@ double explorer_fraction(const explorer *e, slider_id id)
 
 const vl_gpu *explorer_gpu(const explorer *e)
 {
-    return &e->cat->gpus[e->gpu];
+    return &e->card;
 }
 
 bool explorer_fits(const explorer *e)

@@ -43,7 +43,7 @@ static void draw_sliders(const ui *u)
         for (int k = 0; k < track; k++)
             mvaddstr(y, r.x + 17 + k, k == knob ? u->g->knob : u->g->track);
         char shown[72];
-        explorer_value(e, id, v, sizeof v);
+        explorer_value(e, id, u->units, v, sizeof v);
         snprintf(shown, sizeof shown, inert ? "(%s)" : "%s", v);
         draw_text(y, r.x + 29, r.w - 29, c, shown);
     }
@@ -85,9 +85,10 @@ static void draw_memory(const ui *u)
     char line[256], brief[256], v[32], w[32], n[32];
 
     const uint64_t cap = report_capacity(&e->s, g); /* --gpu-util in inference */
-    snprintf(line, sizeof line, " memory per GPU on %s (%s)", g->display,
-             ui_bytes(u, cap, v, sizeof v));
-    snprintf(brief, sizeof brief, " per GPU on %s (%s)", g->name, v);
+    const char *typed = e->s.capacity ? ", typed" : ""; /* not the GPU preset's figure */
+    snprintf(line, sizeof line, " memory per GPU on %s (%s%s)", g->display,
+             ui_bytes(u, cap, v, sizeof v), typed);
+    snprintf(brief, sizeof brief, " per GPU on %s (%s%s)", g->name, v, typed);
     draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     if (e->error) {
         draw_wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
@@ -505,7 +506,11 @@ static int memory_mouse(ui *u, const MEVENT *ev)
 
 static const char *memory_edit_label(const ui *u)
 {
-    return slider_label(&u->ex, u->ex.selected);
+    static char label[64]; /* a size: what a bare number means */
+    slider_id id = u->ex.selected;
+    bool size = id < VL_N_SETTINGS && vl_setting_table[id].type == VL_ST_SIZE;
+    snprintf(label, sizeof label, size ? "%s (GiB)" : "%s", slider_label(&u->ex, id));
+    return label;
 }
 
 static bool memory_edit(ui *u, const char *text, char *why, size_t len)

@@ -406,6 +406,7 @@ static int key_prompt(ui *u, int key, const prompt *p)
 static bool changed(const explorer *a, const explorer *b)
 {
     return memcmp(&a->s, &b->s, sizeof a->s) != 0 || a->gpu != b->gpu ||
+           a->overhead_given != b->overhead_given ||
            a->detached != b->detached || a->model.free_params != b->model.free_params ||
            strcmp(a->model.name, b->model.name) != 0;
 }
