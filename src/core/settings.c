@@ -344,6 +344,19 @@ void vl_setting_put(vl_setting k, vl_settings *s, uint64_t v)
 _Static_assert(sizeof(unsigned) != sizeof(uint64_t) && sizeof(bool) != sizeof(unsigned),
                "vl_setting_get tells the fields apart by size");
 
+/* bytes in the largest binary unit they are a whole number of: "0 B", "1 GiB", "64 TiB" */
+static const char *size_text(uint64_t v, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && v && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%" PRIu64 " %s", v, unit[u]);
+    return buf;
+}
+
 bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len)
 {
     const vl_setting_desc *d = &vl_setting_table[k];
@@ -360,7 +373,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         break;
     case VL_ST_SIZE:
         if (!vl_parse_size(text, &v, &reason)) {
-            snprintf(why, len, "'%s' is not a size (e.g. 0, 1GiB, 800MB): %s", shown, reason);
+            snprintf(why, len, "'%s' is not a size: %s (e.g. 0, 1GiB, 800MB)", shown, reason);
             return false;
         }
         break;
@@ -419,8 +432,8 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
     }
     if (d->type == VL_ST_SIZE && (v < d->min || v > d->max)) {
         char lo[32], hi[32];
-        snprintf(why, len, "'%s' is outside %s .. %s", shown, vl_fmt_bytes(d->min, VL_UNITS_GIB,
-                 lo, sizeof lo), vl_fmt_bytes(d->max, VL_UNITS_GIB, hi, sizeof hi));
+        snprintf(why, len, "'%s' is outside %s .. %s", shown, size_text(d->min, lo, sizeof lo),
+                 size_text(d->max, hi, sizeof hi));
         return false;
     }
     if (d->type == VL_ST_COUNT && (v < d->min || v > d->max)) {

@@ -88,7 +88,7 @@ static void draw_memory(const ui *u)
     const char *typed = e->s.capacity ? ", typed" : ""; /* not the GPU preset's figure */
     snprintf(line, sizeof line, " memory per GPU on %s (%s%s)", g->display,
              ui_bytes(u, cap, v, sizeof v), typed);
-    snprintf(brief, sizeof brief, " per GPU on %s (%s%s)", g->name, v, typed);
+    snprintf(brief, sizeof brief, " per GPU on %s (%s)", g->name, v);
     draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     if (e->error) {
         draw_wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
@@ -126,22 +126,32 @@ static void draw_memory(const ui *u)
     }
     snprintf(line, sizeof line, "    total %s per GPU (%s bytes)", ui_bytes(u, b->total, w, sizeof w),
              vl_fmt_int(b->total, n, sizeof n));
-    snprintf(brief, sizeof brief, " total %s per GPU", w);
+    if (b->cpu.node_total) /* ZeRO-Offload: where the peak's line has no room for it */
+        snprintf(brief, sizeof brief, " total %s; node CPU %s", w,
+                 ui_bytes(u, b->cpu.node_total, n, sizeof n));
+    else
+        snprintf(brief, sizeof brief, " total %s per GPU", w);
     draw_either(r.y + 2 + bh + VL_N_COMPONENTS, r.x, r.w, C_HEADING, line, brief);
     /* the steady-state sum above; the step's peak is what must fit */
     report_fit fit = report_fit_of(e->peak.device, cap);
     char pk[32];
     ui_bytes(u, e->peak.device, pk, sizeof pk);
     ui_bytes(u, fit.margin, w, sizeof w);
-    if (b->cpu.node_total) /* ZeRO-Offload: what moved, per node, instead of the phase */
-        snprintf(line, sizeof line, "    peak %s %s%s; CPU per node: %s", pk,
-                 fit.fits ? "fits" : "over by ", fit.fits ? "" : w,
-                 ui_bytes(u, b->cpu.node_total, n, sizeof n));
-    else
+    char mid[256];
+    if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node, instead of the phase */
+        ui_bytes(u, b->cpu.node_total, n, sizeof n);
+        snprintf(line, sizeof line, "    peak %s: %s %s; CPU per node: %s", pk,
+                 fit.fits ? "fits, spare" : "over by", w, n);
+        snprintf(mid, sizeof mid, "    peak %s %s; CPU per node: %s", pk,
+                 fit.fits ? "fits" : "over", n);
+    } else {
         snprintf(line, sizeof line, "    peak %s (%s): %s %s", pk, e->peak.phase,
                  fit.fits ? "fits, spare" : "does not fit, over by", w);
-    snprintf(brief, sizeof brief, " peak %s: %s %s", pk, fit.fits ? "fits, spare" : "over by", w);
-    draw_either(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line, brief);
+        mid[0] = '\0';
+    }
+    snprintf(brief, sizeof brief, " peak %s: %s %s", pk, w, fit.fits ? "spare" : "over");
+    draw_either(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line,
+                mid[0] && (int)strlen(mid) <= r.w ? mid : brief);
 }
 
 /* Inference: the prefill and decode peaks on one scale, each with its KV cache, what decoding
