@@ -330,6 +330,14 @@ expect_screen facts " parallel: TP 2 x PP 1 x DP 4 = 8 GPUs; global batch = micr
 expect_total facts --preset llama-2-7b --gpus 8 --tp 2 --zero 3 --grad-accum 4
 keys facts q
 exited facts 0
+for size in 80x40 200x60; do                       # one sequence, not "1 sequences"
+    cols=${size%x*} rows=${size#*x}
+    start facts-$size --preset llama-2-7b --no-color --ascii
+    unset cols rows
+    expect_screen facts-$size "grad accum 1 = 1 sequence a step"
+    keys facts-$size q
+    exited facts-$size 0
+done
 
 # monochrome carries every cue colour does: the active tab in brackets, the picker's row
 # with the select glyph, the histogram by fp16's fate in glyphs with their legend, the
@@ -947,6 +955,9 @@ for size in 80x24 200x60; do
     expect_screen $name "capacity: '999999GiB' is outside 1 GiB .. 64 TiB"
     keys $name Escape
     expect_peak $name --preset llama-2-7b --capacity 201GiB
+    keys $name g a 1 0 0 - 4 Enter                  # another GPU: the typed capacity stays, said
+    expect_screen $name "capacity stays 201.00 GiB as typed"
+    expect_peak $name --preset llama-2-7b --capacity 201GiB --gpu a100-40gb
     keys $name r                                    # back to the GPU's figure
     expect_screen $name "(79.65 GiB)"
     expect_peak $name --preset llama-2-7b

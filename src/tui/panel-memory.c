@@ -305,11 +305,12 @@ static int draw_training_facts(const ui *u, int y, int last)
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     snprintf(line, sizeof line,
              " parallel: TP %llu x PP %llu x DP %llu = %llu GPU%s; global batch = micro-batch %llu"
-             " x DP %llu x grad accum %llu = %llu sequences a step",
+             " x DP %llu x grad accum %llu = %llu sequence%s a step",
              (unsigned long long)par->tp, (unsigned long long)par->pp,
              (unsigned long long)par->dp, (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s",
              (unsigned long long)e->s.batch, (unsigned long long)par->dp,
-             (unsigned long long)e->s.grad_accum, (unsigned long long)par->global_batch);
+             (unsigned long long)e->s.grad_accum, (unsigned long long)par->global_batch,
+             par->global_batch == 1 ? "" : "s");
     if (y <= last)
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     return y;

@@ -315,7 +315,12 @@ static int pick_load(ui *u, int arg)
     } else {
         u->ex.gpu = (size_t)k;
         explorer_recompute(&u->ex);
-        ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
+        char cap[32];
+        if (u->ex.s.capacity) /* the typed capacity stays: say so */
+            ui_say(u, false, " GPU: %s; capacity stays %s as typed (0 gives the GPU's)",
+                   u->cat->gpus[k].display, ui_bytes(u, u->ex.s.capacity, cap, sizeof cap));
+        else
+            ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
     }
     return UI_REDRAW;
 }
