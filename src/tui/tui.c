@@ -312,15 +312,12 @@ static int pick_load(ui *u, int arg)
             ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
             u->scenario = *sc;
         }
-    } else {
-        u->ex.gpu = (size_t)k;
-        explorer_recompute(&u->ex);
-        char cap[32];
-        if (u->ex.s.capacity) /* the typed capacity stays: say so */
-            ui_say(u, false, " GPU: %s; capacity stays %s as typed (0 gives the GPU's)",
-                   u->cat->gpus[k].display, ui_bytes(u, u->ex.s.capacity, cap, sizeof cap));
-        else
-            ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
+    } else if ((why = explorer_set(&u->ex, SL_GPU, u->cat->gpus[k].name))) {
+        ui_say(u, true, " %s", why);
+    } else { /* as the GPU slider: what else it says (a typed capacity staying) */
+        ui_say(u, false, " GPU: %s%s%s", u->cat->gpus[k].display, u->ex.note[0] ? "; " : "",
+               u->ex.note);
+        u->ex.note[0] = '\0';
     }
     return UI_REDRAW;
 }
