@@ -52,6 +52,28 @@ static void test_geometry(void **state)
     assert_true(layout_compute(30, LAYOUT_MIN_COLS - 1, 12, 0).too_small);
 }
 
+/* A lesson's box takes the rows below the memory pane it wants, no more: the panes end above
+ * it, the sliders scroll in what is left, the total and the peak stay. */
+static void test_lesson_box(void **state)
+{
+    (void)state;
+    layout l = layout_compute(24, 80, 27, 8);
+    assert_int_equal(l.lesson.h, 8);
+    assert_int_equal(l.lesson.y + l.lesson.h, l.status.y);
+    assert_true(l.memory.y + l.memory.h <= l.lesson.y);
+    assert_int_equal(l.sliders.y + l.sliders.h, l.lesson.y); /* the list scrolls in the rest */
+    assert_int_equal(l.zero.h, 0);
+    assert_int_equal(l.formula.h, 0);
+    l = layout_compute(24, 80, 27, 40); /* more than there is: the memory pane keeps its rows */
+    assert_int_equal(l.lesson.y, l.memory.y + l.memory.h);
+    l = layout_compute(60, 200, 27, 8); /* room for everything, and the formula pane */
+    assert_int_equal(l.sliders.h, 1 + 27);
+    assert_int_equal(l.zero.h, 1 + 4 * 2);
+    assert_int_equal(l.formula.y + l.formula.h, l.lesson.y);
+    assert_true(l.formula.h >= 3);
+    assert_int_equal(layout_compute(24, 80, 27, 0).lesson.h, 0);
+}
+
 static int sum(const int *c, int n)
 {
     int s = 0;
@@ -247,6 +269,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry),
+        cmocka_unit_test(test_lesson_box),
         cmocka_unit_test(test_bar),
         cmocka_unit_test(test_cells_and_hits),
         cmocka_unit_test(test_slider_scroll),
