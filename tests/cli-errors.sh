@@ -22,7 +22,7 @@ expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you me
 expect 2 "$e --params: '7Q' is not a whole number: unknown unit suffix" estimate --params 7Q
 expect 2 "$e --params: '1.5' is not a whole number: not a whole number" estimate --params 1.5
 expect 2 "$e --params: '100' is outside 1M..100T" estimate --params 100
-expect 2 "$e --overhead: 'lots' is not a size (e.g. 0, 1GiB, 800MB): expected a number" \
+expect 2 "$e --overhead: 'lots' is not a size: expected a number (e.g. 0, 1GiB, 800MB)" \
     estimate --overhead lots
 expect 2 "$e --batch: '-1' is not a whole number: must not be negative" estimate --batch -1
 expect 2 "$e --seq must be between 1 and 16777216" estimate --seq 20000000

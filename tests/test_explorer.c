@@ -57,7 +57,7 @@ static void test_params_slider_detaches(void **state)
     assert_true(explorer_move(&e, SL_PARAMS, 1, false)); /* 6.74e9 -> 6.8e9 (E12) */
     assert_true(e.detached);
     assert_int_equal(e.model.free_params, 6800000000ULL);
-    explorer_value(&e, SL_PARAMS, v, sizeof v);
+    explorer_value(&e, SL_PARAMS, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "6.8e9");
     assert_true(explorer_move(&e, SL_PARAMS, -2, false)); /* 6.8e9 -> 5.6e9 -> 4.7e9 */
     assert_int_equal(e.model.free_params, 4700000000ULL);
@@ -125,11 +125,11 @@ static void test_framework_slider(void **state)
     explorer e;
     start(&e, "llama-2-7b", VL_MODE_TRAIN);
     char v[64];
-    explorer_value(&e, VL_SET_FRAMEWORK, v, sizeof v);
+    explorer_value(&e, VL_SET_FRAMEWORK, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "hf"); /* the default, the C table's, found by name */
     /* from the first to the last, one step each */
     assert_true(explorer_jump(&e, VL_SET_FRAMEWORK, false));
-    explorer_value(&e, VL_SET_FRAMEWORK, v, sizeof v);
+    explorer_value(&e, VL_SET_FRAMEWORK, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, cat.frameworks[0].name);
     for (size_t i = 1; i < cat.n_frameworks; i++) {
         assert_true(explorer_move(&e, VL_SET_FRAMEWORK, 1, false));
@@ -247,7 +247,7 @@ static void test_finetune_sliders(void **state)
     assert_int_equal(e.b.total, b.total);
     assert_int_equal(e.b.par.global_batch, 4 * 2); /* micro-batch 1 x data 2 x 4 */
     char v[32];
-    explorer_value(&e, VL_SET_LORA_RANK, v, sizeof v);
+    explorer_value(&e, VL_SET_LORA_RANK, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "off (full)");
 
     /* inference leaves them aside */
@@ -353,16 +353,16 @@ static void test_parallel_and_speed_sliders(void **state)
     assert_true(explorer_move(&e, VL_SET_PP, -1, false)); /* back to one stage: vpp follows */
     assert_int_equal(e.s.vpp, 1);
     /* the MFU by whole percents (coarse: tens), shown as a percentage */
-    explorer_value(&e, VL_SET_MFU, v, sizeof v);
+    explorer_value(&e, VL_SET_MFU, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "40%");
     assert_true(explorer_move(&e, VL_SET_MFU, 1, false));
     assert_int_equal(e.s.mfu, 410000);
     assert_true(explorer_move(&e, VL_SET_MFU, -1, true));
     assert_int_equal(e.s.mfu, 400000);
-    explorer_value(&e, VL_SET_MFU, v, sizeof v);
+    explorer_value(&e, VL_SET_MFU, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "40%");
     /* the token budget: off, then 1B and the E12 series, and off again */
-    explorer_value(&e, VL_SET_TOKENS, v, sizeof v);
+    explorer_value(&e, VL_SET_TOKENS, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "off");
     assert_true(explorer_move(&e, VL_SET_TOKENS, 1, false));
     assert_int_equal(e.s.tokens, 1000000000);
@@ -381,7 +381,7 @@ static void test_parallel_and_speed_sliders(void **state)
     assert_int_equal(e.s.mode, VL_MODE_INFER);
     assert_true(explorer_move(&e, VL_SET_GPU_UTIL, -1, true));
     assert_int_equal(e.s.gpu_util, 900000);
-    explorer_value(&e, VL_SET_GPU_UTIL, v, sizeof v);
+    explorer_value(&e, VL_SET_GPU_UTIL, VL_UNITS_GIB, v, sizeof v);
     assert_string_equal(v, "90%");
     assert_true(explorer_move(&e, VL_SET_GPU_UTIL, 1, false));
     assert_int_equal(e.s.gpu_util, 910000);

@@ -13,7 +13,7 @@
 static void test_geometry(void **state)
 {
     (void)state;
-    layout l = layout_compute(30, 100, 12);
+    layout l = layout_compute(30, 100, 12, 0);
     assert_false(l.too_small);
     assert_int_equal(l.title.y, 0);
     assert_int_equal(l.status.y, 29);
@@ -29,7 +29,7 @@ static void test_geometry(void **state)
 
     /* a tall terminal: the bars take the rows (6 and 2 high at 60 lines), the formula pane
      * the rest, down to the status line */
-    l = layout_compute(60, 200, 20);
+    l = layout_compute(60, 200, 20, 0);
     assert_int_equal(l.bar_h, LAYOUT_BAR_MAX);
     assert_int_equal(l.zero_bar_h, 2);
     assert_int_equal(l.memory.h, LAYOUT_MEMORY_H - 2 + LAYOUT_BAR_MAX);
@@ -37,19 +37,41 @@ static void test_geometry(void **state)
     assert_int_equal(l.zero.h, 1 + 4 * 2);
     assert_int_equal(l.formula.y, l.zero.y + l.zero.h);
     assert_int_equal(l.formula.y + l.formula.h, 59);
-    l = layout_compute(40, 120, 20); /* between: one row more of the memory bar */
+    l = layout_compute(40, 120, 20, 0); /* between: one row more of the memory bar */
     assert_int_equal(l.bar_h, 3);
     assert_int_equal(l.zero_bar_h, 1);
     assert_int_equal(l.formula.y, 1 + 21); /* below the 21 rows of sliders */
 
-    l = layout_compute(LAYOUT_MIN_LINES, LAYOUT_MIN_COLS, 12); /* the minimum: no comparison */
+    l = layout_compute(LAYOUT_MIN_LINES, LAYOUT_MIN_COLS, 12, 0); /* the minimum: no comparison */
     assert_false(l.too_small);
     assert_int_equal(l.zero.h, 0);
     assert_true(l.formula.h >= 3);
 
-    assert_true(layout_compute(15, 60, 12).too_small);
-    assert_true(layout_compute(LAYOUT_MIN_LINES - 1, 100, 12).too_small);
-    assert_true(layout_compute(30, LAYOUT_MIN_COLS - 1, 12).too_small);
+    assert_true(layout_compute(15, 60, 12, 0).too_small);
+    assert_true(layout_compute(LAYOUT_MIN_LINES - 1, 100, 12, 0).too_small);
+    assert_true(layout_compute(30, LAYOUT_MIN_COLS - 1, 12, 0).too_small);
+}
+
+/* A lesson's box takes the rows below the memory pane it wants, no more: the panes end above
+ * it, the sliders scroll in what is left, the total and the peak stay. */
+static void test_lesson_box(void **state)
+{
+    (void)state;
+    layout l = layout_compute(24, 80, 27, 8);
+    assert_int_equal(l.lesson.h, 8);
+    assert_int_equal(l.lesson.y + l.lesson.h, l.status.y);
+    assert_true(l.memory.y + l.memory.h <= l.lesson.y);
+    assert_int_equal(l.sliders.y + l.sliders.h, l.lesson.y); /* the list scrolls in the rest */
+    assert_int_equal(l.zero.h, 0);
+    assert_int_equal(l.formula.h, 0);
+    l = layout_compute(24, 80, 27, 40); /* more than there is: the memory pane keeps its rows */
+    assert_int_equal(l.lesson.y, l.memory.y + l.memory.h);
+    l = layout_compute(60, 200, 27, 8); /* room for everything, and the formula pane */
+    assert_int_equal(l.sliders.h, 1 + 27);
+    assert_int_equal(l.zero.h, 1 + 4 * 2);
+    assert_int_equal(l.formula.y + l.formula.h, l.lesson.y);
+    assert_true(l.formula.h >= 3);
+    assert_int_equal(layout_compute(24, 80, 27, 0).lesson.h, 0);
 }
 
 static int sum(const int *c, int n)
@@ -98,7 +120,7 @@ static void test_cells_and_hits(void **state)
     assert_int_equal(layout_cell(80, 160, 50), 25);
     assert_int_equal(layout_cell(160, 160, 50), 50);
     assert_int_equal(layout_cell(1, 0, 50), 0);
-    layout l = layout_compute(30, 100, 12);
+    layout l = layout_compute(30, 100, 12, 0);
     assert_int_equal(layout_slider_at(&l, 2, 5, 12), 0);   /* first slider row */
     assert_int_equal(layout_slider_at(&l, 13, 5, 12), 11); /* last */
     assert_int_equal(layout_slider_at(&l, 14, 5, 12), -1); /* below */
@@ -111,7 +133,7 @@ static void test_cells_and_hits(void **state)
 static void test_slider_scroll(void **state)
 {
     (void)state;
-    layout l = layout_compute(LAYOUT_MIN_LINES, LAYOUT_MIN_COLS, 20);
+    layout l = layout_compute(LAYOUT_MIN_LINES, LAYOUT_MIN_COLS, 20, 0);
     assert_int_equal(l.sliders.h, 1 + LAYOUT_MIN_LINES - 6);
     assert_true(l.formula.h >= 3);
     assert_int_equal(layout_slider_first(&l, 20, 0), 0);
@@ -119,7 +141,7 @@ static void test_slider_scroll(void **state)
     assert_int_equal(layout_slider_first(&l, 20, 19), 4);
     assert_int_equal(layout_slider_at(&l, 2 + 15, 5, 20), 15); /* the last row shown */
     assert_int_equal(layout_slider_at(&l, 2 + 16, 5, 20), -1);
-    l = layout_compute(30, 100, 20); /* room for all */
+    l = layout_compute(30, 100, 20, 0); /* room for all */
     assert_int_equal(l.sliders.h, 21);
     assert_int_equal(layout_slider_first(&l, 20, 19), 0);
 }
@@ -247,6 +269,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry),
+        cmocka_unit_test(test_lesson_box),
         cmocka_unit_test(test_bar),
         cmocka_unit_test(test_cells_and_hits),
         cmocka_unit_test(test_slider_scroll),

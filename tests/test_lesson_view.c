@@ -71,7 +71,7 @@ static void test_steps(void **state)
         assert_int_equal(got.zero, want.zero);
         assert_string_equal(e.model.name, m.name);
         if (g)
-            assert_ptr_equal(explorer_gpu(&e), g);
+            assert_string_equal(explorer_gpu(&e)->name, g->name);
         if (st->slider[0] && vl_setting_by_key(st->slider) >= 0)
             assert_int_equal(e.selected, vl_setting_by_key(st->slider));
         /* the same step from a fresh explorer: the state does not depend on the way there */

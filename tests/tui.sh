@@ -213,7 +213,7 @@ expect_screen d "in CPU memory (--offload optimizer)"
 tm resize-window -t d -x 100 -y 22
 sleep 0.3
 keys d j j j j Right                               # grad accum 2
-expect_screen d "settings 5-20 of 28"
+expect_screen d "settings 5-20 of 31"
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
 keys d q
 exited d 0
@@ -292,7 +292,7 @@ screen units | sed -n '2,19p' | awk 'length($0) == 80 && !/(\.\.\.|over|fits| [G
     grep . && fail "a line of the memory pane cut without an ellipsis"
 checks=$((checks + 1))
 screen units | grep -E 'NVIDIA H100 80GB S$|TiB ov$|\(576,$' && fail "cut without an ellipsis"
-tm resize-window -t units -x 120 -y 46
+tm resize-window -t units -x 120 -y 50
 sleep 0.3
 expect_screen units "fp32 logits) = "
 keys units q
@@ -310,7 +310,7 @@ exited units-gb 0
 # model states), the loaded scenario's name in the title and its notes and source; the bytes
 # per parameter (2 + 2 + 16 = 20 for the article's mixed AdamW) and the parallel line
 # (8 GPUs / TP 2 = DP 4; global batch 1 x 4 x 4 = 16)
-rows=36
+rows=40
 start paper --no-color --ascii
 unset rows
 keys paper p z e r o - p a p e r Enter
@@ -333,6 +333,14 @@ expect_screen facts " parallel: TP 2 x PP 1 x DP 4 = 8 GPUs; global batch = micr
 expect_total facts --preset llama-2-7b --gpus 8 --tp 2 --zero 3 --grad-accum 4
 keys facts q
 exited facts 0
+for size in 80x44 200x60; do                       # one sequence, not "1 sequences"
+    cols=${size%x*} rows=${size#*x}
+    start facts-$size --preset llama-2-7b --no-color --ascii
+    unset cols rows
+    expect_screen facts-$size "grad accum 1 = 1 sequence a step"
+    keys facts-$size q
+    exited facts-$size 0
+done
 
 # monochrome carries every cue colour does: the active tab in brackets, the picker's row
 # with the select glyph, the histogram by fp16's fate in glyphs with their legend, the
@@ -837,6 +845,16 @@ start_lesson() { # start_lesson NAME ARGS...: like start, in a UTF-8 locale (for
     tm set-option -t "$name" remain-on-exit on
     wait_for "$name" "/10]"
 }
+# lesson_layout NAME: the lesson's box leaves the memory pane's total and peak, the selected
+# slider and the footer in view
+lesson_layout() {
+    checks=$((checks + 1))
+    screen "$1" | grep -qE ' peak [0-9.]+ [GT]iB' || { fail "$1: the peak is hidden"; screen "$1"; }
+    checks=$((checks + 1))
+    screen "$1" | grep -qE '^(▶|>) ' || { fail "$1: the selected slider is hidden"; screen "$1"; }
+    checks=$((checks + 1))
+    screen "$1" | tail -n 1 | grep -qF ' ? help  q quit' || { fail "$1: no footer"; screen "$1"; }
+}
 for lang in en zh; do
     for size in 80x24 200x60; do
         s=lesson-$lang-$size
@@ -847,6 +865,7 @@ for lang in en zh; do
             keys "$s" 1 # the Memory panel, where the total is
             wait_for "$s" "per GPU"
             expect_total "$s" $(lesson_args $step)
+            lesson_layout "$s"
             [ $step -lt 10 ] && keys "$s" n
             step=$((step + 1))
         done
@@ -869,6 +888,10 @@ for lang in en zh; do
         expect_screen "$s" "the formats, bit by bit" # step 1 shows the Formats panel
         keys "$s" 1
         expect_total "$s" $(lesson_args 1)
+        keys "$s" j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j # to the last: the list scrolls
+        checks=$((checks + 1))
+        screen "$s" | grep -qE '^(▶|>) GPUs per node' || fail "$s: the last slider not in view"
+        lesson_layout "$s"
         keys "$s" q
         exited "$s" 0
     done
@@ -913,7 +936,7 @@ for size in 80x24 200x60; do
     cols=${size%x*} rows=${size#*x}
     name=speed-$size
     start $name --preset llama-2-7b --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j # the last: token budget
+    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k # token budget
     expect_slider $name "token budget" off
     keys $name Right
     expect_slider $name "token budget" 1e9
@@ -954,7 +977,7 @@ for size in 80x24 200x60; do
 
     name=serve-$size
     start $name --preset llama-2-7b --mode infer --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j k # GPU mem. util.
+    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k # GPU mem. util.
     expect_slider $name "GPU mem. util." 100%
     keys $name PgDn                                    # 90%: vLLM's default
     expect_slider $name "GPU mem. util." 90%
@@ -964,6 +987,80 @@ for size in 80x24 200x60; do
     keys $name Right
     expect_slider $name "GPU mem. util." 91%
     expect_total $name --preset llama-2-7b --mode infer --gpu-util 0.91
+    keys $name q
+    exited $name 0
+    unset cols rows
+done
+
+# Planning: capacity (the GPU's memory until a value is typed, --capacity), overhead
+# (--overhead) and GPUs per node (--gpus-per-node), last in the list; the verdict, the
+# capacity on the bar and the peak's spare or excess are those of vramlab estimate with the
+# same flags, at 80x24 and at 200x60
+expect_peak() { # expect_peak NAME ESTIMATE-ARGS...: the peak line says estimate's peak and headroom
+    name=$1
+    shift
+    json=$("$VRAMLAB" estimate "$@" --format json)
+    peak=$(printf '%s\n' "$json" | sed -n 's/.*"peak": {[^}]*"device": \([0-9]*\).*/\1/p')
+    room=$(printf '%s\n' "$json" | sed -n 's/.*"headroom": \(-\{0,1\}[0-9]*\).*/\1/p')
+    p=$(awk -v b="$peak" 'BEGIN { printf "%.2f GiB", b / 2^30 }')
+    m=$(awk -v b="$room" 'BEGIN { printf "%.2f GiB", (b < 0 ? -b : b) / 2^30 }')
+    line=$(screen "$name" | grep -F " peak $p")
+    checks=$((checks + 1))
+    case "$room:$line" in
+    -*"$m over"* | -*"over by $m"*) ;;
+    [0-9]*"$m spare"* | [0-9]*"spare $m"*) ;;
+    *) fail "$name: peak line '$line', estimate $*: peak $p, headroom $room"; screen "$name" ;;
+    esac
+}
+j28="j j j j j j j j j j j j j j j j j j j j j j j j j j j j"  # from the first row to capacity, the third row from the end
+for size in 80x24 200x60; do
+    cols=${size%x*} rows=${size#*x}
+    name=plan-$size
+    start $name --preset llama-2-7b --no-color --ascii
+    keys $name $j28                                 # to capacity: the GPU's until typed
+    checks=$((checks + 1))
+    screen $name | grep -qE '^> capacity +[-O]+ 79\.65 GiB' || { fail "$name: capacity row"; screen $name; }
+    expect_peak $name --preset llama-2-7b
+    keys $name Enter 2 0 0 Enter                    # a bare number is in GiB: now it fits
+    expect_screen $name "(200.00 GiB"
+    expect_screen $name "capacity 200.00 GiB"
+    expect_total $name --preset llama-2-7b --capacity 200GiB
+    expect_peak $name --preset llama-2-7b --capacity 200GiB
+    keys $name Right                                # a GiB more
+    expect_peak $name --preset llama-2-7b --capacity 201GiB
+    keys $name Enter 9 9 9 9 9 9 Enter              # absurd: said, the prompt stays open
+    expect_screen $name "capacity (GiB) = 999999_"
+    expect_screen $name "capacity: '999999GiB' is outside 1 GiB .. 64 TiB"
+    keys $name Escape
+    expect_peak $name --preset llama-2-7b --capacity 201GiB
+    keys $name g a 1 0 0 - 4 Enter                  # another GPU: the typed capacity stays, said
+    expect_screen $name "capacity stays 201.00 GiB as typed"
+    expect_peak $name --preset llama-2-7b --capacity 201GiB --gpu a100-40gb
+    keys $name r                                    # back to the GPU's figure
+    expect_screen $name "(79.65 GiB)"
+    expect_peak $name --preset llama-2-7b
+    keys $name j Enter - 1 Enter                    # overhead: no negative sizes
+    expect_screen $name "overhead: '-1GiB' is not a size: must not be negative"
+    keys $name Escape Enter 4 Enter                 # 4 GiB replaces the modelled CUDA context
+    expect_total $name --preset llama-2-7b --overhead 4GiB
+    expect_peak $name --preset llama-2-7b --overhead 4GiB
+    keys $name Left
+    expect_peak $name --preset llama-2-7b --overhead 3GiB
+    keys $name j Left                               # GPUs per node: only with offload
+    expect_screen $name "GPUs per node has no effect now: CPU memory per node applies to offload"
+    keys $name q
+    exited $name 0
+    name=plan-node-$size
+    start $name --preset llama-2-7b --zero 2 --gpus 8 --offload optimizer --no-color --ascii
+    keys $name $j28 j j Left                        # GPUs per node 8 -> 4: half a node's CPU
+    checks=$((checks + 1))
+    screen $name | grep -qE '^> GPUs per node +[-O]+ 4( |$)' || { fail "$name: GPUs per node row"; screen $name; }
+    node=$("$VRAMLAB" estimate --preset llama-2-7b --zero 2 --gpus 8 --offload optimizer \
+        --gpus-per-node 4 --format json | sed -n 's/.*"cpu_per_node": {[^}]*"total": \([0-9]*\).*/\1/p')
+    node=$(awk -v b="$node" 'BEGIN { printf "%.2f GiB", b / 2^30 }')
+    checks=$((checks + 1))
+    screen $name | grep -qE "(CPU per node: |node CPU )$node" || { fail "$name: CPU per node not $node"; screen $name; }
+    expect_peak $name --preset llama-2-7b --zero 2 --gpus 8 --offload optimizer --gpus-per-node 4
     keys $name q
     exited $name 0
     unset cols rows

@@ -10,6 +10,8 @@
 /* The breakdown (and, in training, the ZeRO 0-3 comparison) at o->s, written out. */
 static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu *gpu)
 {
+    const vl_gpu card = report_gpu(&o->s, gpu); /* --capacity */
+    gpu = &card;
     vl_breakdown b, zero[REPORT_ZERO_STAGES];
     vl_solution sol;
     char why[VL_ERR_LEN];

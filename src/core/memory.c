@@ -407,7 +407,7 @@ void vl_settings_at_zero(vl_settings *s, unsigned z)
 
 uint64_t vl_gpus_per_node(const vl_settings *s)
 {
-    uint64_t n = s->gpus_per_node ? s->gpus_per_node : 8;
+    uint64_t n = s->gpus_per_node ? s->gpus_per_node : VL_DEFAULT_GPUS_PER_NODE;
     return n < s->gpus ? n : s->gpus;
 }
 

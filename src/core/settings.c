@@ -184,7 +184,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "int4: weights per 16-bit scale (default 128)", .inert = group_inert},
     ROW(VL_SET_OVERHEAD) .flag = "overhead", FIELD(overhead), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_BOTH, .arg = "SIZE",
-        .help = "CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)", .json_break = true},
+        .help = "CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)", .label = "overhead",
+        SLIDER(0, 64 * VL_GIB, VL_STEP_GIB), .json_break = true},
     ROW(VL_SET_LORA_RANK) .flag = "lora-rank", FIELD(lora_rank), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_LORA_RANK), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "R",
         .help = "LoRA adapters of rank R over a frozen base (default: full fine-tuning)",
@@ -202,7 +203,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node (default 8)",
-        .inert = per_node_inert, .json_break = true},
+        .label = "GPUs per node", SLIDER(1, 64, VL_STEP_POW2), .inert = per_node_inert,
+        .json_break = true},
     ROW(VL_SET_TP) .flag = "tp", FIELD(tp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "T", .help = "tensor parallel degree (default 1)",
         .label = "tensor par.", SLIDER(1, 64, VL_STEP_POW2)},
@@ -272,6 +274,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
         .help = "paged KV cache, tokens a block (vLLM's 16; default none: one contiguous cache)",
         .label = "KV block", SLIDER(0, 1024, VL_STEP_RANK)},
+    /* the GPU's memory (report_gpu) */
+    ROW(VL_SET_CAPACITY) .flag = "capacity", FIELD(capacity), .type = VL_ST_SIZE,
+        RANGE(VL_MIN_CAPACITY, VL_MAX_OVERHEAD), .zero_ok = true, .modes = VL_IN_BOTH,
+        .arg = "SIZE",
+        .help = "each GPU's memory, in place of the --gpu preset's: 40GiB, 24GB (a MIG slice, "
+                "a card not in the catalog)",
+        .label = "capacity", SLIDER(VL_MIN_CAPACITY, 1024 * VL_GIB, VL_STEP_GIB)},
 };
 #undef ROW
 #undef SLIDER
@@ -353,6 +362,19 @@ void vl_setting_put(vl_setting k, vl_settings *s, uint64_t v)
 _Static_assert(sizeof(unsigned) != sizeof(uint64_t) && sizeof(bool) != sizeof(unsigned),
                "vl_setting_get tells the fields apart by size");
 
+/* bytes in the largest binary unit they are a whole number of: "0 B", "1 GiB", "64 TiB" */
+static const char *size_text(uint64_t v, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && v && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%" PRIu64 " %s", v, unit[u]);
+    return buf;
+}
+
 bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len)
 {
     const vl_setting_desc *d = &vl_setting_table[k];
@@ -369,7 +391,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         break;
     case VL_ST_SIZE:
         if (!vl_parse_size(text, &v, &reason)) {
-            snprintf(why, len, "'%s' is not a size (e.g. 0, 1GiB, 800MB): %s", shown, reason);
+            snprintf(why, len, "'%s' is not a size: %s (e.g. 0, 1GiB, 800MB)", shown, reason);
             return false;
         }
         break;
@@ -426,7 +448,13 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         }
         break;
     }
-    if ((d->type == VL_ST_COUNT || d->type == VL_ST_SIZE) && (v < d->min || v > d->max)) {
+    if (d->type == VL_ST_SIZE && (v < d->min || v > d->max)) {
+        char lo[32], hi[32];
+        snprintf(why, len, "'%s' is outside %s .. %s", shown, size_text(d->min, lo, sizeof lo),
+                 size_text(d->max, hi, sizeof hi));
+        return false;
+    }
+    if (d->type == VL_ST_COUNT && (v < d->min || v > d->max)) {
         snprintf(why, len, "must be between %" PRIu64 " and %" PRIu64, d->min, d->max);
         return false;
     }

@@ -134,7 +134,8 @@ typedef struct vl_settings {
      * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
     uint64_t tp, pp, grad_accum;
     bool sp;
-    uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = 8 */
+    uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = the
+                               * default, VL_DEFAULT_GPUS_PER_NODE */
     /* training: step time (steptime.h): the model FLOPs utilisation in millionths of the
      * GPU's dense peak for the precision, and a token budget (0 = none) */
     uint64_t mfu, tokens;
@@ -150,6 +151,9 @@ typedef struct vl_settings {
     /* inference: serving capacity: the fraction of each GPU's memory the engine may use, in
      * millionths, and the paged KV cache's block in tokens (0 = one contiguous cache) */
     uint64_t gpu_util, kv_block;
+    /* bytes of memory each GPU has, in place of the GPU preset's (0 = the preset's): a MIG
+     * slice, a card the catalog lacks, what another process leaves */
+    uint64_t capacity;
 } vl_settings;
 
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
@@ -160,6 +164,8 @@ typedef struct vl_settings {
 #define VL_MAX_GRAD_ACCUM 1048576ULL
 #define VL_MAX_GROUP 65536ULL
 #define VL_MAX_OVERHEAD (1ULL << 46) /* 64 TiB, as a GPU's memory */
+#define VL_MIN_CAPACITY (1ULL << 30) /* 1 GiB */
+#define VL_DEFAULT_GPUS_PER_NODE 8ULL /* a DGX or HGX node */
 #define VL_MAX_LABELS 1048576ULL
 #define VL_MAX_TOKENS 1000000000000000000ULL /* 10^18 tokens */
 #define VL_MAX_KV_BLOCK 65536ULL
@@ -183,7 +189,8 @@ typedef struct vl_settings {
     X(VL_SET_LOSS_DTYPE, "loss_dtype")                                                        \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \
-    X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")
+    X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")                        \
+    X(VL_SET_CAPACITY, "capacity")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {
@@ -210,6 +217,7 @@ typedef enum {
     VL_STEP_RANK,   /* off (0), 1, 2, 4, ... */
     VL_STEP_PERCENT,/* a fraction (VL_ST_FRACTION) by whole percents, coarse: tens */
     VL_STEP_E12,    /* the E12 series (1, 1.2, 1.5 ... 8.2 a decade), coarse: decades */
+    VL_STEP_GIB,    /* bytes: whole GiB, coarse: 8 GiB */
 } vl_step;
 
 extern const char *const vl_setting_keys[VL_N_SETTINGS]; /* YAML and JSON */

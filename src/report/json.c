@@ -214,9 +214,11 @@ void report_write_json(FILE *out, const report *r)
     } else {
         fprintf(out, " \"checkpoint\": null,\n");
     }
-    /* the settings as the table has them; the GPUs per node as in force (0 is the default) */
+    /* the settings as the table has them; the GPUs per node and the capacity as in force (0
+     * is the default) */
     vl_settings shown = *s;
     shown.gpus_per_node = vl_gpus_per_node(s);
+    shown.capacity = r->gpu->memory;
     fprintf(out, " \"settings\": {");
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];

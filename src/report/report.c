@@ -43,6 +43,14 @@ uint64_t report_judged(const report *r)
     return r->timeline ? r->timeline->peak.device : r->breakdown->total;
 }
 
+vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g)
+{
+    vl_gpu card = *g;
+    if (s->capacity)
+        card.memory = s->capacity;
+    return card;
+}
+
 uint64_t report_capacity(const vl_settings *s, const vl_gpu *g)
 {
     return vl_usable_memory(s, g->memory);
@@ -354,8 +362,9 @@ void report_fit_line(const report *r, char *buf, size_t len)
         snprintf(usable, sizeof usable, " (the engine may use %g%%: %s)",
                  100.0 * (double)r->settings->gpu_util / (double)VL_PPM,
                  vl_fmt_bytes(report_capacity(r->settings, g), r->units, u, sizeof u));
-    snprintf(buf, len, "%s (%s): %s per GPU%s; %s", g->display, g->name,
-             vl_fmt_bytes(g->memory, r->units, cap, sizeof cap), usable, verdict);
+    snprintf(buf, len, "%s (%s): %s per GPU%s%s; %s", g->display, g->name,
+             vl_fmt_bytes(g->memory, r->units, cap, sizeof cap),
+             r->settings->capacity ? " (--capacity)" : "", usable, verdict);
 }
 
 /* Inference: each phase's peak; empty in training. */

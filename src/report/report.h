@@ -37,6 +37,8 @@ typedef struct report_fit {
     uint64_t margin;
 } report_fit;
 report_fit report_fit_of(uint64_t total, uint64_t capacity);
+/* The GPU as the run is judged against: g, its memory --capacity's when given. */
+vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g);
 /* What the run may use of the GPU: all of its memory, or in inference --gpu-util of it. */
 uint64_t report_capacity(const vl_settings *s, const vl_gpu *g);
 bool report_fits(const report *r);

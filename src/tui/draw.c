@@ -332,25 +332,41 @@ static void draw_help(const ui *u)
         draw_text(row++, x + 3, iw, C_OVERLAY, help_notes[i]);
 }
 
-/* The lesson's step at the bottom of the panel, above the status line: its title, its text
+static const char *const ask[VL_N_LANGS] = {"Question: ", "\u95ee\u9898\uff1a" /* 问题： */};
+
+/* The step's question, after its "Question: " ("" when it has none). */
+static void lesson_question_line(const lesson_view *v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", lesson_question(v)[0] ? ask[v->lang] : "", lesson_question(v));
+}
+
+int draw_lesson_rows(const ui *u, int cols)
+{
+    const lesson_view *v = &u->lesson;
+    if (!v->lesson)
+        return 0;
+    char question[640];
+    lesson_question_line(v, question, sizeof question);
+    return 2 + wrap_rows(lesson_text(v), cols - 4) + wrap_rows(question, cols - 4);
+}
+
+/* The lesson's step in its box above the status line (u->lay.lesson): its title, its text
  * and its question, word-wrapped (Chinese wraps at any character), and the keys. */
 static void draw_lesson(const ui *u)
 {
     const lesson_view *v = &u->lesson;
-    static const char *const ask[VL_N_LANGS] = {"Question: ", "\u95ee\u9898\uff1a" /* 问题： */};
+    rect r = u->lay.lesson;
     char title[256], question[640];
     snprintf(title, sizeof title, " %s  [%zu/%zu]  %s ", lesson_title(v), v->step + 1,
              v->lesson->n_steps, v->lesson->display);
-    snprintf(question, sizeof question, "%s%s", ask[v->lang], lesson_question(v));
-    int w = u->cols, want = 2 + wrap_rows(lesson_text(v), w - 4) +
-                                (lesson_question(v)[0] ? wrap_rows(question, w - 4) : 0);
-    int h = want < u->lines / 3 ? want : u->lines / 3, y = u->lay.status.y - h;
+    lesson_question_line(v, question, sizeof question);
+    int w = r.w, h = r.h, y = r.y;
     overlay_box(y, 0, h, w, "");
     draw_text(y, 1, w - 2, C_OVERLAY, title);
     int last = y + h - 2;
-    int row = draw_wrap(y + 1, last - (lesson_question(v)[0] ? 1 : 0), 2, w - 4, C_OVERLAY,
+    int row = draw_wrap(y + 1, last - (question[0] ? 1 : 0), 2, w - 4, C_OVERLAY,
                         lesson_text(v));
-    if (lesson_question(v)[0])
+    if (question[0])
         draw_wrap(row, last, 2, w - 4, C_OVERLAY, question);
     draw_text(y + h - 1, 2, w - 4, C_OVERLAY, "n next  N back  L steps  ? help");
     attrset(theme_attr(C_NORMAL));

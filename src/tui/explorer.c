@@ -1,6 +1,7 @@
 /* explorer.c: the explorer's state and its sliders. */
 #include "explorer.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -91,6 +92,22 @@ static uint64_t step_percent10(uint64_t v, int dir)
     return step_percents(v, dir, 10);
 }
 
+/* Bytes: the next whole GiB (coarse: 8 GiB) above v or below it. */
+static uint64_t step_grid(uint64_t v, int dir, uint64_t unit)
+{
+    return dir > 0 ? (v / unit + 1) * unit : v == 0 ? 0 : (v - 1) / unit * unit;
+}
+
+static uint64_t step_gib(uint64_t v, int dir)
+{
+    return step_grid(v, dir, VL_GIB);
+}
+
+static uint64_t step_gib8(uint64_t v, int dir)
+{
+    return step_grid(v, dir, 8 * VL_GIB);
+}
+
 /* The slider's fine and coarse steps by the settings table's kind. */
 static const struct {
     stepper fine, coarse;
@@ -100,6 +117,7 @@ static const struct {
     [VL_STEP_RANK] = {step_rank, step_rank8},
     [VL_STEP_PERCENT] = {step_percent, step_percent10},
     [VL_STEP_E12] = {step_e12, step_decade},
+    [VL_STEP_GIB] = {step_gib, step_gib8},
 };
 
 /* The order the sliders are listed in; each mode shows those that apply to it. */
@@ -110,6 +128,7 @@ static const slider_id order[] = {
     VL_SET_LORA_RANK, VL_SET_QLORA, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP, VL_SET_SP,
     VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK, VL_SET_HEAD,
     VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL, VL_SET_KV_BLOCK,
+    VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -140,6 +159,9 @@ static const struct {
     /* the step time and the usable memory are no component: the GPU's line, as for the GPU */
     [VL_SET_MFU] = {VL_C_OVERHEAD, VL_C_OVERHEAD}, [VL_SET_TOKENS] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_GPU_UTIL] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_CAPACITY] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_OVERHEAD] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_GPUS_PER_NODE] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
 };
 
 static const vl_setting_desc *desc(slider_id id)
@@ -213,6 +235,11 @@ static uint64_t value_of(const explorer *e, slider_id id)
         return e->gpu;
     if (id == VL_SET_FRAMEWORK)
         return framework_index(e);
+    /* the figures 0 stands for: the GPU's memory, a node's default GPUs */
+    if (id == VL_SET_CAPACITY)
+        return report_gpu(&e->s, &e->cat->gpus[e->gpu]).memory;
+    if (id == VL_SET_GPUS_PER_NODE && !e->s.gpus_per_node)
+        return VL_DEFAULT_GPUS_PER_NODE;
     return vl_setting_get((vl_setting)id, &e->s);
 }
 
@@ -265,6 +292,10 @@ static void follow(explorer *e, slider_id id)
     }
     if (s->precision == VL_FP16 || s->precision == VL_BF16)
         s->fp32_grads = false;
+    char gib[32];
+    if (id == SL_GPU && s->capacity) /* the GPU's memory does not replace it */
+        NOTE("%scapacity stays %s as typed (0 gives the GPU's)", o ? "; " : "",
+             vl_fmt_bytes(s->capacity, VL_UNITS_GIB, gib, sizeof gib));
     /* inference splits whole heads over the GPUs: to the largest count below that does */
     char why[8];
     for (vl_settings now = effective(s); id == VL_SET_MODE && now.gpus > 1 &&
@@ -303,6 +334,8 @@ static void put_value(explorer *e, slider_id id, uint64_t v)
     } else {
         vl_setting_put((vl_setting)id, &e->s, v);
     }
+    if (id == VL_SET_OVERHEAD) /* as --overhead: it replaces the modelled CUDA context */
+        e->overhead_given = true;
     follow(e, id);
 }
 
@@ -375,6 +408,7 @@ const char *explorer_inert(const explorer *e, slider_id id)
 void explorer_recompute(explorer *e)
 {
     vl_settings now = explorer_settings(e);
+    e->card = report_gpu(&now, &e->cat->gpus[e->gpu]);
     e->error = vl_estimate(&e->model, &now, &e->b);
     if (!e->error && now.mode == VL_MODE_TRAIN &&
         !report_zero_sweep(&e->model, &now, e->zero, e->why, sizeof e->why))
@@ -551,7 +585,7 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
     }
     if (!found) {
         char now[64];
-        explorer_value(e, id, now, sizeof now);
+        explorer_value(e, id, VL_UNITS_GIB, now, sizeof now);
         if (why[0])
             snprintf(e->note, sizeof e->note, "%s stays at %s: %s", slider_label(e, id), now, why);
         else
@@ -561,7 +595,7 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
     try_value(e, id, best, &cand, why, sizeof why);
     if (why[0] && steps < 0) { /* Home/End stopped short of the end */
         char v2[32];
-        explorer_value(&cand, id, v2, sizeof v2);
+        explorer_value(&cand, id, VL_UNITS_GIB, v2, sizeof v2);
         char done[96];
         snprintf(done, sizeof done, "%.95s", cand.note);
         snprintf(cand.note, sizeof cand.note, "%.15s stopped at %.20s: %.110s%s%.80s",
@@ -618,6 +652,12 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
         v = 0; /* typed, not given on the command line: a LoRA rank of 0 is "off" */
     } else {
         vl_settings s = e->s;
+        char sized[144];
+        size_t n = strlen(text);
+        if (vl_setting_table[id].type == VL_ST_SIZE && n && isdigit((unsigned char)text[n - 1])) {
+            snprintf(sized, sizeof sized, "%.128sGiB", text); /* a bare number is in GiB */
+            text = sized;
+        }
         if (!vl_setting_parse((vl_setting)id, text, &s, why, sizeof why)) {
             snprintf(e->why, sizeof e->why, "%s: %s", label, why);
             return e->why;
@@ -634,12 +674,14 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
     return NULL;
 }
 
-void explorer_value(const explorer *e, slider_id id, char *buf, size_t len)
+void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, size_t len)
 {
     char n[32];
     uint64_t v = value_of(e, id);
     if (id == SL_PARAMS)
         snprintf(buf, len, "%s", vl_fmt_count(v, n, sizeof n));
+    else if (desc(id) && desc(id)->type == VL_ST_SIZE)
+        vl_fmt_bytes(v, units, buf, len);
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
     else if (is_numeric(id) && desc(id)->zero_ok && v == 0)
@@ -680,7 +722,7 @@ double explorer_fraction(const explorer *e, slider_id id)
 
 const vl_gpu *explorer_gpu(const explorer *e)
 {
-    return &e->cat->gpus[e->gpu];
+    return &e->card;
 }
 
 vl_runtime explorer_runtime(const explorer *e)

@@ -12,6 +12,7 @@
 #include "core/memory.h"
 #include "core/catalog.h"
 #include "core/timeline.h"
+#include "core/units.h"
 
 /* A slider: a setting of the settings table (its vl_setting), or one of the two that
  * are not settings: the model's parameter count and the GPU. */
@@ -21,7 +22,7 @@ typedef int slider_id;
 #define N_SLIDERS (VL_N_SETTINGS + 2)
 
 /* The most sliders one mode shows (training's; test_explorer checks it). */
-#define EX_MAX_VISIBLE 28
+#define EX_MAX_VISIBLE 31
 
 /* The range of the parameter slider (typed values may go to the command line's limits). */
 #define EX_MIN_PARAMS 10000000ULL      /* 10M */
@@ -34,6 +35,7 @@ typedef struct explorer {
     bool detached;            /* the parameter slider moved away from the preset */
     vl_settings s;            /* both modes' settings; each mode uses its own (effective) */
     size_t gpu;               /* index into cat->gpus */
+    vl_gpu card;              /* that GPU, its memory the capacity typed if any (report_gpu) */
     vl_breakdown b;           /* the breakdown at s */
     vl_breakdown zero[4];     /* the same run at ZeRO 0..3 (report_zero_sweep) */
     vl_peak peak;             /* the step's peak (vl_timeline_for), what must fit */
@@ -89,10 +91,11 @@ bool explorer_jump(explorer *e, slider_id id, bool end);
  * unchanged). */
 const char *explorer_set(explorer *e, slider_id id, const char *text);
 
-/* The slider's value as text, and its position on the track in [0, 1]. */
-void explorer_value(const explorer *e, slider_id id, char *buf, size_t len);
+/* The slider's value as text (sizes in units), and its position on the track in [0, 1]. */
+void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, size_t len);
 double explorer_fraction(const explorer *e, slider_id id);
 
+/* The GPU in use, with the capacity typed (e->card). */
 const vl_gpu *explorer_gpu(const explorer *e);
 /* The runtime the explorer's step runs on: its GPU's generation, its overhead if given. */
 vl_runtime explorer_runtime(const explorer *e);

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-layout layout_compute(int lines, int cols, int n_sliders)
+layout layout_compute(int lines, int cols, int n_sliders, int lesson_rows)
 {
     layout l = {0};
     if (lines < LAYOUT_MIN_LINES || cols < LAYOUT_MIN_COLS) {
@@ -12,20 +12,28 @@ layout layout_compute(int lines, int cols, int n_sliders)
     }
     l.title = (rect){0, 0, 1, cols};
     l.status = (rect){lines - 1, 0, 1, cols};
-    /* more sliders than rows (keeping the formula pane 3): the list scrolls */
-    if (n_sliders > lines - 6)
-        n_sliders = lines - 6;
-    l.sliders = (rect){1, 0, 1 + n_sliders, LAYOUT_SLIDER_W};
-    int rx = LAYOUT_SLIDER_W + 1, rw = cols - rx;
     /* the bars grow with the terminal: a row of the memory bar for every 6 rows past 30
      * and two-row ZeRO bars from 45, so the pictures take the room, not blank lines */
     int grow = (lines - 30) / 6;
     l.bar_h = 2 + (grow < 0 ? 0 : grow > LAYOUT_BAR_MAX - 2 ? LAYOUT_BAR_MAX - 2 : grow);
     l.zero_bar_h = lines >= 45 ? 2 : 1;
     int memory_h = LAYOUT_MEMORY_H - 2 + l.bar_h;
+    /* the lesson's box: the rows it wants of those below the memory pane, so the total and
+     * the peak stay in view; the panes end above it */
+    int spare = lines - 2 - memory_h;
+    int box = lesson_rows < spare ? lesson_rows : spare;
+    l.lesson = (rect){lines - 1 - box, 0, box, cols};
+    int bottom = l.lesson.y;
+    /* more sliders than rows (keeping the formula pane 3, unless a lesson takes them): the
+     * list scrolls */
+    int keep = box ? 0 : 3;
+    if (n_sliders > bottom - 2 - keep)
+        n_sliders = bottom - 2 - keep;
+    l.sliders = (rect){1, 0, 1 + n_sliders, LAYOUT_SLIDER_W};
+    int rx = LAYOUT_SLIDER_W + 1, rw = cols - rx;
     l.memory = (rect){1, rx, memory_h, rw};
 
-    int top = 1 + memory_h, free_rows = lines - 1 - top;
+    int top = 1 + memory_h, free_rows = bottom - top;
     int zero_h = 1 + 4 * l.zero_bar_h;
     /* the ZeRO comparison when the formula pane keeps at least 3 rows */
     if (free_rows >= zero_h + 3) {
@@ -35,7 +43,7 @@ layout layout_compute(int lines, int cols, int n_sliders)
     int below_sliders = l.sliders.y + l.sliders.h;
     if (top < below_sliders)
         top = below_sliders;
-    l.formula = (rect){top, 0, lines - 1 - top, cols};
+    l.formula = (rect){top, 0, bottom - top, cols};
     return l;
 }
 

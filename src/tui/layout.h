@@ -20,6 +20,7 @@ typedef struct layout {
     rect memory;  /* heading, bar, scale, legend, total, fit */
     rect zero;    /* ZeRO 0-3 comparison; h = 0 when there is no room */
     rect formula; /* formula pane, full width */
+    rect lesson;  /* the lesson's box above the status line; h = 0 without one */
     rect status;  /* one line */
     int bar_h;    /* rows of the memory bar: 2, and more as the terminal grows */
     int zero_bar_h; /* rows of each ZeRO (or inference phase) bar: 1, 2 on a tall one */
@@ -32,7 +33,9 @@ typedef struct layout {
 /* Rows the ZeRO comparison needs: heading and four one-row bars. */
 #define LAYOUT_ZERO_H 5
 
-layout layout_compute(int lines, int cols, int n_sliders);
+/* The screen of lines x cols with n_sliders sliders and, above the status line, a lesson's
+ * box that wants lesson_rows rows (0: no lesson). */
+layout layout_compute(int lines, int cols, int n_sliders, int lesson_rows);
 
 /* Splits a bar of `width` cells, where `full` bytes fill it, among values[0..n): cells[i]
  * is values[i]'s share by largest remainder, so the cells add up to the rounded total. */

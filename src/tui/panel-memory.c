@@ -44,7 +44,7 @@ static void draw_sliders(const ui *u)
         for (int k = 0; k < track; k++)
             mvaddstr(y, r.x + 17 + k, k == knob ? u->g->knob : u->g->track);
         char shown[72];
-        explorer_value(e, id, v, sizeof v);
+        explorer_value(e, id, u->units, v, sizeof v);
         snprintf(shown, sizeof shown, inert ? "(%s)" : "%s", v);
         draw_text(y, r.x + 29, r.w - 29, c, shown);
     }
@@ -86,8 +86,9 @@ static void draw_memory(const ui *u)
     char line[256], brief[256], v[32], w[32], n[32];
 
     const uint64_t cap = report_capacity(&e->s, g); /* --gpu-util in inference */
-    snprintf(line, sizeof line, " memory per GPU on %s (%s)", g->display,
-             ui_bytes(u, cap, v, sizeof v));
+    const char *typed = e->s.capacity ? ", typed" : ""; /* not the GPU preset's figure */
+    snprintf(line, sizeof line, " memory per GPU on %s (%s%s)", g->display,
+             ui_bytes(u, cap, v, sizeof v), typed);
     snprintf(brief, sizeof brief, " per GPU on %s (%s)", g->name, v);
     draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     if (e->error) {
@@ -126,22 +127,32 @@ static void draw_memory(const ui *u)
     }
     snprintf(line, sizeof line, "    total %s per GPU (%s bytes)", ui_bytes(u, b->total, w, sizeof w),
              vl_fmt_int(b->total, n, sizeof n));
-    snprintf(brief, sizeof brief, " total %s per GPU", w);
+    if (b->cpu.node_total) /* ZeRO-Offload: where the peak's line has no room for it */
+        snprintf(brief, sizeof brief, " total %s; node CPU %s", w,
+                 ui_bytes(u, b->cpu.node_total, n, sizeof n));
+    else
+        snprintf(brief, sizeof brief, " total %s per GPU", w);
     draw_either(r.y + 2 + bh + VL_N_COMPONENTS, r.x, r.w, C_HEADING, line, brief);
     /* the steady-state sum above; the step's peak is what must fit */
     report_fit fit = report_fit_of(e->peak.device, cap);
     char pk[32];
     ui_bytes(u, e->peak.device, pk, sizeof pk);
     ui_bytes(u, fit.margin, w, sizeof w);
-    if (b->cpu.node_total) /* ZeRO-Offload: what moved, per node, instead of the phase */
-        snprintf(line, sizeof line, "    peak %s %s%s; CPU per node: %s", pk,
-                 fit.fits ? "fits" : "over by ", fit.fits ? "" : w,
-                 ui_bytes(u, b->cpu.node_total, n, sizeof n));
-    else
+    char mid[256];
+    if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node, instead of the phase */
+        ui_bytes(u, b->cpu.node_total, n, sizeof n);
+        snprintf(line, sizeof line, "    peak %s: %s %s; CPU per node: %s", pk,
+                 fit.fits ? "fits, spare" : "over by", w, n);
+        snprintf(mid, sizeof mid, "    peak %s %s; CPU per node: %s", pk,
+                 fit.fits ? "fits" : "over", n);
+    } else {
         snprintf(line, sizeof line, "    peak %s (%s): %s %s", pk, e->peak.phase,
                  fit.fits ? "fits, spare" : "does not fit, over by", w);
-    snprintf(brief, sizeof brief, " peak %s: %s %s", pk, fit.fits ? "fits, spare" : "over by", w);
-    draw_either(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line, brief);
+        mid[0] = '\0';
+    }
+    snprintf(brief, sizeof brief, " peak %s: %s %s", pk, w, fit.fits ? "spare" : "over");
+    draw_either(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line,
+                mid[0] && (int)strlen(mid) <= r.w ? mid : brief);
 }
 
 /* Inference: the prefill and decode peaks on one scale, each with its KV cache, what decoding
@@ -295,11 +306,12 @@ static int draw_training_facts(const ui *u, int y, int last)
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     snprintf(line, sizeof line,
              " parallel: TP %llu x PP %llu x DP %llu = %llu GPU%s; global batch = micro-batch %llu"
-             " x DP %llu x grad accum %llu = %llu sequences a step",
+             " x DP %llu x grad accum %llu = %llu sequence%s a step",
              (unsigned long long)par->tp, (unsigned long long)par->pp,
              (unsigned long long)par->dp, (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s",
              (unsigned long long)e->s.batch, (unsigned long long)par->dp,
-             (unsigned long long)e->s.grad_accum, (unsigned long long)par->global_batch);
+             (unsigned long long)e->s.grad_accum, (unsigned long long)par->global_batch,
+             par->global_batch == 1 ? "" : "s");
     if (y <= last)
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     return y;
@@ -519,7 +531,11 @@ static int memory_mouse(ui *u, const MEVENT *ev)
 
 static const char *memory_edit_label(const ui *u)
 {
-    return slider_label(&u->ex, u->ex.selected);
+    static char label[64]; /* a size: what a bare number means */
+    slider_id id = u->ex.selected;
+    bool size = id < VL_N_SETTINGS && vl_setting_table[id].type == VL_ST_SIZE;
+    snprintf(label, sizeof label, size ? "%s (GiB)" : "%s", slider_label(&u->ex, id));
+    return label;
 }
 
 static bool memory_edit(ui *u, const char *text, char *why, size_t len)

@@ -312,10 +312,12 @@ static int pick_load(ui *u, int arg)
             ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
             u->scenario = *sc;
         }
-    } else {
-        u->ex.gpu = (size_t)k;
-        explorer_recompute(&u->ex);
-        ui_say(u, false, " GPU: %s", u->cat->gpus[k].display);
+    } else if ((why = explorer_set(&u->ex, SL_GPU, u->cat->gpus[k].name))) {
+        ui_say(u, true, " %s", why);
+    } else { /* as the GPU slider: what else it says (a typed capacity staying) */
+        ui_say(u, false, " GPU: %s%s%s", u->cat->gpus[k].display, u->ex.note[0] ? "; " : "",
+               u->ex.note);
+        u->ex.note[0] = '\0';
     }
     return UI_REDRAW;
 }
@@ -406,6 +408,7 @@ static int key_prompt(ui *u, int key, const prompt *p)
 static bool changed(const explorer *a, const explorer *b)
 {
     return memcmp(&a->s, &b->s, sizeof a->s) != 0 || a->gpu != b->gpu ||
+           a->overhead_given != b->overhead_given ||
            a->detached != b->detached || a->model.free_params != b->model.free_params ||
            strcmp(a->model.name, b->model.name) != 0;
 }
@@ -646,7 +649,7 @@ int tui_run(run_opts *o)
         if (dirty) {
             u.lines = LINES;
             u.cols = COLS;
-            u.lay = layout_compute(LINES, COLS, EX_MAX_VISIBLE);
+            u.lay = layout_compute(LINES, COLS, EX_MAX_VISIBLE, draw_lesson_rows(&u, COLS));
             draw_frame(&u);
             refresh();
             dirty = false;

@@ -58,6 +58,8 @@ typedef struct ui {
 enum { UI_HANDLED = 1, UI_REDRAW = 2, UI_RESIZE = 4, UI_QUIT = 8 };
 
 void draw_frame(const ui *u);
+/* The rows the lesson's box wants on a screen `cols` wide (0 without a lesson). */
+int draw_lesson_rows(const ui *u, int cols);
 /* What is under the pointer at (y, x): the tab's panel, the picker's entry (an index into
  * pick[]), or -1. */
 int draw_tab_at(const ui *u, int y, int x);
