@@ -682,13 +682,18 @@ keys w 1
 keys w F10
 exited w 0
 
+# no_wrap NAME: no row between the title and the footer spills into the next one's column 0
+no_wrap() {
+    checks=$((checks + 1))
+    screen "$1" | sed '1d;$d' | grep -n '^[^ ]' && fail "$1: text wrapped into column 0"
+}
+
 # The Train panel (4): probe train's regimes trained live, a slice of steps between frames
 train_step() { screen "$1" | sed -n 's/^ step \([0-9]*\) of 300,.*/\1/p'; }
 # train_layout NAME: no row spills into the next one's first column; the legend names every
 # regime whole; the backend line, wrapped at spaces only, is probe train's
 train_layout() {
-    checks=$((checks + 1))
-    screen "$1" | sed '1d;$d' | grep -n '^[^ ]' && fail "$1: text wrapped into column 0"
+    no_wrap "$1"
     for regime in fp32 fp16 fp16-static fp16-dynamic bf16 bf16-pure fp8; do
         checks=$((checks + 1))
         screen "$1" | grep -qE " $regime( |\$)" || fail "$1: the legend lacks $regime"
@@ -762,8 +767,7 @@ expect_event() { # expect_event NAME N: the cursor is on event N
 # tl_layout NAME: no row spills into the next one's first column; the legend's total whole;
 # the time axis carries the cursor's and the peak's marks
 tl_layout() {
-    checks=$((checks + 1))
-    screen "$1" | sed '1d;$d' | grep -n '^[^ ]' && fail "$1: text wrapped into column 0"
+    no_wrap "$1"
     checks=$((checks + 1))
     screen "$1" | grep -qE ' on the GPU +[0-9]+\.[0-9][0-9]$' || { fail "$1: legend cut"; screen "$1"; }
     checks=$((checks + 1))

@@ -729,8 +729,3 @@ vl_runtime explorer_runtime(const explorer *e)
 {
     return vl_runtime_on(explorer_gpu(e), e->overhead_given);
 }
-
-bool explorer_fits(const explorer *e)
-{
-    return !e->error && report_fit_of(e->peak.device, report_capacity(&e->s, explorer_gpu(e))).fits;
-}

@@ -99,7 +99,5 @@ double explorer_fraction(const explorer *e, slider_id id);
 const vl_gpu *explorer_gpu(const explorer *e);
 /* The runtime the explorer's step runs on: its GPU's generation, its overhead if given. */
 vl_runtime explorer_runtime(const explorer *e);
-/* The run fits the GPU at its peak. */
-bool explorer_fits(const explorer *e);
 
 #endif
