@@ -3,6 +3,7 @@
 #include <curses.h>
 #include <stdio.h>
 
+#include "core/i18n.h"
 #include "panel.h"
 
 /* "0 01011 1001100110": the code's sign, exponent and mantissa, each in its colour. */
@@ -62,7 +63,8 @@ static void formats_draw(const ui *u)
 }
 
 static const binding formats_keys[] = {
-    {.keys = "Enter", .brief = "type a value", .help = "type a value to see it in every format",
+    {.keys = "Enter", .brief = N_("type a value"),
+     .help = N_("type a value to see it in every format"),
      .action = ui_begin_edit, .on = {KEYS_ENTER}},
 };
 
@@ -78,7 +80,7 @@ static bool formats_edit(ui *u, const char *text, char *why, size_t len)
 }
 
 UI_PANEL(formats) = {
-    .name = "Formats",
+    .name = N_("Formats"),
     PANEL_KEYS(formats_keys),
     .enter = panel_lab_enter,
     .draw = formats_draw,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/units.h"
 #include "panel.h"
 
@@ -215,9 +216,10 @@ static int act_scale(ui *u, int steps)
 }
 
 static const binding probe_keys[] = {
-    {.keys = "Left/Right", .brief = "loss scale /2 or x2", .help = "the loss scale /2 or x2",
+    {.keys = "Left/Right", .brief = N_("loss scale /2 or x2"),
+     .help = N_("the loss scale /2 or x2"),
      .action = act_scale, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
-    {.keys = "PgUp/PgDn", .brief = "x16 or /16", .help = "the loss scale x16 or /16",
+    {.keys = "PgUp/PgDn", .brief = N_("x16 or /16"), .help = N_("the loss scale x16 or /16"),
      .action = act_scale, .on = {{KEY_PPAGE, 4}, {KEY_NPAGE, -4}}},
 };
 
@@ -229,7 +231,7 @@ static int probe_mouse(ui *u, const MEVENT *ev)
 }
 
 UI_PANEL(probe) = {
-    .name = "Probe",
+    .name = N_("Probe"),
     PANEL_KEYS(probe_keys),
     .enter = panel_lab_enter,
     .draw = probe_draw,
