@@ -580,7 +580,8 @@ static bool c_locale(int category)
 }
 
 /* The explorer's language, for its own text (po/) and the lesson's alike (lesson_lang: --lang,
- * else the locale).  Chinese needs a UTF-8 LC_CTYPE to be drawn, and a messages locale that is
+ * else the locale, where LANGUAGE counts under a messages locale other than C, as in glibc's
+ * gettext).  Chinese needs a UTF-8 LC_CTYPE to be drawn, and a messages locale that is
  * not C, under which glibc's gettext ignores LANGUAGE: the C locale becomes C.UTF-8 where the
  * system has it.  Then LANGUAGE names the catalogue, over the locale's; where Chinese cannot be
  * drawn the explorer is English, and says why on the status line.  The numbers are the C
@@ -588,10 +589,11 @@ static bool c_locale(int category)
 static vl_lang choose_language(ui *u, const char *flag)
 {
     static const char *const catalogue[VL_N_LANGS] = {"en", "zh_CN"};
-    vl_lang lang = lesson_lang(flag, getenv("LANGUAGE"), getenv("LC_ALL"), getenv("LC_MESSAGES"),
-                               getenv("LANG"));
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    const char *language = c_locale(LC_MESSAGES) ? NULL : getenv("LANGUAGE"); /* as glibc */
+    vl_lang lang = lesson_lang(flag, language, getenv("LC_ALL"), getenv("LC_MESSAGES"),
+                               getenv("LANG"));
     if (lang != VL_LANG_EN && !utf8_ctype() && c_locale(LC_CTYPE))
         setlocale(LC_CTYPE, "C.UTF-8");
     if (lang != VL_LANG_EN && !utf8_ctype()) {
