@@ -579,13 +579,12 @@ static bool c_locale(int category)
     return !name || strcmp(name, "C") == 0 || strcmp(name, "POSIX") == 0;
 }
 
-/* The explorer's language, for its own text (po/) and the lesson's alike (lesson_lang: --lang,
- * else the locale, where LANGUAGE counts under a messages locale other than C, as in glibc's
- * gettext).  Chinese needs a UTF-8 LC_CTYPE to be drawn, and a messages locale that is
- * not C, under which glibc's gettext ignores LANGUAGE: the C locale becomes C.UTF-8 where the
- * system has it.  Then LANGUAGE names the catalogue, over the locale's; where Chinese cannot be
- * drawn the explorer is English, and says why on the status line.  The numbers are the C
- * locale's in every language. */
+/* The explorer's language, for its own text (po/) and the lesson's alike: lesson_lang over
+ * --lang and the locale, where LANGUAGE counts only under a messages locale other than C, as
+ * in glibc's gettext.  Chinese needs a UTF-8 LC_CTYPE to be drawn, and a messages locale
+ * other than C for gettext to read LANGUAGE: the C locale becomes C.UTF-8 where the system
+ * has it, else the explorer is English and says why.  Then LANGUAGE names the one catalogue,
+ * over the locale's.  The numbers are the C locale's in every language. */
 static vl_lang choose_language(ui *u, const char *flag)
 {
     static const char *const catalogue[VL_N_LANGS] = {"en", "zh_CN"};
