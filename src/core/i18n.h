@@ -14,7 +14,7 @@
 #define _(s) gettext(s)
 #define P_(one, many, n) ngettext(one, many, n)
 #else
-#define _(s) ((const char *)(s))
+#define _(s) (s)
 #define P_(one, many, n) ((n) == 1 ? (one) : (many))
 #endif
 #define N_(s) s
