@@ -533,8 +533,8 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
         explorer_value(&cand, id, v2, sizeof v2);
         char done[96];
         snprintf(done, sizeof done, "%.95s", cand.note);
-        /* the label whole (a translation's characters are several bytes), the rest cut */
-        snprintf(cand.note, sizeof cand.note, _("%.40s stopped at %.20s: %.110s%s%.80s"),
+        /* the label whole (24 bytes: a translation's characters take three), the rest cut */
+        snprintf(cand.note, sizeof cand.note, _("%.24s stopped at %.20s: %.110s%s%.80s"),
                  slider_label(e, id), v2, why, done[0] ? "; " : "", done);
     }
     *e = cand;
