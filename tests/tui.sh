@@ -889,7 +889,7 @@ for lang in en zh; do
         expect_screen "$s" "$(say "the lesson's steps" "课程的步骤")"
         keys "$s" Home Enter
         expect_screen "$s" "[1/10]"
-        expect_screen "$s" "the formats, bit by bit" # step 1 shows the Formats panel
+        expect_screen "$s" "$(say "the formats, bit by bit" "逐位看格式")" # step 1: Formats
         keys "$s" 1
         expect_total "$s" $(lesson_args 1)
         keys "$s" q
