@@ -2,6 +2,7 @@
 #include <config.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "core/catalog.h"
+#include "core/i18n.h"
 #include "core/names.h"
 #include "core/units.h"
 #include "app/options.h"
@@ -253,7 +255,23 @@ static int close_stdout(int rc)
     return EXIT_USAGE;
 }
 
+/* The explorer's catalogue (po/): the messages' locale only, so that the commands' numbers
+ * stay in the C locale's format; $VRAMLAB_LOCALEDIR, when set, in place of the installed
+ * folder (the tests use the build's catalogue, HACKING §7).  The explorer chooses its
+ * language itself (tui.c: --lang, else the locale). */
+static void messages_init(void)
+{
+#if ENABLE_NLS
+    const char *dir = getenv("VRAMLAB_LOCALEDIR");
+    setlocale(LC_MESSAGES, "");
+    bindtextdomain(PACKAGE, dir && *dir ? dir : LOCALEDIR);
+    bind_textdomain_codeset(PACKAGE, "UTF-8"); /* what the explorer draws, whatever LC_CTYPE */
+    textdomain(PACKAGE);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    messages_init();
     return close_stdout(dispatch(argc, argv));
 }

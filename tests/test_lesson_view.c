@@ -16,13 +16,18 @@
 static void test_lang(void **state)
 {
     (void)state;
-    assert_int_equal(lesson_lang(NULL, NULL, NULL, NULL), VL_LANG_EN);
-    assert_int_equal(lesson_lang(NULL, NULL, NULL, "zh_CN.UTF-8"), VL_LANG_ZH);
-    assert_int_equal(lesson_lang(NULL, NULL, "zh_TW.UTF-8", "en_US.UTF-8"), VL_LANG_ZH);
-    assert_int_equal(lesson_lang(NULL, "C.UTF-8", "zh_CN.UTF-8", NULL), VL_LANG_EN); /* LC_ALL */
-    assert_int_equal(lesson_lang(NULL, "", "", "zh_CN"), VL_LANG_ZH); /* empty is unset */
-    assert_int_equal(lesson_lang("en", NULL, NULL, "zh_CN.UTF-8"), VL_LANG_EN); /* --lang */
-    assert_int_equal(lesson_lang("zh", "C", NULL, NULL), VL_LANG_ZH);
+    assert_int_equal(lesson_lang(NULL, NULL, NULL, NULL, NULL), VL_LANG_EN);
+    assert_int_equal(lesson_lang(NULL, NULL, NULL, NULL, "zh_CN.UTF-8"), VL_LANG_ZH);
+    assert_int_equal(lesson_lang(NULL, NULL, NULL, "zh_TW.UTF-8", "en_US.UTF-8"), VL_LANG_ZH);
+    /* LC_ALL first */
+    assert_int_equal(lesson_lang(NULL, NULL, "C.UTF-8", "zh_CN.UTF-8", NULL), VL_LANG_EN);
+    assert_int_equal(lesson_lang(NULL, NULL, "", "", "zh_CN"), VL_LANG_ZH); /* empty is unset */
+    assert_int_equal(lesson_lang("en", NULL, NULL, NULL, "zh_CN.UTF-8"), VL_LANG_EN); /* --lang */
+    assert_int_equal(lesson_lang("zh", NULL, "C", NULL, NULL), VL_LANG_ZH);
+    /* GNU's LANGUAGE before the POSIX variables; its first entry decides */
+    assert_int_equal(lesson_lang(NULL, "zh_CN:en", "C.UTF-8", NULL, NULL), VL_LANG_ZH);
+    assert_int_equal(lesson_lang(NULL, "en:zh_CN", NULL, NULL, "zh_CN.UTF-8"), VL_LANG_EN);
+    assert_int_equal(lesson_lang("en", "zh_CN", NULL, NULL, NULL), VL_LANG_EN); /* --lang */
 }
 
 /* The step's settings as `vramlab estimate --preset SCENARIO FLAGS` lays them out. */

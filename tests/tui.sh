@@ -12,15 +12,32 @@ tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 
-start() { # start NAME ARGS...: the explorer at 100x30 (or $cols x $rows) in session NAME;
+# The explorer's catalogue is the build's (po/), never an installed one: VRAMLAB_LOCALEDIR
+# (HACKING §7).  Without NLS (configure --disable-nls) the explorer's own text is English in
+# every language, and the lessons' text is still theirs.
+nls=${USE_NLS:-yes}
+mkdir -p "$tmp/locale/zh_CN/LC_MESSAGES"
+if [ "$nls" = yes ]; then
+    cp "$srcdir/po/zh_CN.gmo" "$tmp/locale/zh_CN/LC_MESSAGES/vramlab.mo" ||
+        fail "no po/zh_CN.gmo to test the Chinese explorer with"
+fi
+VRAMLAB_LOCALEDIR=$tmp/locale
+export VRAMLAB_LOCALEDIR
+unset LANGUAGE # the language is each test's choice, not the developer's
+zh() { # zh ENGLISH CHINESE: the explorer's text in Chinese, where it is translated
+    if [ "$nls" = yes ]; then printf '%s' "$2"; else printf '%s' "$1"; fi
+}
+
+start() { # start NAME ARGS...: the explorer at 100x30 (or $cols x $rows) in session NAME,
+    # with the variables $envs too, waiting for $ready (the formula pane's heading);
     # NAME.pid holds its pid and NAME.status, once it exits, its exit status (tmux's own
     # record of it is racy)
     name=$1
     shift
     tm new-session -d -s "$name" -x "${cols:-100}" -y "${rows:-30}" \
-        "env LANG=C.UTF-8 XDG_CONFIG_HOME=$tmp/cfg $VRAMLAB tui $* < /dev/tty & echo \$! > $name.pid; wait \$!; echo \$? > $name.status"
+        "env LANG=C.UTF-8 ${envs:-} XDG_CONFIG_HOME=$tmp/cfg $VRAMLAB tui $* < /dev/tty & echo \$! > $name.pid; wait \$!; echo \$? > $name.status"
     tm set-option -t "$name" remain-on-exit on
-    wait_for "$name" "how it is computed"
+    wait_for "$name" "${ready:-how it is computed}"
 }
 
 # exited NAME STATUS: the explorer in NAME ended with STATUS and left the alternate screen.
@@ -58,11 +75,13 @@ keys() { # keys NAME KEY...: send keys, then give the frame a moment
     sleep 0.3
 }
 
-shown_total() { # the exact bytes in "total ... GiB per GPU (N bytes)"
-    screen "$1" | sed -n 's/.*per GPU (\([0-9,]*\) bytes).*/\1/p' | tr -d ,
+shown_total() { # the exact bytes in "total ... GiB per GPU (N bytes)", in either language
+    screen "$1" | sed -n -e 's/.*per GPU (\([0-9,]*\) bytes).*/\1/p' \
+        -e 's/.*合计 [0-9.]* [GT]i*B（\([0-9,]*\) 字节）.*/\1/p' | tr -d ,
 }
 shown_gib() { # where the pane is too narrow for the bytes: "total N.NN GiB per GPU"
-    screen "$1" | sed -n 's/.* total \([0-9.]* GiB\) per GPU$/\1/p'
+    screen "$1" | sed -n -e 's/.* total \([0-9.]* GiB\) per GPU$/\1/p' \
+        -e 's/.* 每 GPU 合计 \([0-9.]* GiB\)$/\1/p'
 }
 
 # expect_total NAME ESTIMATE-ARGS...: the screen's total equals vramlab estimate's.
@@ -849,15 +868,18 @@ start_lesson() { # start_lesson NAME ARGS...: like start, in a UTF-8 locale (for
     tm set-option -t "$name" remain-on-exit on
     wait_for "$name" "/10]"
 }
+say() { # say ENGLISH CHINESE: the explorer's text in the lesson's language $lang
+    if [ "$lang" = zh ]; then zh "$1" "$2"; else printf '%s' "$1"; fi
+}
 # lesson_layout NAME: the lesson's box leaves the memory pane's total and peak, the selected
 # slider and the footer in view
 lesson_layout() {
     checks=$((checks + 1))
-    screen "$1" | grep -qE ' peak [0-9.]+ [GT]iB' || { fail "$1: the peak is hidden"; screen "$1"; }
+    screen "$1" | grep -qE " $(say peak 峰值) [0-9.]+ [GT]iB" || { fail "$1: the peak is hidden"; screen "$1"; }
     checks=$((checks + 1))
     screen "$1" | grep -qE '^(▶|>) ' || { fail "$1: the selected slider is hidden"; screen "$1"; }
     checks=$((checks + 1))
-    screen "$1" | tail -n 1 | grep -qF ' ? help  q quit' || { fail "$1: no footer"; screen "$1"; }
+    screen "$1" | tail -n 1 | grep -qF " ? $(say help 帮助)  q $(say quit 退出)" || { fail "$1: no footer"; screen "$1"; }
 }
 for lang in en zh; do
     for size in 80x24 200x60; do
@@ -867,7 +889,7 @@ for lang in en zh; do
         while [ $step -le 10 ]; do
             expect_screen "$s" "[$step/10]"
             keys "$s" 1 # the Memory panel, where the total is
-            wait_for "$s" "per GPU"
+            wait_for "$s" "$(say "per GPU" "每 GPU")"
             expect_total "$s" $(lesson_args $step)
             lesson_layout "$s"
             [ $step -lt 10 ] && keys "$s" n
@@ -881,20 +903,21 @@ for lang in en zh; do
             expect_screen "$s" "Question: "
         fi
         keys "$s" n
-        expect_screen "$s" "the last step"
+        expect_screen "$s" "$(say "the last step" "最后一步")"
         keys "$s" N
         expect_screen "$s" "[9/10]"
         expect_total "$s" $(lesson_args 9)
         keys "$s" L
-        expect_screen "$s" "the lesson's steps"
+        expect_screen "$s" "$(say "the lesson's steps" "课程的步骤")"
         keys "$s" Home Enter
         expect_screen "$s" "[1/10]"
-        expect_screen "$s" "the formats, bit by bit" # step 1 shows the Formats panel
+        expect_screen "$s" "$(say "the formats, bit by bit" "逐位看格式")" # step 1: Formats
         keys "$s" 1
         expect_total "$s" $(lesson_args 1)
         keys "$s" j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j # to the last: the list scrolls
         checks=$((checks + 1))
-        screen "$s" | grep -qE '^(▶|>) GPUs per node' || fail "$s: the last slider not in view"
+        screen "$s" | grep -qE "^(▶|>) $(say 'GPUs per node' '每节点 GPU 数')" ||
+            fail "$s: the last slider not in view"
         lesson_layout "$s"
         keys "$s" q
         exited "$s" 0
@@ -1098,5 +1121,87 @@ checks=$((checks + 1))
 msg=$("$VRAMLAB" < /dev/null 2>&1 > /dev/null)
 [ $? -eq 2 ] && [ "$msg" = "vramlab: the explorer needs a terminal; vramlab estimate prints the same numbers as text" ] ||
     fail "no terminal: '$msg'"
+
+
+# The explorer in Chinese (po/zh_CN.po) at 80x24 and at 200x60, chosen with --lang zh under
+# the C locale that lib.sh sets (the explorer takes C.UTF-8 for it): the labels, the tabs,
+# the footer and the help screen are Chinese; every number on the Memory panel is the
+# English screen's (the rows an ellipsis ends are left out: a cut may take numbers); and
+# the screen holds whole characters only: valid UTF-8, no row wider than the terminal.
+numbers() { # numbers NAME: the numbers on the screen below the title, sorted (a language
+    # has its own word order)
+    screen "$1" | sed 1d | grep -v -e '\.\.\.$' -e '…$' | grep -oE '[0-9]+([.,][0-9]+)*' | sort
+}
+whole_chars() { # whole_chars NAME COLS
+    checks=$((checks + 1))
+    screen "$1" > "$1.txt"
+    iconv -f UTF-8 -t UTF-8 "$1.txt" > /dev/null 2>&1 || fail "$1: the screen is not valid UTF-8"
+    checks=$((checks + 1))
+    w=$(LC_ALL=C.UTF-8 wc -L < "$1.txt")
+    [ "$w" -le "$2" ] || { fail "$1: a row $w columns wide in $2"; cat "$1.txt"; }
+}
+for size in 80x24 200x60; do
+    c=${size%x*} r=${size#*x}
+    for what in train infer; do
+        set -- --preset llama-2-7b # estimate's options
+        [ $what = infer ] && set -- "$@" --mode infer --gen 1024
+        en=i18n-en-$what-$size zh=i18n-zh-$what-$size
+        cols=$c rows=$r start "$en" "$@" --no-color --lang en
+        cols=$c rows=$r ready=$(zh "how it is computed" "计算方法") start "$zh" "$@" --no-color \
+            --lang zh
+        expect_total "$zh" "$@"
+        numbers "$en" > "$en.numbers"
+        numbers "$zh" > "$zh.numbers"
+        checks=$((checks + 1))
+        [ -s "$en.numbers" ] && cmp -s "$en.numbers" "$zh.numbers" ||
+            { fail "$zh: the numbers differ from English's"; diff "$en.numbers" "$zh.numbers";
+              screen "$en"; screen "$zh"; }
+        whole_chars "$zh" "$c"
+        keys "$en" q
+        exited "$en" 0
+        [ $what = infer ] && { keys "$zh" q; exited "$zh" 0; continue; }
+        [ "$nls" = yes ] || { keys "$zh" q; exited "$zh" 0; continue; }
+        expect_screen "$zh" "参数量 " # the labels
+        expect_screen "$zh" "上下文长度"
+        expect_screen "$zh" "[1 显存]" # the tabs
+        expect_screen "$zh" " ? 帮助  q 退出  Up/Down 选择" # the footer, shortened whole
+        expect_screen "$zh" "计算方法：权重" # the formula pane, its formula as in English
+        expect_screen "$zh" " 权重 = 2 B/param x 6.74e9 params = 12.55 GiB"
+        keys "$zh" '?'
+        wait_for "$zh" "按键（按任意键关闭）"
+        expect_screen "$zh" "显存面板"
+        expect_screen "$zh" "所有面板"
+        expect_screen "$zh" "选择一项设置"
+        whole_chars "$zh" "$c"
+        keys "$zh" Escape
+        keys "$zh" Down Down Down Down Down Right Right Right Right # ZeRO 0 -> 3, and past it
+        expect_screen "$zh" "ZeRO 阶段：已到取值范围的尽头" # a status message
+        expect_total "$zh" --preset llama-2-7b --zero 3
+        whole_chars "$zh" "$c"
+        keys "$zh" q
+        exited "$zh" 0
+    done
+done
+
+# The locale chooses the language too, and --lang wins over it: GNU's LANGUAGE (glibc reads
+# it under a locale other than C), LANG (its zh_CN locale need not exist: the explorer then
+# takes C.UTF-8), and LC_ALL=zh_CN.UTF-8 where this system has that locale.
+zh_locale=
+locale -a 2> /dev/null | grep -qi '^zh_CN\.utf-\{0,1\}8$' && zh_locale="LC_ALL=zh_CN.UTF-8"
+n=0
+for how in "LC_ALL=C.UTF-8 LANGUAGE=zh_CN" "LC_ALL= LANG=zh_CN.UTF-8" $zh_locale; do
+    n=$((n + 1))
+    envs=$how ready=$(zh "how it is computed" "计算方法") start locale-zh-$n --preset gpt2 \
+        --no-color
+    expect_screen locale-zh-$n "$(zh "[1 Memory]" "[1 显存]")"
+    expect_total locale-zh-$n --preset gpt2
+    keys locale-zh-$n q
+    exited locale-zh-$n 0
+done
+envs="LC_ALL=C.UTF-8 LANGUAGE=zh_CN" start locale-en --preset gpt2 --no-color --lang en
+expect_screen locale-en "[1 Memory]"
+expect_screen locale-en " ? help  q quit"
+keys locale-en q
+exited locale-en 0
 
 finish

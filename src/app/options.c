@@ -97,8 +97,8 @@ static const struct app_opt {
     [OPT_THEME] = {"theme", "T", "default or high-contrast (for projectors)", GROUP_TUI},
     [OPT_LESSON] = {"lesson", "[NAME:]N", "a guided lesson from step N (1 when left out): n and N "
                     "step, L lists the steps (default NAME " DEFAULT_LESSON ")", GROUP_TUI, true},
-    [OPT_LANG] = {"lang", "L", "the lesson's language, en or zh (default: the locale's)",
-                  GROUP_TUI},
+    [OPT_LANG] = {"lang", "L", "the explorer's language, its lesson's too: en or zh (default: "
+                  "the locale's)", GROUP_TUI},
     [OPT_HELP] = {"help", NULL, "this help", GROUP_NONE},
 };
 

@@ -4,14 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "lora.h"
 #include "units.h"
 
 const char *const vl_component_keys[VL_N_COMPONENTS] = {
     "weights", "gradients", "optimizer", "activations", "kv_cache", "zero3_live", "overhead"};
 const char *const vl_component_labels[VL_N_COMPONENTS] = {
-    "weights", "gradients", "optimizer states", "activations", "KV cache", "ZeRO-3 live params",
-    "overhead"};
+    N_("weights"), N_("gradients"), N_("optimizer states"), N_("activations"), N_("KV cache"),
+    N_("ZeRO-3 live params"), N_("overhead")};
 
 bool vl_precision_is_mixed(vl_precision p)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "framework.h"
+#include "i18n.h"
 #include "lora.h"
 #include "names.h"
 #include "units.h"
@@ -61,58 +62,58 @@ static bool pure16(const vl_settings *s)
 static const char *grad_copy_inert(const vl_settings *s)
 {
     if (s->precision != VL_FP16_MIXED && s->precision != VL_BF16_MIXED)
-        return "only fp16-mixed and bf16-mixed keep an fp32 gradient copy";
-    return s->fp32_grads ? "the gradients are fp32 already (fp32 grads on)" : NULL;
+        return N_("only fp16-mixed and bf16-mixed keep an fp32 gradient copy");
+    return s->fp32_grads ? N_("the gradients are fp32 already (fp32 grads on)") : NULL;
 }
 
 static const char *fp32_grads_inert(const vl_settings *s)
 {
     if (pure16(s))
-        return "pure 16-bit training keeps 16-bit gradients";
+        return N_("pure 16-bit training keeps 16-bit gradients");
     if (s->precision != VL_FP16_MIXED && s->precision != VL_BF16_MIXED)
-        return "the gradients are fp32 already at this precision";
+        return N_("the gradients are fp32 already at this precision");
     return NULL;
 }
 
 static const char *lora_targets_inert(const vl_settings *s)
 {
-    return s->lora_rank ? NULL : "no LoRA rank: full fine-tuning";
+    return s->lora_rank ? NULL : N_("no LoRA rank: full fine-tuning");
 }
 
 static const char *sp_inert(const vl_settings *s)
 {
-    return s->tp >= 2 ? NULL : "sequence parallel needs tensor par. 2 or more";
+    return s->tp >= 2 ? NULL : N_("sequence parallel needs tensor par. 2 or more");
 }
 
 static const char *group_inert(const vl_settings *s)
 {
-    return s->weight_dtype == VL_DT_INT4 ? NULL : "groups apply to int4 weights";
+    return s->weight_dtype == VL_DT_INT4 ? NULL : N_("groups apply to int4 weights");
 }
 
 static const char *labels_inert(const vl_settings *s)
 {
-    return s->head == VL_HEAD_CLS ? NULL : "classes apply to the cls head";
+    return s->head == VL_HEAD_CLS ? NULL : N_("classes apply to the cls head");
 }
 
 static const char *per_node_inert(const vl_settings *s)
 {
-    return s->offload != VL_OFFLOAD_NONE ? NULL : "CPU memory per node applies to offload";
+    return s->offload != VL_OFFLOAD_NONE ? NULL : N_("CPU memory per node applies to offload");
 }
 
 static const char *mfu_inert(const vl_settings *s)
 {
-    return s->precision == VL_FP32 ? "no dense fp32 peak in the GPU presets" : NULL;
+    return s->precision == VL_FP32 ? N_("no dense fp32 peak in the GPU presets") : NULL;
 }
 
 static const char *cp_inert(const vl_settings *s)
 {
-    return s->attention == VL_ATTN_EAGER ? "context parallel needs sdpa or flash attention"
+    return s->attention == VL_ATTN_EAGER ? N_("context parallel needs sdpa or flash attention")
                                           : NULL;
 }
 
 static const char *vpp_inert(const vl_settings *s)
 {
-    return s->pp >= 2 ? NULL : "interleaving needs pipeline par. 2 or more";
+    return s->pp >= 2 ? NULL : N_("interleaving needs pipeline par. 2 or more");
 }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -125,100 +126,102 @@ static const char *vpp_inert(const vl_settings *s)
 
 const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_MODE) .flag = "mode", FIELD(mode), ENUM(vl_mode_names, VL_N_MODES),
-        .modes = VL_IN_BOTH, .arg = "M", .help = "what the run is (default train)", .label = "mode"},
+        .modes = VL_IN_BOTH, .arg = "M", .help = "what the run is (default train)",
+        .label = N_("mode")},
     ROW(VL_SET_PRECISION) .flag = "precision", FIELD(precision),
         ENUM(vl_precision_names, VL_N_PRECISIONS), .modes = VL_IN_TRAIN, .arg = "P",
         .help = "number formats of weights, gradients and the optimizer (default bf16-mixed)",
-        .label = "precision"},
+        .label = N_("precision")},
     ROW(VL_SET_OPTIMIZER) .flag = "optimizer", FIELD(optimizer),
         ENUM(vl_optimizer_names, VL_N_OPTIMIZERS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "the optimizer, whose states are counted (default adamw)",
-        .label = "optimizer"},
+        .label = N_("optimizer")},
     ROW(VL_SET_ZERO) .flag = "zero", FIELD(zero), .type = VL_ST_COUNT, RANGE(0, 3),
         .modes = VL_IN_TRAIN, .arg = "S", .help = "ZeRO stage 0, 1, 2 or 3 (default 0)",
-        .label = "ZeRO stage", .json_break = true},
+        .label = N_("ZeRO stage"), .json_break = true},
     ROW(VL_SET_GPUS) .flag = "gpus", FIELD(gpus), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_BOTH, .arg = "N",
         .help = "GPUs: training tensor x pipeline x data parallel; inference tensor parallel "
                 "(default 1)",
-        .label = "GPUs", SLIDER(1, 4096, VL_STEP_ONE)},
+        .label = N_("GPUs"), SLIDER(1, 4096, VL_STEP_ONE)},
     ROW(VL_SET_BATCH) .flag = "batch", FIELD(batch), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_BATCH), .modes = VL_IN_BOTH, .arg = "N",
         .help = "micro-batch per GPU; in inference, sequences at once (default 1)",
-        .label = "micro-batch", .infer_label = "batch", SLIDER(1, 1024, VL_STEP_ONE)},
+        .label = N_("micro-batch"), .infer_label = N_("batch"), SLIDER(1, 1024, VL_STEP_ONE)},
     ROW(VL_SET_SEQ) .flag = "seq", FIELD(seq), .type = VL_ST_COUNT, RANGE(1, VL_MAX_SEQ),
         .modes = VL_IN_BOTH, .arg = "N",
         .help = "tokens a sequence: training's length, inference's prompt (default 2048)",
-        .label = "context", .infer_label = "prompt", SLIDER(128, 1048576, VL_STEP_POW2)},
+        .label = N_("context"), .infer_label = N_("prompt"), SLIDER(128, 1048576, VL_STEP_POW2)},
     ROW(VL_SET_GEN) .flag = "gen", FIELD(gen), .type = VL_ST_COUNT, RANGE(0, VL_MAX_SEQ),
         .modes = VL_IN_INFER, .arg = "N",
-        .help = "tokens generated after the prompt (default 0)", .label = "generated",
+        .help = "tokens generated after the prompt (default 0)", .label = N_("generated"),
         SLIDER(0, 1048576, VL_STEP_POW2)},
     ROW(VL_SET_RECOMPUTE) .flag = "recompute", FIELD(recompute),
         ENUM(vl_recompute_names, VL_N_RECOMPUTES), .modes = VL_IN_TRAIN, .arg = "R",
         .help = "activations recomputed in backward (default none)",
-        .label = "recompute", .json_break = true},
+        .label = N_("recompute"), .json_break = true},
     ROW(VL_SET_ATTENTION) .flag = "attention", FIELD(attention),
         ENUM(vl_attention_names, VL_N_ATTENTIONS), .modes = VL_IN_BOTH, .arg = "A",
         .help = "the attention kernel: eager keeps the s^2 scores, sdpa and flash do not "
                 "(default: the framework's; --flash-attn is --attention flash, "
                 "--no-flash-attn --attention eager)",
-        .label = "attention"},
+        .label = N_("attention")},
     ROW(VL_SET_FP32_GRADS) .flag = "fp32-grads", FIELD(fp32_grads), .type = VL_ST_BOOL,
         .modes = VL_IN_TRAIN, .help = "gradients in fp32 (Megatron-LM main grads)",
-        .label = "fp32 grads", .inert = fp32_grads_inert},
+        .label = N_("fp32 grads"), .inert = fp32_grads_inert},
     ROW(VL_SET_FP32_GRAD_COPY) .flag = "fp32-grad-copy", .no_flag = "no-fp32-grad-copy",
         FIELD(fp32_grad_copy), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
         .help = "count an fp32 gradient copy in the optimizer states (default on; off is "
                 "the ZeRO paper's K = 12)",
-        .label = "fp32 grad copy", .inert = grad_copy_inert, .json_break = true},
+        .label = N_("fp32 grad copy"), .inert = grad_copy_inert, .json_break = true},
     ROW(VL_SET_WEIGHT_DTYPE) .flag = "weight-dtype", FIELD(weight_dtype),
         ENUM(vl_dtype_names, VL_N_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "inference weights: a dtype, or a llama.cpp GGUF file type (default bf16)",
-        .label = "weight dtype"},
+        .label = N_("weight dtype")},
     ROW(VL_SET_KV_DTYPE) .flag = "kv-dtype", FIELD(kv_dtype),
         ENUM(vl_dtype_names, VL_N_PLAIN_DTYPES), .modes = VL_IN_INFER, .arg = "D",
-        .help = "the KV cache (default bf16)", .label = "KV cache dtype"},
+        .help = "the KV cache (default bf16)", .label = N_("KV cache dtype")},
     ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
         .help = "int4: weights per 16-bit scale (default 128)", .inert = group_inert},
     ROW(VL_SET_OVERHEAD) .flag = "overhead", FIELD(overhead), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_BOTH, .arg = "SIZE",
-        .help = "CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)", .label = "overhead",
+        .help = "CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)", .label = N_("overhead"),
         SLIDER(0, 64 * VL_GIB, VL_STEP_GIB), .json_break = true},
     ROW(VL_SET_LORA_RANK) .flag = "lora-rank", FIELD(lora_rank), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_LORA_RANK), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "R",
         .help = "LoRA adapters of rank R over a frozen base (default: full fine-tuning)",
-        .label = "LoRA rank", SLIDER(0, 1024, VL_STEP_RANK)},
+        .label = N_("LoRA rank"), SLIDER(0, 1024, VL_STEP_RANK)},
     ROW(VL_SET_LORA_TARGETS) .flag = "lora-targets", FIELD(lora_targets), .type = VL_ST_LORA,
         .modes = VL_IN_TRAIN, .arg = "T",
         .help = "q,k,v,o,gate,up,down (a list) or all-linear (default q,v)",
         .inert = lora_targets_inert},
     ROW(VL_SET_QLORA) .flag = "qlora", FIELD(qlora), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
-        .help = "the frozen base's layer matrices in 4-bit NF4 (QLoRA)", .label = "QLoRA (NF4)"},
+        .help = "the frozen base's layer matrices in 4-bit NF4 (QLoRA)",
+        .label = N_("QLoRA (NF4)")},
     ROW(VL_SET_OFFLOAD) .flag = "offload", FIELD(offload),
         ENUM(vl_offload_names, VL_N_OFFLOADS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",
-        .label = "offload"},
+        .label = N_("offload")},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node (default 8)",
-        .label = "GPUs per node", SLIDER(1, 64, VL_STEP_POW2), .inert = per_node_inert,
+        .label = N_("GPUs per node"), SLIDER(1, 64, VL_STEP_POW2), .inert = per_node_inert,
         .json_break = true},
     ROW(VL_SET_TP) .flag = "tp", FIELD(tp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "T", .help = "tensor parallel degree (default 1)",
-        .label = "tensor par.", SLIDER(1, 64, VL_STEP_POW2)},
+        .label = N_("tensor par."), SLIDER(1, 64, VL_STEP_POW2)},
     ROW(VL_SET_PP) .flag = "pp", FIELD(pp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_BOTH, .arg = "P",
         .help = "pipeline parallel degree: training's 1F1B, data parallel = --gpus / (tp x pp); "
                 "serving's stages of whole layers, --gpus / pp tensor parallel in each "
                 "(default 1)",
-        .label = "pipeline par.", SLIDER(1, 64, VL_STEP_POW2)},
+        .label = N_("pipeline par."), SLIDER(1, 64, VL_STEP_POW2)},
     ROW(VL_SET_SP) .flag = "sp", FIELD(sp), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
-        .help = "sequence parallel (with --tp)", .label = "sequence par.", .inert = sp_inert},
+        .help = "sequence parallel (with --tp)", .label = N_("sequence par."), .inert = sp_inert},
     ROW(VL_SET_GRAD_ACCUM) .flag = "grad-accum", FIELD(grad_accum), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GRAD_ACCUM), .modes = VL_IN_TRAIN, .arg = "N",
-        .help = "micro-batches per optimizer step (default 1)", .label = "grad accum",
+        .help = "micro-batches per optimizer step (default 1)", .label = N_("grad accum"),
         SLIDER(1, 1024, VL_STEP_POW2), .json_break = true},
     ROW(VL_SET_FRAMEWORK) .flag = "framework", FIELD(framework), .type = VL_ST_FRAMEWORK,
         .names = vl_framework_names, .n_names = VL_N_FRAMEWORKS, .modes = VL_IN_BOTH, .arg = "F",
@@ -226,61 +229,61 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "optimizer implementation, allocator, buckets, a server's chunks and sampler; "
                 "a built-in or any framework preset (default hf: current PyTorch and "
                 "transformers)",
-        .label = "framework"},
+        .label = N_("framework")},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "
                 "(sequence classification, --labels classes) or mlm (default lm)",
-        .label = "head"},
+        .label = N_("head")},
     ROW(VL_SET_LABELS) .flag = "labels", FIELD(labels), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_LABELS), .modes = VL_IN_TRAIN, .arg = "N",
         .help = "classes of the cls head (default 2)", .inert = labels_inert},
     ROW(VL_SET_LOSS_DTYPE) .flag = "loss-dtype", FIELD(loss_dtype),
         ENUM(vl_loss_dtype_names, VL_N_LOSS_DTYPES), .modes = VL_IN_TRAIN, .arg = "D",
         .help = "the dtype cross-entropy reads the logits in (default: the framework's)",
-        .label = "loss dtype", .json_break = true},
+        .label = N_("loss dtype"), .json_break = true},
     /* training: step time (steptime.h) */
     ROW(VL_SET_MFU) .flag = "mfu", FIELD(mfu), .type = VL_ST_FRACTION, RANGE(1, VL_PPM),
         .modes = VL_IN_TRAIN, .arg = "F",
         .help = "model FLOPs utilisation, for the step time (default 0.4: Llama 3 405B's 38-43%)",
-        .label = "MFU", SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT), .inert = mfu_inert},
+        .label = N_("MFU"), SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT), .inert = mfu_inert},
     ROW(VL_SET_TOKENS) .flag = "tokens", FIELD(tokens), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_TOKENS), .zero_ok = true, .modes = VL_IN_TRAIN, .arg = "N",
         .help = "tokens to train on (15.6T): wall days and GPU-hours (default none)",
-        .label = "token budget", SLIDER(1000000000, VL_MAX_TOKENS, VL_STEP_E12),
+        .label = N_("token budget"), SLIDER(1000000000, VL_MAX_TOKENS, VL_STEP_E12),
         .inert = mfu_inert},
     /* training: expert parallelism (memory.c) */
     ROW(VL_SET_EP) .flag = "ep", FIELD(ep), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "E",
         .help = "expert parallel: the routed experts over E of the data-parallel GPUs (default 1)",
-        .label = "expert par.", SLIDER(1, 256, VL_STEP_POW2)},
+        .label = N_("expert par."), SLIDER(1, 256, VL_STEP_POW2)},
     /* training: context parallelism (memory.c) */
     ROW(VL_SET_CP) .flag = "cp", FIELD(cp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "C",
         .help = "context parallel: each sequence split over C GPUs, the keys and values passed "
                 "round them (default 1)",
-        .label = "context par.", SLIDER(1, 64, VL_STEP_POW2), .inert = cp_inert},
+        .label = N_("context par."), SLIDER(1, 64, VL_STEP_POW2), .inert = cp_inert},
     ROW(VL_SET_VPP) .flag = "vpp", FIELD(vpp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "interleaved 1F1B: each pipeline stage's layers in V model chunks (default 1)",
-        .label = "virtual stages", SLIDER(1, 32, VL_STEP_ONE), .inert = vpp_inert,
+        .label = N_("virtual stages"), SLIDER(1, 32, VL_STEP_ONE), .inert = vpp_inert,
         .json_break = true},
     /* inference: serving capacity (inference.c, solve.c) */
     ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
         RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
         .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)",
-        .label = "GPU mem. util.", SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
+        .label = N_("GPU mem. util."), SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
     ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
         .help = "paged KV cache, tokens a block (vLLM's 16; default none: one contiguous cache)",
-        .label = "KV block", SLIDER(0, 1024, VL_STEP_RANK)},
+        .label = N_("KV block"), SLIDER(0, 1024, VL_STEP_RANK)},
     /* the GPU's memory (report_gpu) */
     ROW(VL_SET_CAPACITY) .flag = "capacity", FIELD(capacity), .type = VL_ST_SIZE,
         RANGE(VL_MIN_CAPACITY, VL_MAX_OVERHEAD), .zero_ok = true, .modes = VL_IN_BOTH,
         .arg = "SIZE",
         .help = "each GPU's memory, in place of the --gpu preset's: 40GiB, 24GB (a MIG slice, "
                 "a card not in the catalog)",
-        .label = "capacity", SLIDER(VL_MIN_CAPACITY, 1024 * VL_GIB, VL_STEP_GIB)},
+        .label = N_("capacity"), SLIDER(VL_MIN_CAPACITY, 1024 * VL_GIB, VL_STEP_GIB)},
 };
 #undef ROW
 #undef SLIDER

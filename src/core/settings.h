@@ -234,12 +234,13 @@ typedef struct vl_setting_desc {
     unsigned modes;          /* VL_IN_TRAIN, VL_IN_INFER */
     const char *arg;         /* the value's name in --help ("N"), NULL for a switch */
     const char *help;        /* one line for --help and the man page */
-    /* the explorer: its label (NULL: no slider), another in inference, the slider's range
-     * and steps (numeric settings; a zero_ok setting's off, 0, lies below the range) */
+    /* the explorer: its label (NULL: no slider), another in inference (both N_(), which the
+     * explorer translates: i18n.h), the slider's range and steps (numeric settings; a zero_ok
+     * setting's off, 0, lies below the range) */
     const char *label, *infer_label;
     uint64_t slider_min, slider_max;
     vl_step step;
-    /* NULL, or why the setting has no effect in s (the explorer draws it disabled) */
+    /* NULL, or why the setting has no effect in s (the explorer draws it disabled; N_()) */
     const char *(*inert)(const vl_settings *s);
     bool json_break;         /* the JSON settings object goes on on a new line after it */
 } vl_setting_desc;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/explain.h"
+#include "core/i18n.h"
 #include "core/lora.h"
 
 /* ---- the writers ------------------------------------------------------------------------ */
@@ -99,7 +100,7 @@ bool report_zero_sweep(const vl_model *m, const vl_settings *s,
     return true;
 }
 
-const char *const report_phase_names[2] = {"prefill", "decode"};
+const char *const report_phase_names[2] = {N_("prefill"), N_("decode")};
 
 int report_phases(const vl_breakdown *b, const vl_settings *s, vl_breakdown phase[2])
 {

@@ -2,12 +2,14 @@
  * panel (panel.h), the status line with the footer, and the overlays (help, pickers).
  * Nothing here changes state. */
 #include <curses.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
+#include "core/i18n.h"
 #include "core/units.h"
 #include "keys.h"
 #include "panel.h"
@@ -39,6 +41,13 @@ static int fit(const char *s, int cols, int *used)
 static int fit_bytes(const char *s, int cols)
 {
     return fit(s, cols, NULL);
+}
+
+int draw_width(const char *s)
+{
+    int used;
+    fit(s, INT_MAX, &used);
+    return used;
 }
 
 /* The frame's ellipsis (its glyph table's), for whatever is cut. */
@@ -86,13 +95,13 @@ static bool tabs_compact(const ui *u)
 {
     int full = 0;
     for (size_t q = 0; q < N_PANELS; q++)
-        full += (int)strlen(ui_panels[q]->name) + 4;
+        full += draw_width(_(ui_panels[q]->name)) + 4;
     return u->lay.title.w - full < TITLE_MIN_W;
 }
 
 static int tab_w(const ui *u, size_t p, bool compact)
 {
-    return compact && p != u->panel ? 2 : (int)strlen(ui_panels[p]->name) + 4;
+    return compact && p != u->panel ? 2 : draw_width(_(ui_panels[p]->name)) + 4;
 }
 
 /* Where tab p starts: the tabs end at the title's right edge. */
@@ -120,33 +129,34 @@ int draw_tab_at(const ui *u, int y, int x)
 static void draw_title(const ui *u)
 {
     const explorer *e = &u->ex;
-    char t[256], c[32];
+    char t[512], what[256], scenario[128] = "", c[32];
     rect r = u->lay.title;
     draw_fill(r.y, r.x, r.w, C_TITLE);
+    const char *mode = e->s.mode == VL_MODE_INFER ? _("inference") : _("training");
     if (e->detached)
-        snprintf(t, sizeof t, " vramlab %s GPT-3-like %s (shape derived) %s %s, per GPU",
-                 u->g->sep, vl_fmt_count(e->model.free_params, c, sizeof c), u->g->sep,
-                 e->s.mode == VL_MODE_INFER ? "inference" : "training");
+        snprintf(what, sizeof what, _("GPT-3-like %s (shape derived) %s %s, per GPU"),
+                 vl_fmt_count(e->model.free_params, c, sizeof c), u->g->sep, mode);
     else
-        snprintf(t, sizeof t, " vramlab %s %s (%s) %s %s, per GPU", u->g->sep, e->model.display,
-                 e->model.name, u->g->sep, e->s.mode == VL_MODE_INFER ? "inference" : "training");
+        snprintf(what, sizeof what, _("%s (%s) %s %s, per GPU"), e->model.display, e->model.name,
+                 u->g->sep, mode);
     if (u->scenario.name[0]) { /* the scenario's name leads: what the class is looking at */
-        char rest[sizeof t];
-        memcpy(rest, t, sizeof t);
-        snprintf(t, sizeof t, " vramlab %s scenario %.40s %.150s", u->g->sep, u->scenario.name,
-                 rest + strlen(" vramlab "));
+        int n = snprintf(scenario, sizeof scenario, _("scenario %.40s"), u->scenario.name);
+        snprintf(scenario + n, sizeof scenario - (size_t)n, " %s", u->g->sep);
     }
+    snprintf(t, sizeof t, " vramlab %s %s%s%s", u->g->sep, scenario, scenario[0] ? " " : "",
+             what);
     bool compact = tabs_compact(u);
     for (size_t p = 0; p < N_PANELS; p++) {
         char tab[32];
         /* the active tab in brackets too: the cue without colour or attributes */
+        const char *name = _(ui_panels[p]->name);
         if (p == u->panel)
-            snprintf(tab, sizeof tab, "[%zu %s]", p + 1, ui_panels[p]->name);
+            snprintf(tab, sizeof tab, "[%zu %s]", p + 1, name);
         else if (compact)
             snprintf(tab, sizeof tab, " %zu", p + 1);
         else
-            snprintf(tab, sizeof tab, " %zu %s ", p + 1, ui_panels[p]->name);
-        draw_text(r.y, tab_x(u, p), (int)strlen(tab), p == u->panel ? C_PICKED : C_TITLE, tab);
+            snprintf(tab, sizeof tab, " %zu %s ", p + 1, name);
+        draw_text(r.y, tab_x(u, p), draw_width(tab), p == u->panel ? C_PICKED : C_TITLE, tab);
     }
     draw_text(r.y, r.x, tab_x(u, 0) - r.x - 1, C_TITLE, t);
 }
@@ -229,14 +239,14 @@ static void draw_status(const ui *u)
             snprintf(line, sizeof line, " %s = %s_  %s", ui_current(u)->edit_label(u), u->input,
                      u->message[0] ? "" : hint);
         else
-            snprintf(line, sizeof line, " save scenario as: %s_  %s", u->input,
+            snprintf(line, sizeof line, _(" save scenario as: %s_  %s"), u->input,
                      u->message[0] ? "" : hint);
         draw_text(r.y, r.x, r.w, C_KEY, line);
         /* a refusal: why, beside what was typed, while the prompt stays open */
-        draw_text(r.y, r.x + (int)strlen(line), r.w - (int)strlen(line), C_BAD, u->message);
+        draw_text(r.y, r.x + draw_width(line), r.w - draw_width(line), C_BAD, u->message);
         break;
     case MODE_CONFIRM_OVERWRITE:
-        snprintf(line, sizeof line, " %s exists: overwrite? (y/n)", u->pending);
+        snprintf(line, sizeof line, _(" %s exists: overwrite? (y/n)"), u->pending);
         draw_text(r.y, r.x, r.w, C_BAD, line);
         break;
     default:
@@ -259,9 +269,9 @@ static void overlay_box(int y, int x, int h, int w, const char *title)
 }
 
 static const char *const help_notes[] = {
-    "GiB = 2^30 bytes, TiB = 2^40 (--units gb: GB = 10^9, TB = 10^12).",
-    "Every number is vramlab estimate's: the formula pane shows how each",
-    "one is computed.",
+    N_("GiB = 2^30 bytes, TiB = 2^40 (--units gb: GB = 10^9, TB = 10^12)."),
+    N_("Every number is vramlab estimate's: the formula pane shows how each"),
+    N_("one is computed."),
 };
 #define N_NOTES (sizeof help_notes / sizeof help_notes[0])
 
@@ -271,8 +281,9 @@ static void help_widths(const binding *t, size_t n, int *keys, int *help)
     for (size_t i = 0; i < n; i++) {
         char k[96];
         keys_list(&t[i], k, sizeof k);
+        int hw = draw_width(_(t[i].help));
         *keys = (int)strlen(k) > *keys ? (int)strlen(k) : *keys;
-        *help = (int)strlen(t[i].help) > *help ? (int)strlen(t[i].help) : *help;
+        *help = hw > *help ? hw : *help;
     }
 }
 
@@ -283,7 +294,7 @@ static void help_rows(const binding *t, size_t n, int *y, int last, int x, int k
         char k[96];
         keys_list(&t[i], k, sizeof k);
         draw_text(*y, x, keyw, C_OVERLAY, k);
-        draw_text(*y, x + keyw, w - keyw, C_OVERLAY, t[i].help);
+        draw_text(*y, x + keyw, w - keyw, C_OVERLAY, _(t[i].help));
     }
 }
 
@@ -301,35 +312,35 @@ static void draw_help(const ui *u)
     int textw = keyw + helpw;
     /* the glyphs, in this terminal's set: what colour and attributes also say */
     char glyph[160];
-    snprintf(glyph, sizeof glyph, "%s capacity  %s selected  (v) no effect now  [1 Tab] shown  "
-             "%s cut", u->g->marker, u->g->select, u->g->ellipsis);
+    snprintf(glyph, sizeof glyph, _("%s capacity  %s selected  (v) no effect now  [1 Tab] shown  "
+                                    "%s cut"), u->g->marker, u->g->select, u->g->ellipsis);
     for (size_t i = 0; i < N_NOTES; i++)
-        textw = (int)strlen(help_notes[i]) > textw ? (int)strlen(help_notes[i]) : textw;
+        textw = draw_width(_(help_notes[i])) > textw ? draw_width(_(help_notes[i])) : textw;
     int n = (int)(1 + p->n_keys + 2 + keys_n_global + (n_lesson ? n_lesson + 2 : 0) + 1 + 1 +
                   N_NOTES);
     int h = n + 3 < u->lines - 2 ? n + 3 : u->lines - 2;
     int w = textw + 6 < u->cols - 4 ? textw + 6 : u->cols - 4;
     int y = (u->lines - h) / 2, x = (u->cols - w) / 2, last = y + h - 2;
     char line[64];
-    overlay_box(y, x, h, w, " keys (any key closes) ");
+    overlay_box(y, x, h, w, _(" keys (any key closes) "));
     int row = y + 2, iw = w - 5;
-    snprintf(line, sizeof line, "the %s panel", p->name);
+    snprintf(line, sizeof line, _("the %s panel"), _(p->name));
     draw_text(row++, x + 3, iw, C_OVERLAY, line);
     help_rows(p->keys, p->n_keys, &row, last, x + 3, keyw, iw);
     row++;
     if (row <= last)
-        draw_text(row++, x + 3, iw, C_OVERLAY, "every panel");
+        draw_text(row++, x + 3, iw, C_OVERLAY, _("every panel"));
     help_rows(keys_global, keys_n_global, &row, last, x + 3, keyw, iw);
     row++;
     if (n_lesson && row <= last) {
-        draw_text(row++, x + 3, iw, C_OVERLAY, "the lesson");
+        draw_text(row++, x + 3, iw, C_OVERLAY, _("the lesson"));
         help_rows(keys_lesson, n_lesson, &row, last, x + 3, keyw, iw);
         row++;
     }
     if (row <= last)
         draw_text(row++, x + 3, iw, C_OVERLAY, glyph);
     for (size_t i = 0; i < N_NOTES && row <= last; i++)
-        draw_text(row++, x + 3, iw, C_OVERLAY, help_notes[i]);
+        draw_text(row++, x + 3, iw, C_OVERLAY, _(help_notes[i]));
 }
 
 static const char *const ask[VL_N_LANGS] = {"Question: ", "\u95ee\u9898\uff1a" /* 问题： */};
@@ -368,7 +379,7 @@ static void draw_lesson(const ui *u)
                         lesson_text(v));
     if (question[0])
         draw_wrap(row, last, 2, w - 4, C_OVERLAY, question);
-    draw_text(y + h - 1, 2, w - 4, C_OVERLAY, "n next  N back  L steps  ? help");
+    draw_text(y + h - 1, 2, w - 4, C_OVERLAY, _("n next  N back  L steps  ? help"));
     attrset(theme_attr(C_NORMAL));
 }
 
@@ -380,7 +391,7 @@ static void draw_lesson_list(const ui *u)
     int w = u->cols - 10, y = 2, x = 5;
     char line[192];
     int rows = h - 3, first = u->pick_sel >= rows ? u->pick_sel - rows + 1 : 0;
-    overlay_box(y, x, h, w, " the lesson's steps (Enter go, Esc close) ");
+    overlay_box(y, x, h, w, _(" the lesson's steps (Enter go, Esc close) "));
     for (int i = first; i < n && i - first < rows; i++) {
         bool sel = i == u->pick_sel;
         int at = y + 2 + i - first;
@@ -421,8 +432,8 @@ static void draw_picker(const ui *u)
     size_t n_keys;
     const binding *keys = ui_prompt_keys(u, &n_keys);
     keys_hint(keys, n_keys, hint, sizeof hint);
-    overlay_box(y, x, h, w, models ? " load a model or scenario " : " pick a GPU ");
-    snprintf(line, sizeof line, "filter: %s_   (type to filter  %s)", u->input, hint);
+    overlay_box(y, x, h, w, models ? _(" load a model or scenario ") : _(" pick a GPU "));
+    snprintf(line, sizeof line, _("filter: %s_   (type to filter  %s)"), u->input, hint);
     draw_text(y + 1, x + 2, w - 4, C_OVERLAY, line);
     int rows = h - 3, first = pick_first(u);
     for (int i = first; i < u->n_pick && i - first < rows; i++) {
@@ -431,16 +442,21 @@ static void draw_picker(const ui *u)
             const vl_model *m = &u->cat->models[k];
             vl_params p;
             vl_count_params(&m->arch, &p);
-            snprintf(line, sizeof line, "%-30s %8s params  %s", m->name,
+            snprintf(line, sizeof line, _("%-30s %8s params  %s"), m->name,
                      vl_fmt_count(p.total, n, sizeof n), m->display);
-        } else if (models) {
+        } else if (models) { /* the word right-aligned in 15 columns, whatever its width */
             const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
-            snprintf(line, sizeof line, "%-30s %15s  %s", sc->name, "scenario", sc->display);
-        } else {
-            const vl_gpu *g = &u->cat->gpus[k]; /* and whether this run fits on it */
+            const char *word = _("scenario");
+            int pad = 15 - draw_width(word);
+            snprintf(line, sizeof line, "%-30s %*s%s  %s", sc->name, pad > 0 ? pad : 0, "", word,
+                     sc->display);
+        } else { /* and whether this run fits on it, in 4 columns */
+            const vl_gpu *g = &u->cat->gpus[k];
             bool fits = !u->ex.error && report_fit_of(u->ex.peak.device, g->memory).fits;
-            snprintf(line, sizeof line, "%-20s %10s  %-4s  %s", g->name,
-                     ui_bytes(u, g->memory, n, sizeof n), u->ex.error ? "" : fits ? "fits" : "over",
+            const char *verdict = u->ex.error ? "" : fits ? _("fits") : _("over");
+            int pad = 4 - draw_width(verdict);
+            snprintf(line, sizeof line, "%-20s %10s  %s%*s  %s", g->name,
+                     ui_bytes(u, g->memory, n, sizeof n), verdict, pad > 0 ? pad : 0, "",
                      g->display);
         }
         bool sel = i == u->pick_sel; /* a glyph and an attribute: seen in monochrome too */
@@ -451,7 +467,7 @@ static void draw_picker(const ui *u)
         draw_text(y + 2 + i - first, x + 2, w - 4, sel ? C_PICKED : C_OVERLAY, line);
     }
     if (u->n_pick == 0)
-        mvaddnstr(y + 2, x + 2, "(nothing matches)", w - 4);
+        draw_text(y + 2, x + 2, w - 4, C_OVERLAY, _("(nothing matches)"));
     attrset(theme_attr(C_NORMAL));
 }
 
@@ -461,10 +477,10 @@ void draw_frame(const ui *u)
     erase();
     if (u->lay.too_small) {
         char line[128];
-        snprintf(line, sizeof line, "terminal too small: %dx%d, vramlab needs %dx%d", u->cols,
+        snprintf(line, sizeof line, _("terminal too small: %dx%d, vramlab needs %dx%d"), u->cols,
                  u->lines, LAYOUT_MIN_COLS, LAYOUT_MIN_LINES);
-        mvaddnstr(u->lines / 2, 0, line, u->cols);
-        mvaddnstr(u->lines / 2 + 1, 0, "enlarge the window, or q to quit", u->cols);
+        draw_text(u->lines / 2, 0, u->cols, C_NORMAL, line);
+        draw_text(u->lines / 2 + 1, 0, u->cols, C_NORMAL, _("enlarge the window, or q to quit"));
         return;
     }
     draw_title(u);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/framework.h"
+#include "core/i18n.h"
 #include "core/names.h"
 #include "core/units.h"
 #include "report/report.h"
@@ -286,8 +287,8 @@ static void follow(explorer *e, slider_id id)
     if (unit > 1 && s->gpus % unit != 0) {
         uint64_t to = (s->gpus / unit + 1) * unit;
         if (id == VL_SET_GPUS) /* the count typed or stepped to itself */
-            NOTE("%sGPUs %" PRIu64 " -> %" PRIu64 ": whole groups of tensor x pipeline = %" PRIu64
-                 " GPUs", o ? "; " : "", s->gpus, to, unit);
+            NOTE(_("%sGPUs %" PRIu64 " -> %" PRIu64 ": whole groups of tensor x pipeline = %" PRIu64
+                   " GPUs"), o ? "; " : "", s->gpus, to, unit);
         s->gpus = to;
     }
     if (s->precision == VL_FP16 || s->precision == VL_BF16)
@@ -316,7 +317,7 @@ static void follow(explorer *e, slider_id id)
         char text[32];
         vl_setting_format((vl_setting)k, s, text, sizeof text);
         const char *label = vl_setting_table[k].label;
-        NOTE("%s%s -> %s", o ? "; " : "", label ? label : vl_setting_keys[k], text);
+        NOTE("%s%s -> %s", o ? "; " : "", label ? _(label) : vl_setting_keys[k], text);
     }
 #undef NOTE
 }
@@ -377,11 +378,11 @@ static const char *choice_name(const explorer *e, slider_id id, int v, char *buf
 const char *slider_label(const explorer *e, slider_id id)
 {
     if (id == SL_PARAMS)
-        return "parameters";
+        return _("parameters");
     if (id == SL_GPU)
-        return "GPU model";
+        return _("GPU model");
     const vl_setting_desc *d = desc(id);
-    return e->s.mode == VL_MODE_INFER && d->infer_label ? d->infer_label : d->label;
+    return _(e->s.mode == VL_MODE_INFER && d->infer_label ? d->infer_label : d->label);
 }
 
 vl_component slider_component(const explorer *e, slider_id id)
@@ -400,9 +401,10 @@ const char *explorer_inert(const explorer *e, slider_id id)
 {
     const vl_setting_desc *d = desc(id);
     if (id == VL_SET_GEN && e->s.mode == VL_MODE_INFER && explorer_encoder(e))
-        return "an encoder (post-norm, token types, pooler: BERT) reads its input in one "
-               "pass and generates no tokens";
-    return d && d->inert ? d->inert(&e->s) : NULL;
+        return _("an encoder (post-norm, token types, pooler: BERT) reads its input in one "
+                 "pass and generates no tokens");
+    const char *why = d && d->inert ? d->inert(&e->s) : NULL;
+    return why ? _(why) : NULL;
 }
 
 void explorer_recompute(explorer *e)
@@ -447,13 +449,13 @@ const char *explorer_load_scenario(explorer *e, const vl_scenario *sc)
     } else {
         const vl_model *found = vl_catalog_model(e->cat, sc->model);
         if (!found)
-            return "the scenario's model is not in the catalog";
+            return _("the scenario's model is not in the catalog");
         m = *found;
     }
     if (sc->gpu[0]) {
         const vl_gpu *g = vl_catalog_gpu(e->cat, sc->gpu);
         if (!g)
-            return "the scenario's GPU is not in the catalog";
+            return _("the scenario's GPU is not in the catalog");
         gpu = (size_t)(g - e->cat->gpus);
     }
     vl_settings s = e->s;
@@ -564,7 +566,8 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
 {
     const char *inert = explorer_inert(e, id);
     if (inert) {
-        snprintf(e->note, sizeof e->note, "%s has no effect now: %s", slider_label(e, id), inert);
+        snprintf(e->note, sizeof e->note, _("%s has no effect now: %s"), slider_label(e, id),
+                 inert);
         return false;
     }
     explorer cand;
@@ -587,9 +590,11 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
         char now[64];
         explorer_value(e, id, VL_UNITS_GIB, now, sizeof now);
         if (why[0])
-            snprintf(e->note, sizeof e->note, "%s stays at %s: %s", slider_label(e, id), now, why);
+            snprintf(e->note, sizeof e->note, _("%s stays at %s: %s"), slider_label(e, id), now,
+                     why);
         else
-            snprintf(e->note, sizeof e->note, "%s: at the end of its range", slider_label(e, id));
+            snprintf(e->note, sizeof e->note, _("%s: at the end of its range"),
+                     slider_label(e, id));
         return false;
     }
     try_value(e, id, best, &cand, why, sizeof why);
@@ -598,7 +603,8 @@ static bool move(explorer *e, slider_id id, int dir, int steps, bool coarse)
         explorer_value(&cand, id, VL_UNITS_GIB, v2, sizeof v2);
         char done[96];
         snprintf(done, sizeof done, "%.95s", cand.note);
-        snprintf(cand.note, sizeof cand.note, "%.15s stopped at %.20s: %.110s%s%.80s",
+        /* the label whole (24 bytes: a translation's characters take three), the rest cut */
+        snprintf(cand.note, sizeof cand.note, _("%.24s stopped at %.20s: %.110s%s%.80s"),
                  slider_label(e, id), v2, why, done[0] ? "; " : "", done);
     }
     *e = cand;
@@ -626,25 +632,25 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
     if (id == SL_PARAMS) {
         const char *reason;
         if (!vl_parse_count(text, &v, &reason)) {
-            snprintf(e->why, sizeof e->why, "%s: '%s' is not a whole number: %s", label, text,
+            snprintf(e->why, sizeof e->why, _("%s: '%s' is not a whole number: %s"), label, text,
                      reason);
             return e->why;
         }
         if (v < 1000000 || v > 100000000000000ULL) {
-            snprintf(e->why, sizeof e->why, "%s: %s is outside 1M..100T", label, text);
+            snprintf(e->why, sizeof e->why, _("%s: %s is outside 1M..100T"), label, text);
             return e->why;
         }
     } else if (id == SL_GPU) {
         const vl_gpu *g = vl_catalog_gpu(e->cat, text);
         if (!g) {
-            snprintf(e->why, sizeof e->why, "%s: unknown value '%s'", label, text);
+            snprintf(e->why, sizeof e->why, _("%s: unknown value '%s'"), label, text);
             return e->why;
         }
         v = (uint64_t)(g - e->cat->gpus);
     } else if (id == VL_SET_FRAMEWORK) {
         const vl_framework *f = vl_catalog_framework(e->cat, text);
         if (!f) {
-            snprintf(e->why, sizeof e->why, "%s: unknown value '%s'", label, text);
+            snprintf(e->why, sizeof e->why, _("%s: unknown value '%s'"), label, text);
             return e->why;
         }
         v = (uint64_t)(f - e->cat->frameworks);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "panel.h"
 
 static int act_help(ui *u, int arg)
@@ -31,8 +32,8 @@ static int act_theme(ui *u, int arg)
 {
     (void)arg;
     if (!u->color) { /* say so rather than change nothing */
-        ui_say(u, true, " no colour here (--no-color, NO_COLOR or the terminal): the "
-                        "high-contrast theme needs it; monochrome uses bold, underline, reverse");
+        ui_say(u, true, _(" no colour here (--no-color, NO_COLOR or the terminal): the high-"
+                          "contrast theme needs it; monochrome uses bold, underline, reverse"));
         return UI_REDRAW;
     }
     u->theme = (ui_theme)((u->theme + 1) % N_THEMES);
@@ -54,24 +55,24 @@ static int act_panel(ui *u, int arg)
 
 /* The first KEYS_FIRST rows lead the footer. */
 const binding keys_global[] = {
-    {.keys = "?", .brief = "help", .help = "the keys of this panel; any key closes it",
+    {.keys = "?", .brief = N_("help"), .help = N_("the keys of this panel; any key closes it"),
      .action = act_help, .on = {{'?'}, {KEY_F(1)}}},
-    {.keys = "q", .brief = "quit", .help = "quit", .action = act_quit, .anywhere = true,
+    {.keys = "q", .brief = N_("quit"), .help = N_("quit"), .action = act_quit, .anywhere = true,
      .on = {{'q'}, {KEY_F(10)}}},
-    {.brief = "panels", .help = "the panels, as the tabs show them", .action = act_panel,
+    {.brief = N_("panels"), .help = N_("the panels, as the tabs show them"), .action = act_panel,
      .on = {UI_PANELS(PANEL_KEY)}},
-    {.keys = "t", .brief = "theme", .help = "switch the high-contrast theme", .action = act_theme,
-     .on = {{'t'}}},
-    {.help = "redraw the whole screen", .action = act_redraw, .anywhere = true,
+    {.keys = "t", .brief = N_("theme"), .help = N_("switch the high-contrast theme"),
+     .action = act_theme, .on = {{'t'}}},
+    {.help = N_("redraw the whole screen"), .action = act_redraw, .anywhere = true,
      .on = {{KEY_CTRL('L')}}},
 };
 const size_t keys_n_global = sizeof keys_global / sizeof keys_global[0];
 
 /* With a lesson (--lesson), before every other key: so L lists the steps on every panel. */
 const binding keys_lesson[] = {
-    {.keys = "n/N", .brief = "next/back", .help = "the lesson's next step, or back one",
+    {.keys = "n/N", .brief = N_("next/back"), .help = N_("the lesson's next step, or back one"),
      .action = ui_lesson_step, .on = {{'n', 1}, {'N', -1}}},
-    {.keys = "L", .brief = "steps", .help = "the lesson's steps: go to any of them",
+    {.keys = "L", .brief = N_("steps"), .help = N_("the lesson's steps: go to any of them"),
      .action = ui_lesson_list, .on = {{'L'}}},
 };
 const size_t keys_n_lesson = sizeof keys_lesson / sizeof keys_lesson[0];
@@ -134,7 +135,8 @@ void keys_list(const binding *b, char *buf, size_t len)
     }
 }
 
-/* Appends "  KEYS BRIEF" for a row with a footer word; false when it would not fit whole. */
+/* Appends "  KEYS BRIEF" for a row with a footer word; false when it would not fit whole in
+ * `width` columns. */
 static bool footer_add(const binding *b, int width, char *buf, size_t len)
 {
     if (!b->brief)
@@ -145,8 +147,10 @@ static bool footer_add(const binding *b, int width, char *buf, size_t len)
     else
         keys_list(b, keys, sizeof keys);
     size_t used = strlen(buf);
-    int n = snprintf(item, sizeof item, "%s%s %s", used ? "  " : " ", keys, b->brief);
-    if ((int)used + n > width || used + (size_t)n >= len)
+    int n = snprintf(item, sizeof item, "%s%s %s", used ? "  " : " ", keys, _(b->brief));
+    if (draw_width(buf) + draw_width(item) > width)
+        return false;
+    if (used + (size_t)n >= len)
         return false;
     memcpy(buf + used, item, (size_t)n + 1);
     return true;

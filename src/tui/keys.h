@@ -22,8 +22,8 @@ typedef struct key_code {
 typedef struct binding {
     const char *keys;  /* the footer's name for the keys, e.g. "Left/Right": each name is
                         * one of the codes' keys_name() (tests/test_layout.c checks) */
-    const char *brief; /* the footer's word for the action; NULL: help only */
-    const char *help;  /* the help screen's line */
+    const char *brief; /* the footer's word for the action, N_(); NULL: help only */
+    const char *help;  /* the help screen's line, N_() */
     int (*action)(ui *u, int arg); /* returns UI_* flags, never draws */
     bool anywhere;     /* also while the terminal is too small to draw the explorer */
     key_code on[KEYS_MAX_CODES];   /* ends at code 0 */

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-vl_lang lesson_lang(const char *flag, const char *lc_all, const char *lc_messages,
-                    const char *lang)
+vl_lang lesson_lang(const char *flag, const char *language, const char *lc_all,
+                    const char *lc_messages, const char *lang)
 {
     const char *locale = flag;
-    const char *const order[] = {lc_all, lc_messages, lang};
+    const char *const order[] = {language, lc_all, lc_messages, lang};
     for (size_t i = 0; !locale && i < sizeof order / sizeof order[0]; i++)
         if (order[i] && *order[i])
             locale = order[i];

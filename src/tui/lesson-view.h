@@ -19,11 +19,12 @@ typedef struct lesson_view {
     vl_lang lang;
 } lesson_view;
 
-/* The language of the lesson's text: `flag` (--lang) when given, else the locale's
- * messages, the first of LC_ALL, LC_MESSAGES and LANG that is set and not empty (POSIX's
- * order): Chinese when it starts with "zh", else English. */
-vl_lang lesson_lang(const char *flag, const char *lc_all, const char *lc_messages,
-                    const char *lang);
+/* The explorer's language, its own text's (po/) and the lesson's: `flag` (--lang) when
+ * given, else the locale's messages, the first of LANGUAGE (GNU gettext's list: its first
+ * entry decides), LC_ALL, LC_MESSAGES and LANG that is set and not empty (POSIX's order
+ * after GNU's): Chinese when it starts with "zh", else English. */
+vl_lang lesson_lang(const char *flag, const char *language, const char *lc_all,
+                    const char *lc_messages, const char *lang);
 
 /* Puts step `step` of v's lesson into e (through explorer_load_scenario) and shows it:
  * NULL, or why it cannot be shown (e and v unchanged). */

@@ -3,6 +3,7 @@
 #include <curses.h>
 #include <stdio.h>
 
+#include "core/i18n.h"
 #include "panel.h"
 
 /* "0 01011 1001100110": the code's sign, exponent and mantissa, each in its colour. */
@@ -28,8 +29,9 @@ static void formats_draw(const ui *u)
     int w = u->cols, y = 1;
     char line[512];
     draw_text(y++, 0, w, C_HEADING,
-              theme_color() ? " the formats, bit by bit: sign (red) | exponent (cyan) | mantissa (green)"
-                            : " the formats, bit by bit: sign (underlined) | exponent | mantissa");
+              theme_color()
+                  ? _(" the formats, bit by bit: sign (red) | exponent (cyan) | mantissa (green)")
+                  : _(" the formats, bit by bit: sign (underlined) | exponent | mantissa"));
     for (int f = 0; f < VL_N_FORMATS; f++, y++) {
         const vl_format_info *t = &vl_formats[f];
         snprintf(line, sizeof line,
@@ -40,7 +42,7 @@ static void formats_draw(const ui *u)
         draw_text(y, 1, w - 1, C_NORMAL, line);
     }
     y++;
-    snprintf(line, sizeof line, " %s, in every format (Enter: type another value)", l->typed);
+    snprintf(line, sizeof line, _(" %s, in every format (Enter: type another value)"), l->typed);
     draw_text(y++, 0, w, C_HEADING, line);
     for (int f = 0; f < VL_N_FORMATS; f++, y++) {
         const vl_inspection *in = &l->insp[f];
@@ -55,21 +57,22 @@ static void formats_draw(const ui *u)
     }
     y++;
     draw_text(y, 1, w - 1, C_DIM,
-              "fp16: 10 mantissa bits but a narrow range (below 2^-24 is 0: loss scaling);");
+              _("fp16: 10 mantissa bits but a narrow range (below 2^-24 is 0: loss scaling);"));
     draw_text(y + 1, 1, w - 1, C_DIM,
-              "bf16: fp32's range with 7 mantissa bits (updates below w/256 are lost: fp32 master "
-              "weights).");
+              _("bf16: fp32's range with 7 mantissa bits (updates below w/256 are lost: fp32 "
+                "master weights)."));
 }
 
 static const binding formats_keys[] = {
-    {.keys = "Enter", .brief = "type a value", .help = "type a value to see it in every format",
+    {.keys = "Enter", .brief = N_("type a value"),
+     .help = N_("type a value to see it in every format"),
      .action = ui_begin_edit, .on = {KEYS_ENTER}},
 };
 
 static const char *formats_edit_label(const ui *u)
 {
     (void)u;
-    return "value";
+    return _("value");
 }
 
 static bool formats_edit(ui *u, const char *text, char *why, size_t len)
@@ -78,7 +81,7 @@ static bool formats_edit(ui *u, const char *text, char *why, size_t len)
 }
 
 UI_PANEL(formats) = {
-    .name = "Formats",
+    .name = N_("Formats"),
     PANEL_KEYS(formats_keys),
     .enter = panel_lab_enter,
     .draw = formats_draw,

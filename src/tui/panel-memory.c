@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/explain.h"
+#include "core/i18n.h"
 #include "core/solve.h"
 #include "core/steptime.h"
 #include "core/units.h"
@@ -22,9 +23,10 @@ static void draw_sliders(const ui *u)
     while (sel_i < n && ids[sel_i] != e->selected)
         sel_i++;
     int first = layout_slider_first(&u->lay, n, sel_i < n ? sel_i : 0);
-    char head[48] = " settings";
+    char head[96];
+    snprintf(head, sizeof head, "%s", _(" settings"));
     if (n > rows)
-        snprintf(head, sizeof head, " settings %d-%d of %d", first + 1, first + rows, n);
+        snprintf(head, sizeof head, _(" settings %d-%d of %d"), first + 1, first + rows, n);
     draw_text(r.y, r.x, r.w, C_HEADING, head);
     for (int i = first; i < n && i < first + rows; i++) {
         slider_id id = ids[i];
@@ -70,11 +72,32 @@ static void draw_stack(const ui *u, int y, int x, int w, int h, const vl_breakdo
     attrset(theme_attr(C_NORMAL));
 }
 
-/* wide where it fits w columns whole (bytes, so never short), else narrow, cut with an
- * ellipsis if even that does not fit. */
+/* wide where it fits w columns whole, else narrow, cut with an ellipsis if even that does
+ * not fit. */
 static void draw_either(int y, int x, int w, ui_color c, const char *wide, const char *narrow)
 {
-    draw_text(y, x, w, c, (int)strlen(wide) <= w ? wide : narrow);
+    draw_text(y, x, w, c, draw_width(wide) <= w ? wide : narrow);
+}
+
+/* The words the bars end in, "fits" and "over", and the columns the wider takes. */
+static const char *verdict(bool fits)
+{
+    return fits ? _("fits") : _("over");
+}
+
+static int verdict_w(void)
+{
+    int a = draw_width(verdict(true)), b = draw_width(verdict(false));
+    return a > b ? a : b;
+}
+
+/* A component's name padded to `cols` columns (its display width, not its bytes). */
+static const char *padded(vl_component c, int cols, char *buf, size_t len)
+{
+    const char *name = _(vl_component_labels[c]);
+    int pad = cols - draw_width(name);
+    snprintf(buf, len, "%s%*s", name, pad > 0 ? pad : 0, "");
+    return buf;
 }
 
 static void draw_memory(const ui *u)
@@ -86,10 +109,10 @@ static void draw_memory(const ui *u)
     char line[256], brief[256], v[32], w[32], n[32];
 
     const uint64_t cap = report_capacity(&e->s, g); /* --gpu-util in inference */
-    const char *typed = e->s.capacity ? ", typed" : ""; /* not the GPU preset's figure */
-    snprintf(line, sizeof line, " memory per GPU on %s (%s%s)", g->display,
+    const char *typed = e->s.capacity ? _(", typed") : ""; /* not the GPU preset's figure */
+    snprintf(line, sizeof line, _(" memory per GPU on %s (%s%s)"), g->display,
              ui_bytes(u, cap, v, sizeof v), typed);
-    snprintf(brief, sizeof brief, " per GPU on %s (%s)", g->name, v);
+    snprintf(brief, sizeof brief, _(" per GPU on %s (%s)"), g->name, v);
     draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     if (e->error) {
         draw_wrap(r.y + 2, r.y + r.h - 1, r.x + 1, r.w - 1, C_BAD, e->error);
@@ -104,12 +127,12 @@ static void draw_memory(const ui *u)
     for (int k = 0; k < bh; k++)
         draw_text(r.y + 1 + k, mx, 1, C_MARKER, u->g->marker);
     /* the capacity label starts at the marker, or ends there when it would not fit */
-    snprintf(line, sizeof line, "%s capacity %s", u->g->marker, v);
-    int len = (int)strlen("| capacity ") + (int)strlen(v);
+    snprintf(line, sizeof line, _("%s capacity %s"), u->g->marker, v);
+    int len = draw_width(line);
     if (mx + len <= bx + bw) {
         draw_text(r.y + 1 + bh, mx, len, C_MARKER, line);
     } else {
-        snprintf(line, sizeof line, "capacity %s %s", v, u->g->marker);
+        snprintf(line, sizeof line, _("capacity %s %s"), v, u->g->marker);
         draw_text(r.y + 1 + bh, mx - len + 1 < bx ? bx : mx - len + 1, len, C_MARKER, line);
     }
 
@@ -120,18 +143,20 @@ static void draw_memory(const ui *u)
         attrset(theme_attr((ui_color)(C_SEGMENT + c)) | (theme_color() ? A_REVERSE : 0));
         for (int k = 0; k < 2; k++)
             mvaddstr(y, r.x + 1 + k, theme_segment_fill(u->g, (vl_component)c));
-        snprintf(line, sizeof line, " %-19s %12s %5.1f%%", vl_component_labels[c],
+        char name[96];
+        padded((vl_component)c, 19, name, sizeof name);
+        snprintf(line, sizeof line, " %s %12s %5.1f%%", name,
                  ui_bytes(u, b->bytes[c], v, sizeof v), report_share(b->bytes[c], b->total));
-        snprintf(brief, sizeof brief, " %-19s %12s", vl_component_labels[c], v);
+        snprintf(brief, sizeof brief, " %s %12s", name, v);
         draw_either(y, r.x + 3, r.w - 3, focus ? C_HEADING : C_NORMAL, line, brief);
     }
-    snprintf(line, sizeof line, "    total %s per GPU (%s bytes)", ui_bytes(u, b->total, w, sizeof w),
-             vl_fmt_int(b->total, n, sizeof n));
+    snprintf(line, sizeof line, _("    total %s per GPU (%s bytes)"),
+             ui_bytes(u, b->total, w, sizeof w), vl_fmt_int(b->total, n, sizeof n));
     if (b->cpu.node_total) /* ZeRO-Offload: where the peak's line has no room for it */
-        snprintf(brief, sizeof brief, " total %s; node CPU %s", w,
+        snprintf(brief, sizeof brief, _(" total %s; node CPU %s"), w,
                  ui_bytes(u, b->cpu.node_total, n, sizeof n));
     else
-        snprintf(brief, sizeof brief, " total %s per GPU", w);
+        snprintf(brief, sizeof brief, _(" total %s per GPU"), w);
     draw_either(r.y + 2 + bh + VL_N_COMPONENTS, r.x, r.w, C_HEADING, line, brief);
     /* the steady-state sum above; the step's peak is what must fit */
     report_fit fit = report_fit_of(e->peak.device, cap);
@@ -141,18 +166,22 @@ static void draw_memory(const ui *u)
     char mid[256];
     if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node, instead of the phase */
         ui_bytes(u, b->cpu.node_total, n, sizeof n);
-        snprintf(line, sizeof line, "    peak %s: %s %s; CPU per node: %s", pk,
-                 fit.fits ? "fits, spare" : "over by", w, n);
-        snprintf(mid, sizeof mid, "    peak %s %s; CPU per node: %s", pk,
-                 fit.fits ? "fits" : "over", n);
+        snprintf(line, sizeof line,
+                 fit.fits ? _("    peak %s: fits, spare %s; CPU per node: %s")
+                          : _("    peak %s: over by %s; CPU per node: %s"), pk, w, n);
+        snprintf(mid, sizeof mid,
+                 fit.fits ? _("    peak %s fits; CPU per node: %s")
+                          : _("    peak %s over; CPU per node: %s"), pk, n);
     } else {
-        snprintf(line, sizeof line, "    peak %s (%s): %s %s", pk, e->peak.phase,
-                 fit.fits ? "fits, spare" : "does not fit, over by", w);
+        snprintf(line, sizeof line, fit.fits ? _("    peak %s (%s): fits, spare %s")
+                                             : _("    peak %s (%s): does not fit, over by %s"),
+                 pk, e->peak.phase, w);
         mid[0] = '\0';
     }
-    snprintf(brief, sizeof brief, " peak %s: %s %s", pk, w, fit.fits ? "spare" : "over");
+    snprintf(brief, sizeof brief, fit.fits ? _(" peak %s: %s spare") : _(" peak %s: %s over"),
+             pk, w);
     draw_either(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line,
-                mid[0] && (int)strlen(mid) <= r.w ? mid : brief);
+                mid[0] && draw_width(mid) <= r.w ? mid : brief);
 }
 
 /* Inference: the prefill and decode peaks on one scale, each with its KV cache, what decoding
@@ -167,9 +196,9 @@ static void draw_phases(const ui *u)
     vl_settings s = explorer_settings(e);
     bool encoder = explorer_encoder(e);
     draw_either(r.y, r.x, r.w, C_HEADING,
-                encoder ? " an encoder: one forward pass, no decode phase"
-                        : " the two phases of inference, each with its own peak",
-                encoder ? " an encoder: no decode" : " inference: prefill, then decode");
+                encoder ? _(" an encoder: one forward pass, no decode phase")
+                        : _(" the two phases of inference, each with its own peak"),
+                encoder ? _(" an encoder: no decode") : _(" inference: prefill, then decode"));
     vl_breakdown ph[2]; /* each phase's own bars, on one scale */
     int n = encoder ? 1 : report_phases(&e->b, &s, ph);
     if (encoder)
@@ -178,25 +207,25 @@ static void draw_phases(const ui *u)
     uint64_t full = report_bar_full(cap, ph, (size_t)n);
     int label = 0; /* " 146.20 GiB fits, KV 1.50 GiB (peak)" */
     for (int i = 0; i < n; i++) {
-        int len = snprintf(line, sizeof line, " %s over, KV %s (peak)",
-                           ui_bytes(u, ph[i].total, v, sizeof v),
-                           ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv));
-        label = len > label ? len : label;
+        snprintf(line, sizeof line, _(" %s %s, KV %s (peak)"),
+                 ui_bytes(u, ph[i].total, v, sizeof v), verdict(false),
+                 ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv));
+        label = draw_width(line) > label ? draw_width(line) : label;
     }
     bool with_kv = r.w - 9 - label >= 10; /* else the KV figures give way to the bar */
     if (!with_kv)
-        label = (int)strlen(" 146.20 GiB over");
+        label = (int)strlen(" 146.20 GiB ") + verdict_w();
     int bw = r.w - 9 - label;
     int zh = u->lay.zero_bar_h;
     for (int i = 0; i < 2; i++) {
         int y = r.y + 1 + i * zh;
         bool peak = n == 1 || (i == 1) == inf->decode_peak;
-        snprintf(line, sizeof line, " %s", report_phase_names[i]);
+        snprintf(line, sizeof line, " %s", _(report_phase_names[i]));
         draw_text(y, r.x, 9, peak ? C_HEADING : C_NORMAL, line);
         if (i >= n) {
             draw_text(y, r.x + 9, r.w - 9, C_DIM,
-                      encoder ? "none: an encoder generates no tokens"
-                              : "none: no tokens generated (generated = 0)");
+                      encoder ? _("none: an encoder generates no tokens")
+                              : _("none: no tokens generated (generated = 0)"));
             continue;
         }
         draw_stack(u, y, r.x + 9, bw, zh, &ph[i], full);
@@ -204,36 +233,38 @@ static void draw_phases(const ui *u)
         for (int k = 0; k < zh; k++)
             draw_text(y + k, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(ph[i].total, cap).fits;
-        if (with_kv)
-            snprintf(line, sizeof line, " %s %s, KV %s%s", ui_bytes(u, ph[i].total, v, sizeof v),
-                     fits ? "fits" : "over",
-                     ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv),
-                     peak && n == 2 ? " (peak)" : "");
+        ui_bytes(u, ph[i].total, v, sizeof v);
+        ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv);
+        if (with_kv && peak && n == 2)
+            snprintf(line, sizeof line, _(" %s %s, KV %s (peak)"), v, verdict(fits), kv);
+        else if (with_kv)
+            snprintf(line, sizeof line, _(" %s %s, KV %s"), v, verdict(fits), kv);
         else
-            snprintf(line, sizeof line, " %s %s", ui_bytes(u, ph[i].total, v, sizeof v),
-                     fits ? "fits" : "over");
+            snprintf(line, sizeof line, " %s %s", v, verdict(fits));
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
     }
     vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
     if (n == 2) { /* the tokens generated grow the cache the prompt left */
         uint64_t a = ph[0].bytes[VL_C_KV_CACHE], b = ph[1].bytes[VL_C_KV_CACHE];
         char brief[96];
-        snprintf(line, sizeof line, " decode: %llu tokens grow the KV cache by %s (%s -> %s)",
+        snprintf(line, sizeof line, _(" decode: %llu tokens grow the KV cache by %s (%s -> %s)"),
                  (unsigned long long)s.gen, ui_bytes(u, b > a ? b - a : 0, w, sizeof w),
                  ui_bytes(u, a, v, sizeof v), ui_bytes(u, b, kv, sizeof kv));
-        snprintf(brief, sizeof brief, " decode adds %s of KV cache", w);
+        snprintf(brief, sizeof brief, _(" decode adds %s of KV cache"), w);
         draw_either(r.y + 1 + 2 * zh, r.x, r.w, C_NORMAL, line, brief);
     }
-    char dec[96] = "", pre[96] = "", both[192];
+    char dec[160] = "", pre[160] = "", alone[192] = "", both[352];
     if (n == 2 && sp.decode_tokens_per_s > 0)
-        snprintf(dec, sizeof dec, " roofline: decode <= %.0f tokens/s (%.2f ms a step)",
+        snprintf(dec, sizeof dec, _(" roofline: decode <= %.0f tokens/s (%.2f ms a step)"),
                  sp.decode_tokens_per_s, sp.decode_step_seconds * 1e3);
-    if (sp.prefill_seconds > 0)
-        snprintf(pre, sizeof pre, " roofline: prefill >= %.3f s at %.0f TFLOP/s bf16",
+    if (sp.prefill_seconds > 0) { /* after decode's, or alone */
+        snprintf(pre, sizeof pre, _("prefill >= %.3f s at %.0f TFLOP/s bf16"),
                  sp.prefill_seconds, g->bf16_flops / 1e12);
-    snprintf(both, sizeof both, "%s%s%s", dec, dec[0] && pre[0] ? "," : "",
-             dec[0] ? pre + strlen(" roofline:") : pre);
-    draw_either(r.y + 2 + 2 * zh, r.x, r.w, C_NORMAL, both, dec[0] ? dec : pre);
+        snprintf(alone, sizeof alone, _(" roofline: %s"), pre);
+    }
+    snprintf(both, sizeof both, "%s%s%s", dec, dec[0] && pre[0] ? ", " : "",
+             dec[0] ? pre : alone);
+    draw_either(r.y + 2 + 2 * zh, r.x, r.w, C_NORMAL, both, dec[0] ? dec : alone);
 }
 
 static void draw_zero(const ui *u)
@@ -246,21 +277,25 @@ static void draw_zero(const ui *u)
         draw_phases(u);
         return;
     }
-    char line[128], v[32];
+    char line[256], v[32];
     const vl_gpu *g = explorer_gpu(e);
     /* every component, activations and overhead too: the paper's model states alone are
      * the formula pane's "ZeRO paper" rows */
-    char brief[64];
-    snprintf(line, sizeof line, " the same run at ZeRO 0-3 on %llu GPU%s, everything counted",
-             (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s");
-    snprintf(brief, sizeof brief, " at ZeRO 0-3 on %llu GPU%s", (unsigned long long)e->s.gpus,
-             e->s.gpus == 1 ? "" : "s");
+    char brief[128];
+    snprintf(line, sizeof line,
+             P_(" the same run at ZeRO 0-3 on %llu GPU, everything counted",
+                " the same run at ZeRO 0-3 on %llu GPUs, everything counted", e->s.gpus),
+             (unsigned long long)e->s.gpus);
+    snprintf(brief, sizeof brief,
+             P_(" at ZeRO 0-3 on %llu GPU", " at ZeRO 0-3 on %llu GPUs", e->s.gpus),
+             (unsigned long long)e->s.gpus);
     draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
     uint64_t full = report_bar_full(g->memory, e->zero, REPORT_ZERO_STAGES);
-    int bw = r.w - 8 - 17; /* "ZeRO-n " + bar + " 142.82 GiB over" */
+    /* "ZeRO-n " + bar + " 142.82 GiB over" */
+    int bw = r.w - 8 - 13 - verdict_w(), tail = 2 + verdict_w();
     for (int z = 0; z < 4; z++)
-        if (r.w - 8 - 6 - (int)strlen(ui_bytes(u, e->zero[z].total, v, sizeof v)) < bw)
-            bw = r.w - 8 - 6 - (int)strlen(v);
+        if (r.w - 8 - tail - (int)strlen(ui_bytes(u, e->zero[z].total, v, sizeof v)) < bw)
+            bw = r.w - 8 - tail - (int)strlen(v);
     int zh = u->lay.zero_bar_h;
     for (int z = 0; z < 4; z++) {
         int y = r.y + 1 + z * zh;
@@ -273,8 +308,7 @@ static void draw_zero(const ui *u)
         for (int k = 0; k < zh; k++)
             draw_text(y + k, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
         bool fits = report_fit_of(b->total, g->memory).fits;
-        snprintf(line, sizeof line, " %s %s", ui_bytes(u, b->total, v, sizeof v),
-                 fits ? "fits" : "over");
+        snprintf(line, sizeof line, " %s %s", ui_bytes(u, b->total, v, sizeof v), verdict(fits));
         draw_text(y, r.x + 8 + bw, r.w - 8 - bw, fits ? C_OK : C_BAD, line);
     }
 }
@@ -289,8 +323,8 @@ static int draw_training_facts(const ui *u, int y, int last)
     rect r = u->lay.formula;
     char line[512], n[32];
     /* model states = weights + gradients + optimizer states, as the paper counts them */
-    int o = snprintf(line, sizeof line, " ZeRO paper view (Fig. 1: model states only, K = %u, GB):",
-                     p->optimizer);
+    int o = snprintf(line, sizeof line,
+                     _(" ZeRO paper view (Fig. 1: model states only, K = %u, GB):"), p->optimizer);
     for (int z = 0; z < REPORT_ZERO_STAGES && o < (int)sizeof line; z++) {
         const uint64_t *b = e->zero[z].bytes;
         o += snprintf(line + o, sizeof line - (size_t)o, " ZeRO-%d %.1f", z,
@@ -298,20 +332,24 @@ static int draw_training_facts(const ui *u, int y, int last)
     }
     y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     snprintf(line, sizeof line,
-             " bytes per parameter: weights %u + gradients %u + optimizer %u (fp32 master %u + "
-             "grad copy %u + moments %u) = %u B x %s params",
+             _(" bytes per parameter: weights %u + gradients %u + optimizer %u (fp32 master %u + "
+               "grad copy %u + moments %u) = %u B x %s params"),
              p->weights, p->gradients, p->optimizer, p->master, p->grad_copy, p->moments,
              p->weights + p->gradients + p->optimizer, vl_fmt_count(e->b.P, n, sizeof n));
     if (y <= last)
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    char gpus[48], seqs[64];
+    snprintf(gpus, sizeof gpus, P_("%llu GPU", "%llu GPUs", e->s.gpus),
+             (unsigned long long)e->s.gpus);
+    snprintf(seqs, sizeof seqs, P_("%llu sequence a step", "%llu sequences a step",
+                                   par->global_batch),
+             (unsigned long long)par->global_batch);
     snprintf(line, sizeof line,
-             " parallel: TP %llu x PP %llu x DP %llu = %llu GPU%s; global batch = micro-batch %llu"
-             " x DP %llu x grad accum %llu = %llu sequence%s a step",
+             _(" parallel: TP %llu x PP %llu x DP %llu = %s; global batch = micro-batch %llu x DP "
+               "%llu x grad accum %llu = %s"),
              (unsigned long long)par->tp, (unsigned long long)par->pp,
-             (unsigned long long)par->dp, (unsigned long long)e->s.gpus, e->s.gpus == 1 ? "" : "s",
-             (unsigned long long)e->s.batch, (unsigned long long)par->dp,
-             (unsigned long long)e->s.grad_accum, (unsigned long long)par->global_batch,
-             par->global_batch == 1 ? "" : "s");
+             (unsigned long long)par->dp, gpus, (unsigned long long)e->s.batch,
+             (unsigned long long)par->dp, (unsigned long long)e->s.grad_accum, seqs);
     if (y <= last)
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     return y;
@@ -327,17 +365,19 @@ static void draw_formula(const ui *u)
     vl_component focus = u->ex.focus >= 0 ? (vl_component)u->ex.focus
                                           : slider_component(e, e->selected);
     char f[1024], line[1280];
-    snprintf(line, sizeof line, " how it is computed: %s", vl_component_labels[focus]);
+    snprintf(line, sizeof line, _(" how it is computed: %s"), _(vl_component_labels[focus]));
     draw_text(r.y, r.x, r.w, C_HEADING, line);
     int y = r.y + 1;
     vl_settings s = explorer_settings(e);
     vl_explain(&s, &e->b, focus, u->units, f, sizeof f);
-    snprintf(line, sizeof line, " %s = %s", vl_component_labels[focus], f);
+    snprintf(line, sizeof line, " %s = %s", _(vl_component_labels[focus]), f);
     y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     const char *inert = explorer_inert(e, e->selected);
     if (inert && y <= last) {
-        snprintf(line, sizeof line, " %s has no effect now: %s", slider_label(e, e->selected),
+        char said[512]; /* the words of the status line's note (explorer.c) */
+        snprintf(said, sizeof said, _("%s has no effect now: %s"), slider_label(e, e->selected),
                  inert);
+        snprintf(line, sizeof line, " %s", said);
         y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
     }
     /* the MFU and the token budget change no byte: what they change, the step time */
@@ -356,33 +396,33 @@ static void draw_formula(const ui *u)
     if (s.mode == VL_MODE_TRAIN)
         y = draw_training_facts(u, y, last);
     if (u->scenario.name[0] && y <= last) { /* what the class is looking at, and where from */
-        snprintf(line, sizeof line, " scenario %s: %s%s%s", u->scenario.name, u->scenario.notes,
-                 u->scenario.source[0] ? " Source: " : "", u->scenario.source);
+        snprintf(line, sizeof line, _(" scenario %s: %s%s%s"), u->scenario.name, u->scenario.notes,
+                 u->scenario.source[0] ? _(" Source: ") : "", u->scenario.source);
         y = draw_wrap(y, last, r.x, r.w, C_KEY, line);
     }
     if (e->detached && e->selected == SL_PARAMS && y <= last) {
         const vl_arch *a = &e->model.arch;
         snprintf(line, sizeof line,
-                 " shape: %llu layers, hidden %llu, %llu heads, FFN %llu, vocab %llu (GPT-3-like, "
-                 "Brown et al. 2020 Table 2.1, interpolated)",
+                 _(" shape: %llu layers, hidden %llu, %llu heads, FFN %llu, vocab %llu "
+                   "(GPT-3-like, Brown et al. 2020 Table 2.1, interpolated)"),
                  (unsigned long long)a->layers, (unsigned long long)a->hidden,
                  (unsigned long long)a->heads, (unsigned long long)a->ffn,
                  (unsigned long long)a->vocab);
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     }
-    snprintf(line, sizeof line, " convention: %s", vl_convention(&s));
+    snprintf(line, sizeof line, _(" convention: %s"), vl_convention(&s));
     y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
     int n = vl_notes(&s, &e->model, &e->b, notes, VL_MAX_NOTES);
     for (int i = 0; i < n && y <= last; i++) {
-        snprintf(line, sizeof line, " note: %s", notes[i]);
+        snprintf(line, sizeof line, _(" note: %s"), notes[i]);
         y = draw_wrap(y, last, r.x, r.w, C_KEY, line);
     }
     for (int c = 0; c < VL_N_COMPONENTS && y <= last; c++) {
         if (c == (int)focus)
             continue;
         vl_explain(&s, &e->b, (vl_component)c, u->units, f, sizeof f);
-        snprintf(line, sizeof line, " %s = %s", vl_component_labels[c], f);
+        snprintf(line, sizeof line, " %s = %s", _(vl_component_labels[c]), f);
         y = draw_wrap(y, last, r.x, r.w, C_DIM, line);
     }
 }
@@ -451,49 +491,50 @@ static int act_solve(ui *u, int arg)
         why = explorer_set(e, solved[what], v);
     }
     if (why) {
-        ui_say(u, true, " --solve %s on %s: %s", vl_solve_names[what], g->name, why);
+        ui_say(u, true, _(" --solve %s on %s: %s"), vl_solve_names[what], g->name, why);
         return UI_REDRAW;
     }
     e->selected = solved[what];
     e->focus = -1;
     if (sol.next && sol.next_total)
-        snprintf(next, sizeof next, "; %llu needs %s per GPU", (unsigned long long)sol.next,
+        snprintf(next, sizeof next, _("; %llu needs %s per GPU"), (unsigned long long)sol.next,
                  ui_bytes(u, sol.next_total, n, sizeof n));
-    ui_say(u, false, " --solve %s on %s: %s%s (u undoes it; f again: %s)", vl_solve_names[what],
+    ui_say(u, false, _(" --solve %s on %s: %s%s (u undoes it; f again: %s)"), vl_solve_names[what],
            g->name, v, next, vl_solve_names[turns[u->solve]]);
     e->note[0] = '\0';
     return UI_REDRAW;
 }
 
 static const binding memory_keys[] = {
-    {.keys = "Up/Down", .brief = "select", .help = "select a setting", .action = act_select,
+    {.keys = "Up/Down", .brief = N_("select"), .help = N_("select a setting"), .action = act_select,
      .on = {{KEY_UP, -1}, {KEY_DOWN, 1}, {'k', -1}, {'j', 1}}},
-    {.keys = "Left/Right", .brief = "change", .help = "change it (the mouse wheel too)",
+    {.keys = "Left/Right", .brief = N_("change"), .help = N_("change it (the mouse wheel too)"),
      .action = act_move, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
-    {.keys = "PgUp/PgDn", .brief = "coarse", .help = "change it in big steps",
+    {.keys = "PgUp/PgDn", .brief = N_("coarse"), .help = N_("change it in big steps"),
      .action = act_coarse,
      .on = {{KEY_PPAGE, 1}, {KEY_NPAGE, -1}, {KEY_SLEFT, -1}, {KEY_SRIGHT, 1}, {'H', -1},
             {'L', 1}}},
-    {.help = "smallest / largest", .action = act_jump, .on = {{KEY_HOME, 0}, {KEY_END, 1}}},
-    {.keys = "Enter", .brief = "type", .help = "type an exact value (e.g. 7B, 4096)",
+    {.help = N_("smallest / largest"), .action = act_jump, .on = {{KEY_HOME, 0}, {KEY_END, 1}}},
+    {.keys = "Enter", .brief = N_("type"), .help = N_("type an exact value (e.g. 7B, 4096)"),
      .action = ui_begin_edit, .on = {KEYS_ENTER}},
-    {.keys = "Tab", .brief = "formula", .help = "formula of the next bar segment",
+    {.keys = "Tab", .brief = N_("formula"), .help = N_("formula of the next bar segment"),
      .action = act_focus, .on = {{'\t'}}},
-    {.keys = "p", .brief = "presets", .help = "load a model or scenario (type to filter)",
+    {.keys = "p", .brief = N_("presets"), .help = N_("load a model or scenario (type to filter)"),
      .action = ui_open_picker, .on = {{'p', MODE_PICK_MODEL}}},
-    {.keys = "g", .brief = "GPU", .help = "pick the GPU", .action = ui_open_picker,
+    {.keys = "g", .brief = N_("GPU"), .help = N_("pick the GPU"), .action = ui_open_picker,
      .on = {{'g', MODE_PICK_GPU}}},
-    {.keys = "S", .brief = "save", .help = "save this what-if as a scenario YAML",
+    {.keys = "S", .brief = N_("save"), .help = N_("save this what-if as a scenario YAML"),
      .action = ui_begin_save, .on = {{'S'}}},
-    {.keys = "e", .brief = "export", .help = "export Markdown and SVG of this what-if",
+    {.keys = "e", .brief = N_("export"), .help = N_("export Markdown and SVG of this what-if"),
      .action = ui_export, .on = {{'e'}}},
-    {.keys = "f", .brief = "fit", .help = "what fits this GPU: max batch, max context, min GPUs",
+    {.keys = "f", .brief = N_("fit"),
+     .help = N_("what fits this GPU: max batch, max context, min GPUs"),
      .action = act_solve, .on = {{'f'}}},
-    {.keys = "u", .brief = "undo", .help = "undo the last change (again: the one before)",
+    {.keys = "u", .brief = N_("undo"), .help = N_("undo the last change (again: the one before)"),
      .action = ui_undo, .on = {{'u'}}},
-    {.keys = "r", .brief = "reset", .help = "back to the preset or scenario as loaded",
+    {.keys = "r", .brief = N_("reset"), .help = N_("back to the preset or scenario as loaded"),
      .action = ui_reset, .on = {{'r'}}},
-    {.help = "search the models and scenarios (the picker, typing filters)",
+    {.help = N_("search the models and scenarios (the picker, typing filters)"),
      .action = ui_open_picker, .on = {{'/', MODE_PICK_MODEL}}},
 };
 
@@ -547,7 +588,7 @@ static bool memory_edit(ui *u, const char *text, char *why, size_t len)
 }
 
 UI_PANEL(memory) = {
-    .name = "Memory",
+    .name = N_("Memory"),
     PANEL_KEYS(memory_keys),
     .draw = memory_draw,
     .mouse = memory_mouse,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/units.h"
 #include "panel.h"
 
@@ -175,8 +176,8 @@ static void probe_draw(const ui *u)
 {
     int w = u->cols, y = 1;
     char line[600];
-    snprintf(line, sizeof line, " gradients as Micikevicius et al. 2017 Fig. 3 (%u values) | "
-                                "backend: %s (%s)",
+    snprintf(line, sizeof line,
+             _(" gradients as Micikevicius et al. 2017 Fig. 3 (%u values) | backend: %s (%s)"),
              LAB_SAMPLE, vl_backend_name(&u->lab.backend), u->lab.backend_note);
     draw_text(y, 0, w, C_HEADING, line);
     bool scaler = u->lines >= 28;
@@ -186,13 +187,14 @@ static void probe_draw(const ui *u)
     y += 1 + h + 1 + N_SHOWN;
     /* the glyphs' legend in both forms; the longer where it fits */
     char legend[128];
-    snprintf(legend, sizeof legend, "%s flushed %s subnormal %s normal %s overflow",
+    snprintf(legend, sizeof legend, _("%s flushed %s subnormal %s normal %s overflow"),
              fate_glyph(u, FATE_FLUSH), fate_glyph(u, FATE_SUB), fate_glyph(u, FATE_NORMAL),
              fate_glyph(u, FATE_OVER));
-    snprintf(line, sizeof line, " loss scale 2^%d = %.0f (Left/Right); bars: |g| x scale by fp16's"
-             " fate: %s", u->lab.log2_scale, ldexp(1.0, u->lab.log2_scale), legend);
-    if ((int)strlen(line) > w + 8) /* UTF-8 glyphs take 2-3 bytes for a column */
-        snprintf(line, sizeof line, " loss scale 2^%d = %.0f: %s", u->lab.log2_scale,
+    snprintf(line, sizeof line,
+             _(" loss scale 2^%d = %.0f (Left/Right); bars: |g| x scale by fp16's fate: %s"),
+             u->lab.log2_scale, ldexp(1.0, u->lab.log2_scale), legend);
+    if (draw_width(line) > w)
+        snprintf(line, sizeof line, _(" loss scale 2^%d = %.0f: %s"), u->lab.log2_scale,
                  ldexp(1.0, u->lab.log2_scale), legend);
     draw_text(y, 0, w, C_KEY, line);
     draw_counts(u, y + 1, w);
@@ -215,9 +217,10 @@ static int act_scale(ui *u, int steps)
 }
 
 static const binding probe_keys[] = {
-    {.keys = "Left/Right", .brief = "loss scale /2 or x2", .help = "the loss scale /2 or x2",
+    {.keys = "Left/Right", .brief = N_("loss scale /2 or x2"),
+     .help = N_("the loss scale /2 or x2"),
      .action = act_scale, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
-    {.keys = "PgUp/PgDn", .brief = "x16 or /16", .help = "the loss scale x16 or /16",
+    {.keys = "PgUp/PgDn", .brief = N_("x16 or /16"), .help = N_("the loss scale x16 or /16"),
      .action = act_scale, .on = {{KEY_PPAGE, 4}, {KEY_NPAGE, -4}}},
 };
 
@@ -229,7 +232,7 @@ static int probe_mouse(ui *u, const MEVENT *ev)
 }
 
 UI_PANEL(probe) = {
-    .name = "Probe",
+    .name = N_("Probe"),
     PANEL_KEYS(probe_keys),
     .enter = panel_lab_enter,
     .draw = probe_draw,

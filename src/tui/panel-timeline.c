@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/units.h"
 #include "panel.h"
 #include "report/report.h"
@@ -248,13 +249,14 @@ static int act_peak(ui *u, int arg)
 }
 
 static const binding timeline_keys[] = {
-    {.keys = "Left/Right", .brief = "event", .help = "the cursor one event back or on",
+    {.keys = "Left/Right", .brief = N_("event"), .help = N_("the cursor one event back or on"),
      .action = act_step, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
-    {.keys = "PgUp/PgDn", .brief = "phase", .help = "the cursor to the previous or next phase",
+    {.keys = "PgUp/PgDn", .brief = N_("phase"),
+     .help = N_("the cursor to the previous or next phase"),
      .action = act_phase, .on = {{KEY_PPAGE, -1}, {KEY_NPAGE, 1}, {'H', -1}, {'L', 1}}},
-    {.keys = "Home/End", .brief = "ends", .help = "the cursor to the first or last event",
+    {.keys = "Home/End", .brief = N_("ends"), .help = N_("the cursor to the first or last event"),
      .action = act_jump, .on = {{KEY_HOME, 0}, {KEY_END, 1}}},
-    {.keys = "p", .brief = "peak", .help = "the cursor to the peak", .action = act_peak,
+    {.keys = "p", .brief = N_("peak"), .help = N_("the cursor to the peak"), .action = act_peak,
      .on = {{'p'}}},
 };
 
@@ -275,7 +277,7 @@ static int timeline_mouse(ui *u, const MEVENT *ev)
 }
 
 UI_PANEL(timeline) = {
-    .name = "Timeline",
+    .name = N_("Timeline"),
     PANEL_KEYS(timeline_keys),
     .enter = timeline_enter,
     .draw = timeline_draw,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "panel.h"
 
 /* Each regime's mark (a mnemonic letter) and colour. */
@@ -344,12 +345,12 @@ static int act_scale(ui *u, int steps)
 }
 
 static const binding train_keys[] = {
-    {.keys = "Space", .brief = "pause", .help = "pause or resume the training",
+    {.keys = "Space", .brief = N_("pause"), .help = N_("pause or resume the training"),
      .action = act_pause, .on = {{' '}}},
-    {.keys = "r", .brief = "restart", .help = "every regime again from step 0",
+    {.keys = "r", .brief = N_("restart"), .help = N_("every regime again from step 0"),
      .action = act_restart, .on = {{'r'}}},
-    {.keys = "Left/Right", .brief = "static scale /2 or x2",
-     .help = "fp16-static's loss scale /2 or x2, and that run from step 0",
+    {.keys = "Left/Right", .brief = N_("static scale /2 or x2"),
+     .help = N_("fp16-static's loss scale /2 or x2, and that run from step 0"),
      .action = act_scale, .on = {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {'h', -1}, {'l', 1}}},
 };
 
@@ -361,7 +362,7 @@ static int train_mouse(ui *u, const MEVENT *ev)
 }
 
 UI_PANEL(train) = {
-    .name = "Train",
+    .name = N_("Train"),
     PANEL_KEYS(train_keys),
     .enter = train_enter,
     .draw = train_draw,

@@ -16,7 +16,7 @@
 #include "tui.h"
 
 typedef struct panel {
-    const char *name;        /* the tab and the help screen's section: "Memory" */
+    const char *name;        /* the tab and the help screen's section: N_("Memory") */
     const binding *keys;     /* its own keys (dispatch, footer, help) */
     size_t n_keys;
     /* Before it is shown (optional): false, and why in `why`, refuses (state unchanged). */
@@ -74,6 +74,9 @@ bool panel_lab_enter(ui *u, char *why, size_t len);
 /* s at (y, x) in colour c, cut to w columns (whole characters) and to the screen's edge,
  * ending in an ellipsis where it was cut. */
 void draw_text(int y, int x, int w, ui_color c, const char *s);
+/* The columns s takes on the screen: its display width, not its bytes (a Chinese character
+ * takes two columns and three bytes); what every measure of text for the screen uses. */
+int draw_width(const char *s);
 void draw_fill(int y, int x, int w, ui_color c);
 /* s word-wrapped into rows y..last of width w, continuation lines indented, the last row
  * ending in an ellipsis when s goes on; returns the next free row. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/i18n.h"
 #include "core/names.h"
 #include "export.h"
 #include "keys.h"
@@ -146,7 +147,7 @@ static void save(ui *u, bool overwrite)
 {
     char dir[2048], path[4096], err[4352];
     if (!user_preset_dir(dir, sizeof dir)) {
-        ui_say(u, true, " cannot save: neither XDG_CONFIG_HOME nor HOME is set");
+        ui_say(u, true, _(" cannot save: neither XDG_CONFIG_HOME nor HOME is set"));
         u->mode = MODE_NORMAL;
         return;
     }
@@ -156,9 +157,9 @@ static void save(ui *u, bool overwrite)
         size_t index;
         char why[VL_ERR_LEN];
         if (vl_catalog_add_file(u->cat, path, &kind, &index, why))
-            ui_say(u, false, " saved scenario %s", path);
+            ui_say(u, false, _(" saved scenario %s"), path);
         else
-            ui_say(u, true, " saved scenario %s, but it does not load: %s", path, why);
+            ui_say(u, true, _(" saved scenario %s, but it does not load: %s"), path, why);
         u->mode = MODE_NORMAL;
         break;
     }
@@ -178,9 +179,9 @@ int ui_export(ui *u, int arg)
     (void)arg;
     char md[2048], svg[2048], err[2560];
     if (export_whatif(&u->ex, ".", md, svg, sizeof md, err, sizeof err))
-        ui_say(u, false, " exported %s and %s", md + 2, svg + 2);
+        ui_say(u, false, _(" exported %s and %s"), md + 2, svg + 2);
     else
-        ui_say(u, true, " export failed: %s", err);
+        ui_say(u, true, _(" export failed: %s"), err);
     return UI_REDRAW;
 }
 
@@ -303,19 +304,19 @@ static int pick_load(ui *u, int arg)
     if (models && k < u->cat->n_models) {
         explorer_load_model(&u->ex, &u->cat->models[k]);
         u->scenario.name[0] = '\0';
-        ui_say(u, false, " loaded %s", u->cat->models[k].name);
+        ui_say(u, false, _(" loaded %s"), u->cat->models[k].name);
     } else if (models) {
         const vl_scenario *sc = &u->cat->scenarios[k - u->cat->n_models];
         if ((why = explorer_load_scenario(&u->ex, sc)))
             ui_say(u, true, " %s: %s", sc->name, why);
         else {
-            ui_say(u, false, " loaded scenario %s: %s", sc->name, sc->display);
+            ui_say(u, false, _(" loaded scenario %s: %s"), sc->name, sc->display);
             u->scenario = *sc;
         }
     } else if ((why = explorer_set(&u->ex, SL_GPU, u->cat->gpus[k].name))) {
         ui_say(u, true, " %s", why);
     } else { /* as the GPU slider: what else it says (a typed capacity staying) */
-        ui_say(u, false, " GPU: %s%s%s", u->cat->gpus[k].display, u->ex.note[0] ? "; " : "",
+        ui_say(u, false, _(" GPU: %s%s%s"), u->cat->gpus[k].display, u->ex.note[0] ? "; " : "",
                u->ex.note);
         u->ex.note[0] = '\0';
     }
@@ -329,28 +330,28 @@ static void pick_typed(ui *u)
 }
 
 static const binding edit_keys[] = {
-    {.keys = "Enter", .brief = "apply", .help = "apply the value typed", .action = edit_apply,
-     .on = {KEYS_ENTER}},
-    {.keys = "Esc", .brief = "cancel", .help = "leave the value as it was",
+    {.keys = "Enter", .brief = N_("apply"), .help = N_("apply the value typed"),
+     .action = edit_apply, .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = N_("cancel"), .help = N_("leave the value as it was"),
      .action = prompt_close, .on = {{ESC}}},
 };
 static const binding save_keys[] = {
-    {.keys = "Enter", .brief = "save", .help = "save under the name typed", .action = save_apply,
-     .on = {KEYS_ENTER}},
-    {.keys = "Esc", .brief = "cancel", .help = "save nothing", .action = prompt_close,
+    {.keys = "Enter", .brief = N_("save"), .help = N_("save under the name typed"),
+     .action = save_apply, .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = N_("cancel"), .help = N_("save nothing"), .action = prompt_close,
      .on = {{ESC}}},
 };
 static const binding picker_keys[] = {
-    {.keys = "Enter", .brief = "load", .help = "load the entry selected", .action = pick_load,
-     .on = {KEYS_ENTER}},
-    {.keys = "Esc", .brief = "close", .help = "load nothing", .action = prompt_close,
+    {.keys = "Enter", .brief = N_("load"), .help = N_("load the entry selected"),
+     .action = pick_load, .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = N_("close"), .help = N_("load nothing"), .action = prompt_close,
      .on = {{ESC}}},
-    {.keys = "Up/Down", .brief = "move", .help = "select an entry", .action = pick_move,
+    {.keys = "Up/Down", .brief = N_("move"), .help = N_("select an entry"), .action = pick_move,
      .on = {{KEY_UP, -1}, {KEY_DOWN, 1}}},
-    {.keys = "PgUp/PgDn", .brief = "page", .help = "a page up or down", .action = pick_move,
+    {.keys = "PgUp/PgDn", .brief = N_("page"), .help = N_("a page up or down"), .action = pick_move,
      .on = {{KEY_PPAGE, -PICK_PAGE}, {KEY_NPAGE, PICK_PAGE}}},
-    {.keys = "Home/End", .brief = "ends", .help = "the first or last entry", .action = pick_move,
-     .on = {{KEY_HOME, -PICK_END}, {KEY_END, PICK_END}}},
+    {.keys = "Home/End", .brief = N_("ends"), .help = N_("the first or last entry"),
+     .action = pick_move, .on = {{KEY_HOME, -PICK_END}, {KEY_END, PICK_END}}},
 };
 
 static int lesson_pick(ui *u, int arg)
@@ -362,14 +363,14 @@ static int lesson_pick(ui *u, int arg)
 }
 
 static const binding lesson_list_keys[] = {
-    {.keys = "Enter", .brief = "go", .help = "go to the step selected", .action = lesson_pick,
-     .on = {KEYS_ENTER}},
-    {.keys = "Esc", .brief = "close", .help = "stay at this step", .action = prompt_close,
+    {.keys = "Enter", .brief = N_("go"), .help = N_("go to the step selected"),
+     .action = lesson_pick, .on = {KEYS_ENTER}},
+    {.keys = "Esc", .brief = N_("close"), .help = N_("stay at this step"), .action = prompt_close,
      .on = {{ESC}, {'L'}}},
-    {.keys = "Up/Down", .brief = "move", .help = "select a step", .action = pick_move,
+    {.keys = "Up/Down", .brief = N_("move"), .help = N_("select a step"), .action = pick_move,
      .on = {{KEY_UP, -1}, {KEY_DOWN, 1}}},
-    {.keys = "Home/End", .brief = "ends", .help = "the first or last step", .action = pick_move,
-     .on = {{KEY_HOME, -PICK_END}, {KEY_END, PICK_END}}},
+    {.keys = "Home/End", .brief = N_("ends"), .help = N_("the first or last step"),
+     .action = pick_move, .on = {{KEY_HOME, -PICK_END}, {KEY_END, PICK_END}}},
 };
 
 typedef struct prompt {
@@ -426,11 +427,11 @@ int ui_undo(ui *u, int arg)
 {
     (void)arg;
     if (u->n_undo == 0) {
-        ui_say(u, true, " nothing to undo");
+        ui_say(u, true, _(" nothing to undo"));
         return UI_REDRAW;
     }
     u->ex = u->undo[--u->n_undo];
-    ui_say(u, false, " undone (%d more to undo)", u->n_undo);
+    ui_say(u, false, _(" undone (%d more to undo)"), u->n_undo);
     return UI_REDRAW;
 }
 
@@ -438,14 +439,14 @@ int ui_reset(ui *u, int arg)
 {
     (void)arg;
     if (!changed(&u->ex, &u->origin)) {
-        ui_say(u, false, " already as loaded");
+        ui_say(u, false, _(" already as loaded"));
         return UI_REDRAW;
     }
     remember(u, &u->ex);
     slider_id sel = u->ex.selected;
     u->ex = u->origin;
     u->ex.selected = sel;
-    ui_say(u, false, " reset to %s as loaded (u undoes it)",
+    ui_say(u, false, _(" reset to %s as loaded (u undoes it)"),
            u->scenario.name[0] ? u->scenario.name : u->ex.model.name);
     return UI_REDRAW;
 }
@@ -481,7 +482,7 @@ int ui_lesson_step(ui *u, int arg)
 {
     size_t at = u->lesson.step, n = u->lesson.lesson->n_steps;
     if ((arg < 0 && at == 0) || (arg > 0 && at + 1 == n)) {
-        ui_say(u, false, arg < 0 ? " the first step" : " the last step: the lesson is over");
+        ui_say(u, false, arg < 0 ? _(" the first step") : _(" the last step: the lesson is over"));
         return UI_REDRAW;
     }
     ui_lesson_go(u, arg < 0 ? at - 1 : at + 1);
@@ -533,7 +534,7 @@ static int key_dispatch(ui *u, int key)
         if (key == 'y' || key == 'Y') {
             save(u, true);
         } else {
-            ui_say(u, false, " not saved: %s is unchanged", u->pending);
+            ui_say(u, false, _(" not saved: %s is unchanged"), u->pending);
             u->mode = MODE_NORMAL;
         }
         return UI_REDRAW;
@@ -570,6 +571,43 @@ static int mouse_key(ui *u)
 
 /* ---- the loop ----------------------------------------------------------------------- */
 
+static bool utf8_ctype(void)
+{
+    return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+}
+
+static bool c_locale(int category)
+{
+    const char *name = setlocale(category, NULL);
+    return !name || strcmp(name, "C") == 0 || strcmp(name, "POSIX") == 0;
+}
+
+/* The explorer's language, for its own text (po/) and the lesson's alike: lesson_lang over
+ * --lang and the locale, where LANGUAGE counts only under a messages locale other than C, as
+ * in glibc's gettext.  Chinese needs a UTF-8 LC_CTYPE to be drawn, and a messages locale
+ * other than C for gettext to read LANGUAGE: the C locale becomes C.UTF-8 where the system
+ * has it, else the explorer is English and says why.  Then LANGUAGE names the one catalogue,
+ * over the locale's.  The numbers are the C locale's in every language. */
+static vl_lang choose_language(ui *u, const char *flag)
+{
+    static const char *const catalogue[VL_N_LANGS] = {"en", "zh_CN"};
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    const char *language = c_locale(LC_MESSAGES) ? NULL : getenv("LANGUAGE"); /* as glibc */
+    vl_lang lang = lesson_lang(flag, language, getenv("LC_ALL"), getenv("LC_MESSAGES"),
+                               getenv("LANG"));
+    if (lang != VL_LANG_EN && !utf8_ctype() && c_locale(LC_CTYPE))
+        setlocale(LC_CTYPE, "C.UTF-8");
+    if (lang != VL_LANG_EN && !utf8_ctype()) {
+        lang = VL_LANG_EN;
+        ui_say(u, true, " English: the Chinese text needs a UTF-8 locale (LANG=C.UTF-8)");
+    }
+    if (lang != VL_LANG_EN && c_locale(LC_MESSAGES))
+        setlocale(LC_MESSAGES, "C.UTF-8");
+    setenv("LANGUAGE", catalogue[lang], 1);
+    return lang;
+}
+
 int tui_run(run_opts *o)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
@@ -592,6 +630,7 @@ int tui_run(run_opts *o)
     }
 
     memset(&u, 0, sizeof u);
+    u.lesson.lang = choose_language(&u, o->lang);
     u.cat = &cat;
     u.theme = o->theme;
     u.units = o->units;
@@ -601,8 +640,6 @@ int tui_run(run_opts *o)
     u.origin = u.ex;
     if (o->lesson) {
         u.lesson.lesson = vl_catalog_lesson(&cat, o->lesson);
-        u.lesson.lang = lesson_lang(o->lang, getenv("LC_ALL"), getenv("LC_MESSAGES"),
-                                    getenv("LANG"));
         if (!u.lesson.lesson) {
             char hint[96];
             rc = usage_error("--lesson: no lesson named '%s' (vramlab presets lists them)%s",
@@ -620,17 +657,11 @@ int tui_run(run_opts *o)
         }
     }
     if (cat.n_warnings) /* bad preset files: said on screen; the explorer runs on */
-        ui_say(&u, true, " %zu preset file%s skipped: %s", cat.n_warnings,
-            cat.n_warnings == 1 ? "" : "s", cat.warnings[0]);
+        ui_say(&u, true, P_(" %zu preset file skipped: %s", " %zu preset files skipped: %s",
+                            cat.n_warnings), cat.n_warnings, cat.warnings[0]);
 
-    setlocale(LC_ALL, "");
     const char *nc = getenv("NO_COLOR");
-    bool utf8_locale = strcmp(nl_langinfo(CODESET), "UTF-8") == 0, utf8 = !o->ascii && utf8_locale;
-    u.g = theme_glyphs(utf8);
-    if (u.lesson.lesson && u.lesson.lang != VL_LANG_EN && !utf8_locale) { /* it cannot be drawn */
-        u.lesson.lang = VL_LANG_EN;
-        ui_say(&u, true, " the lesson in English: its Chinese needs a UTF-8 locale (LANG=C.UTF-8)");
-    }
+    u.g = theme_glyphs(!o->ascii && utf8_ctype());
 
     char term_why[320];
     SCREEN *scr = terminal_open(term_why, sizeof term_why);
