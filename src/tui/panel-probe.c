@@ -60,13 +60,14 @@ typedef struct probe_rows {
 #define MIN_BARS 3
 #define MORE_BARS 4
 #define SCALER_H 4
+#define RESULTS_H 2
 
 static probe_rows probe_rows_of(int h)
 {
     probe_rows p = {.bars = MIN_BARS};
     int left = h - (1 + 1 + 1 + N_SHOWN) - 1 - MIN_BARS;
-    if ((p.results = left >= 2))
-        left -= 2;
+    if ((p.results = left >= RESULTS_H))
+        left -= RESULTS_H;
     if ((p.fates = left >= N_SHOWN))
         left -= N_SHOWN;
     int more = left < MORE_BARS ? left : MORE_BARS;
