@@ -74,6 +74,40 @@ static void test_lesson_box(void **state)
     assert_int_equal(layout_compute(24, 80, 27, 0).lesson.h, 0);
 }
 
+/* The panels' region: the rows between the title and the lesson's box (the status line
+ * without one), full width, never fewer than the memory pane's; the Memory panel's panes lie
+ * in it. */
+static void in_region(const layout *l, rect r)
+{
+    if (r.h) /* a pane with no room has none */
+        assert_true(r.y >= l->panel.y && r.y + r.h <= l->panel.y + l->panel.h);
+}
+
+static void test_panel_region(void **state)
+{
+    (void)state;
+    layout l = layout_compute(30, 100, 12, 0);
+    assert_int_equal(l.panel.y, 1);
+    assert_int_equal(l.panel.y + l.panel.h, l.status.y);
+    assert_int_equal(l.panel.x, 0);
+    assert_int_equal(l.panel.w, 100);
+    const int sizes[][2] = {{24, 80}, {LAYOUT_MIN_LINES, LAYOUT_MIN_COLS}, {40, 120}, {60, 200}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int box = 0; box <= 40; box += 4) {
+            l = layout_compute(sizes[i][0], sizes[i][1], 27, box);
+            assert_int_equal(l.panel.y, l.title.y + 1);
+            assert_int_equal(l.panel.y + l.panel.h, box ? l.lesson.y : l.status.y);
+            assert_int_equal(l.panel.w, sizes[i][1]);
+            assert_true(l.panel.h >= LAYOUT_MEMORY_H);
+            in_region(&l, l.sliders);
+            in_region(&l, l.memory);
+            in_region(&l, l.zero);
+            in_region(&l, l.formula);
+        }
+    l = layout_compute(24, 80, 27, 40); /* a box that wants more: the memory pane's rows */
+    assert_int_equal(l.panel.h, l.memory.h);
+}
+
 static int sum(const int *c, int n)
 {
     int s = 0;
@@ -270,6 +304,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry),
         cmocka_unit_test(test_lesson_box),
+        cmocka_unit_test(test_panel_region),
         cmocka_unit_test(test_bar),
         cmocka_unit_test(test_cells_and_hits),
         cmocka_unit_test(test_slider_scroll),

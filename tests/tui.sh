@@ -881,6 +881,48 @@ lesson_layout() {
     checks=$((checks + 1))
     screen "$1" | tail -n 1 | grep -qF " ? $(say help 帮助)  q $(say quit 退出)" || { fail "$1: no footer"; screen "$1"; }
 }
+# panel_keys STEP: the key rows of the panel that the lesson's step STEP shows, one pattern a
+# line (Formats: fp16's row of the ranges; Probe: fp16's row of the counts; Train: the
+# legend's fp32 row and the flushed plot's 0% row; Timeline: its peak line; Memory: the peak)
+panel_keys() {
+    case $1 in
+    1) echo '^ fp16 +1\+5\+10 ' ;;
+    2 | 3) echo '^ fp16 +[0-9.]+% +-> +[0-9.]+%' ;;
+    4) printf '%s\n' '[*] fp32 ' '^ +0%│' ;;
+    7) echo "^ [^ ]+ .*$(peak_gib $(lesson_args 7))" ;;
+    *) echo " $(say peak 峰值) [0-9.]+ [GT]iB" ;;
+    esac
+}
+# lesson_panel NAME STEP: the panel that step STEP shows draws only above the lesson's box:
+# its key rows are in view above the box's title, and the box's rows, down to its keys above
+# the footer, hold the lesson's text alone (each starts with the box's margin, no axis of a
+# chart, no key row); the box's keys and the footer are whole
+lesson_panel() {
+    panel_keys "$2" > "$1.keys"
+    i=0 # the Probe panel computes its sample first
+    while [ $i -lt 50 ] && ! screen "$1" | grep -qE -f "$1.keys"; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    screen "$1" > "$1.screen"
+    top=$(grep -nF "[$2/10]" "$1.screen" | head -n 1 | cut -d: -f1)
+    n=$(wc -l < "$1.screen")
+    sed -n "2,$((top - 1))p" "$1.screen" > "$1.above"
+    while read -r key; do
+        checks=$((checks + 1))
+        grep -qE -- "$key" "$1.above" ||
+            { fail "$1: step $2's panel has its key row ('$key') under the box"; cat "$1.screen"; }
+    done < "$1.keys"
+    checks=$((checks + 1))
+    ! sed -n "$top,$((n - 1))p" "$1.screen" | grep -vE '^(  |$)' | grep . &&
+        ! sed -n "$top,$((n - 1))p" "$1.screen" | grep -E -e '│' -f "$1.keys" ||
+        { fail "$1: step $2's panel drawn inside the box's rows"; cat "$1.screen"; }
+    checks=$((checks + 1))
+    sed -n "$((n - 1))p" "$1.screen" |
+        grep -qF "$(say 'n next  N back  L steps  ? help' 'n 下一步  N 上一步  L 步骤  ? 帮助')" &&
+        tail -n 1 "$1.screen" | grep -qF " ? $(say help 帮助)  q $(say quit 退出)" ||
+        { fail "$1: step $2: the box's keys or the footer cut"; cat "$1.screen"; }
+}
 for lang in en zh; do
     for size in 80x24 200x60; do
         s=lesson-$lang-$size
@@ -888,6 +930,7 @@ for lang in en zh; do
         step=1
         while [ $step -le 10 ]; do
             expect_screen "$s" "[$step/10]"
+            lesson_panel "$s" $step
             keys "$s" 1 # the Memory panel, where the total is
             wait_for "$s" "$(say "per GPU" "每 GPU")"
             expect_total "$s" $(lesson_args $step)

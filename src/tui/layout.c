@@ -24,6 +24,7 @@ layout layout_compute(int lines, int cols, int n_sliders, int lesson_rows)
     int box = lesson_rows < spare ? lesson_rows : spare;
     l.lesson = (rect){lines - 1 - box, 0, box, cols};
     int bottom = l.lesson.y;
+    l.panel = (rect){1, 0, bottom - 1, cols};
     /* more sliders than rows (keeping the formula pane 3, unless a lesson takes them): the
      * list scrolls */
     int keep = box ? 0 : 3;

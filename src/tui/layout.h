@@ -16,6 +16,9 @@ typedef struct rect {
 typedef struct layout {
     bool too_small;
     rect title;   /* one line */
+    rect panel;   /* the rows between the title and the lesson's box (the status line without
+                   * one), full width: every panel draws inside them, the Memory panel's panes
+                   * below included; never fewer than LAYOUT_MEMORY_H */
     rect sliders; /* heading + one row per slider */
     rect memory;  /* heading, bar, scale, legend, total, fit */
     rect zero;    /* ZeRO 0-3 comparison; h = 0 when there is no room */

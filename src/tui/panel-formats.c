@@ -26,8 +26,15 @@ static void draw_bits(int y, int x, vl_format f, uint32_t code)
 static void formats_draw(const ui *u)
 {
     const lab *l = &u->lab;
-    int w = u->cols, y = 1;
+    rect r = u->lay.panel;
+    int w = r.w, y = r.y;
     char line[512];
+    /* the two headings and the two tables always; of the rows after them, the least
+     * important are given up first: the blank rows after the tables, then the bf16 prose
+     * line, then the fp16 one */
+    int spare = r.h - 2 - 2 * VL_N_FORMATS;
+    int prose = spare < 0 ? 0 : spare > 2 ? 2 : spare;
+    int gaps = spare - prose;
     draw_text(y++, 0, w, C_HEADING,
               theme_color()
                   ? _(" the formats, bit by bit: sign (red) | exponent (cyan) | mantissa (green)")
@@ -41,7 +48,7 @@ static void formats_draw(const ui *u)
                  t->min_subnormal, t->epsilon, t->digits);
         draw_text(y, 1, w - 1, C_NORMAL, line);
     }
-    y++;
+    y += gaps > 1;
     snprintf(line, sizeof line, _(" %s, in every format (Enter: type another value)"), l->typed);
     draw_text(y++, 0, w, C_HEADING, line);
     for (int f = 0; f < VL_N_FORMATS; f++, y++) {
@@ -55,12 +62,14 @@ static void formats_draw(const ui *u)
                  vl_class_names[in->cls], in->abs_error, in->rel_error);
         draw_text(y, 22 + (int)t->bits + 3, w - 25 - (int)t->bits, C_NORMAL, line);
     }
-    y++;
-    draw_text(y, 1, w - 1, C_DIM,
-              _("fp16: 10 mantissa bits but a narrow range (below 2^-24 is 0: loss scaling);"));
-    draw_text(y + 1, 1, w - 1, C_DIM,
-              _("bf16: fp32's range with 7 mantissa bits (updates below w/256 are lost: fp32 "
-                "master weights)."));
+    y += gaps > 0;
+    if (prose > 0)
+        draw_text(y, 1, w - 1, C_DIM,
+                  _("fp16: 10 mantissa bits but a narrow range (below 2^-24 is 0: loss scaling);"));
+    if (prose > 1)
+        draw_text(y + 1, 1, w - 1, C_DIM,
+                  _("bf16: fp32's range with 7 mantissa bits (updates below w/256 are lost: fp32 "
+                    "master weights)."));
 }
 
 static const binding formats_keys[] = {

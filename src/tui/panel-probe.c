@@ -46,7 +46,40 @@ static double pct(uint64_t part, uint64_t all)
     return all ? 100.0 * (double)part / (double)all : 0;
 }
 
-static void draw_histogram(const ui *u, int top, int h, int x0, int w, int lo)
+/* The Probe panel's rows in a region `h` rows high.  Always the heading, the loss scale's
+ * line and the counts (its heading and a row a format), and the histogram's axis under its
+ * bars; the rest goes, the most important first, to 3 rows of bars, the two results lines,
+ * the formats' fate rows, 4 rows more of bars, then the GradScaler trace (3 rows and its
+ * line), and what is left to more bars: so a short region gives up the trace first, then
+ * bars down to 7 rows, the fate rows, the results, and bars down to 3. */
+typedef struct probe_rows {
+    int bars;
+    bool results, fates, scaler;
+} probe_rows;
+
+#define MIN_BARS 3
+#define MORE_BARS 4
+#define SCALER_H 4
+#define RESULTS_H 2
+
+static probe_rows probe_rows_of(int h)
+{
+    probe_rows p = {.bars = MIN_BARS};
+    int left = h - (1 + 1 + 1 + N_SHOWN) - 1 - MIN_BARS;
+    if ((p.results = left >= RESULTS_H))
+        left -= RESULTS_H;
+    if ((p.fates = left >= N_SHOWN))
+        left -= N_SHOWN;
+    int more = left < MORE_BARS ? left : MORE_BARS;
+    p.bars += more;
+    left -= more;
+    if ((p.scaler = left >= SCALER_H))
+        left -= SCALER_H;
+    p.bars += left > 0 ? left : 0;
+    return p;
+}
+
+static void draw_histogram(const ui *u, int top, int h, bool fates, int x0, int w, int lo)
 {
     const vl_underflow *un = &u->lab.under;
     const uint64_t *hist = un->runs[1].counts.hist;
@@ -82,7 +115,7 @@ static void draw_histogram(const ui *u, int top, int h, int x0, int w, int lo)
         }
     }
     /* each format's fate per octave */
-    for (int k = 0; k < N_SHOWN; k++) {
+    for (int k = 0; fates && k < N_SHOWN; k++) {
         int y = top + h + 1 + k;
         draw_text(y, 1, x0 - 1, C_NORMAL, vl_format_names[shown[k]]);
         for (int i = 0; i < n; i++) {
@@ -174,17 +207,17 @@ static void draw_results(const ui *u, int y, int w)
 
 static void probe_draw(const ui *u)
 {
-    int w = u->cols, y = 1;
+    rect r = u->lay.panel;
+    int w = r.w, y = r.y;
+    probe_rows rows = probe_rows_of(r.h);
     char line[600];
     snprintf(line, sizeof line,
              _(" gradients as Micikevicius et al. 2017 Fig. 3 (%u values) | backend: %s (%s)"),
              LAB_SAMPLE, vl_backend_name(&u->lab.backend), u->lab.backend_note);
     draw_text(y, 0, w, C_HEADING, line);
-    bool scaler = u->lines >= 28;
-    int h = u->lines - 17 - (scaler ? 4 : 0);
     int x0 = 10, hw = w - x0 - 1, hi = 20;
-    draw_histogram(u, y + 1, h, x0, hw, hi - hw);
-    y += 1 + h + 1 + N_SHOWN;
+    draw_histogram(u, y + 1, rows.bars, rows.fates, x0, hw, hi - hw);
+    y += 1 + rows.bars + 1 + (rows.fates ? N_SHOWN : 0);
     /* the glyphs' legend in both forms; the longer where it fits */
     char legend[128];
     snprintf(legend, sizeof legend, _("%s flushed %s subnormal %s normal %s overflow"),
@@ -199,11 +232,12 @@ static void probe_draw(const ui *u)
     draw_text(y, 0, w, C_KEY, line);
     draw_counts(u, y + 1, w);
     y += 1 + 1 + N_SHOWN;
-    if (scaler) {
-        draw_scaler(u, y, 3, w);
-        y += 4;
+    if (rows.scaler) {
+        draw_scaler(u, y, SCALER_H - 1, w);
+        y += SCALER_H;
     }
-    draw_results(u, y, w);
+    if (rows.results)
+        draw_results(u, y, w);
 }
 
 bool panel_lab_enter(ui *u, char *why, size_t len)

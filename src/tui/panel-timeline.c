@@ -52,18 +52,22 @@ typedef struct chart {
     bool wide;
 } chart;
 
+/* In the panel's region: the heading, the chart, its time axis and the three lines of text
+ * below, which stay whole; a short region takes its rows from the chart, and the legend, as
+ * high as the chart and its axis, gives up its last bands and the total on the GPU. */
 static chart chart_of(const ui *u)
 {
+    rect r = u->lay.panel;
     chart c;
-    c.wide = u->cols >= LEGEND_WIDE_FROM;
+    c.wide = r.w >= LEGEND_WIDE_FROM;
     c.legend_w = c.wide ? LEGEND_WIDE : LEGEND_NARROW;
-    c.legend_x = u->cols - c.legend_w;
+    c.legend_x = r.w - c.legend_w;
     c.x = AXIS_W;
     c.w = c.legend_x - 1 - c.x;
     if (c.w > TLV_MAX_COLUMNS)
         c.w = TLV_MAX_COLUMNS;
-    c.top = 2;                  /* under the heading */
-    c.h = u->lines - 2 - 4 - c.top + 1; /* the axis and three lines of text below */
+    c.top = r.y + 1;                     /* under the heading */
+    c.h = r.y + r.h - 1 - 3 - c.top;     /* the axis and three lines of text below */
     return c;
 }
 
@@ -174,20 +178,20 @@ static void draw_text_lines(const ui *u, const chart *c)
              "context; %s %s, %s %s",
              u->g->peak, dev, p->event, p->phase, al, rs, cx, fit.fits ? "fits" : "over",
              cap, fit.fits ? "spare" : "by", m);
-    draw_text(y++, 0, u->cols, fit.fits ? C_OK : C_BAD, line);
+    draw_text(y++, 0, u->lay.panel.w, fit.fits ? C_OK : C_BAD, line);
 
     const vl_event *ev = &v->t.events[v->cursor];
     snprintf(line, sizeof line, " %s event %zu of %zu, %s%s", u->g->cursor, v->cursor,
              v->t.n_events, vl_timeline_phase(&v->t, v->cursor),
              v->cursor == p->event ? " (the peak)" : "");
-    draw_text(y++, 0, u->cols, C_KEY, line);
+    draw_text(y++, 0, u->lay.panel.w, C_KEY, line);
     vl_fmt_bytes(ev->allocated, VL_UNITS_GIB, al, sizeof al);
     vl_fmt_bytes(ev->reserved, VL_UNITS_GIB, rs, sizeof rs);
     vl_fmt_bytes(ev->bytes, VL_UNITS_GIB, m, sizeof m);
     snprintf(line, sizeof line, "   %s %s (%s) %s B = %s; then %s allocated, %s reserved",
              ev->kind == VL_EV_ALLOC ? "alloc" : "free", ev->what,
              vl_tl_component_keys[ev->component], vl_fmt_int(ev->bytes, b, sizeof b), m, al, rs);
-    draw_text(y, 0, u->cols, C_NORMAL, line);
+    draw_text(y, 0, u->lay.panel.w, C_NORMAL, line);
 }
 
 static void timeline_draw(const ui *u)
@@ -201,9 +205,10 @@ static void timeline_draw(const ui *u)
              e->s.mode == VL_MODE_INFER ? "serving run" : "training step",
              v->built ? v->t.n_events : 0, g->display,
              vl_fmt_bytes(g->memory, VL_UNITS_GIB, cap, sizeof cap));
-    draw_text(1, 0, u->cols, C_HEADING, line);
+    rect r = u->lay.panel;
+    draw_text(r.y, 0, r.w, C_HEADING, line);
     if (!v->built) {
-        draw_wrap(3, u->lines - 2, 1, u->cols - 2, C_BAD, v->error);
+        draw_wrap(r.y + 2, r.y + r.h - 1, 1, r.w - 2, C_BAD, v->error);
         return;
     }
     report_tl_column cols[TLV_MAX_COLUMNS];

@@ -271,7 +271,8 @@ static void heading_add(char *buf, size_t len, int w, const char *part)
 static void train_draw(const ui *u)
 {
     const train_view *t = &u->train;
-    int w = u->cols, last = u->lines - 2;
+    rect r = u->lay.panel;
+    int w = r.w, last = r.y + r.h - 1;
     uint32_t steps = t->opts.steps;
     char line[512], part[160], note[400];
 
@@ -281,14 +282,16 @@ static void train_draw(const ui *u)
     snprintf(part, sizeof part, "%d-%d-%d ReLU network, Adam, lr %g, seed %" PRIu64,
              VL_TRAIN_IN, VL_TRAIN_HIDDEN, VL_TRAIN_CLASSES, (double)t->opts.lr, t->opts.seed);
     heading_add(line, sizeof line, w, part);
-    draw_text(1, 0, w, C_HEADING, line);
+    draw_text(r.y, 0, w, C_HEADING, line);
 
-    /* rows 2 .. last: the loss plot, its steps, the flushed plot's caption and the plot,
-     * two rows for the backend */
-    int rest = last - 5;
+    /* the rows under the heading: the loss plot, its steps, the flushed plot's caption and
+     * the plot, two rows for the backend.  A short region takes its rows from the loss plot
+     * first, the flushed plot keeping 3; the legend ends with the flushed plot, giving up the
+     * loss scales' lines first, then its notes, never the regimes */
+    int rest = last - r.y - 4;
     int h2 = rest / 4 < 3 ? 3 : rest / 4 > 10 ? 10 : rest / 4;
     int pw = w - LABEL_W - LEGEND_W - 1;
-    plot loss = {.y = 2, .x = LABEL_W, .h = rest - h2, .w = pw, .series = loss_of, .log = true};
+    plot loss = {.y = r.y + 1, .x = LABEL_W, .h = rest - h2, .w = pw, .series = loss_of, .log = true};
     log_range(t, &loss, (pw < PLOT_MAX_W ? pw : PLOT_MAX_W) * (utf8(u) ? 2 : 1));
     draw_axis(u, &loss);
     draw_curves(u, &loss);
@@ -298,7 +301,7 @@ static void train_draw(const ui *u)
     plot flushed = {.y = y, .x = LABEL_W, .h = h2, .w = pw, .series = flushed_of, .top = 1};
     draw_axis(u, &flushed);
     draw_curves(u, &flushed);
-    draw_legend(u, 2, w - LEGEND_W, flushed.y + flushed.h - 1);
+    draw_legend(u, r.y + 1, w - LEGEND_W, flushed.y + flushed.h - 1);
 
     snprintf(line, sizeof line, "backend: %s (%s)", vl_backend_name(&t->backend),
              vl_backend_note(&t->backend, note, sizeof note));

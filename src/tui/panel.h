@@ -4,7 +4,8 @@
  * A panel is src/tui/panel-NAME.c defining `UI_PANEL(NAME) = {...};` (a const panel) with
  * designated initializers, plus one row X(NAME) in UI_PANELS below.  Its tab key is its
  * position in the list (1, 2, 3...).  The frame (draw.c) draws the title and the tabs, the
- * status line with the footer and the overlays; the panel draws the rows between. */
+ * status line with the footer, the lesson's box and the overlays; the panel draws the rows
+ * between (layout.h's panel). */
 #ifndef VL_PANEL_H
 #define VL_PANEL_H
 
@@ -21,7 +22,9 @@ typedef struct panel {
     size_t n_keys;
     /* Before it is shown (optional): false, and why in `why`, refuses (state unchanged). */
     bool (*enter)(ui *u, char *why, size_t len);
-    /* Rows 1 .. lines-2 of the screen; reads the state, changes nothing. */
+    /* Inside u->lay.panel, the rows the layout leaves above the lesson's box and the status
+     * line (short ones give up their least important rows first); reads the state,
+     * changes nothing. */
     void (*draw)(const ui *u);
     /* A mouse event (optional): the key it stands for, or ERR (one input path, after htop). */
     int (*mouse)(ui *u, const MEVENT *ev);
