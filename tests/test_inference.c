@@ -332,12 +332,12 @@ static void test_speed_bounds(void **state)
     s.gen = 100;
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
-    vl_speed v = vl_speed_bounds(&b, &s, 1e12, 1e15);
+    vl_speed v = vl_speed_bounds(&b, &s, 1e12, 1e15, 0);
     double bytes = (double)(b.bytes[VL_C_WEIGHTS] + b.inf.decode.kv_cache);
     assert_true(v.decode_step_seconds == bytes / 1e12);
     assert_true(v.decode_tokens_per_s == 4 / (bytes / 1e12));
     assert_true(v.prefill_seconds == 2.0 * 6738415616.0 * 4 * 2048 / 1e15);
-    vl_speed none = vl_speed_bounds(&b, &s, 0, 0);
+    vl_speed none = vl_speed_bounds(&b, &s, 0, 0, 0);
     assert_false(none.known);
     assert_true(none.decode_tokens_per_s == 0);
 }

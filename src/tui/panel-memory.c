@@ -243,7 +243,7 @@ static void draw_phases(const ui *u)
             snprintf(line, sizeof line, " %s %s", v, verdict(fits));
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
     }
-    vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
+    vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops, g->host_bandwidth);
     if (n == 2) { /* the tokens generated grow the cache the prompt left */
         uint64_t a = ph[0].bytes[VL_C_KV_CACHE], b = ph[1].bytes[VL_C_KV_CACHE];
         char brief[96];
