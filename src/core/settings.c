@@ -288,7 +288,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_CPU_OFFLOAD) .flag = "cpu-offload", FIELD(cpu_offload), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_INFER, .arg = "SIZE",
         .help = "weights per GPU kept in CPU memory, read over the host link at each forward "
-                "(vLLM's --cpu-offload-gb; default 0: none)",
+                "(vLLM's cpu_offload_gb; default 0: none)",
         .label = N_("CPU offload"), SLIDER(0, 1024 * VL_GIB, VL_STEP_GIB)},
 };
 #undef ROW
