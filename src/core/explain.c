@@ -505,7 +505,7 @@ void vl_explain_host_link(const vl_breakdown *b, const vl_speed *v, double bandw
     char w[32], kv[32], off[32];
     const uint64_t kv_bytes = v->step_bytes - b->bytes[VL_C_WEIGHTS];
     snprintf(buf, len,
-             "; with --cpu-offload each forward also reads %s over the host link: a decode step "
+             "with --cpu-offload each forward also reads %s over the host link: a decode step "
              ">= (%s weights + %s KV cache) / %.0f GB/s + %s / %.2f GB/s = %.2f ms + %.2f ms = "
              "%.2f ms, the prefill %.2f ms more",
              vl_fmt_bytes(b->inf.offloaded_bytes, u, off, sizeof off),

@@ -442,8 +442,9 @@ static bool speed_line(const report *r, char *buf, size_t len)
              r->settings->batch * r->settings->seq, r->gpu->bf16_flops / 1e12);
     if (v.host_seconds > 0) { /* --cpu-offload: the host link's share, its formula */
         size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "; ");
         vl_explain_host_link(r->breakdown, &v, r->gpu->bandwidth, r->gpu->host_bandwidth,
-                             r->units, buf + n, len - n);
+                             r->units, buf + n + 2, len - n - 2);
     }
     return true;
 }

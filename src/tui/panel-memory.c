@@ -393,6 +393,17 @@ static void draw_formula(const ui *u)
                  vl_fmt_int((uint64_t)(v.tokens_per_s_per_gpu + 0.5), tg, sizeof tg), budget);
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
     }
+    /* --cpu-offload: the weights' formula goes on to what the host link costs a forward */
+    if (focus == VL_C_WEIGHTS && e->b.inf.offloaded_bytes && y <= last) {
+        const vl_gpu *g = explorer_gpu(e);
+        vl_speed v = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops, g->host_bandwidth);
+        if (v.host_seconds > 0) {
+            line[0] = ' ';
+            vl_explain_host_link(&e->b, &v, g->bandwidth, g->host_bandwidth, u->units, line + 1,
+                                 sizeof line - 1);
+            y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+        }
+    }
     if (s.mode == VL_MODE_TRAIN)
         y = draw_training_facts(u, y, last);
     if (u->scenario.name[0] && y <= last) { /* what the class is looking at, and where from */
