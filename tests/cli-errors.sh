@@ -80,6 +80,8 @@ expect 2 "$e --cpu-offload: '4GiG' is not a size: unknown unit suffix (e.g. 0, 1
     estimate --mode infer --cpu-offload 4GiG
 expect 2 "$e --cpu-offload: '65TiB' is outside 0 B .. 64 TiB" \
     estimate --mode infer --cpu-offload 65TiB
+expect 2 "$e --cpu-offload with a GGUF --weight-dtype is not modelled (llama.cpp runs the layers it keeps in CPU memory on the CPU: --n-gpu-layers)" \
+    estimate --mode infer --weight-dtype q4_k_m --cpu-offload 1GiB
 expect 2 "$e --solve max-concurrency is for serving (--mode infer)" estimate --solve max-concurrency
 expect 1 "$e --solve max-concurrency on a100-40gb: not one sequence's KV cache fits beside the weights, workspace and overhead" \
     estimate --mode infer --solve max-concurrency --gpu a100-40gb --preset llama-2-70b --gpu-util 0.5

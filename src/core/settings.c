@@ -592,6 +592,9 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->mode == VL_MODE_INFER && s->pp > 1 && vl_dtype_gguf(s->weight_dtype, NULL))
         return "--pp with a GGUF --weight-dtype is not modelled (llama.cpp splits the layers "
                "over --gpus itself)";
+    if (s->mode == VL_MODE_INFER && s->cpu_offload && vl_dtype_gguf(s->weight_dtype, NULL))
+        return "--cpu-offload with a GGUF --weight-dtype is not modelled (llama.cpp runs the "
+               "layers it keeps in CPU memory on the CPU: --n-gpu-layers)";
     if (s->mode == VL_MODE_INFER)
         return s->seq + s->gen > VL_MAX_SEQ ? "--seq plus --gen must be at most 16777216" : NULL;
     if (s->fp32_grads && pure16(s))
