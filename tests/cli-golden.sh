@@ -112,6 +112,8 @@ PY
             checks=$((checks + 1))
             "$VRAMLAB" estimate --mode infer --gen 16 --gpu "$g" --gpus "$n" --cpu-offload 4GiB \
                 --format json > "$tmp/co-$g-$n.json" || fail "--cpu-offload on $g x $n"
+            "$VRAMLAB" estimate --mode infer --gen 16 --gpu "$g" --gpus "$n" \
+                --format json > "$tmp/nco-$g-$n.json" || fail "no --cpu-offload on $g x $n"
         done
     done
     python3 - "$tmp" <<'PY' || fail "JSON --cpu-offload check"
@@ -128,6 +130,10 @@ for g, h in link.items():
         assert d["per_gpu"]["weights"] == w - off
         c = d["cpu_per_node"]
         assert c["per_gpu"]["weights"] == off and c["gpus_per_node"] == n and c["total"] == n * off
+        # the timeline's serving peak follows: the same run less the offloaded bytes
+        no = json.load(open("%s/nco-%s-%d.json" % (sys.argv[1], g, n)))
+        assert d["peak"]["alive"]["weights"] == w - off
+        assert no["peak"]["device"] - d["peak"]["device"] == off, (g, n)
         sp = d["speed"]
         assert abs(sp["host_seconds"] - off / h) < 1e-5 * off / h, (g, sp)
         assert sp["decode_step_seconds"] > sp["host_seconds"]
