@@ -73,6 +73,15 @@ expect 2 "$e --gpu-util: '1.2' is not a fraction: expected a fraction from 0 to 
 expect 2 "$e --gpu-util applies to --mode infer only" estimate --gpu-util 0.9
 expect 2 "$e --kv-block must be between 1 and 65536" estimate --mode infer --kv-block 100000
 expect 2 "$e --kv-block applies to --mode infer only" estimate --kv-block 16
+expect 2 "$e --cpu-offload applies to --mode infer only" estimate --cpu-offload 4GiB
+expect 2 "$e --cpu-offload: '-4GiB' is not a size: must not be negative (e.g. 0, 1GiB, 800MB)" \
+    estimate --mode infer --cpu-offload -4GiB
+expect 2 "$e --cpu-offload: '4GiG' is not a size: unknown unit suffix (e.g. 0, 1GiB, 800MB)" \
+    estimate --mode infer --cpu-offload 4GiG
+expect 2 "$e --cpu-offload: '65TiB' is outside 0 B .. 64 TiB" \
+    estimate --mode infer --cpu-offload 65TiB
+expect 2 "$e --cpu-offload with a GGUF --weight-dtype is not modelled (llama.cpp runs the layers it keeps in CPU memory on the CPU: --n-gpu-layers)" \
+    estimate --mode infer --weight-dtype q4_k_m --cpu-offload 1GiB
 expect 2 "$e --solve max-concurrency is for serving (--mode infer)" estimate --solve max-concurrency
 expect 1 "$e --solve max-concurrency on a100-40gb: not one sequence's KV cache fits beside the weights, workspace and overhead" \
     estimate --mode infer --solve max-concurrency --gpu a100-40gb --preset llama-2-70b --gpu-util 0.5

@@ -103,6 +103,42 @@ for k in ("weights", "optimizer"):
 assert c["total"] == c["weights"] + c["optimizer"] == 8 * c["per_gpu"]["total"]
 assert g["total"] + c["per_gpu"]["total"] == n["total"]
 PY
+    # --cpu-offload: Llama 2 7B bf16 is 13,476,831,232 bytes of weights on one GPU, and
+    # 6,738,681,856 a GPU over 2 (HACKING §4.5); each GPU offloads 4 GiB, exact integers.  The
+    # host links, one direction (PCI-SIG): PCIe 5.0 x16 63e9 B/s (H100), 4.0 31.5e9 (A100),
+    # 3.0 15.75e9 (T4).
+    for g in h100-80gb a100-80gb t4; do
+        for n in 1 2; do
+            checks=$((checks + 1))
+            "$VRAMLAB" estimate --mode infer --gen 16 --gpu "$g" --gpus "$n" --cpu-offload 4GiB \
+                --format json > "$tmp/co-$g-$n.json" || fail "--cpu-offload on $g x $n"
+            "$VRAMLAB" estimate --mode infer --gen 16 --gpu "$g" --gpus "$n" \
+                --format json > "$tmp/nco-$g-$n.json" || fail "no --cpu-offload on $g x $n"
+        done
+    done
+    python3 - "$tmp" <<'PY' || fail "JSON --cpu-offload check"
+import json, sys
+off = 4 * 2**30
+weights = {1: 13476831232, 2: 6738681856}
+link = {"h100-80gb": 63e9, "a100-80gb": 31.5e9, "t4": 15.75e9}
+for g, h in link.items():
+    for n, w in weights.items():
+        text = open("%s/co-%s-%d.json" % (sys.argv[1], g, n)).read()
+        assert '"weights": %d,' % (w - off) in text, (g, n)  # an exact integer, no exponent
+        d = json.loads(text)
+        assert d["settings"]["cpu_offload"] == off and d["inference"]["offloaded_bytes"] == off
+        assert d["per_gpu"]["weights"] == w - off
+        c = d["cpu_per_node"]
+        assert c["per_gpu"]["weights"] == off and c["gpus_per_node"] == n and c["total"] == n * off
+        # the timeline's serving peak follows: the same run less the offloaded bytes
+        no = json.load(open("%s/nco-%s-%d.json" % (sys.argv[1], g, n)))
+        assert d["peak"]["alive"]["weights"] == w - off
+        assert no["peak"]["device"] - d["peak"]["device"] == off, (g, n)
+        sp = d["speed"]
+        assert abs(sp["host_seconds"] - off / h) < 1e-5 * off / h, (g, sp)
+        assert sp["decode_step_seconds"] > sp["host_seconds"]
+        assert abs(sp["decode_tokens_per_s"] * sp["decode_step_seconds"] - 1) < 1e-4
+PY
     # LoRA: the frozen base and the adapters add up to the weights (1 GPU, no sharding).
     checks=$((checks + 1))
     "$VRAMLAB" estimate --preset mistral-7b --lora-rank 16 --qlora --format json > "$tmp/l.json"

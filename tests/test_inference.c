@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/memory.h"
@@ -332,14 +333,79 @@ static void test_speed_bounds(void **state)
     s.gen = 100;
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
-    vl_speed v = vl_speed_bounds(&b, &s, 1e12, 1e15);
+    vl_speed v = vl_speed_bounds(&b, &s, 1e12, 1e15, 0);
     double bytes = (double)(b.bytes[VL_C_WEIGHTS] + b.inf.decode.kv_cache);
     assert_true(v.decode_step_seconds == bytes / 1e12);
     assert_true(v.decode_tokens_per_s == 4 / (bytes / 1e12));
     assert_true(v.prefill_seconds == 2.0 * 6738415616.0 * 4 * 2048 / 1e15);
-    vl_speed none = vl_speed_bounds(&b, &s, 0, 0);
+    vl_speed none = vl_speed_bounds(&b, &s, 0, 0, 0);
     assert_false(none.known);
     assert_true(none.decode_tokens_per_s == 0);
+}
+
+/* --cpu-offload (vLLM's cpu_offload_gb, per GPU).  Llama 2 7B in bf16 holds 6,476,005,376
+ * layer-matrix, 262,144,000 embedding and 266,240 norm params (the published architecture),
+ * 2 bytes each: 13,476,831,232 bytes on one GPU.  With --gpus 2 the matrices and embeddings
+ * split: 3,238,002,688 x 2 + 131,072,000 x 2 + 266,240 x 2 = 6,738,681,856 bytes a GPU, of
+ * which each GPU offloads its own 4 GiB (4,294,967,296). */
+static void test_cpu_offload(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.cpu_offload = 4ULL << 30;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 13476831232ULL - 4294967296ULL);
+    assert_int_equal(b.inf.offloaded_bytes, 4294967296ULL);
+    assert_int_equal(b.cpu.node_total, 4294967296ULL);
+    assert_int_equal(b.total, b.inf.prefill.total);
+    assert_int_equal(b.total, 9181863936ULL + b.inf.prefill.kv_cache + b.inf.prefill.workspace +
+                                  (1ULL << 30));
+
+    s.gpus = 2; /* each GPU offloads from its own share; a node holds both GPUs' */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 6738681856ULL - 4294967296ULL);
+    assert_int_equal(b.cpu.gpus_per_node, 2);
+    assert_int_equal(b.cpu.node_total, 2 * 4294967296ULL);
+
+    s.gpus = 1; /* a budget past the weights offloads them all, as vLLM's loop runs out */
+    s.cpu_offload = 64ULL << 30;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 0);
+    assert_int_equal(b.inf.offloaded_bytes, 13476831232ULL);
+
+    s.mode = VL_MODE_TRAIN; /* serving only */
+    char why[256];
+    assert_false(vl_settings_valid(&s, &m.arch, why, sizeof why));
+    assert_string_equal(why, "--cpu-offload applies to --mode infer only");
+}
+
+/* The offloaded bytes cross the host link at every forward.  On an H100 SXM (3.35e12 B/s
+ * HBM3 and 989.4e12 bf16 FLOP/s dense: NVIDIA H100 datasheet; PCIe 5.0 x16, 63e9 B/s a
+ * direction: PCI-SIG), Llama 2 7B bf16, 4 GiB offloaded, 2048 + 100 tokens: a decode step
+ * reads 9,181,863,936 weight bytes and 2148 x 524,288 = 1,126,170,624 KV bytes from HBM,
+ * 10,308,034,560 / 3.35e12 = 3.0770 ms, and 4,294,967,296 / 63e9 = 68.1741 ms over PCIe:
+ * 71.2511 ms, 14.035 tokens/s.  The prefill: 2 x 6,738,415,616 x 2048 / 989.4e12 = 27.8963
+ * ms of compute, plus the same 68.1741 ms. */
+static void test_cpu_offload_speed(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.cpu_offload = 4ULL << 30;
+    s.gen = 100;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    vl_speed v = vl_speed_bounds(&b, &s, 3.35e12, 989.4e12, 63e9);
+    assert_true(fabs(v.host_seconds - 0.0681740841) < 1e-9);
+    assert_true(fabs(v.decode_step_seconds - 0.0712511093) < 1e-9);
+    assert_true(fabs(v.decode_tokens_per_s - 14.0348) < 1e-3);
+    assert_true(fabs(v.prefill_seconds - (0.0278963 + 0.0681741)) < 1e-6);
+    /* a GPU whose host link is unknown gives no bound for an offloaded run */
+    vl_speed none = vl_speed_bounds(&b, &s, 3.35e12, 989.4e12, 0);
+    assert_false(none.known);
+    assert_true(none.decode_step_seconds == 0);
 }
 
 /* What the solver judges: the step's peak on the device. */
@@ -465,7 +531,8 @@ int main(void)
         cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
         cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),
         cmocka_unit_test(test_int4_kv), cmocka_unit_test(test_serving_capacity),
-        cmocka_unit_test(test_pipeline_serving),
+        cmocka_unit_test(test_pipeline_serving), cmocka_unit_test(test_cpu_offload),
+        cmocka_unit_test(test_cpu_offload_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

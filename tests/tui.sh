@@ -79,8 +79,10 @@ shown_total() { # the exact bytes in "total ... GiB per GPU (N bytes)", in eithe
     screen "$1" | sed -n -e 's/.*per GPU (\([0-9,]*\) bytes).*/\1/p' \
         -e 's/.*合计 [0-9.]* [GT]i*B（\([0-9,]*\) 字节）.*/\1/p' | tr -d ,
 }
-shown_gib() { # where the pane is too narrow for the bytes: "total N.NN GiB per GPU"
+shown_gib() { # where the pane is too narrow for the bytes: "total N.NN GiB per GPU", or with
+    # an offload "total N.NN GiB; node CPU ..."
     screen "$1" | sed -n -e 's/.* total \([0-9.]* GiB\) per GPU$/\1/p' \
+        -e 's/.* total \([0-9.]* GiB\); node CPU .*/\1/p' \
         -e 's/.* 每 GPU 合计 \([0-9.]* GiB\)$/\1/p'
 }
 
@@ -1047,7 +1049,7 @@ for size in 80x24 200x60; do
 
     name=serve-$size
     start $name --preset llama-2-7b --mode infer --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k # GPU mem. util.
+    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k k # GPU mem. util.
     expect_slider $name "GPU mem. util." 100%
     keys $name PgDn                                    # 90%: vLLM's default
     expect_slider $name "GPU mem. util." 90%
@@ -1225,6 +1227,46 @@ for size in 80x24 200x60; do
         exited "$zh" 0
     done
 done
+
+# --cpu-offload in serving: the CPU offload row (last in the list) moves by GiB, and the
+# total, the weights, the CPU memory per node and the roofline decode bound are those of
+# vramlab estimate with the same flags, at 80x24 and at 200x60; at 200x60 the formula pane
+# goes on from the weights to the host link's time, as estimate's speed line substitutes it
+if command -v python3 > /dev/null; then
+    for size in 80x24 200x60; do
+        cols=${size%x*} rows=${size#*x}
+        name=cpu-offload-$size
+        start $name --preset llama-2-7b --mode infer --gen 100 --no-color --ascii
+        unset cols rows
+        keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+        expect_slider $name "CPU offload" "0.00 GiB"
+        keys $name Right Right Right Right                 # 4 GiB of each GPU's weights
+        expect_slider $name "CPU offload" "4.00 GiB"
+        expect_total $name --preset llama-2-7b --mode infer --gen 100 --cpu-offload 4GiB
+        "$VRAMLAB" estimate --preset llama-2-7b --mode infer --gen 100 --cpu-offload 4GiB \
+            --format json > "$tmp/co.json"
+        "$VRAMLAB" estimate --preset llama-2-7b --mode infer --gen 100 --cpu-offload 4GiB |
+            sed -n 's/.* = \([0-9.]* ms + [0-9.]* ms = [0-9.]* ms\), the prefill.*/\1/p' \
+            > "$tmp/co.txt"
+        eval "$(python3 - "$tmp/co.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("weights='%.2f GiB' node='%.2f GiB' decode='%.0f tokens/s'" % (
+    d["per_gpu"]["weights"] / 2**30, d["cpu_per_node"]["total"] / 2**30,
+    d["speed"]["decode_tokens_per_s"]))
+PY
+)"
+        expect_screen $name "## weights                 $weights"
+        expect_screen $name "$node"
+        expect_screen $name "roofline: decode <= $decode"
+        if [ $size = 200x60 ]; then
+            expect_screen $name "- 4.00 GiB in CPU memory (--cpu-offload) = $weights"
+            expect_screen $name "$(cat "$tmp/co.txt")"
+        fi
+        keys $name q
+        exited $name 0
+    done
+fi
 
 # The locale chooses the language too, and --lang wins over it: GNU's LANGUAGE (glibc reads
 # it under a locale other than C), LANG (its zh_CN locale need not exist: the explorer then

@@ -96,10 +96,20 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
     if (tpn > 1)
         snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)tpn);
+    /* --cpu-offload: what this GPU holds, less what it keeps in CPU memory */
+    char held[128];
+    if (c == VL_C_WEIGHTS && inf->offloaded_bytes) {
+        char all[32], off[32];
+        snprintf(held, sizeof held, "%s - %s in CPU memory (--cpu-offload) = %s",
+                 vl_fmt_bytes(b->bytes[c] + inf->offloaded_bytes, u, all, sizeof all),
+                 vl_fmt_bytes(inf->offloaded_bytes, u, off, sizeof off), v);
+    } else {
+        snprintf(held, sizeof held, "%s", v);
+    }
     switch (c) {
     case VL_C_WEIGHTS:
         if (inf->gguf_on) {
-            explain_gguf(s, inf, v, buf, len);
+            explain_gguf(s, inf, held, buf, len);
             break;
         }
         vl_fmt_count(inf->stage_linear, x, sizeof x);
@@ -115,7 +125,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  "norm/bias params x %g B on every GPU = %s",
                  stage, x, vl_dtype_bits(s->weight_dtype) / 8.0, wd, w, y,
                  (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, tp, z,
-                 (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, v);
+                 (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, held);
         break;
     case VL_C_KV_CACHE:
         if (inf->latent_width) {
@@ -487,4 +497,20 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
                  "matrices and embeddings are split",
                  vl_fmt_bytes(b->inf.replicated_bytes, VL_UNITS_GIB, x, sizeof x));
     return n;
+}
+
+void vl_explain_host_link(const vl_breakdown *b, const vl_speed *v, double bandwidth,
+                          double host_bandwidth, vl_units u, char *buf, size_t len)
+{
+    char w[32], kv[32], off[32];
+    const uint64_t kv_bytes = v->step_bytes - b->bytes[VL_C_WEIGHTS];
+    snprintf(buf, len,
+             "with --cpu-offload each forward also reads %s over the host link: a decode step "
+             ">= (%s weights + %s KV cache) / %.0f GB/s + %s / %.2f GB/s = %.2f ms + %.2f ms = "
+             "%.2f ms, the prefill %.2f ms more",
+             vl_fmt_bytes(b->inf.offloaded_bytes, u, off, sizeof off),
+             vl_fmt_bytes(b->bytes[VL_C_WEIGHTS], u, w, sizeof w),
+             vl_fmt_bytes(kv_bytes, u, kv, sizeof kv), bandwidth / 1e9, off, host_bandwidth / 1e9,
+             (v->decode_step_seconds - v->host_seconds) * 1e3, v->host_seconds * 1e3,
+             v->decode_step_seconds * 1e3, v->host_seconds * 1e3);
 }

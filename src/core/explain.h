@@ -22,6 +22,12 @@ void vl_explain_gguf_mix(const vl_gguf_weights *g, char *buf, size_t len);
 void vl_explain_step_time(const vl_settings *s, const vl_arch *a, const vl_train_speed *v,
                           char *buf, size_t len);
 
+/* --cpu-offload's share of the speed bounds, its formula substituted: "with --cpu-offload
+ * each forward also reads 4 GiB over the host link: a decode step >= (8.55 GiB weights + ...)
+ * / 3350 GB/s + 4 GiB / 63.00 GB/s = ...", for the speed line and the formula pane. */
+void vl_explain_host_link(const vl_breakdown *b, const vl_speed *v, double bandwidth,
+                          double host_bandwidth, vl_units u, char *buf, size_t len);
+
 /* The bytes-per-parameter convention in force, with its source. */
 const char *vl_convention(const vl_settings *s);
 

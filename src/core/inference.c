@@ -143,6 +143,13 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
         weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), ovf);
         out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, ovf);
     }
+    /* --cpu-offload (vLLM's --cpu-offload-gb, per GPU: maybe_offload_to_cpu in
+     * vllm/model_executor/models/utils.py moves each GPU's own parameters to pinned CPU
+     * memory, layer by layer, until the budget is used): a budget past this GPU's weights
+     * offloads them all, as vLLM's loop runs out of parameters */
+    inf->offloaded_bytes =
+        s->cpu_offload < out->bytes[VL_C_WEIGHTS] ? s->cpu_offload : out->bytes[VL_C_WEIGHTS];
+    out->bytes[VL_C_WEIGHTS] -= inf->offloaded_bytes;
     const shard g = shard_of(a, s, st->logits);
     inf->logits = st->logits;
     inf->stage_linear = st->linear;
@@ -257,29 +264,46 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
         if (other_end.total >= out->total)
             *out = other_end;
     }
+    /* what each GPU offloaded, in its node's CPU memory (the report's cpu_per_node, as for
+     * training's ZeRO-Offload) */
+    vl_cpu *c = &out->cpu;
+    memset(c, 0, sizeof *c);
+    c->gpus_per_node = vl_gpus_per_node(s);
+    c->nodes = vl_ceil_div(s->gpus, c->gpus_per_node);
+    c->moved[VL_C_WEIGHTS] = c->moved_total = inf->offloaded_bytes;
+    c->per_node[VL_C_WEIGHTS] = c->node_total =
+        vl_mul(inf->offloaded_bytes, c->gpus_per_node, &ovf);
     if (ovf)
         return "the result does not fit in 64 bits (over 16 EiB per GPU): reduce --batch or --seq";
     return NULL;
 }
 
 vl_speed vl_speed_bounds(const vl_breakdown *b, const vl_settings *s, double bandwidth,
-                         double flops)
+                         double flops, double host_bandwidth)
 {
     vl_speed v = {0};
-    if (s->mode != VL_MODE_INFER)
-        return v;
     const vl_inference *inf = &b->inf;
+    if (s->mode != VL_MODE_INFER || (inf->offloaded_bytes && host_bandwidth <= 0))
+        return v;
+    /* Offloaded weights cross the host link at every forward, decode step and prefill
+     * alike: vLLM's offloaded module copies its state to the GPU (v.to(device,
+     * non_blocking=True)) on the stream its functional_call then computes on, so the copy
+     * and the layer's work run one after the other and their times add. */
+    if (inf->offloaded_bytes)
+        v.host_seconds = (double)inf->offloaded_bytes / host_bandwidth;
     uint64_t kv = inf->decode.kv_cache > inf->prefill.kv_cache ? inf->decode.kv_cache
                                                                 : inf->prefill.kv_cache;
+    v.step_bytes = b->bytes[VL_C_WEIGHTS] + kv;
     if (bandwidth > 0) {
         /* every decode step reads this GPU's weights and KV cache once */
-        v.decode_step_seconds = (double)(b->bytes[VL_C_WEIGHTS] + kv) / bandwidth;
+        v.decode_step_seconds = (double)v.step_bytes / bandwidth + v.host_seconds;
         v.decode_tokens_per_s = (double)s->batch / v.decode_step_seconds;
     }
     if (flops > 0) {
         uint64_t active = b->P == b->params.total ? b->params.active : b->P;
         v.prefill_seconds = 2.0 * (double)active * (double)s->batch * (double)s->seq /
-                            ((double)s->gpus * flops);
+                                ((double)s->gpus * flops) +
+                            v.host_seconds;
     }
     v.known = bandwidth > 0 && flops > 0;
     return v;

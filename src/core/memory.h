@@ -114,6 +114,9 @@ typedef struct vl_inference {
     uint64_t kv_gpu_per_token;             /* this GPU's cache bytes a token and sequence */
     bool gguf_on;              /* weight_dtype is a GGUF file type: its tensors are in gguf */
     vl_gguf_weights gguf;
+    /* --cpu-offload: of this GPU's weights, the bytes kept in CPU memory instead (at most
+     * all of them), taken out of the weights component and read over the host link */
+    uint64_t offloaded_bytes;
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;
@@ -194,9 +197,16 @@ typedef struct vl_speed {
     double decode_tokens_per_s;     /* all sequences together: b / step time */
     double decode_step_seconds;     /* >= bytes read per step / bandwidth */
     double prefill_seconds;         /* >= 2 x active params x prompt tokens / FLOP/s */
+    /* of each, the offloaded weights' transfer: offloaded bytes / host bandwidth (0 without
+     * --cpu-offload) */
+    double host_seconds;
+    uint64_t step_bytes;            /* what a decode step reads from the GPU's memory: its
+                                     * weights and KV cache */
 } vl_speed;
+/* host_bandwidth: the GPU's link to CPU memory, bytes/s (0 = unknown: with --cpu-offload
+ * there are then no bounds). */
 vl_speed vl_speed_bounds(const vl_breakdown *b, const vl_settings *s, double bandwidth,
-                         double flops);
+                         double flops, double host_bandwidth);
 
 /* The per-GPU breakdown.  Returns NULL, or a reason (in out->why, or a constant) when a
  * setting is invalid or a result would not fit in 64 bits. */

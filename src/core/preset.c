@@ -138,6 +138,7 @@ static const key_desc gpu_keys[] = {
     {"fp8_flops", T_DOUBLE, G(fp8_flops)},
     {"generation", T_ENUM, G(generation), .enum_names = vl_gpu_arch_names,
      .n_enum = VL_N_GPU_ARCHS},
+    {"host_bandwidth", T_DOUBLE, G(host_bandwidth)},
     {NULL, 0},
 };
 #undef G
@@ -598,6 +599,9 @@ static bool load_gpu(vl_ydoc *d, vl_gpu *g)
         {"bf16_flops", offsetof(vl_gpu, bf16_flops), 1e9, 1e18},
         {"fp16_flops", offsetof(vl_gpu, fp16_flops), 1e9, 1e18},
         {"fp8_flops", offsetof(vl_gpu, fp8_flops), 1e9, 1e18},
+        /* PCIe 3.0 x16, the slowest link a preset has, is 15.75 GB/s (PCI-SIG); NVLink-C2C's
+         * 450 GB/s a direction the fastest (NVIDIA Grace Hopper Superchip datasheet) */
+        {"host_bandwidth", offsetof(vl_gpu, host_bandwidth), 1e9, 1e15},
     };
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         double x;

@@ -284,6 +284,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "each GPU's memory, in place of the --gpu preset's: 40GiB, 24GB (a MIG slice, "
                 "a card not in the catalog)",
         .label = N_("capacity"), SLIDER(VL_MIN_CAPACITY, 1024 * VL_GIB, VL_STEP_GIB)},
+    /* inference: weights offloaded to CPU memory (inference.c) */
+    ROW(VL_SET_CPU_OFFLOAD) .flag = "cpu-offload", FIELD(cpu_offload), .type = VL_ST_SIZE,
+        RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_INFER, .arg = "SIZE",
+        .help = "weights per GPU kept in CPU memory, read over the host link at each forward "
+                "(vLLM's cpu_offload_gb; default 0: none)",
+        .label = N_("CPU offload"), SLIDER(0, 1024 * VL_GIB, VL_STEP_GIB)},
 };
 #undef ROW
 #undef SLIDER
@@ -586,6 +592,9 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->mode == VL_MODE_INFER && s->pp > 1 && vl_dtype_gguf(s->weight_dtype, NULL))
         return "--pp with a GGUF --weight-dtype is not modelled (llama.cpp splits the layers "
                "over --gpus itself)";
+    if (s->mode == VL_MODE_INFER && s->cpu_offload && vl_dtype_gguf(s->weight_dtype, NULL))
+        return "--cpu-offload with a GGUF --weight-dtype is not modelled (llama.cpp runs the "
+               "layers it keeps in CPU memory on the CPU: --n-gpu-layers)";
     if (s->mode == VL_MODE_INFER)
         return s->seq + s->gen > VL_MAX_SEQ ? "--seq plus --gen must be at most 16777216" : NULL;
     if (s->fp32_grads && pure16(s))

@@ -154,6 +154,9 @@ typedef struct vl_settings {
     /* bytes of memory each GPU has, in place of the GPU preset's (0 = the preset's): a MIG
      * slice, a card the catalog lacks, what another process leaves */
     uint64_t capacity;
+    /* inference: bytes of each GPU's weights kept in pinned CPU memory and read over the host
+     * link at every forward (vLLM's --cpu-offload-gb, per GPU; 0 = none) */
+    uint64_t cpu_offload;
 } vl_settings;
 
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
@@ -190,7 +193,7 @@ typedef struct vl_settings {
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \
     X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")                        \
-    X(VL_SET_CAPACITY, "capacity")
+    X(VL_SET_CAPACITY, "capacity") X(VL_SET_CPU_OFFLOAD, "cpu_offload")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {

@@ -46,8 +46,6 @@ void report_write_csv(FILE *out, const report *r)
         write_row(out, "kv_bytes_per_token", inf->kv_bytes_per_token, b->total, r->units);
         if (inf->gguf_on) /* a GGUF file type: its tensor data, all GPUs together */
             write_row(out, "gguf_tensor_bytes", inf->gguf.bytes, b->total, r->units);
-        write_events(out, r);
-        return;
     }
     if (!report_offloaded(r)) {
         write_events(out, r);

@@ -72,10 +72,11 @@ static void write_json_inference(FILE *out, const report *r)
             ", \"other_params\": %" PRIu64 ",\n               \"scale_bytes\": %" PRIu64
             ", \"replicated_bytes\": %" PRIu64 ", \"kv_bytes_per_token\": %" PRIu64
             ", \"kv_heads_per_gpu\": %" PRIu64 ",\n               \"prompt_tokens\": %" PRIu64
-            ", \"cached_tokens\": %" PRIu64 ",\n               ",
+            ", \"cached_tokens\": %" PRIu64 ", \"offloaded_bytes\": %" PRIu64
+            ",\n               ",
             inf->linear_params, inf->embedding_params, inf->other_params, inf->scale_bytes,
             inf->replicated_bytes, inf->kv_bytes_per_token, inf->kv_heads_per_gpu,
-            inf->prompt_tokens, inf->cached_tokens);
+            inf->prompt_tokens, inf->cached_tokens, inf->offloaded_bytes);
     json_phase(out, "prefill", &inf->prefill);
     fprintf(out, ",\n               ");
     json_phase(out, "decode", &inf->decode);
@@ -96,6 +97,8 @@ static void write_json_inference(FILE *out, const report *r)
     json_number(out, "decode_step_seconds", v.decode_step_seconds);
     fprintf(out, ", ");
     json_number(out, "prefill_seconds", v.prefill_seconds);
+    fprintf(out, ", ");
+    json_number(out, "host_seconds", v.host_seconds);
     fprintf(out, "},\n");
 }
 

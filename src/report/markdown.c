@@ -9,10 +9,11 @@
 static void write_cpu(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
-    fprintf(out, "**CPU memory per node** (%" PRIu64 " GPU%s, `--offload %s`):\n\n"
+    char flag[64];
+    fprintf(out, "**CPU memory per node** (%" PRIu64 " GPU%s, `%s`):\n\n"
                  "| component | %s | bytes |\n|---|---:|---:|\n",
             b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
-            vl_offload_names[r->settings->offload], vl_units_name(r->units));
+            report_offload_flag(r, flag, sizeof flag), vl_units_name(r->units));
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         if (b->cpu.per_node[c])
             fprintf(out, "| %s | %.2f | %" PRIu64 " |\n", vl_component_labels[c],

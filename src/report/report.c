@@ -147,7 +147,20 @@ void report_brief_settings(const report *r, char *buf, size_t len)
 
 bool report_offloaded(const report *r)
 {
-    return r->settings->mode == VL_MODE_TRAIN && r->settings->offload != VL_OFFLOAD_NONE;
+    if (r->settings->mode == VL_MODE_INFER)
+        return r->breakdown->inf.offloaded_bytes > 0;
+    return r->settings->offload != VL_OFFLOAD_NONE;
+}
+
+const char *report_offload_flag(const report *r, char *buf, size_t len)
+{
+    char v[32];
+    if (r->settings->mode == VL_MODE_INFER)
+        snprintf(buf, len, "--cpu-offload %s",
+                 vl_fmt_bytes(r->settings->cpu_offload, r->units, v, sizeof v));
+    else
+        snprintf(buf, len, "--offload %s", vl_offload_names[r->settings->offload]);
+    return buf;
 }
 
 /* ---- the facts, one a line (the table and Markdown show them) ---------------------------- */
@@ -286,17 +299,21 @@ static bool experts_line(const report *r, char *buf, size_t len)
 static bool offload_line(const report *r, char *buf, size_t len)
 {
     const vl_cpu *c = &r->breakdown->cpu;
-    char o[32], w[32], n[32], weights[64] = "";
-    if (r->settings->mode != VL_MODE_TRAIN || r->settings->offload == VL_OFFLOAD_NONE)
+    char o[32], w[32], n[32], flag[64], what[128];
+    if (!report_offloaded(r))
         return false;
-    if (c->moved[VL_C_WEIGHTS])
-        snprintf(weights, sizeof weights, " and %s of weights",
-                 vl_fmt_bytes(c->moved[VL_C_WEIGHTS], r->units, w, sizeof w));
+    vl_fmt_bytes(c->moved[VL_C_WEIGHTS], r->units, w, sizeof w);
+    if (r->settings->mode == VL_MODE_INFER) /* weights only, read over the host link */
+        snprintf(what, sizeof what, "%s of weights", w);
+    else
+        snprintf(what, sizeof what, "%s of optimizer states%s%s%s",
+                 vl_fmt_bytes(c->moved[VL_C_OPTIMIZER], r->units, o, sizeof o),
+                 c->moved[VL_C_WEIGHTS] ? " and " : "", c->moved[VL_C_WEIGHTS] ? w : "",
+                 c->moved[VL_C_WEIGHTS] ? " of weights" : "");
     snprintf(buf, len,
-             "--offload %s: %s of optimizer states%s per GPU in CPU memory; %" PRIu64
+             "%s: %s per GPU in CPU memory; %" PRIu64
              " GPU%s a node: %s of CPU memory per node (%" PRIu64 " node%s)",
-             vl_offload_names[r->settings->offload],
-             vl_fmt_bytes(c->moved[VL_C_OPTIMIZER], r->units, o, sizeof o), weights,
+             report_offload_flag(r, flag, sizeof flag), what,
              c->gpus_per_node, c->gpus_per_node == 1 ? "" : "s",
              vl_fmt_bytes(c->node_total, r->units, n, sizeof n), c->nodes,
              c->nodes == 1 ? "" : "s");
@@ -397,7 +414,8 @@ static bool phases_line(const report *r, char *buf, size_t len)
 
 vl_speed report_speed(const report *r)
 {
-    return vl_speed_bounds(r->breakdown, r->settings, r->gpu->bandwidth, r->gpu->bf16_flops);
+    return vl_speed_bounds(r->breakdown, r->settings, r->gpu->bandwidth, r->gpu->bf16_flops,
+                           r->gpu->host_bandwidth);
 }
 
 /* Inference: the roofline bounds; false in training or when the GPU's figures are unknown. */
@@ -422,6 +440,12 @@ static bool speed_line(const report *r, char *buf, size_t len)
              " tokens at %.0f TFLOP/s bf16)",
              r->gpu->name, v.decode_tokens_per_s, v.decode_step_seconds * 1e3, v.prefill_seconds,
              r->settings->batch * r->settings->seq, r->gpu->bf16_flops / 1e12);
+    if (v.host_seconds > 0) { /* --cpu-offload: the host link's share, its formula */
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "; ");
+        vl_explain_host_link(r->breakdown, &v, r->gpu->bandwidth, r->gpu->host_bandwidth,
+                             r->units, buf + n + 2, len - n - 2);
+    }
     return true;
 }
 

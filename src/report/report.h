@@ -112,8 +112,11 @@ int report_tl_columns(const vl_timeline *t, int width, report_tl_column *out);
 /* The first column of `width` that covers event i. */
 int report_tl_column_of(const vl_timeline *t, int width, size_t i);
 
-/* In training with --offload: the CPU memory per node is shown. */
+/* In training with --offload, or in inference with weights offloaded (--cpu-offload): the
+ * CPU memory per node is shown. */
 bool report_offloaded(const report *r);
+/* The flag that offloads: "--offload params", "--cpu-offload 4 GiB". */
+const char *report_offload_flag(const report *r, char *buf, size_t len);
 
 /* ---- the writers ------------------------------------------------------------------------ */
 

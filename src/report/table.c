@@ -22,9 +22,9 @@ static void write_terms(FILE *out, const char *bullet, const vl_term *t, int n, 
 static void write_cpu(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
-    char bytes[32];
-    fprintf(out, "  CPU memory per node (%" PRIu64 " GPU%s, --offload %s)\n", b->cpu.gpus_per_node,
-            b->cpu.gpus_per_node == 1 ? "" : "s", vl_offload_names[r->settings->offload]);
+    char bytes[32], flag[64];
+    fprintf(out, "  CPU memory per node (%" PRIu64 " GPU%s, %s)\n", b->cpu.gpus_per_node,
+            b->cpu.gpus_per_node == 1 ? "" : "s", report_offload_flag(r, flag, sizeof flag));
     for (int c = 0; c < VL_N_COMPONENTS; c++)
         if (b->cpu.per_node[c])
             fprintf(out, "  %-20s %10.2f %22s\n", vl_component_labels[c],

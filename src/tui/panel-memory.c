@@ -243,7 +243,7 @@ static void draw_phases(const ui *u)
             snprintf(line, sizeof line, " %s %s", v, verdict(fits));
         draw_text(y, r.x + 9 + bw, r.w - 9 - bw, fits ? C_OK : C_BAD, line);
     }
-    vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops);
+    vl_speed sp = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops, g->host_bandwidth);
     if (n == 2) { /* the tokens generated grow the cache the prompt left */
         uint64_t a = ph[0].bytes[VL_C_KV_CACHE], b = ph[1].bytes[VL_C_KV_CACHE];
         char brief[96];
@@ -392,6 +392,17 @@ static void draw_formula(const ui *u)
                  100.0 * (double)s.mfu / (double)VL_PPM, v.step_seconds,
                  vl_fmt_int((uint64_t)(v.tokens_per_s_per_gpu + 0.5), tg, sizeof tg), budget);
         y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+    }
+    /* --cpu-offload: the weights' formula goes on to what the host link costs a forward */
+    if (focus == VL_C_WEIGHTS && e->b.inf.offloaded_bytes && y <= last) {
+        const vl_gpu *g = explorer_gpu(e);
+        vl_speed v = vl_speed_bounds(&e->b, &s, g->bandwidth, g->bf16_flops, g->host_bandwidth);
+        if (v.host_seconds > 0) {
+            line[0] = ' ';
+            vl_explain_host_link(&e->b, &v, g->bandwidth, g->host_bandwidth, u->units, line + 1,
+                                 sizeof line - 1);
+            y = draw_wrap(y, last, r.x, r.w, C_NORMAL, line);
+        }
     }
     if (s.mode == VL_MODE_TRAIN)
         y = draw_training_facts(u, y, last);

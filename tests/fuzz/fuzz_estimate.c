@@ -81,7 +81,7 @@ static void estimate(const vl_model *m, const vl_settings *s, const vl_gpu *gpu)
         for (int c = 0; c < VL_N_COMPONENTS; c++)
             vl_explain(s, &b, (vl_component)c, VL_UNITS_GIB, buf, sizeof buf);
         vl_notes(s, m, &b, notes, VL_MAX_NOTES);
-        vl_speed_bounds(&b, s, gpu->bandwidth, gpu->bf16_flops);
+        vl_speed_bounds(&b, s, gpu->bandwidth, gpu->bf16_flops, gpu->host_bandwidth);
     }
     for (int w = 0; w < VL_N_SOLVES; w++) {
         vl_settings t = *s;
