@@ -347,7 +347,9 @@ static void test_speed_bounds(void **state)
  * layer-matrix, 262,144,000 embedding and 266,240 norm params (the published architecture),
  * 2 bytes each: 13,476,831,232 bytes on one GPU.  With --gpus 2 the matrices and embeddings
  * split: 3,238,002,688 x 2 + 131,072,000 x 2 + 266,240 x 2 = 6,738,681,856 bytes a GPU, of
- * which each GPU offloads its own 4 GiB (4,294,967,296). */
+ * which each GPU offloads its own 4 GiB (4,294,967,296).  While an offloaded layer runs
+ * its copy is on the GPU, in the workspace: one layer's matrices, 6,476,005,376 x 2 B / 32
+ * layers = 404,750,336 B (half on each of 2 GPUs). */
 static void test_cpu_offload(void **state)
 {
     (void)state;
@@ -358,6 +360,13 @@ static void test_cpu_offload(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 13476831232ULL - 4294967296ULL);
     assert_int_equal(b.inf.offloaded_bytes, 4294967296ULL);
+    assert_int_equal(b.inf.offload_copy, 404750336ULL);
+    vl_settings none = s;
+    none.cpu_offload = 0;
+    vl_breakdown kept;
+    assert_null(vl_estimate(&m, &none, &kept));
+    assert_int_equal(kept.inf.offload_copy, 0);
+    assert_int_equal(b.inf.prefill.workspace, kept.inf.prefill.workspace + 404750336ULL);
     assert_int_equal(b.cpu.node_total, 4294967296ULL);
     assert_int_equal(b.total, b.inf.prefill.total);
     assert_int_equal(b.total, 9181863936ULL + b.inf.prefill.kv_cache + b.inf.prefill.workspace +
@@ -366,6 +375,7 @@ static void test_cpu_offload(void **state)
     s.gpus = 2; /* each GPU offloads from its own share; a node holds both GPUs' */
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6738681856ULL - 4294967296ULL);
+    assert_int_equal(b.inf.offload_copy, 404750336ULL / 2);
     assert_int_equal(b.cpu.gpus_per_node, 2);
     assert_int_equal(b.cpu.node_total, 2 * 4294967296ULL);
 
@@ -374,6 +384,7 @@ static void test_cpu_offload(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 0);
     assert_int_equal(b.inf.offloaded_bytes, 13476831232ULL);
+    assert_int_equal(b.inf.offload_copy, 404750336ULL);
 
     s.mode = VL_MODE_TRAIN; /* serving only */
     char why[256];

@@ -170,7 +170,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     case VL_C_ACTIVATIONS:
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP "
-                 "and the last position's fp32 logits%s, for %s (prefill %s, decode %s) = %s",
+                 "and the last position's fp32 logits%s%s, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
@@ -178,6 +178,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  inf->pp > 1 ? (inf->logits ? " (on the last pipeline stage)"
                                             : " (none on the first pipeline stage)")
                              : "",
+                 inf->offload_copy ? " + an offloaded layer copied in for its forward" : "",
                  inf->decode_peak ? "one new token per sequence" : "the whole prompt",
                  vl_fmt_bytes(inf->prefill.workspace, u, x, sizeof x),
                  vl_fmt_bytes(inf->decode.workspace, u, y, sizeof y), v);

@@ -150,18 +150,27 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     inf->offloaded_bytes =
         s->cpu_offload < out->bytes[VL_C_WEIGHTS] ? s->cpu_offload : out->bytes[VL_C_WEIGHTS];
     out->bytes[VL_C_WEIGHTS] -= inf->offloaded_bytes;
+    /* an offloaded layer runs from a copy of its state on the GPU (maybe_offload_to_cpu's
+     * forward: v.to(device) of the module's state_dict, dropped when the forward returns):
+     * one layer's matrices at a time, this GPU's share */
+    const uint64_t layer = inf->stage_layers && !inf->gguf_on
+                               ? packed(vl_ceil_div(st->linear, N), vl_dtype_bits(s->weight_dtype),
+                                        ovf) / inf->stage_layers
+                               : 0;
+    inf->offload_copy = inf->offloaded_bytes < layer ? inf->offloaded_bytes : layer;
     const shard g = shard_of(a, s, st->logits);
     inf->logits = st->logits;
     inf->stage_linear = st->linear;
     inf->stage_embedding = st->emb;
     inf->stage_other = st->other;
     inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, ovf), s->batch, ovf);
-    inf->prefill.workspace = workspace(a, s, &g, s->seq, s->seq, ovf);
+    inf->prefill.workspace = vl_add(workspace(a, s, &g, s->seq, s->seq, ovf), inf->offload_copy, ovf);
     phase_total(out, s, &inf->prefill, ovf);
     memset(&inf->decode, 0, sizeof inf->decode);
     if (s->gen > 0) {
         inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_slots, ovf), s->batch, ovf);
-        inf->decode.workspace = workspace(a, s, &g, 1, inf->cached_tokens, ovf);
+        inf->decode.workspace =
+            vl_add(workspace(a, s, &g, 1, inf->cached_tokens, ovf), inf->offload_copy, ovf);
         phase_total(out, s, &inf->decode, ovf);
     }
     inf->decode_peak = inf->decode.total > inf->prefill.total;

@@ -117,6 +117,9 @@ typedef struct vl_inference {
     /* --cpu-offload: of this GPU's weights, the bytes kept in CPU memory instead (at most
      * all of them), taken out of the weights component and read over the host link */
     uint64_t offloaded_bytes;
+    /* ... and while an offloaded layer runs, the copy of it on the GPU (at most one layer's
+     * matrices), in each phase's workspace */
+    uint64_t offload_copy;
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;

@@ -23,6 +23,7 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 
 #define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
 #define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
+#define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -911,10 +912,12 @@ static bool build_serve(builder *b, step *st)
         phase(b, chunk < s->seq ? "prefill chunk %llu" : "prefill", (unsigned long long)++c);
         done += n;
         grow_kv(b, st, kv, per_token, done < cap ? done : cap);
+        uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
                             vl_infer_workspace(st->a, s, inf->logits, n, done, &b->ovf),
                             "forward workspace");
         release(b, ws);
+        release(b, copy);
         if (done == s->seq && inf->logits) /* the last pipeline stage samples */
             sampler(b, st, vl_mul(n, s->batch, &b->ovf));
     }
@@ -931,11 +934,13 @@ static bool build_serve(builder *b, step *st)
         }
         phase(b, "decode step %llu", (unsigned long long)step_i);
         grow_kv(b, st, kv, per_token, ctx < cap ? ctx : cap);
+        uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
                             vl_infer_workspace(st->a, s, inf->logits, 1, ctx < cap ? ctx : cap,
                                                &b->ovf),
                             "decode workspace");
         release(b, ws);
+        release(b, copy);
         if (inf->logits)
             sampler(b, st, s->batch);
     }
