@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 bool timeline_view_build(timeline_view *v, const explorer *e)
 {
     size_t before = v->built ? v->t.n_events : 0;
@@ -19,7 +21,7 @@ bool timeline_view_build(timeline_view *v, const explorer *e)
         return false;
     }
     if (v->t.n_events == 0) {
-        snprintf(v->error, sizeof v->error, "the step allocates nothing");
+        snprintf(v->error, sizeof v->error, "%s", _("the step allocates nothing"));
         vl_timeline_free(&v->t);
         return false;
     }
