@@ -1241,7 +1241,8 @@ for size in 80x24 200x60; do
         5) wait_for "$en" " one training step, "
            wait_for "$zh" "$(zh " one training step, " " 一个训练步，")"
            [ "$nls" = yes ] && for text in " 一个训练步，" " 个事件，在 NVIDIA H100 80GB SXM（" \
-               " 光标处" "GPU 上合计" " 峰值 " " GiB（GPU 上），在事件 " " 事件 " "（峰值）"; do
+               " 光标处" "GPU 上合计" " 峰值 " " GiB（GPU 上），在事件 " "，阶段 优化器步：已分配 " \
+               "，优化器步（峰值）"; do
                expect_screen "$zh" "$text"
            done
            [ "$nls" = yes ] && [ $c -ge 120 ] && expect_screen "$zh" "优化器步的临时张量" ;;

@@ -163,7 +163,7 @@ static void draw_text_lines(const ui *u, const chart *c)
     const vl_peak *p = &v->t.peak;
     const vl_gpu *g = explorer_gpu(&u->ex);
     int y = c->top + c->h + 1;
-    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32];
+    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128];
     report_fit fit = report_fit_of(p->device, g->memory);
     vl_fmt_bytes(p->device, VL_UNITS_GIB, dev, sizeof dev);
     vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
@@ -174,13 +174,14 @@ static void draw_text_lines(const ui *u, const chart *c)
     snprintf(line, sizeof line,
              _(" %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s "
                "context; %s %s, %s %s"),
-             u->g->peak, dev, p->event, p->phase, al, rs, cx, fit.fits ? _("fits") : _("over"),
-             cap, fit.fits ? _("spare") : _("by"), m);
+             u->g->peak, dev, p->event, timeline_view_phase_text(p->phase, ph, sizeof ph), al, rs,
+             cx, fit.fits ? _("fits") : _("over"), cap, fit.fits ? _("spare") : _("by"), m);
     draw_text(y++, 0, u->cols, fit.fits ? C_OK : C_BAD, line);
 
     const vl_event *ev = &v->t.events[v->cursor];
     snprintf(line, sizeof line, _(" %s event %zu of %zu, %s%s"), u->g->cursor, v->cursor,
-             v->t.n_events, vl_timeline_phase(&v->t, v->cursor),
+             v->t.n_events,
+             timeline_view_phase_text(vl_timeline_phase(&v->t, v->cursor), ph, sizeof ph),
              v->cursor == p->event ? _(" (the peak)") : "");
     draw_text(y++, 0, u->cols, C_KEY, line);
     vl_fmt_bytes(ev->allocated, VL_UNITS_GIB, al, sizeof al);
