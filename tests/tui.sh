@@ -1235,7 +1235,7 @@ for size in 80x24 200x60; do
            done
            [ "$nls" = yes ] && for text in " 第 300 / 300 步，完成 | 最近一遍数据上的损失" \
                "方案            损失    归零 准确率" "下溢为零的梯度" \
-               "fp16-static：损失缩放 2^10" "  第 300 步，跳过 " "后端：cpu"; do
+               "fp16-static：损失缩放 2^10" "  第 300 步，跳过 " " 后端："; do
                expect_screen "$zh" "$text"
            done ;;
         5) wait_for "$en" " one training step, "
