@@ -1,6 +1,7 @@
 /* test_timeline_view.c: the Timeline panel's state: the chart's columns keep the peak at every
  * width, a column is the largest moment among its events, the cursor steps one event, a
- * phase and to the ends, and what is shown alive at the cursor is vl_timeline_alive's. */
+ * phase and to the ends, what is shown alive at the cursor is vl_timeline_alive's, and a
+ * phase's label is shown with its numbers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -246,6 +247,35 @@ static void test_rebuild(void **state)
     timeline_view_free(&v);
 }
 
+/* The phases' labels, as the explorer shows them: under the C locale (the tests') each is
+ * itself again, its micro-batch and its numbers read and written back. */
+static void phases_as_they_are(const explorer *e)
+{
+    timeline_view v;
+    built(&v, e);
+    char buf[128];
+    for (size_t i = 0; i < v.t.n_phases; i++)
+        assert_string_equal(timeline_view_phase_text(v.t.phases[i], buf, sizeof buf),
+                            v.t.phases[i]);
+    timeline_view_free(&v);
+}
+
+static void test_phase_text(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
+    assert_true(explorer_move(&e, VL_SET_GRAD_ACCUM, 2, false)); /* micro-batch 1, 2, 3 */
+    phases_as_they_are(&e);
+    start(&e, "llama-2-7b", VL_MODE_INFER);
+    assert_true(explorer_move(&e, VL_SET_GEN, 3, false)); /* decode steps */
+    phases_as_they_are(&e);
+    char buf[64];
+    assert_string_equal(timeline_view_phase_text("zero_grad", buf, sizeof buf), "zero_grad");
+    assert_string_equal(timeline_view_phase_text("forward layer 3x", buf, sizeof buf),
+                        "forward layer 3x");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_cursor),
         cmocka_unit_test(test_alive_at_cursor),
         cmocka_unit_test(test_rebuild),
+        cmocka_unit_test(test_phase_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

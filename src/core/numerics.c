@@ -7,6 +7,7 @@
  * mode or on flush-to-zero, and no branches on the value, so that loops over arrays of
  * values vectorise (simd.h). */
 #include "numerics.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,8 +17,9 @@
 const char *const vl_format_names[VL_N_FORMATS] = {"fp32", "fp16", "bf16", "fp8-e4m3",
                                                    "fp8-e5m2"};
 
-const char *const vl_class_names[VL_N_CLASSES] = {"zero", "flushed", "subnormal", "normal",
-                                                  "inf",  "saturated", "nan"};
+const char *const vl_class_names[VL_N_CLASSES] = {N_("zero"), N_("flushed"), N_("subnormal"),
+                                                  N_("normal"), N_("inf"), N_("saturated"),
+                                                  N_("nan")};
 
 /* bits, exp_bits, man_bits, bias, max, min_normal, min_subnormal, epsilon, digits, has_inf,
  * max_code, nan_code.  The NaNs are those CUDA produces: fp32's canonical 0x7FFFFFFF,

@@ -394,13 +394,13 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
     switch (d->type) {
     case VL_ST_COUNT:
         if (!vl_parse_count(text, &v, &reason)) {
-            snprintf(why, len, "'%s' is not a whole number: %s", shown, reason);
+            snprintf(why, len, _("'%s' is not a whole number: %s"), shown, reason);
             return false;
         }
         break;
     case VL_ST_SIZE:
         if (!vl_parse_size(text, &v, &reason)) {
-            snprintf(why, len, "'%s' is not a size: %s (e.g. 0, 1GiB, 800MB)", shown, reason);
+            snprintf(why, len, _("'%s' is not a size: %s (e.g. 0, 1GiB, 800MB)"), shown, reason);
             return false;
         }
         break;
@@ -412,7 +412,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             i = VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0);
         if (i < 0) {
             char list[256], hint[96];
-            snprintf(why, len, "unknown value '%s' (expected %s)%s", shown,
+            snprintf(why, len, _("unknown value '%s' (expected %s)%s"), shown,
                      vl_join(d->names, (size_t)d->n_names, list, sizeof list),
                      vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
             return false;
@@ -422,7 +422,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
     }
     case VL_ST_BOOL:
         if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0) {
-            snprintf(why, len, "expected true or false, got '%s'", shown);
+            snprintf(why, len, _("expected true or false, got '%s'"), shown);
             return false;
         }
         v = strcmp(text, "true") == 0;
@@ -438,7 +438,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         const vl_framework *f = vl_framework_find(text);
         if (!f) {
             char list[256], hint[96];
-            snprintf(why, len, "unknown framework '%s' (built-in: %s)%s", text,
+            snprintf(why, len, _("unknown framework '%s' (built-in: %s)%s"), text,
                      vl_join(d->names, (size_t)d->n_names, list, sizeof list),
                      vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
             return false;
@@ -448,23 +448,23 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
     }
     case VL_ST_FRACTION:
         if (!vl_parse_fraction(text, &v, &reason)) {
-            snprintf(why, len, "'%s' is not a fraction: %s", text, reason);
+            snprintf(why, len, _("'%s' is not a fraction: %s"), text, reason);
             return false;
         }
         if (v < d->min || v > d->max) {
-            snprintf(why, len, "must be above 0 and at most 1, got '%s'", text);
+            snprintf(why, len, _("must be above 0 and at most 1, got '%s'"), text);
             return false;
         }
         break;
     }
     if (d->type == VL_ST_SIZE && (v < d->min || v > d->max)) {
         char lo[32], hi[32];
-        snprintf(why, len, "'%s' is outside %s .. %s", shown, size_text(d->min, lo, sizeof lo),
+        snprintf(why, len, _("'%s' is outside %s .. %s"), shown, size_text(d->min, lo, sizeof lo),
                  size_text(d->max, hi, sizeof hi));
         return false;
     }
     if (d->type == VL_ST_COUNT && (v < d->min || v > d->max)) {
-        snprintf(why, len, "must be between %" PRIu64 " and %" PRIu64, d->min, d->max);
+        snprintf(why, len, _("must be between %" PRIu64 " and %" PRIu64), d->min, d->max);
         return false;
     }
     vl_setting_put(k, s, v);
@@ -537,7 +537,7 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
         uint64_t v = vl_setting_get((vl_setting)k, s);
         if (!vl_setting_applies((vl_setting)k, s)) {
             if (v != vl_setting_get((vl_setting)k, &def)) {
-                snprintf(why, len, "--%s applies to --mode %s only", d->flag,
+                snprintf(why, len, _("--%s applies to --mode %s only"), d->flag,
                          vl_mode_names[s->mode == VL_MODE_TRAIN ? VL_MODE_INFER : VL_MODE_TRAIN]);
                 return false;
             }
@@ -547,20 +547,20 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
         switch (d->type) {
         case VL_ST_ENUM:
             if (v >= (uint64_t)d->n_names) {
-                snprintf(why, len, "--%s must be %s", d->flag,
+                snprintf(why, len, _("--%s must be %s"), d->flag,
                          vl_join(d->names, (size_t)d->n_names, list, sizeof list));
                 return false;
             }
             break;
         case VL_ST_LORA:
             if (v == 0 || (v & ~(uint64_t)VL_LORA_ALL_LINEAR)) {
-                snprintf(why, len, "--%s: no LoRA targets", d->flag);
+                snprintf(why, len, _("--%s: no LoRA targets"), d->flag);
                 return false;
             }
             break;
         case VL_ST_FRAMEWORK:
             if (!s->framework) {
-                snprintf(why, len, "--%s: no framework", d->flag);
+                snprintf(why, len, _("--%s: no framework"), d->flag);
                 return false;
             }
             break;
@@ -568,14 +568,14 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
             break;
         case VL_ST_FRACTION:
             if (v < d->min || v > d->max) {
-                snprintf(why, len, "--%s must be above 0 and at most 1", d->flag);
+                snprintf(why, len, _("--%s must be above 0 and at most 1"), d->flag);
                 return false;
             }
             break;
         case VL_ST_COUNT:
         case VL_ST_SIZE:
             if (v > d->max || (v < d->min && !(v == 0 && d->zero_ok))) {
-                snprintf(why, len, "--%s must be between %" PRIu64 " and %" PRIu64, d->flag,
+                snprintf(why, len, _("--%s must be between %" PRIu64 " and %" PRIu64), d->flag,
                          d->min, d->max);
                 return false;
             }
@@ -588,64 +588,64 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
 const char *vl_settings_check(const vl_settings *s)
 {
     if (s->mode == VL_MODE_INFER && s->gpus % s->pp != 0)
-        return "--gpus must be a multiple of --pp (serving: GPUs = tensor x pipeline parallel)";
+        return _("--gpus must be a multiple of --pp (serving: GPUs = tensor x pipeline parallel)");
     if (s->mode == VL_MODE_INFER && s->pp > 1 && vl_dtype_gguf(s->weight_dtype, NULL))
-        return "--pp with a GGUF --weight-dtype is not modelled (llama.cpp splits the layers "
-               "over --gpus itself)";
+        return _("--pp with a GGUF --weight-dtype is not modelled (llama.cpp splits the layers "
+                 "over --gpus itself)");
     if (s->mode == VL_MODE_INFER && s->cpu_offload && vl_dtype_gguf(s->weight_dtype, NULL))
-        return "--cpu-offload with a GGUF --weight-dtype is not modelled (llama.cpp runs the "
-               "layers it keeps in CPU memory on the CPU: --n-gpu-layers)";
+        return _("--cpu-offload with a GGUF --weight-dtype is not modelled (llama.cpp runs the "
+                 "layers it keeps in CPU memory on the CPU: --n-gpu-layers)");
     if (s->mode == VL_MODE_INFER)
-        return s->seq + s->gen > VL_MAX_SEQ ? "--seq plus --gen must be at most 16777216" : NULL;
+        return s->seq + s->gen > VL_MAX_SEQ ? _("--seq plus --gen must be at most 16777216") : NULL;
     if (s->fp32_grads && pure16(s))
-        return "--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp";
+        return _("--fp32-grads needs fp32, fp16-mixed, bf16-mixed, fp16-amp or bf16-amp");
     if (s->qlora && !s->lora_rank)
-        return "--qlora needs --lora-rank (QLoRA trains LoRA adapters over a 4-bit base)";
+        return _("--qlora needs --lora-rank (QLoRA trains LoRA adapters over a 4-bit base)");
     if (s->gpus % (s->tp * s->pp) != 0)
-        return "--gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data "
-               "parallel)";
+        return _("--gpus must be a multiple of --tp x --pp (GPUs = tensor x pipeline x data "
+                 "parallel)");
     if (s->cp > 1 && s->gpus % (s->tp * s->pp * s->cp) != 0)
-        return "--gpus must be a multiple of --tp x --pp x --cp (GPUs = tensor x pipeline x "
-               "context x data parallel)";
+        return _("--gpus must be a multiple of --tp x --pp x --cp (GPUs = tensor x pipeline x "
+                 "context x data parallel)");
     /* Megatron-Core cuts a sequence into 2 x cp chunks and gives each GPU two, one from each
      * end, so that a causal mask's work is balanced (get_batch_on_this_cp_rank) */
     if (s->cp > 1 && s->seq % (2 * s->cp) != 0)
-        return "--seq must be a multiple of 2 x --cp (context parallelism gives each GPU two "
-               "of 2 x cp equal chunks of the sequence)";
+        return _("--seq must be a multiple of 2 x --cp (context parallelism gives each GPU two "
+                 "of 2 x cp equal chunks of the sequence)");
     if (s->cp > 1 && s->attention == VL_ATTN_EAGER)
-        return "--cp needs --attention sdpa or flash (context parallelism runs ring attention "
-               "over blocks, never the whole s x s scores)";
+        return _("--cp needs --attention sdpa or flash (context parallelism runs ring attention "
+                 "over blocks, never the whole s x s scores)");
     if (s->cp > 1 && (s->ep > 1 || s->lora_rank))
-        return "--cp with --ep or --lora-rank is not modelled (context parallelism as "
-               "Megatron-Core runs it: full fine-tuning, dense or with --tp, --pp)";
+        return _("--cp with --ep or --lora-rank is not modelled (context parallelism as "
+                 "Megatron-Core runs it: full fine-tuning, dense or with --tp, --pp)");
     if (s->vpp > 1 && s->pp < 2)
-        return "--vpp needs --pp 2 or more (interleaving splits each pipeline stage's layers "
-               "into model chunks)";
+        return _("--vpp needs --pp 2 or more (interleaving splits each pipeline stage's layers "
+                 "into model chunks)");
     /* Megatron's interleaved schedule runs the micro-batches in groups of pp */
     if (s->vpp > 1 && s->grad_accum % s->pp != 0)
-        return "--vpp needs --grad-accum a multiple of --pp (the interleaved schedule runs "
-               "micro-batches in groups of pp)";
+        return _("--vpp needs --grad-accum a multiple of --pp (the interleaved schedule runs "
+                 "micro-batches in groups of pp)");
     if (s->sp && s->tp < 2)
-        return "--sp (sequence parallel) needs --tp 2 or more";
+        return _("--sp (sequence parallel) needs --tp 2 or more");
     if (s->lora_rank && s->tp * s->pp > 1)
-        return "--lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)";
+        return _("--lora-rank with --tp or --pp is not modelled (LoRA runs data parallel)");
     if (s->offload == VL_OFFLOAD_PARAMS && s->zero != 3)
-        return "--offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)";
+        return _("--offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)");
     if (s->offload == VL_OFFLOAD_OPTIMIZER && s->zero == 0)
-        return "--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
-               "optimizer partition)";
+        return _("--offload optimizer needs --zero 1, 2 or 3 (ZeRO-Offload moves each GPU's "
+                 "optimizer partition)");
     if (s->ep > 1 && (s->gpus / (s->tp * s->pp)) % s->ep != 0)
-        return "--ep must divide the data-parallel GPUs, --gpus / (--tp x --pp) (expert "
-               "parallelism splits the experts over data-parallel ranks)";
+        return _("--ep must divide the data-parallel GPUs, --gpus / (--tp x --pp) (expert "
+                 "parallelism splits the experts over data-parallel ranks)");
     if (s->ep > 1 && (s->tp * s->pp > 1 || s->lora_rank))
-        return "--ep with --tp, --pp or --lora-rank is not modelled (expert parallelism runs "
-               "with data parallelism and full fine-tuning)";
+        return _("--ep with --tp, --pp or --lora-rank is not modelled (expert parallelism runs "
+                 "with data parallelism and full fine-tuning)");
     if (vl_optimizer_shaped[s->optimizer] && s->ep > 1)
-        return "this --optimizer keeps states shaped like each matrix, which vramlab models "
-               "without --ep";
+        return _("this --optimizer keeps states shaped like each matrix, which vramlab models "
+                 "without --ep");
     if (vl_optimizer_shaped[s->optimizer] && (s->lora_rank || s->tp * s->pp > 1))
-        return "this --optimizer keeps states shaped like each matrix, which vramlab models "
-               "with data parallelism and full fine-tuning only (no --lora-rank, --tp or --pp)";
+        return _("this --optimizer keeps states shaped like each matrix, which vramlab models "
+                 "with data parallelism and full fine-tuning only (no --lora-rank, --tp or --pp)");
     return NULL;
 }
 
@@ -661,13 +661,14 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
     if (!a) /* no model yet (a scenario file on its own) */
         return true;
     if (s->mode == VL_MODE_INFER && s->gen > 0 && vl_arch_encoder(a)) {
-        snprintf(why, len, "--gen: an encoder (post-norm with token types or a pooler: BERT) "
-                           "reads its input in one pass and generates no tokens");
+        snprintf(why, len, "%s",
+                 _("--gen: an encoder (post-norm with token types or a pooler: BERT) reads "
+                   "its input in one pass and generates no tokens"));
         return false;
     }
     if (s->pp > a->layers) {
-        snprintf(why, len, "--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
-                 "stage holds whole layers)", s->pp, a->layers);
+        snprintf(why, len, _("--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
+                   "stage holds whole layers)"), s->pp, a->layers);
         return false;
     }
     if (s->mode == VL_MODE_INFER) {
@@ -675,41 +676,42 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
          * replica of one (a KV head is replicated when GPUs outnumber them); with --pp the
          * tensor-parallel GPUs are those of one stage, --gpus / --pp */
         uint64_t g = s->gpus / s->pp;
-        const char *count = s->pp > 1 ? "--gpus / --pp" : "the GPU count";
+        const char *count = s->pp > 1 ? "--gpus / --pp" : _("the GPU count");
         if (g > 1 && a->heads % g != 0)
-            snprintf(why, len, "--gpus: tensor parallelism needs %s to divide the "
-                               "model's attention heads", count);
+            snprintf(why, len, _("--gpus: tensor parallelism needs %s to divide the "
+                                 "model's attention heads"), count);
         else if (g > 1 && a->kv_heads % g != 0 && g % a->kv_heads != 0)
-            snprintf(why, len, "--gpus: tensor parallelism needs %s and the model's "
-                               "KV heads to divide one another", count);
+            snprintf(why, len, _("--gpus: tensor parallelism needs %s and the model's "
+                                 "KV heads to divide one another"), count);
         else
             return true;
         return false;
     }
     if (s->ep > 1 && (a->experts < 2 || a->experts % s->ep != 0)) {
-        snprintf(why, len, a->experts < 2 ? "--ep needs a mixture-of-experts model"
-                                           : "--ep %" PRIu64 " must divide the model's %" PRIu64
-                                             " routed experts (each GPU keeps whole experts)",
+        snprintf(why, len, a->experts < 2 ? _("--ep needs a mixture-of-experts model")
+                                           : _("--ep %" PRIu64 " must divide the model's %" PRIu64
+                                               " routed experts (each GPU keeps whole experts)"),
                  s->ep, a->experts);
         return false;
     }
     if (s->tp > 1 && a->heads % s->tp != 0) {
-        snprintf(why, len, "--tp %" PRIu64 " must divide the model's %" PRIu64 " attention heads",
-                 s->tp, a->heads);
+        snprintf(why, len,
+                 _("--tp %" PRIu64 " must divide the model's %" PRIu64 " attention heads"), s->tp,
+                 a->heads);
         return false;
     }
     if (s->tp > 1 && a->kv_heads % s->tp != 0) {
-        snprintf(why, len, "--tp %" PRIu64 " must divide the model's %" PRIu64 " KV heads (each "
-                 "GPU keeps whole KV heads)", s->tp, a->kv_heads);
+        snprintf(why, len, _("--tp %" PRIu64 " must divide the model's %" PRIu64 " KV heads (each "
+                   "GPU keeps whole KV heads)"), s->tp, a->kv_heads);
         return false;
     }
     if (s->tp > 1 && a->kv_lora_rank) {
-        snprintf(why, len, "--tp with multi-head latent attention is not modelled");
+        snprintf(why, len, "%s", _("--tp with multi-head latent attention is not modelled"));
         return false;
     }
     if (s->vpp > 1 && a->layers % (s->pp * s->vpp) != 0) {
-        snprintf(why, len, "--pp x --vpp (%" PRIu64 ") must divide the model's %" PRIu64
-                 " layers (each model chunk holds as many whole layers)", s->pp * s->vpp,
+        snprintf(why, len, _("--pp x --vpp (%" PRIu64 ") must divide the model's %" PRIu64
+                   " layers (each model chunk holds as many whole layers)"), s->pp * s->vpp,
                  a->layers);
         return false;
     }

@@ -21,16 +21,16 @@
 /* What a tensor is, for the stacked picture and the peak's "alive": the first six are
  * vl_estimate's components (the same JSON keys). */
 #define VL_TL_COMPONENTS(X)                                                          \
-    X(VL_TL_WEIGHTS, "weights", "weights")                                           \
-    X(VL_TL_GRADIENTS, "gradients", "gradients")                                     \
-    X(VL_TL_OPTIMIZER, "optimizer", "optimizer states")                              \
-    X(VL_TL_ACTIVATIONS, "activations", "saved activations")                         \
-    X(VL_TL_KV_CACHE, "kv_cache", "KV cache")                                        \
-    X(VL_TL_GATHERED, "zero3_live", "ZeRO-3 gathered parameters")                    \
-    X(VL_TL_TRANSIENT, "transient", "transient tensors")                             \
-    X(VL_TL_OPTIM_TEMP, "optimizer_temp", "optimizer step temporaries")              \
-    X(VL_TL_BUCKETS, "buckets", "gradient buckets")                                  \
-    X(VL_TL_RUNTIME, "runtime", "runtime pools")
+    X(VL_TL_WEIGHTS, "weights", N_("weights"))                                       \
+    X(VL_TL_GRADIENTS, "gradients", N_("gradients"))                                 \
+    X(VL_TL_OPTIMIZER, "optimizer", N_("optimizer states"))                          \
+    X(VL_TL_ACTIVATIONS, "activations", N_("saved activations"))                     \
+    X(VL_TL_KV_CACHE, "kv_cache", N_("KV cache"))                                    \
+    X(VL_TL_GATHERED, "zero3_live", N_("ZeRO-3 gathered parameters"))                \
+    X(VL_TL_TRANSIENT, "transient", N_("transient tensors"))                         \
+    X(VL_TL_OPTIM_TEMP, "optimizer_temp", N_("optimizer step temporaries"))          \
+    X(VL_TL_BUCKETS, "buckets", N_("gradient buckets"))                              \
+    X(VL_TL_RUNTIME, "runtime", N_("runtime pools"))
 #define VL_TL_ITEM(id, key, label) id,
 typedef enum { VL_TL_COMPONENTS(VL_TL_ITEM) VL_N_TL_COMPONENTS } vl_tl_component;
 extern const char *const vl_tl_component_keys[VL_N_TL_COMPONENTS];

@@ -628,7 +628,8 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
 const char *const report_tl_band_keys[REPORT_TL_BANDS] = {
     VL_TL_COMPONENTS(TL_BAND_KEY) "rounding", "context", "cached"};
 const char *const report_tl_band_labels[REPORT_TL_BANDS] = {
-    VL_TL_COMPONENTS(TL_BAND_LABEL) "allocator rounding", "CUDA context", "allocator cache"};
+    VL_TL_COMPONENTS(TL_BAND_LABEL) N_("allocator rounding"), N_("CUDA context"),
+    N_("allocator cache")};
 
 /* The bands after event ev, with live the tensors alive then by component. */
 static void tl_fill(const vl_timeline *t, const vl_event *ev, const uint64_t *live,

@@ -50,6 +50,14 @@ int draw_width(const char *s)
     return used;
 }
 
+char *draw_pad(char *buf, size_t len, const char *s, int cols)
+{
+    int w = cols < 0 ? -cols : cols, used, n = fit(s, w, &used);
+    snprintf(buf, len, "%*s%.*s%*s", cols > 0 ? w - used : 0, "", n, s, cols < 0 ? w - used : 0,
+             "");
+    return buf;
+}
+
 /* The frame's ellipsis (its glyph table's), for whatever is cut. */
 static const char *ellipsis = "...";
 

@@ -296,7 +296,7 @@ static void follow(explorer *e, slider_id id)
         s->fp32_grads = false;
     char gib[32];
     if (id == SL_GPU && s->capacity) /* the GPU's memory does not replace it */
-        NOTE("%scapacity stays %s as typed (0 gives the GPU's)", o ? "; " : "",
+        NOTE(_("%scapacity stays %s as typed (0 gives the GPU's)"), o ? "; " : "",
              vl_fmt_bytes(s->capacity, VL_UNITS_GIB, gib, sizeof gib));
     /* inference splits whole heads over the GPUs: to the largest count below that does */
     char why[8];

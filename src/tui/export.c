@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "core/i18n.h"
 #include "core/lora.h"
 
 /* Writes a's content to a new temporary file next to a->path, its name in tmp.  false, with
@@ -17,12 +18,12 @@
 static bool write_temp(const atomic_file *a, char *tmp, size_t tmplen, char *err, size_t errlen)
 {
     if (snprintf(tmp, tmplen, "%s.XXXXXX", a->path) >= (int)tmplen) {
-        snprintf(err, errlen, "%s: path too long", a->path);
+        snprintf(err, errlen, _("%s: path too long"), a->path);
         return false;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a file there: %s", a->path, strerror(errno));
+        snprintf(err, errlen, _("%s: cannot create a file there: %s"), a->path, strerror(errno));
         return false;
     }
     FILE *f = fdopen(fd, "w");
@@ -44,7 +45,7 @@ static bool write_temp(const atomic_file *a, char *tmp, size_t tmplen, char *err
         saved = errno;
     }
     if (!ok) {
-        snprintf(err, errlen, "%s: cannot write: %s", a->path, strerror(saved));
+        snprintf(err, errlen, _("%s: cannot write: %s"), a->path, strerror(saved));
         unlink(tmp);
     }
     return ok;
@@ -55,7 +56,7 @@ bool write_atomic_all(const atomic_file *files, size_t n, char *err, size_t errl
     char tmp[ATOMIC_MAX_FILES][4096];
     size_t written = 0, renamed = 0;
     if (n > ATOMIC_MAX_FILES) {
-        snprintf(err, errlen, "%zu files at once (at most %d)", n, ATOMIC_MAX_FILES);
+        snprintf(err, errlen, _("%zu files at once (at most %d)"), n, ATOMIC_MAX_FILES);
         return false;
     }
     while (written < n && write_temp(&files[written], tmp[written], sizeof tmp[0], err, errlen))
@@ -65,7 +66,7 @@ bool write_atomic_all(const atomic_file *files, size_t n, char *err, size_t errl
     if (renamed == n)
         return true;
     if (written == n) /* a rename failed: the ones before it go again */
-        snprintf(err, errlen, "%s: cannot write: %s", files[renamed].path, strerror(errno));
+        snprintf(err, errlen, _("%s: cannot write: %s"), files[renamed].path, strerror(errno));
     for (size_t i = 0; i < renamed; i++)
         unlink(files[i].path);
     for (size_t i = renamed; i < written; i++)
@@ -95,7 +96,7 @@ static bool make_dirs(const char *dir, char *err, size_t errlen)
             char c = *s;
             *s = '\0';
             if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                snprintf(err, errlen, "%s: cannot create folder: %s", p, strerror(errno));
+                snprintf(err, errlen, _("%s: cannot create folder: %s"), p, strerror(errno));
                 return false;
             }
             *s = c;
@@ -145,7 +146,7 @@ bool export_whatif(const explorer *e, const char *dir, char *md, char *svg, size
     snprintf(md, len, "%s/vramlab-%s-%s.md", dir, e->model.name, stamp);
     snprintf(svg, len, "%s/vramlab-%s-%s.svg", dir, e->model.name, stamp);
     if (e->error) {
-        snprintf(err, errlen, "nothing to export: %s", e->error);
+        snprintf(err, errlen, _("nothing to export: %s"), e->error);
         return false;
     }
     const atomic_file both[] = {{md, fill_markdown, e}, {svg, fill_svg, e}};
@@ -192,19 +193,19 @@ save_result scenario_save(const explorer *e, const char *dir, const char *name, 
                           char *path, size_t len, char *err, size_t errlen)
 {
     if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(name)) {
-        snprintf(err, errlen, "'%s' is not a valid name (lower-case letters, digits, '.', '_', '-')",
-                 name);
+        snprintf(err, errlen,
+                 _("'%s' is not a valid name (lower-case letters, digits, '.', '_', '-')"), name);
         return SAVE_FAILED;
     }
     if (snprintf(path, len, "%s/%s.yaml", dir, name) >= (int)len) {
-        snprintf(err, errlen, "%s: path too long", dir);
+        snprintf(err, errlen, _("%s: path too long"), dir);
         return SAVE_FAILED;
     }
     if (!make_dirs(dir, err, errlen))
         return SAVE_FAILED;
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a file (a folder?): choose another name", path);
+        snprintf(err, errlen, _("%s: not a file (a folder?): choose another name"), path);
         return SAVE_FAILED;
     }
     if (!overwrite && access(path, F_OK) == 0)

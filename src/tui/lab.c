@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/units.h"
 
 static void underflow(lab *l)
@@ -19,14 +20,14 @@ static const char *prepare(lab *l)
     vl_backend_open(&l->backend, VL_BACKEND_AUTO);
     vl_backend_note(&l->backend, l->backend_note, sizeof l->backend_note);
     if (!(l->sample = malloc(LAB_SAMPLE * sizeof *l->sample)))
-        return "out of memory for the gradient sample";
+        return _("out of memory for the gradient sample");
     vl_sample_fill(l->sample, LAB_SAMPLE, VL_PROBE_SEED);
     l->log2_scale = 16; /* GradScaler's initial 65536 */
     underflow(l);
     vl_scaler_opts so;
     vl_scaler_opts_default(&so);
     if (!(l->trace = vl_scaler_trace_new(&l->backend, &so)))
-        return "out of memory for the scaler trace";
+        return _("out of memory for the scaler trace");
     vl_update_opts uo;
     vl_update_opts_default(&uo);
     const char *why = vl_update_compute(&l->backend, &uo, &l->update);
@@ -74,7 +75,7 @@ bool lab_inspect(lab *l, const char *text, char *why, size_t len)
     double v;
     const char *reason;
     if (!vl_parse_real(text, &v, &reason)) {
-        snprintf(why, len, "'%s' is not a number: %s", text, reason);
+        snprintf(why, len, _("'%s' is not a number: %s"), text, reason);
         return false;
     }
     snprintf(l->typed, sizeof l->typed, "%s", text);

@@ -28,7 +28,7 @@ static void formats_draw(const ui *u)
     const lab *l = &u->lab;
     rect r = u->lay.panel;
     int w = r.w, y = r.y;
-    char line[512];
+    char line[512], cls[64];
     /* the two headings and the two tables always; of the rows after them, the least
      * important are given up first: the blank rows after the tables, then the bf16 prose
      * line, then the fp16 one */
@@ -42,8 +42,8 @@ static void formats_draw(const ui *u)
     for (int f = 0; f < VL_N_FORMATS; f++, y++) {
         const vl_format_info *t = &vl_formats[f];
         snprintf(line, sizeof line,
-                 "%-9s 1+%u+%-2u bias %3d  max %-8.3g min normal %-8.3g min sub %-8.3g "
-                 "eps %-8.3g %.1f digits",
+                 _("%-9s 1+%u+%-2u bias %3d  max %-8.3g min normal %-8.3g min sub %-8.3g "
+                   "eps %-8.3g %.1f digits"),
                  vl_format_names[f], t->exp_bits, t->man_bits, t->bias, t->max, t->min_normal,
                  t->min_subnormal, t->epsilon, t->digits);
         draw_text(y, 1, w - 1, C_NORMAL, line);
@@ -58,8 +58,9 @@ static void formats_draw(const ui *u)
                  in->code);
         draw_text(y, 1, 22, C_NORMAL, line);
         draw_bits(y, 22, (vl_format)f, in->code);
-        snprintf(line, sizeof line, "= %-14.9g %-9s abs %-9.3g rel %.3g", (double)in->value,
-                 vl_class_names[in->cls], in->abs_error, in->rel_error);
+        snprintf(line, sizeof line, _("= %-14.9g %s abs %-9.3g rel %.3g"), (double)in->value,
+                 draw_pad(cls, sizeof cls, _(vl_class_names[in->cls]), -9), in->abs_error,
+                 in->rel_error);
         draw_text(y, 22 + (int)t->bits + 3, w - 25 - (int)t->bits, C_NORMAL, line);
     }
     y += gaps > 0;

@@ -163,7 +163,7 @@ static void draw_memory(const ui *u)
     char pk[32];
     ui_bytes(u, e->peak.device, pk, sizeof pk);
     ui_bytes(u, fit.margin, w, sizeof w);
-    char mid[256];
+    char mid[256], phase[128];
     if (b->cpu.node_total) { /* ZeRO-Offload: what moved, per node, instead of the phase */
         ui_bytes(u, b->cpu.node_total, n, sizeof n);
         snprintf(line, sizeof line,
@@ -175,7 +175,7 @@ static void draw_memory(const ui *u)
     } else {
         snprintf(line, sizeof line, fit.fits ? _("    peak %s (%s): fits, spare %s")
                                              : _("    peak %s (%s): does not fit, over by %s"),
-                 pk, e->peak.phase, w);
+                 pk, timeline_view_phase_text(e->peak.phase, phase, sizeof phase), w);
         mid[0] = '\0';
     }
     snprintf(brief, sizeof brief, fit.fits ? _(" peak %s: %s spare") : _(" peak %s: %s over"),

@@ -130,14 +130,17 @@ static void draw_histogram(const ui *u, int top, int h, bool fates, int x0, int 
 static void draw_counts(const ui *u, int y, int w)
 {
     const vl_underflow *un = &u->lab.under;
-    char line[256], f[32], sub[32], over[32];
+    char line[512], f[64], sub[64], over[64], cells[4][128];
     /* of the nonzero values, unscaled -> at the scale; the exact zeros stay zeros */
-    snprintf(f, sizeof f, "flushed x1 -> x2^%d", u->lab.log2_scale);
-    snprintf(sub, sizeof sub, "subnormal x1 -> x2^%d", u->lab.log2_scale);
-    snprintf(over, sizeof over, "overflow x1 -> x2^%d", u->lab.log2_scale);
+    snprintf(f, sizeof f, _("flushed x1 -> x2^%d"), u->lab.log2_scale);
+    snprintf(sub, sizeof sub, _("subnormal x1 -> x2^%d"), u->lab.log2_scale);
+    snprintf(over, sizeof over, _("overflow x1 -> x2^%d"), u->lab.log2_scale);
     uint64_t zeros = un->runs[0].counts.cls[VL_FMT_F32][VL_CLS_ZERO];
-    snprintf(line, sizeof line, "%-9s %-25s %-25s %-22s (of the nonzero: %.0f%% of the sample is 0)",
-             "cast to", f, sub, over, pct(zeros, un->n));
+    snprintf(line, sizeof line, _("%s %s %s %s (of the nonzero: %.0f%% of the sample is 0)"),
+             draw_pad(cells[0], sizeof cells[0], _("cast to"), -9),
+             draw_pad(cells[1], sizeof cells[1], f, -25),
+             draw_pad(cells[2], sizeof cells[2], sub, -25),
+             draw_pad(cells[3], sizeof cells[3], over, -22), pct(zeros, un->n));
     draw_text(y, 1, w, C_HEADING, line);
     for (int k = 0; k < N_SHOWN; k++) {
         const uint64_t *a = un->runs[0].counts.cls[shown[k]], *b = un->runs[1].counts.cls[shown[k]];
@@ -179,8 +182,8 @@ static void draw_scaler(const ui *u, int y, int h, int w)
     }
     attrset(theme_attr(C_NORMAL));
     snprintf(line, sizeof line,
-             "GradScaler over %zu steps (x2 per 2000 clean, x0.5 on overflow): %zu skipped (x), "
-             "%zu growths, final scale %g",
+             _("GradScaler over %zu steps (x2 per 2000 clean, x0.5 on overflow): %zu skipped (x), "
+               "%zu growths, final scale %g"),
              t->steps, t->n_skipped, t->n_growths, (double)t->final.scale);
     draw_text(y + h, 1, w - 1, C_NORMAL, line);
 }
@@ -191,15 +194,15 @@ static void draw_results(const ui *u, int y, int w)
     const vl_accumulate *ac = &u->lab.accum;
     char line[512];
     snprintf(line, sizeof line,
-             "w - u, w = %g, u = %g, %u times: fp32 %.6g, bf16 %.6g (%u lost), fp16 %.6g "
-             "(%u lost), fp16 copy of an fp32 master %.6g",
+             _("w - u, w = %g, u = %g, %u times: fp32 %.6g, bf16 %.6g (%u lost), fp16 %.6g "
+               "(%u lost), fp16 copy of an fp32 master %.6g"),
              (double)up->weight, (double)up->update, up->steps,
              (double)up->repeat.final[VL_FMT_F32], (double)up->repeat.final[VL_FMT_BF16],
              up->repeat.lost[VL_FMT_BF16], (double)up->repeat.final[VL_FMT_F16],
              up->repeat.lost[VL_FMT_F16], (double)up->mixed[VL_FMT_F16]);
     draw_text(y, 1, w - 1, C_NORMAL, line);
     snprintf(line, sizeof line,
-             "sum of %zu values in [0, 1): fp16 %g (stuck from step %u), fp32 %g, exact %.6g",
+             _("sum of %zu values in [0, 1): fp16 %g (stuck from step %u), fp32 %g, exact %.6g"),
              ac->n, (double)ac->acc.sum16, ac->acc.sum16_last, (double)ac->acc.sum32,
              ac->exact_sum);
     draw_text(y + 1, 1, w - 1, C_NORMAL, line);

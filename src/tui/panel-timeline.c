@@ -138,21 +138,23 @@ static void draw_legend(const ui *u, const chart *c, const bool used[REPORT_TL_B
     timeline_view_bands(v, band);
     int x = c->legend_x, w = c->legend_w, y = c->top, last = c->top + c->h;
     int label_w = w - 4 - 9;
-    char line[96];
-    draw_text(y++, x, w, C_HEADING, c->wide ? " alive at the cursor, GiB" : " at the cursor, GiB");
+    char line[192], cell[128];
+    draw_text(y++, x, w, C_HEADING,
+              c->wide ? _(" alive at the cursor, GiB") : _(" at the cursor, GiB"));
     for (int b = 0; b < REPORT_TL_BANDS && y <= last; b++) {
         if (!used[b])
             continue;
         attrset(theme_attr(band_color[b]));
         mvaddstr(y, x + 1, band_glyph(u->g, b));
         mvaddstr(y, x + 2, band_glyph(u->g, b));
-        const char *label = c->wide ? report_tl_band_labels[b] : report_tl_band_keys[b];
-        snprintf(line, sizeof line, " %-*.*s%9.2f", label_w, label_w, label,
+        const char *label = c->wide ? _(report_tl_band_labels[b]) : report_tl_band_keys[b];
+        snprintf(line, sizeof line, " %s%9.2f", draw_pad(cell, sizeof cell, label, -label_w),
                  vl_in_units(band[b], VL_UNITS_GIB));
         draw_text(y++, x + 3, w - 3, C_NORMAL, line);
     }
     if (y <= last) {
-        snprintf(line, sizeof line, "    %-*s%9.2f", label_w, "on the GPU",
+        snprintf(line, sizeof line, "    %s%9.2f",
+                 draw_pad(cell, sizeof cell, _("on the GPU"), -label_w),
                  vl_in_units(ev->reserved + v->t.peak.context, VL_UNITS_GIB));
         draw_text(y, x, w, C_HEADING, line);
     }
@@ -165,7 +167,7 @@ static void draw_text_lines(const ui *u, const chart *c)
     const vl_peak *p = &v->t.peak;
     const vl_gpu *g = explorer_gpu(&u->ex);
     int y = c->top + c->h + 1;
-    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32];
+    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128];
     report_fit fit = report_fit_of(p->device, g->memory);
     vl_fmt_bytes(p->device, VL_UNITS_GIB, dev, sizeof dev);
     vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
@@ -174,22 +176,23 @@ static void draw_text_lines(const ui *u, const chart *c)
     vl_fmt_bytes(fit.margin, VL_UNITS_GIB, m, sizeof m);
     vl_fmt_bytes(g->memory, VL_UNITS_GIB, cap, sizeof cap);
     snprintf(line, sizeof line,
-             " %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s "
-             "context; %s %s, %s %s",
-             u->g->peak, dev, p->event, p->phase, al, rs, cx, fit.fits ? "fits" : "over",
-             cap, fit.fits ? "spare" : "by", m);
+             _(" %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s "
+               "context; %s %s, %s %s"),
+             u->g->peak, dev, p->event, timeline_view_phase_text(p->phase, ph, sizeof ph), al, rs,
+             cx, fit.fits ? _("fits") : _("over"), cap, fit.fits ? _("spare") : _("by"), m);
     draw_text(y++, 0, u->lay.panel.w, fit.fits ? C_OK : C_BAD, line);
 
     const vl_event *ev = &v->t.events[v->cursor];
-    snprintf(line, sizeof line, " %s event %zu of %zu, %s%s", u->g->cursor, v->cursor,
-             v->t.n_events, vl_timeline_phase(&v->t, v->cursor),
-             v->cursor == p->event ? " (the peak)" : "");
+    snprintf(line, sizeof line, _(" %s event %zu of %zu, %s%s"), u->g->cursor, v->cursor,
+             v->t.n_events,
+             timeline_view_phase_text(vl_timeline_phase(&v->t, v->cursor), ph, sizeof ph),
+             v->cursor == p->event ? _(" (the peak)") : "");
     draw_text(y++, 0, u->lay.panel.w, C_KEY, line);
     vl_fmt_bytes(ev->allocated, VL_UNITS_GIB, al, sizeof al);
     vl_fmt_bytes(ev->reserved, VL_UNITS_GIB, rs, sizeof rs);
     vl_fmt_bytes(ev->bytes, VL_UNITS_GIB, m, sizeof m);
-    snprintf(line, sizeof line, "   %s %s (%s) %s B = %s; then %s allocated, %s reserved",
-             ev->kind == VL_EV_ALLOC ? "alloc" : "free", ev->what,
+    snprintf(line, sizeof line, _("   %s %s (%s) %s B = %s; then %s allocated, %s reserved"),
+             ev->kind == VL_EV_ALLOC ? _("alloc") : _("free"), ev->what,
              vl_tl_component_keys[ev->component], vl_fmt_int(ev->bytes, b, sizeof b), m, al, rs);
     draw_text(y, 0, u->lay.panel.w, C_NORMAL, line);
 }
@@ -201,8 +204,9 @@ static void timeline_draw(const ui *u)
     const vl_gpu *g = explorer_gpu(e);
     char line[256], cap[32];
     chart c = chart_of(u);
-    snprintf(line, sizeof line, " one %s, %zu events, on %s (%s)",
-             e->s.mode == VL_MODE_INFER ? "serving run" : "training step",
+    snprintf(line, sizeof line,
+             e->s.mode == VL_MODE_INFER ? _(" one serving run, %zu events, on %s (%s)")
+                                        : _(" one training step, %zu events, on %s (%s)"),
              v->built ? v->t.n_events : 0, g->display,
              vl_fmt_bytes(g->memory, VL_UNITS_GIB, cap, sizeof cap));
     rect r = u->lay.panel;

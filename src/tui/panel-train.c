@@ -210,7 +210,7 @@ static void draw_steps(const ui *u, int y, int x, int w, uint32_t steps)
     char label[16];
     uint32_t every = w >= 60 ? 50 : 100;
     (void)u;
-    draw_text(y, 1, LABEL_W - 2, C_DIM, "step");
+    draw_text(y, 1, LABEL_W - 2, C_DIM, _("step"));
     for (uint32_t s = 0; s <= steps; s += every) {
         int n = snprintf(label, sizeof label, "%u", s);
         int at = x + (int)((uint64_t)s * (uint32_t)(w - 1) / steps) - n / 2;
@@ -224,8 +224,12 @@ static void draw_steps(const ui *u, int y, int x, int w, uint32_t steps)
 static void draw_legend(const ui *u, int y, int x, int last)
 {
     const train_view *t = &u->train;
-    char line[128];
-    snprintf(line, sizeof line, "  %-12s %7s %7s %6s", "regime", "loss", "flushed", "acc");
+    char line[256], cells[4][64];
+    snprintf(line, sizeof line, "  %s %s %s %s",
+             draw_pad(cells[0], sizeof cells[0], _("regime"), -12),
+             draw_pad(cells[1], sizeof cells[1], _("loss"), 7),
+             draw_pad(cells[2], sizeof cells[2], _("flushed"), 7),
+             draw_pad(cells[3], sizeof cells[3], _("acc"), 6));
     draw_text(y++, x, LEGEND_W, C_HEADING, line);
     for (int g = 0; g < VL_N_REGIMES && y <= last; g++, y++) {
         const vl_train_run *r = t->runs[g];
@@ -241,22 +245,22 @@ static void draw_legend(const ui *u, int y, int x, int last)
         snprintf(line, sizeof line, "%-12s %7s %7s %6s", r->regime->name, loss, flushed, acc);
         draw_text(y, x + 2, LEGEND_W - 2, C_NORMAL, line);
     }
-    const char *notes[] = {"loss: the last step's; once done,", "over every row"};
+    const char *notes[] = {N_("loss: the last step's; once done,"), N_("over every row")};
     for (size_t i = 0; i < 2 && y <= last; i++)
-        draw_text(y++, x + 2, LEGEND_W - 2, C_DIM, notes[i]);
+        draw_text(y++, x + 2, LEGEND_W - 2, C_DIM, _(notes[i]));
     y++;
     const vl_train_run *st = t->runs[VL_REGIME_FP16_STATIC];
     const vl_train_run *dy = t->runs[VL_REGIME_FP16_DYNAMIC];
     if (y + 3 > last)
         return;
-    snprintf(line, sizeof line, "fp16-static: loss scale 2^%d", t->log2_scale);
+    snprintf(line, sizeof line, _("fp16-static: loss scale 2^%d"), t->log2_scale);
     draw_text(y++, x, LEGEND_W, C_KEY, line);
-    snprintf(line, sizeof line, "  step %u, %u skipped (Left/Right)", st->done, st->skipped);
+    snprintf(line, sizeof line, _("  step %u, %u skipped (Left/Right)"), st->done, st->skipped);
     draw_text(y++, x, LEGEND_W, C_KEY, line);
-    snprintf(line, sizeof line, "fp16-dynamic: loss scale %g",
+    snprintf(line, sizeof line, _("fp16-dynamic: loss scale %g"),
              dy->done ? (double)dy->scale[dy->done - 1] : (double)t->opts.scaler.init_scale);
     draw_text(y++, x, LEGEND_W, C_NORMAL, line);
-    snprintf(line, sizeof line, "  %u skipped", dy->skipped);
+    snprintf(line, sizeof line, _("  %u skipped"), dy->skipped);
     draw_text(y, x, LEGEND_W, C_NORMAL, line);
 }
 
@@ -264,7 +268,7 @@ static void draw_legend(const ui *u, int y, int x, int last)
 static void heading_add(char *buf, size_t len, int w, const char *part)
 {
     size_t n = strlen(buf);
-    if ((int)(n + 3 + strlen(part)) <= w)
+    if (draw_width(buf) + 3 + draw_width(part) <= w)
         snprintf(buf + n, len - n, "%s%s", n ? " | " : " ", part);
 }
 
@@ -276,10 +280,10 @@ static void train_draw(const ui *u)
     uint32_t steps = t->opts.steps;
     char line[512], part[160], note[400];
 
-    snprintf(line, sizeof line, " step %u of %u, %s", train_view_step(t), steps,
-             t->paused ? "paused (Space)" : train_view_done(t) ? "done" : "running");
-    heading_add(line, sizeof line, w, "loss over the last pass, log scale");
-    snprintf(part, sizeof part, "%d-%d-%d ReLU network, Adam, lr %g, seed %" PRIu64,
+    snprintf(line, sizeof line, _(" step %u of %u, %s"), train_view_step(t), steps,
+             t->paused ? _("paused (Space)") : train_view_done(t) ? _("done") : _("running"));
+    heading_add(line, sizeof line, w, _("loss over the last pass, log scale"));
+    snprintf(part, sizeof part, _("%d-%d-%d ReLU network, Adam, lr %g, seed %" PRIu64),
              VL_TRAIN_IN, VL_TRAIN_HIDDEN, VL_TRAIN_CLASSES, (double)t->opts.lr, t->opts.seed);
     heading_add(line, sizeof line, w, part);
     draw_text(r.y, 0, w, C_HEADING, line);
@@ -297,13 +301,13 @@ static void train_draw(const ui *u)
     draw_curves(u, &loss);
     int y = loss.y + loss.h;
     draw_steps(u, y++, LABEL_W, pw, steps);
-    draw_text(y++, 1, LABEL_W + pw, C_DIM, "gradients flushed to zero");
+    draw_text(y++, 1, LABEL_W + pw, C_DIM, _("gradients flushed to zero"));
     plot flushed = {.y = y, .x = LABEL_W, .h = h2, .w = pw, .series = flushed_of, .top = 1};
     draw_axis(u, &flushed);
     draw_curves(u, &flushed);
     draw_legend(u, r.y + 1, w - LEGEND_W, flushed.y + flushed.h - 1);
 
-    snprintf(line, sizeof line, "backend: %s (%s)", vl_backend_name(&t->backend),
+    snprintf(line, sizeof line, _("backend: %s (%s)"), vl_backend_name(&t->backend),
              vl_backend_note(&t->backend, note, sizeof note));
     draw_wrap(last - 1, last, 1, w - 2, C_DIM, line);
 }
@@ -342,7 +346,7 @@ static int act_scale(ui *u, int steps)
     if (why[0])
         ui_say(u, true, " %s", why);
     else
-        ui_say(u, false, " fp16-static's loss scale stays at 2^%d (2^%d .. 2^%d)",
+        ui_say(u, false, _(" fp16-static's loss scale stays at 2^%d (2^%d .. 2^%d)"),
                u->train.log2_scale, TRAIN_VIEW_MIN_LOG2_SCALE, TRAIN_VIEW_MAX_LOG2_SCALE);
     return UI_REDRAW;
 }

@@ -80,6 +80,10 @@ void draw_text(int y, int x, int w, ui_color c, const char *s);
 /* The columns s takes on the screen: its display width, not its bytes (a Chinese character
  * takes two columns and three bytes); what every measure of text for the screen uses. */
 int draw_width(const char *s);
+/* s as a table's cell of |cols| columns (whole characters, cut where longer), padded with
+ * spaces on the right (cols < 0) or the left (cols > 0), as printf's %-*s and %*s would do
+ * in bytes: a cell that lines up in any language.  Returns buf. */
+char *draw_pad(char *buf, size_t len, const char *s, int cols);
 void draw_fill(int y, int x, int w, ui_color c);
 /* s word-wrapped into rows y..last of width w, continuation lines indented, the last row
  * ending in an ellipsis when s goes on; returns the next free row. */

@@ -1,8 +1,12 @@
 /* timeline-view.c: the Timeline panel's state (timeline-view.h). */
 #include "timeline-view.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/i18n.h"
 
 bool timeline_view_build(timeline_view *v, const explorer *e)
 {
@@ -19,7 +23,7 @@ bool timeline_view_build(timeline_view *v, const explorer *e)
         return false;
     }
     if (v->t.n_events == 0) {
-        snprintf(v->error, sizeof v->error, "the step allocates nothing");
+        snprintf(v->error, sizeof v->error, "%s", _("the step allocates nothing"));
         vl_timeline_free(&v->t);
         return false;
     }
@@ -107,4 +111,50 @@ void timeline_view_bands(const timeline_view *v, uint64_t out[REPORT_TL_BANDS])
         report_tl_bands(&v->t, v->cursor, out);
     else
         memset(out, 0, REPORT_TL_BANDS * sizeof *out);
+}
+
+/* The phases' labels as core/timeline.c makes them, a number where %llu stands. */
+static const char *const phase_patterns[] = {
+    N_("forward embedding"), N_("forward layer %llu"), N_("loss"), N_("loss backward"),
+    N_("backward: gradient from the next stage"), N_("backward layer %llu"),
+    N_("backward embedding"), N_("optimizer step"),
+    N_("step start (the state kept between steps)"), N_("the other micro-batches (1F1B)"),
+    N_("load weights"), N_("allocate the KV cache"), N_("capture CUDA graphs"),
+    N_("prefill chunk %llu"), N_("prefill"), N_("decode steps 2-%llu"), N_("decode step %llu"),
+};
+
+/* Whether text is pattern with digits where its %llu is (their value in *n), to the end. */
+static bool phase_match(const char *pattern, const char *text, unsigned long long *n)
+{
+    const char *hole = strstr(pattern, "%llu");
+    size_t head = hole ? (size_t)(hole - pattern) : strlen(pattern);
+    if (strncmp(pattern, text, head) != 0)
+        return false;
+    if (!hole)
+        return text[head] == '\0';
+    char *end;
+    if (!isdigit((unsigned char)text[head]))
+        return false;
+    *n = strtoull(text + head, &end, 10);
+    return strcmp(end, hole + 4) == 0;
+}
+
+const char *timeline_view_phase_text(const char *phase, char *buf, size_t len)
+{
+    unsigned long long mb = 0, n = 0;
+    int skip = 0;
+    char words[VL_PHASE_LEN];
+    if (sscanf(phase, "micro-batch %llu %n", &mb, &skip) != 1 || !skip)
+        skip = 0;
+    snprintf(words, sizeof words, "%s", phase + skip);
+    for (size_t i = 0; i < sizeof phase_patterns / sizeof *phase_patterns; i++)
+        if (phase_match(phase_patterns[i], phase + skip, &n)) {
+            snprintf(words, sizeof words, _(phase_patterns[i]), n);
+            break;
+        }
+    if (skip)
+        snprintf(buf, len, _("micro-batch %llu %s"), mb, words);
+    else
+        snprintf(buf, len, "%s", words);
+    return buf;
 }

@@ -49,4 +49,9 @@ bool timeline_view_peak(timeline_view *v);
  * allocator's rounding, the context, the allocator's cache; zeros without a timeline. */
 void timeline_view_bands(const timeline_view *v, uint64_t out[REPORT_TL_BANDS]);
 
+/* A phase's label (the timeline's, which the JSON and CSV carry as they are) in the
+ * explorer's language: its micro-batch and its words translated, its numbers kept; a label
+ * of no known pattern (zero_grad) as it is.  Returns buf. */
+const char *timeline_view_phase_text(const char *phase, char *buf, size_t len);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
 /* The runs in `set` (bit r for regime r) afresh; the old ones go only when every new one
  * was made.  False, and why, when out of memory. */
 static bool fresh(train_view *t, unsigned set, char *why, size_t len)
@@ -24,7 +25,7 @@ static bool fresh(train_view *t, unsigned set, char *why, size_t len)
         vl_train_free(old);
     }
     if (!ok)
-        snprintf(why, len, "out of memory for the training runs");
+        snprintf(why, len, "%s", _("out of memory for the training runs"));
     return ok;
 }
 
