@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 vl_lang lesson_lang(const char *flag, const char *language, const char *lc_all,
                     const char *lc_messages, const char *lang)
 {
@@ -24,7 +26,7 @@ static const char *model_of(const vl_catalog *cat, const vl_scenario *sc, vl_mod
     }
     const vl_model *found = vl_catalog_model(cat, sc->model);
     if (!found)
-        return "its model is not in the catalog";
+        return _("its model is not in the catalog");
     *m = *found;
     return NULL;
 }
@@ -36,7 +38,7 @@ static const char *take_framework(const vl_catalog *cat, vl_scenario *sc)
         return NULL;
     const vl_framework *f = vl_catalog_framework(cat, sc->framework);
     if (!f)
-        return "its framework is not in the catalog";
+        return _("its framework is not in the catalog");
     sc->settings.values.framework = f;
     vl_patch_mark(&sc->settings, VL_SET_FRAMEWORK);
     return NULL;
@@ -62,7 +64,7 @@ const char *lesson_go(lesson_view *v, explorer *e, size_t step, char *why, size_
     static explorer next; /* large: one step at a time */
     const vl_lesson *l = v->lesson;
     if (!l || step >= l->n_steps) {
-        snprintf(why, len, "the lesson has %zu steps", l ? l->n_steps : 0);
+        snprintf(why, len, _("the lesson has %zu steps"), l ? l->n_steps : 0);
         return why;
     }
     const vl_lesson_step *st = &l->steps[step];
@@ -72,7 +74,7 @@ const char *lesson_go(lesson_view *v, explorer *e, size_t step, char *why, size_
     if (st->scenario[0]) {
         const vl_scenario *sc = vl_catalog_scenario(e->cat, st->scenario);
         if (!sc) {
-            snprintf(why, len, "step %zu: no scenario '%s'", step + 1, st->scenario);
+            snprintf(why, len, _("step %zu: no scenario '%s'"), step + 1, st->scenario);
             return why;
         }
         base = *sc;
@@ -83,7 +85,7 @@ const char *lesson_go(lesson_view *v, explorer *e, size_t step, char *why, size_
     bad = bad ? bad : model_of(e->cat, &own, &m);
     bad = bad ? bad : take_framework(e->cat, &own);
     if (bad) {
-        snprintf(why, len, "step %zu: %s", step + 1, bad);
+        snprintf(why, len, _("step %zu: %s"), step + 1, bad);
         return why;
     }
     vl_settings defaults;
@@ -93,7 +95,7 @@ const char *lesson_go(lesson_view *v, explorer *e, size_t step, char *why, size_
     next.overhead_given = (given & VL_SETTING_BIT(VL_SET_OVERHEAD)) != 0; /* as estimate's */
     if ((st->scenario[0] && (bad = explorer_load_scenario(&next, &base))) ||
         (bad = explorer_load_scenario(&next, &own))) {
-        snprintf(why, len, "step %zu: %s", step + 1, bad);
+        snprintf(why, len, _("step %zu: %s"), step + 1, bad);
         return why;
     }
     next.selected = slider_of(&next, st->slider);
