@@ -861,14 +861,9 @@ lesson_args() { # lesson_args N: estimate's options for step N
     10) echo --preset llama-3.1-70b-serve-128k --gpus 4 ;;
     esac
 }
-start_lesson() { # start_lesson NAME ARGS...: like start, in a UTF-8 locale (for the Chinese:
+start_lesson() { # start_lesson NAME ARGS...: start in a UTF-8 locale (for the Chinese:
     # LC_ALL, which lib.sh sets to C, wins over LANG), waiting for the lesson's box
-    name=$1
-    shift
-    tm new-session -d -s "$name" -x "${cols:-100}" -y "${rows:-30}" \
-        "env LC_ALL=C.UTF-8 XDG_CONFIG_HOME=$tmp/cfg $VRAMLAB tui $* < /dev/tty & echo \$! > $name.pid; wait \$!; echo \$? > $name.status"
-    tm set-option -t "$name" remain-on-exit on
-    wait_for "$name" "/10]"
+    envs=LC_ALL=C.UTF-8 ready=/10] start "$@"
 }
 say() { # say ENGLISH CHINESE: the explorer's text in the lesson's language $lang
     if [ "$lang" = zh ]; then zh "$1" "$2"; else printf '%s' "$1"; fi
