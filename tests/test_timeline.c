@@ -89,6 +89,18 @@ static size_t first_event_of(const vl_timeline *t, const char *phase)
     return 0;
 }
 
+/* The forward's last moment: before leaving autocast frees its weight cache (full
+ * recompute), else before the loss's backward. */
+static size_t end_of_forward(const vl_timeline *t)
+{
+    const size_t bwd = first_event_of(t, "loss backward");
+    for (size_t i = first_event_of(t, "loss"); i < bwd; i++)
+        if (t->events[i].kind == VL_EV_FREE &&
+            strcmp(t->events[i].what, "16-bit weight copies (autocast)") == 0)
+            return i;
+    return bwd;
+}
+
 /* What is alive, by component, just before event i. */
 static void alive_before(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMPONENTS])
 {
@@ -426,7 +438,7 @@ static void test_pytorch_matches_the_sum(void **state)
                         vl_timeline t;
                         build(&m, &s, fw("pytorch"), &t);
                         uint64_t alive[VL_N_TL_COMPONENTS];
-                        alive_before(&t, first_event_of(&t, "loss backward"), alive);
+                        alive_before(&t, end_of_forward(&t), alive);
                         const vl_activations *act = &t.sum.act;
                         uint64_t want = rc == VL_RECOMPUTE_FULL
                                             ? act->checkpoint_bytes * act->layers +
@@ -531,12 +543,31 @@ static void test_frozen_under_autocast(void **state)
     const uint64_t copies = t.sum.act.layer_weight_copies;
     vl_timeline_free(&t);
     uint64_t base = activations_at_backward(&m, &s, &x);
-    /* autocast caches copies of the adapters only; the frozen output layer has none; the
-     * frozen RMSNorm weights need no normalized tensors (fp32 under autocast) */
+    /* autocast caches copies of the adapters only, but each frozen fp32 matrix's cast (the
+     * output layer's too) is saved by its matmul for the input's gradient: the same bytes;
+     * the frozen RMSNorm weights need no normalized tensors (fp32 under autocast) */
     x.prune_frozen_saves = true;
-    assert_int_equal(activations_at_backward(&m, &s, &x),
-                     base - L * (copies - 2 * adapters) - 2 * 3000 * h -
-                         (2 * L + 1) * 4 * sb * h);
+    assert_int_equal(activations_at_backward(&m, &s, &x), base - (2 * L + 1) * 4 * sb * h);
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "16-bit weight copies (autocast)"),
+                     2 * adapters);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "frozen weights' 16-bit casts (their matmuls')"),
+                     copies - 2 * adapters);
+    assert_int_equal(event_bytes(&t, "loss", "output-projection weight, 16-bit copy"), 2 * 3000 * h);
+    vl_timeline_free(&t);
+    /* under full recompute the first forward saves nothing: leaving autocast frees its cache
+     * (the adapters' copies) before backward, and the recomputed layer casts anew */
+    s.recompute = VL_RECOMPUTE_FULL;
+    build(&m, &s, &x, &t);
+    uint64_t alive[VL_N_TL_COMPONENTS], after[VL_N_TL_COMPONENTS];
+    alive_before(&t, end_of_forward(&t), alive);
+    alive_before(&t, first_event_of(&t, "loss backward"), after);
+    assert_int_equal(alive[VL_TL_ACTIVATIONS] - after[VL_TL_ACTIVATIONS],
+                     L * 2 * adapters);
+    assert_int_equal(event_bytes(&t, "backward layer 2", "frozen weights' 16-bit casts (their matmuls')"),
+                     copies - 2 * adapters);
+    vl_timeline_free(&t);
+    s.recompute = VL_RECOMPUTE_NONE;
     /* QLoRA: each Linear4bit casts its fp32 input for q, k, v, gate and up; o and down
      * (frozen here) keep their 16-bit input */
     s.qlora = true;
@@ -544,6 +575,18 @@ static void test_frozen_under_autocast(void **state)
     build(&m, &s, &x, &t);
     assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
                      2 * (5 * sb * h + sb * h + sb * f));
+    /* Linear4bit returns its input's dtype: fed the fp32 stream, gate and up come out in
+     * fp32, and so does the activation */
+    assert_int_equal(event_bytes(&t, "forward layer 0", "MLP gate projection output"), 4 * sb * f);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "MLP up projection output"), 4 * sb * f);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "MLP activation output (gate)"), 4 * sb * f);
+    vl_timeline_free(&t);
+    /* an adapter on down casts the fp32 product for itself, beside down's own cast */
+    s.lora_targets |= 1u << VL_LORA_DOWN;
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
+                     2 * (5 * sb * h + sb * h + sb * f));
+    assert_int_equal(event_bytes(&t, "forward layer 0", "MLP down projection input"), 2 * sb * f);
     vl_timeline_free(&t);
 
     /* vLLM over 2 GPUs samples from the gathered vocabulary: 4 B x b x V each */
@@ -765,7 +808,33 @@ static void test_per_tensor(void **state)
         }
     assert_int_equal(n, 3 * 8 + 2);                  /* each layer's 8, the head, the embedding */
     assert_int_equal(temps, 4 * t.sum.par.params);   /* fp32: 4 B an element, every parameter */
+    /* a gated MLP's product at work: its gradient and both factors', 3 x s x b x f x 4 B */
+    k = 0;
+    for (i = first_event_of(&t, "backward layer 2");
+         i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
+        if (t.events[i].kind == VL_EV_ALLOC &&
+            strcmp(t.events[i].what, "backward workspace (gradients in and out)") == 0) {
+            assert_int_equal(t.events[i].bytes, 4 * 64 * 352);
+            k++;
+        }
+    assert_int_equal(k, 3);
     vl_timeline_free(&t);
+
+    /* autocast casts each matrix on its own: 16-bit copies of the 7, the norms stay fp32 */
+    s.precision = VL_BF16_AMP;
+    build(&m, &s, fw("hf"), &t);
+    k = 0;
+    for (i = first_event_of(&t, "forward layer 1");
+         i < t.n_events && strcmp(vl_timeline_phase(&t, i), "forward layer 1") == 0; i++)
+        if (t.events[i].kind == VL_EV_ALLOC &&
+            strcmp(t.events[i].what, "16-bit weight copies (autocast)") == 0) {
+            assert_true(k < 7);
+            assert_int_equal(t.events[i].bytes, 2 * elems[k]);
+            k++;
+        }
+    assert_int_equal(k, 7);
+    vl_timeline_free(&t);
+    s.precision = VL_FP32;
 
     s.gpus = 2;
     s.zero = 2;

@@ -23,6 +23,9 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 
 #define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
 #define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
+/* where a .grad exists, AccumulateGrad adds the new gradient into it in place and drops it
+ * (torch/csrc/autograd/functions/accumulate_grad.h) */
+#define ACCUMULATED_WHAT "a gradient, added into the .grad it accumulates in"
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
 
 /* ---- recording ------------------------------------------------------------------------ */
@@ -147,7 +150,8 @@ typedef struct step {
     /* one layer's saved tensors, the framework's choices applied */
     vl_term layer[MAX_LAYER_TERMS];
     int n_layer;
-    uint64_t layer_max;         /* its largest tensor */
+    uint64_t ws_bytes;          /* its ops' workspace: ws_n tensors of ws_bytes (layer_terms) */
+    int ws_n;
     uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
     uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
     uint64_t dequant;           /* QLoRA: one base matrix in 16 bits */
@@ -203,6 +207,12 @@ static void layer_terms(step *st, bool *ovf)
     const unsigned qkv_kept = KEEPS(VL_LORA_Q) + KEEPS(VL_LORA_K) + KEEPS(VL_LORA_V);
     const bool gated = a->mlp == VL_MLP_GATED;
     const unsigned mlp_in_kept = (gated && KEEPS(VL_LORA_GATE)) + KEEPS(VL_LORA_UP);
+    /* bitsandbytes' Linear4bit returns its output in its input's dtype (out.to(inp_dtype),
+     * bitsandbytes/nn/modules.py): fed the fp32 residual stream of autocast, or of PEFT's
+     * prepare_model_for_kbit_training, q, k, v, gate and up come out in fp32, and so do the
+     * MLP's activation and product that down reads */
+    const bool nf4_fp32 = s->qlora && f->nf4_keeps_input && amp;
+    const int max = MAX_LAYER_TERMS;
 
     st->n_layer = 0;
     for (int i = 0; i < act->n_layer; i++) {
@@ -211,16 +221,39 @@ static void layer_terms(step *st, bool *ovf)
         if (f->prune_frozen_saves && lora && strstr(x.name, "normalized input"))
             continue;
         /* autocast caches the 16-bit cast of a weight only for a leaf that requires grad
-         * (cached_cast, torch/csrc/autograd/autocast_mode.cpp): under LoRA only the
-         * adapters' copies are kept, the frozen matrices are cast (or dequantized) anew */
-        if (f->prune_frozen_saves && amp && lora && starts(x.name, "16-bit weight copies"))
-            x.bytes = vl_mul(beta, st->bd->lora.trainable_params / st->layers, ovf);
+         * (cached_cast, torch/csrc/autograd/autocast_mode.cpp): under LoRA the cache holds
+         * the adapters' copies; a frozen fp32 matrix is cast anew at each use, and its
+         * matmul saves that cast for its input's gradient (mm's mat2), so the layer keeps it
+         * until its backward but a recomputed layer's first forward does not.  QLoRA's
+         * base matrices are dequantized instead (the 4-bit matrix transient). */
+        if (f->prune_frozen_saves && amp && lora && starts(x.name, "16-bit weight copies")) {
+            const uint64_t adapters = vl_mul(beta, st->bd->lora.trainable_params / st->layers, ovf);
+            if (!s->qlora && x.bytes > adapters)
+                add_term(st->layer, &st->n_layer, max, "frozen weights' 16-bit casts (their matmuls')",
+                         x.bytes - adapters);
+            x.bytes = adapters;
+        }
+        /* autocast casts each weight on its own: a copy a parameter tensor */
+        if (!lora && st->n_tensors > 1 && starts(x.name, "16-bit weight copies")) {
+            uint64_t left = x.bytes;
+            for (int j = 0; j < st->n_tensors - 1; j++) {
+                const uint64_t c = vl_mul(beta, st->tensor[j], ovf);
+                if (c > left)
+                    break;
+                add_term(st->layer, &st->n_layer, max, x.name, c);
+                left -= c;
+            }
+            x.bytes = left; /* the biases, and what the loop left */
+        }
+        if (nf4_fp32 && (starts(x.name, "MLP gate projection output") ||
+                         starts(x.name, "MLP up projection output") ||
+                         starts(x.name, "MLP activation")))
+            x.bytes = vl_mul(x.bytes / beta, 4, ovf);
         /* a fused QKV projection: autocast casts its input once */
         if (f->fused_qkv && amp && starts(x.name, "q, k, v inputs"))
             x.bytes = vl_mul(beta, rs, ovf);
         st->layer[st->n_layer++] = x;
     }
-    const int max = MAX_LAYER_TERMS;
     /* 16-bit eager attention with softmax(..., dtype=float32).to(dtype): the fp32 softmax is
      * kept for its backward and the 16-bit cast for the matmul with V (without dropout; with
      * dropout the dropout output is that operand already) */
@@ -238,15 +271,16 @@ static void layer_terms(step *st, bool *ovf)
         add_term(st->layer, &st->n_layer, max, "attention output (kept by flash/SDPA backward)",
                  vl_mul(beta, vl_ceil_div(q, t), ovf));
     /* bitsandbytes' 4-bit matmul keeps its input whether or not the base is frozen; under
-     * autocast each Linear4bit casts its input to the compute dtype itself, a 16-bit copy
-     * of the fp32 norm output for every one of q, k, v, gate and up, while the inputs of o
-     * and down are 16-bit matmul outputs already (shared when their adapter keeps them) */
-    if (s->qlora && f->nf4_keeps_input && amp) {
+     * autocast each Linear4bit casts its input to the compute dtype itself: a 16-bit copy
+     * of the fp32 norm output for every one of q, k, v, gate and up, and of the fp32
+     * product down reads (its adapter casts its own); o reads attention's 16-bit output,
+     * which its adapter shares when there is one */
+    if (nf4_fp32) {
         const uint64_t casts = 3 + (gated ? 2 : 1);
         add_term(st->layer, &st->n_layer, max, "4-bit matmuls' 16-bit input casts",
                  vl_add(vl_mul(casts * beta, rs, ovf),
                         vl_add(KEEPS(VL_LORA_O) ? 0 : vl_mul(beta, vl_ceil_div(q, t), ovf),
-                               KEEPS(VL_LORA_DOWN) ? 0 : vl_mul(beta, mlp, ovf), ovf),
+                               vl_mul(beta, mlp, ovf), ovf),
                         ovf));
     } else if (s->qlora && f->nf4_keeps_input) {
         if (!qkv_kept)
@@ -260,16 +294,27 @@ static void layer_terms(step *st, bool *ovf)
             add_term(st->layer, &st->n_layer, max, "4-bit down_proj input", vl_mul(beta, mlp, ovf));
     }
 #undef KEEPS
-    st->layer_max = 0;
-    for (int i = 0; i < st->n_layer; i++)
-        if (st->layer[i].bytes > st->layer_max)
-            st->layer_max = st->layer[i].bytes;
+    /* The workspace of a layer's ops: an op's backward holds its output's gradient and
+     * makes its input's, two of the largest tensor an op of the layer writes (the fp32
+     * residual stream, q, an MLP intermediate, eager attention's scores in the softmax's
+     * dtype); a gated MLP's product holds three of its width, forward (the activation,
+     * up and their product) and backward (the product's gradient and both factors'). */
+    const bool upcast = amp || (f->softmax_fp32 && beta == 2);
+    const uint64_t mlp_t = vl_mul(nf4_fp32 ? 4 : beta, mlp, ovf);
+    uint64_t big = vl_mul(st->rho, rs, ovf);
+    const uint64_t ops[] = {vl_mul(nf4_fp32 ? 4 : beta, vl_ceil_div(q, t), ovf), mlp_t,
+                            eager ? vl_mul(upcast ? 4 : beta, ass, ovf) : 0};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        big = ops[i] > big ? ops[i] : big;
+    st->ws_bytes = big;
+    st->ws_n = 2;
+    if (gated && vl_mul(3, mlp_t, ovf) > vl_mul(2, big, ovf))
+        st->ws_bytes = mlp_t, st->ws_n = 3;
     /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
      * upcasts (autocast runs softmax in fp32) */
     if (eager && s->recompute == VL_RECOMPUTE_NONE)
         st->fwd_transient =
-            vl_add(vl_mul(beta, ass, ovf),
-                   amp || (f->softmax_fp32 && beta == 2) ? vl_mul(4, ass, ovf) : 0, ovf);
+            vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
     st->dequant = act->dequant_bytes;
     if (eager && f->materialized_mask)
         st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf),
@@ -307,10 +352,8 @@ static void outside_terms(step *st, bool *ovf)
             x = (vl_term){"log-probabilities (for the loss)", st->logprobs};
         } else if (cls && (starts(x.name, "output-projection") || starts(x.name, "loss targets"))) {
             continue;
-        } else if (st->f->prune_frozen_saves && s->lora_rank &&
-                   starts(x.name, "output-projection weight")) {
-            continue; /* a frozen weight: autocast caches no copy of it */
-        }
+        } /* a frozen fp32 head's 16-bit cast is no cached copy, but its matmul saves it for
+           * the hidden state's gradient: kept under LoRA too */
         st->head[st->n_head++] = x;
     }
     if (s->pp > 1)
@@ -393,12 +436,14 @@ static void gradient_plan(step *st, bool *ovf)
     st->layer_grad = vl_mul(layer_params, g, ovf);
     layer_tensors(st, layer_params, ovf);
     /* the outside parameters' gradients: the head's (with a tied embedding matrix) are
-     * born in the loss's backward, the embedding side's at the end */
+     * born in the loss's backward, the embedding side's at the end; a classification head
+     * does not read the tied matrix, whose gradient is then the embedding's */
     const uint64_t rest = st->trainable - layer_params * st->layers;
     uint64_t emb = 0;
     if (!s->lora_rank) {
         const vl_params *p = &bd->params;
-        emb = (st->a->tie_embeddings ? 0 : vl_ceil_div(p->embedding, s->tp)) + p->positions +
+        const bool head_reads = st->a->tie_embeddings && st->f->head != VL_HEAD_CLS;
+        emb = (head_reads ? 0 : vl_ceil_div(p->embedding, s->tp)) + p->positions +
               p->token_types + p->embedding_norm;
         emb = emb < rest ? emb : rest;
     }
@@ -473,6 +518,35 @@ static void all_to_all(builder *b, const step *st, uint64_t l)
                   "all-to-all dispatch and combine buffers (expert parallel)");
 }
 
+static void release_all(builder *b, const uint32_t *ids, int n)
+{
+    for (int i = 0; i < n; i++)
+        release(b, ids[i]);
+}
+
+/* A layer's ops at work, as the tensors they hold at once (layer_terms): an op's backward
+ * holds its output's gradient and makes its input's; a gated MLP's product holds three. */
+static void workspace(builder *b, const step *st, const char *what, uint32_t ids[3])
+{
+    for (int i = 0; i < 3; i++)
+        ids[i] = i < st->ws_n ? alloc(b, VL_TL_TRANSIENT, st->ws_bytes, what) : 0;
+}
+
+/* Leaving autocast empties its weight cache (torch.autocast.__exit__): under full
+ * recompute no saved tensor holds the first forward's copies, so they go before backward,
+ * where each recomputed layer casts its own again. */
+static void end_autocast(builder *b, const step *st, micro *mb, bool full)
+{
+    for (uint64_t l = 0; full && l < st->layers; l++)
+        for (int i = 0; i < st->n_layer; i++) {
+            uint32_t *id = &mb->layer[l * MAX_LAYER_TERMS + i];
+            if (*id && starts(st->layer[i].name, "16-bit weight copies")) {
+                release(b, *id);
+                *id = 0;
+            }
+        }
+}
+
 static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t *gath)
 {
     const bool full = st->s->recompute == VL_RECOMPUTE_FULL;
@@ -488,17 +562,25 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
         mb->emb[i] = alloc(b, VL_TL_ACTIVATIONS, st->emb[i].bytes, st->emb[i].name);
     mb->mask = alloc(b, VL_TL_TRANSIENT, st->mask, "causal mask (b x 1 x s x s)");
     release(b, gout);
+    /* full recompute keeps each layer's input: the embeddings' output, then each layer's,
+     * made while the layer's ops still hold their workspace */
+    if (full)
+        mb->checkpoint[0] = alloc(b, VL_TL_ACTIVATIONS, st->bd->act.checkpoint_bytes,
+                                  "checkpointed layer input");
     for (uint64_t l = 0; l < st->layers && !b->nomem; l++) {
         phase(b, "%sforward layer %llu", tag, (unsigned long long)l);
         gather(b, st, gath, l, true);
         uint32_t *ids = &mb->layer[l * MAX_LAYER_TERMS];
         if (full) {
-            mb->checkpoint[l] = alloc(b, VL_TL_ACTIVATIONS,
-                                      st->bd->act.checkpoint_bytes, "checkpointed layer input");
             for (int i = 0; i < st->n_layer; i++)
                 if (starts(st->layer[i].name, "16-bit weight copies"))
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
-            transient(b, VL_TL_TRANSIENT, 2 * st->layer_max, "layer forward workspace (no grad)");
+            uint32_t ws[3];
+            workspace(b, st, "layer forward workspace (no grad)", ws);
+            if (l + 1 < st->layers)
+                mb->checkpoint[l + 1] = alloc(b, VL_TL_ACTIVATIONS, st->bd->act.checkpoint_bytes,
+                                              "checkpointed layer input");
+            release_all(b, ws, 3);
         } else {
             for (int i = 0; i < st->n_layer; i++)
                 ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
@@ -511,8 +593,10 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
             gath[l] = 0;
         }
     }
-    if (st->s->pp > 1)
+    if (st->s->pp > 1) {
+        end_autocast(b, st, mb, full);
         return;
+    }
     /* the head and the loss: the output layer's logits, their cast for the loss, the
      * log-probabilities the loss keeps */
     phase(b, "%sloss", tag);
@@ -531,6 +615,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     release(b, cast);
     release(b, out);
     release(b, gout);
+    end_autocast(b, st, mb, full);
 }
 
 static void reduce_pending(builder *b, const step *st, uint32_t *pending, size_t *n,
@@ -577,7 +662,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             release(b, gl);
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf),
                       "residual-stream gradient");
-        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->head_grad, "head gradients") : 0;
+        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->head_grad, "head gradients")
+                           : (transient(b, VL_TL_TRANSIENT, st->head_grad, ACCUMULATED_WHAT), 0);
         release(b, gl16 ? gl16 : gl);
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
@@ -602,17 +688,20 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
                 if (!ids[i])
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
         uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
-        /* an op's backward holds the gradient of its output and makes its input's */
-        uint32_t ws = alloc(b, VL_TL_TRANSIENT, 2 * st->layer_max,
-                            "backward workspace (gradients in and out)");
+        uint32_t ws[3];
+        workspace(b, st, "backward workspace (gradients in and out)", ws);
         all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
         /* autograd's AccumulateGrad makes each parameter's .grad on its own */
         uint32_t g[MAX_PARAM_TENSORS] = {0};
-        for (int i = 0; birth && i < st->n_tensors; i++)
-            g[i] = alloc(b, VL_TL_GRADIENTS, vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf),
-                         "layer gradients");
-        release(b, ws);
+        for (int i = 0; i < st->n_tensors; i++) {
+            const uint64_t bytes = vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf);
+            if (birth)
+                g[i] = alloc(b, VL_TL_GRADIENTS, bytes, "layer gradients");
+            else
+                transient(b, VL_TL_TRANSIENT, bytes, ACCUMULATED_WHAT);
+        }
+        release_all(b, ws, 3);
         release(b, core);
         for (int i = 0; i < st->n_layer; i++)
             release(b, ids[i]);
@@ -632,7 +721,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         }
     }
     phase(b, "%sbackward embedding", tag);
-    uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->embedding_grad, "embedding gradients") : 0;
+    uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->embedding_grad, "embedding gradients")
+                       : (transient(b, VL_TL_TRANSIENT, st->embedding_grad, ACCUMULATED_WHAT), 0);
     if (part && g)
         pending[n_pending++] = g;
     else if (g)
@@ -719,13 +809,17 @@ static void optimizer_step(builder *b, const step *st)
     case VL_SGD_MOMENTUM: case VL_SGD: case VL_ADAM_8BIT: case VL_N_OPTIMIZERS:
         break;
     }
-    if (s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH && s->zero == 0 &&
-        !s->lora_rank)
+    const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
+    if (foreach && s->zero == 0 && !s->lora_rank) {
         foreach_temps(b, st, elem);
-    else
-        transient(b, VL_TL_OPTIM_TEMP, temps, st->f->optim_impl == VL_OPTIM_FOREACH
-                                                  ? "foreach temporaries (sqrt of the moments)"
-                                                  : "per-parameter temporaries");
+    } else if (foreach || s->optimizer == VL_MUON) {
+        transient(b, VL_TL_OPTIM_TEMP, temps,
+                  foreach ? "foreach temporaries (sqrt of the moments)" : "per-parameter temporaries");
+    } else { /* a loop over the parameters: two tensors the size of the largest, at once */
+        uint32_t a = alloc(b, VL_TL_OPTIM_TEMP, temps / 2, "per-parameter temporaries");
+        transient(b, VL_TL_OPTIM_TEMP, temps - temps / 2, "per-parameter temporaries");
+        release(b, a);
+    }
 }
 
 static bool build_train(builder *b, step *st)
@@ -986,6 +1080,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
         st.layers = bd->act.layers;
         st.in_flight = bd->act.in_flight;
         st.micro_batches = s.pp == 1 && s.grad_accum > 1 ? 2 : 1;
+        gradient_plan(&st, &ovf); /* the layer's parameter tensors, for layer_terms */
         layer_terms(&st, &ovf);
         if (s.recompute == VL_RECOMPUTE_SELECTIVE) { /* what selective recompute dropped */
             vl_settings none = s;
@@ -995,7 +1090,6 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
             st.recomputed_core = kept.layer_bytes - bd->act.layer_bytes;
         }
         outside_terms(&st, &ovf);
-        gradient_plan(&st, &ovf);
         ok = build_train(&b, &st);
     } else {
         ok = build_serve(&b, &st);
