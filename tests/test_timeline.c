@@ -847,6 +847,68 @@ static void test_per_tensor(void **state)
     vl_timeline_free(&t);
 }
 
+/* The bytes of every allocation named what in phase, and how many there were. */
+static int allocs_in(const vl_timeline *t, const char *phase, const char *what, uint64_t *bytes)
+{
+    int n = 0;
+    for (size_t i = first_event_of(t, phase);
+         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
+            *bytes = t->events[i].bytes;
+            n++;
+        }
+    return n;
+}
+
+/* --zero 3 as FSDP shards (hf) and as DeepSpeed does (deepspeed); an MoE block's experts
+ * one at a time (hf) or grouped (megatron). */
+static void test_sharding_and_experts(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 32, 2);
+    s.gpus = 2;
+    s.zero = 3;
+    vl_timeline t;
+    uint64_t bytes = 0;
+    /* FSDP: nothing for gradients at the step's start; each layer's 7 matrices and the
+     * rest (one flat tensor under ZeRO: 3 x 45056 + 2 x 16384 + 2 x 4096 + 256 elements,
+     * 2 B each) reduce-scattered into a shard of half */
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(allocs_in(&t, "step start (the state kept between steps)",
+                               "gradient partition", &bytes), 0);
+    assert_int_equal(allocs_in(&t, "step start (the state kept between steps)",
+                               "ZeRO reduce bucket", &bytes), 0);
+    assert_int_equal(allocs_in(&t, "backward layer 1", "gradient shard (reduce-scattered)", &bytes),
+                     1);
+    assert_int_equal(bytes, 2 * (3 * 45056 + 2 * 16384 + 2 * 4096 + 256) / 2);
+    vl_timeline_free(&t);
+    /* DeepSpeed: the partition allocated once, a reduce bucket, no shard per layer */
+    build(&m, &s, fw("deepspeed"), &t);
+    assert_int_equal(allocs_in(&t, "step start (the state kept between steps)",
+                               "gradient partition", &bytes), 1);
+    assert_int_equal(bytes, t.sum.bytes[VL_C_GRADIENTS]);
+    assert_int_equal(allocs_in(&t, "backward layer 1", "gradient shard (reduce-scattered)", &bytes),
+                     0);
+    vl_timeline_free(&t);
+
+    /* 4 experts, 2 a token, s x b = 120 tokens: one at a time, an expert's gated product
+     * holds 3 tensors of 60 tokens x 352 x 2 B; grouped, 3 of all 240 routed tokens' */
+    m.arch.experts = 4;
+    m.arch.experts_per_token = 2;
+    s = train(VL_BF16, 40, 3);
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(
+        allocs_in(&t, "backward layer 1", "backward workspace (gradients in and out)", &bytes), 3);
+    assert_int_equal(bytes, 60 * 352 * 2);
+    vl_timeline_free(&t);
+    build(&m, &s, fw("megatron"), &t);
+    assert_int_equal(
+        allocs_in(&t, "backward layer 1", "backward workspace (gradients in and out)", &bytes), 3);
+    assert_int_equal(bytes, 240 * 352 * 2);
+    vl_timeline_free(&t);
+}
+
 /* vLLM's sampler with top-k/top-p, derived by hand for the tiny model in bf16: the
  * engine's hidden states (b x s x h x 2), the caller's bf16 logits (b x V x 2), the fp32
  * copy, the sorted values and int64 indices, and torch.sort's scratch by the number of rows
@@ -939,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),
         cmocka_unit_test(test_per_tensor),
+        cmocka_unit_test(test_sharding_and_experts),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 
 const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
 const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENUM_NAME)};
+const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS] = {VL_ZERO_IMPLS(VL_ENUM_NAME)};
 const char *const vl_allocator_names[VL_N_ALLOCATORS] = {VL_ALLOCATORS(VL_ENUM_NAME)};
 
 #define VL_COUNT_ITEM(id, name) +1
@@ -18,6 +19,7 @@ _Static_assert(0 VL_HEADS(VL_COUNT_ITEM) == VL_N_HEADS, "head names");
 _Static_assert(0 VL_LOSS_DTYPES(VL_COUNT_ITEM) == VL_N_LOSS_DTYPES, "loss dtype names");
 _Static_assert(0 VL_GELUS(VL_COUNT_ITEM) == VL_N_GELUS, "GELU names");
 _Static_assert(0 VL_OPTIM_IMPLS(VL_COUNT_ITEM) == VL_N_OPTIM_IMPLS, "optimizer implementations");
+_Static_assert(0 VL_ZERO_IMPLS(VL_COUNT_ITEM) == VL_N_ZERO_IMPLS, "ZeRO implementations");
 _Static_assert(0 VL_ALLOCATORS(VL_COUNT_ITEM) == VL_N_ALLOCATORS, "allocator names");
 _Static_assert(sizeof vl_attention_names / sizeof *vl_attention_names == VL_N_ATTENTIONS, "");
 _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_ALLOCATORS, "");
@@ -34,7 +36,12 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .grads_persistent = false,                                                               \
     /* DistributedDataParallel(gradient_as_bucket_view=False): the buckets are a second     \
      * copy of the gradients */                                                             \
-    .ddp_bucket_view = false
+    .ddp_bucket_view = false,                                                                \
+    /* FullyShardedDataParallel: a unit's gradients are reduce-scattered as its backward     \
+     * ends and the shard becomes the flat parameter's .grad (torch/distributed/fsdp/        \
+     * _runtime_utils.py, _post_backward_hook); the next unit's parameters are gathered     \
+     * ahead (backward_prefetch=BACKWARD_PRE, limit_all_gathers) */                         \
+    .zero_impl = VL_ZERO_FSDP
 /* Sizes every profile shares. */
 #define RUNTIME_DEFAULTS                                                                     \
     /* torch/nn/parallel/distributed.py: bucket_cap_mb=25 */                                \
@@ -57,6 +64,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_EAGER, .softmax_fp32 = false, .materialized_mask = false,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
+        /* an nn.ModuleList of experts, each run on the tokens routed to it */
+        .moe_expert_loop = true,
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
     },
@@ -77,6 +86,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * should_compute_output in the generated code); bitsandbytes' MatMul4Bit.forward
          * keeps A for the input's gradient (bitsandbytes/autograd/_functions.py) */
         .prune_frozen_saves = true, .nf4_keeps_input = true,
+        /* MixtralSparseMoeBlock.forward loops over the experts, each on the tokens routed
+         * to it (models/mixtral/modeling_mixtral.py) */
+        .moe_expert_loop = true,
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 1,
@@ -91,10 +103,14 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
         .fused_qkv = true, .gelu = VL_GELU_TANH, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
+        /* the routed tokens permuted into one buffer for a grouped GEMM over the experts
+         * (megatron/core/transformer/moe/experts.py, GroupedMLP) */
+        .moe_expert_loop = false,
         /* apex/TE FusedAdam; the DDP wrapper's contiguous main-grad buffer lives for the
          * whole run (megatron/core/distributed/param_and_grad_buffer.py) and is bucketed in
          * place: no second copy */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
+        .zero_impl = VL_ZERO_DEEPSPEED,
         .prefill_chunk = 0, .kv_preallocated = true, .cuda_graphs = false, .sampler_fp32 = 0,
     },
     [VL_FW_DEEPSPEED] = {
@@ -104,10 +120,12 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = true,
+        .moe_expert_loop = true, /* the transformers model's own MoE block */
         /* DeepSpeed's FusedAdam unless torch_adam (deepspeed/runtime/engine.py); ZeRO keeps
          * its gradient partitions in flat buffers allocated once
          * (deepspeed/runtime/zero/stage_1_and_2.py) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
+        .zero_impl = VL_ZERO_DEEPSPEED,
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
     },
     [VL_FW_VLLM] = {
@@ -119,6 +137,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
         .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
+        /* fused_moe: one kernel over every routed token (model_executor/layers/fused_moe) */
+        .moe_expert_loop = false,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default); the paged KV cache allocated once; CUDA graphs captured
          * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
@@ -172,12 +192,14 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("loss_dtype", loss_dtype, vl_loss_dtype_names, VL_N_LOSS_DTYPES),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("nf4_keeps_input", nf4_keeps_input),
+    BOOL("moe_expert_loop", moe_expert_loop),
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
     BOOL("grads_persistent", grads_persistent),
     BOOL("ddp_bucket_view", ddp_bucket_view),
     COUNT("ddp_bucket_bytes", ddp_bucket_bytes, 1, 1ULL << 40),
     COUNT("reduce_bucket", reduce_bucket, 1, 1ULL << 40),
     COUNT("prefetch_bucket", prefetch_bucket, 0, 1ULL << 40),
+    ENUM("zero_impl", zero_impl, vl_zero_impl_names, VL_N_ZERO_IMPLS),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
     COUNT("prefill_chunk", prefill_chunk, 0, 16777216),
     BOOL("kv_preallocated", kv_preallocated),

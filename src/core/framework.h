@@ -25,16 +25,22 @@
  * fused (one CUDA kernel per group), single-tensor (a Python loop over parameters) */
 #define VL_OPTIM_IMPLS(X) X(VL_OPTIM_FOREACH, "foreach") X(VL_OPTIM_FUSED, "fused") \
     X(VL_OPTIM_SINGLE_TENSOR, "single-tensor")
+/* how --zero 2 and 3 shard: deepspeed keeps flat gradient partitions allocated once and
+ * reduces through a bucket (ZeRO, and Megatron's distributed optimizer); fsdp reduce-
+ * scatters each module's gradients into shards as its backward ends */
+#define VL_ZERO_IMPLS(X) X(VL_ZERO_DEEPSPEED, "deepspeed") X(VL_ZERO_FSDP, "fsdp")
 /* caching: PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp); exact:
  * every tensor its own bytes (reserved = allocated) */
 #define VL_ALLOCATORS(X) X(VL_ALLOC_CACHING, "caching") X(VL_ALLOC_EXACT, "exact")
 
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
+typedef enum { VL_ZERO_IMPLS(VL_ENUM_ID) VL_N_ZERO_IMPLS } vl_zero_impl;
 typedef enum { VL_ALLOCATORS(VL_ENUM_ID) VL_N_ALLOCATORS } vl_allocator;
 
 extern const char *const vl_gelu_names[VL_N_GELUS];
 extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
+extern const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS];
 extern const char *const vl_allocator_names[VL_N_ALLOCATORS];
 
 typedef struct vl_framework {
@@ -58,6 +64,7 @@ typedef struct vl_framework {
      * even when o_proj is frozen.  false: vl_activations_compute's terms as they are */
     bool prune_frozen_saves;
     bool nf4_keeps_input;       /* bitsandbytes' 4-bit matmul saves its input, frozen or not */
+    bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
     /* the optimizer and gradients */
     vl_optim_impl optim_impl;
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
@@ -65,6 +72,7 @@ typedef struct vl_framework {
     uint64_t ddp_bucket_bytes;  /* DDP bucket_cap_mb */
     uint64_t reduce_bucket;     /* DeepSpeed ZeRO-1/2 reduce_bucket_size, elements */
     uint64_t prefetch_bucket;   /* ZeRO-3 stage3_prefetch_bucket_size, elements */
+    vl_zero_impl zero_impl;     /* --zero 2 and 3 as DeepSpeed or FSDP shard */
     /* the runtime */
     vl_allocator allocator;
     /* serving */

@@ -170,6 +170,8 @@ typedef struct step {
     int n_tensors;
     bool grads_held;            /* one gradient buffer kept for the whole run */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
+    bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
+    uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
 } step;
@@ -300,7 +302,16 @@ static void layer_terms(step *st, bool *ovf)
      * dtype); a gated MLP's product holds three of its width, forward (the activation,
      * up and their product) and backward (the product's gradient and both factors'). */
     const bool upcast = amp || (f->softmax_fp32 && beta == 2);
-    const uint64_t mlp_t = vl_mul(nf4_fp32 ? 4 : beta, mlp, ovf);
+    uint64_t op_mlp = mlp;
+    if (a->experts > 1 && f->moe_expert_loop) {
+        /* one expert at a time: a routed one on its share of the tokens (s·b·k/E when the
+         * router balances), a shared one on all of them */
+        const uint64_t routed = vl_mul(
+            vl_ceil_div(vl_mul(st->sb, a->experts_per_token, ovf), a->experts), a->moe_ffn, ovf);
+        const uint64_t shared = a->shared_experts ? vl_mul(st->sb, a->shared_ffn, ovf) : 0;
+        op_mlp = vl_ceil_div(routed > shared ? routed : shared, t);
+    }
+    const uint64_t mlp_t = vl_mul(nf4_fp32 ? 4 : beta, op_mlp, ovf);
     uint64_t big = vl_mul(st->rho, rs, ovf);
     const uint64_t ops[] = {vl_mul(nf4_fp32 ? 4 : beta, vl_ceil_div(q, t), ovf), mlp_t,
                             eager ? vl_mul(upcast ? 4 : beta, ass, ovf) : 0};
@@ -455,7 +466,9 @@ static void gradient_plan(step *st, bool *ovf)
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
     st->grads_held = s->zero < 2 && (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
-    if (s->zero >= 1) {
+    st->fsdp = s->zero >= 2 && st->f->zero_impl == VL_ZERO_FSDP;
+    st->dp = s->lora_rank ? s->gpus : bd->par.dp;
+    if (s->zero >= 1 && !st->fsdp) {
         uint64_t elems = st->f->reduce_bucket < st->trainable ? st->f->reduce_bucket : st->trainable;
         st->bucket = vl_mul(elems, g, ovf);
     }
@@ -473,7 +486,7 @@ static void gradient_plan(step *st, bool *ovf)
         uint64_t per = layer_params ? bd->par.layer_params / st->layers : 1;
         if (s->lora_rank)
             per = (bd->P - bd->params.outside) / st->layers;
-        st->ahead = per ? st->f->prefetch_bucket / per : 0;
+        st->ahead = st->fsdp ? 1 : per ? st->f->prefetch_bucket / per : 0;
         if (st->ahead > st->layers - 1)
             st->ahead = st->layers - 1;
     }
@@ -629,6 +642,30 @@ static void reduce_pending(builder *b, const step *st, uint32_t *pending, size_t
     *bytes = 0;
 }
 
+/* A parameter's gradient g once autograd has made it: the .grad itself (slot), or under
+ * ZeRO 2 and 3 reduced away.  FSDP reduce-scatters it into its shard at once, the shard
+ * the .grad until zero_grad (added into by later micro-batches); DeepSpeed queues it for
+ * its reduce bucket. */
+static void keep_gradient(builder *b, const step *st, uint32_t g, uint64_t bytes, bool born,
+                          uint32_t *slot, uint32_t *pending, size_t *n, uint64_t *pending_bytes)
+{
+    if (!g)
+        return;
+    if (st->fsdp) {
+        const uint64_t shard = vl_ceil_div(bytes, st->dp);
+        if (born)
+            *slot = alloc(b, VL_TL_GRADIENTS, shard, "gradient shard (reduce-scattered)");
+        else
+            transient(b, VL_TL_TRANSIENT, shard, ACCUMULATED_WHAT);
+        release(b, g);
+    } else if (st->s->zero >= 2) {
+        pending[(*n)++] = g;
+        *pending_bytes += bytes;
+    } else {
+        *slot = g;
+    }
+}
+
 /* The gradients' slots: each layer's tensors, then the head's and the embedding side's. */
 #define GRAD_SLOTS(st) ((st)->layers * MAX_PARAM_TENSORS + 2)
 #define HEAD_SLOT(st) ((st)->layers * MAX_PARAM_TENSORS)
@@ -668,12 +705,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
         release(b, gout);
-        if (part && g) {
-            pending[n_pending++] = g;
-            pending_bytes += st->head_grad;
-        } else if (g) {
-            grads[HEAD_SLOT(st)] = g;
-        }
+        keep_gradient(b, st, g, st->head_grad, born, &grads[HEAD_SLOT(st)], pending, &n_pending,
+                      &pending_bytes);
     } else {
         phase(b, "%sbackward: gradient from the next stage", tag);
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->beta, st->sbh, &b->ovf),
@@ -711,22 +744,19 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             release(b, gath[l]);
             gath[l] = 0;
         }
-        if (part && g[0]) { /* partitioned: one tensor a layer (layer_tensors) */
-            pending[n_pending++] = g[0];
-            pending_bytes += st->layer_grad;
+        /* partitioned: one tensor a layer (layer_tensors) */
+        for (int i = 0; i < st->n_tensors; i++)
+            keep_gradient(b, st, g[i], vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf),
+                          born, &grads[l * MAX_PARAM_TENSORS + i], pending, &n_pending,
+                          &pending_bytes);
+        if (part)
             reduce_pending(b, st, pending, &n_pending, &pending_bytes, false);
-        } else {
-            for (int i = 0; i < st->n_tensors; i++)
-                grads[l * MAX_PARAM_TENSORS + i] = g[i];
-        }
     }
     phase(b, "%sbackward embedding", tag);
     uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->embedding_grad, "embedding gradients")
                        : (transient(b, VL_TL_TRANSIENT, st->embedding_grad, ACCUMULATED_WHAT), 0);
-    if (part && g)
-        pending[n_pending++] = g;
-    else if (g)
-        grads[HEAD_SLOT(st) + 1] = g;
+    keep_gradient(b, st, g, st->embedding_grad, born, &grads[HEAD_SLOT(st) + 1], pending,
+                  &n_pending, &pending_bytes);
     release(b, resid);
     for (int i = 0; i < st->n_emb; i++)
         release(b, mb->emb[i]);
@@ -773,8 +803,7 @@ static void optimizer_step(builder *b, const step *st)
     phase(b, "optimizer step");
     if (s->offload != VL_OFFLOAD_NONE)
         return;
-    uint64_t dp = s->lora_rank ? s->gpus : bd->par.dp;
-    uint64_t held = s->zero >= 1 ? vl_ceil_div(st->trainable, dp) : st->trainable;
+    uint64_t held = s->zero >= 1 ? vl_ceil_div(st->trainable, st->dp) : st->trainable;
     uint64_t largest = bd->params.largest_matrix;
     if (s->lora_rank) {
         const vl_arch *a = st->a;
@@ -830,7 +859,7 @@ static bool build_train(builder *b, step *st)
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
     alloc(b, VL_TL_OPTIMIZER, bd->bytes[VL_C_OPTIMIZER], "optimizer states");
-    if (s->zero >= 2)
+    if (s->zero >= 2 && !st->fsdp)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
     else if (st->grads_held)
         alloc(b, VL_TL_GRADIENTS, st->grad_full, "gradient buffer");
