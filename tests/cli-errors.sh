@@ -35,6 +35,9 @@ expect 2 "$e --mfu must be above 0 and at most 1, got '0'" estimate --mfu 0
 expect 2 "$e --mfu: '1.5' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" estimate --mfu 1.5
 expect 2 "$e --mfu: 'abc' is not a fraction: expected a number" estimate --mfu abc
 expect 2 "$e --mfu applies to --mode train only" estimate --mode infer --mfu 0.3
+expect 2 "$e --lora-dropout must be at least 0 and below 1, got '1'" estimate --lora-rank 8 --lora-dropout 1
+expect 2 "$e --lora-dropout: '-0.1' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" \
+    estimate --lora-rank 8 --lora-dropout -0.1
 expect 2 "$e --tokens: '0x' is not a whole number: unknown unit suffix" estimate --tokens 0x
 expect 2 "$e --tokens applies to --mode train only" estimate --mode infer --tokens 1T
 expect 2 "$e $bad/mfu-range.yaml:5:8: settings.mfu: '1.5' is not a fraction from 0 to 1" \

@@ -144,6 +144,20 @@ static void test_lora_llama_bf16_mixed(void **state)
     assert_int_equal(b.bytes[VL_C_ZERO3_LIVE], 0);
     assert_int_equal(b.total, 6738415616ULL * 2 + 4194304ULL * 20 + act + (1ULL << 30));
 
+    /* lora_dropout: the q and v adapters each keep a dropped copy of the 2048 x 4096 input
+     * (one of them in place of the shared input: + 16,777,216 B) and its bool mask
+     * (2 x 8,388,608 B); under autocast each keeps its 16-bit cast already, so only the
+     * masks are new */
+    s.lora_dropout = 100000; /* 0.1 */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], act + 32 * (16777216ULL + 16777216ULL));
+    s.precision = VL_BF16_AMP;
+    vl_breakdown amp;
+    assert_null(vl_estimate(&m, &s, &amp));
+    s.lora_dropout = 0;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(amp.bytes[VL_C_ACTIVATIONS], b.bytes[VL_C_ACTIVATIONS] + 32 * 16777216ULL);
+
     s.precision = VL_FP32;
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], (6738415616ULL + 4194304ULL) * 4);

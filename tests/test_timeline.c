@@ -568,13 +568,17 @@ static void test_frozen_under_autocast(void **state)
                      copies - 2 * adapters);
     vl_timeline_free(&t);
     s.recompute = VL_RECOMPUTE_NONE;
-    /* QLoRA: each Linear4bit casts its fp32 input for q, k, v, gate and up; o and down
-     * (frozen here) keep their 16-bit input */
+    /* QLoRA: each Linear4bit casts its fp32 input for q, k, v, gate and up, and down its
+     * fp32 product; o (frozen here) keeps attention's 16-bit output, which SDPA's backward
+     * keeps too: one tensor */
     s.qlora = true;
     x = *fw("hf");
     build(&m, &s, &x, &t);
     assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
-                     2 * (5 * sb * h + sb * h + sb * f));
+                     2 * (5 * sb * h + sb * f));
+    assert_int_equal(
+        event_bytes(&t, "forward layer 0", "attention output (kept by its backward or a 4-bit o_proj)"),
+        2 * sb * h);
     /* Linear4bit returns its input's dtype: fed the fp32 stream, gate and up come out in
      * fp32, and so does the activation */
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP gate projection output"), 4 * sb * f);
@@ -585,7 +589,7 @@ static void test_frozen_under_autocast(void **state)
     s.lora_targets |= 1u << VL_LORA_DOWN;
     build(&m, &s, &x, &t);
     assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
-                     2 * (5 * sb * h + sb * h + sb * f));
+                     2 * (5 * sb * h + sb * f));
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP down projection input"), 2 * sb * f);
     vl_timeline_free(&t);
 

@@ -228,20 +228,24 @@ keys d j j j j j j j j j j j j j Enter 8 Enter       # LoRA rank 8
 expect_total d --preset llama-2-7b --lora-rank 8
 keys d j Right                                     # QLoRA on
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora
+keys d j Right                                     # LoRA dropout 0 -> 0.1
+expect_total d --preset llama-2-7b --lora-rank 8 --qlora --lora-dropout 0.1
+keys d Left                                        # and back to 0
+expect_total d --preset llama-2-7b --lora-rank 8 --qlora
 keys d j Right                                     # offload optimizer (brings ZeRO-1)
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1
 expect_screen d "in CPU memory (--offload optimizer)"
 tm resize-window -t d -x 100 -y 22
 sleep 0.3
 keys d j j j j Right                               # grad accum 2
-expect_screen d "settings 5-20 of 31"
+expect_screen d "settings 6-21 of 32"
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
 keys d q
 exited d 0
 
 # a slider stops at the last value the model takes, keeps the memory pane and says why
 start f --preset llama-2-7b --no-color --ascii
-keys f j j j j j j j j j j j j j j j j End          # tensor par. -> 32 (64 does not split 32 heads)
+keys f j j j j j j j j j j j j j j j j j End        # tensor par. -> 32 (64 does not split 32 heads)
 expect_screen f "tensor par. stopped at 32: --tp 64 must divide the model's 32 attention"
 expect_screen f "GPUs -> 32"
 expect_total f --preset llama-2-7b --tp 32 --gpus 32
@@ -265,7 +269,7 @@ exited g 0
 cols=200 rows=60
 start give-back --preset llama-2-7b --no-color --ascii
 unset cols rows
-keys give-back j j j j j j j j j j j j j j j Right  # offload optimizer (brings ZeRO-1)
+keys give-back j j j j j j j j j j j j j j j j Right # offload optimizer (brings ZeRO-1)
 expect_screen give-back "ZeRO stage -> 1"
 keys give-back Right                               # params (brings ZeRO-3)
 expect_total give-back --preset llama-2-7b --offload params --zero 3
@@ -282,7 +286,7 @@ expect_screen give-back "GPUs -> 1"
 expect_total give-back --preset llama-2-7b
 # a count typed that is no whole tensor x pipeline group is rounded up, and says so
 keys give-back Right                               # tensor par. 2, GPUs 2
-keys give-back k k k k k k k k k k k k Enter 3 Enter # GPUs 3
+keys give-back k k k k k k k k k k k k k Enter 3 Enter # GPUs 3
 expect_screen give-back "GPUs 3 -> 4: whole groups of tensor x pipeline = 2 GPUs"
 expect_total give-back --preset llama-2-7b --tp 2 --gpus 4
 # a typed value off the slider's steps snaps to the next step in the direction pressed; one
@@ -1034,7 +1038,7 @@ for size in 80x24 200x60; do
 
     name=vpp-$size                                     # two stages: virtual stages move
     start $name --preset llama-2-7b --pp 2 --gpus 2 --grad-accum 2 --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j
+    keys $name j j j j j j j j j j j j j j j j j j j j j j j
     expect_slider $name "virtual stages" 1
     keys $name Right
     expect_slider $name "virtual stages" 2
@@ -1079,12 +1083,12 @@ expect_peak() { # expect_peak NAME ESTIMATE-ARGS...: the peak line says estimate
     *) fail "$name: peak line '$line', estimate $*: peak $p, headroom $room"; screen "$name" ;;
     esac
 }
-j28="j j j j j j j j j j j j j j j j j j j j j j j j j j j j"  # from the first row to capacity, the third row from the end
+j29="j j j j j j j j j j j j j j j j j j j j j j j j j j j j j"  # from the first row to capacity, the third row from the end
 for size in 80x24 200x60; do
     cols=${size%x*} rows=${size#*x}
     name=plan-$size
     start $name --preset llama-2-7b --no-color --ascii
-    keys $name $j28                                 # to capacity: the GPU's until typed
+    keys $name $j29                                 # to capacity: the GPU's until typed
     checks=$((checks + 1))
     screen $name | grep -qE '^> capacity +[-O]+ 79\.65 GiB' || { fail "$name: capacity row"; screen $name; }
     expect_peak $name --preset llama-2-7b
@@ -1119,7 +1123,7 @@ for size in 80x24 200x60; do
     exited $name 0
     name=plan-node-$size
     start $name --preset llama-2-7b --zero 2 --gpus 8 --offload optimizer --no-color --ascii
-    keys $name $j28 j j Left                        # GPUs per node 8 -> 4: half a node's CPU
+    keys $name $j29 j j Left                        # GPUs per node 8 -> 4: half a node's CPU
     checks=$((checks + 1))
     screen $name | grep -qE '^> GPUs per node +[-O]+ 4( |$)' || { fail "$name: GPUs per node row"; screen $name; }
     node=$("$VRAMLAB" estimate --preset llama-2-7b --zero 2 --gpus 8 --offload optimizer \
@@ -1332,7 +1336,7 @@ for size in 80x24 200x60; do
     done
     keys "$en" q
     exited "$en" 0
-    keys "$zh" 1 j j j j j j j j j j j j j j j j End # tensor par. -> 32, and why not 64
+    keys "$zh" 1 j j j j j j j j j j j j j j j j j End # tensor par. -> 32, and why not 64
     wait_for "$zh" "$(zh "tensor par. stopped at 32: --tp 64 must divide the model's 32" \
         "张量并行 停在 32：--tp 64 必须整除模型的 32 个注意力头")"
     expect_screen "$zh" "$(zh "tensor par. stopped at 32: --tp 64 must divide the model's 32" \

@@ -300,6 +300,23 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls, "LoRA adapters' x.A (r wide)",
              vl_mul(vl_mul(beta * per_token, sb, ovf), s->lora_rank, ovf), ovf);
     }
+    if (s->lora_rank && s->lora_dropout) {
+        /* PEFT's lora_dropout: each adapter reads dropout(x), a copy of its own, and keeps
+         * it with its bool mask (native_dropout).  Under autocast the adapter keeps its
+         * 16-bit cast of the copy, counted above as its cast.  The frozen base keeps
+         * nothing, so without autocast the q, k, v (and gate, up) adapters stop sharing one
+         * input: a copy each; o's and down's copies stand in for their inputs. */
+        const uint64_t masks =
+            vl_add(vl_mul(qkv_kept + mlp_in_kept, RS(sbh), ovf),
+                   vl_add(KEEPS(VL_LORA_O) ? TS(q) : 0, KEEPS(VL_LORA_DOWN) ? TS(mlp) : 0, ovf),
+                   ovf);
+        term(L, n, ls, "LoRA dropout masks (bool)", masks, ovf);
+        const unsigned more = (qkv_kept > 1 ? qkv_kept - 1 : 0) +
+                              (mlp_in_kept > 1 && !a->parallel_attention ? mlp_in_kept - 1 : 0);
+        if (!amp && more)
+            term(L, n, ls, "LoRA dropout: each adapter's own dropped input",
+                 vl_mul(more * beta, RS(sbh), ovf), ovf);
+    }
     if (amp) {
         /* autocast caches a 16-bit copy of every weight the layer's nn.Linear modules use:
          * matrices and biases, every expert's (at training batch sizes each sees tokens);

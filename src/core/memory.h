@@ -38,7 +38,7 @@ uint64_t vl_zero3_live_bytes(uint64_t largest_matrix, const vl_bpp *b, bool *ovf
 
 /* §4.4: activations saved for backward, tensor by tensor, as PyTorch eager modules keep
  * them (the FORMULAS section of vramlab(1) lists the modules), at their peak. */
-#define VL_MAX_TERMS 24
+#define VL_MAX_TERMS 32
 typedef struct vl_term {
     const char *name;
     uint64_t bytes;

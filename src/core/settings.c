@@ -196,6 +196,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .modes = VL_IN_TRAIN, .arg = "T",
         .help = "q,k,v,o,gate,up,down (a list) or all-linear (default q,v)",
         .inert = lora_targets_inert},
+    ROW(VL_SET_LORA_DROPOUT) .flag = "lora-dropout", FIELD(lora_dropout),
+        .type = VL_ST_FRACTION, RANGE(0, VL_PPM - 1), .modes = VL_IN_TRAIN, .arg = "P",
+        .help = "dropout on each adapter's input, PEFT's lora_dropout: a dropped copy and "
+                "its mask kept for backward (default 0)",
+        .label = N_("LoRA dropout"), SLIDER(0, VL_PPM / 2, VL_STEP_PERCENT),
+        .inert = lora_targets_inert},
     ROW(VL_SET_QLORA) .flag = "qlora", FIELD(qlora), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
         .help = "the frozen base's layer matrices in 4-bit NF4 (QLoRA)",
         .label = N_("QLoRA (NF4)")},
@@ -452,7 +458,10 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             return false;
         }
         if (v < d->min || v > d->max) {
-            snprintf(why, len, _("must be above 0 and at most 1, got '%s'"), text);
+            snprintf(why, len,
+                     d->min ? _("must be above 0 and at most 1, got '%s'")
+                            : _("must be at least 0 and below 1, got '%s'"),
+                     text);
             return false;
         }
         break;
@@ -568,7 +577,10 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
             break;
         case VL_ST_FRACTION:
             if (v < d->min || v > d->max) {
-                snprintf(why, len, _("--%s must be above 0 and at most 1"), d->flag);
+                snprintf(why, len,
+                         d->min ? _("--%s must be above 0 and at most 1")
+                                : _("--%s must be at least 0 and below 1"),
+                         d->flag);
                 return false;
             }
             break;

@@ -128,6 +128,7 @@ typedef struct vl_settings {
      * matrices in NF4 (Dettmers et al. 2023) */
     uint64_t lora_rank;
     unsigned lora_targets;
+    uint64_t lora_dropout; /* PEFT's lora_dropout on each adapter's input, in millionths */
     bool qlora;
     vl_offload offload;       /* training */
     /* training: tensor parallel tp, pipeline parallel pp (1F1B), sequence parallel sp;
@@ -185,7 +186,8 @@ typedef struct vl_settings {
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
     X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
-    X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_QLORA, "qlora")                           \
+    X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
+    X(VL_SET_QLORA, "qlora")                                                                  \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")        \

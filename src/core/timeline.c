@@ -214,6 +214,7 @@ static void layer_terms(step *st, bool *ovf)
      * prepare_model_for_kbit_training, q, k, v, gate and up come out in fp32, and so do the
      * MLP's activation and product that down reads */
     const bool nf4_fp32 = s->qlora && f->nf4_keeps_input && amp;
+    const bool drop = lora && s->lora_dropout;
     const int max = MAX_LAYER_TERMS;
 
     st->n_layer = 0;
@@ -268,31 +269,30 @@ static void layer_terms(step *st, bool *ovf)
     if (f->gelu == VL_GELU_TANH_COMPOSITE && !gated)
         add_term(st->layer, &st->n_layer, max, "GELU written out: three more f-wide tensors",
                  vl_mul(3 * beta, mlp, ovf));
-    /* flash and SDPA backward read their own output, even when o_proj is frozen */
-    if (!eager && core_saved && f->prune_frozen_saves && !KEEPS(VL_LORA_O))
-        add_term(st->layer, &st->n_layer, max, "attention output (kept by flash/SDPA backward)",
+    /* Attention's output, o's input: vl_activations_compute counts it when o is trained or
+     * adapted (under lora_dropout it stands for the adapter's dropped copy instead).  Else
+     * it is kept once for whoever needs it: flash and SDPA backward read their own output,
+     * even when o_proj is frozen; bitsandbytes' 4-bit matmul keeps its input whether or not
+     * the base is frozen. */
+    const bool nf4 = s->qlora && f->nf4_keeps_input;
+    if ((!KEEPS(VL_LORA_O) || drop) &&
+        ((!eager && core_saved && f->prune_frozen_saves) || nf4))
+        add_term(st->layer, &st->n_layer, max, "attention output (kept by its backward or a 4-bit o_proj)",
                  vl_mul(beta, vl_ceil_div(q, t), ovf));
-    /* bitsandbytes' 4-bit matmul keeps its input whether or not the base is frozen; under
-     * autocast each Linear4bit casts its input to the compute dtype itself: a 16-bit copy
-     * of the fp32 norm output for every one of q, k, v, gate and up, and of the fp32
-     * product down reads (its adapter casts its own); o reads attention's 16-bit output,
-     * which its adapter shares when there is one */
+    /* Under autocast each Linear4bit casts its input to the compute dtype itself: a 16-bit
+     * copy of the fp32 norm output for every one of q, k, v, gate and up, and of the fp32
+     * product down reads (its adapter casts its own).  Without autocast the 4-bit bases
+     * keep the inputs the adapters share, unless lora_dropout gives each adapter a copy. */
     if (nf4_fp32) {
         const uint64_t casts = 3 + (gated ? 2 : 1);
         add_term(st->layer, &st->n_layer, max, "4-bit matmuls' 16-bit input casts",
-                 vl_add(vl_mul(casts * beta, rs, ovf),
-                        vl_add(KEEPS(VL_LORA_O) ? 0 : vl_mul(beta, vl_ceil_div(q, t), ovf),
-                               vl_mul(beta, mlp, ovf), ovf),
-                        ovf));
-    } else if (s->qlora && f->nf4_keeps_input) {
-        if (!qkv_kept)
+                 vl_add(vl_mul(casts * beta, rs, ovf), vl_mul(beta, mlp, ovf), ovf));
+    } else if (nf4) {
+        if (!qkv_kept || drop)
             add_term(st->layer, &st->n_layer, max, "4-bit q, k, v input", vl_mul(beta, rs, ovf));
-        if (!KEEPS(VL_LORA_O))
-            add_term(st->layer, &st->n_layer, max, "4-bit o_proj input",
-                     vl_mul(beta, vl_ceil_div(q, t), ovf));
-        if (!mlp_in_kept && !a->parallel_attention)
+        if ((!mlp_in_kept || drop) && !a->parallel_attention)
             add_term(st->layer, &st->n_layer, max, "4-bit MLP input", vl_mul(beta, rs, ovf));
-        if (!KEEPS(VL_LORA_DOWN))
+        if (!KEEPS(VL_LORA_DOWN) || drop)
             add_term(st->layer, &st->n_layer, max, "4-bit down_proj input", vl_mul(beta, mlp, ovf));
     }
 #undef KEEPS

@@ -22,7 +22,7 @@ typedef int slider_id;
 #define N_SLIDERS (VL_N_SETTINGS + 2)
 
 /* The most sliders one mode shows (training's; test_explorer checks it). */
-#define EX_MAX_VISIBLE 31
+#define EX_MAX_VISIBLE 32
 
 /* The range of the parameter slider (typed values may go to the command line's limits). */
 #define EX_MIN_PARAMS 10000000ULL      /* 10M */
