@@ -23,8 +23,7 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 
 #define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
 #define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
-/* where a .grad exists, AccumulateGrad adds the new gradient into it in place and drops it
- * (torch/csrc/autograd/functions/accumulate_grad.h) */
+/* torch/csrc/autograd/functions/accumulate_grad.h: into an existing .grad, in place */
 #define ACCUMULATED_WHAT "a gradient, added into the .grad it accumulates in"
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
 
@@ -642,6 +641,16 @@ static void reduce_pending(builder *b, const step *st, uint32_t *pending, size_t
     *bytes = 0;
 }
 
+/* A gradient autograd has just made: born as the .grad (its id), or where the .grad exists
+ * added into it by AccumulateGrad and dropped (0). */
+static uint32_t new_gradient(builder *b, uint64_t bytes, const char *what, bool birth)
+{
+    if (birth)
+        return alloc(b, VL_TL_GRADIENTS, bytes, what);
+    transient(b, VL_TL_TRANSIENT, bytes, ACCUMULATED_WHAT);
+    return 0;
+}
+
 /* A parameter's gradient g once autograd has made it: the .grad itself (slot), or under
  * ZeRO 2 and 3 reduced away.  FSDP reduce-scatters it into its shard at once, the shard
  * the .grad until zero_grad (added into by later micro-batches); DeepSpeed queues it for
@@ -699,8 +708,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             release(b, gl);
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf),
                       "residual-stream gradient");
-        uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->head_grad, "head gradients")
-                           : (transient(b, VL_TL_TRANSIENT, st->head_grad, ACCUMULATED_WHAT), 0);
+        uint32_t g = new_gradient(b, st->head_grad, "head gradients", birth);
         release(b, gl16 ? gl16 : gl);
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
@@ -727,12 +735,10 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
         /* autograd's AccumulateGrad makes each parameter's .grad on its own */
         uint32_t g[MAX_PARAM_TENSORS] = {0};
+        uint64_t bytes[MAX_PARAM_TENSORS] = {0};
         for (int i = 0; i < st->n_tensors; i++) {
-            const uint64_t bytes = vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf);
-            if (birth)
-                g[i] = alloc(b, VL_TL_GRADIENTS, bytes, "layer gradients");
-            else
-                transient(b, VL_TL_TRANSIENT, bytes, ACCUMULATED_WHAT);
+            bytes[i] = vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf);
+            g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
         }
         release_all(b, ws, 3);
         release(b, core);
@@ -746,15 +752,13 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         }
         /* partitioned: one tensor a layer (layer_tensors) */
         for (int i = 0; i < st->n_tensors; i++)
-            keep_gradient(b, st, g[i], vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf),
-                          born, &grads[l * MAX_PARAM_TENSORS + i], pending, &n_pending,
-                          &pending_bytes);
+            keep_gradient(b, st, g[i], bytes[i], born, &grads[l * MAX_PARAM_TENSORS + i],
+                          pending, &n_pending, &pending_bytes);
         if (part)
             reduce_pending(b, st, pending, &n_pending, &pending_bytes, false);
     }
     phase(b, "%sbackward embedding", tag);
-    uint32_t g = birth ? alloc(b, VL_TL_GRADIENTS, st->embedding_grad, "embedding gradients")
-                       : (transient(b, VL_TL_TRANSIENT, st->embedding_grad, ACCUMULATED_WHAT), 0);
+    uint32_t g = new_gradient(b, st->embedding_grad, "embedding gradients", birth);
     keep_gradient(b, st, g, st->embedding_grad, born, &grads[HEAD_SLOT(st) + 1], pending,
                   &n_pending, &pending_bytes);
     release(b, resid);
