@@ -452,6 +452,15 @@ static void test_pytorch_matches_the_sum(void **state)
                     }
 }
 
+static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
+{
+    for (size_t i = first_event_of(t, phase); i < t->n_events; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
+            return t->events[i].bytes;
+    fail_msg("no '%s' in '%s'", what, phase);
+    return 0;
+}
+
 /* ---- the framework's choices, each against its hand-derived bytes ------------------------ */
 
 static uint64_t activations_at_backward(const vl_model *m, const vl_settings *s,
@@ -482,6 +491,18 @@ static void test_choices(void **state)
     x = *pt;
     x.loss_dtype = VL_LOSS_BF16;
     assert_int_equal(activations_at_backward(&m, &s, &x), base - 2 * sb * V);
+    /* a loss that shifts the logits by a copy: a third fp32 s x V tensor while the
+     * log-probabilities are made, and the slice's full-size gradient in backward; what is
+     * kept for backward is the same */
+    x = *pt;
+    x.loss_shift_copy = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x), base);
+    vl_timeline t;
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "loss", "shifted logits (a contiguous copy)"), 4 * sb * V);
+    assert_int_equal(event_bytes(&t, "loss backward", "gradient of the logits, unshifted"),
+                     4 * sb * V);
+    vl_timeline_free(&t);
     /* a classification head: no s x V log-probabilities, no output-projection weight; the
      * classifier's input (the last hidden state), b x labels log-probabilities, b labels */
     x = *pt;
@@ -517,15 +538,6 @@ static void test_choices(void **state)
     x.nf4_keeps_input = true;
     assert_int_equal(activations_at_backward(&m, &s, &x),
                      q_base + L * 2 * (sb * 128 + sb * 128 + sb * f));
-}
-
-static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
-{
-    for (size_t i = first_event_of(t, phase); i < t->n_events; i++)
-        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
-            return t->events[i].bytes;
-    fail_msg("no '%s' in '%s'", what, phase);
-    return 0;
 }
 
 /* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */

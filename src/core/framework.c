@@ -80,8 +80,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * the 4-D additive mask of modeling_attn_mask_utils.py (b x 1 x s x s, model dtype) */
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
-        /* loss_utils.py, ForCausalLMLoss: logits = logits.float() before cross_entropy */
-        .loss_dtype = VL_LOSS_FP32,
+        /* loss_utils.py, ForCausalLMLoss: logits = logits.float() before cross_entropy, the
+         * labels shifted by padding them (earlier releases, 4.48 among them, copied
+         * logits[..., :-1, :].contiguous(): loss_shift_copy) */
+        .loss_dtype = VL_LOSS_FP32, .loss_shift_copy = false,
         /* autograd saves an input only for a gradient it computes (SavedVariable under
          * should_compute_output in the generated code); bitsandbytes' MatMul4Bit.forward
          * keeps A for the input's gradient (bitsandbytes/autograd/_functions.py) */
@@ -190,6 +192,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("head", head, vl_head_names, VL_N_HEADS),
     COUNT("labels", labels, 1, 1048576),
     ENUM("loss_dtype", loss_dtype, vl_loss_dtype_names, VL_N_LOSS_DTYPES),
+    BOOL("loss_shift_copy", loss_shift_copy),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("moe_expert_loop", moe_expert_loop),

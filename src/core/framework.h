@@ -58,6 +58,7 @@ typedef struct vl_framework {
     vl_head head;
     uint64_t labels;            /* cls: classes */
     vl_loss_dtype loss_dtype;
+    bool loss_shift_copy;       /* the loss shifts the logits by a contiguous copy */
     /* frozen weights (LoRA) save nothing for themselves: autograd saves a tensor only for
      * a gradient it computes (no normalized tensor for a frozen norm weight), autocast
      * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output

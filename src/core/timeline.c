@@ -617,13 +617,18 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
         if (i != st->logprobs_term)
             mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
     uint32_t out = alloc(b, VL_TL_TRANSIENT, st->head_out, "logits");
-    uint32_t cast = st->loss != st->beta && st->f->head != VL_HEAD_CLS
-                        ? alloc(b, VL_TL_TRANSIENT, vl_ceil_div(st->head_out, st->beta) * st->loss,
-                                "logits cast for the loss")
+    const bool lm = st->f->head != VL_HEAD_CLS;
+    const uint64_t loss_in = vl_ceil_div(st->head_out, st->beta) * st->loss;
+    uint32_t cast = st->loss != st->beta && lm
+                        ? alloc(b, VL_TL_TRANSIENT, loss_in, "logits cast for the loss")
                         : 0;
+    uint32_t shifted = st->f->loss_shift_copy && lm
+                           ? alloc(b, VL_TL_TRANSIENT, loss_in, "shifted logits (a contiguous copy)")
+                           : 0;
     if (st->logprobs_term >= 0)
         mb->head[st->logprobs_term] = alloc(b, VL_TL_ACTIVATIONS, st->head[st->logprobs_term].bytes,
                                             st->head[st->logprobs_term].name);
+    release(b, shifted);
     release(b, cast);
     release(b, out);
     release(b, gout);
@@ -701,6 +706,13 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t glp = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the log-probabilities");
         uint32_t gl = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits");
         release(b, glp);
+        if (st->f->loss_shift_copy && st->f->head != VL_HEAD_CLS) {
+            /* the slice's backward: the shifted gradient copied into a full-size one */
+            uint32_t unshifted =
+                alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits, unshifted");
+            release(b, gl);
+            gl = unshifted;
+        }
         uint32_t gl16 = st->loss != st->beta
                             ? alloc(b, VL_TL_TRANSIENT, st->head_out, "gradient of the logits, cast")
                             : 0;
