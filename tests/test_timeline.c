@@ -898,6 +898,16 @@ static void test_sharding_and_experts(void **state)
     assert_int_equal(allocs_in(&t, "backward layer 1", "gradient shard (reduce-scattered)", &bytes),
                      1);
     assert_int_equal(bytes, 2 * (3 * 45056 + 2 * 16384 + 2 * 4096 + 256) / 2);
+    /* foreach AdamW over FSDP's flat parameters: a sqrt temporary a layer's shard, the
+     * head's and the embedding's */
+    int n = 0;
+    for (size_t i = first_event_of(&t, "optimizer step"); i < t.n_events; i++)
+        if (t.events[i].kind == VL_EV_ALLOC && t.events[i].component == VL_TL_OPTIM_TEMP) {
+            if (n++ == 0)
+                assert_int_equal(t.events[i].bytes, t.sum.bpp.moments / 2 *
+                                                        ((3 * 45056 + 2 * 16384 + 2 * 4096 + 256) / 2));
+        }
+    assert_int_equal(n, 3 + 2);
     vl_timeline_free(&t);
     /* DeepSpeed: the partition allocated once, a reduce bucket, no shard per layer */
     build(&m, &s, fw("deepspeed"), &t);

@@ -785,7 +785,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
 
 /* foreach's sqrt of the second moments, a tensor for each parameter tensor, all alive at
  * once (torch._foreach_sqrt returns a list), elem bytes an element. */
-static void foreach_temps(builder *b, const step *st, uint64_t elem)
+static void foreach_temps(builder *b, const step *st, uint64_t elem, uint64_t shards)
 {
     const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
     uint32_t *ids = gathered_ids(b, n);
@@ -794,10 +794,13 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem)
     size_t k = 0;
     for (uint64_t l = 0; l < st->layers; l++)
         for (int i = 0; i < st->n_tensors; i++)
-            ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->tensor[i], elem, &b->ovf),
+            ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
+                             vl_mul(vl_ceil_div(st->tensor[i], shards), elem, &b->ovf),
                              FOREACH_WHAT);
-    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->head_params, elem, &b->ovf), FOREACH_WHAT);
-    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP, vl_mul(st->embedding_params, elem, &b->ovf),
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
+                     vl_mul(vl_ceil_div(st->head_params, shards), elem, &b->ovf), FOREACH_WHAT);
+    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
+                     vl_mul(vl_ceil_div(st->embedding_params, shards), elem, &b->ovf),
                      FOREACH_WHAT);
     for (size_t i = 0; i < k; i++)
         release(b, ids[i]);
@@ -806,7 +809,8 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem)
 
 /* The optimizer's temporaries (torch/optim/adamw.py, torch >= 2.0): foreach takes
  * torch._foreach_sqrt of every second moment at once, a temporary for each parameter
- * tensor (foreach_temps; one buffer's worth over ZeRO's flat partitions and adapters),
+ * tensor (foreach_temps: FSDP's shards a layer's flat parameter; one buffer's worth over
+ * DeepSpeed's flat partition and adapters),
  * together the size of the moments; the single-tensor loop, per parameter,
  * exp_avg_sq.sqrt() / bias_correction2_sqrt (two temporaries of the largest parameter's);
  * fused kernels none.  SGD with momentum
@@ -855,8 +859,8 @@ static void optimizer_step(builder *b, const step *st)
         break;
     }
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
-    if (foreach && s->zero == 0 && !s->lora_rank) {
-        foreach_temps(b, st, elem);
+    if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
+        foreach_temps(b, st, elem, s->zero ? st->dp : 1);
     } else if (foreach || s->optimizer == VL_MUON) {
         transient(b, VL_TL_OPTIM_TEMP, temps,
                   foreach ? "foreach temporaries (sqrt of the moments)" : "per-parameter temporaries");
