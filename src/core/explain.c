@@ -1,8 +1,23 @@
 /* explain.c: formulas with the current values substituted. */
 #include "explain.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* printf onto the end of the text in buf (len bytes in all). */
+static void append(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, len - n, fmt, ap);
+    va_end(ap);
+}
 
 /* " / 8 GPUs (ZeRO-1 and up)" when the state is sharded, else "". */
 static void shard_note(const vl_settings *s, unsigned from_stage, char *buf, size_t len)
@@ -245,14 +260,13 @@ void vl_explain(const vl_settings *s, const vl_breakdown *b, vl_component c, vl_
         moved = *b;
         moved.bytes[c] = b->cpu.moved[c];
         explain_gpu(s, &moved, c, u, buf, len);
-        size_t n = strlen(buf);
         char node[32];
-        snprintf(buf + n, len - n,
-                 ", in CPU memory (--offload %s): %s on the GPU; %llu GPU%s a node: %s of CPU "
-                 "memory per node",
-                 vl_offload_names[s->offload], vl_fmt_bytes(b->bytes[c], u, v, sizeof v),
-                 (unsigned long long)b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
-                 vl_fmt_bytes(b->cpu.per_node[c], u, node, sizeof node));
+        append(buf, len,
+               ", in CPU memory (--offload %s): %s on the GPU; %llu GPU%s a node: %s of CPU "
+               "memory per node",
+               vl_offload_names[s->offload], vl_fmt_bytes(b->bytes[c], u, v, sizeof v),
+               (unsigned long long)b->cpu.gpus_per_node, b->cpu.gpus_per_node == 1 ? "" : "s",
+               vl_fmt_bytes(b->cpu.per_node[c], u, node, sizeof node));
         return;
     }
     explain_gpu(s, b, c, u, buf, len);
@@ -322,22 +336,20 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
             snprintf(mp, sizeof mp, "%s", pl);
         if (s->cp > 1) { /* context parallel: this GPU's tokens, and the ring's buffers */
             char r[32];
-            size_t used = strlen(mp);
-            snprintf(mp + used, sizeof mp - used,
-                     "; %llu of each sequence's %llu tokens on each GPU (%llu-way context "
-                     "parallel), + %s ring buffers (one layer's: a K, V block received and a "
-                     "dK, dV block sent)",
-                     (unsigned long long)a->local_seq, (unsigned long long)s->seq,
-                     (unsigned long long)s->cp, vl_fmt_bytes(a->ring_bytes, u, r, sizeof r));
+            append(mp, sizeof mp,
+                   "; %llu of each sequence's %llu tokens on each GPU (%llu-way context "
+                   "parallel), + %s ring buffers (one layer's: a K, V block received and a "
+                   "dK, dV block sent)",
+                   (unsigned long long)a->local_seq, (unsigned long long)s->seq,
+                   (unsigned long long)s->cp, vl_fmt_bytes(a->ring_bytes, u, r, sizeof r));
         }
         if (a->a2a_bytes) { /* expert parallel: the token dispatcher's all-to-all buffers */
             char r[32];
-            size_t used = strlen(mp);
-            snprintf(mp + used, sizeof mp - used,
-                     "; + %s all-to-all buffers (one MoE layer's: the b x s tokens' top-k "
-                     "routed copies, h wide, for dispatch and as many for combine; Megatron-Core's "
-                     "token dispatcher)",
-                     vl_fmt_bytes(a->a2a_bytes, u, r, sizeof r));
+            append(mp, sizeof mp,
+                   "; + %s all-to-all buffers (one MoE layer's: the b x s tokens' top-k "
+                   "routed copies, h wide, for dispatch and as many for combine; Megatron-Core's "
+                   "token dispatcher)",
+                   vl_fmt_bytes(a->a2a_bytes, u, r, sizeof r));
         }
         if (s->recompute == VL_RECOMPUTE_FULL) {
             char w[32];

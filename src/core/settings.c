@@ -390,6 +390,12 @@ static const char *size_text(uint64_t v, char *buf, size_t len)
     return buf;
 }
 
+/* A fraction's range in words: (0, 1], or [0, 1) where 0 is allowed (lora_dropout). */
+static const char *fraction_range(const vl_setting_desc *d)
+{
+    return d->min ? _("above 0 and at most 1") : _("at least 0 and below 1");
+}
+
 bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len)
 {
     const vl_setting_desc *d = &vl_setting_table[k];
@@ -458,10 +464,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             return false;
         }
         if (v < d->min || v > d->max) {
-            snprintf(why, len,
-                     d->min ? _("must be above 0 and at most 1, got '%s'")
-                            : _("must be at least 0 and below 1, got '%s'"),
-                     text);
+            snprintf(why, len, _("must be %s, got '%s'"), fraction_range(d), text);
             return false;
         }
         break;
@@ -577,10 +580,7 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
             break;
         case VL_ST_FRACTION:
             if (v < d->min || v > d->max) {
-                snprintf(why, len,
-                         d->min ? _("--%s must be above 0 and at most 1")
-                                : _("--%s must be at least 0 and below 1"),
-                         d->flag);
+                snprintf(why, len, _("--%s must be %s"), d->flag, fraction_range(d));
                 return false;
             }
             break;
