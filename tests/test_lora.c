@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "core/framework.h"
 #include "core/lora.h"
 #include "core/memory.h"
 #include "helpers.h"
@@ -248,6 +249,39 @@ static void test_qlora_mistral_8bit(void **state)
     assert_int_equal(b.bytes[VL_C_OPTIMIZER], 41943040ULL * 5);
 }
 
+/* The same base under bf16 autocast, PEFT's fp32 upcast of the 262,410,240 others
+ * (131,072,000 embedding, 131,072,000 head, 266,240 norm params) at 4 B, or with trl's
+ * cast back (qlora_bf16_embeddings) the embeddings and the head at 2 B, which then need no
+ * 16-bit copy for the logits' matmul: 131,072,000 x 2 B fewer saved. */
+static void test_qlora_trl_bf16_embeddings(void **state)
+{
+    (void)state;
+    vl_model m = mistral_7b();
+    vl_settings s;
+    eager_defaults(&s);
+    s.lora_rank = 16;
+    s.qlora = true;
+    s.precision = VL_BF16_AMP;
+    vl_breakdown peft, trl;
+    assert_null(vl_estimate(&m, &s, &peft));
+    assert_int_equal(peft.lora.bf16_params, 0);
+    assert_int_equal(peft.lora.frozen_bytes, 3600416768ULL + 262410240ULL * 4);
+    vl_framework f = *s.framework;
+    f.qlora_bf16_embeddings = true;
+    s.framework = &f;
+    assert_null(vl_estimate(&m, &s, &trl));
+    assert_int_equal(trl.lora.bf16_params, 262144000ULL);
+    assert_int_equal(trl.lora.frozen_bytes, 3600416768ULL + 266240ULL * 4 + 262144000ULL * 2);
+    assert_int_equal(peft.bytes[VL_C_ACTIVATIONS] - trl.bytes[VL_C_ACTIVATIONS], 262144000ULL);
+    /* trl casts only under bf16; fp16 autocast and pure bf16 keep what PEFT left */
+    s.precision = VL_FP16_AMP;
+    assert_null(vl_estimate(&m, &s, &trl));
+    assert_int_equal(trl.lora.bf16_params, 0);
+    s.precision = VL_BF16;
+    assert_null(vl_estimate(&m, &s, &trl));
+    assert_int_equal(trl.lora.frozen_bytes, 3600416768ULL + 262410240ULL * 2);
+}
+
 static void test_lora_bad_settings(void **state)
 {
     (void)state;
@@ -310,7 +344,8 @@ int main(void)
         cmocka_unit_test(test_gpt2_no_gate), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_nf4),
         cmocka_unit_test(test_lora_llama_bf16_mixed), cmocka_unit_test(test_qlora_llama),
-        cmocka_unit_test(test_qlora_mistral_8bit), cmocka_unit_test(test_lora_bad_settings),
+        cmocka_unit_test(test_qlora_mistral_8bit), cmocka_unit_test(test_qlora_trl_bf16_embeddings),
+        cmocka_unit_test(test_lora_bad_settings),
         cmocka_unit_test(test_lora_all_linear_activations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,7 +213,7 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
 {
     const vl_lora_split *l = &b->lora;
     const vl_bpp *bpp = &b->bpp;
-    char v[32], t[32], f[32], n[32], nb[32], sh[64], base[160];
+    char v[32], t[32], f[32], n[32], nb[32], sh[64], base[224];
 
     vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
     vl_fmt_count(l->trainable_params, t, sizeof t);
@@ -221,13 +221,18 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
     switch (c) {
     case VL_C_WEIGHTS:
         shard_note(s, 3, sh, sizeof sh);
-        if (s->qlora)
+        if (s->qlora) {
+            char e[32], es[64] = "";
+            if (l->bf16_params)
+                snprintf(es, sizeof es, " + embeddings and head %s x 2 B (bf16)",
+                         vl_fmt_count(l->bf16_params, e, sizeof e));
             snprintf(base, sizeof base, "%s layer-matrix params in NF4 (%s, 4-bit + "
-                     "double-quantized block scales) + %s others x %u B",
+                     "double-quantized block scales) + %s others x %u B%s",
                      vl_fmt_count(l->nf4_params, n, sizeof n),
                      vl_fmt_bytes(l->nf4_bytes, u, nb, sizeof nb),
-                     vl_fmt_count(l->frozen_params - l->nf4_params, f, sizeof f), bpp->weights);
-        else
+                     vl_fmt_count(l->frozen_params - l->nf4_params - l->bf16_params, f, sizeof f),
+                     bpp->weights, es);
+        } else
             snprintf(base, sizeof base, "%s params x %u B", f, bpp->weights);
         snprintf(buf, len, "(frozen base: %s + adapters: %s params x %u B)%s = %s", base, t,
                  bpp->weights, sh, v);

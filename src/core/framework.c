@@ -88,6 +88,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * should_compute_output in the generated code); bitsandbytes' MatMul4Bit.forward
          * keeps A for the input's gradient (bitsandbytes/autograd/_functions.py) */
         .prune_frozen_saves = true, .nf4_keeps_input = true,
+        /* PEFT's prepare_model_for_kbit_training upcasts every parameter that is not 4-bit
+         * to fp32 (peft/utils/other.py), and Trainer leaves them there; trl's SFTTrainer
+         * 0.7.5 to 0.21 casts the embeddings and head back (qlora_bf16_embeddings) */
+        .qlora_bf16_embeddings = false,
         /* MixtralSparseMoeBlock.forward loops over the experts, each on the tokens routed
          * to it (models/mixtral/modeling_mixtral.py) */
         .moe_expert_loop = true,
@@ -195,6 +199,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("loss_shift_copy", loss_shift_copy),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("nf4_keeps_input", nf4_keeps_input),
+    BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),
     BOOL("moe_expert_loop", moe_expert_loop),
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
     BOOL("grads_persistent", grads_persistent),

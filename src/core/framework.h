@@ -65,6 +65,8 @@ typedef struct vl_framework {
      * even when o_proj is frozen.  false: vl_activations_compute's terms as they are */
     bool prune_frozen_saves;
     bool nf4_keeps_input;       /* bitsandbytes' 4-bit matmul saves its input, frozen or not */
+    bool qlora_bf16_embeddings; /* under bf16 autocast a 4-bit model's embeddings and head are
+                                 * cast back to bf16 after PEFT upcast them to fp32 (trl) */
     bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
     /* the optimizer and gradients */
     vl_optim_impl optim_impl;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "framework.h"
 #include "i18n.h"
 #include "lora.h"
 #include "units.h"
@@ -173,6 +174,15 @@ static const char *const final_norm[3] = {"final norm input", "final norm input,
 /* Per tensor, as PyTorch eager modules keep them (vramlab(1), FORMULAS).  For a GPT layer
  * (a·d = h, k = a, f = 4h, standard MLP, LayerNorm, dropout, 16-bit) this is Korthikanti
  * et al. 2022, §4.1: s·b·h·(34 + 5·a·s/h) bytes. */
+/* trl's SFTTrainer (0.7.5 to 0.21, peft_module_casting_to_bf16 in trl/trainer/utils.py):
+ * training a 4-bit model with bf16, once PEFT's prepare_model_for_kbit_training has upcast
+ * every parameter that is not 4-bit to fp32, it casts the embeddings and the output layer
+ * (embed_tokens, wte, wpe, lm_head) back to bf16 and keeps the norms in fp32. */
+static bool bf16_embeddings(const vl_settings *s)
+{
+    return s->qlora && s->precision == VL_BF16_AMP && s->framework->qlora_bf16_embeddings;
+}
+
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
                             bool *ovf)
 {
@@ -340,7 +350,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         norm_terms(O, n, os, a, rho, RS(sbh), final_norm, ovf);
         if (!s->lora_rank) /* the output layer is frozen under LoRA */
             term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
-        if (amp)
+        if (amp && !bf16_embeddings(s)) /* else the head is 16-bit itself */
             term(O, n, os, "output-projection weight, 16-bit copy",
                  vl_mul(beta, TS(p.embedding), ovf), ovf);
         /* vocabulary-parallel logits: V/t columns on each GPU */
@@ -533,8 +543,14 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
         l->nf4_params = out->P;
         l->nf4_bytes = vl_nf4_bytes(out->P);
     }
-    l->frozen_bytes =
-        vl_add(l->nf4_bytes, vl_mul(out->P - l->nf4_params, out->bpp.weights, ovf), ovf);
+    if (bf16_embeddings(s))
+        l->bf16_params = out->params.embedding + out->params.positions + out->params.lm_head;
+    if (l->bf16_params > out->P - l->nf4_params)
+        l->bf16_params = out->P - l->nf4_params;
+    l->frozen_bytes = vl_add(
+        vl_add(l->nf4_bytes,
+               vl_mul(out->P - l->nf4_params - l->bf16_params, out->bpp.weights, ovf), ovf),
+        vl_mul(l->bf16_params, 2, ovf), ovf);
     return NULL;
 }
 

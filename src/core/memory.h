@@ -133,6 +133,8 @@ typedef struct vl_lora_split {
     uint64_t nf4_bytes;         /* QLoRA: their bytes, block scales included */
     uint64_t frozen_bytes;      /* the whole frozen base, before any ZeRO-3 sharding */
     uint64_t largest_nf4_matrix;/* QLoRA: params of the largest quantized matrix */
+    uint64_t bf16_params;       /* QLoRA: of the others, those a framework casts back to bf16
+                                 * (qlora_bf16_embeddings: the embeddings and the head) */
 } vl_lora_split;
 
 /* Offload: what each GPU keeps in CPU memory instead, and a node's CPU memory for it. */

@@ -1098,6 +1098,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
 {
     memset(out, 0, sizeof *out);
     vl_settings s = *s0;
+    s.framework = f; /* vl_estimate reads it too */
     s.attention = f->attention;
     if (f->head == VL_HEAD_CLS && f->labels < 1) {
         snprintf(err, len, "--labels must be at least 1");
