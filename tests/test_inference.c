@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/framework.h"
 #include "core/memory.h"
 #include "core/timeline.h"
 #include "core/solve.h"
@@ -92,6 +93,55 @@ static void test_int4_weights(void **state)
     s.weight_dtype = VL_DT_INT8; /* 1 B per matrix weight, no scales counted */
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL * 2 + 266240ULL * 2);
+}
+
+/* bitsandbytes 4-bit, Llama 2 7B by hand: the 6,476,005,376 matrix weights in
+ * 101,187,584 blocks of 64; bnb4 keeps an fp32 absmax each (404,750,336 B), bnb4-dq a byte
+ * each and an fp32 absmax a 256 of them (101,187,584 + 4 x 395,264 = 102,768,640 B, the
+ * QLoRA base's scales, tests/test_lora.c).  A 20-token prompt: the MLP's 3 x 20 x 11008 x
+ * 2 B and, as the matmul dequantizes W = 4096 x 11008 = 45,088,768 weights, 2 B each; in
+ * fp32 the down projection's 4 x 20 x 11008 B input and its 16- and 32-bit matrix (6W B)
+ * at once.  One token takes gemv_4bit: no matrix, the fp32 input and output only (the
+ * last position's fp32 logits, 4 x 32000 B, are then the larger). */
+static void test_bnb4(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.seq = 20;
+    s.weight_dtype = VL_DT_BNB4;
+    s.compute_dtype = VL_DT_BF16;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    const uint64_t rest = 6476005376ULL / 2 + 262144000ULL * 2 + 266240ULL * 2;
+    assert_int_equal(b.inf.scale_bytes, 404750336ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], rest + 404750336ULL);
+    const uint64_t residual = 2 * 2 * 20 * 4096ULL, mlp = 3 * 20 * 11008ULL * 2, w = 45088768ULL;
+    assert_int_equal(b.inf.prefill.workspace, residual + mlp + 2 * w);
+    s.weight_dtype = VL_DT_BNB4_DQ;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.scale_bytes, 102768640ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], rest + 102768640ULL);
+    s.compute_dtype = VL_DT_FP32;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.prefill.workspace, residual + mlp + 4 * 20 * 11008ULL + 6 * w);
+    s.seq = 1;
+    assert_null(vl_estimate(&m, &s, &b));
+    /* 3 x 11008 x 2 + 4 x (4096 + 11008) = 126,464 B, short of the fp32 logits */
+    assert_int_equal(3 * 11008ULL * 2 + 4 * (4096ULL + 11008), 126464);
+    assert_int_equal(b.inf.prefill.workspace, 2 * 2 * 4096ULL + 4 * 32000ULL);
+    s.batch = 2; /* two tokens: the matrix, and the MLP's 2 x 66,048 B */
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.prefill.workspace,
+                     2 * 2 * 2 * 4096ULL + 2 * 3 * 11008ULL * 2 + 4 * 2 * 11008ULL + 6 * w);
+    s.batch = 1;
+    /* vLLM's 4-bit layers compute in their input's dtype: only the 16-bit matrix */
+    vl_framework f = *s.framework;
+    f.bnb_compute_cast = false;
+    s.framework = &f;
+    s.seq = 20;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.prefill.workspace, residual + mlp + 2 * w);
 }
 
 /* GGUF file types as --weight-dtype.  Llama 2 7B q8_0, by hand: every 2-D tensor (the
@@ -537,7 +587,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encoder),
         cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
-        cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_tensor_parallel),
+        cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_bnb4),
+        cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
         cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
         cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),

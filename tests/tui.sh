@@ -208,12 +208,12 @@ keys a k k End                                     # weight dtype -> the last GG
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype iq1_m
 keys a Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left \
-    Left Left Left Left Left Left Left Left Left Left  # 27 back: int4, the last plain dtype
+    Left Left Left Left Left Left Left Left Left Left  # 27 back: bnb4-dq, the last plain dtype
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
-    --weight-dtype int4
+    --weight-dtype bnb4-dq
 keys a j j j j j Enter 5 1 2 Enter                 # generated tokens
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
-    --weight-dtype int4 --gen 512
+    --weight-dtype bnb4-dq --gen 512
 keys a k k k k k k Left                            # back to training, as it was: the GPUs
 expect_screen a "GPUs -> 8"                        # inference took come back
 expect_total a --preset gpt2 --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb

@@ -92,10 +92,9 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                           char *buf, size_t len)
 {
     const vl_inference *inf = &b->inf;
-    char v[32], x[32], y[32], z[32], w[32], tp[96] = "";
+    char v[32], x[32], y[32], z[32], w[48], tp[96] = "";
     const char *wd = vl_dtype_names[s->weight_dtype];
-    bool quant = s->weight_dtype == VL_DT_FP8 || s->weight_dtype == VL_DT_INT8 ||
-                 s->weight_dtype == VL_DT_INT4;
+    const bool quant = vl_dtype_quantized(s->weight_dtype);
 
     const uint64_t tpn = vl_infer_tp(s);
     /* pipeline-parallel serving: the stage shown, the fullest of the end stages */
@@ -133,6 +132,10 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         if (s->weight_dtype == VL_DT_INT4)
             snprintf(w, sizeof w, " + %llu-weight group scales",
                      (unsigned long long)s->group_size);
+        else if (vl_dtype_bnb4(s->weight_dtype))
+            snprintf(w, sizeof w, " + %s", s->weight_dtype == VL_DT_BNB4_DQ
+                                               ? "8-bit absmax a 64 + fp32 a 16384"
+                                               : "fp32 absmax a 64");
         else
             w[0] = '\0';
         snprintf(buf, len,
@@ -184,12 +187,18 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         break;
     case VL_C_ACTIVATIONS:
         snprintf(buf, len,
-                 "workspace of the %s phase: residual stream + the largest of attention%s, MLP "
+                 "workspace of the %s phase: residual stream + the largest of attention%s, MLP%s "
                  "and the last position's fp32 logits%s%s, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
                                                 : " (with s x s scores)",
+                 !vl_dtype_bnb4(s->weight_dtype) ? ""
+                 : s->compute_dtype == VL_DT_FP32 && s->framework->bnb_compute_cast
+                     ? " (with a 4-bit matmul's fp32 input, output and matrix, dequantized "
+                       "through 16 bits, for more than one token)"
+                     : " (with a 4-bit matmul's matrix dequantized to 16 bits, for more than "
+                       "one token)",
                  inf->pp > 1 ? (inf->logits ? " (on the last pipeline stage)"
                                             : " (none on the first pipeline stage)")
                              : "",
@@ -460,6 +469,10 @@ const char *vl_convention(const vl_settings *s)
         return s->weight_dtype == VL_DT_INT4
                    ? "inference: the layers' matrices in int4 with one 16-bit scale per group; "
                      "embeddings, norms and routers in 16-bit; computation in 16-bit"
+               : vl_dtype_bnb4(s->weight_dtype)
+                   ? "inference: the layers' matrices in bitsandbytes' 4 bits with block absmax; "
+                     "embeddings, norms and routers in 16-bit; computation in 16-bit, a 4-bit "
+                     "matmul's in --compute-dtype"
                : s->weight_dtype == VL_DT_FP8 || s->weight_dtype == VL_DT_INT8
                    ? "inference: the layers' matrices in 8 bits (per-tensor scales, not counted); "
                      "embeddings, norms and routers in 16-bit; computation in 16-bit"

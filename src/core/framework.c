@@ -66,6 +66,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
         /* an nn.ModuleList of experts, each run on the tokens routed to it */
         .moe_expert_loop = true,
+        /* bitsandbytes' Linear4bit.forward casts x to its compute_dtype (nn/modules.py) */
+        .bnb_compute_cast = true,
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
     },
@@ -95,6 +97,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* MixtralSparseMoeBlock.forward loops over the experts, each on the tokens routed
          * to it (models/mixtral/modeling_mixtral.py) */
         .moe_expert_loop = true,
+        /* load_in_4bit installs bitsandbytes' Linear4bit, which casts its input to
+         * bnb_4bit_compute_dtype, fp32 unless the BitsAndBytesConfig says otherwise */
+        .bnb_compute_cast = true,
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 1,
@@ -112,6 +117,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* the routed tokens permuted into one buffer for a grouped GEMM over the experts
          * (megatron/core/transformer/moe/experts.py, GroupedMLP) */
         .moe_expert_loop = false,
+        .bnb_compute_cast = false, /* no bitsandbytes layers */
         /* apex/TE FusedAdam; the DDP wrapper's contiguous main-grad buffer lives for the
          * whole run (megatron/core/distributed/param_and_grad_buffer.py) and is bucketed in
          * place: no second copy */
@@ -127,6 +133,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = true,
         .moe_expert_loop = true, /* the transformers model's own MoE block */
+        .bnb_compute_cast = true, /* and its Linear4bit layers */
         /* DeepSpeed's FusedAdam unless torch_adam (deepspeed/runtime/engine.py); ZeRO keeps
          * its gradient partitions in flat buffers allocated once
          * (deepspeed/runtime/zero/stage_1_and_2.py) */
@@ -145,6 +152,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
         /* fused_moe: one kernel over every routed token (model_executor/layers/fused_moe) */
         .moe_expert_loop = false,
+        /* BitsAndBytesLinearMethod's apply_bnb_4bit hands matmul_4bit the input as it is
+         * (model_executor/layers/quantization/bitsandbytes.py) */
+        .bnb_compute_cast = false,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default); the paged KV cache allocated once; CUDA graphs captured
          * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
@@ -201,6 +211,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),
     BOOL("moe_expert_loop", moe_expert_loop),
+    BOOL("bnb_compute_cast", bnb_compute_cast),
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
     BOOL("grads_persistent", grads_persistent),
     BOOL("ddp_bucket_view", ddp_bucket_view),

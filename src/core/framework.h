@@ -68,6 +68,7 @@ typedef struct vl_framework {
     bool qlora_bf16_embeddings; /* under bf16 autocast a 4-bit model's embeddings and head are
                                  * cast back to bf16 after PEFT upcast them to fp32 (trl) */
     bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
+    bool bnb_compute_cast;      /* a bnb4 layer casts its input to bnb_4bit_compute_dtype */
     /* the optimizer and gradients */
     vl_optim_impl optim_impl;
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */

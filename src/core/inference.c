@@ -2,13 +2,34 @@
  * split, the KV cache, and the prefill and decode phases with their own peaks. */
 #include <string.h>
 
+#include "framework.h"
 #include "memory.h"
 #include "units.h"
 
 unsigned vl_dtype_bits(vl_dtype d)
 {
-    static const unsigned bits[VL_N_PLAIN_DTYPES] = {32, 16, 16, 8, 8, 4};
+    static const unsigned bits[VL_N_PLAIN_DTYPES] = {32, 16, 16, 8, 8, 4, 4, 4};
     return d < VL_N_PLAIN_DTYPES ? bits[d] : 0;
+}
+
+bool vl_dtype_bnb4(vl_dtype d)
+{
+    return d == VL_DT_BNB4 || d == VL_DT_BNB4_DQ;
+}
+
+bool vl_dtype_quantized(vl_dtype d)
+{
+    return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4 || vl_dtype_bnb4(d);
+}
+
+/* The block scales of n bitsandbytes 4-bit weights (bitsandbytes/functional.py,
+ * quantize_4bit, as transformers' Linear4bit calls it): one fp32 absmax a block of 64; with
+ * compress_statistics (bnb_4bit_use_double_quant) the absmax are themselves quantized to
+ * 8 bits in blocks of 256, each with an fp32 absmax of its own. */
+static uint64_t bnb4_scale_bytes(uint64_t n, vl_dtype d)
+{
+    const uint64_t blocks = vl_ceil_div(n, 64);
+    return d == VL_DT_BNB4_DQ ? blocks + 4 * vl_ceil_div(blocks, 256) : 4 * blocks;
 }
 
 uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory)
@@ -37,11 +58,6 @@ uint64_t vl_kv_vector_bytes(uint64_t n, vl_dtype kv)
     return kv == VL_DT_INT4 ? bytes + KV_INT4_PARAM_BYTES : bytes;
 }
 
-static bool quantized(vl_dtype d)
-{
-    return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4;
-}
-
 /* Bytes of n elements of `bits` bits, rounded up to a whole byte. */
 static uint64_t packed(uint64_t n, unsigned bits, bool *ovf)
 {
@@ -57,6 +73,35 @@ typedef struct shard {
     uint64_t heads, kv_heads, ffn, vocab, beta;
 } shard;
 
+/* What a bitsandbytes 4-bit matmul adds to the MLP's tensors, for its largest matrix (the
+ * MLP's, h x ffn on this GPU), over bt tokens (bitsandbytes/autograd/_functions.py):
+ * matmul_4bit runs gemv_4bit on a single token, and for more dequantize_4bit()s the whole
+ * matrix into the weights' 16-bit dtype, then .to(A.dtype) for F.linear.  Linear4bit.forward
+ * (bitsandbytes/nn/modules.py) first casts its input to bnb_4bit_compute_dtype and its
+ * output back: in fp32 the input and output are copies, and the matrix exists in 16 and 32
+ * bits at once while it is cast; F.linear then writes the fp32 output beside the fp32
+ * matrix.  Of the up (h in, ffn out) and down (ffn in, h out) projections, the larger. */
+static uint64_t bnb4_matmul(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t bt,
+                            bool *ovf)
+{
+    if (!vl_dtype_bnb4(s->weight_dtype))
+        return 0;
+    const bool fp32 = s->compute_dtype == VL_DT_FP32 && s->framework->bnb_compute_cast;
+    const uint64_t h = a->hidden, f = g->ffn, m = vl_mul(h, f, ovf);
+    if (!fp32)
+        return bt > 1 ? vl_mul(2, m, ovf) : 0;
+    const uint64_t w = bt > 1 ? vl_mul(6, m, ovf) : 0;      /* the 16- and 32-bit matrix */
+    const uint64_t wout = bt > 1 ? vl_mul(4, m, ovf) : 0;   /* the 32-bit matrix alone */
+    uint64_t worst = 0;
+    for (int down = 0; down < 2; down++) {
+        const uint64_t in = vl_mul(4 * bt, down ? f : h, ovf), out = vl_mul(4 * bt, down ? h : f, ovf);
+        const uint64_t cast = w, run = vl_add(wout, out, ovf);
+        const uint64_t x = vl_add(in, cast > run ? cast : run, ovf);
+        worst = x > worst ? x : worst;
+    }
+    return worst;
+}
+
 static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t tokens,
                           uint64_t context, bool *ovf)
 {
@@ -70,6 +115,8 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     uint64_t mlp = vl_mul(bt, per_token_mlp, ovf);
     uint64_t logits = vl_mul(s->batch, 4 * g->vocab, ovf);
     uint64_t big = attn > mlp ? attn : mlp;
+    mlp = vl_add(mlp, bnb4_matmul(a, s, g, bt, ovf), ovf);
+    big = big > mlp ? big : mlp;
     return vl_add(residual, big > logits ? big : logits, ovf);
 }
 
@@ -133,10 +180,13 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     const uint64_t N = vl_infer_tp(s);
     if (!inf->gguf_on) {
         const unsigned wbits = vl_dtype_bits(s->weight_dtype);
-        const unsigned ebits = quantized(s->weight_dtype) ? 16 : wbits;
+        const unsigned ebits = vl_dtype_quantized(s->weight_dtype) ? 16 : wbits;
         /* int4: one 16-bit scale per group of weights along a row */
-        inf->scale_bytes =
-            s->weight_dtype == VL_DT_INT4 ? 2 * vl_ceil_div(st->linear, s->group_size) : 0;
+        inf->scale_bytes = s->weight_dtype == VL_DT_INT4
+                               ? 2 * vl_ceil_div(st->linear, s->group_size)
+                           : vl_dtype_bnb4(s->weight_dtype)
+                               ? bnb4_scale_bytes(st->linear, s->weight_dtype)
+                               : 0;
         inf->replicated_bytes = packed(st->other, ebits, ovf);
         uint64_t weights = packed(vl_ceil_div(st->linear, N), wbits, ovf);
         weights = vl_add(weights, packed(vl_ceil_div(st->emb, N), ebits, ovf), ovf);

@@ -90,6 +90,13 @@ static const char *group_inert(const vl_settings *s)
     return s->weight_dtype == VL_DT_INT4 ? NULL : N_("groups apply to int4 weights");
 }
 
+static const char *compute_inert(const vl_settings *s)
+{
+    return s->weight_dtype == VL_DT_BNB4 || s->weight_dtype == VL_DT_BNB4_DQ
+               ? NULL
+               : N_("the compute dtype applies to bnb4 weights");
+}
+
 static const char *labels_inert(const vl_settings *s)
 {
     return s->head == VL_HEAD_CLS ? NULL : N_("classes apply to the cls head");
@@ -179,11 +186,16 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "inference weights: a dtype, or a llama.cpp GGUF file type (default bf16)",
         .label = N_("weight dtype")},
     ROW(VL_SET_KV_DTYPE) .flag = "kv-dtype", FIELD(kv_dtype),
-        ENUM(vl_dtype_names, VL_N_PLAIN_DTYPES), .modes = VL_IN_INFER, .arg = "D",
+        ENUM(vl_dtype_names, VL_N_KV_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "the KV cache (default bf16)", .label = N_("KV cache dtype")},
     ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
         .help = "int4: weights per 16-bit scale (default 128)", .inert = group_inert},
+    ROW(VL_SET_COMPUTE_DTYPE) .flag = "compute-dtype", FIELD(compute_dtype),
+        ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
+        .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "
+                "(default fp32, its default)",
+        .inert = compute_inert},
     ROW(VL_SET_OVERHEAD) .flag = "overhead", FIELD(overhead), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_BOTH, .arg = "SIZE",
         .help = "CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)", .label = N_("overhead"),
@@ -525,6 +537,7 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
+        .compute_dtype = VL_DT_FP32, /* BitsAndBytesConfig's bnb_4bit_compute_dtype */
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,

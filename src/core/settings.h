@@ -48,10 +48,13 @@
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
     X(VL_OFFLOAD_NONE, "none") X(VL_OFFLOAD_OPTIMIZER, "optimizer") X(VL_OFFLOAD_PARAMS, "params")
-/* The plain dtypes, each element `bits` wide (vl_dtype_bits): the KV cache takes these. */
+/* The plain dtypes, each element `bits` wide (vl_dtype_bits): the KV cache takes the first
+ * six; bnb4 and bnb4-dq are bitsandbytes' 4-bit weights (NF4 or FP4, the same bytes), with
+ * an fp32 absmax a block of 64 or that absmax double-quantized (bnb_4bit_use_double_quant). */
 #define VL_DTYPE_LIST(X)                                                                      \
     X(VL_DT_FP32, "fp32") X(VL_DT_FP16, "fp16") X(VL_DT_BF16, "bf16") X(VL_DT_FP8, "fp8")     \
-    X(VL_DT_INT8, "int8") X(VL_DT_INT4, "int4")
+    X(VL_DT_INT8, "int8") X(VL_DT_INT4, "int4") X(VL_DT_BNB4, "bnb4")                         \
+    X(VL_DT_BNB4_DQ, "bnb4-dq")
 /* Inference weights take these and, after them, llama.cpp's quantized GGUF file types
  * (q4_k_m, q8_0, ...: gguf.h), whose bytes are not a width per element but blocks of a
  * tensor type, mixed per tensor, which gguf.c computes (vl_dtype_gguf tells them apart). */
@@ -84,7 +87,9 @@ typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
 } vl_dtype;
-#define VL_N_PLAIN_DTYPES (VL_DT_INT4 + 1)
+#define VL_N_PLAIN_DTYPES (VL_DT_BNB4_DQ + 1)
+#define VL_N_KV_DTYPES (VL_DT_INT4 + 1)
+#define VL_N_COMPUTE_DTYPES (VL_DT_BF16 + 1) /* fp32, fp16, bf16 */
 /* Whether d is a GGUF file type, and which (*ft may be NULL). */
 bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft);
 
@@ -122,6 +127,7 @@ typedef struct vl_settings {
     vl_recompute recompute;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
+    vl_dtype compute_dtype; /* inference, bnb4: bnb_4bit_compute_dtype (fp32, fp16, bf16) */
     uint64_t overhead;     /* bytes */
     /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
      * the matrices in lora_targets (a vl_lora_target mask); qlora: the frozen base layers'
@@ -185,6 +191,7 @@ typedef struct vl_settings {
     X(VL_SET_ATTENTION, "attention") X(VL_SET_FP32_GRADS, "fp32_grads")                       \
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
     X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \
+    X(VL_SET_COMPUTE_DTYPE, "compute_dtype")                                                  \
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
     X(VL_SET_QLORA, "qlora")                                                                  \

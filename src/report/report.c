@@ -122,15 +122,25 @@ const char *report_mode(const report *r)
     return r->settings->mode == VL_MODE_INFER ? "inference" : "training";
 }
 
+/* What the weight dtype takes besides its name: int4's group, bnb4's compute dtype. */
+static void weight_detail(const vl_settings *s, char *buf, size_t len)
+{
+    if (s->weight_dtype == VL_DT_INT4)
+        snprintf(buf, len, " (groups of %" PRIu64 ")", s->group_size);
+    else if (vl_dtype_bnb4(s->weight_dtype))
+        snprintf(buf, len, " (computing in %s)", vl_dtype_names[s->compute_dtype]);
+    else
+        buf[0] = '\0';
+}
+
 void report_brief_settings(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
     char flash[48];
     snprintf(flash, sizeof flash, ", %s attention", vl_attention_names[s->attention]);
     if (s->mode == VL_MODE_INFER) {
-        char grp[32] = "";
-        if (s->weight_dtype == VL_DT_INT4)
-            snprintf(grp, sizeof grp, " (groups of %" PRIu64 ")", s->group_size);
+        char grp[32];
+        weight_detail(s, grp, sizeof grp);
         snprintf(buf, len,
                  "weights %s%s, KV cache %s, %" PRIu64 " GPU%s, batch %" PRIu64 ", %" PRIu64
                  " prompt + %" PRIu64 " generated tokens%s",
@@ -202,10 +212,9 @@ static void model_line(const report *r, char *buf, size_t len)
 static void settings_line(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
-    char ov[32], grp[32] = "";
+    char ov[32], grp[32];
     if (s->mode == VL_MODE_INFER) {
-        if (s->weight_dtype == VL_DT_INT4)
-            snprintf(grp, sizeof grp, " (groups of %" PRIu64 ")", s->group_size);
+        weight_detail(s, grp, sizeof grp);
         char par[96] = "";
         if (s->pp > 1)
             snprintf(par, sizeof par, " (%" PRIu64 " pipeline stages of %" PRIu64 " layers at "

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "app/options.h"
@@ -200,6 +202,14 @@ int main(int argc, char **argv)
     FILE *fp = fopen(path, "r");
     if (!fp) {
         fprintf(stderr, "predict: cannot open %s\n", path);
+        return 2;
+    }
+    /* a row's files (--hf-config) are named relative to the table */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    if (chdir(dirname(dir)) != 0) {
+        fprintf(stderr, "predict: cannot enter the folder of %s\n", path);
+        fclose(fp);
         return 2;
     }
     printf("%-34s %-11s %10s %10s %8s %10s %8s  %s\n", "id", "measure", "measured", "timeline",
