@@ -34,6 +34,7 @@ expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtyp
 expect 2 "$e --kv-dtype: unknown value 'bnb4' (expected fp32, fp16, bf16, fp8, int8 or int4)" estimate --mode infer --kv-dtype bnb4
 expect 2 "$e --compute-dtype: unknown value 'int8' (expected fp32, fp16 or bf16)" estimate --mode infer --weight-dtype bnb4 --compute-dtype int8
 expect 2 "$e --compute-dtype applies to --mode infer only" estimate --compute-dtype bf16
+expect 2 "$e --paged-optimizer applies to --mode train only" estimate --mode infer --paged-optimizer
 expect 2 "$e --mfu must be above 0 and at most 1, got '0'" estimate --mfu 0
 expect 2 "$e --mfu: '1.5' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" estimate --mfu 1.5
 expect 2 "$e --mfu: 'abc' is not a fraction: expected a number" estimate --mfu abc
@@ -107,7 +108,7 @@ expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra
 expect 2 "$e unknown command 'frobnicate' (see vramlab --help)" frobnicate
 # a prefix of more than one option is ambiguous, and the message lists them
-expect 2 "$e ambiguous option '--p' (it could be --precision, --pp, --preset, --preset-file, --params)" \
+expect 2 "$e ambiguous option '--p' (it could be --precision, --paged-optimizer, --pp, --preset, --preset-file, --params)" \
     estimate --p gpt2
 expect 2 "$e ambiguous option '--pre' (it could be --precision, --preset, --preset-file)" \
     estimate --pre gpt2

@@ -30,7 +30,7 @@ static void test_llama_qv(void **state)
     char why[160];
     uint64_t n;
     assert_true(vl_lora_parse_targets("q,v", &mask, why, sizeof why));
-    assert_null(vl_lora_params(&a, mask, 8, &n));
+    assert_null(vl_lora_params(&a, mask, 8, 0, &n));
     assert_int_equal(n, 4194304ULL);
 }
 
@@ -46,7 +46,7 @@ static void test_mistral_all_linear(void **state)
     char why[160];
     uint64_t n;
     assert_true(vl_lora_parse_targets("all-linear", &mask, why, sizeof why));
-    assert_null(vl_lora_params(&a, mask, 16, &n));
+    assert_null(vl_lora_params(&a, mask, 16, 0, &n));
     assert_int_equal(n, 41943040ULL);
     assert_true(vl_lora_parse_targets("q,k,v,o,gate,up,down", &mask, why, sizeof why));
     assert_int_equal(mask, VL_LORA_ALL_LINEAR);
@@ -60,9 +60,9 @@ static void test_gpt2_no_gate(void **state)
     vl_arch a = arch((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .vocab = 50257,
                                .mlp = VL_MLP_STANDARD});
     uint64_t n;
-    assert_null(vl_lora_params(&a, VL_LORA_ALL_LINEAR, 4, &n));
+    assert_null(vl_lora_params(&a, VL_LORA_ALL_LINEAR, 4, 0, &n));
     assert_int_equal(n, 663552ULL);
-    assert_non_null(vl_lora_params(&a, 1u << VL_LORA_GATE, 4, &n));
+    assert_non_null(vl_lora_params(&a, 1u << VL_LORA_GATE, 4, 0, &n));
 }
 
 /* Mixtral: adapters on every expert's MLP (8 experts of 14336) plus attention. */
@@ -77,15 +77,15 @@ static void test_moe(void **state)
     unsigned mask;
     char why[160];
     assert_true(vl_lora_parse_targets("down", &mask, why, sizeof why));
-    assert_null(vl_lora_params(&a, mask, 8, &n));
+    assert_null(vl_lora_params(&a, mask, 8, 0, &n));
     assert_int_equal(n, 32ULL * 8 * 8 * (14336 + 4096));
     /* with latent attention the MLP's adapters are the same; only q, k, v, o are refused */
     a.kv_lora_rank = 512;
     a.qk_rope_head_dim = 64;
-    assert_null(vl_lora_params(&a, mask, 8, &n));
+    assert_null(vl_lora_params(&a, mask, 8, 0, &n));
     assert_int_equal(n, 32ULL * 8 * 8 * (14336 + 4096));
     assert_true(vl_lora_parse_targets("q,v", &mask, why, sizeof why));
-    assert_non_null(strstr(vl_lora_params(&a, mask, 8, &n), "--lora-targets gate,up,down"));
+    assert_non_null(strstr(vl_lora_params(&a, mask, 8, 0, &n), "--lora-targets gate,up,down"));
 }
 
 static void test_parse_errors(void **state)

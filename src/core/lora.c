@@ -57,21 +57,29 @@ const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len)
     return buf;
 }
 
-/* Adapter parameters on one MLP of width f: gate and up are h -> f, down f -> h; a
- * standard MLP has no gate, its up (fc1) and down (fc2). */
-static uint64_t mlp_adapters(const vl_arch *a, unsigned mask, uint64_t r, uint64_t f)
+/* One adapter's A (r x in) and B (out x r), those of at least min elements. */
+static uint64_t adapter(uint64_t r, uint64_t in, uint64_t out, uint64_t min)
 {
-    uint64_t in_out = 0;
-    if ((mask & (1u << VL_LORA_GATE)) && a->mlp == VL_MLP_GATED)
-        in_out += a->hidden + f;
-    if (mask & (1u << VL_LORA_UP))
-        in_out += a->hidden + f;
-    if (mask & (1u << VL_LORA_DOWN))
-        in_out += f + a->hidden;
-    return r * in_out;
+    return (r * in >= min ? r * in : 0) + (r * out >= min ? r * out : 0);
 }
 
-const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t *out)
+/* Adapter parameters on one MLP of width f: gate and up are h -> f, down f -> h; a
+ * standard MLP has no gate, its up (fc1) and down (fc2). */
+static uint64_t mlp_adapters(const vl_arch *a, unsigned mask, uint64_t r, uint64_t f,
+                             uint64_t min)
+{
+    uint64_t n = 0;
+    if ((mask & (1u << VL_LORA_GATE)) && a->mlp == VL_MLP_GATED)
+        n += adapter(r, a->hidden, f, min);
+    if (mask & (1u << VL_LORA_UP))
+        n += adapter(r, a->hidden, f, min);
+    if (mask & (1u << VL_LORA_DOWN))
+        n += adapter(r, f, a->hidden, min);
+    return n;
+}
+
+const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t min,
+                           uint64_t *out)
 {
     bool ovf = false;
     const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
@@ -87,20 +95,20 @@ const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint6
         return "the model's MLP has no gate projection (standard MLP: up and down)";
     uint64_t attn = 0;
     if (mask & (1u << VL_LORA_Q))
-        attn += h + q;
+        attn += adapter(rank, h, q, min);
     if (mask & (1u << VL_LORA_K))
-        attn += h + kv;
+        attn += adapter(rank, h, kv, min);
     if (mask & (1u << VL_LORA_V))
-        attn += h + kv;
+        attn += adapter(rank, h, kv, min);
     if (mask & (1u << VL_LORA_O))
-        attn += q + h;
-    attn *= rank;
+        attn += adapter(rank, q, h, min);
 
-    uint64_t moe_layer = vl_add(vl_mul(mlp_adapters(a, mask, rank, a->moe_ffn), a->experts, &ovf),
-                                vl_mul(mlp_adapters(a, mask, rank, a->shared_ffn),
+    uint64_t moe_layer = vl_add(vl_mul(mlp_adapters(a, mask, rank, a->moe_ffn, min), a->experts,
+                                       &ovf),
+                                vl_mul(mlp_adapters(a, mask, rank, a->shared_ffn, min),
                                        a->shared_experts, &ovf),
                                 &ovf);
-    uint64_t dense_layer = attn + mlp_adapters(a, mask, rank, a->ffn);
+    uint64_t dense_layer = attn + mlp_adapters(a, mask, rank, a->ffn, min);
     uint64_t routed = a->experts > 1 ? a->layers - a->dense_layers : 0;
     uint64_t dense = a->layers - routed;
     *out = vl_add(vl_mul(vl_add(attn, moe_layer, &ovf), routed, &ovf),

@@ -23,8 +23,10 @@ bool vl_lora_parse_targets(const char *s, unsigned *mask, char *why, size_t len)
 const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len);
 
 /* Trainable parameters of rank-r adapters on the masked matrices of every layer (and every
- * expert): r x (in + out) a matrix.  NULL, or why the model takes no such adapters. */
-const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t *out);
+ * expert): r x (in + out) a matrix, A and B, counting only the tensors of at least min
+ * elements (0: all of them).  NULL, or why the model takes no such adapters. */
+const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t min,
+                           uint64_t *out);
 
 /* QLoRA: bytes of n weights in NF4 with double-quantized block scales: 4 bits a weight,
  * one 8-bit scale per block of 64, one fp32 scale per 256 of those (about 4.127 bits). */

@@ -523,7 +523,8 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
                               bool *ovf)
 {
     vl_lora_split *l = &out->lora;
-    const char *why = vl_lora_params(&m->arch, s->lora_targets, s->lora_rank, &l->trainable_params);
+    const char *why = vl_lora_params(&m->arch, s->lora_targets, s->lora_rank, 0,
+                                     &l->trainable_params);
     if (why) {
         snprintf(out->why, sizeof out->why, "--lora-targets: %s", why);
         return out->why;

@@ -66,6 +66,13 @@ static const char *grad_copy_inert(const vl_settings *s)
     return s->fp32_grads ? N_("the gradients are fp32 already (fp32 grads on)") : NULL;
 }
 
+static const char *paged_inert(const vl_settings *s)
+{
+    return s->optimizer == VL_ADAMW || s->optimizer == VL_ADAM_8BIT || s->optimizer == VL_LION
+               ? NULL
+               : N_("bitsandbytes pages AdamW, 8-bit Adam and Lion only");
+}
+
 static const char *fp32_grads_inert(const vl_settings *s)
 {
     if (pure16(s))
@@ -143,6 +150,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         ENUM(vl_optimizer_names, VL_N_OPTIMIZERS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "the optimizer, whose states are counted (default adamw)",
         .label = N_("optimizer")},
+    ROW(VL_SET_PAGED_OPTIMIZER) .flag = "paged-optimizer", FIELD(paged_optimizer),
+        .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
+        .help = "bitsandbytes' paged optimizer (Trainer's paged_adamw_32bit, paged_adamw_8bit, "
+                "paged_lion_32bit): states of tensors of 100,000 elements or more in CUDA "
+                "managed memory, outside PyTorch's allocator",
+        .inert = paged_inert},
     ROW(VL_SET_ZERO) .flag = "zero", FIELD(zero), .type = VL_ST_COUNT, RANGE(0, 3),
         .modes = VL_IN_TRAIN, .arg = "S", .help = "ZeRO stage 0, 1, 2 or 3 (default 0)",
         .label = N_("ZeRO stage"), .json_break = true},

@@ -120,6 +120,7 @@ typedef struct vl_settings {
     vl_loss_dtype loss_dtype;
     vl_precision precision;
     vl_optimizer optimizer;
+    bool paged_optimizer;  /* bitsandbytes' paged variant: states in CUDA managed memory */
     bool fp32_grads;       /* gradients kept in fp32 (Megatron main grads) */
     bool fp32_grad_copy;   /* count an fp32 gradient copy in the optimizer states */
     unsigned zero;         /* 0..3 */
@@ -186,7 +187,7 @@ typedef struct vl_settings {
  * key is the YAML and JSON name; the descriptor in settings.c says the rest. */
 #define VL_SETTING_LIST(X)                                                                    \
     X(VL_SET_MODE, "mode") X(VL_SET_PRECISION, "precision") X(VL_SET_OPTIMIZER, "optimizer")  \
-    X(VL_SET_ZERO, "zero") X(VL_SET_GPUS, "gpus") X(VL_SET_BATCH, "batch")                    \
+    X(VL_SET_PAGED_OPTIMIZER, "paged_optimizer") X(VL_SET_ZERO, "zero") X(VL_SET_GPUS, "gpus") X(VL_SET_BATCH, "batch")                    \
     X(VL_SET_SEQ, "seq") X(VL_SET_GEN, "gen") X(VL_SET_RECOMPUTE, "recompute")                \
     X(VL_SET_ATTENTION, "attention") X(VL_SET_FP32_GRADS, "fp32_grads")                       \
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \

@@ -173,6 +173,8 @@ typedef struct step {
     uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
+    bool paged_on;              /* --paged-optimizer: bitsandbytes' fused, paged optimizer */
+    uint64_t paged;             /* its states in CUDA managed memory */
 } step;
 
 static bool starts(const char *s, const char *prefix)
@@ -489,6 +491,38 @@ static void gradient_plan(step *st, bool *ovf)
         if (st->ahead > st->layers - 1)
             st->ahead = st->layers - 1;
     }
+}
+
+/* bitsandbytes' paged optimizers (bitsandbytes/optim/optimizer.py, get_state_buffer) give a
+ * parameter of 1e5 elements or more states from F.get_paged, cudaMallocManaged memory that
+ * the caching allocator never sees; smaller ones get torch.zeros_like.  This GPU's states of
+ * the large tensors: every adapter matrix of at least 1e5 elements, or, in full training,
+ * all but the norms and routers (biases go with their matrices). */
+#define PAGED_MIN_NUMEL 100000
+static uint64_t paged_states(const step *st, bool *ovf)
+{
+    const vl_settings *s = st->s;
+    const vl_breakdown *bd = st->bd;
+    const vl_arch *a = st->a;
+    if (!st->paged_on)
+        return 0;
+    uint64_t large;
+    if (s->lora_rank) {
+        if (vl_lora_params(a, s->lora_targets, s->lora_rank, PAGED_MIN_NUMEL, &large))
+            return 0;
+    } else {
+        /* this GPU's parameters (its tensor-parallel share, its pipeline stage's layers) */
+        const vl_params *p = &bd->params;
+        const uint64_t per_layer = p->norms + (a->experts > 1 ? p->router : 0);
+        const uint64_t small = vl_add(vl_mul(per_layer, bd->par.stage_layers, ovf),
+                                      p->final_norm + p->embedding_norm, ovf);
+        large = bd->par.params > small ? bd->par.params - small : 0;
+    }
+    /* ZeRO's share of them, at the optimizer's bytes a parameter; no more than this GPU's
+     * states (none when they are offloaded) */
+    const uint64_t held = s->zero >= 1 ? vl_ceil_div(large, st->dp) : large;
+    const uint64_t paged = vl_mul(held, bd->bpp.optimizer, ovf);
+    return paged < bd->bytes[VL_C_OPTIMIZER] ? paged : bd->bytes[VL_C_OPTIMIZER];
 }
 
 /* ---- training -------------------------------------------------------------------------- */
@@ -858,6 +892,8 @@ static void optimizer_step(builder *b, const step *st)
     case VL_SGD_MOMENTUM: case VL_SGD: case VL_ADAM_8BIT: case VL_N_OPTIMIZERS:
         break;
     }
+    if (st->paged_on) /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
+        return;
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
     if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
         foreach_temps(b, st, elem, s->zero ? st->dp : 1);
@@ -878,7 +914,7 @@ static bool build_train(builder *b, step *st)
     phase(b, "step start (the state kept between steps)");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
-    alloc(b, VL_TL_OPTIMIZER, bd->bytes[VL_C_OPTIMIZER], "optimizer states");
+    alloc(b, VL_TL_OPTIMIZER, bd->bytes[VL_C_OPTIMIZER] - st->paged, "optimizer states");
     if (s->zero >= 2 && !st->fsdp)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
     else if (st->grads_held)
@@ -1140,6 +1176,8 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
             st.recomputed_core = kept.layer_bytes - bd->act.layer_bytes;
         }
         outside_terms(&st, &ovf);
+        st.paged_on = s.paged_optimizer && !vl_setting_table[VL_SET_PAGED_OPTIMIZER].inert(&s);
+        st.paged = paged_states(&st, &ovf);
         ok = build_train(&b, &st);
     } else {
         ok = build_serve(&b, &st);
@@ -1155,7 +1193,8 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
                                     : vl_cuda_context_bytes(rt->arch, rt->cuda, &p->context_source);
     if (rt->overhead_given)
         p->context_source = "--overhead";
-    p->device = vl_add(p->reserved, p->context, &ovf);
+    p->managed = st.paged;
+    p->device = vl_add(vl_add(p->reserved, p->context, &ovf), p->managed, &ovf);
     if (!ok) {
         snprintf(err, len, "out of memory");
         return false;

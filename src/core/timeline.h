@@ -54,7 +54,10 @@ typedef struct vl_event {
 typedef struct vl_peak {
     uint64_t allocated;         /* ~ torch.cuda.max_memory_allocated() */
     uint64_t reserved;          /* ~ torch.cuda.max_memory_reserved() */
-    uint64_t device;            /* reserved + context (or the settings' overhead): nvidia-smi */
+    uint64_t device;            /* reserved + context (or the settings' overhead) + managed:
+                                 * nvidia-smi */
+    uint64_t managed;           /* bitsandbytes' paged optimizer states: CUDA managed memory,
+                                 * on the GPU but outside the caching allocator */
     uint64_t context;           /* the CUDA context, or the overhead that replaces it */
     const char *context_source;
     uint64_t tensors;           /* at the peak: the live tensors' own bytes */

@@ -103,7 +103,7 @@ static void write_json_inference(FILE *out, const report *r)
 }
 
 /* "peak": the step's peak (allocated ~ torch.cuda.max_memory_allocated, reserved ~
- * max_memory_reserved, device = reserved + context ~ nvidia-smi), what is alive then by
+ * max_memory_reserved, device = reserved + context + managed ~ nvidia-smi), what is alive then by
  * component; with --timeline, "timeline": the events. */
 static void write_json_peak(FILE *out, const report *r)
 {
@@ -114,8 +114,9 @@ static void write_json_peak(FILE *out, const report *r)
     }
     const vl_peak *p = &t->peak;
     fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
-                 ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"phase\": ",
-            p->allocated, p->reserved, p->device, p->context);
+                 ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"managed\": %" PRIu64
+                 ", \"phase\": ",
+            p->allocated, p->reserved, p->device, p->context, p->managed);
     json_string(out, p->phase);
     fprintf(out, ",\n          \"alive\": {");
     for (int c = 0; c < VL_N_TL_COMPONENTS; c++)

@@ -486,15 +486,18 @@ static bool peak_line(const report *r, char *buf, size_t len)
     if (!t)
         return false;
     const vl_peak *p = &t->peak;
-    char d[32], a[32], rs[32], c[32], sum[32];
+    char d[32], a[32], rs[32], c[32], sum[32], mg[32], paged[96] = "";
+    if (p->managed)
+        snprintf(paged, sizeof paged, " + %s paged optimizer states (CUDA managed memory)",
+                 vl_fmt_bytes(p->managed, r->units, mg, sizeof mg));
     snprintf(buf, len,
              "%s on the GPU at the step's peak (nvidia-smi), in %s: %s allocated "
-             "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA context; "
+             "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA context%s; "
              "the sum above, %s, is the steady state",
              vl_fmt_bytes(p->device, r->units, d, sizeof d), p->phase,
              vl_fmt_bytes(p->allocated, r->units, a, sizeof a),
              vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),
-             vl_fmt_bytes(p->context, r->units, c, sizeof c),
+             vl_fmt_bytes(p->context, r->units, c, sizeof c), paged,
              vl_fmt_bytes(r->breakdown->total, r->units, sum, sizeof sum));
     return true;
 }
@@ -635,10 +638,10 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
 #define TL_BAND_KEY(id, key, label) key,
 #define TL_BAND_LABEL(id, key, label) label,
 const char *const report_tl_band_keys[REPORT_TL_BANDS] = {
-    VL_TL_COMPONENTS(TL_BAND_KEY) "rounding", "context", "cached"};
+    VL_TL_COMPONENTS(TL_BAND_KEY) "rounding", "context", "managed", "cached"};
 const char *const report_tl_band_labels[REPORT_TL_BANDS] = {
     VL_TL_COMPONENTS(TL_BAND_LABEL) N_("allocator rounding"), N_("CUDA context"),
-    N_("allocator cache")};
+    N_("paged optimizer states"), N_("allocator cache")};
 
 /* The bands after event ev, with live the tensors alive then by component. */
 static void tl_fill(const vl_timeline *t, const vl_event *ev, const uint64_t *live,
@@ -647,6 +650,7 @@ static void tl_fill(const vl_timeline *t, const vl_event *ev, const uint64_t *li
     memcpy(band, live, VL_N_TL_COMPONENTS * sizeof *band);
     band[REPORT_TL_ROUNDING] = ev->allocated - ev->tensors;
     band[REPORT_TL_CONTEXT] = t->peak.context;
+    band[REPORT_TL_MANAGED] = t->peak.managed;
     band[REPORT_TL_CACHED] = ev->reserved - ev->allocated;
 }
 
@@ -691,7 +695,7 @@ int report_tl_columns(const vl_timeline *t, int width, report_tl_column *out)
             live[ev->component] -= ev->bytes;
         for (; c < width && out[c].event == i; c++) {
             tl_fill(t, ev, live, out[c].band);
-            out[c].top = ev->reserved + t->peak.context;
+            out[c].top = ev->reserved + t->peak.context + t->peak.managed;
         }
     }
     return width;

@@ -27,6 +27,7 @@ static const ui_color band_color[REPORT_TL_BANDS] = {
     [VL_TL_RUNTIME] = C_SEGMENT + VL_C_OVERHEAD,
     [REPORT_TL_ROUNDING] = C_DIM,
     [REPORT_TL_CONTEXT] = C_SEGMENT + VL_C_OVERHEAD,
+    [REPORT_TL_MANAGED] = C_SEGMENT + VL_C_OPTIMIZER,
     [REPORT_TL_CACHED] = C_DIM,
 };
 
@@ -36,6 +37,8 @@ static const char *band_glyph(const glyphs *g, int b)
         return g->timeline[b];
     if (b == REPORT_TL_CONTEXT)
         return g->segment[VL_C_OVERHEAD];
+    if (b == REPORT_TL_MANAGED)
+        return g->segment[VL_C_OPTIMIZER];
     return b == REPORT_TL_ROUNDING ? g->rounding : g->cached;
 }
 
@@ -79,6 +82,7 @@ static void bands_used(const vl_timeline *t, bool used[REPORT_TL_BANDS])
         used[t->events[i].component] = true;
     used[REPORT_TL_ROUNDING] = used[REPORT_TL_CACHED] = true;
     used[REPORT_TL_CONTEXT] = t->peak.context > 0;
+    used[REPORT_TL_MANAGED] = t->peak.managed > 0;
 }
 
 static void draw_columns(const ui *u, const chart *c, const report_tl_column *cols, uint64_t full,
@@ -155,7 +159,8 @@ static void draw_legend(const ui *u, const chart *c, const bool used[REPORT_TL_B
     if (y <= last) {
         snprintf(line, sizeof line, "    %s%9.2f",
                  draw_pad(cell, sizeof cell, _("on the GPU"), -label_w),
-                 vl_in_units(ev->reserved + v->t.peak.context, VL_UNITS_GIB));
+                 vl_in_units(ev->reserved + v->t.peak.context + v->t.peak.managed,
+                             VL_UNITS_GIB));
         draw_text(y, x, w, C_HEADING, line);
     }
 }
@@ -167,7 +172,7 @@ static void draw_text_lines(const ui *u, const chart *c)
     const vl_peak *p = &v->t.peak;
     const vl_gpu *g = explorer_gpu(&u->ex);
     int y = c->top + c->h + 1;
-    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128];
+    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128], ctx[96];
     report_fit fit = report_fit_of(p->device, g->memory);
     vl_fmt_bytes(p->device, VL_UNITS_GIB, dev, sizeof dev);
     vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
@@ -175,11 +180,18 @@ static void draw_text_lines(const ui *u, const chart *c)
     vl_fmt_bytes(p->context, VL_UNITS_GIB, cx, sizeof cx);
     vl_fmt_bytes(fit.margin, VL_UNITS_GIB, m, sizeof m);
     vl_fmt_bytes(g->memory, VL_UNITS_GIB, cap, sizeof cap);
+    if (p->managed) {
+        char mg[32];
+        vl_fmt_bytes(p->managed, VL_UNITS_GIB, mg, sizeof mg);
+        snprintf(ctx, sizeof ctx, _("%s context + %s paged optimizer states"), cx, mg);
+    } else {
+        snprintf(ctx, sizeof ctx, _("%s context"), cx);
+    }
     snprintf(line, sizeof line,
-             _(" %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s "
-               "context; %s %s, %s %s"),
+             _(" %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s; "
+               "%s %s, %s %s"),
              u->g->peak, dev, p->event, timeline_view_phase_text(p->phase, ph, sizeof ph), al, rs,
-             cx, fit.fits ? _("fits") : _("over"), cap, fit.fits ? _("spare") : _("by"), m);
+             ctx, fit.fits ? _("fits") : _("over"), cap, fit.fits ? _("spare") : _("by"), m);
     draw_text(y++, 0, u->lay.panel.w, fit.fits ? C_OK : C_BAD, line);
 
     const vl_event *ev = &v->t.events[v->cursor];
