@@ -12,16 +12,6 @@ unsigned vl_dtype_bits(vl_dtype d)
     return d < VL_N_PLAIN_DTYPES ? bits[d] : 0;
 }
 
-bool vl_dtype_bnb4(vl_dtype d)
-{
-    return d == VL_DT_BNB4 || d == VL_DT_BNB4_DQ;
-}
-
-bool vl_dtype_quantized(vl_dtype d)
-{
-    return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4 || vl_dtype_bnb4(d);
-}
-
 /* The block scales of n bitsandbytes 4-bit weights (bitsandbytes/functional.py,
  * quantize_4bit, as transformers' Linear4bit calls it): one fp32 absmax a block of 64; with
  * compress_statistics (bnb_4bit_use_double_quant) the absmax are themselves quantized to
@@ -87,15 +77,15 @@ static uint64_t bnb4_matmul(const vl_arch *a, const vl_settings *s, const shard 
     if (!vl_dtype_bnb4(s->weight_dtype))
         return 0;
     const bool fp32 = s->compute_dtype == VL_DT_FP32 && s->framework->bnb_compute_cast;
-    const uint64_t h = a->hidden, f = g->ffn, m = vl_mul(h, f, ovf);
+    const uint64_t h = a->hidden, f = g->ffn, m = bt > 1 ? vl_mul(h, f, ovf) : 0;
     if (!fp32)
-        return bt > 1 ? vl_mul(2, m, ovf) : 0;
-    const uint64_t w = bt > 1 ? vl_mul(6, m, ovf) : 0;      /* the 16- and 32-bit matrix */
-    const uint64_t wout = bt > 1 ? vl_mul(4, m, ovf) : 0;   /* the 32-bit matrix alone */
+        return vl_mul(2, m, ovf);
     uint64_t worst = 0;
     for (int down = 0; down < 2; down++) {
-        const uint64_t in = vl_mul(4 * bt, down ? f : h, ovf), out = vl_mul(4 * bt, down ? h : f, ovf);
-        const uint64_t cast = w, run = vl_add(wout, out, ovf);
+        const uint64_t in = vl_mul(4 * bt, down ? f : h, ovf);
+        const uint64_t out = vl_mul(4 * bt, down ? h : f, ovf);
+        const uint64_t cast = vl_mul(6, m, ovf);                  /* the 16- and 32-bit matrix */
+        const uint64_t run = vl_add(vl_mul(4, m, ovf), out, ovf); /* the 32-bit one, the output */
         const uint64_t x = vl_add(in, cast > run ? cast : run, ovf);
         worst = x > worst ? x : worst;
     }

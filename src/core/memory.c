@@ -171,9 +171,6 @@ static const char *const mlp_norm[3] = {"MLP norm input", "MLP norm input, upcas
 static const char *const final_norm[3] = {"final norm input", "final norm input, upcast to fp32",
                                           "final norm, normalized input"};
 
-/* Per tensor, as PyTorch eager modules keep them (vramlab(1), FORMULAS).  For a GPT layer
- * (a·d = h, k = a, f = 4h, standard MLP, LayerNorm, dropout, 16-bit) this is Korthikanti
- * et al. 2022, §4.1: s·b·h·(34 + 5·a·s/h) bytes. */
 /* trl's SFTTrainer (0.7.5 to 0.21, peft_module_casting_to_bf16 in trl/trainer/utils.py):
  * training a 4-bit model with bf16, once PEFT's prepare_model_for_kbit_training has upcast
  * every parameter that is not 4-bit to fp32, it casts the embeddings and the output layer
@@ -183,6 +180,9 @@ static bool bf16_embeddings(const vl_settings *s)
     return s->qlora && s->precision == VL_BF16_AMP && s->framework->qlora_bf16_embeddings;
 }
 
+/* Per tensor, as PyTorch eager modules keep them (vramlab(1), FORMULAS).  For a GPT layer
+ * (a·d = h, k = a, f = 4h, standard MLP, LayerNorm, dropout, 16-bit) this is Korthikanti
+ * et al. 2022, §4.1: s·b·h·(34 + 5·a·s/h) bytes. */
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
                             bool *ovf)
 {

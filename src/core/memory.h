@@ -193,10 +193,6 @@ uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory);
 
 /* §4.5 bits of one stored element of a plain dtype (int4: 4); 0 for a GGUF file type. */
 unsigned vl_dtype_bits(vl_dtype d);
-/* Whether d is bitsandbytes' 4-bit (bnb4, bnb4-dq); whether d quantizes only the layers'
- * matrices, the embeddings and the rest staying 16-bit (fp8, int8, int4, bnb4, bnb4-dq). */
-bool vl_dtype_bnb4(vl_dtype d);
-bool vl_dtype_quantized(vl_dtype d);
 /* §4.5 bytes of one cached vector of n elements (a head's K or V, or a latent) in kv: n
  * elements packed, and for int4 a 16-bit scale and zero point. */
 uint64_t vl_kv_vector_bytes(uint64_t n, vl_dtype kv);

@@ -43,6 +43,16 @@ _Static_assert(VL_DT_GGUF_Q4_0 == VL_N_PLAIN_DTYPES && VL_GGUF_Q4_0 == VL_GGUF_B
                    VL_N_DTYPES - VL_N_PLAIN_DTYPES == VL_GGUF_N - VL_GGUF_Q4_0,
                "the GGUF dtypes follow the plain ones, in gguf.h's order of the quantized types");
 
+bool vl_dtype_bnb4(vl_dtype d)
+{
+    return d == VL_DT_BNB4 || d == VL_DT_BNB4_DQ;
+}
+
+bool vl_dtype_quantized(vl_dtype d)
+{
+    return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4 || vl_dtype_bnb4(d);
+}
+
 bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft)
 {
     if (d < VL_N_PLAIN_DTYPES || d >= VL_N_DTYPES)
@@ -99,9 +109,7 @@ static const char *group_inert(const vl_settings *s)
 
 static const char *compute_inert(const vl_settings *s)
 {
-    return s->weight_dtype == VL_DT_BNB4 || s->weight_dtype == VL_DT_BNB4_DQ
-               ? NULL
-               : N_("the compute dtype applies to bnb4 weights");
+    return vl_dtype_bnb4(s->weight_dtype) ? NULL : N_("the compute dtype applies to bnb4 weights");
 }
 
 static const char *labels_inert(const vl_settings *s)
@@ -149,7 +157,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_OPTIMIZER) .flag = "optimizer", FIELD(optimizer),
         ENUM(vl_optimizer_names, VL_N_OPTIMIZERS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "the optimizer, whose states are counted (default adamw)",
-        .label = N_("optimizer")},
+        .label = N_("optimizer"), .json_break = true},
     ROW(VL_SET_PAGED_OPTIMIZER) .flag = "paged-optimizer", FIELD(paged_optimizer),
         .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
         .help = "bitsandbytes' paged optimizer (Trainer's paged_adamw_32bit, paged_adamw_8bit, "
@@ -203,7 +211,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "the KV cache (default bf16)", .label = N_("KV cache dtype")},
     ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
-        .help = "int4: weights per 16-bit scale (default 128)", .inert = group_inert},
+        .help = "int4: weights per 16-bit scale (default 128)", .inert = group_inert,
+        .json_break = true},
     ROW(VL_SET_COMPUTE_DTYPE) .flag = "compute-dtype", FIELD(compute_dtype),
         ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "

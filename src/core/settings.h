@@ -92,6 +92,10 @@ typedef enum {
 #define VL_N_COMPUTE_DTYPES (VL_DT_BF16 + 1) /* fp32, fp16, bf16 */
 /* Whether d is a GGUF file type, and which (*ft may be NULL). */
 bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft);
+/* Whether d is bitsandbytes' 4-bit (bnb4, bnb4-dq); whether d quantizes only the layers'
+ * matrices, the embeddings and the rest staying 16-bit (fp8, int8, int4, bnb4, bnb4-dq). */
+bool vl_dtype_bnb4(vl_dtype d);
+bool vl_dtype_quantized(vl_dtype d);
 
 /* Names as the command line, JSON and presets spell them, indexed by the enums above. */
 extern const char *const vl_mode_names[VL_N_MODES];
@@ -187,7 +191,8 @@ typedef struct vl_settings {
  * key is the YAML and JSON name; the descriptor in settings.c says the rest. */
 #define VL_SETTING_LIST(X)                                                                    \
     X(VL_SET_MODE, "mode") X(VL_SET_PRECISION, "precision") X(VL_SET_OPTIMIZER, "optimizer")  \
-    X(VL_SET_PAGED_OPTIMIZER, "paged_optimizer") X(VL_SET_ZERO, "zero") X(VL_SET_GPUS, "gpus") X(VL_SET_BATCH, "batch")                    \
+    X(VL_SET_PAGED_OPTIMIZER, "paged_optimizer") X(VL_SET_ZERO, "zero")                        \
+    X(VL_SET_GPUS, "gpus") X(VL_SET_BATCH, "batch")                                           \
     X(VL_SET_SEQ, "seq") X(VL_SET_GEN, "gen") X(VL_SET_RECOMPUTE, "recompute")                \
     X(VL_SET_ATTENTION, "attention") X(VL_SET_FP32_GRADS, "fp32_grads")                       \
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
