@@ -163,17 +163,34 @@ static void test_gguf_weights(void **state)
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
     assert_true(b.inf.gguf_on);
-    assert_int_equal(b.bytes[VL_C_WEIGHTS], (6738415616ULL - 266240) / 32 * 34 + 266240ULL * 4);
+    const uint64_t q8 = (6738415616ULL - 266240) / 32 * 34 + 266240ULL * 4;
+    assert_int_equal(b.inf.gguf.bytes, q8);
     assert_int_equal(b.inf.gguf.type_elements[VL_GGML_F32], 266240);
+    /* llama.cpp keeps token_embd, 131,072,000 weights in q8_0 (139,264,000 B), in CPU memory:
+     * the GPU holds the rest */
+    assert_int_equal(b.inf.gguf.input_bytes, 131072000ULL / 32 * 34);
+    assert_int_equal(b.inf.gguf.output_copy_bytes, 0);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], q8 - 139264000ULL);
     assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "Q4_K_M", &s, why, sizeof why));
     assert_int_equal(s.weight_dtype, VL_DT_GGUF_Q4_K_M);
     assert_null(vl_estimate(&m, &s, &b));
-    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4080263168ULL);
-    assert_int_equal(b.total, 4080263168ULL + b.bytes[VL_C_KV_CACHE] +
-                                  b.bytes[VL_C_ACTIVATIONS] + s.overhead);
+    /* q4_K's token_embd: 131,072,000 / 256 x 144 = 73,728,000 B, llama.cpp's "CPU buffer
+     * size = 70.31 MiB" for this file */
+    const uint64_t gpu = 4080263168ULL - 73728000ULL;
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], gpu);
+    assert_int_equal(b.total, gpu + b.bytes[VL_C_KV_CACHE] + b.bytes[VL_C_ACTIVATIONS] +
+                                  s.overhead);
     s.gpus = 2;
     assert_null(vl_estimate(&m, &s, &b));
-    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4080263168ULL / 2);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], gpu / 2);
+    /* tied embeddings (as Llama 3.2 and Gemma have them): token_embd in CPU memory, and
+     * again as the output layer on the GPU: every byte of the file's tensor data there */
+    vl_model t = llama2_7b();
+    t.arch.tie_embeddings = true;
+    s.gpus = 1;
+    assert_null(vl_estimate(&t, &s, &b));
+    assert_int_equal(b.inf.gguf.output_copy_bytes, b.inf.gguf.input_bytes);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], b.inf.gguf.bytes);
     /* the plain names stay plain dtypes; the KV cache takes no GGUF type */
     assert_true(vl_setting_parse(VL_SET_WEIGHT_DTYPE, "int4", &s, why, sizeof why));
     assert_false(vl_dtype_gguf(s.weight_dtype, NULL));

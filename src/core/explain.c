@@ -74,17 +74,24 @@ void vl_explain_gguf_mix(const vl_gguf_weights *g, char *buf, size_t len)
 }
 
 /* A GGUF file type's weights: every tensor in its type, from the block layouts. */
-static void explain_gguf(const vl_settings *s, const vl_inference *inf, const char *v, char *buf,
-                         size_t len)
+static void explain_gguf(const vl_settings *s, const vl_inference *inf, vl_units u, const char *v,
+                         char *buf, size_t len)
 {
     char mix[512], tp[96] = "";
     vl_explain_gguf_mix(&inf->gguf, mix, sizeof mix);
     if (s->gpus > 1)
         snprintf(tp, sizeof tp, " / %llu GPUs (llama.cpp splits by layers)",
                  (unsigned long long)s->gpus);
+    char in[32], cp[64] = "";
+    if (inf->gguf.output_copy_bytes) {
+        char c[32];
+        snprintf(cp, sizeof cp, " + the tied output layer's copy %s",
+                 vl_fmt_bytes(inf->gguf.output_copy_bytes, u, c, sizeof c));
+    }
     snprintf(buf, len, "%s (llama.cpp GGUF, llama-quantize's tensor mix): %s = %.3f bits a "
-             "weight%s = %s", vl_dtype_names[s->weight_dtype], mix,
-             vl_gguf_bits_per_weight(&inf->gguf), tp, v);
+             "weight, less the input layer kept in CPU memory (%s)%s%s = %s",
+             vl_dtype_names[s->weight_dtype], mix, vl_gguf_bits_per_weight(&inf->gguf),
+             vl_fmt_bytes(inf->gguf.input_bytes, u, in, sizeof in), cp, tp, v);
 }
 
 /* §4.5: the inference formulas. */
@@ -123,7 +130,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     switch (c) {
     case VL_C_WEIGHTS:
         if (inf->gguf_on) {
-            explain_gguf(s, inf, held, buf, len);
+            explain_gguf(s, inf, u, held, buf, len);
             break;
         }
         vl_fmt_count(inf->stage_linear, x, sizeof x);

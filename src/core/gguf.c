@@ -471,10 +471,13 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
     const uint64_t h = a->hidden;
 
     matrix(&q, CAT_TOKEN_EMBD, 0, h, a->vocab, 1);
+    if (a->tie_embeddings)
+        out->output_copy_bytes = out->bytes;
     if (a->position == VL_POS_LEARNED)
         kept(&q, vl_mul(a->max_positions + a->position_offset, h, &q.ovf));
     if (a->token_types)
         kept(&q, a->token_types * h);
+    out->input_bytes = out->bytes;
     if (a->embedding_norm)
         kept(&q, vl_norm_params(a, h));
     for (uint64_t l = 0; l < a->layers; l++) {
@@ -501,6 +504,11 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
         kept(&q, h);
     }
     return !q.ovf;
+}
+
+uint64_t vl_gguf_gpu_bytes(const vl_gguf_weights *w)
+{
+    return w->bytes - w->input_bytes + w->output_copy_bytes;
 }
 
 double vl_gguf_bits_per_weight(const vl_gguf_weights *w)

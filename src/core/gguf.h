@@ -92,12 +92,22 @@ typedef struct {
     uint64_t elements;               /* all weights */
     uint64_t type_elements[VL_GGML_N]; /* weights stored in each tensor type */
     uint64_t type_bytes[VL_GGML_N];
+    /* llama.cpp's input layer, token_embd and the position and token-type embeddings, which
+     * it keeps in CPU memory (LLM_TENSOR_LAYER_INPUT, src/llama-arch.cpp; "there is very
+     * little benefit to offloading the input layer", src/llama-model.cpp); with tied
+     * embeddings the output layer is token_embd loaded again (TENSOR_DUPLICATED) */
+    uint64_t input_bytes;
+    uint64_t output_copy_bytes;
 } vl_gguf_weights;
 
 /* The tensors of the architecture, typed as llama-quantize types them for ft (without an
  * importance matrix), and their bytes.  False only on overflow. */
 bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_ftype ft,
                         vl_gguf_weights *out);
+
+/* What a full offload puts on the GPUs: every tensor but the input layer's, and the output
+ * layer's copy of token_embd when the embeddings are tied. */
+uint64_t vl_gguf_gpu_bytes(const vl_gguf_weights *w);
 
 /* Bits per weight of the whole file's tensor data: 8 * bytes / elements. */
 double vl_gguf_bits_per_weight(const vl_gguf_weights *w);

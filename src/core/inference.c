@@ -256,7 +256,7 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
         if (!vl_gguf_weights_of(a, &layout, ft, &inf->gguf))
             return "the GGUF tensor bytes do not fit in 64 bits";
         inf->scale_bytes = inf->replicated_bytes = 0;
-        out->bytes[VL_C_WEIGHTS] = vl_ceil_div(inf->gguf.bytes, N);
+        out->bytes[VL_C_WEIGHTS] = vl_ceil_div(vl_gguf_gpu_bytes(&inf->gguf), N);
     }
 
     /* KV cache: split by KV heads, one head each (replicated) past their number, over the

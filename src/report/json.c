@@ -139,7 +139,9 @@ static void write_json_peak(FILE *out, const report *r)
     fprintf(out, "],\n");
 }
 
-/* "gguf": a GGUF file type's tensor data, exact bytes by ggml type; null otherwise. */
+/* "gguf": a GGUF file type's tensor data, exact bytes by ggml type, and what llama.cpp keeps
+ * of it in CPU memory (the input layer) and loads twice (a tied output layer); null
+ * otherwise. */
 static void write_json_gguf(FILE *out, const report *r)
 {
     const vl_inference *inf = &r->breakdown->inf;
@@ -148,9 +150,12 @@ static void write_json_gguf(FILE *out, const report *r)
         return;
     }
     fprintf(out, " \"gguf\": {\"ftype\": \"%s\", \"bytes\": %" PRIu64 ", \"elements\": %" PRIu64
-            ", \"bits_per_weight\": %.6g,\n          \"types\": {",
+            ", \"bits_per_weight\": %.6g,\n          \"input_bytes\": %" PRIu64
+            ", \"output_copy_bytes\": %" PRIu64 ", \"gpu_bytes\": %" PRIu64
+            ",\n          \"types\": {",
             vl_dtype_names[r->settings->weight_dtype], inf->gguf.bytes, inf->gguf.elements,
-            vl_gguf_bits_per_weight(&inf->gguf));
+            vl_gguf_bits_per_weight(&inf->gguf), inf->gguf.input_bytes,
+            inf->gguf.output_copy_bytes, vl_gguf_gpu_bytes(&inf->gguf));
     const char *sep = "";
     for (int t = 0; t < VL_GGML_N; t++)
         if (inf->gguf.type_elements[t]) {
