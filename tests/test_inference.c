@@ -144,6 +144,36 @@ static void test_bnb4(void **state)
     assert_int_equal(b.inf.prefill.workspace, residual + mlp + 2 * w);
 }
 
+/* vLLM's RoPE table: Llama 3.1 8B's 131,072 positions x 128 x 2 B = 33,554,432 B on each
+ * GPU beside the weights (its "Model loading took 14.9889 GiB": 16,060,522,496 B of bf16
+ * parameters and this); transformers keeps none; a model without RoPE none either. */
+static void test_rope_cache(void **state)
+{
+    (void)state;
+    vl_model m = model_of((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                                    .ffn = 14336, .vocab = 128256, .max_positions = 131072});
+    vl_settings s = infer();
+    vl_breakdown hf, vllm;
+    assert_null(vl_estimate(&m, &s, &hf));
+    assert_int_equal(hf.bytes[VL_C_WEIGHTS], 8030261248ULL * 2);
+    assert_int_equal(hf.inf.rope_cache_bytes, 0);
+    vl_settings_take_framework(&s, vl_framework_find("vllm"));
+    assert_null(vl_estimate(&m, &s, &vllm));
+    assert_int_equal(vllm.inf.rope_cache_bytes, 131072ULL * 128 * 2);
+    assert_int_equal(vllm.bytes[VL_C_WEIGHTS], 8030261248ULL * 2 + 33554432ULL);
+    s.gpus = 2; /* tensor parallel: the matrices halve; the 266,240 norm weights and the
+                 * table do not */
+    assert_null(vl_estimate(&m, &s, &vllm));
+    assert_int_equal(vllm.bytes[VL_C_WEIGHTS],
+                     (8030261248ULL - 266240) + 266240ULL * 2 + 33554432ULL);
+    vl_model gpt = model_of((vl_arch){.hidden = 768, .layers = 12, .heads = 12, .ffn = 3072,
+                                      .vocab = 50257, .max_positions = 1024,
+                                      .position = VL_POS_LEARNED});
+    s.gpus = 1;
+    assert_null(vl_estimate(&gpt, &s, &vllm));
+    assert_int_equal(vllm.inf.rope_cache_bytes, 0);
+}
+
 /* GGUF file types as --weight-dtype.  Llama 2 7B q8_0, by hand: every 2-D tensor (the
  * embeddings and output too, llama.cpp keeps q8_0 for output.weight in a q8_0 file) in
  * blocks of 32 weights and 34 bytes (a 16-bit scale + 32 int8, block_q8_0), the 65 norms of
@@ -605,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_encoder),
         cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_bnb4),
+        cmocka_unit_test(test_rope_cache),
         cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
         cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),

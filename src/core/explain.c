@@ -117,16 +117,24 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
     if (tpn > 1)
         snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)tpn);
-    /* --cpu-offload: what this GPU holds, less what it keeps in CPU memory */
-    char held[128];
+    /* the weights this GPU holds: less what --cpu-offload keeps in CPU memory, and an
+     * engine's RoPE table beside them */
+    char held[192] = "";
+    const uint64_t rope = c == VL_C_WEIGHTS ? inf->rope_cache_bytes : 0;
     if (c == VL_C_WEIGHTS && inf->offloaded_bytes) {
         char all[32], off[32];
-        snprintf(held, sizeof held, "%s - %s in CPU memory (--cpu-offload) = %s",
-                 vl_fmt_bytes(b->bytes[c] + inf->offloaded_bytes, u, all, sizeof all),
-                 vl_fmt_bytes(inf->offloaded_bytes, u, off, sizeof off), v);
-    } else {
-        snprintf(held, sizeof held, "%s", v);
+        snprintf(held, sizeof held, "%s - %s in CPU memory (--cpu-offload)",
+                 vl_fmt_bytes(b->bytes[c] - rope + inf->offloaded_bytes, u, all, sizeof all),
+                 vl_fmt_bytes(inf->offloaded_bytes, u, off, sizeof off));
+    } else if (rope) {
+        vl_fmt_bytes(b->bytes[c] - rope, u, held, sizeof held);
     }
+    if (rope) {
+        char r[32];
+        append(held, sizeof held, " + %s RoPE cos/sin cache (the engine's, every position)",
+               vl_fmt_bytes(rope, u, r, sizeof r));
+    }
+    append(held, sizeof held, "%s%s", held[0] ? " = " : "", v);
     switch (c) {
     case VL_C_WEIGHTS:
         if (inf->gguf_on) {

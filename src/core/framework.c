@@ -166,6 +166,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (vllm/worker/model_runner.py, hidden_or_intermediate_states) */
         .prefill_chunk = 2048, .kv_preallocated = true, .cuda_graphs = true,
         .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2, .sampler_hidden = true,
+        /* RotaryEmbedding registers cos_sin_cache, max_position_embeddings x rotary_dim in
+         * the model dtype, once for the model (model_executor/layers/rotary_embedding.py,
+         * get_rope's cache of instances); transformers keeps inv_freq only */
+        .rope_cache = true,
     },
 };
 const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
@@ -227,6 +231,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("sampler_sort", sampler_sort),
     COUNT("sampler_fp32", sampler_fp32, 0, 16),
     BOOL("sampler_hidden", sampler_hidden),
+    BOOL("rope_cache", rope_cache),
 };
 const size_t vl_n_framework_fields = sizeof vl_framework_fields / sizeof *vl_framework_fields;
 #undef ENUM

@@ -87,6 +87,7 @@ typedef struct vl_framework {
     bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
     uint64_t sampler_fp32;      /* fp32 b x V tensors the sampler keeps besides the logits */
     bool sampler_hidden;        /* the forward's last hidden states stay alive while it samples */
+    bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
 } vl_framework;
 
 /* The built-in profiles, by VL_FRAMEWORK_LIST (settings.h). */

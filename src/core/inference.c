@@ -190,6 +190,14 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     inf->offloaded_bytes =
         s->cpu_offload < out->bytes[VL_C_WEIGHTS] ? s->cpu_offload : out->bytes[VL_C_WEIGHTS];
     out->bytes[VL_C_WEIGHTS] -= inf->offloaded_bytes;
+    /* an engine's RoPE table (vLLM's cos_sin_cache): max_position_embeddings x head dim in
+     * the activations' dtype, on every GPU, beside the weights (a buffer, which
+     * --cpu-offload's loop over parameters leaves on the GPU) */
+    inf->rope_cache_bytes = s->framework->rope_cache && a->position == VL_POS_ROPE
+                                ? vl_mul(vl_mul(a->max_positions, a->head_dim, ovf),
+                                         vl_infer_act_bytes(s), ovf)
+                                : 0;
+    out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->rope_cache_bytes, ovf);
     /* an offloaded layer runs from a copy of its state on the GPU (maybe_offload_to_cpu's
      * forward: v.to(device) of the module's state_dict, dropped when the forward returns):
      * one layer's matrices at a time, this GPU's share */

@@ -99,6 +99,7 @@ typedef struct vl_inference {
     uint64_t scale_bytes;      /* int4: one 16-bit scale per group; bnb4: the block
                                 * absmax; over all GPUs */
     uint64_t replicated_bytes; /* weight bytes every GPU holds in full (other_params) */
+    uint64_t rope_cache_bytes; /* the engine's RoPE cos/sin table (rope_cache), every GPU's */
     uint64_t layers, kv_heads, head_dim; /* the model's, for the formulas */
     /* pipeline-parallel serving (--pp): the stages, and the layers of the fullest one
      * (ceil(layers / pp)), whose weights, cache and workspace the breakdown shows */

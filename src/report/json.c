@@ -73,10 +73,12 @@ static void write_json_inference(FILE *out, const report *r)
             ", \"replicated_bytes\": %" PRIu64 ", \"kv_bytes_per_token\": %" PRIu64
             ", \"kv_heads_per_gpu\": %" PRIu64 ",\n               \"prompt_tokens\": %" PRIu64
             ", \"cached_tokens\": %" PRIu64 ", \"offloaded_bytes\": %" PRIu64
-            ", \"offload_copy_bytes\": %" PRIu64 ",\n               ",
+            ", \"offload_copy_bytes\": %" PRIu64 ", \"rope_cache_bytes\": %" PRIu64
+            ",\n               ",
             inf->linear_params, inf->embedding_params, inf->other_params, inf->scale_bytes,
             inf->replicated_bytes, inf->kv_bytes_per_token, inf->kv_heads_per_gpu,
-            inf->prompt_tokens, inf->cached_tokens, inf->offloaded_bytes, inf->offload_copy);
+            inf->prompt_tokens, inf->cached_tokens, inf->offloaded_bytes, inf->offload_copy,
+            inf->rope_cache_bytes);
     json_phase(out, "prefill", &inf->prefill);
     fprintf(out, ",\n               ");
     json_phase(out, "decode", &inf->decode);
