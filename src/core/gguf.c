@@ -470,6 +470,7 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
                    .tied = a->tie_embeddings, .w = out};
     const uint64_t h = a->hidden;
 
+    /* the input layer first: its bytes are out->bytes once it is stored */
     matrix(&q, CAT_TOKEN_EMBD, 0, h, a->vocab, 1);
     if (a->tie_embeddings)
         out->output_copy_bytes = out->bytes;
