@@ -551,8 +551,9 @@ static bool gguf_line(const report *r, char *buf, size_t len)
         return false;
     char by[32], mix[512], in[32];
     vl_explain_gguf_mix(&inf->gguf, mix, sizeof mix);
-    const char *cp =
-        inf->gguf.output_copy_bytes ? ", and its output layer loads token_embd again on the GPU" : "";
+    const char *cp = inf->gguf.output_copy_bytes
+                         ? ", and its output layer loads token_embd again on the GPU"
+                         : "";
     snprintf(buf, len, "%s: %s bytes of tensor data, %.3f bits a weight (%s; ggml's block "
              "layouts, llama-quantize's tensor mix); the file adds its metadata; llama.cpp "
              "keeps the input layer (token_embd and any position embeddings, %s bytes) in CPU "
