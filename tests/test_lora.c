@@ -215,6 +215,16 @@ static void test_qlora_llama(void **state)
     assert_int_equal(b.bytes[VL_C_ACTIVATIONS], plain.bytes[VL_C_ACTIVATIONS] + 90177536ULL);
 }
 
+/* QLoRA at rank 16 over the eager defaults. */
+static vl_settings qlora_r16(void)
+{
+    vl_settings s;
+    eager_defaults(&s);
+    s.lora_rank = 16;
+    s.qlora = true;
+    return s;
+}
+
 /* QLoRA on Mistral 7B, r = 16 on all linear layers, paged 8-bit Adam: a layer's matrices
  * q, o 4096² (8,654,848 B each in NF4), k, v 4096 x 1024 (2,097,152 + 65,536 + 4 x 256 =
  * 2,163,712 B), gate, up, down 4096 x 14336 (29,360,128 + 917,504 + 4 x 3,584 =
@@ -224,11 +234,8 @@ static void test_qlora_mistral_8bit(void **state)
 {
     (void)state;
     vl_model m = mistral_7b();
-    vl_settings s;
-    eager_defaults(&s);
-    s.lora_rank = 16;
+    vl_settings s = qlora_r16();
     s.lora_targets = VL_LORA_ALL_LINEAR;
-    s.qlora = true;
     s.optimizer = VL_ADAM_8BIT;
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
@@ -257,10 +264,7 @@ static void test_qlora_trl_bf16_embeddings(void **state)
 {
     (void)state;
     vl_model m = mistral_7b();
-    vl_settings s;
-    eager_defaults(&s);
-    s.lora_rank = 16;
-    s.qlora = true;
+    vl_settings s = qlora_r16();
     s.precision = VL_BF16_AMP;
     vl_breakdown peft, trl;
     assert_null(vl_estimate(&m, &s, &peft));

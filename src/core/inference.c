@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "framework.h"
+#include "lora.h"
 #include "memory.h"
 #include "units.h"
 
@@ -10,16 +11,6 @@ unsigned vl_dtype_bits(vl_dtype d)
 {
     static const unsigned bits[VL_N_PLAIN_DTYPES] = {32, 16, 16, 8, 8, 4, 4, 4};
     return d < VL_N_PLAIN_DTYPES ? bits[d] : 0;
-}
-
-/* The block scales of n bitsandbytes 4-bit weights (bitsandbytes/functional.py,
- * quantize_4bit, as transformers' Linear4bit calls it): one fp32 absmax a block of 64; with
- * compress_statistics (bnb_4bit_use_double_quant) the absmax are themselves quantized to
- * 8 bits in blocks of 256, each with an fp32 absmax of its own. */
-static uint64_t bnb4_scale_bytes(uint64_t n, vl_dtype d)
-{
-    const uint64_t blocks = vl_ceil_div(n, 64);
-    return d == VL_DT_BNB4_DQ ? blocks + 4 * vl_ceil_div(blocks, 256) : 4 * blocks;
 }
 
 uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory)
@@ -171,12 +162,11 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     if (!inf->gguf_on) {
         const unsigned wbits = vl_dtype_bits(s->weight_dtype);
         const unsigned ebits = vl_dtype_quantized(s->weight_dtype) ? 16 : wbits;
-        /* int4: one 16-bit scale per group of weights along a row */
-        inf->scale_bytes = s->weight_dtype == VL_DT_INT4
-                               ? 2 * vl_ceil_div(st->linear, s->group_size)
-                           : vl_dtype_bnb4(s->weight_dtype)
-                               ? bnb4_scale_bytes(st->linear, s->weight_dtype)
-                               : 0;
+        /* int4: one 16-bit scale per group of weights along a row; bnb4: the block absmax */
+        const vl_dtype wd = s->weight_dtype;
+        inf->scale_bytes = wd == VL_DT_INT4   ? 2 * vl_ceil_div(st->linear, s->group_size)
+                           : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(st->linear, wd == VL_DT_BNB4_DQ)
+                                               : 0;
         inf->replicated_bytes = packed(st->other, ebits, ovf);
         uint64_t weights = packed(vl_ceil_div(st->linear, N), wbits, ovf);
         weights = vl_add(weights, packed(vl_ceil_div(st->emb, N), ebits, ovf), ovf);

@@ -116,10 +116,15 @@ const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint6
     return ovf ? "the adapter count does not fit in 64 bits" : NULL;
 }
 
+uint64_t vl_nf4_scale_bytes(uint64_t n, bool double_quant)
+{
+    const uint64_t blocks = vl_ceil_div(n, 64);
+    return double_quant ? blocks + 4 * vl_ceil_div(blocks, 256) : 4 * blocks;
+}
+
 uint64_t vl_nf4_bytes(uint64_t n)
 {
-    uint64_t blocks = vl_ceil_div(n, 64);
-    return vl_ceil_div(n, 2) + blocks + 4 * vl_ceil_div(blocks, 256);
+    return vl_ceil_div(n, 2) + vl_nf4_scale_bytes(n, true);
 }
 
 typedef struct nf4_sum {

@@ -31,6 +31,10 @@ const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint6
 /* QLoRA: bytes of n weights in NF4 with double-quantized block scales: 4 bits a weight,
  * one 8-bit scale per block of 64, one fp32 scale per 256 of those (about 4.127 bits). */
 uint64_t vl_nf4_bytes(uint64_t n);
+/* The block scales alone of n bitsandbytes 4-bit weights (bitsandbytes/functional.py,
+ * quantize_4bit): one fp32 absmax a block of 64, or with double quantization
+ * (compress_statistics) that absmax in 8 bits with an fp32 absmax per 256 blocks. */
+uint64_t vl_nf4_scale_bytes(uint64_t n, bool double_quant);
 
 /* QLoRA's quantized base: every weight matrix of the transformer layers (attention q, k, v,
  * o and each MLP's, every expert's; not their biases, norms, routers or the embeddings),

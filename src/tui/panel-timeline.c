@@ -159,8 +159,7 @@ static void draw_legend(const ui *u, const chart *c, const bool used[REPORT_TL_B
     if (y <= last) {
         snprintf(line, sizeof line, "    %s%9.2f",
                  draw_pad(cell, sizeof cell, _("on the GPU"), -label_w),
-                 vl_in_units(ev->reserved + v->t.peak.context + v->t.peak.managed,
-                             VL_UNITS_GIB));
+                 vl_in_units(report_tl_on_gpu(&v->t, ev), VL_UNITS_GIB));
         draw_text(y, x, w, C_HEADING, line);
     }
 }
