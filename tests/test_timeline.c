@@ -487,6 +487,14 @@ static void test_choices(void **state)
     /* HF's eager softmax in fp32 then cast: 4 + 2 B per score where plain modules keep 2 */
     x.softmax_fp32 = true;
     assert_int_equal(activations_at_backward(&m, &s, &x), base + L * 4 * ass);
+    /* PyTorch before 1.11: each softmax keeps its input too, the 2 B scores of a layer
+     * and the 4 B logits log_softmax reads; under autocast the layer's scores are fp32 */
+    x = *pt;
+    x.softmax_saves_input = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x), base + L * 2 * ass + 4 * sb * V);
+    vl_settings amp = train(VL_BF16_AMP, 64, 2);
+    assert_int_equal(activations_at_backward(&m, &amp, &x),
+                     activations_at_backward(&m, &amp, pt) + L * 4 * ass + 4 * sb * V);
     /* cross-entropy on 16-bit logits: 2 B per logit element instead of 4 */
     x = *pt;
     x.loss_dtype = VL_LOSS_BF16;

@@ -64,6 +64,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_EAGER, .softmax_fp32 = false, .materialized_mask = false,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
+        /* softmax and log_softmax save their output alone since PyTorch 1.11 (before, the
+         * backward formula named the input too, for double backward only: pytorch/pytorch
+         * issue #64000, fixed by pull request #66018); false in every built-in profile */
+        .softmax_saves_input = false,
         /* an nn.ModuleList of experts, each run on the tokens routed to it */
         .moe_expert_loop = true,
         /* bitsandbytes' Linear4bit.forward casts x to its compute_dtype (nn/modules.py) */
@@ -204,6 +208,7 @@ const vl_framework *vl_framework_find(const char *name)
 const vl_framework_field vl_framework_fields[] = {
     ENUM("attention", attention, vl_attention_names, VL_N_ATTENTIONS),
     BOOL("softmax_fp32", softmax_fp32),
+    BOOL("softmax_saves_input", softmax_saves_input),
     BOOL("materialized_mask", materialized_mask),
     BOOL("fused_qkv", fused_qkv),
     ENUM("gelu", gelu, vl_gelu_names, VL_N_GELUS),

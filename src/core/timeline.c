@@ -265,6 +265,11 @@ static void layer_terms(step *st, bool *ovf)
         add_term(st->layer, &st->n_layer, max, "attention softmax in fp32 (and its 16-bit cast)",
                  vl_add(vl_mul(4 - beta, ass, ovf), a->dropout ? 0 : vl_mul(beta, ass, ovf),
                         ovf));
+    /* PyTorch before 1.11 kept the softmax's input too: the scores as the softmax reads
+     * them, fp32 under autocast (which runs softmax in fp32) */
+    if (eager && core_saved && f->softmax_saves_input)
+        add_term(st->layer, &st->n_layer, max, "attention softmax input (PyTorch < 1.11)",
+                 vl_mul(amp ? 4 : beta, ass, ovf));
     /* GPT-2's GELU written out in Python: x, tanh(...), 0.5·x and 1 + tanh(...) are saved
      * where F.gelu saves x alone */
     if (f->gelu == VL_GELU_TANH_COMPOSITE && !gated)
@@ -389,6 +394,10 @@ static void outside_terms(step *st, bool *ovf)
     } else {
         st->head_out = vl_mul(st->beta, st->sbv, ovf);
     }
+    /* log_softmax's input, as PyTorch before 1.11 kept it: the logits the loss reads, the
+     * log-probabilities' size and dtype */
+    if (st->f->softmax_saves_input)
+        add_term(st->head, &st->n_head, max, "loss input logits (PyTorch < 1.11)", st->logprobs);
 }
 
 /* A layer's parameters as PyTorch holds them, one tensor per nn.Linear weight on this GPU
