@@ -495,6 +495,11 @@ static void test_choices(void **state)
     vl_settings amp = train(VL_BF16_AMP, 64, 2);
     assert_int_equal(activations_at_backward(&m, &amp, &x),
                      activations_at_backward(&m, &amp, pt) + L * 4 * ass + 4 * sb * V);
+    /* PyTorch before 2.2: each RMSNorm's mean keeps the fp32 squares, 4 B per element of
+     * its input: two norms a layer and the final one */
+    x = *pt;
+    x.mean_saves_input = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x), base + (2 * L + 1) * 4 * sb * 128);
     /* cross-entropy on 16-bit logits: 2 B per logit element instead of 4 */
     x = *pt;
     x.loss_dtype = VL_LOSS_BF16;

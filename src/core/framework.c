@@ -68,6 +68,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * backward formula named the input too, for double backward only: pytorch/pytorch
          * issue #64000, fixed by pull request #66018); false in every built-in profile */
         .softmax_saves_input = false,
+        /* mean saves its sizes alone since PyTorch 2.2 (before, its input too: issue
+         * #109876, fixed by pull request #109935) */
+        .mean_saves_input = false,
         /* an nn.ModuleList of experts, each run on the tokens routed to it */
         .moe_expert_loop = true,
         /* bitsandbytes' Linear4bit.forward casts x to its compute_dtype (nn/modules.py) */
@@ -209,6 +212,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("attention", attention, vl_attention_names, VL_N_ATTENTIONS),
     BOOL("softmax_fp32", softmax_fp32),
     BOOL("softmax_saves_input", softmax_saves_input),
+    BOOL("mean_saves_input", mean_saves_input),
     BOOL("materialized_mask", materialized_mask),
     BOOL("fused_qkv", fused_qkv),
     ENUM("gelu", gelu, vl_gelu_names, VL_N_GELUS),

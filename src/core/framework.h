@@ -54,6 +54,8 @@ typedef struct vl_framework {
     bool softmax_fp32;          /* 16-bit eager attention runs the softmax in fp32 */
     bool softmax_saves_input;   /* softmax and log_softmax keep their input for backward
                                  * beside their output (PyTorch before 1.11) */
+    bool mean_saves_input;      /* mean keeps its input for backward: an RMSNorm's squares
+                                 * (PyTorch before 2.2) */
     bool materialized_mask;     /* a b x 1 x s x s additive causal mask in the model dtype */
     bool fused_qkv;             /* one QKV nn.Linear: autocast casts its input once */
     vl_gelu gelu;

@@ -182,6 +182,11 @@ static bool starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* PyTorch before 2.2 saved mean's input for its backward (pytorch/pytorch issue #109876,
+ * fixed by pull request #109935): an RMSNorm's mean of squares keeps the squares, the size
+ * and dtype of the fp32 input it squares */
+#define MEAN_SQUARES "RMSNorm squares, kept by mean (PyTorch < 2.2)"
+
 static void add_term(vl_term *list, int *n, int max, const char *name, uint64_t bytes)
 {
     if (bytes && *n < max)
@@ -257,6 +262,8 @@ static void layer_terms(step *st, bool *ovf)
         if (f->fused_qkv && amp && starts(x.name, "q, k, v inputs"))
             x.bytes = vl_mul(beta, rs, ovf);
         st->layer[st->n_layer++] = x;
+        if (f->mean_saves_input && strstr(x.name, "norm input, upcast to fp32"))
+            add_term(st->layer, &st->n_layer, max, MEAN_SQUARES, x.bytes);
     }
     /* 16-bit eager attention with softmax(..., dtype=float32).to(dtype): the fp32 softmax is
      * kept for its backward and the 16-bit cast for the matmul with V (without dropout; with
@@ -372,6 +379,8 @@ static void outside_terms(step *st, bool *ovf)
         } /* a frozen fp32 head's 16-bit cast is no cached copy, but its matmul saves it for
            * the hidden state's gradient: kept under LoRA too */
         st->head[st->n_head++] = x;
+        if (st->f->mean_saves_input && strstr(x.name, "norm input, upcast to fp32"))
+            add_term(st->head, &st->n_head, max, MEAN_SQUARES, x.bytes);
     }
     if (s->pp > 1)
         return;

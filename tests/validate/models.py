@@ -39,8 +39,9 @@ class Dropout(nn.Dropout):
 
 class RMSNorm(nn.Module):
     """Hugging Face's LlamaRMSNorm: normalises in fp32, scales in the input dtype.  The mean
-    of squares is written as a sum over h: torch 1.13's mean() saves its input for backward
-    (the squares, 4 bytes an element), current releases save only its size, as sum() does."""
+    of squares is written as a sum over h: mean() saved its input for backward before
+    PyTorch 2.2 (the squares, 4 bytes an element), later releases save only its size, as
+    sum() does."""
 
     def __init__(self, hidden, eps=1e-5):
         super().__init__()
