@@ -553,6 +553,47 @@ static void test_choices(void **state)
                      q_base + L * 2 * (sb * 128 + sb * 128 + sb * f));
 }
 
+/* --torch: each release line against the release that changed the default. */
+static void test_torch_releases(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_torch t;
+        bool softmax, persistent, single, mean;
+    } want[] = {
+        {VL_TORCH_1_10, true, true, true, true},     {VL_TORCH_1_11, false, true, true, true},
+        {VL_TORCH_1_13, false, true, true, true},    {VL_TORCH_2_0, false, false, false, true},
+        {VL_TORCH_2_1, false, false, false, true},   {VL_TORCH_2_2, false, false, false, false},
+        {VL_TORCH_2_9, false, false, false, false},  {VL_TORCH_CURRENT, false, false, false, false},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_framework f = *fw("pytorch"); /* foreach AdamW, gradients set to None */
+        vl_framework_on_torch(&f, want[i].t);
+        assert_int_equal(f.softmax_saves_input, want[i].softmax);
+        assert_int_equal(f.grads_persistent, want[i].persistent);
+        assert_int_equal(f.optim_impl == VL_OPTIM_SINGLE_TENSOR, want[i].single);
+        assert_int_equal(f.mean_saves_input, want[i].mean);
+    }
+    /* a profile that steps fused stays fused; the settings' release reaches the timeline */
+    vl_framework f = *fw("pytorch");
+    f.optim_impl = VL_OPTIM_FUSED;
+    vl_framework_on_torch(&f, VL_TORCH_1_10);
+    assert_int_equal(f.optim_impl, VL_OPTIM_FUSED);
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    vl_settings_take_framework(&s, fw("pytorch"));
+    s.torch = VL_TORCH_2_1;
+    vl_timeline t;
+    char err[128];
+    assert_true(vl_timeline_for(&m, &s, &hopper, &t, err, sizeof err));
+    uint64_t alive[VL_N_TL_COMPONENTS];
+    alive_before(&t, first_event_of(&t, "loss backward"), alive);
+    vl_timeline_free(&t);
+    vl_framework x = *fw("pytorch");
+    x.mean_saves_input = true;
+    assert_int_equal(alive[VL_TL_ACTIVATIONS], activations_at_backward(&m, &s, &x));
+}
+
 /* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */
 static void test_frozen_under_autocast(void **state)
 {
@@ -1085,6 +1126,7 @@ int main(void)
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_pytorch_matches_the_sum),
         cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_torch_releases),
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),

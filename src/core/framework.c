@@ -181,6 +181,26 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
 };
 const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
 
+void vl_framework_on_torch(vl_framework *f, vl_torch t)
+{
+    /* Before 1.11 the softmax kept its input (issue #64000); before 2.0 Optimizer.zero_grad
+     * and Module.zero_grad defaulted to set_to_none=False, zeroing the gradients in place,
+     * and torch.optim stepped a tensor at a time unless asked for foreach (2.0's
+     * _default_to_fused_or_foreach made foreach the CUDA default); before 2.2 mean kept its
+     * input (issue #109876). */
+    if (t == VL_TORCH_CURRENT)
+        return;
+    if (t < VL_TORCH_1_11)
+        f->softmax_saves_input = true;
+    if (t < VL_TORCH_2_0) {
+        f->grads_persistent = true;
+        if (f->optim_impl == VL_OPTIM_FOREACH)
+            f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
+    }
+    if (t < VL_TORCH_2_2)
+        f->mean_saves_input = true;
+}
+
 void vl_framework_of(const vl_settings *s, vl_framework *f)
 {
     *f = *s->framework;
@@ -188,6 +208,7 @@ void vl_framework_of(const vl_settings *s, vl_framework *f)
     f->head = s->head;
     f->labels = s->labels;
     f->loss_dtype = s->loss_dtype;
+    vl_framework_on_torch(f, s->torch);
 }
 
 void vl_settings_take_framework(vl_settings *s, const vl_framework *f)

@@ -101,8 +101,10 @@ extern const size_t vl_n_frameworks;
 #define VL_FRAMEWORK_DEFAULT "hf"
 
 /* The profile of s's framework with the choices s makes itself (attention, head, labels,
- * loss dtype) over it. */
+ * loss dtype, the PyTorch release) over it. */
 void vl_framework_of(const vl_settings *s, vl_framework *f);
+/* f as it runs on PyTorch release t: what older releases kept, and their defaults. */
+void vl_framework_on_torch(vl_framework *f, vl_torch t);
 /* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
  * attention and loss dtype become the profile's (a flag or a scenario may override them
  * after). */

@@ -14,6 +14,7 @@ const char *const vl_mode_names[VL_N_MODES] = {VL_MODE_LIST(VL_ENUM_NAME)};
 const char *const vl_attention_names[VL_N_ATTENTIONS] = {VL_ATTENTIONS(VL_ENUM_NAME)};
 const char *const vl_head_names[VL_N_HEADS] = {VL_HEADS(VL_ENUM_NAME)};
 const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES] = {VL_LOSS_DTYPES(VL_ENUM_NAME)};
+const char *const vl_torch_names[VL_N_TORCHES] = {VL_TORCH_LIST(VL_ENUM_NAME)};
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
@@ -270,6 +271,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "a built-in or any framework preset (default hf: current PyTorch and "
                 "transformers)",
         .label = N_("framework")},
+    ROW(VL_SET_TORCH) .flag = "torch", FIELD(torch), ENUM(vl_torch_names, VL_N_TORCHES),
+        .modes = VL_IN_TRAIN, .arg = "V",
+        .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
+                "input, before 2.0 zero_grad keeps the gradients and AdamW steps a tensor at "
+                "a time, before 2.2 mean keeps its input (default current)",
+        .json_break = true},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "

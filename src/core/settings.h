@@ -70,6 +70,14 @@
 #define VL_HEADS(X) X(VL_HEAD_LM, "lm") X(VL_HEAD_CLS, "cls") X(VL_HEAD_MLM, "mlm")
 /* the dtype cross-entropy reads: fp32 (the logits upcast first) or the model's 16 bits */
 #define VL_LOSS_DTYPES(X) X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16")
+/* PyTorch release lines (--torch): the ones before 2.2 differ from current ones in what
+ * autograd keeps and how the optimizer steps (vl_framework_of); 2.2 and later are as current. */
+#define VL_TORCH_LIST(X)                                                                      \
+    X(VL_TORCH_CURRENT, "current") X(VL_TORCH_1_8, "1.8") X(VL_TORCH_1_9, "1.9")              \
+    X(VL_TORCH_1_10, "1.10") X(VL_TORCH_1_11, "1.11") X(VL_TORCH_1_12, "1.12")                \
+    X(VL_TORCH_1_13, "1.13") X(VL_TORCH_2_0, "2.0") X(VL_TORCH_2_1, "2.1")                   \
+    X(VL_TORCH_2_2, "2.2") X(VL_TORCH_2_3, "2.3") X(VL_TORCH_2_4, "2.4") X(VL_TORCH_2_5, "2.5") \
+    X(VL_TORCH_2_6, "2.6") X(VL_TORCH_2_7, "2.7") X(VL_TORCH_2_8, "2.8") X(VL_TORCH_2_9, "2.9")
 /* The built-in framework profiles (framework.c): what the framework chooses for the user. */
 #define VL_FRAMEWORK_LIST(X)                                                                  \
     X(VL_FW_PYTORCH, "pytorch") X(VL_FW_HF, "hf") X(VL_FW_MEGATRON, "megatron")              \
@@ -79,6 +87,7 @@ typedef enum { VL_MODE_LIST(VL_ENUM_ID) VL_N_MODES } vl_mode;
 typedef enum { VL_ATTENTIONS(VL_ENUM_ID) VL_N_ATTENTIONS } vl_attention;
 typedef enum { VL_HEADS(VL_ENUM_ID) VL_N_HEADS } vl_head;
 typedef enum { VL_LOSS_DTYPES(VL_ENUM_ID) VL_N_LOSS_DTYPES } vl_loss_dtype;
+typedef enum { VL_TORCH_LIST(VL_ENUM_ID) VL_N_TORCHES } vl_torch;
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
@@ -102,6 +111,7 @@ extern const char *const vl_mode_names[VL_N_MODES];
 extern const char *const vl_attention_names[VL_N_ATTENTIONS];
 extern const char *const vl_head_names[VL_N_HEADS];
 extern const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES];
+extern const char *const vl_torch_names[VL_N_TORCHES];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
@@ -122,6 +132,7 @@ typedef struct vl_settings {
     vl_head head;
     uint64_t labels;       /* head cls: classes */
     vl_loss_dtype loss_dtype;
+    vl_torch torch;        /* the PyTorch release the framework runs on */
     vl_precision precision;
     vl_optimizer optimizer;
     bool paged_optimizer;  /* bitsandbytes' paged variant: states in CUDA managed memory */
@@ -203,7 +214,8 @@ typedef struct vl_settings {
     X(VL_SET_QLORA, "qlora")                                                                  \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
-    X(VL_SET_FRAMEWORK, "framework") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")        \
+    X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch") X(VL_SET_HEAD, "head")         \
+    X(VL_SET_LABELS, "labels")                                                                \
     X(VL_SET_LOSS_DTYPE, "loss_dtype")                                                        \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \
