@@ -71,7 +71,8 @@
 /* the dtype cross-entropy reads: fp32 (the logits upcast first) or the model's 16 bits */
 #define VL_LOSS_DTYPES(X) X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16")
 /* PyTorch release lines (--torch): the ones before 2.2 differ from current ones in what
- * autograd keeps and how the optimizer steps (vl_framework_of); 2.2 and later are as current. */
+ * autograd keeps and how the optimizer steps (vl_framework_on_torch); 2.2 and later are as
+ * current. */
 #define VL_TORCH_LIST(X)                                                                      \
     X(VL_TORCH_CURRENT, "current") X(VL_TORCH_1_8, "1.8") X(VL_TORCH_1_9, "1.9")              \
     X(VL_TORCH_1_10, "1.10") X(VL_TORCH_1_11, "1.11") X(VL_TORCH_1_12, "1.12")                \
