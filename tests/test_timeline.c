@@ -126,6 +126,59 @@ static void test_allocator_rounding(void **state)
     assert_int_equal(vl_alloc_segment(10 * MIB + 512), 12 * MIB); /* rounded to 2 MiB */
 }
 
+/* Many tensors of mixed sizes, freed in a scrambled order, twice: allocated is always the
+ * live tensors' rounded sizes and the remainders too small to split off (under 1 MiB each,
+ * a large-pool block's); once all are freed every segment is one free block again, so a
+ * tensor the first segment held fits it again. */
+static void test_allocator_many(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static uint32_t h[N];
+    static uint64_t bytes[N];
+    bool ovf = false;
+    vl_alloc *a = vl_alloc_new(VL_ALLOC_CACHING);
+    /* a 24 MiB segment of its own (23 MiB is over kMinLargeAlloc), free from the start */
+    vl_alloc_release(a, vl_alloc_tensor(a, 23 * MIB, &ovf));
+    for (int round = 0; round < 2; round++) {
+        uint32_t x = 12345; /* a fixed linear congruential sequence: the same both rounds */
+        uint64_t live = 0, n_live = 0;
+        for (int i = 0; i < N; i++) {
+            x = x * 1103515245u + 12345u;
+            /* small-pool tensors (up to 1 MiB) and large ones (up to 24 MiB) */
+            bytes[i] = x % 3 ? 1 + (x >> 8) % MIB : MIB + (x >> 8) % (23 * MIB);
+            h[i] = vl_alloc_tensor(a, bytes[i], &ovf);
+            live += vl_alloc_round(bytes[i]);
+            n_live++;
+            if (i % 3 == 2) { /* free an earlier one, out of order */
+                const int j = (int)((x >> 4) % (uint32_t)(i + 1));
+                if (h[j]) {
+                    vl_alloc_release(a, h[j]);
+                    live -= vl_alloc_round(bytes[j]);
+                    n_live--;
+                    h[j] = 0;
+                }
+            }
+            assert_in_range(vl_alloc_allocated(a), live, live + n_live * MIB);
+        }
+        for (int i = N - 1; i >= 0; i--)
+            if (h[i]) {
+                vl_alloc_release(a, h[i]);
+                h[i] = 0;
+            }
+        assert_int_equal(vl_alloc_allocated(a), 0);
+    }
+    const uint64_t reserved = vl_alloc_reserved(a);
+    uint32_t small = vl_alloc_tensor(a, MIB, &ovf), large = vl_alloc_tensor(a, 23 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), reserved);
+    /* the 1 MiB left of the 24 MiB segment is no more than kSmallSize: not split off */
+    assert_int_equal(vl_alloc_allocated(a), MIB + 24 * MIB);
+    vl_alloc_release(a, small);
+    vl_alloc_release(a, large);
+    assert_false(ovf);
+    vl_alloc_free_all(a);
+}
+
 static void test_allocator_split_merge_fragment(void **state)
 {
     (void)state;
@@ -1120,6 +1173,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_allocator_split_merge_fragment),
+        cmocka_unit_test(test_allocator_many),
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_golden_tiny_gpt),

@@ -12,17 +12,20 @@ _Static_assert(sizeof vl_gpu_arch_names / sizeof *vl_gpu_arch_names == VL_N_GPU_
 typedef struct block {
     uint64_t size, offset;
     uint32_t segment, prev, next;  /* prev, next: block indices + 1, 0 = none */
-    uint32_t free_at;              /* its place in the free list + 1, 0 = not there */
+    uint32_t left, right;          /* the free tree's children (handles, 0 = none) */
+    bool listed;                   /* in the free tree */
     bool small, used, live;        /* live: the slot holds a block */
 } block;
 
-/* The blocks, and the handles of the free ones: best fit looks at those alone. */
+/* The blocks, and the free ones in a search tree ordered as best fit ranks them (pool,
+ * size, segment, offset: CUDACachingAllocator's BlockComparatorSize, a std::set there), so
+ * that best fit, freeing and splitting take logarithmic time, not a pass over every free
+ * block.  The tree is a treap whose priorities hash the handles. */
 struct vl_alloc {
     vl_allocator kind;
     block *b;
     uint32_t n, cap;
-    uint32_t *free;
-    uint32_t n_free, cap_free;
+    uint32_t root;                 /* of the free tree */
     uint32_t *dead;                /* slots of merged-away blocks, for new blocks to reuse */
     uint32_t n_dead, cap_dead;
     uint32_t segments;
@@ -41,38 +44,106 @@ void vl_alloc_free_all(vl_alloc *a)
 {
     if (a) {
         free(a->b);
-        free(a->free);
         free(a->dead);
     }
     free(a);
 }
 
-static bool free_add(vl_alloc *a, uint32_t h, bool *ovf)
+/* Block x before block y in the free tree. */
+static bool ranks_before(const block *x, const block *y)
 {
-    if (a->n_free == a->cap_free) {
-        uint32_t cap = a->cap_free ? 2 * a->cap_free : 256;
-        uint32_t *nf = realloc(a->free, (size_t)cap * sizeof *nf);
-        if (!nf) {
-            *ovf = true;
-            return false;
-        }
-        a->free = nf;
-        a->cap_free = cap;
+    if (x->small != y->small)
+        return !x->small;
+    if (x->size != y->size)
+        return x->size < y->size;
+    if (x->segment != y->segment)
+        return x->segment < y->segment;
+    return x->offset < y->offset;
+}
+
+/* A handle's treap priority: the handle mixed (the lowbias32 integer hash) so that the
+ * priorities look random whatever order the blocks rank in, which keeps the tree's
+ * expected depth logarithmic. */
+static uint32_t priority(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return h;
+}
+
+/* The treap of l's blocks and then r's (every block of l ranks before every one of r). */
+static uint32_t tree_join(vl_alloc *a, uint32_t l, uint32_t r)
+{
+    if (!l || !r)
+        return l ? l : r;
+    if (priority(l) > priority(r)) {
+        a->b[l - 1].right = tree_join(a, a->b[l - 1].right, r);
+        return l;
     }
-    a->free[a->n_free++] = h;
-    a->b[h - 1].free_at = a->n_free;
-    return true;
+    a->b[r - 1].left = tree_join(a, l, a->b[r - 1].left);
+    return r;
+}
+
+/* Splits treap t into the blocks that rank before *key (*l) and the others (*r). */
+static void tree_split(vl_alloc *a, uint32_t t, const block *key, uint32_t *l, uint32_t *r)
+{
+    if (!t) {
+        *l = *r = 0;
+    } else if (ranks_before(&a->b[t - 1], key)) {
+        tree_split(a, a->b[t - 1].right, key, &a->b[t - 1].right, r);
+        *l = t;
+    } else {
+        tree_split(a, a->b[t - 1].left, key, l, &a->b[t - 1].left);
+        *r = t;
+    }
+}
+
+static void free_add(vl_alloc *a, uint32_t h)
+{
+    uint32_t l, r;
+    tree_split(a, a->root, &a->b[h - 1], &l, &r);
+    a->b[h - 1].left = a->b[h - 1].right = 0;
+    a->root = tree_join(a, tree_join(a, l, h), r);
+    a->b[h - 1].listed = true;
+}
+
+/* Treap t without block h, which it holds. */
+static uint32_t tree_remove(vl_alloc *a, uint32_t t, uint32_t h)
+{
+    block *c = &a->b[t - 1];
+    if (t == h)
+        return tree_join(a, c->left, c->right);
+    if (ranks_before(&a->b[h - 1], c))
+        c->left = tree_remove(a, c->left, h);
+    else
+        c->right = tree_remove(a, c->right, h);
+    return t;
 }
 
 static void free_del(vl_alloc *a, uint32_t h)
 {
-    uint32_t at = a->b[h - 1].free_at;
-    if (!at)
+    if (!a->b[h - 1].listed)
         return;
-    uint32_t last = a->free[--a->n_free];
-    a->free[at - 1] = last;
-    a->b[last - 1].free_at = at;
-    a->b[h - 1].free_at = 0;
+    a->root = tree_remove(a, a->root, h);
+    a->b[h - 1].listed = false;
+}
+
+/* The first free block that does not rank before *key, or 0. */
+static uint32_t free_lower_bound(const vl_alloc *a, const block *key)
+{
+    uint32_t t = a->root, found = 0;
+    while (t) {
+        if (ranks_before(&a->b[t - 1], key)) {
+            t = a->b[t - 1].right;
+        } else {
+            found = t;
+            t = a->b[t - 1].left;
+        }
+    }
+    return found;
 }
 
 uint64_t vl_alloc_round(uint64_t bytes)
@@ -127,18 +198,11 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
     }
     const uint64_t size = vl_alloc_round(bytes);
     const bool small = size <= VL_ALLOC_SMALL_SIZE;
-    uint32_t best = 0;
-    for (uint32_t k = 0; k < a->n_free; k++) {
-        const uint32_t i = a->free[k] - 1;
-        const block *c = &a->b[i];
-        if (c->small != small || c->size < size)
-            continue;
-        if (!best || c->size < a->b[best - 1].size ||
-            (c->size == a->b[best - 1].size &&
-             (c->segment < a->b[best - 1].segment ||
-              (c->segment == a->b[best - 1].segment && c->offset < a->b[best - 1].offset))))
-            best = i + 1;
-    }
+    /* the smallest free block of the pool that holds size, the lowest address among equals */
+    const block key = {.size = size, .small = small};
+    uint32_t best = free_lower_bound(a, &key);
+    if (best && a->b[best - 1].small != small)
+        best = 0;
     if (best)
         free_del(a, best);
     if (!best) { /* cudaMalloc a new segment: one free block spanning it */
@@ -162,8 +226,7 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
             a->b[c->next - 1].prev = r;
         c->next = r;
         c->size = size;
-        if (!free_add(a, r, ovf))
-            return 0;
+        free_add(a, r);
     }
     c->used = true;
     a->allocated = vl_add(a->allocated, c->size, ovf);
@@ -205,11 +268,13 @@ void vl_alloc_release(vl_alloc *a, uint32_t h)
     if (c->next && !a->b[c->next - 1].used)
         merge(a, h, c->next);
     if (c->prev && !a->b[c->prev - 1].used) {
-        merge(a, c->prev, h);
+        const uint32_t p = c->prev;
+        free_del(a, p); /* its size changes: out of the tree, then back in its new place */
+        merge(a, p, h);
+        free_add(a, p);
         return;
     }
-    bool ovf = false; /* out of memory for the list: the block stays unlisted, unused */
-    free_add(a, h, &ovf);
+    free_add(a, h);
 }
 
 uint64_t vl_alloc_allocated(const vl_alloc *a)
