@@ -572,6 +572,41 @@ static void test_solver(void **state)
     assert_non_null(vl_solve_fit(&m, &s, VL_SOLVE_MAX_BATCH, 1ULL << 30, &any, &sol));
 }
 
+/* What a watched search tells: each try in turn, within the bound it gives, and the same
+ * answer as the search unwatched. */
+typedef struct watched {
+    unsigned calls, last, most;
+    bool in_order;
+} watched;
+
+static void watch(void *ctx, unsigned tried, unsigned most)
+{
+    watched *w = ctx;
+    w->in_order = w->in_order && tried == w->calls + 1 && tried <= most &&
+                  (w->calls == 0 || most == w->most);
+    w->calls++;
+    w->last = tried;
+    w->most = most;
+}
+
+static void test_solver_watched(void **state)
+{
+    (void)state;
+    const uint64_t cap = 80ULL << 30;
+    vl_model m = llama2_7b();
+    for (vl_solve what = VL_SOLVE_MAX_BATCH; what <= VL_SOLVE_MIN_GPUS; what++) {
+        vl_settings s = infer(), t = infer();
+        vl_solution a, b;
+        watched w = {.in_order = true};
+        assert_null(vl_solve_fit(&m, &s, what, cap, &any, &a));
+        assert_null(vl_solve_fit_watched(&m, &t, what, cap, &any, &b, watch, &w));
+        assert_int_equal(a.answer, b.answer);
+        assert_int_equal(a.next_total, b.next_total);
+        assert_true(w.in_order);
+        assert_true(w.calls > 1 && w.last <= w.most);
+    }
+}
+
 /* DeepSeek-V3's multi-head latent attention caches the 512-wide latent and the 64-wide
  * rotary key per layer: 61 x 576 x 2 B = 70,272 B a token, whole on every GPU. */
 static void test_latent_cache(void **state)
@@ -638,7 +673,8 @@ int main(void)
         cmocka_unit_test(test_rope_cache),
         cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),
-        cmocka_unit_test(test_solver),            cmocka_unit_test(test_latent_cache),
+        cmocka_unit_test(test_solver),
+        cmocka_unit_test(test_solver_watched),            cmocka_unit_test(test_latent_cache),
         cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),
         cmocka_unit_test(test_int4_kv), cmocka_unit_test(test_serving_capacity),
         cmocka_unit_test(test_pipeline_serving), cmocka_unit_test(test_cpu_offload),

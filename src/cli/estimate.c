@@ -1,11 +1,30 @@
 /* estimate.c: `vramlab estimate`: options -> settings -> breakdown -> report. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/memory.h"
 #include "core/timeline.h"
 #include "app/options.h"
 #include "report/report.h"
+
+/* --solve's progress on a terminal, once the search has taken more than a second (each
+ * try builds the step's timeline: seconds on a model of thousands of layers). */
+typedef struct solve_progress {
+    const char *what;
+    double start;
+    bool shown;
+} solve_progress;
+
+static void show_progress(void *ctx, unsigned tried, unsigned most)
+{
+    solve_progress *p = ctx;
+    if (cli_seconds() - p->start <= 1.0)
+        return;
+    fprintf(stderr, "\rvramlab: --solve %s: %u of at most %u tries   ", p->what, tried, most);
+    p->shown = true;
+}
 
 /* The breakdown (and, in training, the ZeRO 0-3 comparison) at o->s, written out. */
 static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu *gpu)
@@ -17,8 +36,13 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     char why[VL_ERR_LEN];
     const vl_runtime rt = vl_runtime_on(gpu, o->overhead_given);
     if (o->solving) {
-        const char *none = vl_solve_fit(model, &o->s, o->solve, report_capacity(&o->s, gpu),
-                                        &rt, &sol);
+        solve_progress p = {vl_solve_names[o->solve], cli_seconds(), false};
+        const bool tty = isatty(STDERR_FILENO);
+        const char *none =
+            vl_solve_fit_watched(model, &o->s, o->solve, report_capacity(&o->s, gpu), &rt, &sol,
+                                 tty ? show_progress : NULL, &p);
+        if (p.shown)
+            fprintf(stderr, "\r%70s\r", "");
         if (none) {
             fprintf(stderr, "vramlab: --solve %s on %s: %s\n", vl_solve_names[o->solve],
                     gpu->name, none);

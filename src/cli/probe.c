@@ -450,13 +450,6 @@ static int run_accumulate(const probe_opts *o, probe_report *r, vl_accumulate *a
     return EXIT_OK;
 }
 
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The features of --input: rows of VL_TRAIN_IN finite values, whole micro-batches. */
 static int train_input(const char *path, float **x, size_t *rows)
 {
@@ -527,11 +520,11 @@ static int run_train(const probe_opts *o)
             rc = usage_error("out of memory");
 
     /* in slices, with progress on a terminal once the run takes more than a second */
-    double start = seconds();
+    double start = cli_seconds();
     bool tty = isatty(STDERR_FILENO), shown = false;
     for (int i = 0; i < n && rc == EXIT_OK; i++) {
         while (vl_train_step(runs[i], 25) < to.steps) {
-            if (tty && seconds() - start > 1.0) {
+            if (tty && cli_seconds() - start > 1.0) {
                 fprintf(stderr, "\rprobe train: %s, step %" PRIu32 " of %" PRIu32 "   ",
                         runs[i]->regime->name, runs[i]->done, to.steps);
                 shown = true;

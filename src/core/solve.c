@@ -36,28 +36,56 @@ static uint64_t *field(vl_settings *s, vl_solve what)
                                                                                   : &s->gpus;
 }
 
+/* One search: the model and runtime every try uses, and who is told of each. */
+typedef struct search {
+    const vl_model *m;
+    const vl_runtime *rt;
+    vl_solve what;
+    vl_solve_watch watch;
+    void *ctx;
+    unsigned tried, most;
+} search;
+
+/* The tries a binary search over [1, hi] makes at most, the answer's neighbour and the
+ * first try besides. */
+static unsigned bisect_tries(uint64_t hi)
+{
+    unsigned bits = 0;
+    for (; hi; hi >>= 1)
+        bits++;
+    return bits + 3;
+}
+
 /* What must fit at v: the step's peak on the device (vl_timeline_for), or 0 when the
  * settings are invalid there or the result overflows. */
-static uint64_t total_at(const vl_model *m, vl_settings s, vl_solve what, uint64_t v,
-                         const vl_runtime *rt)
+static uint64_t total_at(search *q, vl_settings s, uint64_t v)
 {
     vl_timeline t;
     char why[8];
-    *field(&s, what) = v;
-    uint64_t peak = vl_timeline_for(m, &s, rt, &t, why, sizeof why) ? t.peak.device : 0;
+    *field(&s, q->what) = v;
+    uint64_t peak = vl_timeline_for(q->m, &s, q->rt, &t, why, sizeof why) ? t.peak.device : 0;
     vl_timeline_free(&t);
+    q->tried++;
+    if (q->watch)
+        q->watch(q->ctx, q->tried, q->tried > q->most ? q->tried : q->most);
     return peak;
 }
 
-static bool fits_at(const vl_model *m, const vl_settings *s, vl_solve what, uint64_t v,
-                    uint64_t capacity, const vl_runtime *rt)
+static bool fits_at(search *q, const vl_settings *s, uint64_t v, uint64_t capacity)
 {
-    uint64_t t = total_at(m, *s, what, v, rt);
+    uint64_t t = total_at(q, *s, v);
     return t != 0 && t <= capacity;
 }
 
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
                          const vl_runtime *rt, vl_solution *out)
+{
+    return vl_solve_fit_watched(m, s, what, capacity, rt, out, NULL, NULL);
+}
+
+const char *vl_solve_fit_watched(const vl_model *m, vl_settings *s, vl_solve what,
+                                 uint64_t capacity, const vl_runtime *rt, vl_solution *out,
+                                 vl_solve_watch watch, void *ctx)
 {
     memset(out, 0, sizeof *out);
     if (what == VL_SOLVE_MAX_CONCURRENCY)
@@ -65,21 +93,23 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
     uint64_t hi = what == VL_SOLVE_MAX_BATCH     ? VL_MAX_BATCH
                   : what == VL_SOLVE_MAX_CONTEXT ? VL_MAX_SEQ - s->gen
                                                  : VL_MAX_GPUS;
+    search q = {m, rt, what, watch, ctx, 0, bisect_tries(hi)};
     if (what == VL_SOLVE_MIN_GPUS && s->mode == VL_MODE_INFER) {
         /* tensor parallelism: only counts that divide the heads are valid, so scan them,
          * in whole pipeline stages with --pp (GPUs = tensor x pipeline parallel) */
+        q.most = 2 * (unsigned)m->arch.heads + 1;
         uint64_t prev = 0; /* the last valid count that did not fit */
         for (uint64_t t = 1; t <= m->arch.heads; t++) {
             const uint64_t n = t * s->pp;
-            if (total_at(m, *s, what, n, rt) == 0) /* not a valid layout */
+            if (total_at(&q, *s, n) == 0) /* not a valid layout */
                 continue;
-            if (!fits_at(m, s, what, n, capacity, rt)) {
+            if (!fits_at(&q, s, n, capacity)) {
                 prev = n;
                 continue;
             }
             out->answer = s->gpus = n;
             out->next = prev;
-            out->next_total = prev ? total_at(m, *s, what, prev, rt) : 0;
+            out->next_total = prev ? total_at(&q, *s, prev) : 0;
             return NULL;
         }
         return "no tensor-parallel GPU count (a divisor of the attention heads) fits";
@@ -88,14 +118,14 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
         /* training: whole tensor x pipeline x context groups, data parallel over them */
         const uint64_t unit = s->tp * s->pp * s->cp;
         hi = VL_MAX_GPUS / unit;
-        if (!fits_at(m, s, what, hi * unit, capacity, rt))
+        if (!fits_at(&q, s, hi * unit, capacity))
             return s->zero == 0 ? "no GPU count fits: at ZeRO-0 every GPU holds the whole "
                                   "model (try --zero 1, 2 or 3)"
                                 : "no GPU count fits, even 1048576";
         uint64_t lo = 1; /* smallest n in [lo, hi] that fits; hi fits */
         while (lo < hi) {
             uint64_t mid = lo + (hi - lo) / 2;
-            if (fits_at(m, s, what, mid * unit, capacity, rt))
+            if (fits_at(&q, s, mid * unit, capacity))
                 hi = mid;
             else
                 lo = mid + 1;
@@ -103,17 +133,17 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
         out->answer = s->gpus = hi * unit;
         if (hi > 1) {
             out->next = (hi - 1) * unit;
-            out->next_total = total_at(m, *s, what, out->next, rt);
+            out->next_total = total_at(&q, *s, out->next);
         }
         return NULL;
     }
-    if (!fits_at(m, s, what, 1, capacity, rt))
+    if (!fits_at(&q, s, 1, capacity))
         return what == VL_SOLVE_MAX_BATCH ? "it does not fit even with --batch 1"
                                           : "it does not fit even with a 1-token context";
     uint64_t lo = 1; /* largest v in [lo, hi] that fits; lo fits */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (fits_at(m, s, what, mid, capacity, rt))
+        if (fits_at(&q, s, mid, capacity))
             lo = mid;
         else
             hi = mid - 1;
@@ -121,7 +151,7 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
     out->answer = *field(s, what) = lo;
     if (lo < (what == VL_SOLVE_MAX_BATCH ? VL_MAX_BATCH : VL_MAX_SEQ - s->gen)) {
         out->next = lo + 1;
-        out->next_total = total_at(m, *s, what, lo + 1, rt);
+        out->next_total = total_at(&q, *s, lo + 1);
     }
     return NULL;
 }

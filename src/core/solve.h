@@ -30,4 +30,12 @@ typedef struct vl_solution {
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
                          const vl_runtime *rt, vl_solution *out);
 
+/* Told after each value a search tries: how many it has tried, of at most `most` (each try
+ * builds the step's timeline, which on a deep model takes a while). */
+typedef void (*vl_solve_watch)(void *ctx, unsigned tried, unsigned most);
+/* vl_solve_fit, telling watch (when it is not NULL) of every try. */
+const char *vl_solve_fit_watched(const vl_model *m, vl_settings *s, vl_solve what,
+                                 uint64_t capacity, const vl_runtime *rt, vl_solution *out,
+                                 vl_solve_watch watch, void *ctx);
+
 #endif
