@@ -110,9 +110,11 @@ static void free_add(vl_alloc *a, uint32_t h)
     a->b[h - 1].listed = true;
 }
 
-/* Treap t without block h, which it holds. */
+/* Treap t without block h, which it holds (its key unchanged since it went in). */
 static uint32_t tree_remove(vl_alloc *a, uint32_t t, uint32_t h)
 {
+    if (!t)
+        return 0;
     block *c = &a->b[t - 1];
     if (t == h)
         return tree_join(a, c->left, c->right);
