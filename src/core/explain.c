@@ -209,7 +209,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
                                                 : " (with s x s scores)",
                  !vl_dtype_bnb4(s->weight_dtype) ? ""
-                 : s->compute_dtype == VL_DT_FP32 && s->framework->bnb_compute_cast
+                 : vl_bnb4_fp32(s)
                      ? " (with a 4-bit matmul's fp32 input, output and matrix, dequantized "
                        "through 16 bits, for more than one token)"
                      : " (with a 4-bit matmul's matrix dequantized to 16 bits, for more than "

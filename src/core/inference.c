@@ -62,12 +62,18 @@ typedef struct shard {
  * output back: in fp32 the input and output are copies, and the matrix exists in 16 and 32
  * bits at once while it is cast; F.linear then writes the fp32 output beside the fp32
  * matrix.  Of the up (h in, ffn out) and down (ffn in, h out) projections, the larger. */
+bool vl_bnb4_fp32(const vl_settings *s)
+{
+    return vl_dtype_bnb4(s->weight_dtype) && s->compute_dtype == VL_DT_FP32 &&
+           s->framework->bnb_compute_cast;
+}
+
 static uint64_t bnb4_matmul(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t bt,
                             bool *ovf)
 {
     if (!vl_dtype_bnb4(s->weight_dtype))
         return 0;
-    const bool fp32 = s->compute_dtype == VL_DT_FP32 && s->framework->bnb_compute_cast;
+    const bool fp32 = vl_bnb4_fp32(s);
     const uint64_t h = a->hidden, f = g->ffn, m = bt > 1 ? vl_mul(h, f, ovf) : 0;
     if (!fp32)
         return vl_mul(2, m, ovf);

@@ -230,5 +230,8 @@ uint64_t vl_infer_tp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
  * 16 bits). */
 uint64_t vl_infer_act_bytes(const vl_settings *s);
+/* bnb4 weights computing in fp32: the framework's Linear4bit casts its input to
+ * bnb_4bit_compute_dtype (bnb_compute_cast) and that dtype is fp32. */
+bool vl_bnb4_fp32(const vl_settings *s);
 
 #endif

@@ -1212,7 +1212,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     if (rt->overhead_given)
         p->context_source = "--overhead";
     p->managed = st.paged;
-    p->device = vl_add(vl_add(p->reserved, p->context, &ovf), p->managed, &ovf);
+    p->device = vl_peak_on_gpu(p, p->reserved, &ovf);
     if (!ok) {
         snprintf(err, len, "out of memory");
         return false;
@@ -1247,6 +1247,11 @@ void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMP
         else
             out[e->component] -= e->bytes;
     }
+}
+
+uint64_t vl_peak_on_gpu(const vl_peak *p, uint64_t reserved, bool *ovf)
+{
+    return vl_add(vl_add(reserved, p->context, ovf), p->managed, ovf);
 }
 
 bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,

@@ -66,6 +66,10 @@ typedef struct vl_peak {
     uint64_t alive[VL_N_TL_COMPONENTS]; /* at the peak, by component; sums to tensors */
 } vl_peak;
 
+/* What nvidia-smi would show with `reserved` bytes in the caching allocator: those, the CUDA
+ * context (or --overhead) and the paged optimizer states in managed memory. */
+uint64_t vl_peak_on_gpu(const vl_peak *p, uint64_t reserved, bool *ovf);
+
 typedef struct vl_timeline {
     vl_event *events;
     size_t n_events, cap_events;

@@ -663,11 +663,6 @@ static void tl_fill(const vl_timeline *t, const vl_event *ev, const uint64_t *li
     band[REPORT_TL_CACHED] = ev->reserved - ev->allocated;
 }
 
-uint64_t report_tl_on_gpu(const vl_timeline *t, const vl_event *ev)
-{
-    return ev->reserved + t->peak.context + t->peak.managed;
-}
-
 void report_tl_bands(const vl_timeline *t, size_t i, uint64_t band[REPORT_TL_BANDS])
 {
     uint64_t live[VL_N_TL_COMPONENTS];
@@ -709,7 +704,8 @@ int report_tl_columns(const vl_timeline *t, int width, report_tl_column *out)
             live[ev->component] -= ev->bytes;
         for (; c < width && out[c].event == i; c++) {
             tl_fill(t, ev, live, out[c].band);
-            out[c].top = report_tl_on_gpu(t, ev);
+            bool ovf = false; /* no event reserves more than the peak, which fitted */
+            out[c].top = vl_peak_on_gpu(&t->peak, ev->reserved, &ovf);
         }
     }
     return width;

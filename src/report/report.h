@@ -100,8 +100,6 @@ extern const char *const report_tl_band_keys[REPORT_TL_BANDS];   /* "weights", "
 extern const char *const report_tl_band_labels[REPORT_TL_BANDS]; /* for people */
 /* The bands after event i. */
 void report_tl_bands(const vl_timeline *t, size_t i, uint64_t band[REPORT_TL_BANDS]);
-/* What nvidia-smi would show after event ev: reserved + the context + paged states. */
-uint64_t report_tl_on_gpu(const vl_timeline *t, const vl_event *ev);
 typedef struct report_tl_column {
     size_t first, last;         /* the events it covers */
     size_t event;               /* among them, the first whose allocated is the largest */

@@ -157,9 +157,10 @@ static void draw_legend(const ui *u, const chart *c, const bool used[REPORT_TL_B
         draw_text(y++, x + 3, w - 3, C_NORMAL, line);
     }
     if (y <= last) {
+        bool ovf = false; /* no event reserves more than the peak, which fitted */
         snprintf(line, sizeof line, "    %s%9.2f",
                  draw_pad(cell, sizeof cell, _("on the GPU"), -label_w),
-                 vl_in_units(report_tl_on_gpu(&v->t, ev), VL_UNITS_GIB));
+                 vl_in_units(vl_peak_on_gpu(&v->t.peak, ev->reserved, &ovf), VL_UNITS_GIB));
         draw_text(y, x, w, C_HEADING, line);
     }
 }
