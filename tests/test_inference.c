@@ -144,6 +144,43 @@ static void test_bnb4(void **state)
     assert_int_equal(b.inf.prefill.workspace, residual + mlp + 2 * w);
 }
 
+/* LitGPT's 4-bit Llama 2 7B (Lightning's BitsandbytesPrecision): the output layer in NF4
+ * with the layers' matrices, (6,476,005,376 + 131,072,000) / 2 B + an fp32 absmax for each
+ * of their 103,235,584 blocks of 64, the embeddings and norms at 2 B.  A 20-token prompt:
+ * GPT.forward projects all 20 positions, 20 x 32000 x 2 B, as the 4-bit head dequantizes
+ * to fp16 and is cast to bf16, 2 x 2 B x 131,072,000, the largest of the workspace beside
+ * the residual stream (the MLP's matrix takes 2 x 2 B x 45,088,768).  One token: gemv, no
+ * matrix, the fp32 logits of the last position.  Loading quantizes each matrix from a
+ * 16-bit copy on the GPU: the head's, 2 x 131,072,000 B, is the largest (the MLP's under
+ * transformers, which keeps the head in 16 bits). */
+static void test_litgpt_bnb4(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    vl_settings_take_framework(&s, vl_framework_find("litgpt"));
+    s.seq = 20;
+    s.weight_dtype = VL_DT_BNB4;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    const uint64_t q = 6476005376ULL + 131072000ULL;
+    assert_int_equal(b.inf.stage_qhead, 131072000ULL);
+    assert_int_equal(b.inf.scale_bytes, 4 * 103235584ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS],
+                     q / 2 + 4 * 103235584ULL + 131072000ULL * 2 + 266240ULL * 2);
+    const uint64_t residual = 2 * 2 * 20 * 4096ULL;
+    assert_int_equal(b.inf.prefill.workspace, residual + 20 * 32000ULL * 2 + 4 * 131072000ULL);
+    assert_int_equal(b.inf.decode.workspace, 0); /* no decode asked */
+    s.gen = 1;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.decode.workspace, 2 * 2 * 4096ULL + 4 * 32000ULL);
+    bool ovf = false;
+    assert_int_equal(vl_bnb4_load_copy(&m.arch, &s, true, &ovf), 2 * 131072000ULL);
+    vl_settings_take_framework(&s, vl_framework_find("hf"));
+    assert_int_equal(vl_bnb4_load_copy(&m.arch, &s, true, &ovf), 2 * 45088768ULL);
+    assert_false(ovf);
+}
+
 /* vLLM's RoPE table: Llama 3.1 8B's 131,072 positions x 128 x 2 B = 33,554,432 B on each
  * GPU beside the weights (its "Model loading took 14.9889 GiB": 16,060,522,496 B of bf16
  * parameters and this); transformers keeps none; a model without RoPE none either. */
@@ -670,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_encoder),
         cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_bnb4),
+        cmocka_unit_test(test_litgpt_bnb4),
         cmocka_unit_test(test_rope_cache),
         cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),

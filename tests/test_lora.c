@@ -286,6 +286,44 @@ static void test_qlora_trl_bf16_embeddings(void **state)
     assert_int_equal(trl.lora.frozen_bytes, 3600416768ULL + 262410240ULL * 2);
 }
 
+/* QLoRA of Llama 2 7B under Lightning's BitsandbytesPrecision (litgpt): the output layer is
+ * a 4-bit layer too, 32000 x 4096 = 131,072,000 weights: 65,536,000 B + 2,048,000 block
+ * scales + 4 x 8,000 = 67,616,000 B in NF4 beside the layers' 3,340,771,328 (test_qlora_llama),
+ * leaving the 131,338,240 embedding and norm params at 2 B.  Quantized from fp16, each
+ * matrix dequantizes to fp16 and a bf16 model casts it: 2 x 2 B a weight, 180,355,072 B for
+ * the largest layer matrix and 524,288,000 B for the head, the larger the sum's term; in
+ * fp16 no cast, one copy each. */
+static void test_qlora_lightning(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s;
+    eager_defaults(&s);
+    s.precision = VL_BF16;
+    s.lora_rank = 8;
+    s.qlora = true;
+    vl_settings_take_framework(&s, vl_framework_find("litgpt"));
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.lora.nf4_params, 6476005376ULL + 131072000ULL);
+    assert_int_equal(b.lora.nf4_bytes, 3340771328ULL + 67616000ULL);
+    assert_int_equal(b.lora.frozen_bytes, 3340771328ULL + 67616000ULL + 131338240ULL * 2);
+    assert_int_equal(b.act.layer_dequant_bytes, 4 * 4096ULL * 11008);
+    assert_int_equal(b.act.head_dequant_bytes, 4 * 131072000ULL);
+    assert_int_equal(b.act.dequant_bytes, 4 * 131072000ULL);
+    s.precision = VL_FP16;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.act.layer_dequant_bytes, 2 * 4096ULL * 11008);
+    assert_int_equal(b.act.head_dequant_bytes, 2 * 131072000ULL);
+    /* transformers keeps the head in 16 bits and quantizes from the checkpoint's dtype */
+    s.precision = VL_BF16;
+    vl_settings_take_framework(&s, vl_framework_find("hf"));
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.lora.nf4_bytes, 3340771328ULL);
+    assert_int_equal(b.act.head_dequant_bytes, 0);
+    assert_int_equal(b.act.dequant_bytes, 2 * 4096ULL * 11008);
+}
+
 static void test_lora_bad_settings(void **state)
 {
     (void)state;
@@ -349,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_nf4),
         cmocka_unit_test(test_lora_llama_bf16_mixed), cmocka_unit_test(test_qlora_llama),
         cmocka_unit_test(test_qlora_mistral_8bit), cmocka_unit_test(test_qlora_trl_bf16_embeddings),
+        cmocka_unit_test(test_qlora_lightning),
         cmocka_unit_test(test_lora_bad_settings),
         cmocka_unit_test(test_lora_all_linear_activations),
     };

@@ -497,7 +497,7 @@ static const struct {
     {"kind: framework\nname: f\nattention: flash2\n",
      "x.yaml:3:12: attention: unknown value 'flash2' (expected eager, sdpa or flash; did you mean 'flash'?)"},
     {"kind: framework\nname: f\nbase: torch\n",
-     "x.yaml:3:7: base: unknown value 'torch' (expected pytorch, hf, megatron, deepspeed or vllm; did you mean 'pytorch'?)"},
+     "x.yaml:3:7: base: unknown value 'torch' (expected pytorch, hf, megatron, deepspeed, vllm or litgpt; did you mean 'pytorch'?)"},
     {"kind: framework\nname: f\ncuda_graphs: yes\n",
      "x.yaml:3:14: cuda_graphs: expected true or false, got 'yes'"},
     {"kind: framework\nname: f\nsampler_fp32: 17\n",

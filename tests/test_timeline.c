@@ -1141,6 +1141,46 @@ static void test_paged_optimizer(void **state)
     vl_timeline_free(&paged);
 }
 
+/* Lightning's 4-bit layers (litgpt) on Llama 2 7B, by hand.  Serving a one-token prompt,
+ * the step's peak is the loading: every weight (test_litgpt_bnb4 in test_inference.c) and
+ * the 16-bit copy of the matrix being quantized, the 32000 x 4096 head's 262,144,000 B.
+ * QLoRA in bf16: the head, 4-bit too, is dequantized to fp16 and cast, 4 x 131,072,000 B,
+ * while it computes the logits and again for their gradient; each layer's matrix the same
+ * way, 4 x 45,088,768 B at the largest.  transformers' head stays 16-bit: no such event. */
+static void test_lightning_bnb4(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = serve(1, 0, 1);
+    s.weight_dtype = VL_DT_BNB4;
+    vl_timeline t;
+    build(&m, &s, fw("litgpt"), &t);
+    const uint64_t copy = event_bytes(&t, "load weights",
+                                      "a matrix in 16 bits while bitsandbytes quantizes it");
+    assert_int_equal(copy, 2 * 131072000ULL);
+    assert_string_equal(t.peak.phase, "load weights");
+    assert_int_equal(t.peak.tensors, t.sum.bytes[VL_C_WEIGHTS] + copy);
+    vl_timeline_free(&t);
+
+    s = train(VL_BF16, 1024, 1);
+    s.lora_rank = 8;
+    s.qlora = true;
+    build(&m, &s, fw("litgpt"), &t);
+    const char *head = "4-bit output layer dequantized to 16 bits";
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, "loss", head, &bytes), 1);
+    assert_int_equal(bytes, 4 * 131072000ULL);
+    assert_int_equal(allocs_in(&t, "loss backward", head, &bytes), 1);
+    assert_int_equal(bytes, 4 * 131072000ULL);
+    assert_int_equal(allocs_in(&t, "forward layer 0", "4-bit matrix dequantized to 16 bits",
+                               &bytes), 1);
+    assert_int_equal(bytes, 4 * 45088768ULL);
+    vl_timeline_free(&t);
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(allocs_in(&t, "loss", head, &bytes), 0);
+    vl_timeline_free(&t);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -1190,6 +1230,7 @@ int main(void)
         cmocka_unit_test(test_per_tensor),
         cmocka_unit_test(test_sharding_and_experts),
         cmocka_unit_test(test_paged_optimizer),
+        cmocka_unit_test(test_lightning_bnb4),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,7 +99,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                           char *buf, size_t len)
 {
     const vl_inference *inf = &b->inf;
-    char v[32], x[32], y[32], z[32], w[48], tp[96] = "";
+    char v[32], x[64], y[32], z[32], w[48], tp[96] = "";
     const char *wd = vl_dtype_names[s->weight_dtype];
     const bool quant = vl_dtype_quantized(s->weight_dtype);
 
@@ -142,7 +142,13 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
             break;
         }
         vl_fmt_count(inf->stage_linear, x, sizeof x);
-        vl_fmt_count(inf->stage_embedding, y, sizeof y);
+        append(x, sizeof x, " layer-matrix");
+        if (inf->stage_qhead) { /* a 4-bit output layer: with the matrices */
+            char h[32];
+            vl_fmt_count(inf->stage_qhead, h, sizeof h);
+            append(x, sizeof x, " + %s output-layer", h);
+        }
+        vl_fmt_count(inf->stage_embedding - inf->stage_qhead, y, sizeof y);
         vl_fmt_count(inf->stage_other, z, sizeof z);
         if (s->weight_dtype == VL_DT_INT4)
             snprintf(w, sizeof w, " + %llu-weight group scales",
@@ -154,7 +160,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         else
             w[0] = '\0';
         snprintf(buf, len,
-                 "%s(%s layer-matrix params x %g B (%s)%s + %s embedding params x %g B)%s + %s "
+                 "%s(%s params x %g B (%s)%s + %s embedding params x %g B)%s + %s "
                  "norm/bias params x %g B on every GPU = %s",
                  stage, x, vl_dtype_bits(s->weight_dtype) / 8.0, wd, w, y,
                  (quant ? 16 : vl_dtype_bits(s->weight_dtype)) / 8.0, tp, z,
@@ -200,10 +206,12 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  (unsigned long long)s->batch, v,
                  inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
         break;
-    case VL_C_ACTIVATIONS:
+    case VL_C_ACTIVATIONS: {
+        const bool cast = !vl_bnb4_fp32(s) &&
+                          vl_bnb4_dequant_copies(s->framework, s->compute_dtype == VL_DT_BF16) > 1;
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP%s "
-                 "and the last position's fp32 logits%s%s, for %s (prefill %s, decode %s) = %s",
+                 "and %s%s%s%s, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
@@ -212,8 +220,14 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  : vl_bnb4_fp32(s)
                      ? " (with a 4-bit matmul's fp32 input, output and matrix, dequantized "
                        "through 16 bits, for more than one token)"
-                     : " (with a 4-bit matmul's matrix dequantized to 16 bits, for more than "
-                       "one token)",
+                 : cast ? " (with a 4-bit matmul's matrix dequantized to fp16 and cast to bf16, "
+                          "two copies, for more than one token)"
+                        : " (with a 4-bit matmul's matrix dequantized to 16 bits, for more than "
+                          "one token)",
+                 s->framework->prefill_logits_all
+                     ? "the logits of every position (the last one's in fp32 at the least)"
+                     : "the last position's fp32 logits",
+                 vl_bnb4_head(s) ? " with the 4-bit output layer's matmul" : "",
                  inf->pp > 1 ? (inf->logits ? " (on the last pipeline stage)"
                                             : " (none on the first pipeline stage)")
                              : "",
@@ -222,6 +236,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  vl_fmt_bytes(inf->prefill.workspace, u, x, sizeof x),
                  vl_fmt_bytes(inf->decode.workspace, u, y, sizeof y), v);
         break;
+    }
     case VL_C_OVERHEAD:
         snprintf(buf, len, "--overhead (CUDA context, allocator, workspace) = %s", v);
         break;

@@ -73,10 +73,14 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .mean_saves_input = false,
         /* an nn.ModuleList of experts, each run on the tokens routed to it */
         .moe_expert_loop = true,
-        /* bitsandbytes' Linear4bit.forward casts x to its compute_dtype (nn/modules.py) */
-        .bnb_compute_cast = true,
+        /* bitsandbytes' Linear4bit.forward casts x to its compute_dtype (nn/modules.py),
+         * here fp32, BitsAndBytesConfig's default; the output layer stays 16-bit, and the
+         * matrices dequantize to the dtype they were quantized from */
+        .bnb_compute_cast = true, .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false,
+        .bnb_quant_fp16 = false,
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
-        .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
+        .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
+        .cuda_graphs = false, .sampler_fp32 = 0,
     },
     [VL_FW_HF] = {
         .name = "hf",
@@ -105,11 +109,16 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * to it (models/mixtral/modeling_mixtral.py) */
         .moe_expert_loop = true,
         /* load_in_4bit installs bitsandbytes' Linear4bit, which casts its input to
-         * bnb_4bit_compute_dtype, fp32 unless the BitsAndBytesConfig says otherwise */
-        .bnb_compute_cast = true,
+         * bnb_4bit_compute_dtype, fp32 unless the BitsAndBytesConfig says otherwise;
+         * the output layer is left 16-bit (integrations/bitsandbytes.py,
+         * get_keys_to_not_convert), and each matrix is quantized from the checkpoint's
+         * dtype (Params4bit._quantize) */
+        .bnb_compute_cast = true, .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false,
+        .bnb_quant_fp16 = false,
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
-        .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 1,
+        .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
+        .cuda_graphs = false, .sampler_fp32 = 1,
     },
     [VL_FW_MEGATRON] = {
         .name = "megatron",
@@ -125,12 +134,14 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (megatron/core/transformer/moe/experts.py, GroupedMLP) */
         .moe_expert_loop = false,
         .bnb_compute_cast = false, /* no bitsandbytes layers */
+        .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false, .bnb_quant_fp16 = false,
         /* apex/TE FusedAdam; the DDP wrapper's contiguous main-grad buffer lives for the
          * whole run (megatron/core/distributed/param_and_grad_buffer.py) and is bucketed in
          * place: no second copy */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
         .zero_impl = VL_ZERO_DEEPSPEED,
-        .prefill_chunk = 0, .kv_preallocated = true, .cuda_graphs = false, .sampler_fp32 = 0,
+        .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = false,
+        .cuda_graphs = false, .sampler_fp32 = 0,
     },
     [VL_FW_DEEPSPEED] = {
         .name = "deepspeed",
@@ -140,13 +151,15 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = true,
         .moe_expert_loop = true, /* the transformers model's own MoE block */
-        .bnb_compute_cast = true, /* and its Linear4bit layers */
+        .bnb_compute_cast = true, /* and its Linear4bit layers, as transformers makes them */
+        .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false, .bnb_quant_fp16 = false,
         /* DeepSpeed's FusedAdam unless torch_adam (deepspeed/runtime/engine.py); ZeRO keeps
          * its gradient partitions in flat buffers allocated once
          * (deepspeed/runtime/zero/stage_1_and_2.py) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
         .zero_impl = VL_ZERO_DEEPSPEED,
-        .prefill_chunk = 0, .kv_preallocated = false, .cuda_graphs = false, .sampler_fp32 = 0,
+        .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
+        .cuda_graphs = false, .sampler_fp32 = 0,
     },
     [VL_FW_VLLM] = {
         .name = "vllm",
@@ -160,8 +173,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* fused_moe: one kernel over every routed token (model_executor/layers/fused_moe) */
         .moe_expert_loop = false,
         /* BitsAndBytesLinearMethod's apply_bnb_4bit hands matmul_4bit the input as it is
-         * (model_executor/layers/quantization/bitsandbytes.py) */
-        .bnb_compute_cast = false,
+         * (model_executor/layers/quantization/bitsandbytes.py); the output layer is a
+         * ParallelLMHead, which the loader does not quantize */
+        .bnb_compute_cast = false, .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false,
+        .bnb_quant_fp16 = false,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default); the paged KV cache allocated once; CUDA graphs captured
          * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
@@ -171,12 +186,41 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * memory usage" (vllm/worker/model_runner.py, profile_run); execute_model keeps
          * the forward's hidden states in a local until the sampler returns
          * (vllm/worker/model_runner.py, hidden_or_intermediate_states) */
-        .prefill_chunk = 2048, .kv_preallocated = true, .cuda_graphs = true,
+        .prefill_chunk = 2048, .kv_preallocated = true, .prefill_logits_all = false,
+        .cuda_graphs = true,
         .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2, .sampler_hidden = true,
         /* RotaryEmbedding registers cos_sin_cache, max_position_embeddings x rotary_dim in
          * the model dtype, once for the model (model_executor/layers/rotary_embedding.py,
          * get_rope's cache of instances); transformers keeps inv_freq only */
         .rope_cache = true,
+    },
+    [VL_FW_LITGPT] = {
+        .name = "litgpt",
+        .display = "LitGPT (Lightning AI)",
+        RUNTIME_DEFAULTS,
+        TORCH_OPTIMIZER,
+        /* litgpt/model.py: CausalSelfAttention's one qkv nn.Linear and
+         * F.scaled_dot_product_attention(..., is_causal=mask is None), no mask tensor in
+         * training; RMSNorm upcasts to fp32; the MoE block loops over its experts */
+        .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = false,
+        .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
+        /* litgpt/utils.py, chunked_cross_entropy: cross_entropy on the logits as the model
+         * returns them, 16-bit under bf16-true, with no upcast */
+        .loss_dtype = VL_LOSS_BF16, .loss_shift_copy = false,
+        .prune_frozen_saves = true, .nf4_keeps_input = true,
+        .moe_expert_loop = true,
+        /* Lightning's BitsandbytesPrecision (lightning/fabric/plugins/precision/
+         * bitsandbytes.py): every nn.Linear becomes a 4-bit layer (_convert_layers, the
+         * output layer's too), convert_module sets each one's compute_dtype to the
+         * plugin's dtype (bf16 where the GPU has it, else fp16), and _quantize_weight
+         * quantizes w.to(dtype=torch.half) */
+        .bnb_compute_cast = true, .compute_dtype = VL_DT_BF16, .bnb_quantize_head = true,
+        .bnb_quant_fp16 = true,
+        /* GPT.set_kv_cache: a KVCache of zeros for max_seq_length, allocated once; GPT.forward
+         * applies lm_head to every position it is given, and generate samples from the
+         * last (generate/base.py) */
+        .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = true,
+        .cuda_graphs = false, .sampler_fp32 = 0,
     },
 };
 const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
@@ -208,6 +252,7 @@ void vl_framework_of(const vl_settings *s, vl_framework *f)
     f->head = s->head;
     f->labels = s->labels;
     f->loss_dtype = s->loss_dtype;
+    f->compute_dtype = s->compute_dtype;
     vl_framework_on_torch(f, s->torch);
 }
 
@@ -216,6 +261,7 @@ void vl_settings_take_framework(vl_settings *s, const vl_framework *f)
     s->framework = f;
     s->attention = f->attention;
     s->loss_dtype = f->loss_dtype;
+    s->compute_dtype = f->compute_dtype;
 }
 
 const vl_framework *vl_framework_find(const char *name)
@@ -246,6 +292,9 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),
     BOOL("moe_expert_loop", moe_expert_loop),
     BOOL("bnb_compute_cast", bnb_compute_cast),
+    ENUM("compute_dtype", compute_dtype, vl_dtype_names, VL_N_COMPUTE_DTYPES),
+    BOOL("bnb_quantize_head", bnb_quantize_head),
+    BOOL("bnb_quant_fp16", bnb_quant_fp16),
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
     BOOL("grads_persistent", grads_persistent),
     BOOL("ddp_bucket_view", ddp_bucket_view),
@@ -256,6 +305,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
     COUNT("prefill_chunk", prefill_chunk, 0, 16777216),
     BOOL("kv_preallocated", kv_preallocated),
+    BOOL("prefill_logits_all", prefill_logits_all),
     BOOL("cuda_graphs", cuda_graphs),
     COUNT("graph_batch", graph_batch, 0, 1048576),
     BOOL("sampler_sort", sampler_sort),
@@ -263,7 +313,9 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("sampler_hidden", sampler_hidden),
     BOOL("rope_cache", rope_cache),
 };
-const size_t vl_n_framework_fields = sizeof vl_framework_fields / sizeof *vl_framework_fields;
+_Static_assert(sizeof vl_framework_fields / sizeof *vl_framework_fields == VL_N_FRAMEWORK_FIELDS,
+               "VL_N_FRAMEWORK_FIELDS counts vl_framework_fields");
+const size_t vl_n_framework_fields = VL_N_FRAMEWORK_FIELDS;
 #undef ENUM
 #undef BOOL
 #undef COUNT

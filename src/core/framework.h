@@ -73,6 +73,10 @@ typedef struct vl_framework {
                                  * cast back to bf16 after PEFT upcast them to fp32 (trl) */
     bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
     bool bnb_compute_cast;      /* a bnb4 layer casts its input to bnb_4bit_compute_dtype */
+    vl_dtype compute_dtype;     /* that dtype (fp32, fp16, bf16) unless --compute-dtype says */
+    bool bnb_quantize_head;     /* bitsandbytes makes the output layer a 4-bit layer too */
+    bool bnb_quant_fp16;        /* 4-bit weights are quantized from an fp16 copy: they
+                                 * dequantize to fp16, which a bf16 model then casts */
     /* the optimizer and gradients */
     vl_optim_impl optim_impl;
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
@@ -86,6 +90,7 @@ typedef struct vl_framework {
     /* serving */
     uint64_t prefill_chunk;     /* tokens per prefill step; 0 = the whole prompt at once */
     bool kv_preallocated;       /* the KV cache is allocated once (paged), not grown */
+    bool prefill_logits_all;    /* the prefill projects every prompt position to logits */
     bool cuda_graphs;           /* decode runs captured graphs from a private pool */
     uint64_t graph_batch;       /* the largest batch captured */
     bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
@@ -123,6 +128,8 @@ typedef struct vl_framework_field {
     int n_names;
     uint64_t min, max;          /* VL_FIELD_COUNT */
 } vl_framework_field;
+/* the fields' number, for tables sized at compile time (a preset's keys) */
+#define VL_N_FRAMEWORK_FIELDS 36
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

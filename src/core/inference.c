@@ -54,39 +54,54 @@ typedef struct shard {
     uint64_t heads, kv_heads, ffn, vocab, beta;
 } shard;
 
-/* What a bitsandbytes 4-bit matmul adds to the MLP's tensors, for its largest matrix (the
- * MLP's, h x ffn on this GPU), over bt tokens (bitsandbytes/autograd/_functions.py):
- * matmul_4bit runs gemv_4bit on a single token, and for more dequantize_4bit()s the whole
- * matrix into the weights' 16-bit dtype, then .to(A.dtype) for F.linear.  Linear4bit.forward
- * (bitsandbytes/nn/modules.py) first casts its input to bnb_4bit_compute_dtype and its
- * output back: in fp32 the input and output are copies, and the matrix exists in 16 and 32
- * bits at once while it is cast; F.linear then writes the fp32 output beside the fp32
- * matrix.  Of the up (h in, ffn out) and down (ffn in, h out) projections, the larger. */
+/* What a bitsandbytes 4-bit matmul adds over rows tokens, for one matrix of in x out on this
+ * GPU (bitsandbytes/autograd/_functions.py): matmul_4bit runs gemv_4bit on a single token,
+ * and for more dequantize_4bit()s the whole matrix into the dtype it was quantized from,
+ * then .to(A.dtype) for F.linear (two 16-bit copies at once when those differ:
+ * vl_bnb4_dequant_copies).  Linear4bit.forward (bitsandbytes/nn/modules.py) first casts its
+ * input to bnb_4bit_compute_dtype and its output back: in fp32 the input and output are
+ * copies, and the matrix exists in 16 and 32 bits at once while it is cast; F.linear then
+ * writes the fp32 output beside the fp32 matrix. */
 bool vl_bnb4_fp32(const vl_settings *s)
 {
     return vl_dtype_bnb4(s->weight_dtype) && s->compute_dtype == VL_DT_FP32 &&
            s->framework->bnb_compute_cast;
 }
 
+bool vl_bnb4_head(const vl_settings *s)
+{
+    return vl_dtype_bnb4(s->weight_dtype) && s->framework->bnb_quantize_head;
+}
+
+unsigned vl_bnb4_dequant_copies(const vl_framework *f, bool bf16)
+{
+    return f->bnb_quant_fp16 && bf16 ? 2 : 1;
+}
+
+static uint64_t bnb4_one(const vl_settings *s, uint64_t in, uint64_t out, uint64_t rows, bool *ovf)
+{
+    const uint64_t m = rows > 1 ? vl_mul(in, out, ovf) : 0;
+    if (!vl_bnb4_fp32(s)) {
+        const unsigned copies =
+            vl_bnb4_dequant_copies(s->framework, s->compute_dtype == VL_DT_BF16);
+        return vl_mul(2 * copies, m, ovf);
+    }
+    const uint64_t x = vl_mul(4 * rows, in, ovf), y = vl_mul(4 * rows, out, ovf);
+    const uint64_t cast = vl_mul(6, m, ovf);                /* the 16- and 32-bit matrix */
+    const uint64_t run = vl_add(vl_mul(4, m, ovf), y, ovf); /* the 32-bit one, the output */
+    return vl_add(x, cast > run ? cast : run, ovf);
+}
+
+/* ... for the MLP's matrices, the larger of the up (h in, ffn out) and down (ffn in, h out)
+ * projections, over bt tokens */
 static uint64_t bnb4_matmul(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t bt,
                             bool *ovf)
 {
     if (!vl_dtype_bnb4(s->weight_dtype))
         return 0;
-    const bool fp32 = vl_bnb4_fp32(s);
-    const uint64_t h = a->hidden, f = g->ffn, m = bt > 1 ? vl_mul(h, f, ovf) : 0;
-    if (!fp32)
-        return vl_mul(2, m, ovf);
-    uint64_t worst = 0;
-    for (int down = 0; down < 2; down++) {
-        const uint64_t in = vl_mul(4 * bt, down ? f : h, ovf);
-        const uint64_t out = vl_mul(4 * bt, down ? h : f, ovf);
-        const uint64_t cast = vl_mul(6, m, ovf);                  /* the 16- and 32-bit matrix */
-        const uint64_t run = vl_add(vl_mul(4, m, ovf), out, ovf); /* the 32-bit one, the output */
-        const uint64_t x = vl_add(in, cast > run ? cast : run, ovf);
-        worst = x > worst ? x : worst;
-    }
-    return worst;
+    const uint64_t up = bnb4_one(s, a->hidden, g->ffn, bt, ovf);
+    const uint64_t down = bnb4_one(s, g->ffn, a->hidden, bt, ovf);
+    return up > down ? up : down;
 }
 
 static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t tokens,
@@ -100,7 +115,15 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
         attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), 2 * g->heads * g->beta, ovf), ovf);
     uint64_t per_token_mlp = (a->mlp == VL_MLP_GATED ? 3 : 2) * g->ffn * g->beta;
     uint64_t mlp = vl_mul(bt, per_token_mlp, ovf);
+    /* the last positions' logits in fp32, or, where the framework projects every position
+     * it was given (prefill_logits_all), all of them in the model's dtype; a 4-bit output
+     * layer's matmul beside them */
+    const uint64_t rows = s->framework->prefill_logits_all ? bt : s->batch;
     uint64_t logits = vl_mul(s->batch, 4 * g->vocab, ovf);
+    const uint64_t every = vl_mul(vl_mul(rows, g->vocab, ovf), g->beta, ovf);
+    logits = every > logits ? every : logits;
+    if (vl_bnb4_head(s) && g->vocab)
+        logits = vl_add(logits, bnb4_one(s, a->hidden, g->vocab, rows, ovf), ovf);
     uint64_t big = attn > mlp ? attn : mlp;
     mlp = vl_add(mlp, bnb4_matmul(a, s, g, bt, ovf), ovf);
     big = big > mlp ? big : mlp;
@@ -120,6 +143,23 @@ static shard shard_of(const vl_arch *a, const vl_settings *s, bool logits)
     return (shard){a->heads / N, vl_ceil_div(a->kv_heads, N),
                    vl_ceil_div(vl_active_mlp_width(a), N), logits ? vl_ceil_div(a->vocab, N) : 0,
                    vl_infer_act_bytes(s)};
+}
+
+/* bitsandbytes quantizes on the GPU as the weights load: Params4bit._quantize (transformers'
+ * loader, Params4bit(...).to(device)) and Lightning's _Linear4bit._quantize_weight move each
+ * matrix there in 16 bits, w.contiguous().to(device), and quantize_4bit(w) writes the 4-bit
+ * data beside it (bitsandbytes/nn/modules.py); the 16-bit copy goes when the next arrives.
+ * The largest matrix this GPU quantizes: the MLP's, the attention's query or output, or a
+ * 4-bit output layer on the stage that computes the logits. */
+uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
+{
+    if (!vl_dtype_bnb4(s->weight_dtype))
+        return 0;
+    const shard g = shard_of(a, s, logits);
+    uint64_t wide = g.ffn > g.heads * a->head_dim ? g.ffn : g.heads * a->head_dim;
+    if (vl_bnb4_head(s) && g.vocab > wide)
+        wide = g.vocab;
+    return vl_mul(2, vl_mul(a->hidden, wide, ovf), ovf);
 }
 
 uint64_t vl_infer_act_bytes(const vl_settings *s)
@@ -155,7 +195,8 @@ static uint64_t phase_total(const vl_breakdown *b, const vl_settings *s, vl_phas
  * embedding or output-layer rows, and the rest (norms, biases, positions, routers). */
 typedef struct stage {
     uint64_t linear, emb, other;
-    bool logits; /* it computes the logits: the last stage, or the only one */
+    uint64_t qhead; /* of emb: an output layer the framework quantizes with the matrices */
+    bool logits;    /* it computes the logits: the last stage, or the only one */
 } stage;
 
 /* A stage on one of its tensor-parallel GPUs: the weights, and the prefill and decode phases
@@ -170,12 +211,14 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
         const unsigned ebits = vl_dtype_quantized(s->weight_dtype) ? 16 : wbits;
         /* int4: one 16-bit scale per group of weights along a row; bnb4: the block absmax */
         const vl_dtype wd = s->weight_dtype;
+        const uint64_t q = vl_add(st->linear, st->qhead, ovf);
         inf->scale_bytes = wd == VL_DT_INT4   ? 2 * vl_ceil_div(st->linear, s->group_size)
-                           : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(st->linear, wd == VL_DT_BNB4_DQ)
+                           : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(q, wd == VL_DT_BNB4_DQ)
                                                : 0;
         inf->replicated_bytes = packed(st->other, ebits, ovf);
         uint64_t weights = packed(vl_ceil_div(st->linear, N), wbits, ovf);
-        weights = vl_add(weights, packed(vl_ceil_div(st->emb, N), ebits, ovf), ovf);
+        weights = vl_add(weights, packed(vl_ceil_div(st->qhead, N), wbits, ovf), ovf);
+        weights = vl_add(weights, packed(vl_ceil_div(st->emb - st->qhead, N), ebits, ovf), ovf);
         weights = vl_add(weights, vl_ceil_div(inf->scale_bytes, N), ovf);
         out->bytes[VL_C_WEIGHTS] = vl_add(weights, inf->replicated_bytes, ovf);
     }
@@ -206,6 +249,7 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     inf->logits = st->logits;
     inf->stage_linear = st->linear;
     inf->stage_embedding = st->emb;
+    inf->stage_qhead = st->qhead;
     inf->stage_other = st->other;
     inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, ovf), s->batch, ovf);
     inf->prefill.workspace = vl_add(workspace(a, s, &g, s->seq, s->seq, ovf), inf->offload_copy, ovf);
@@ -284,8 +328,11 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
     inf->cached_slots = slots(inf->cached_tokens, s->kv_block);
     inf->kv_gpu_per_token = kv_gpu;
 
+    /* an untied output layer in 4 bits with the matrices (bnb_quantize_head) */
+    uint64_t qhead = vl_bnb4_head(s) ? p->lm_head : 0;
+    qhead = qhead < emb ? qhead : emb;
     if (pp == 1) {
-        run_stage(a, s, &(stage){linear, emb, other, true}, kv_gpu, out, &ovf);
+        run_stage(a, s, &(stage){linear, emb, other, qhead, true}, kv_gpu, out, &ovf);
     } else {
         /* Pipeline-parallel serving (vLLM's pipeline_parallel_size; get_pp_indices gives
          * each stage num_layers / pp layers and the remainder one each to the stages before
@@ -309,8 +356,9 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
         uint64_t st_other = vl_mul(p->norms + (moe_layers ? p->router : 0), S, &ovf);
         const uint64_t head = p->lm_head ? p->lm_head : p->embedding;
         const stage first = {st_linear, p->embedding,
-                             st_other + p->positions + p->token_types + p->embedding_norm, false};
-        const stage last = {st_linear, head, st_other + p->final_norm + p->pooler, true};
+                             st_other + p->positions + p->token_types + p->embedding_norm, 0,
+                             false};
+        const stage last = {st_linear, head, st_other + p->final_norm + p->pooler, qhead, true};
         run_stage(a, s, &first, kv_gpu, out, &ovf);
         vl_breakdown other_end = *out;
         run_stage(a, s, &last, kv_gpu, &other_end, &ovf);

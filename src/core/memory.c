@@ -180,6 +180,11 @@ static bool bf16_embeddings(const vl_settings *s)
     return s->qlora && s->precision == VL_BF16_AMP && s->framework->qlora_bf16_embeddings;
 }
 
+bool vl_qlora_head(const vl_settings *s, const vl_params *p)
+{
+    return s->qlora && s->lora_rank && s->framework->bnb_quantize_head && p->lm_head;
+}
+
 /* Per tensor, as PyTorch eager modules keep them (vramlab(1), FORMULAS).  For a GPT layer
  * (a·d = h, k = a, f = 4h, standard MLP, LayerNorm, dropout, 16-bit) this is Korthikanti
  * et al. 2022, §4.1: s·b·h·(34 + 5·a·s/h) bytes. */
@@ -360,11 +365,20 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     }
     if (s->qlora && s->lora_rank) {
         /* QLoRA dequantizes one base matrix at a time to 16 bits for its matmul (forward
-         * and backward): a transient copy of the largest */
+         * and backward): a transient copy of the largest of the layers', and two where a
+         * bf16 model casts weights quantized from fp16 (vl_bnb4_dequant_copies); a 4-bit
+         * output layer is dequantized at the loss.  The larger of the two is the term. */
         uint64_t np, nb, largest;
         if (vl_nf4_base(a, &np, &nb, &largest))
             *ovf = true;
-        out->dequant_bytes = vl_mul(2, largest, ovf);
+        const bool bf16 = s->precision == VL_BF16 || s->precision == VL_BF16_MIXED ||
+                          s->precision == VL_BF16_AMP;
+        const unsigned copies = vl_bnb4_dequant_copies(s->framework, bf16);
+        out->layer_dequant_bytes = vl_mul(2 * copies, largest, ovf);
+        out->head_dequant_bytes =
+            vl_qlora_head(s, &p) ? vl_mul(2 * copies, TS(p.lm_head), ovf) : 0;
+        out->dequant_bytes = out->layer_dequant_bytes > out->head_dequant_bytes
+                                 ? out->layer_dequant_bytes : out->head_dequant_bytes;
         term(O, n, os, "QLoRA: largest base matrix dequantized to 16 bits (transient)",
              out->dequant_bytes, ovf);
     }
@@ -382,7 +396,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
                                         vl_mul(out->layer_weight_copies, out->layers, ovf), ovf);
         out->recompute_bytes =
             vl_add(vl_add(out->layer_bytes - shared, vl_mul(out->embedding_bytes, k, ovf), ovf),
-                   out->dequant_bytes, ovf);
+                   out->layer_dequant_bytes, ovf);
         out->total = vl_add(vl_mul(vl_mul(out->checkpoint_bytes, out->chunk_layers, ovf),
                                    out->chunks_in_flight, ovf),
                             out->forward_end_bytes > out->recompute_bytes ? out->forward_end_bytes
@@ -539,6 +553,10 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
     if (why) {
         snprintf(out->why, sizeof out->why, "--qlora: %s", why);
         return out->why;
+    }
+    if (vl_qlora_head(s, &out->params)) { /* the output layer in NF4 too */
+        l->nf4_params = vl_add(l->nf4_params, out->params.lm_head, ovf);
+        l->nf4_bytes = vl_add(l->nf4_bytes, vl_nf4_bytes(out->params.lm_head), ovf);
     }
     if (l->nf4_params > out->P) { /* a free count smaller than its derived shape's matrices */
         l->nf4_params = out->P;

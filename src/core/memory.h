@@ -56,7 +56,10 @@ typedef struct vl_activations {
     /* full recompute only: each layer's kept input, and what is kept besides the inputs at
      * the end of the forward (outside + all layers' weight copies) and while the last
      * layer is recomputed in backward (that layer, its input counted once, + embedding) */
-    uint64_t dequant_bytes;        /* of outside_bytes: QLoRA's 16-bit copy of one base matrix */
+    uint64_t dequant_bytes;        /* of outside_bytes: QLoRA's 16-bit copy of one base matrix,
+                                    * the larger of: */
+    uint64_t layer_dequant_bytes;  /* a layer's largest, in its forward and backward */
+    uint64_t head_dequant_bytes;   /* a 4-bit output layer's, at the loss (vl_qlora_head) */
     uint64_t checkpoint_bytes;
     uint64_t forward_end_bytes;
     uint64_t recompute_bytes;
@@ -107,6 +110,7 @@ typedef struct vl_inference {
     bool logits;               /* the stage shown computes the logits (the last, or the only) */
     /* what that stage holds of linear, embedding and other params (all of them without --pp) */
     uint64_t stage_linear, stage_embedding, stage_other;
+    uint64_t stage_qhead;      /* of stage_embedding: a 4-bit output layer (bnb_quantize_head) */
     uint64_t kv_heads_per_gpu; /* ceil(kv_heads / gpus): replicated when gpus > kv_heads */
     uint64_t kv_bytes_per_token;  /* the whole model's, per sequence */
     uint64_t latent_width;        /* multi-head latent attention: latent + rotary key; else 0 */
@@ -230,8 +234,18 @@ uint64_t vl_infer_tp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
  * 16 bits). */
 uint64_t vl_infer_act_bytes(const vl_settings *s);
+/* Inference, bnb4: the 16-bit copy of the largest matrix this GPU quantizes as it loads
+ * (0 for other weight dtypes). */
+uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
 /* bnb4 weights computing in fp32: the framework's Linear4bit casts its input to
  * bnb_4bit_compute_dtype (bnb_compute_cast) and that dtype is fp32. */
 bool vl_bnb4_fp32(const vl_settings *s);
+/* QLoRA whose untied output layer is 4-bit too (the framework's bnb_quantize_head). */
+bool vl_qlora_head(const vl_settings *s, const vl_params *p);
+/* bnb4 weights whose output layer is 4-bit too (the framework's bnb_quantize_head). */
+bool vl_bnb4_head(const vl_settings *s);
+/* The 16-bit copies of a matrix bitsandbytes dequantizes for a matmul: two when its 4-bit
+ * weights were quantized from fp16 (bnb_quant_fp16) and the model computes in bf16. */
+unsigned vl_bnb4_dequant_copies(const struct vl_framework *f, bool bf16);
 
 #endif

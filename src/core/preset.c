@@ -205,7 +205,7 @@ static const key_desc framework_head[] = {
 };
 #undef F
 #define N_FRAMEWORK_HEAD (sizeof framework_head / sizeof *framework_head)
-#define MAX_FRAMEWORK_KEYS 40
+#define MAX_FRAMEWORK_KEYS (N_FRAMEWORK_HEAD + VL_N_FRAMEWORK_FIELDS + 1) /* and the end */
 
 #undef FIELD
 #undef ENUM
@@ -236,6 +236,7 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
 }
 
 #define MAX_KEYS 48
+_Static_assert(MAX_FRAMEWORK_KEYS <= MAX_KEYS, "a framework preset's keys fit a walk");
 
 /* ---- values -------------------------------------------------------------------------- */
 
@@ -794,7 +795,7 @@ static void framework_keys(key_desc keys[MAX_FRAMEWORK_KEYS])
     size_t n = 0;
     for (; n < N_FRAMEWORK_HEAD; n++)
         keys[n] = framework_head[n];
-    for (size_t i = 0; i < vl_n_framework_fields && n < MAX_FRAMEWORK_KEYS - 1; i++, n++) {
+    for (size_t i = 0; i < vl_n_framework_fields; i++, n++) {
         const vl_framework_field *fd = &vl_framework_fields[i];
         keys[n] = (key_desc){fd->key, types[fd->kind], offsetof(framework_doc, f) + fd->offset,
                              sizes[fd->kind], fd->names, fd->n_names, false, fd->min, fd->max};

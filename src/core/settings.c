@@ -217,7 +217,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_COMPUTE_DTYPE) .flag = "compute-dtype", FIELD(compute_dtype),
         ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "
-                "(default fp32, its default)",
+                "(default: the framework's; fp32, transformers' default)",
         .inert = compute_inert},
     ROW(VL_SET_OVERHEAD) .flag = "overhead", FIELD(overhead), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_BOTH, .arg = "SIZE",
@@ -566,7 +566,6 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .compute_dtype = VL_DT_FP32, /* BitsAndBytesConfig's bnb_4bit_compute_dtype */
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
@@ -580,12 +579,19 @@ void vl_settings_default(vl_settings *s)
     vl_settings_take_framework(s, &vl_frameworks[VL_FW_HF]);
 }
 
+void vl_settings_default_with(vl_settings *def, const vl_settings *s)
+{
+    vl_settings_default(def);
+    if (s->framework)
+        vl_settings_take_framework(def, s->framework);
+}
+
 /* The table's ranges and choices, for settings made in code rather than parsed, and the
  * settings of the other mode, which must keep their defaults. */
 static bool table_check(const vl_settings *s, char *why, size_t len)
 {
     vl_settings def;
-    vl_settings_default(&def);
+    vl_settings_default_with(&def, s);
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
         uint64_t v = vl_setting_get((vl_setting)k, s);

@@ -82,7 +82,7 @@
 /* The built-in framework profiles (framework.c): what the framework chooses for the user. */
 #define VL_FRAMEWORK_LIST(X)                                                                  \
     X(VL_FW_PYTORCH, "pytorch") X(VL_FW_HF, "hf") X(VL_FW_MEGATRON, "megatron")              \
-    X(VL_FW_DEEPSPEED, "deepspeed") X(VL_FW_VLLM, "vllm")
+    X(VL_FW_DEEPSPEED, "deepspeed") X(VL_FW_VLLM, "vllm") X(VL_FW_LITGPT, "litgpt")
 
 typedef enum { VL_MODE_LIST(VL_ENUM_ID) VL_N_MODES } vl_mode;
 typedef enum { VL_ATTENTIONS(VL_ENUM_ID) VL_N_ATTENTIONS } vl_attention;
@@ -303,6 +303,9 @@ bool vl_setting_applies(vl_setting k, const vl_settings *s);
 
 /* The defaults. */
 void vl_settings_default(vl_settings *s);
+/* The defaults with s's framework's choices (its attention, loss and compute dtypes): what
+ * the settings of the mode s is not in keep. */
+void vl_settings_default_with(vl_settings *def, const vl_settings *s);
 /* The rules that need no model: NULL, or a one-line reason naming the flag. */
 const char *vl_settings_check(const vl_settings *s);
 /* All the rules, those of the model a too when it is not NULL (tensor parallelism splits

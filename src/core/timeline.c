@@ -26,6 +26,7 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 /* torch/csrc/autograd/functions/accumulate_grad.h: into an existing .grad, in place */
 #define ACCUMULATED_WHAT "a gradient, added into the .grad it accumulates in"
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
+#define HEAD_DEQUANT_WHAT "4-bit output layer dequantized to 16 bits"
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -154,6 +155,7 @@ typedef struct step {
     uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
     uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
     uint64_t dequant;           /* QLoRA: one base matrix in 16 bits */
+    uint64_t head_dequant;      /* QLoRA: a 4-bit output layer in 16 bits, at the loss */
     uint64_t mask;              /* eager attention's materialised mask */
     /* the outside tensors: the embedding side, the head and the loss */
     vl_term emb[VL_MAX_TERMS], head[VL_MAX_TERMS + 4];
@@ -339,7 +341,8 @@ static void layer_terms(step *st, bool *ovf)
     if (eager && s->recompute == VL_RECOMPUTE_NONE)
         st->fwd_transient =
             vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
-    st->dequant = act->dequant_bytes;
+    st->dequant = act->layer_dequant_bytes;
+    st->head_dequant = act->head_dequant_bytes;
     if (eager && f->materialized_mask)
         st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf),
                           st->bd->bpp.weights, ovf);
@@ -364,8 +367,8 @@ static void outside_terms(step *st, bool *ovf)
     const bool cls = st->f->head == VL_HEAD_CLS;
     for (; i < act->n_outside; i++) {
         vl_term x = act->outside[i];
-        if (st->dequant && x.bytes == st->dequant && i == act->n_outside - 1)
-            continue; /* QLoRA's dequantized matrix: a transient of each layer here */
+        if (act->dequant_bytes && x.bytes == act->dequant_bytes && i == act->n_outside - 1)
+            continue; /* QLoRA's dequantized matrices: transients of each layer, the loss */
         if (st->f->prune_frozen_saves && s->lora_rank && strstr(x.name, "normalized input"))
             continue;
         if (starts(x.name, "logits")) {
@@ -668,7 +671,10 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     for (int i = 0; i < st->n_head; i++)
         if (i != st->logprobs_term)
             mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
+    /* a 4-bit output layer's matrix, dequantized while it computes the logits */
+    uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
     uint32_t out = alloc(b, VL_TL_TRANSIENT, st->head_out, "logits");
+    release(b, hq);
     const bool lm = st->f->head != VL_HEAD_CLS;
     const uint64_t loss_in = vl_ceil_div(st->head_out, st->beta) * st->loss;
     uint32_t cast = st->loss != st->beta && lm
@@ -770,8 +776,11 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
                             : 0;
         if (gl16)
             release(b, gl);
+        /* ... and again for the gradient of its input */
+        uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf),
                       "residual-stream gradient");
+        release(b, hq);
         uint32_t g = new_gradient(b, st->head_grad, "head gradients", birth);
         release(b, gl16 ? gl16 : gl);
         for (int i = 0; i < st->n_head; i++)
@@ -1083,6 +1092,8 @@ static bool build_serve(builder *b, step *st)
     const uint64_t L = inf->stage_layers;
     phase(b, "load weights");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    transient(b, VL_TL_TRANSIENT, vl_bnb4_load_copy(st->a, s, inf->logits, &b->ovf),
+              "a matrix in 16 bits while bitsandbytes quantizes it");
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
     const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
     uint32_t *kv = gathered_ids(b, L);
@@ -1152,8 +1163,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
 {
     memset(out, 0, sizeof *out);
     vl_settings s = *s0;
-    s.framework = f; /* vl_estimate reads it too */
-    s.attention = f->attention;
+    vl_settings_take_framework(&s, f); /* vl_estimate reads it too */
     if (f->head == VL_HEAD_CLS && f->labels < 1) {
         snprintf(err, len, "--labels must be at least 1");
         return false;

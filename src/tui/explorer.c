@@ -203,7 +203,7 @@ void explorer_select(explorer *e, int dir)
 static vl_settings effective(const vl_settings *in)
 {
     vl_settings s = *in, def;
-    vl_settings_default(&def);
+    vl_settings_default_with(&def, in);
     for (int k = 0; k < VL_N_SETTINGS; k++)
         if (!vl_setting_applies((vl_setting)k, &s))
             vl_setting_put((vl_setting)k, &s, vl_setting_get((vl_setting)k, &def));
