@@ -111,8 +111,11 @@ static void test_parse_errors(void **state)
 static void test_nf4(void **state)
 {
     (void)state;
-    assert_int_equal(vl_nf4_bytes(64ULL * 256 * 1000), 8192000ULL + 256000 + 4000);
-    assert_int_equal(vl_nf4_bytes(1), 1 + 1 + 4);
+    assert_int_equal(vl_nf4_bytes(64ULL * 256 * 1000, true), 8192000ULL + 256000 + 4000);
+    assert_int_equal(vl_nf4_bytes(1, true), 1 + 1 + 4);
+    /* without double quantization, an fp32 absmax a block */
+    assert_int_equal(vl_nf4_bytes(64ULL * 256 * 1000, false), 8192000ULL + 4 * 256000);
+    assert_int_equal(vl_nf4_bytes(1, false), 1 + 4);
 }
 
 /* Llama 2 7B, LoRA r = 8 on q, v, bf16-mixed AdamW, 1 GPU: the 6,738,415,616 base params are
@@ -187,10 +190,16 @@ static void test_qlora_llama(void **state)
     (void)state;
     vl_model m = llama2_7b();
     uint64_t params, bytes, largest;
-    assert_null(vl_nf4_base(&m.arch, &params, &bytes, &largest));
+    assert_null(vl_nf4_base(&m.arch, true, &params, &bytes, &largest));
     assert_int_equal(params, 6476005376ULL);
     assert_int_equal(bytes, 3340771328ULL);
     assert_int_equal(largest, 4096ULL * 11008);
+    /* bnb_4bit_use_double_quant off: an fp32 absmax each block, 4096² -> 8,388,608 +
+     * 4 x 262,144 = 9,437,184 B, 4096 x 11008 -> 22,544,384 + 4 x 704,512 = 25,362,432 B:
+     * 113,836,032 B a layer, 4.5 bits a weight */
+    assert_null(vl_nf4_base(&m.arch, false, &params, &bytes, &largest));
+    assert_int_equal(bytes, 32 * (4 * 9437184ULL + 3 * 25362432ULL));
+    assert_int_equal(bytes, 6476005376ULL / 16 * 9);
 
     vl_settings s;
     eager_defaults(&s);
@@ -213,6 +222,12 @@ static void test_qlora_llama(void **state)
     s.qlora = false;
     assert_null(vl_estimate(&m, &s, &plain));
     assert_int_equal(b.bytes[VL_C_ACTIVATIONS], plain.bytes[VL_C_ACTIVATIONS] + 90177536ULL);
+    /* --no-double-quant: the base's bytes above */
+    s.qlora = true;
+    s.double_quant = false;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.lora.frozen_bytes, 32 * (4 * 9437184ULL + 3 * 25362432ULL) +
+                                              262410240ULL * 2);
 }
 
 /* QLoRA at rank 16 over the eager defaults. */

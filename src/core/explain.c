@@ -252,7 +252,7 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
 {
     const vl_lora_split *l = &b->lora;
     const vl_bpp *bpp = &b->bpp;
-    char v[32], t[32], f[32], n[32], nb[32], sh[64], base[224];
+    char v[32], t[32], f[32], n[32], nb[32], sh[64], base[256];
 
     vl_fmt_bytes(b->bytes[c], u, v, sizeof v);
     vl_fmt_count(l->trainable_params, t, sizeof t);
@@ -265,10 +265,13 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
             if (l->bf16_params)
                 snprintf(es, sizeof es, " + embeddings and head %s x 2 B (bf16)",
                          vl_fmt_count(l->bf16_params, e, sizeof e));
-            snprintf(base, sizeof base, "%s layer-matrix params in NF4 (%s, 4-bit + "
-                     "double-quantized block scales) + %s others x %u B%s",
+            snprintf(base, sizeof base, "%s %s params in NF4 (%s, 4-bit + %s block scales) + "
+                     "%s others x %u B%s",
                      vl_fmt_count(l->nf4_params, n, sizeof n),
+                     vl_qlora_head(s, &b->params) ? "layer-matrix and output-layer"
+                                                  : "layer-matrix",
                      vl_fmt_bytes(l->nf4_bytes, u, nb, sizeof nb),
+                     s->double_quant ? "double-quantized" : "fp32",
                      vl_fmt_count(l->frozen_params - l->nf4_params - l->bf16_params, f, sizeof f),
                      bpp->weights, es);
         } else

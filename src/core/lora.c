@@ -122,14 +122,14 @@ uint64_t vl_nf4_scale_bytes(uint64_t n, bool double_quant)
     return double_quant ? blocks + 4 * vl_ceil_div(blocks, 256) : 4 * blocks;
 }
 
-uint64_t vl_nf4_bytes(uint64_t n)
+uint64_t vl_nf4_bytes(uint64_t n, bool double_quant)
 {
-    return vl_ceil_div(n, 2) + vl_nf4_scale_bytes(n, true);
+    return vl_ceil_div(n, 2) + vl_nf4_scale_bytes(n, double_quant);
 }
 
 typedef struct nf4_sum {
     uint64_t params, bytes, largest;
-    bool ovf;
+    bool dq, ovf;
 } nf4_sum;
 
 /* count matrices of n weights each */
@@ -138,7 +138,7 @@ static void nf4_add(nf4_sum *s, uint64_t n, uint64_t count)
     if (!n || !count)
         return;
     s->params = vl_add(s->params, vl_mul(n, count, &s->ovf), &s->ovf);
-    s->bytes = vl_add(s->bytes, vl_mul(vl_nf4_bytes(n), count, &s->ovf), &s->ovf);
+    s->bytes = vl_add(s->bytes, vl_mul(vl_nf4_bytes(n, s->dq), count, &s->ovf), &s->ovf);
     if (n > s->largest)
         s->largest = n;
 }
@@ -150,9 +150,10 @@ static void nf4_mlp(nf4_sum *s, const vl_arch *a, uint64_t f, uint64_t count)
                                                     &s->ovf));
 }
 
-const char *vl_nf4_base(const vl_arch *a, uint64_t *params, uint64_t *bytes, uint64_t *largest)
+const char *vl_nf4_base(const vl_arch *a, bool double_quant, uint64_t *params, uint64_t *bytes,
+                        uint64_t *largest)
 {
-    nf4_sum s = {0};
+    nf4_sum s = {.dq = double_quant};
     const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
     if (a->kv_lora_rank)
         return "QLoRA on multi-head latent attention is not modelled";

@@ -28,9 +28,10 @@ const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len);
 const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t min,
                            uint64_t *out);
 
-/* QLoRA: bytes of n weights in NF4 with double-quantized block scales: 4 bits a weight,
- * one 8-bit scale per block of 64, one fp32 scale per 256 of those (about 4.127 bits). */
-uint64_t vl_nf4_bytes(uint64_t n);
+/* QLoRA: bytes of n weights in NF4: 4 bits a weight and the block scales, double-quantized
+ * (one 8-bit scale per block of 64, one fp32 scale per 256 of those: about 4.127 bits) or
+ * not (an fp32 scale a block: 4.5 bits). */
+uint64_t vl_nf4_bytes(uint64_t n, bool double_quant);
 /* The block scales alone of n bitsandbytes 4-bit weights (bitsandbytes/functional.py,
  * quantize_4bit): one fp32 absmax a block of 64, or with double quantization
  * (compress_statistics) that absmax in 8 bits with an fp32 absmax per 256 blocks. */
@@ -40,6 +41,7 @@ uint64_t vl_nf4_scale_bytes(uint64_t n, bool double_quant);
  * o and each MLP's, every expert's; not their biases, norms, routers or the embeddings),
  * each in NF4 on its own (vl_nf4_bytes per matrix).  params, bytes: all of them; largest:
  * the largest one's parameter count.  NULL, or why not (latent attention). */
-const char *vl_nf4_base(const vl_arch *a, uint64_t *params, uint64_t *bytes, uint64_t *largest);
+const char *vl_nf4_base(const vl_arch *a, bool double_quant, uint64_t *params, uint64_t *bytes,
+                        uint64_t *largest);
 
 #endif

@@ -369,7 +369,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
          * bf16 model casts weights quantized from fp16 (vl_bnb4_dequant_copies); a 4-bit
          * output layer is dequantized at the loss.  The larger of the two is the term. */
         uint64_t np, nb, largest;
-        if (vl_nf4_base(a, &np, &nb, &largest))
+        if (vl_nf4_base(a, s->double_quant, &np, &nb, &largest))
             *ovf = true;
         const bool bf16 = s->precision == VL_BF16 || s->precision == VL_BF16_MIXED ||
                           s->precision == VL_BF16_AMP;
@@ -549,18 +549,20 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
         l->frozen_bytes = vl_mul(out->P, out->bpp.weights, ovf);
         return NULL;
     }
-    why = vl_nf4_base(&m->arch, &l->nf4_params, &l->nf4_bytes, &l->largest_nf4_matrix);
+    why = vl_nf4_base(&m->arch, s->double_quant, &l->nf4_params, &l->nf4_bytes,
+                      &l->largest_nf4_matrix);
     if (why) {
         snprintf(out->why, sizeof out->why, "--qlora: %s", why);
         return out->why;
     }
     if (vl_qlora_head(s, &out->params)) { /* the output layer in NF4 too */
         l->nf4_params = vl_add(l->nf4_params, out->params.lm_head, ovf);
-        l->nf4_bytes = vl_add(l->nf4_bytes, vl_nf4_bytes(out->params.lm_head), ovf);
+        l->nf4_bytes =
+            vl_add(l->nf4_bytes, vl_nf4_bytes(out->params.lm_head, s->double_quant), ovf);
     }
     if (l->nf4_params > out->P) { /* a free count smaller than its derived shape's matrices */
         l->nf4_params = out->P;
-        l->nf4_bytes = vl_nf4_bytes(out->P);
+        l->nf4_bytes = vl_nf4_bytes(out->P, s->double_quant);
     }
     if (bf16_embeddings(s))
         l->bf16_params = out->params.embedding + out->params.positions + out->params.lm_head;

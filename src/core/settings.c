@@ -70,6 +70,11 @@ static bool pure16(const vl_settings *s)
     return s->precision == VL_FP16 || s->precision == VL_BF16;
 }
 
+static const char *double_quant_inert(const vl_settings *s)
+{
+    return s->qlora ? NULL : N_("double quantization applies to QLoRA's base");
+}
+
 static const char *grad_copy_inert(const vl_settings *s)
 {
     if (s->precision != VL_FP16_MIXED && s->precision != VL_BF16_MIXED)
@@ -240,6 +245,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_QLORA) .flag = "qlora", FIELD(qlora), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
         .help = "the frozen base's layer matrices in 4-bit NF4 (QLoRA)",
         .label = N_("QLoRA (NF4)")},
+    ROW(VL_SET_DOUBLE_QUANT) .flag = "double-quant", .no_flag = "no-double-quant",
+        FIELD(double_quant), .type = VL_ST_BOOL, .modes = VL_IN_TRAIN,
+        .help = "--qlora: each block's absmax in 8 bits with an fp32 scale a 256 blocks, "
+                "bnb_4bit_use_double_quant (default on, as QLoRA stores its base; "
+                "transformers' BitsAndBytesConfig defaults to off)",
+        .inert = double_quant_inert, .json_break = true},
     ROW(VL_SET_OFFLOAD) .flag = "offload", FIELD(offload),
         ENUM(vl_offload_names, VL_N_OFFLOADS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",
@@ -568,7 +579,7 @@ void vl_settings_default(vl_settings *s)
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
+        .qlora = false, .double_quant = true, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
          * "The Llama 3 Herd of Models", Table 4): 0.4 */

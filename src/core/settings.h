@@ -148,11 +148,12 @@ typedef struct vl_settings {
     uint64_t overhead;     /* bytes */
     /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
      * the matrices in lora_targets (a vl_lora_target mask); qlora: the frozen base layers'
-     * matrices in NF4 (Dettmers et al. 2023) */
+     * matrices in NF4 (Dettmers et al. 2023), their block scales double-quantized unless
+     * double_quant is off */
     uint64_t lora_rank;
     unsigned lora_targets;
     uint64_t lora_dropout; /* PEFT's lora_dropout on each adapter's input, in millionths */
-    bool qlora;
+    bool qlora, double_quant;
     vl_offload offload;       /* training */
     /* training: tensor parallel tp, pipeline parallel pp (1F1B), sequence parallel sp;
      * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
@@ -212,7 +213,7 @@ typedef struct vl_settings {
     X(VL_SET_COMPUTE_DTYPE, "compute_dtype")                                                  \
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
-    X(VL_SET_QLORA, "qlora")                                                                  \
+    X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch") X(VL_SET_HEAD, "head")         \
