@@ -189,15 +189,15 @@ static void test_qlora_llama(void **state)
 {
     (void)state;
     vl_model m = llama2_7b();
-    uint64_t params, bytes, largest;
-    assert_null(vl_nf4_base(&m.arch, true, &params, &bytes, &largest));
+    uint64_t params, bytes, scales, largest;
+    assert_null(vl_nf4_base(&m.arch, true, &params, &bytes, &scales, &largest));
     assert_int_equal(params, 6476005376ULL);
     assert_int_equal(bytes, 3340771328ULL);
     assert_int_equal(largest, 4096ULL * 11008);
     /* bnb_4bit_use_double_quant off: an fp32 absmax each block, 4096² -> 8,388,608 +
      * 4 x 262,144 = 9,437,184 B, 4096 x 11008 -> 22,544,384 + 4 x 704,512 = 25,362,432 B:
      * 113,836,032 B a layer, 4.5 bits a weight */
-    assert_null(vl_nf4_base(&m.arch, false, &params, &bytes, &largest));
+    assert_null(vl_nf4_base(&m.arch, false, &params, &bytes, &scales, &largest));
     assert_int_equal(bytes, 32 * (4 * 9437184ULL + 3 * 25362432ULL));
     assert_int_equal(bytes, 6476005376ULL / 16 * 9);
 
@@ -263,11 +263,15 @@ static void test_qlora_mistral_8bit(void **state)
     assert_int_equal(b.bytes[VL_C_GRADIENTS], 41943040ULL * 2);
     assert_int_equal(b.bytes[VL_C_OPTIMIZER], 41943040ULL * 10);
     assert_int_equal(b.act.dequant_bytes, 2 * 4096ULL * 14336);
-    /* ZeRO-3 over 2 GPUs: half of everything */
+    /* ZeRO-3 over 2 GPUs: half of everything but the block scales, which bitsandbytes keeps
+     * beside each parameter and every GPU holds: a layer's 2 x 266,240 (q, o) + 2 x 66,560
+     * (k, v) + 3 x 931,840 (gate, up, down), 3,461,120 B, x 32 = 110,755,840 B */
+    assert_int_equal(b.lora.nf4_scale_bytes, 110755840ULL);
     s.zero = 3;
     s.gpus = 2;
     assert_null(vl_estimate(&m, &s, &b));
-    assert_int_equal(b.bytes[VL_C_WEIGHTS], 4125237248ULL / 2 + 41943040ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS],
+                     (4125237248ULL - 110755840ULL) / 2 + 110755840ULL + 41943040ULL);
     assert_int_equal(b.bytes[VL_C_OPTIMIZER], 41943040ULL * 5);
 }
 

@@ -276,8 +276,16 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
                      bpp->weights, es);
         } else
             snprintf(base, sizeof base, "%s params x %u B", f, bpp->weights);
-        snprintf(buf, len, "(frozen base: %s + adapters: %s params x %u B)%s = %s", base, t,
-                 bpp->weights, sh, v);
+        if (s->qlora && sh[0]) { /* ZeRO-3 leaves the block scales whole on every GPU */
+            char sc[32];
+            vl_fmt_bytes(l->nf4_scale_bytes, u, sc, sizeof sc);
+            snprintf(buf, len, "(frozen base: %s + adapters: %s params x %u B - the block "
+                     "scales)%s + the block scales, %s, whole on every GPU (bitsandbytes' "
+                     "quant_state) = %s", base, t, bpp->weights, sh, sc, v);
+        } else {
+            snprintf(buf, len, "(frozen base: %s + adapters: %s params x %u B)%s = %s", base, t,
+                     bpp->weights, sh, v);
+        }
         break;
     case VL_C_GRADIENTS:
         shard_note(s, 2, sh, sizeof sh);

@@ -128,7 +128,7 @@ uint64_t vl_nf4_bytes(uint64_t n, bool double_quant)
 }
 
 typedef struct nf4_sum {
-    uint64_t params, bytes, largest;
+    uint64_t params, bytes, scales, largest;
     bool dq, ovf;
 } nf4_sum;
 
@@ -139,6 +139,8 @@ static void nf4_add(nf4_sum *s, uint64_t n, uint64_t count)
         return;
     s->params = vl_add(s->params, vl_mul(n, count, &s->ovf), &s->ovf);
     s->bytes = vl_add(s->bytes, vl_mul(vl_nf4_bytes(n, s->dq), count, &s->ovf), &s->ovf);
+    s->scales =
+        vl_add(s->scales, vl_mul(vl_nf4_scale_bytes(n, s->dq), count, &s->ovf), &s->ovf);
     if (n > s->largest)
         s->largest = n;
 }
@@ -151,7 +153,7 @@ static void nf4_mlp(nf4_sum *s, const vl_arch *a, uint64_t f, uint64_t count)
 }
 
 const char *vl_nf4_base(const vl_arch *a, bool double_quant, uint64_t *params, uint64_t *bytes,
-                        uint64_t *largest)
+                        uint64_t *scales, uint64_t *largest)
 {
     nf4_sum s = {.dq = double_quant};
     const uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
@@ -168,6 +170,7 @@ const char *vl_nf4_base(const vl_arch *a, bool double_quant, uint64_t *params, u
     }
     *params = s.params;
     *bytes = s.bytes;
+    *scales = s.scales;
     *largest = s.largest;
     return s.ovf ? "the base model's NF4 bytes do not fit in 64 bits" : NULL;
 }

@@ -39,9 +39,10 @@ uint64_t vl_nf4_scale_bytes(uint64_t n, bool double_quant);
 
 /* QLoRA's quantized base: every weight matrix of the transformer layers (attention q, k, v,
  * o and each MLP's, every expert's; not their biases, norms, routers or the embeddings),
- * each in NF4 on its own (vl_nf4_bytes per matrix).  params, bytes: all of them; largest:
- * the largest one's parameter count.  NULL, or why not (latent attention). */
+ * each in NF4 on its own (vl_nf4_bytes per matrix).  params, bytes: all of them (scales:
+ * of bytes, their block scales); largest: the largest one's parameter count.  NULL, or why
+ * not (latent attention). */
 const char *vl_nf4_base(const vl_arch *a, bool double_quant, uint64_t *params, uint64_t *bytes,
-                        uint64_t *largest);
+                        uint64_t *scales, uint64_t *largest);
 
 #endif

@@ -368,8 +368,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
          * and backward): a transient copy of the largest of the layers', and two where a
          * bf16 model casts weights quantized from fp16 (vl_bnb4_dequant_copies); a 4-bit
          * output layer is dequantized at the loss.  The larger of the two is the term. */
-        uint64_t np, nb, largest;
-        if (vl_nf4_base(a, s->double_quant, &np, &nb, &largest))
+        uint64_t np, nb, ns, largest;
+        if (vl_nf4_base(a, s->double_quant, &np, &nb, &ns, &largest))
             *ovf = true;
         const bool bf16 = s->precision == VL_BF16 || s->precision == VL_BF16_MIXED ||
                           s->precision == VL_BF16_AMP;
@@ -550,19 +550,22 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
         return NULL;
     }
     why = vl_nf4_base(&m->arch, s->double_quant, &l->nf4_params, &l->nf4_bytes,
-                      &l->largest_nf4_matrix);
+                      &l->nf4_scale_bytes, &l->largest_nf4_matrix);
     if (why) {
         snprintf(out->why, sizeof out->why, "--qlora: %s", why);
         return out->why;
     }
     if (vl_qlora_head(s, &out->params)) { /* the output layer in NF4 too */
-        l->nf4_params = vl_add(l->nf4_params, out->params.lm_head, ovf);
-        l->nf4_bytes =
-            vl_add(l->nf4_bytes, vl_nf4_bytes(out->params.lm_head, s->double_quant), ovf);
+        const uint64_t h = out->params.lm_head;
+        l->nf4_params = vl_add(l->nf4_params, h, ovf);
+        l->nf4_bytes = vl_add(l->nf4_bytes, vl_nf4_bytes(h, s->double_quant), ovf);
+        l->nf4_scale_bytes =
+            vl_add(l->nf4_scale_bytes, vl_nf4_scale_bytes(h, s->double_quant), ovf);
     }
     if (l->nf4_params > out->P) { /* a free count smaller than its derived shape's matrices */
         l->nf4_params = out->P;
         l->nf4_bytes = vl_nf4_bytes(out->P, s->double_quant);
+        l->nf4_scale_bytes = vl_nf4_scale_bytes(out->P, s->double_quant);
     }
     if (bf16_embeddings(s))
         l->bf16_params = out->params.embedding + out->params.positions + out->params.lm_head;
@@ -600,7 +603,13 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
         if (why)
             return why;
         const vl_lora_split *l = &out->lora;
-        uint64_t frozen = s->zero >= 3 ? vl_ceil_div(l->frozen_bytes, s->gpus) : l->frozen_bytes;
+        /* ZeRO-3 (FSDP, DeepSpeed) shards parameters; QLoRA's block scales are the
+         * quant_state bitsandbytes keeps beside each 4-bit parameter (Params4bit's
+         * attribute, bitsandbytes/nn/modules.py), which every GPU holds whole */
+        const uint64_t scales = l->nf4_scale_bytes;
+        uint64_t frozen = s->zero >= 3
+                              ? vl_add(vl_ceil_div(l->frozen_bytes - scales, s->gpus), scales, &ovf)
+                              : l->frozen_bytes;
         b[VL_C_WEIGHTS] = vl_add(frozen,
                                  vl_state_bytes(l->trainable_params, out->bpp.weights,
                                                 s->zero >= 3, s->gpus, &ovf),

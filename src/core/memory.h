@@ -137,6 +137,8 @@ typedef struct vl_lora_split {
     uint64_t frozen_params;     /* the base model's, all of it */
     uint64_t nf4_params;        /* QLoRA: of frozen_params, the layers' matrices in NF4 */
     uint64_t nf4_bytes;         /* QLoRA: their bytes, block scales included */
+    uint64_t nf4_scale_bytes;   /* QLoRA: of nf4_bytes, the block scales, which ZeRO-3 does
+                                 * not shard (bitsandbytes' quant_state is no parameter) */
     uint64_t frozen_bytes;      /* the whole frozen base, before any ZeRO-3 sharding */
     uint64_t largest_nf4_matrix;/* QLoRA: params of the largest quantized matrix */
     uint64_t bf16_params;       /* QLoRA: of the others, those a framework casts back to bf16

@@ -498,7 +498,9 @@ static void gradient_plan(step *st, bool *ovf)
         const unsigned w = bd->bpp.weights;
         if (s->lora_rank) {
             uint64_t outside = vl_mul(bd->params.outside, w, ovf);
-            uint64_t base = bd->lora.frozen_bytes > outside ? bd->lora.frozen_bytes - outside : 0;
+            /* all-gathered: the 4-bit data, not the scales every GPU holds */
+            const uint64_t kept = vl_add(outside, bd->lora.nf4_scale_bytes, ovf);
+            uint64_t base = bd->lora.frozen_bytes > kept ? bd->lora.frozen_bytes - kept : 0;
             st->gathered_layer = base / st->layers + vl_mul(layer_params, w, ovf);
             st->gathered_outside = outside;
         } else {
