@@ -1015,9 +1015,24 @@ static void test_sharding_and_experts(void **state)
                                                         ((3 * 45056 + 2 * 16384 + 2 * 4096 + 256) / 2));
         }
     assert_int_equal(n, 3 + 2);
+    /* FSDP's root unit, the embeddings, final norm and head, (2 x 3000 x 128 + 128) x 2 B,
+     * gathered as the forward starts and freed as backward ends: alive through both */
+    const char *root = "FSDP root unit's parameters, gathered until backward ends";
+    assert_int_equal(allocs_in(&t, "forward embedding", root, &bytes), 1);
+    assert_int_equal(bytes, (2 * 3000 * 128 + 128) * 2);
+    assert_int_equal(allocs_in(&t, "loss", "gathered head", &bytes), 0);
+    assert_int_equal(allocs_in(&t, "loss backward", "gathered head", &bytes), 0);
+    size_t freed = 0;
+    for (size_t i = 0; i < t.n_events; i++)
+        if (t.events[i].kind == VL_EV_FREE && strcmp(t.events[i].what, root) == 0)
+            freed = i;
+    assert_string_equal(vl_timeline_phase(&t, freed), "backward embedding");
     vl_timeline_free(&t);
-    /* DeepSpeed: the partition allocated once, a reduce bucket, no shard per layer */
+    /* DeepSpeed: the partition allocated once, a reduce bucket, no shard per layer; the
+     * head gathered for its own forward and backward */
     build(&m, &s, fw("deepspeed"), &t);
+    assert_int_equal(allocs_in(&t, "loss", "gathered head", &bytes), 1);
+    assert_int_equal(allocs_in(&t, "forward embedding", root, &bytes), 0);
     assert_int_equal(allocs_in(&t, "step start (the state kept between steps)",
                                "gradient partition", &bytes), 1);
     assert_int_equal(bytes, t.sum.bytes[VL_C_GRADIENTS]);

@@ -552,9 +552,22 @@ static uint64_t paged_states(const step *st, bool *ovf)
 
 typedef struct micro {
     uint32_t emb[VL_MAX_TERMS], head[VL_MAX_TERMS + 4], mask;
+    uint32_t root;              /* FSDP: the root unit's gathered parameters (fsdp_root) */
     uint32_t *layer;            /* layers x MAX_LAYER_TERMS ids */
     uint32_t *checkpoint;       /* full recompute: each layer's kept input */
 } micro;
+
+/* FSDP's root unit (the model's parameters outside its wrapped layers: the embeddings, the
+ * final norm, the head) is gathered as the forward starts and not resharded after it, "with
+ * the intention that they are immediately used for backward computation"; it is resharded
+ * when backward ends (torch/distributed/fsdp/_runtime_utils.py: _post_forward_reshard
+ * frees no root, _post_backward_final_callback's _catch_all_reshard).  One micro-batch at
+ * a time (no pipeline); DeepSpeed gathers each module for its own forward and backward. */
+#define FSDP_ROOT_WHAT "FSDP root unit's parameters, gathered until backward ends"
+static bool fsdp_root(const step *st)
+{
+    return st->fsdp && st->s->zero == 3 && st->s->pp == 1;
+}
 
 static uint32_t *gathered_ids(builder *b, size_t n)
 {
@@ -624,9 +637,11 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     if (*pre)
         snprintf(tag, sizeof tag, "%s%llu ", pre, (unsigned long long)m + 1);
     phase(b, "%sforward embedding", tag);
-    uint32_t gout = st->s->zero == 3
-                        ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered embeddings")
-                        : 0;
+    uint32_t gout = 0;
+    if (fsdp_root(st))
+        mb->root = alloc(b, VL_TL_GATHERED, st->gathered_outside, FSDP_ROOT_WHAT);
+    else if (st->s->zero == 3)
+        gout = alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered embeddings");
     for (int i = 0; i < st->n_emb; i++)
         mb->emb[i] = alloc(b, VL_TL_ACTIVATIONS, st->emb[i].bytes, st->emb[i].name);
     mb->mask = alloc(b, VL_TL_TRANSIENT, st->mask, "causal mask (b x 1 x s x s)");
@@ -669,7 +684,9 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     /* the head and the loss: the output layer's logits, their cast for the loss, the
      * log-probabilities the loss keeps */
     phase(b, "%sloss", tag);
-    gout = st->s->zero == 3 ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head") : 0;
+    gout = st->s->zero == 3 && !fsdp_root(st)
+               ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
+               : 0;
     for (int i = 0; i < st->n_head; i++)
         if (i != st->logprobs_term)
             mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
@@ -759,8 +776,9 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     uint32_t resid = 0;
     if (s->pp == 1) {
         phase(b, "%sloss backward", tag);
-        uint32_t gout =
-            s->zero == 3 ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head") : 0;
+        uint32_t gout = s->zero == 3 && !fsdp_root(st)
+                            ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
+                            : 0;
         /* nll_loss backward: a dense gradient of the log-probabilities; log_softmax backward:
          * the logits' gradient, while the first is alive */
         uint32_t glp = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the log-probabilities");
@@ -840,6 +858,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     for (int i = 0; i < st->n_emb; i++)
         release(b, mb->emb[i]);
     release(b, mb->mask);
+    release(b, mb->root); /* FSDP's catch-all reshard as backward ends */
+    mb->root = 0;
     if (part)
         reduce_pending(b, st, pending, &n_pending, &pending_bytes, true);
     free(pending);
