@@ -7,7 +7,7 @@
  * every field (key, kind, offset, choice names), and vl_framework_set() sets one from text.
  * The built-in profiles are a const table (framework.c), each choice with its source; the
  * catalog's `framework` presets (presets/frameworks/, vramlab-presets(5)) are profiles too,
- * the five built-ins among them as YAML that a unit test holds equal to the table. */
+ * the six built-ins among them as YAML that a unit test holds equal to the table. */
 #ifndef VL_FRAMEWORK_H
 #define VL_FRAMEWORK_H
 
