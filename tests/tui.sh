@@ -1048,7 +1048,7 @@ for size in 80x24 200x60; do
 
     name=serve-$size
     start $name --preset llama-2-7b --mode infer --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k k # GPU mem. util.
+    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k k k # GPU mem. util.
     expect_slider $name "GPU mem. util." 100%
     keys $name PgDn                                    # 90%: vLLM's default
     expect_slider $name "GPU mem. util." 90%
@@ -1227,7 +1227,7 @@ for size in 80x24 200x60; do
     done
 done
 
-# --cpu-offload in serving: the CPU offload row (last in the list) moves by GiB, and the
+# --cpu-offload in serving: the CPU offload row (next to last) moves by GiB, and the
 # total, the weights, the CPU memory per node and the roofline decode bound are those of
 # vramlab estimate with the same flags, at 80x24 and at 200x60; at 200x60 the formula pane
 # goes on from the weights to the host link's time, as estimate's speed line substitutes it
@@ -1237,7 +1237,7 @@ if command -v python3 > /dev/null; then
         name=cpu-offload-$size
         start $name --preset llama-2-7b --mode infer --gen 100 --no-color --ascii
         unset cols rows
-        keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+        keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k
         expect_slider $name "CPU offload" "0.00 GiB"
         keys $name Right Right Right Right                 # 4 GiB of each GPU's weights
         expect_slider $name "CPU offload" "4.00 GiB"
@@ -1266,6 +1266,25 @@ PY
         exited $name 0
     done
 fi
+
+# bitsandbytes' compute dtype in serving, the last row: the framework's (transformers' fp32,
+# LitGPT's bf16), and a step to fp16 gives the total vramlab estimate gives for it
+name=compute-dtype
+start $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --seq 512 --no-color --ascii
+keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+expect_slider $name "compute dtype" fp32
+keys $name Right
+expect_slider $name "compute dtype" fp16
+expect_total $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --seq 512 --compute-dtype fp16
+keys $name q
+exited $name 0
+name=compute-dtype-litgpt
+start $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --framework litgpt --no-color --ascii
+keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+expect_slider $name "compute dtype" bf16
+expect_total $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --framework litgpt
+keys $name q
+exited $name 0
 
 # The Probe, Formats, Train and Timeline panels in Chinese at 80x24 and at 200x60: their
 # tables, results, legends and cursor lines are Chinese and every number on them is the

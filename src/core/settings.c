@@ -223,7 +223,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "
                 "(default: the framework's; fp32, transformers' default)",
-        .inert = compute_inert},
+        .label = N_("compute dtype"), .inert = compute_inert},
     ROW(VL_SET_OVERHEAD) .flag = "overhead", FIELD(overhead), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_BOTH, .arg = "SIZE",
         .help = "CUDA context and workspace: 0, 1GiB, 800MB (default 1GiB)", .label = N_("overhead"),

@@ -130,6 +130,7 @@ static const slider_id order[] = {
     VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK, VL_SET_HEAD,
     VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL, VL_SET_KV_BLOCK,
     VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE, VL_SET_CPU_OFFLOAD,
+    VL_SET_COMPUTE_DTYPE,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -165,6 +166,7 @@ static const struct {
     [VL_SET_OVERHEAD] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_GPUS_PER_NODE] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_CPU_OFFLOAD] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_COMPUTE_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
 };
 
 static const vl_setting_desc *desc(slider_id id)
