@@ -207,8 +207,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  inf->cached_tokens < s->seq + s->gen ? " (capped by the sliding window)" : "");
         break;
     case VL_C_ACTIVATIONS: {
-        const bool cast = !vl_bnb4_fp32(s) &&
-                          vl_bnb4_dequant_copies(s->framework, s->compute_dtype == VL_DT_BF16) > 1;
+        const bool cast = !vl_bnb4_fp32(s) && vl_bnb4_infer_copies(s) > 1;
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP%s "
                  "and %s%s%s%s, for %s (prefill %s, decode %s) = %s",

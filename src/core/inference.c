@@ -78,14 +78,16 @@ unsigned vl_bnb4_dequant_copies(const vl_framework *f, bool bf16)
     return f->bnb_quant_fp16 && bf16 ? 2 : 1;
 }
 
+unsigned vl_bnb4_infer_copies(const vl_settings *s)
+{
+    return vl_bnb4_dequant_copies(s->framework, s->compute_dtype == VL_DT_BF16);
+}
+
 static uint64_t bnb4_one(const vl_settings *s, uint64_t in, uint64_t out, uint64_t rows, bool *ovf)
 {
     const uint64_t m = rows > 1 ? vl_mul(in, out, ovf) : 0;
-    if (!vl_bnb4_fp32(s)) {
-        const unsigned copies =
-            vl_bnb4_dequant_copies(s->framework, s->compute_dtype == VL_DT_BF16);
-        return vl_mul(2 * copies, m, ovf);
-    }
+    if (!vl_bnb4_fp32(s))
+        return vl_mul(2 * vl_bnb4_infer_copies(s), m, ovf);
     const uint64_t x = vl_mul(4 * rows, in, ovf), y = vl_mul(4 * rows, out, ovf);
     const uint64_t cast = vl_mul(6, m, ovf);                /* the 16- and 32-bit matrix */
     const uint64_t run = vl_add(vl_mul(4, m, ovf), y, ovf); /* the 32-bit one, the output */

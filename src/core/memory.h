@@ -249,5 +249,7 @@ bool vl_bnb4_head(const vl_settings *s);
 /* The 16-bit copies of a matrix bitsandbytes dequantizes for a matmul: two when its 4-bit
  * weights were quantized from fp16 (bnb_quant_fp16) and the model computes in bf16. */
 unsigned vl_bnb4_dequant_copies(const struct vl_framework *f, bool bf16);
+/* ... in serving, where the layer computes in --compute-dtype. */
+unsigned vl_bnb4_infer_copies(const vl_settings *s);
 
 #endif

@@ -569,6 +569,12 @@ static bool fsdp_root(const step *st)
     return st->fsdp && st->s->zero == 3 && st->s->pp == 1;
 }
 
+/* ZeRO-3 gathering the outside parameters for each use (the embedding, the head) */
+static bool gathers_outside(const step *st)
+{
+    return st->s->zero == 3 && !fsdp_root(st);
+}
+
 static uint32_t *gathered_ids(builder *b, size_t n)
 {
     uint32_t *p = calloc(n ? n : 1, sizeof *p);
@@ -640,7 +646,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     uint32_t gout = 0;
     if (fsdp_root(st))
         mb->root = alloc(b, VL_TL_GATHERED, st->gathered_outside, FSDP_ROOT_WHAT);
-    else if (st->s->zero == 3)
+    else if (gathers_outside(st))
         gout = alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered embeddings");
     for (int i = 0; i < st->n_emb; i++)
         mb->emb[i] = alloc(b, VL_TL_ACTIVATIONS, st->emb[i].bytes, st->emb[i].name);
@@ -684,9 +690,8 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     /* the head and the loss: the output layer's logits, their cast for the loss, the
      * log-probabilities the loss keeps */
     phase(b, "%sloss", tag);
-    gout = st->s->zero == 3 && !fsdp_root(st)
-               ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
-               : 0;
+    gout = gathers_outside(st) ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
+                               : 0;
     for (int i = 0; i < st->n_head; i++)
         if (i != st->logprobs_term)
             mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
@@ -776,7 +781,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     uint32_t resid = 0;
     if (s->pp == 1) {
         phase(b, "%sloss backward", tag);
-        uint32_t gout = s->zero == 3 && !fsdp_root(st)
+        uint32_t gout = gathers_outside(st)
                             ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
                             : 0;
         /* nll_loss backward: a dense gradient of the log-probabilities; log_softmax backward:
