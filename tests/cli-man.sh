@@ -15,7 +15,7 @@ done
 # the choices: "P: a, b or c" under an option, wrapped onto the lines below it
 awk '/^ +[A-Z]+: / { sub(/^ +[A-Z]+: /, ""); on = 1; print; next }
      on && /^      +[a-z0-9]/ { print; next } { on = 0 }' "$tmp/help" |
-    tr ',' '\n' | sed 's/ or /\n/; s/^ *//; s/ *$//' | sort -u > "$tmp/values"
+    tr ',' '\n' | sed 's/ or /\n/; s/ or$//; s/^ *or //; s/^ *//; s/ *$//' | sort -u > "$tmp/values"
 while read -r v; do
     [ -n "$v" ] || continue
     checks=$((checks + 1))

@@ -262,13 +262,15 @@ static void test_context(void **state)
 static void test_profiles(void **state)
 {
     (void)state;
-    static const char *const names[] = {"pytorch", "hf", "megatron", "deepspeed", "vllm"};
+    static const char *const names[] = {"pytorch",   "hf",   "megatron", "deepspeed",
+                                        "vllm",      "vllm-v0", "litgpt"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         assert_string_equal(fw(names[i])->name, names[i]);
     assert_null(vl_framework_find("tensorflow"));
     assert_int_equal(fw(VL_FRAMEWORK_DEFAULT)->attention, VL_ATTN_SDPA);
     assert_int_equal(fw("pytorch")->attention, VL_ATTN_EAGER);
-    assert_int_equal(fw("vllm")->prefill_chunk, 2048);
+    assert_int_equal(fw("vllm")->prefill_chunk, 8192);
+    assert_int_equal(fw("vllm-v0")->prefill_chunk, 2048);
     assert_string_equal(vl_attention_names[VL_ATTN_FLASH], "flash");
     assert_string_equal(vl_optim_impl_names[VL_OPTIM_SINGLE_TENSOR], "single-tensor");
 
@@ -799,12 +801,19 @@ static void test_serving(void **state)
     /* KV: 2 x 3 layers x 2 heads x 16 x 2 B = 384 B a token */
     const uint64_t kv_token = 384;
     vl_timeline t;
-    /* vLLM: the cache once, chunks of 2048 tokens: 3 chunks */
-    build(&m, &s, fw("vllm"), &t);
+    /* vLLM's V0 engine: the cache once, chunks of 2048 tokens: 3 chunks */
+    build(&m, &s, fw("vllm-v0"), &t);
     assert_int_equal(t.sum.inf.kv_bytes_per_token, kv_token);
     first_event_of(&t, "prefill chunk 3");
     for (size_t i = 0; i < t.n_events; i++)
         assert_string_not_equal(vl_timeline_phase(&t, i), "prefill chunk 4");
+    assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 5010 * 2);
+    vl_timeline_free(&t);
+    /* V1: chunks of 8192, so the 5,000-token prompt in one */
+    build(&m, &s, fw("vllm"), &t);
+    first_event_of(&t, "prefill");
+    for (size_t i = 0; i < t.n_events; i++)
+        assert_string_not_equal(vl_timeline_phase(&t, i), "prefill chunk 1");
     assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 5010 * 2);
     vl_timeline_free(&t);
     /* HF generate: torch.cat holds one layer's old and new cache at once */
@@ -1057,7 +1066,7 @@ static void test_sharding_and_experts(void **state)
     vl_timeline_free(&t);
 }
 
-/* vLLM's sampler with top-k/top-p, derived by hand for the tiny model in bf16: the
+/* vLLM's V0 sampler with top-k/top-p, derived by hand for the tiny model in bf16: the
  * engine's hidden states (b x s x h x 2), the caller's bf16 logits (b x V x 2), the fp32
  * copy, the sorted values and int64 indices, and torch.sort's scratch by the number of rows
  * (SortStable.cu): 2 rows sort as int2 pairs in and out with a key output and cub's third
@@ -1078,7 +1087,7 @@ static void test_vllm_sampler(void **state)
         s.gen = 0;
         s.batch = rows[r].batch;
         vl_timeline t;
-        build(&m, &s, fw("vllm"), &t);
+        build(&m, &s, fw("vllm-v0"), &t);
         const uint64_t bv = rows[r].batch * 1000, hidden = rows[r].batch * 32 * 64 * 2;
         assert_int_equal(event_bytes(&t, "prefill",
                                      "the forward's last hidden states (held by the engine)"),
@@ -1101,7 +1110,116 @@ static void test_vllm_sampler(void **state)
         assert_int_equal(alive[VL_TL_TRANSIENT], hidden + 2 * bv + 4 * bv + 4 * bv + 8 * bv +
                                                      bv + 4 * bv + 4 * bv + bv + 4 * bv);
         vl_timeline_free(&t);
+
+        /* the V1 engine filters in place: no sort; at the last of its fp32 tensors (probs
+         * and the exponential noise) the hidden states, the 16-bit logits, their fp32 copy
+         * and both are alive */
+        build(&m, &s, fw("vllm"), &t);
+        size_t last = 0;
+        for (i = 0; i < t.n_events; i++) {
+            assert_string_not_equal(t.events[i].what, "sampler: sorted logits");
+            if (strcmp(t.events[i].what, "sampler: fp32 probabilities") == 0 &&
+                t.events[i].kind == VL_EV_ALLOC)
+                last = i;
+        }
+        vl_timeline_alive(&t, last, alive);
+        assert_int_equal(alive[VL_TL_TRANSIENT], hidden + 2 * bv + 4 * bv + 2 * 4 * bv);
+        vl_timeline_free(&t);
     }
+}
+
+/* vLLM V1's Triton top-k/top-p buffer: min(b, SMs) programs, a vocabulary row of fp32
+ * each, in a buffer of that many rows rounded up to a power of 2 but at most the SMs
+ * (apply_top_k_top_p_triton); allocated at the first sampling, cached through the decode
+ * steps, gone only when the run ends; none when the GPU's SMs are unknown. */
+static void test_vllm_triton_buffer(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt(); /* V = 1,000 */
+    static const struct { uint64_t sms, batch, rows; } cases[] = {
+        {6, 2, 2}, {6, 5, 6}, {8, 5, 8}, {132, 1024, 132}, {0, 5, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        vl_settings s;
+        vl_settings_default(&s);
+        s.mode = VL_MODE_INFER;
+        s.weight_dtype = s.kv_dtype = VL_DT_BF16;
+        s.seq = 16;
+        s.gen = 4;
+        s.batch = cases[c].batch;
+        vl_runtime rt = hopper;
+        rt.sms = cases[c].sms;
+        vl_timeline t;
+        char err[256];
+        assert_true(vl_timeline_build(&m, &s, fw("vllm"), &rt, &t, err, sizeof err));
+        size_t allocs = 0, frees = 0, at = 0;
+        for (size_t i = 0; i < t.n_events; i++)
+            if (strcmp(t.events[i].what,
+                       "sampler: top-k/top-p buffer, a vocabulary row a program (cached)") == 0) {
+                assert_int_equal(t.events[i].bytes, cases[c].rows * 1000 * 4);
+                if (t.events[i].kind == VL_EV_ALLOC) {
+                    allocs++;
+                    at = i;
+                } else {
+                    frees++;
+                    assert_int_equal(i, t.n_events - 1);
+                }
+            }
+        assert_int_equal(allocs, cases[c].rows ? 1 : 0);
+        assert_int_equal(frees, allocs);
+        if (allocs)
+            assert_string_equal(vl_timeline_phase(&t, at), "prefill");
+        vl_timeline_free(&t);
+    }
+}
+
+/* vLLM V1's fused MoE over 2 GPUs: the tiny Llama with 4 experts of 352, 2 a token, so
+ * N = 352 (gate and up, 176 each on a GPU) and h = 128; a 100-token prompt, b = 2, bf16,
+ * in one forward of 200 tokens.  Its two kept workspaces: 200 x 2 x (max(176, 128) +
+ * max(352, 128)) x 2 = 422,400 bytes, allocated in the prefill and alive to the end.  A
+ * block's own working tensor is its output, 200 x 128 x 2, so the forward's workspace is
+ * the residual stream in and out (2 x 200 x 128 x 2 = 102,400) + 51,200 = 153,600; the V0
+ * engine's fused experts keep nothing and count the routed MLP, 3 x 352 a token:
+ * 102,400 + 200 x 3 x 352 x 2 = 524,800. */
+static void test_vllm_moe_workspace(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    m.arch.experts = 4;
+    m.arch.experts_per_token = 2;
+    vl_settings s = serve(100, 3, 2);
+    s.gpus = 2;
+    const char *what = "fused MoE workspaces (shared by the layers, kept)";
+    vl_timeline t;
+    build(&m, &s, fw("vllm"), &t);
+    assert_int_equal(t.sum.inf.moe_kept_bytes, 422400);
+    assert_int_equal(event_bytes(&t, "prefill", "forward workspace"), 153600);
+    size_t allocs = 0, born = 0, gone = 0;
+    for (size_t i = 0; i < t.n_events; i++)
+        if (strcmp(t.events[i].what, what) == 0) {
+            assert_int_equal(t.events[i].bytes, 422400);
+            if (t.events[i].kind == VL_EV_ALLOC) {
+                allocs++;
+                born = i;
+            } else {
+                gone = i;
+            }
+        }
+    assert_int_equal(allocs, 1);
+    assert_string_equal(vl_timeline_phase(&t, born), "prefill");
+    assert_true(gone > first_event_of(&t, "decode step 3"));
+    /* the steady-state view holds them in both phases */
+    assert_int_equal(t.sum.inf.prefill.workspace, 153600 + 422400);
+    vl_timeline_free(&t);
+
+    build(&m, &s, fw("vllm-v0"), &t);
+    assert_int_equal(t.sum.inf.moe_kept_bytes, 0);
+    assert_int_equal(event_bytes(&t, "prefill", "forward workspace"), 524800);
+    vl_timeline_free(&t);
+    /* a dense model keeps nothing */
+    vl_model d = tiny_llama();
+    build(&d, &s, fw("vllm"), &t);
+    assert_int_equal(t.sum.inf.moe_kept_bytes, 0);
+    vl_timeline_free(&t);
 }
 
 /* --paged-optimizer: Llama 2 7B, LoRA r = 64 on q and v: each A (64 x 4096) and B (4096 x
@@ -1242,6 +1360,8 @@ int main(void)
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),
+        cmocka_unit_test(test_vllm_triton_buffer),
+        cmocka_unit_test(test_vllm_moe_workspace),
         cmocka_unit_test(test_per_tensor),
         cmocka_unit_test(test_sharding_and_experts),
         cmocka_unit_test(test_paged_optimizer),

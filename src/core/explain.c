@@ -210,7 +210,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         const bool cast = !vl_bnb4_fp32(s) && vl_bnb4_infer_copies(s) > 1;
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP%s "
-                 "and %s%s%s%s, for %s (prefill %s, decode %s) = %s",
+                 "and %s%s%s%s%s, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
@@ -231,6 +231,8 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                                             : " (none on the first pipeline stage)")
                              : "",
                  inf->offload_copy ? " + an offloaded layer copied in for its forward" : "",
+                 inf->moe_kept_bytes ? " + fused MoE's two workspaces, kept from the prefill on"
+                                     : "",
                  inf->decode_peak ? "one new token per sequence" : "the whole prompt",
                  vl_fmt_bytes(inf->prefill.workspace, u, x, sizeof x),
                  vl_fmt_bytes(inf->decode.workspace, u, y, sizeof y), v);

@@ -51,6 +51,24 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .reduce_bucket = 500000000, .prefetch_bucket = 50000000,                                 \
     .allocator = VL_ALLOC_CACHING, .labels = 2
 
+/* vLLM's model code, in both engines. */
+#define VLLM_MODEL                                                                           \
+    /* the FlashAttention backend, QKVParallelLinear (one fused projection) */              \
+    .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,            \
+    .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,                            \
+    .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,        \
+    /* fused_moe: one kernel over every routed token (model_executor/layers/fused_moe) */   \
+    .moe_expert_loop = false,                                                                \
+    /* BitsAndBytesLinearMethod's apply_bnb_4bit hands matmul_4bit the input as it is       \
+     * (model_executor/layers/quantization/bitsandbytes.py); the output layer is a          \
+     * ParallelLMHead, which the loader does not quantize */                                \
+    .bnb_compute_cast = false, .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false,      \
+    .bnb_quant_fp16 = false,                                                                 \
+    /* RotaryEmbedding registers cos_sin_cache, max_position_embeddings x rotary_dim in     \
+     * the model dtype, once for the model (model_executor/layers/rotary_embedding.py,      \
+     * get_rope's cache of instances); transformers keeps inv_freq only */                  \
+    .rope_cache = true
+
 const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
     [VL_FW_PYTORCH] = {
         .name = "pytorch",
@@ -163,20 +181,38 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
     },
     [VL_FW_VLLM] = {
         .name = "vllm",
-        .display = "vLLM serving engine",
+        .display = "vLLM serving engine (V1)",
         RUNTIME_DEFAULTS,
         TORCH_OPTIMIZER,
-        /* the FlashAttention backend, QKVParallelLinear (one fused projection) */
-        .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
-        .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
-        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
-        /* fused_moe: one kernel over every routed token (model_executor/layers/fused_moe) */
-        .moe_expert_loop = false,
-        /* BitsAndBytesLinearMethod's apply_bnb_4bit hands matmul_4bit the input as it is
-         * (model_executor/layers/quantization/bitsandbytes.py); the output layer is a
-         * ParallelLMHead, which the loader does not quantize */
-        .bnb_compute_cast = false, .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false,
-        .bnb_quant_fp16 = false,
+        VLLM_MODEL,
+        /* the V1 engine's defaults for the OpenAI server on GPUs of 70 GiB and more but
+         * the A100 (vllm/engine/arg_utils.py, _set_default_args: "Defaulting
+         * max_num_batched_tokens to 8192 for OPENAI_API_SERVER usage context"; 2048 on
+         * the others, where prefill_chunk: 2048 says so); CUDA graphs up to 512
+         * (max_cudagraph_capture_size).  The sampler (vllm/v1/sample/sampler.py) upcasts
+         * the logits, filters top-k/top-p in place with Triton kernels, no sort
+         * (v1/sample/ops/topk_topp_triton.py, vllm#33538), which keep an fp32 buffer of
+         * one vocabulary row per program, min(batch, SMs) programs, cached from the first
+         * step (apply_top_k_top_p_triton, _TRITON_BUFFER_CACHE), and samples from fp32
+         * probs with an exponential noise of their shape (topk_topp_sampler.py,
+         * random_sample); profile_run keeps the forward's hidden states while it samples
+         * (v1/worker/gpu_model_runner.py, _dummy_sampler_run). */
+        .prefill_chunk = 8192, .kv_preallocated = true, .prefill_logits_all = false,
+        .cuda_graphs = true,
+        .graph_batch = 512, .sampler_sort = false, .sampler_fp32 = 2, .sampler_hidden = true,
+        .sampler_triton = true,
+        /* FusedMoEModularKernel runs the experts in two workspaces, class-level buffers the
+         * layers share and keep, M x k x max(I, h) and M x k x max(2I, h) (TritonExperts'
+         * workspace_shapes; shared_buffers, "persistent buffers that are shared across
+         * FusedMoEModularKernel instances"; model_executor/layers/fused_moe) */
+        .moe_workspace_kept = true,
+    },
+    [VL_FW_VLLM_V0] = {
+        .name = "vllm-v0",
+        .display = "vLLM serving engine (V0, before 0.8)",
+        RUNTIME_DEFAULTS,
+        TORCH_OPTIMIZER,
+        VLLM_MODEL,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default); the paged KV cache allocated once; CUDA graphs captured
          * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
@@ -189,10 +225,6 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .prefill_chunk = 2048, .kv_preallocated = true, .prefill_logits_all = false,
         .cuda_graphs = true,
         .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2, .sampler_hidden = true,
-        /* RotaryEmbedding registers cos_sin_cache, max_position_embeddings x rotary_dim in
-         * the model dtype, once for the model (model_executor/layers/rotary_embedding.py,
-         * get_rope's cache of instances); transformers keeps inv_freq only */
-        .rope_cache = true,
     },
     [VL_FW_LITGPT] = {
         .name = "litgpt",
@@ -291,6 +323,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),
     BOOL("moe_expert_loop", moe_expert_loop),
+    BOOL("moe_workspace_kept", moe_workspace_kept),
     BOOL("bnb_compute_cast", bnb_compute_cast),
     ENUM("compute_dtype", compute_dtype, vl_dtype_names, VL_N_COMPUTE_DTYPES),
     BOOL("bnb_quantize_head", bnb_quantize_head),
@@ -311,6 +344,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("sampler_sort", sampler_sort),
     COUNT("sampler_fp32", sampler_fp32, 0, 16),
     BOOL("sampler_hidden", sampler_hidden),
+    BOOL("sampler_triton", sampler_triton),
     BOOL("rope_cache", rope_cache),
 };
 _Static_assert(sizeof vl_framework_fields / sizeof *vl_framework_fields == VL_N_FRAMEWORK_FIELDS,

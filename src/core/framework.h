@@ -72,6 +72,7 @@ typedef struct vl_framework {
     bool qlora_bf16_embeddings; /* under bf16 autocast a 4-bit model's embeddings and head are
                                  * cast back to bf16 after PEFT upcast them to fp32 (trl) */
     bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
+    bool moe_workspace_kept;    /* fused MoE's workspaces are shared by the layers and kept */
     bool bnb_compute_cast;      /* a bnb4 layer casts its input to bnb_4bit_compute_dtype */
     vl_dtype compute_dtype;     /* that dtype (fp32, fp16, bf16) unless --compute-dtype says */
     bool bnb_quantize_head;     /* bitsandbytes makes the output layer a 4-bit layer too */
@@ -96,6 +97,7 @@ typedef struct vl_framework {
     bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
     uint64_t sampler_fp32;      /* fp32 b x V tensors the sampler keeps besides the logits */
     bool sampler_hidden;        /* the forward's last hidden states stay alive while it samples */
+    bool sampler_triton;        /* top-k/top-p in place, with a per-program vocabulary row */
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
 } vl_framework;
 
@@ -129,7 +131,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 36
+#define VL_N_FRAMEWORK_FIELDS 38
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -106,6 +106,22 @@ static uint64_t bnb4_matmul(const vl_arch *a, const vl_settings *s, const shard 
     return up > down ? up : down;
 }
 
+/* vLLM's FusedMoEModularKernel runs the routed experts in two workspaces of class-level
+ * buffers that every layer shares and none frees (model_executor/layers/fused_moe,
+ * shared_buffers; TritonExperts' workspace_shapes): M x k x max(N/2, h) and M x k x max(N,
+ * h) for M tokens, k experts a token and N the gate and up projections' width on this GPU
+ * (2I gated), in the activations' dtype; the block's output lands in the first. */
+uint64_t vl_moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens, bool *ovf)
+{
+    if (!s->framework->moe_workspace_kept || a->experts <= 1)
+        return 0;
+    const uint64_t w = (a->mlp == VL_MLP_GATED ? 2 : 1) * vl_ceil_div(a->moe_ffn, vl_infer_tp(s));
+    const uint64_t one = w / 2 > a->hidden ? w / 2 : a->hidden;
+    const uint64_t two = w > a->hidden ? w : a->hidden;
+    return vl_mul(vl_mul(vl_mul(tokens, a->experts_per_token, ovf), one + two, ovf),
+                  vl_infer_act_bytes(s), ovf);
+}
+
 static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t tokens,
                           uint64_t context, bool *ovf)
 {
@@ -115,7 +131,18 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
                            ovf);
     if (s->attention == VL_ATTN_EAGER)
         attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), 2 * g->heads * g->beta, ovf), ovf);
-    uint64_t per_token_mlp = (a->mlp == VL_MLP_GATED ? 3 : 2) * g->ffn * g->beta;
+    const uint64_t gated = a->mlp == VL_MLP_GATED ? 3 : 2;
+    uint64_t per_token_mlp = gated * g->ffn * g->beta;
+    if (vl_moe_kept_workspace(a, s, 1, ovf)) {
+        /* the routed experts run in the kept workspaces: an MoE block's own is its output
+         * (torch.zeros_like of its input) and its shared experts' MLP; a dense layer's its
+         * MLP */
+        const uint64_t N = vl_infer_tp(s);
+        const uint64_t moe =
+            g->beta * (a->hidden + gated * vl_ceil_div(a->shared_experts * a->shared_ffn, N));
+        const uint64_t dense = a->dense_layers ? gated * vl_ceil_div(a->ffn, N) * g->beta : 0;
+        per_token_mlp = moe > dense ? moe : dense;
+    }
     uint64_t mlp = vl_mul(bt, per_token_mlp, ovf);
     /* the last positions' logits in fp32, or, where the framework projects every position
      * it was given (prefill_logits_all), all of them in the model's dtype; a 4-bit output
@@ -254,13 +281,17 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     inf->stage_qhead = st->qhead;
     inf->stage_other = st->other;
     inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, ovf), s->batch, ovf);
-    inf->prefill.workspace = vl_add(workspace(a, s, &g, s->seq, s->seq, ovf), inf->offload_copy, ovf);
+    inf->moe_kept_bytes = vl_moe_kept_workspace(a, s, vl_mul(s->batch, s->seq, ovf), ovf);
+    inf->prefill.workspace = vl_add(vl_add(workspace(a, s, &g, s->seq, s->seq, ovf),
+                                           inf->offload_copy, ovf),
+                                    inf->moe_kept_bytes, ovf);
     phase_total(out, s, &inf->prefill, ovf);
     memset(&inf->decode, 0, sizeof inf->decode);
     if (s->gen > 0) {
         inf->decode.kv_cache = vl_mul(vl_mul(kv_gpu, inf->cached_slots, ovf), s->batch, ovf);
         inf->decode.workspace =
-            vl_add(workspace(a, s, &g, 1, inf->cached_tokens, ovf), inf->offload_copy, ovf);
+            vl_add(vl_add(workspace(a, s, &g, 1, inf->cached_tokens, ovf), inf->offload_copy, ovf),
+                   inf->moe_kept_bytes, ovf);
         phase_total(out, s, &inf->decode, ovf);
     }
     inf->decode_peak = inf->decode.total > inf->prefill.total;

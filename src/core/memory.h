@@ -126,6 +126,8 @@ typedef struct vl_inference {
     /* ... and while an offloaded layer runs, the copy of it on the GPU (at most one layer's
      * matrices), in each phase's workspace */
     uint64_t offload_copy;
+    uint64_t moe_kept_bytes;       /* fused MoE's workspaces, kept from the prefill on
+                                    * (moe_workspace_kept) */
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;
@@ -231,6 +233,9 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
  * a stage that computes the logits or not (vl_inference.logits). */
 uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits, uint64_t tokens,
                             uint64_t context, bool *ovf);
+/* Inference: the workspaces a framework's fused MoE keeps from its first forward of
+ * `tokens` tokens on (moe_workspace_kept; 0 for dense models or other frameworks). */
+uint64_t vl_moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens, bool *ovf);
 /* Inference: the tensor-parallel degree within a pipeline stage, --gpus / --pp. */
 uint64_t vl_infer_tp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in

@@ -139,6 +139,8 @@ static const key_desc gpu_keys[] = {
     {"generation", T_ENUM, G(generation), .enum_names = vl_gpu_arch_names,
      .n_enum = VL_N_GPU_ARCHS},
     {"host_bandwidth", T_DOUBLE, G(host_bandwidth)},
+    /* the largest GPU has a few hundred (AMD Instinct MI300X: 304 compute units) */
+    {"sms", T_COUNT, G(sms), .max = 4096},
     {NULL, 0},
 };
 #undef G

@@ -34,6 +34,7 @@ typedef struct vl_gpu {
     vl_gpu_arch generation; /* for the CUDA context and library workspaces */
     double host_bandwidth;  /* bytes/s from CPU memory, one direction (--cpu-offload); 0 =
                              * unknown */
+    uint64_t sms;           /* streaming multiprocessors (AMD: compute units); 0 = unknown */
 } vl_gpu;
 
 /* A lesson (HACKING §3): a guided tour, one step a state of the explorer with a text in

@@ -38,6 +38,7 @@ typedef struct builder {
     uint64_t live[VL_N_TL_COMPONENTS];
     uint64_t tensors;
     bool ovf, nomem;
+    uint32_t sampler_buffer;    /* vLLM V1's top-k/top-p buffer, once allocated (it stays) */
 } builder;
 
 static void phase(builder *b, const char *fmt, ...)
@@ -175,6 +176,7 @@ typedef struct step {
     uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
+    uint64_t sms;               /* the GPU's streaming multiprocessors (0: unknown) */
     bool paged_on;              /* --paged-optimizer: bitsandbytes' fused, paged optimizer */
     uint64_t paged;             /* its states in CUDA managed memory */
 } step;
@@ -1065,11 +1067,12 @@ static uint64_t sort_scratch(uint64_t rows, uint64_t V, bool *ovf)
  * forward: the caller's logits of the last positions in the model's dtype, whole vocabulary
  * (tensor-parallel engines gather them first: vLLM's LogitsProcessor,
  * tensor_model_parallel_gather), and the engine's hidden states where it holds them; the
- * logits in fp32; with top-k/top-p (vllm/model_executor/layers/sampler.py,
- * _apply_top_k_top_p) the vocabulary sorted (fp32 values, int64 indices and the sort's
- * scratch), a top-k mask, the sorted softmax, its cumulative sum and a top-p mask, all
- * alive while the filtered logits are scattered back; then the probabilities the framework
- * keeps besides the logits. */
+ * logits in fp32; where top-k/top-p sorts (the V0 engine's
+ * vllm/model_executor/layers/sampler.py, _apply_top_k_top_p) the vocabulary sorted (fp32
+ * values, int64 indices and the sort's scratch), a top-k mask, the sorted softmax, its
+ * cumulative sum and a top-p mask, all alive while the filtered logits are scattered back;
+ * then the fp32 tensors the framework keeps besides the logits (probabilities, logprobs,
+ * the noise it samples with). */
 static void sampler(builder *b, const step *st, uint64_t tokens)
 {
     const uint64_t rows = st->s->batch, V = st->a->vocab;
@@ -1100,6 +1103,19 @@ static void sampler(builder *b, const step *st, uint64_t tokens)
             release(b, held[i]);
         release(b, logits);
         logits = back;
+    }
+    /* vLLM V1's Triton top-k/top-p: min(rows, SMs) programs, each a vocabulary row of fp32
+     * in a buffer of min(next power of 2, SMs) rows, cached for the later steps
+     * (apply_top_k_top_p_triton); unknown SMs: not counted */
+    if (st->f->sampler_triton && st->sms && !b->sampler_buffer) {
+        const uint64_t programs = rows < st->sms ? rows : st->sms;
+        uint64_t size = 1;
+        while (size < programs)
+            size *= 2;
+        b->sampler_buffer =
+            alloc(b, VL_TL_TRANSIENT,
+                  vl_mul(vl_mul(size < st->sms ? size : st->sms, V, &b->ovf), 4, &b->ovf),
+                  "sampler: top-k/top-p buffer, a vocabulary row a program (cached)");
     }
     uint32_t ids[16] = {0};
     for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
@@ -1142,11 +1158,16 @@ static bool build_serve(builder *b, step *st)
     const uint64_t chunk = st->f->prefill_chunk && st->f->prefill_chunk < s->seq
                                ? st->f->prefill_chunk : s->seq;
     uint64_t done = 0, c = 0;
+    uint32_t moe_kept = 0;
     while (done < s->seq && !b->nomem) {
         uint64_t n = s->seq - done < chunk ? s->seq - done : chunk;
         phase(b, chunk < s->seq ? "prefill chunk %llu" : "prefill", (unsigned long long)++c);
         done += n;
         grow_kv(b, st, kv, per_token, done < cap ? done : cap);
+        if (!moe_kept) /* the first chunk is the largest forward */
+            moe_kept = alloc(b, VL_TL_TRANSIENT,
+                             vl_moe_kept_workspace(st->a, s, vl_mul(n, s->batch, &b->ovf), &b->ovf),
+                             "fused MoE workspaces (shared by the layers, kept)");
         uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
                             vl_infer_workspace(st->a, s, inf->logits, n, done, &b->ovf),
@@ -1179,6 +1200,8 @@ static bool build_serve(builder *b, step *st)
         if (inf->logits)
             sampler(b, st, s->batch);
     }
+    release(b, moe_kept); /* the engine's caches, until it stops */
+    release(b, b->sampler_buffer);
     free(kv);
     return !b->nomem;
 }
@@ -1203,7 +1226,8 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     const vl_breakdown *bd = &out->sum;
     builder b = {.t = out, .al = vl_alloc_new(f->allocator)};
     step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd,
-               .cublas = rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch)};
+               .cublas = rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch),
+               .sms = rt->sms};
     if (!b.al) {
         snprintf(err, len, "out of memory");
         return false;
@@ -1302,5 +1326,6 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
 vl_runtime vl_runtime_on(const vl_gpu *gpu, bool overhead_given)
 {
     return (vl_runtime){.arch = gpu ? gpu->generation : VL_ARCH_UNKNOWN,
-                        .cuda = VL_DEFAULT_CUDA, .overhead_given = overhead_given};
+                        .cuda = VL_DEFAULT_CUDA, .overhead_given = overhead_given,
+                        .sms = gpu ? gpu->sms : 0};
 }

@@ -107,6 +107,7 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
     }
     vl_catalog_init(&cat);
     int rc = options_resolve(&o, &cat, &m, &gpu);
+    const uint64_t sms = rc == EXIT_OK ? gpu->sms : 0; /* the catalog owns the GPU */
     vl_catalog_free(&cat);
     if (rc != EXIT_OK) {
         fprintf(stderr, "measurements.tsv:%d: bad flags\n", line);
@@ -139,7 +140,9 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
         fprintf(stderr, "measurements.tsv:%d: bad GPU generation or measured value\n", line);
         return false;
     }
-    vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10), false};
+    /* the row's generation and CUDA; the SMs of its --gpu (vLLM V1's sampler buffer) */
+    vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10), false,
+                     sms};
     vl_timeline t;
     if (!vl_timeline_build(&m, &o.s, &f, &rt, &t, err, sizeof err)) {
         fprintf(stderr, "measurements.tsv:%d: %s\n", line, err);
