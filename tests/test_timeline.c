@@ -40,6 +40,15 @@ static vl_model tiny_llama(void)
                               .norm = VL_NORM_RMSNORM});
 }
 
+/* ... with 4 experts of its MLP, 2 a token (Mixtral-like). */
+static vl_model tiny_moe(void)
+{
+    vl_model m = tiny_llama();
+    m.arch.experts = 4;
+    m.arch.experts_per_token = 2;
+    return m;
+}
+
 static const vl_runtime hopper = {VL_ARCH_HOPPER, 1204, false};
 
 static vl_settings train(vl_precision p, uint64_t seq, uint64_t batch)
@@ -883,9 +892,7 @@ static void test_golden_serving(void **state)
 static void test_all_to_all(void **state)
 {
     (void)state;
-    vl_model m = tiny_llama();
-    m.arch.experts = 4;
-    m.arch.experts_per_token = 2;
+    vl_model m = tiny_moe();
     vl_settings s = train(VL_BF16_MIXED, 40, 3);
     s.gpus = 2;
     s.ep = 2;
@@ -1128,6 +1135,32 @@ static void test_vllm_sampler(void **state)
     }
 }
 
+/* The tensors named `what`: how many allocations and frees, the bytes of the last, the
+ * first allocation's event and the last free's. */
+typedef struct {
+    size_t allocs, frees, born, gone;
+    uint64_t bytes;
+} lifetime;
+
+static lifetime lifetime_of(const vl_timeline *t, const char *what)
+{
+    lifetime l = {0};
+    for (size_t i = 0; i < t->n_events; i++) {
+        const vl_event *e = &t->events[i];
+        if (strcmp(e->what, what) != 0)
+            continue;
+        l.bytes = e->bytes;
+        if (e->kind == VL_EV_ALLOC) {
+            if (!l.allocs++)
+                l.born = i;
+        } else {
+            l.frees++;
+            l.gone = i;
+        }
+    }
+    return l;
+}
+
 /* vLLM V1's Triton top-k/top-p buffer: min(b, SMs) programs, a vocabulary row of fp32
  * each, in a buffer of that many rows rounded up to a power of 2 but at most the SMs
  * (apply_top_k_top_p_triton); allocated at the first sampling, cached through the decode
@@ -1151,23 +1184,15 @@ static void test_vllm_triton_buffer(void **state)
         vl_timeline t;
         char err[256];
         assert_true(vl_timeline_build(&m, &s, fw("vllm"), &rt, &t, err, sizeof err));
-        size_t allocs = 0, frees = 0, at = 0;
-        for (size_t i = 0; i < t.n_events; i++)
-            if (strcmp(t.events[i].what,
-                       "sampler: top-k/top-p buffer, a vocabulary row a program (cached)") == 0) {
-                assert_int_equal(t.events[i].bytes, cases[c].rows * 1000 * 4);
-                if (t.events[i].kind == VL_EV_ALLOC) {
-                    allocs++;
-                    at = i;
-                } else {
-                    frees++;
-                    assert_int_equal(i, t.n_events - 1);
-                }
-            }
-        assert_int_equal(allocs, cases[c].rows ? 1 : 0);
-        assert_int_equal(frees, allocs);
-        if (allocs)
-            assert_string_equal(vl_timeline_phase(&t, at), "prefill");
+        const lifetime l =
+            lifetime_of(&t, "sampler: top-k/top-p buffer, a vocabulary row a program (cached)");
+        assert_int_equal(l.allocs, cases[c].rows ? 1 : 0);
+        assert_int_equal(l.frees, l.allocs);
+        if (l.allocs) {
+            assert_int_equal(l.bytes, cases[c].rows * 1000 * 4);
+            assert_string_equal(vl_timeline_phase(&t, l.born), "prefill");
+            assert_int_equal(l.gone, t.n_events - 1);
+        }
         vl_timeline_free(&t);
     }
 }
@@ -1183,30 +1208,19 @@ static void test_vllm_triton_buffer(void **state)
 static void test_vllm_moe_workspace(void **state)
 {
     (void)state;
-    vl_model m = tiny_llama();
-    m.arch.experts = 4;
-    m.arch.experts_per_token = 2;
+    vl_model m = tiny_moe();
     vl_settings s = serve(100, 3, 2);
     s.gpus = 2;
-    const char *what = "fused MoE workspaces (shared by the layers, kept)";
     vl_timeline t;
     build(&m, &s, fw("vllm"), &t);
     assert_int_equal(t.sum.inf.moe_kept_bytes, 422400);
     assert_int_equal(event_bytes(&t, "prefill", "forward workspace"), 153600);
-    size_t allocs = 0, born = 0, gone = 0;
-    for (size_t i = 0; i < t.n_events; i++)
-        if (strcmp(t.events[i].what, what) == 0) {
-            assert_int_equal(t.events[i].bytes, 422400);
-            if (t.events[i].kind == VL_EV_ALLOC) {
-                allocs++;
-                born = i;
-            } else {
-                gone = i;
-            }
-        }
-    assert_int_equal(allocs, 1);
-    assert_string_equal(vl_timeline_phase(&t, born), "prefill");
-    assert_true(gone > first_event_of(&t, "decode step 3"));
+    const lifetime l = lifetime_of(&t, "fused MoE workspaces (shared by the layers, kept)");
+    assert_int_equal(l.allocs, 1);
+    assert_int_equal(l.frees, 1);
+    assert_int_equal(l.bytes, 422400);
+    assert_string_equal(vl_timeline_phase(&t, l.born), "prefill");
+    assert_true(l.gone > first_event_of(&t, "decode step 3"));
     /* the steady-state view holds them in both phases */
     assert_int_equal(t.sum.inf.prefill.workspace, 153600 + 422400);
     vl_timeline_free(&t);
