@@ -1172,13 +1172,8 @@ static void test_vllm_triton_buffer(void **state)
     static const struct { uint64_t sms, batch, rows; } cases[] = {
         {6, 2, 2}, {6, 5, 6}, {8, 5, 8}, {132, 1024, 132}, {0, 5, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        vl_settings s;
-        vl_settings_default(&s);
-        s.mode = VL_MODE_INFER;
+        vl_settings s = serve(16, 4, cases[c].batch);
         s.weight_dtype = s.kv_dtype = VL_DT_BF16;
-        s.seq = 16;
-        s.gen = 4;
-        s.batch = cases[c].batch;
         vl_runtime rt = hopper;
         rt.sms = cases[c].sms;
         vl_timeline t;
