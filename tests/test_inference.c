@@ -701,6 +701,37 @@ static void test_encoder(void **state)
     assert_int_equal(b.inf.kv_bytes_per_token, 2ULL * 12 * 12 * 64 * 2);
 }
 
+/* A prefill step under a budget of prompt tokens (vLLM's max_num_batched_tokens): the whole
+ * batch when it fits, whole prompts while they fit, one prompt's chunk when one does not;
+ * without a budget (transformers) the whole batch at once. */
+static void test_prefill_step(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fw;
+        uint64_t batch, seq, seqs, tokens;
+    } cases[] = {
+        {"vllm", 1024, 8, 1024, 8},   /* V1's profile run: 8192 over 1024 */
+        {"vllm", 64, 4096, 2, 4096},  /* two prompts a step */
+        {"vllm", 3, 3000, 2, 3000},   /* 8192 / 3000: two */
+        {"vllm", 1, 20000, 1, 8192},  /* one prompt in chunks */
+        {"vllm-v0", 256, 32, 64, 32}, /* 2048 / 32 */
+        {"hf", 64, 4096, 64, 4096},   /* no budget */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        vl_settings s;
+        vl_settings_default(&s);
+        s.mode = VL_MODE_INFER;
+        s.batch = cases[i].batch;
+        s.seq = cases[i].seq;
+        vl_settings_take_framework(&s, vl_framework_find(cases[i].fw));
+        uint64_t seqs, tokens;
+        vl_prefill_step(&s, &seqs, &tokens);
+        assert_int_equal(seqs, cases[i].seqs);
+        assert_int_equal(tokens, cases[i].tokens);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -716,7 +747,7 @@ int main(void)
         cmocka_unit_test(test_bad_combinations), cmocka_unit_test(test_gguf_weights),
         cmocka_unit_test(test_int4_kv), cmocka_unit_test(test_serving_capacity),
         cmocka_unit_test(test_pipeline_serving), cmocka_unit_test(test_cpu_offload),
-        cmocka_unit_test(test_cpu_offload_speed),
+        cmocka_unit_test(test_cpu_offload_speed), cmocka_unit_test(test_prefill_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

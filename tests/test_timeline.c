@@ -810,19 +810,37 @@ static void test_serving(void **state)
     /* KV: 2 x 3 layers x 2 heads x 16 x 2 B = 384 B a token */
     const uint64_t kv_token = 384;
     vl_timeline t;
-    /* vLLM's V0 engine: the cache once, chunks of 2048 tokens: 3 chunks */
+    /* vLLM's V0 engine: the cache once, a budget of 2048 prompt tokens a step, so each
+     * 5,000-token prompt in 3 chunks (2048, 2048, 904), one prompt after the other: 6
+     * steps, the 2nd to 5th as one phase.  A full step's forward, by hand (h 128, 8 heads
+     * and 2 KV heads of 16, FFN 352, bf16): the residual stream in and out, 2 x 2048 x 128
+     * x 2 = 1,048,576, and the MLP's 3 x 352 x 2 a token, 4,325,376; the last step's 904
+     * tokens 462,848 + 1,909,248 */
     build(&m, &s, fw("vllm-v0"), &t);
     assert_int_equal(t.sum.inf.kv_bytes_per_token, kv_token);
-    first_event_of(&t, "prefill chunk 3");
+    assert_int_equal(event_bytes(&t, "prefill step 1", "forward workspace"), 5373952);
+    assert_int_equal(event_bytes(&t, "prefill step 6", "forward workspace"), 2372096);
     for (size_t i = 0; i < t.n_events; i++)
-        assert_string_not_equal(vl_timeline_phase(&t, i), "prefill chunk 4");
+        assert_string_not_equal(vl_timeline_phase(&t, i), "prefill step 7");
+    assert_int_equal(t.sum.inf.prefill.workspace, 5373952);
     assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 5010 * 2);
     vl_timeline_free(&t);
-    /* V1: chunks of 8192, so the 5,000-token prompt in one */
+    /* the same steps with a cache grown by torch.cat: the steps between grow it to the
+     * first prompt whole and the second's first two chunks, (5000 + 4096) x 384 B, before
+     * the last */
+    vl_framework grown = *fw("hf");
+    grown.prefill_chunk = 2048;
+    build(&m, &s, &grown, &t);
+    uint64_t before[VL_N_TL_COMPONENTS];
+    vl_timeline_alive(&t, first_event_of(&t, "prefill step 6") - 1, before);
+    assert_int_equal(before[VL_TL_KV_CACHE], kv_token * (5000 + 4096));
+    first_event_of(&t, "prefill steps 2-5");
+    vl_timeline_free(&t);
+    /* V1: a budget of 8192, one prompt a step: two steps */
     build(&m, &s, fw("vllm"), &t);
-    first_event_of(&t, "prefill");
+    first_event_of(&t, "prefill step 2");
     for (size_t i = 0; i < t.n_events; i++)
-        assert_string_not_equal(vl_timeline_phase(&t, i), "prefill chunk 1");
+        assert_string_not_equal(vl_timeline_phase(&t, i), "prefill step 3");
     assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 5010 * 2);
     vl_timeline_free(&t);
     /* HF generate: torch.cat holds one layer's old and new cache at once */
@@ -1090,12 +1108,12 @@ static void test_vllm_sampler(void **state)
         vl_settings_default(&s);
         s.mode = VL_MODE_INFER;
         s.weight_dtype = s.kv_dtype = VL_DT_BF16;
-        s.seq = 32;
+        s.seq = 16; /* 128 x 16: the V0 budget of 2048, one step */
         s.gen = 0;
         s.batch = rows[r].batch;
         vl_timeline t;
         build(&m, &s, fw("vllm-v0"), &t);
-        const uint64_t bv = rows[r].batch * 1000, hidden = rows[r].batch * 32 * 64 * 2;
+        const uint64_t bv = rows[r].batch * 1000, hidden = rows[r].batch * 16 * 64 * 2;
         assert_int_equal(event_bytes(&t, "prefill",
                                      "the forward's last hidden states (held by the engine)"),
                          hidden);
@@ -1172,7 +1190,7 @@ static void test_vllm_triton_buffer(void **state)
     static const struct { uint64_t sms, batch, rows; } cases[] = {
         {6, 2, 2}, {6, 5, 6}, {8, 5, 8}, {132, 1024, 132}, {0, 5, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        vl_settings s = serve(16, 4, cases[c].batch);
+        vl_settings s = serve(8, 4, cases[c].batch); /* 1024 x 8: the budget, one step */
         s.weight_dtype = s.kv_dtype = VL_DT_BF16;
         vl_runtime rt = hopper;
         rt.sms = cases[c].sms;

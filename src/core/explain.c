@@ -208,6 +208,11 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         break;
     case VL_C_ACTIVATIONS: {
         const bool cast = !vl_bnb4_fp32(s) && vl_bnb4_infer_copies(s) > 1;
+        char step[96];
+        snprintf(step, sizeof step,
+                 "a prefill step of %llu prompt%s x %llu tokens (the framework's budget)",
+                 (unsigned long long)inf->prefill_seqs, inf->prefill_seqs == 1 ? "" : "s",
+                 (unsigned long long)inf->prefill_tokens);
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP%s "
                  "and %s%s%s%s%s, for %s (prefill %s, decode %s) = %s",
@@ -233,7 +238,10 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  inf->offload_copy ? " + an offloaded layer copied in for its forward" : "",
                  inf->moe_kept_bytes ? " + fused MoE's two workspaces, kept from the prefill on"
                                      : "",
-                 inf->decode_peak ? "one new token per sequence" : "the whole prompt",
+                 inf->decode_peak ? "one new token per sequence"
+                 : inf->prefill_seqs == s->batch && inf->prefill_tokens == s->seq
+                     ? "the whole prompt"
+                     : step,
                  vl_fmt_bytes(inf->prefill.workspace, u, x, sizeof x),
                  vl_fmt_bytes(inf->decode.workspace, u, y, sizeof y), v);
         break;

@@ -214,7 +214,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         TORCH_OPTIMIZER,
         VLLM_MODEL,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
-         * OpenAI server's default); the paged KV cache allocated once; CUDA graphs captured
+         * OpenAI server's default with chunked prefill, on for models of more than 32K
+         * positions; off, the budget is max(max_model_len, 2048): prefill_chunk says so);
+         * the paged KV cache allocated once; CUDA graphs captured
          * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
          * upcasts the logits and keeps probs and logprobs in fp32
          * (vllm/model_executor/layers/sampler.py); top-p sorts the vocabulary, and the

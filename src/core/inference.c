@@ -159,6 +159,15 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     return vl_add(residual, big > logits ? big : logits, ovf);
 }
 
+void vl_prefill_step(const vl_settings *s, uint64_t *seqs, uint64_t *tokens)
+{
+    const uint64_t budget = s->framework->prefill_chunk;
+    *seqs = !budget || budget / s->batch >= s->seq ? s->batch
+            : budget >= s->seq                     ? budget / s->seq
+                                                   : 1;
+    *tokens = budget && budget < s->seq ? budget : s->seq;
+}
+
 uint64_t vl_infer_tp(const vl_settings *s)
 {
     return s->gpus / (s->pp ? s->pp : 1);
@@ -281,8 +290,13 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     inf->stage_qhead = st->qhead;
     inf->stage_other = st->other;
     inf->prefill.kv_cache = vl_mul(vl_mul(kv_gpu, inf->prompt_slots, ovf), s->batch, ovf);
-    inf->moe_kept_bytes = vl_moe_kept_workspace(a, s, vl_mul(s->batch, s->seq, ovf), ovf);
-    inf->prefill.workspace = vl_add(vl_add(workspace(a, s, &g, s->seq, s->seq, ovf),
+    /* the prefill's workspace is a step's: the framework's prompts of its tokens */
+    vl_prefill_step(s, &inf->prefill_seqs, &inf->prefill_tokens);
+    vl_settings step = *s;
+    step.batch = inf->prefill_seqs;
+    inf->moe_kept_bytes =
+        vl_moe_kept_workspace(a, s, vl_mul(inf->prefill_seqs, inf->prefill_tokens, ovf), ovf);
+    inf->prefill.workspace = vl_add(vl_add(workspace(a, &step, &g, inf->prefill_tokens, s->seq, ovf),
                                            inf->offload_copy, ovf),
                                     inf->moe_kept_bytes, ovf);
     phase_total(out, s, &inf->prefill, ovf);

@@ -128,6 +128,7 @@ typedef struct vl_inference {
     uint64_t offload_copy;
     uint64_t moe_kept_bytes;       /* fused MoE's workspaces, kept from the prefill on
                                     * (moe_workspace_kept) */
+    uint64_t prefill_seqs, prefill_tokens; /* a prefill step (vl_prefill_step) */
     vl_phase prefill, decode;  /* decode is all zero when gen = 0 */
     bool decode_peak;          /* the decode phase sets the total */
 } vl_inference;
@@ -236,6 +237,11 @@ uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits,
 /* Inference: the workspaces a framework's fused MoE keeps from its first forward of
  * `tokens` tokens on (moe_workspace_kept; 0 for dense models or other frameworks). */
 uint64_t vl_moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens, bool *ovf);
+/* Inference: a prefill step as the framework schedules it, `seqs` prompts of `tokens` tokens
+ * each: a serving engine's budget of prompt tokens a step (prefill_chunk, vLLM's
+ * max_num_batched_tokens) takes whole prompts while they fit and one prompt's chunks when
+ * one does not; no budget, the whole batch at once. */
+void vl_prefill_step(const vl_settings *s, uint64_t *seqs, uint64_t *tokens);
 /* Inference: the tensor-parallel degree within a pipeline stage, --gpus / --pp. */
 uint64_t vl_infer_tp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in

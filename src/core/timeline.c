@@ -1030,12 +1030,12 @@ static bool build_train(builder *b, step *st)
 
 /* ---- serving ----------------------------------------------------------------------------- */
 
-/* The KV cache of `tokens` tokens per sequence: allocated once (paged), or grown layer by
+/* The KV cache of `tokens` tokens over the batch: allocated once (paged), or grown layer by
  * layer with torch.cat, which holds the old and the new copy of one layer at once. */
 static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token, uint64_t tokens)
 {
     const uint64_t L = st->bd->inf.stage_layers; /* this GPU's stage's (all without --pp) */
-    uint64_t all = vl_mul(vl_mul(per_token, tokens, &b->ovf), st->s->batch, &b->ovf);
+    uint64_t all = vl_mul(per_token, tokens, &b->ovf);
     if (st->f->kv_preallocated)
         return;
     uint64_t per_layer = all / L;
@@ -1063,8 +1063,8 @@ static uint64_t sort_scratch(uint64_t rows, uint64_t V, bool *ovf)
     return vl_mul(8 + (4 + 8), n, ovf);
 }
 
-/* The sampler, once the forward's workspace is freed, for `tokens` tokens of the last
- * forward: the caller's logits of the last positions in the model's dtype, whole vocabulary
+/* The sampler, once the forward's workspace is freed, for the `rows` sequences the last
+ * forward ended and its `tokens` tokens: the caller's logits of the last positions in the model's dtype, whole vocabulary
  * (tensor-parallel engines gather them first: vLLM's LogitsProcessor,
  * tensor_model_parallel_gather), and the engine's hidden states where it holds them; the
  * logits in fp32; where top-k/top-p sorts (the V0 engine's
@@ -1073,9 +1073,9 @@ static uint64_t sort_scratch(uint64_t rows, uint64_t V, bool *ovf)
  * cumulative sum and a top-p mask, all alive while the filtered logits are scattered back;
  * then the fp32 tensors the framework keeps besides the logits (probabilities, logprobs,
  * the noise it samples with). */
-static void sampler(builder *b, const step *st, uint64_t tokens)
+static void sampler(builder *b, const step *st, uint64_t rows, uint64_t tokens)
 {
-    const uint64_t rows = st->s->batch, V = st->a->vocab;
+    const uint64_t V = st->a->vocab;
     const uint64_t bv = vl_mul(rows, V, &b->ovf);
     const uint64_t f32 = vl_mul(4, bv, &b->ovf);
     const uint64_t beta = vl_infer_act_bytes(st->s);
@@ -1127,6 +1127,33 @@ static void sampler(builder *b, const step *st, uint64_t tokens)
     release(b, hidden);
 }
 
+/* A serving run's prefill as the framework schedules it: steps of seqs prompts of `tokens`
+ * tokens each (vl_prefill_step), `chunks` steps a prompt, over `groups` of the batch. */
+typedef struct prefill {
+    uint64_t seqs, tokens, chunks, groups, steps;
+} prefill;
+
+static prefill prefill_of(const vl_settings *s)
+{
+    prefill p;
+    vl_prefill_step(s, &p.seqs, &p.tokens);
+    p.chunks = vl_ceil_div(s->seq, p.tokens);
+    p.groups = vl_ceil_div(s->batch, p.seqs);
+    p.steps = p.chunks * p.groups; /* at most seq x batch tokens, one a step */
+    return p;
+}
+
+/* The KV cache's tokens over the batch once step k of the prefill is done: the groups
+ * before whole, this one's prompts to the chunk, each at most `cap` (a sliding window). */
+static uint64_t prefill_kv_tokens(const vl_settings *s, const prefill *p, uint64_t k, uint64_t cap)
+{
+    const uint64_t g = k / p->chunks, c = k % p->chunks;
+    const uint64_t whole = s->seq < cap ? s->seq : cap;
+    const uint64_t done = c + 1 < p->chunks ? (c + 1) * p->tokens : s->seq;
+    const uint64_t rows = g + 1 < p->groups ? p->seqs : s->batch - g * p->seqs;
+    return g * p->seqs * whole + rows * (done < cap ? done : cap);
+}
+
 static bool build_serve(builder *b, step *st)
 {
     const vl_settings *s = st->s;
@@ -1155,27 +1182,36 @@ static bool build_serve(builder *b, step *st)
               "CUDA graph pool (the largest captured batch's decode workspace)");
     }
     const uint64_t cap = st->a->sliding_window ? st->a->sliding_window : UINT64_MAX;
-    const uint64_t chunk = st->f->prefill_chunk && st->f->prefill_chunk < s->seq
-                               ? st->f->prefill_chunk : s->seq;
-    uint64_t done = 0, c = 0;
+    /* the prefill in the framework's steps (vl_prefill_step): the first, the ones between
+     * only as the cache they grow, and the last, which ends the last prompt */
+    const prefill pf = prefill_of(s);
     uint32_t moe_kept = 0;
-    while (done < s->seq && !b->nomem) {
-        uint64_t n = s->seq - done < chunk ? s->seq - done : chunk;
-        phase(b, chunk < s->seq ? "prefill chunk %llu" : "prefill", (unsigned long long)++c);
-        done += n;
-        grow_kv(b, st, kv, per_token, done < cap ? done : cap);
-        if (!moe_kept) /* the first chunk is the largest forward */
+    for (uint64_t k = 0; k < pf.steps && !b->nomem; k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
+        if (k > 1) {
+            phase(b, k == 2 ? "prefill step %llu" : "prefill steps 2-%llu", (unsigned long long)k);
+            grow_kv(b, st, kv, per_token, prefill_kv_tokens(s, &pf, k - 1, cap));
+        }
+        phase(b, pf.steps > 1 ? "prefill step %llu" : "prefill", (unsigned long long)k + 1);
+        const uint64_t c = k % pf.chunks, g = k / pf.chunks;
+        const uint64_t n = c + 1 < pf.chunks ? pf.tokens : s->seq - c * pf.tokens;
+        vl_settings here = *s; /* the sequences this step takes */
+        here.batch = g + 1 < pf.groups ? pf.seqs : s->batch - g * pf.seqs;
+        grow_kv(b, st, kv, per_token, prefill_kv_tokens(s, &pf, k, cap));
+        if (!moe_kept) /* the first step is the largest forward */
             moe_kept = alloc(b, VL_TL_TRANSIENT,
-                             vl_moe_kept_workspace(st->a, s, vl_mul(n, s->batch, &b->ovf), &b->ovf),
+                             vl_moe_kept_workspace(st->a, s, vl_mul(pf.seqs, pf.tokens, &b->ovf),
+                                                   &b->ovf),
                              "fused MoE workspaces (shared by the layers, kept)");
         uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
+        const uint64_t keys = c * pf.tokens + n;
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
-                            vl_infer_workspace(st->a, s, inf->logits, n, done, &b->ovf),
+                            vl_infer_workspace(st->a, &here, inf->logits, n, keys < cap ? keys : cap,
+                                               &b->ovf),
                             "forward workspace");
         release(b, ws);
         release(b, copy);
-        if (done == s->seq && inf->logits) /* the last pipeline stage samples */
-            sampler(b, st, vl_mul(n, s->batch, &b->ovf));
+        if (c + 1 == pf.chunks && inf->logits) /* the last pipeline stage samples the ended */
+            sampler(b, st, here.batch, vl_mul(n, here.batch, &b->ovf));
     }
     /* decode: the first step and the last; the ones between only grow the cache */
     for (uint64_t step_i = 1; step_i <= s->gen && !b->nomem;
@@ -1186,10 +1222,10 @@ static bool build_serve(builder *b, step *st)
                 phase(b, "decode step 2");
             else
                 phase(b, "decode steps 2-%llu", (unsigned long long)step_i - 1);
-            grow_kv(b, st, kv, per_token, ctx - 1 < cap ? ctx - 1 : cap);
+            grow_kv(b, st, kv, per_token, vl_mul(ctx - 1 < cap ? ctx - 1 : cap, s->batch, &b->ovf));
         }
         phase(b, "decode step %llu", (unsigned long long)step_i);
-        grow_kv(b, st, kv, per_token, ctx < cap ? ctx : cap);
+        grow_kv(b, st, kv, per_token, vl_mul(ctx < cap ? ctx : cap, s->batch, &b->ovf));
         uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
                             vl_infer_workspace(st->a, s, inf->logits, 1, ctx < cap ? ctx : cap,
@@ -1198,7 +1234,7 @@ static bool build_serve(builder *b, step *st)
         release(b, ws);
         release(b, copy);
         if (inf->logits)
-            sampler(b, st, s->batch);
+            sampler(b, st, s->batch, s->batch);
     }
     release(b, moe_kept); /* the engine's caches, until it stops */
     release(b, b->sampler_buffer);

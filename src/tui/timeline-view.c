@@ -120,7 +120,8 @@ static const char *const phase_patterns[] = {
     N_("backward embedding"), N_("optimizer step"),
     N_("step start (the state kept between steps)"), N_("the other micro-batches (1F1B)"),
     N_("load weights"), N_("allocate the KV cache"), N_("capture CUDA graphs"),
-    N_("prefill chunk %llu"), N_("prefill"), N_("decode steps 2-%llu"), N_("decode step %llu"),
+    N_("prefill steps 2-%llu"), N_("prefill step %llu"), N_("prefill"), N_("decode steps 2-%llu"),
+    N_("decode step %llu"),
 };
 
 /* Whether text is pattern with digits where its %llu is (their value in *n), to the end. */
