@@ -296,9 +296,9 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     step.batch = inf->prefill_seqs;
     inf->moe_kept_bytes =
         vl_moe_kept_workspace(a, s, vl_mul(inf->prefill_seqs, inf->prefill_tokens, ovf), ovf);
-    inf->prefill.workspace = vl_add(vl_add(workspace(a, &step, &g, inf->prefill_tokens, s->seq, ovf),
-                                           inf->offload_copy, ovf),
-                                    inf->moe_kept_bytes, ovf);
+    const uint64_t step_ws = workspace(a, &step, &g, inf->prefill_tokens, s->seq, ovf);
+    inf->prefill.workspace =
+        vl_add(vl_add(step_ws, inf->offload_copy, ovf), inf->moe_kept_bytes, ovf);
     phase_total(out, s, &inf->prefill, ovf);
     memset(&inf->decode, 0, sizeof inf->decode);
     if (s->gen > 0) {

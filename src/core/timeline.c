@@ -1064,10 +1064,10 @@ static uint64_t sort_scratch(uint64_t rows, uint64_t V, bool *ovf)
 }
 
 /* The sampler, once the forward's workspace is freed, for the `rows` sequences the last
- * forward ended and its `tokens` tokens: the caller's logits of the last positions in the model's dtype, whole vocabulary
- * (tensor-parallel engines gather them first: vLLM's LogitsProcessor,
- * tensor_model_parallel_gather), and the engine's hidden states where it holds them; the
- * logits in fp32; where top-k/top-p sorts (the V0 engine's
+ * forward ended and its `tokens` tokens: the caller's logits of the last positions in the
+ * model's dtype, whole vocabulary (tensor-parallel engines gather them first: vLLM's
+ * LogitsProcessor, tensor_model_parallel_gather), and the engine's hidden states where it
+ * holds them; the logits in fp32; where top-k/top-p sorts (the V0 engine's
  * vllm/model_executor/layers/sampler.py, _apply_top_k_top_p) the vocabulary sorted (fp32
  * values, int64 indices and the sort's scratch), a top-k mask, the sorted softmax, its
  * cumulative sum and a top-p mask, all alive while the filtered logits are scattered back;
@@ -1186,7 +1186,8 @@ static bool build_serve(builder *b, step *st)
      * only as the cache they grow, and the last, which ends the last prompt */
     const prefill pf = prefill_of(s);
     uint32_t moe_kept = 0;
-    for (uint64_t k = 0; k < pf.steps && !b->nomem; k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
+    for (uint64_t k = 0; k < pf.steps && !b->nomem;
+         k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
         if (k > 1) {
             phase(b, k == 2 ? "prefill step %llu" : "prefill steps 2-%llu", (unsigned long long)k);
             grow_kv(b, st, kv, per_token, prefill_kv_tokens(s, &pf, k - 1, cap));
@@ -1204,10 +1205,9 @@ static bool build_serve(builder *b, step *st)
                              "fused MoE workspaces (shared by the layers, kept)");
         uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         const uint64_t keys = c * pf.tokens + n;
-        uint32_t ws = alloc(b, VL_TL_TRANSIENT,
-                            vl_infer_workspace(st->a, &here, inf->logits, n, keys < cap ? keys : cap,
-                                               &b->ovf),
-                            "forward workspace");
+        const uint64_t ws_bytes =
+            vl_infer_workspace(st->a, &here, inf->logits, n, keys < cap ? keys : cap, &b->ovf);
+        uint32_t ws = alloc(b, VL_TL_TRANSIENT, ws_bytes, "forward workspace");
         release(b, ws);
         release(b, copy);
         if (c + 1 == pf.chunks && inf->logits) /* the last pipeline stage samples the ended */
