@@ -51,7 +51,7 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .reduce_bucket = 500000000, .prefetch_bucket = 50000000,                                 \
     .allocator = VL_ALLOC_CACHING, .labels = 2
 
-/* vLLM's model code, in both engines. */
+/* vLLM's model code and what both engines serve it with. */
 #define VLLM_MODEL                                                                           \
     /* the FlashAttention backend, QKVParallelLinear (one fused projection) */              \
     .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,            \
@@ -67,7 +67,14 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     /* RotaryEmbedding registers cos_sin_cache, max_position_embeddings x rotary_dim in     \
      * the model dtype, once for the model (model_executor/layers/rotary_embedding.py,      \
      * get_rope's cache of instances); transformers keeps inv_freq only */                  \
-    .rope_cache = true
+    .rope_cache = true,                                                                      \
+    /* the paged KV cache allocated once; CUDA graphs captured for batch sizes up to 512    \
+     * (V0: vllm/config.py, batch sizes to capture; V1: max_cudagraph_capture_size); the    \
+     * sampler's two fp32 tensors beside the upcast logits, and the forward's hidden states \
+     * held until it returns (V0: execute_model's hidden_or_intermediate_states; V1:        \
+     * profile_run around _dummy_sampler_run) */                                            \
+    .kv_preallocated = true, .prefill_logits_all = false, .cuda_graphs = true,               \
+    .graph_batch = 512, .sampler_fp32 = 2, .sampler_hidden = true
 
 const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
     [VL_FW_PYTORCH] = {
@@ -188,19 +195,14 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* the V1 engine's defaults for the OpenAI server on GPUs of 70 GiB and more but
          * the A100 (vllm/engine/arg_utils.py, _set_default_args: "Defaulting
          * max_num_batched_tokens to 8192 for OPENAI_API_SERVER usage context"; 2048 on
-         * the others, where prefill_chunk: 2048 says so); CUDA graphs up to 512
-         * (max_cudagraph_capture_size).  The sampler (vllm/v1/sample/sampler.py) upcasts
-         * the logits, filters top-k/top-p in place with Triton kernels, no sort
-         * (v1/sample/ops/topk_topp_triton.py, vllm#33538), which keep an fp32 buffer of
-         * one vocabulary row per program, min(batch, SMs) programs, cached from the first
-         * step (apply_top_k_top_p_triton, _TRITON_BUFFER_CACHE), and samples from fp32
-         * probs with an exponential noise of their shape (topk_topp_sampler.py,
-         * random_sample); profile_run keeps the forward's hidden states while it samples
-         * (v1/worker/gpu_model_runner.py, _dummy_sampler_run). */
-        .prefill_chunk = 8192, .kv_preallocated = true, .prefill_logits_all = false,
-        .cuda_graphs = true,
-        .graph_batch = 512, .sampler_sort = false, .sampler_fp32 = 2, .sampler_hidden = true,
-        .sampler_triton = true,
+         * the others, where prefill_chunk: 2048 says so).  The sampler
+         * (vllm/v1/sample/sampler.py) upcasts the logits, filters top-k/top-p in place with
+         * Triton kernels, no sort (v1/sample/ops/topk_topp_triton.py, vllm#33538), which
+         * keep an fp32 buffer of one vocabulary row per program, min(batch, SMs) programs,
+         * cached from the first step (apply_top_k_top_p_triton, _TRITON_BUFFER_CACHE), and
+         * samples from fp32 probs with an exponential noise of their shape
+         * (topk_topp_sampler.py, random_sample). */
+        .prefill_chunk = 8192, .sampler_sort = false, .sampler_triton = true,
         /* FusedMoEModularKernel runs the experts in two workspaces, class-level buffers the
          * layers share and keep, M x k x max(I, h) and M x k x max(2I, h) (TritonExperts'
          * workspace_shapes; shared_buffers, "persistent buffers that are shared across
@@ -216,17 +218,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default with chunked prefill, on for models of more than 32K
          * positions; off, the budget is max(max_model_len, 2048): prefill_chunk says so);
-         * the paged KV cache allocated once; CUDA graphs captured
-         * for batch sizes up to 512 (vllm/config.py, batch sizes to capture); the sampler
-         * upcasts the logits and keeps probs and logprobs in fp32
+         * the sampler upcasts the logits and keeps probs and logprobs in fp32
          * (vllm/model_executor/layers/sampler.py); top-p sorts the vocabulary, and the
          * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
-         * memory usage" (vllm/worker/model_runner.py, profile_run); execute_model keeps
-         * the forward's hidden states in a local until the sampler returns
-         * (vllm/worker/model_runner.py, hidden_or_intermediate_states) */
-        .prefill_chunk = 2048, .kv_preallocated = true, .prefill_logits_all = false,
-        .cuda_graphs = true,
-        .graph_batch = 512, .sampler_sort = true, .sampler_fp32 = 2, .sampler_hidden = true,
+         * memory usage" (vllm/worker/model_runner.py, profile_run) */
+        .prefill_chunk = 2048, .sampler_sort = true,
     },
     [VL_FW_LITGPT] = {
         .name = "litgpt",

@@ -106,14 +106,22 @@ static uint64_t bnb4_matmul(const vl_arch *a, const vl_settings *s, const shard 
     return up > down ? up : down;
 }
 
+/* The framework runs a mixture of experts' routed experts in workspaces it keeps
+ * (moe_workspace_kept). */
+static bool moe_kept(const vl_arch *a, const vl_settings *s)
+{
+    return s->framework->moe_workspace_kept && a->experts > 1;
+}
+
 /* vLLM's FusedMoEModularKernel runs the routed experts in two workspaces of class-level
  * buffers that every layer shares and none frees (model_executor/layers/fused_moe,
  * shared_buffers; TritonExperts' workspace_shapes): M x k x max(N/2, h) and M x k x max(N,
  * h) for M tokens, k experts a token and N the gate and up projections' width on this GPU
  * (2I gated), in the activations' dtype; the block's output lands in the first. */
-uint64_t vl_moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens, bool *ovf)
+static uint64_t moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens,
+                                   bool *ovf)
 {
-    if (!s->framework->moe_workspace_kept || a->experts <= 1)
+    if (!moe_kept(a, s))
         return 0;
     const uint64_t w = (a->mlp == VL_MLP_GATED ? 2 : 1) * vl_ceil_div(a->moe_ffn, vl_infer_tp(s));
     const uint64_t one = w / 2 > a->hidden ? w / 2 : a->hidden;
@@ -133,7 +141,7 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
         attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), 2 * g->heads * g->beta, ovf), ovf);
     const uint64_t gated = a->mlp == VL_MLP_GATED ? 3 : 2;
     uint64_t per_token_mlp = gated * g->ffn * g->beta;
-    if (vl_moe_kept_workspace(a, s, 1, ovf)) {
+    if (moe_kept(a, s)) {
         /* the routed experts run in the kept workspaces: an MoE block's own is its output
          * (torch.zeros_like of its input) and its shared experts' MLP; a dense layer's its
          * MLP */
@@ -295,7 +303,7 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     vl_settings step = *s;
     step.batch = inf->prefill_seqs;
     inf->moe_kept_bytes =
-        vl_moe_kept_workspace(a, s, vl_mul(inf->prefill_seqs, inf->prefill_tokens, ovf), ovf);
+        moe_kept_workspace(a, s, vl_mul(inf->prefill_seqs, inf->prefill_tokens, ovf), ovf);
     const uint64_t step_ws = workspace(a, &step, &g, inf->prefill_tokens, s->seq, ovf);
     inf->prefill.workspace =
         vl_add(vl_add(step_ws, inf->offload_copy, ovf), inf->moe_kept_bytes, ovf);

@@ -234,9 +234,6 @@ const char *vl_estimate_infer(const vl_model *m, const vl_settings *s, vl_breakd
  * a stage that computes the logits or not (vl_inference.logits). */
 uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits, uint64_t tokens,
                             uint64_t context, bool *ovf);
-/* Inference: the workspaces a framework's fused MoE keeps from its first forward of
- * `tokens` tokens on (moe_workspace_kept; 0 for dense models or other frameworks). */
-uint64_t vl_moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint64_t tokens, bool *ovf);
 /* Inference: a prefill step as the framework schedules it, `seqs` prompts of `tokens` tokens
  * each: a serving engine's budget of prompt tokens a step (prefill_chunk, vLLM's
  * max_num_batched_tokens) takes whole prompts while they fit and one prompt's chunks when

@@ -1128,15 +1128,17 @@ static void sampler(builder *b, const step *st, uint64_t rows, uint64_t tokens)
 }
 
 /* A serving run's prefill as the framework schedules it: steps of seqs prompts of `tokens`
- * tokens each (vl_prefill_step), `chunks` steps a prompt, over `groups` of the batch. */
+ * tokens each (the estimate's vl_prefill_step), `chunks` steps a prompt, over `groups` of
+ * the batch. */
 typedef struct prefill {
     uint64_t seqs, tokens, chunks, groups, steps;
 } prefill;
 
-static prefill prefill_of(const vl_settings *s)
+static prefill prefill_of(const vl_settings *s, const vl_inference *inf)
 {
     prefill p;
-    vl_prefill_step(s, &p.seqs, &p.tokens);
+    p.seqs = inf->prefill_seqs;
+    p.tokens = inf->prefill_tokens;
     p.chunks = vl_ceil_div(s->seq, p.tokens);
     p.groups = vl_ceil_div(s->batch, p.seqs);
     p.steps = p.chunks * p.groups; /* at most seq x batch tokens, one a step */
@@ -1184,7 +1186,7 @@ static bool build_serve(builder *b, step *st)
     const uint64_t cap = st->a->sliding_window ? st->a->sliding_window : UINT64_MAX;
     /* the prefill in the framework's steps (vl_prefill_step): the first, the ones between
      * only as the cache they grow, and the last, which ends the last prompt */
-    const prefill pf = prefill_of(s);
+    const prefill pf = prefill_of(s, inf);
     uint32_t moe_kept = 0;
     for (uint64_t k = 0; k < pf.steps && !b->nomem;
          k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
@@ -1198,10 +1200,8 @@ static bool build_serve(builder *b, step *st)
         vl_settings here = *s; /* the sequences this step takes */
         here.batch = g + 1 < pf.groups ? pf.seqs : s->batch - g * pf.seqs;
         grow_kv(b, st, kv, per_token, prefill_kv_tokens(s, &pf, k, cap));
-        if (!moe_kept) /* the first step is the largest forward */
-            moe_kept = alloc(b, VL_TL_TRANSIENT,
-                             vl_moe_kept_workspace(st->a, s, vl_mul(pf.seqs, pf.tokens, &b->ovf),
-                                                   &b->ovf),
+        if (k == 0) /* the first step is the largest forward */
+            moe_kept = alloc(b, VL_TL_TRANSIENT, inf->moe_kept_bytes,
                              "fused MoE workspaces (shared by the layers, kept)");
         uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         const uint64_t keys = c * pf.tokens + n;
