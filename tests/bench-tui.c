@@ -12,7 +12,7 @@
 
 static void frame(ui *u)
 {
-    u->lay = layout_compute(LINES, COLS, EX_MAX_VISIBLE, draw_lesson_rows(u, COLS));
+    u->lay = layout_compute(LINES, COLS, explorer_longest(), draw_lesson_rows(u, COLS));
     u->lines = LINES;
     u->cols = COLS;
     draw_frame(u);

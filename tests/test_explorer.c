@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "core/lora.h"
 #include "tui/explorer.h"
 #include "helpers.h"
 
@@ -257,6 +258,82 @@ static void test_finetune_sliders(void **state)
     assert_false(s.sp);
 }
 
+/* The sliders of the finer choices: LoRA's targets step through the common sets by the
+ * matrices they adapt (a typed list between them by its count), and the switches and counts
+ * of QLoRA's scales, the paged optimizer, the PyTorch release, the classes of a cls head and
+ * int4's groups move, each inert with its reason until it applies. */
+static void test_finer_choice_sliders(void **state)
+{
+    (void)state;
+    explorer e;
+    char v[64];
+    unsigned qv = 1u << VL_LORA_Q | 1u << VL_LORA_V;
+    unsigned qkvo = qv | 1u << VL_LORA_K | 1u << VL_LORA_O;
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
+    assert_false(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false)); /* no adapters yet */
+    assert_non_null(strstr(e.note, "no LoRA rank: full fine-tuning"));
+    assert_true(explorer_move(&e, VL_SET_LORA_RANK, 5, false)); /* rank 16 */
+    assert_int_equal(e.s.lora_targets, qv);
+    assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false));
+    assert_int_equal(e.s.lora_targets, qkvo);
+    explorer_value(&e, VL_SET_LORA_TARGETS, VL_UNITS_GIB, v, sizeof v);
+    assert_string_equal(v, "q,k,v,o");
+    assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false));
+    assert_int_equal(e.s.lora_targets, VL_LORA_ALL_LINEAR);
+    assert_true(explorer_fraction(&e, VL_SET_LORA_TARGETS) == 1.0);
+    assert_false(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false)); /* the last set */
+    assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, -1, true)); /* coarse: the first */
+    assert_int_equal(e.s.lora_targets, qv);
+    assert_false(explorer_move(&e, VL_SET_LORA_TARGETS, -1, false));
+    /* a typed list of three lies between q,v and q,k,v,o */
+    assert_null(explorer_set(&e, VL_SET_LORA_TARGETS, "q,k,v"));
+    assert_true(explorer_fraction(&e, VL_SET_LORA_TARGETS) * 6 == 2.0); /* 3 of 7 matrices */
+    assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, -1, false));
+    assert_int_equal(e.s.lora_targets, qv);
+    assert_null(explorer_set(&e, VL_SET_LORA_TARGETS, "q,k,v"));
+    assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false));
+    assert_int_equal(e.s.lora_targets, qkvo);
+    assert_non_null(explorer_set(&e, VL_SET_LORA_TARGETS, "q,x"));
+    assert_int_equal(e.s.lora_targets, qkvo);
+    assert_consistent(&e);
+
+    /* QLoRA's block scales: off is transformers' default, 4.5 bits a weight, more bytes */
+    assert_non_null(explorer_inert(&e, VL_SET_DOUBLE_QUANT));
+    assert_true(explorer_move(&e, VL_SET_QLORA, 1, false));
+    assert_null(explorer_inert(&e, VL_SET_DOUBLE_QUANT));
+    uint64_t dq = e.b.bytes[VL_C_WEIGHTS];
+    assert_true(explorer_move(&e, VL_SET_DOUBLE_QUANT, -1, false));
+    assert_false(e.s.double_quant);
+    assert_true(e.b.bytes[VL_C_WEIGHTS] > dq);
+    assert_consistent(&e);
+
+    /* the paged optimizer: bitsandbytes pages AdamW, not SGD */
+    assert_true(explorer_move(&e, VL_SET_PAGED_OPTIMIZER, 1, false));
+    assert_true(e.s.paged_optimizer);
+    assert_null(explorer_set(&e, VL_SET_OPTIMIZER, "sgd"));
+    assert_non_null(explorer_inert(&e, VL_SET_PAGED_OPTIMIZER));
+
+    /* an older PyTorch, a classification head's classes */
+    assert_true(explorer_jump(&e, VL_SET_TORCH, true));
+    assert_int_equal(e.s.torch, VL_N_TORCHES - 1);
+    assert_null(explorer_set(&e, VL_SET_TORCH, "1.10"));
+    assert_int_equal(e.s.torch, VL_TORCH_1_10);
+    assert_non_null(explorer_inert(&e, VL_SET_LABELS));
+    assert_null(explorer_set(&e, VL_SET_HEAD, "cls"));
+    assert_true(explorer_move(&e, VL_SET_LABELS, 1, false));
+    assert_int_equal(e.s.labels, 3);
+    assert_consistent(&e);
+
+    /* int4's groups, in inference */
+    assert_true(explorer_move(&e, VL_SET_MODE, 1, false));
+    assert_non_null(explorer_inert(&e, VL_SET_GROUP_SIZE));
+    assert_null(explorer_set(&e, VL_SET_WEIGHT_DTYPE, "int4"));
+    uint64_t g128 = e.b.bytes[VL_C_WEIGHTS];
+    assert_true(explorer_move(&e, VL_SET_GROUP_SIZE, -1, false)); /* 128 -> 64 */
+    assert_int_equal(e.s.group_size, 64);
+    assert_true(e.b.bytes[VL_C_WEIGHTS] > g128); /* twice the scales */
+}
+
 /* What a move raised to follow it, the move back gives back while it still holds the raised
  * value: offload none -> optimizer -> params -> optimizer -> none walks ZeRO 0, 1, 3, 1, 0;
  * a ZeRO stage chosen by hand stays. */
@@ -407,19 +484,27 @@ static void test_setting_table_complete(void **state)
         if (d->type == VL_ST_ENUM)
             assert_true(d->names && d->n_names > 1);
     }
-    /* every setting with a label is a slider of the modes it applies to, and the most one
-     * mode shows fits EX_MAX_VISIBLE (explorer_sliders would cut the list) */
-    slider_id ids[EX_MAX_VISIBLE];
+    /* every setting is a slider of the modes it applies to, listed once, and the longest
+     * list is the one the settings column is sized for */
+    slider_id ids[EX_MAX_SLIDERS];
     explorer e;
     start(&e, "llama-2-7b", VL_MODE_TRAIN);
+    int longest = 0;
     for (vl_mode m = 0; m < VL_N_MODES; m++) {
         e.s.mode = m;
         int want = 2; /* the parameters and the GPU */
-        for (int k = 0; k < VL_N_SETTINGS; k++)
-            want += vl_setting_table[k].label && vl_setting_applies((vl_setting)k, &e.s);
-        assert_true(want <= EX_MAX_VISIBLE);
-        assert_int_equal(explorer_sliders(&e, ids), want);
+        for (int k = 0; k < VL_N_SETTINGS; k++) {
+            assert_non_null(vl_setting_table[k].label);
+            want += vl_setting_applies((vl_setting)k, &e.s);
+        }
+        int n = explorer_sliders(&e, ids);
+        assert_int_equal(n, want);
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                assert_int_not_equal(ids[i], ids[j]);
+        longest = n > longest ? n : longest;
     }
+    assert_int_equal(explorer_longest(), longest);
 }
 
 int main(void)
@@ -434,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_typed_values),
         cmocka_unit_test(test_framework_slider),
         cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_finer_choice_sliders),
         cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_finetune_sliders),
         cmocka_unit_test(test_move_back_gives_back),

@@ -75,6 +75,44 @@ keys() { # keys NAME KEY...: send keys, then give the frame a moment
     sleep 0.3
 }
 
+selected() { screen "$1" | grep -E '^(>|▶) '; } # the selected slider's row
+shown_selected() { # shown_selected NAME: the selected row once the frame shows one (2 s)
+    sel_w=0
+    until sel_row=$(selected "$1") && [ -n "$sel_row" ] || [ $sel_w -ge 40 ]; do
+        sleep 0.05
+        sel_w=$((sel_w + 1))
+    done
+    printf '%s\n' "$sel_row"
+}
+
+# to NAME LABEL: select the slider LABEL as a user does, with Down (Up once Down stops at the
+# end of the list), each key waiting for the frame to show the selection moved
+to() {
+    to_key=j
+    to_n=0
+    while :; do
+        to_was=$(shown_selected "$1")
+        printf '%s\n' "$to_was" | awk -v l="$2" '{ # the label whole, then the track
+            for (m = 1; m <= 2; m++) {
+                p = (m == 1 ? ">" : "▶") " " l
+                if (index($0, p) == 1 && substr($0, length(p) + 1) ~ /^ *(-|O|─|●)/) f = 1 }
+            } END { exit !f }' && return 0
+        tm send-keys -t "$1" $to_key
+        to_i=0
+        while [ "$(shown_selected "$1")" = "$to_was" ] && [ $to_i -lt 10 ]; do
+            sleep 0.05
+            to_i=$((to_i + 1))
+        done
+        to_n=$((to_n + 1))
+        if [ $to_i -eq 10 ] || [ $to_n -gt 100 ]; then # at an end of the list
+            [ $to_key = j ] && [ $to_n -le 100 ] && to_key=k && continue
+            fail "no slider '$2' to select; the screen was:"
+            screen "$1"
+            return 1
+        fi
+    done
+}
+
 shown_total() { # the exact bytes in "total ... GiB per GPU (N bytes)", in either language
     screen "$1" | sed -n -e 's/.*per GPU (\([0-9,]*\) bytes).*/\1/p' \
         -e 's/.*合计 [0-9.]* [GT]i*B（\([0-9,]*\) 字节）.*/\1/p' | tr -d ,
@@ -134,16 +172,21 @@ start a --preset llama-2-7b --no-color --ascii
 expect_total a --preset llama-2-7b
 expect_screen a "Llama 2 7B (llama-2-7b)"
 
-keys a j j j j j Right Right Right                # ZeRO stage 0 -> 3
+to a "ZeRO stage"
+keys a Right Right Right                          # ZeRO stage 0 -> 3
 expect_total a --preset llama-2-7b --zero 3
 expect_screen a ">ZeRO-3"
-keys a k Right Right Right Right Right Right Right # GPUs 1 -> 8
+to a GPUs
+keys a Right Right Right Right Right Right Right   # GPUs 1 -> 8
 expect_total a --preset llama-2-7b --zero 3 --gpus 8
-keys a j j Right Right Right                       # micro-batch 1 -> 4
+to a micro-batch
+keys a Right Right Right                           # micro-batch 1 -> 4
 expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4
-keys a k k k k Home                                # precision -> fp32
+to a precision
+keys a Home                                        # precision -> fp32
 expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32
-keys a j j j j j PPage                             # context: coarse, 2048 -> 16384
+to a context
+keys a PPage                                       # context: coarse, 2048 -> 16384
 expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 16384
 keys a Enter 4 0 9 6 Enter                         # context typed exactly
 expect_total a --preset llama-2-7b --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096
@@ -198,23 +241,27 @@ keys a n
 expect_screen a "not saved"
 
 # inference: the mode slider swaps the sliders; the training settings wait
-keys a k k k k k k Right                           # context -> mode: infer
+to a mode
+keys a Right                                       # mode: infer
 expect_screen a "gpt2) | inference"                 # the title gives way to the tabs
 expect_screen a "GPUs -> 6"                        # 8 GPUs do not split 12 heads: 6 do
 expect_screen a "the two phases of inference"
-keys a j j j                                       # to GPUs
+to a GPUs
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb
-keys a k k End                                     # weight dtype -> the last GGUF type
+to a "weight dtype"
+keys a End                                         # the last GGUF type
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype iq1_m
 keys a Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left \
     Left Left Left Left Left Left Left Left Left Left  # 27 back: bnb4-dq, the last plain dtype
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype bnb4-dq
-keys a j j j j j Enter 5 1 2 Enter                 # generated tokens
+to a generated
+keys a Enter 5 1 2 Enter                           # generated tokens
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype bnb4-dq --gen 512
-keys a k k k k k k Left                            # back to training, as it was: the GPUs
+to a mode
+keys a Left                                        # back to training, as it was: the GPUs
 expect_screen a "GPUs -> 8"                        # inference took come back
 expect_total a --preset gpt2 --zero 3 --gpus 8 --batch 4 --precision fp32 --seq 4096 --gpu a100-40gb
 
@@ -224,38 +271,46 @@ exited a 0
 
 # the fine-tuning and parallelism sliders, below the others; at 22 lines the list scrolls
 start d --preset llama-2-7b --no-color --ascii
-keys d j j j j j j j j j j j j j Enter 8 Enter       # LoRA rank 8
+to d "LoRA rank"
+keys d Enter 8 Enter                               # LoRA rank 8
 expect_total d --preset llama-2-7b --lora-rank 8
-keys d j Right                                     # QLoRA on
+to d "QLoRA (NF4)"
+keys d Right                                       # QLoRA on
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora
-keys d j Right                                     # LoRA dropout 0 -> 0.1
+to d "LoRA dropout"
+keys d Right                                       # LoRA dropout 0 -> 0.1
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --lora-dropout 0.1
 keys d Left                                        # and back to 0
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora
-keys d j Right                                     # offload optimizer (brings ZeRO-1)
+to d offload
+keys d Right                                       # offload optimizer (brings ZeRO-1)
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1
 expect_screen d "in CPU memory (--offload optimizer)"
 tm resize-window -t d -x 100 -y 22
 sleep 0.3
-keys d j j j j Right                               # grad accum 2
-expect_screen d "settings 6-21 of 32"
+to d "grad accum"
+keys d Right                                       # grad accum 2
+expect_screen d "settings 9-24 of 37"
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
 keys d q
 exited d 0
 
 # a slider stops at the last value the model takes, keeps the memory pane and says why
 start f --preset llama-2-7b --no-color --ascii
-keys f j j j j j j j j j j j j j j j j j End        # tensor par. -> 32 (64 does not split 32 heads)
+to f "tensor par."
+keys f End                                         # 32 (64 does not split 32 heads)
 expect_screen f "tensor par. stopped at 32: --tp 64 must divide the model's 32 attention"
 expect_screen f "GPUs -> 32"
 expect_total f --preset llama-2-7b --tp 32 --gpus 32
-keys f j End                                       # pipeline par. -> 32 (one layer a stage)
+to f "pipeline par."
+keys f End                                         # 32 (one layer a stage)
 expect_screen f "pipeline par. stopped at 32: --pp 64 must be at most the model's 32"
 expect_total f --preset llama-2-7b --tp 32 --pp 32 --gpus 1024
 keys f q
 exited f 0
 start g --preset llama-2-7b --mode infer --no-color --ascii
-keys g j j j j End                                 # inference GPUs -> 32 (32 heads)
+to g GPUs
+keys g End                                         # inference GPUs -> 32 (32 heads)
 expect_screen g "GPUs stopped at 32: --gpus: tensor parallelism needs the GPU count"
 expect_total g --preset llama-2-7b --mode infer --gpus 32
 keys g Right                                       # no further: stays, and says why
@@ -269,7 +324,8 @@ exited g 0
 cols=200 rows=60
 start give-back --preset llama-2-7b --no-color --ascii
 unset cols rows
-keys give-back j j j j j j j j j j j j j j j j Right # offload optimizer (brings ZeRO-1)
+to give-back offload
+keys give-back Right                               # optimizer (brings ZeRO-1)
 expect_screen give-back "ZeRO stage -> 1"
 keys give-back Right                               # params (brings ZeRO-3)
 expect_total give-back --preset llama-2-7b --offload params --zero 3
@@ -279,19 +335,22 @@ expect_total give-back --preset llama-2-7b --offload optimizer --zero 1
 keys give-back Left
 expect_screen give-back "ZeRO stage -> 0"
 expect_total give-back --preset llama-2-7b
-keys give-back j End                               # tensor par. 32 brings 32 GPUs
+to give-back "tensor par."
+keys give-back End                                 # 32 brings 32 GPUs
 expect_total give-back --preset llama-2-7b --tp 32 --gpus 32
 keys give-back Home
 expect_screen give-back "GPUs -> 1"
 expect_total give-back --preset llama-2-7b
 # a count typed that is no whole tensor x pipeline group is rounded up, and says so
 keys give-back Right                               # tensor par. 2, GPUs 2
-keys give-back k k k k k k k k k k k k k Enter 3 Enter # GPUs 3
+to give-back GPUs
+keys give-back Enter 3 Enter                       # GPUs 3
 expect_screen give-back "GPUs 3 -> 4: whole groups of tensor x pipeline = 2 GPUs"
 expect_total give-back --preset llama-2-7b --tp 2 --gpus 4
 # a typed value off the slider's steps snaps to the next step in the direction pressed; one
 # above its range stays on Right and comes back to the top on Left
-keys give-back j j j Enter 3 0 0 0 Enter Right     # context 3000 -> 4096
+to give-back context
+keys give-back Enter 3 0 0 0 Enter Right           # context 3000 -> 4096
 expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 4096
 keys give-back Enter 3 0 0 0 Enter Left            # 3000 -> 2048
 expect_total give-back --preset llama-2-7b --tp 2 --gpus 4 --seq 2048
@@ -409,7 +468,8 @@ for size in 80x24 200x60; do
     unset cols rows
     mouse $name 64 8 60                            # the wheel over the memory pane
     expect_total $name --preset llama-2-7b
-    mouse $name 64 6 5                             # over the GPUs row: 1 -> 2
+    y=$(screen $name | grep -n '^  GPUs  ' | cut -d: -f1)
+    mouse $name 64 $((y - 1)) 5                    # over the GPUs row: 1 -> 2
     expect_total $name --preset llama-2-7b --gpus 2
     expect_screen $name "> GPUs"
     y=$(screen $name | grep -n ' ZeRO-2 ' | head -n 1 | cut -d: -f1)
@@ -464,12 +524,15 @@ keys pickers p m y - r u n
 expect_screen pickers ">my-run "
 keys pickers Escape
 # undo and reset
-keys pickers j j j j j Right Right                 # ZeRO 3 at the end: stays; micro-batch
-keys pickers j Right Right                         # micro-batch 1 -> 3
+to pickers "ZeRO stage"
+keys pickers Right Right                           # ZeRO 3 at the end: stays
+to pickers micro-batch
+keys pickers Right Right                           # micro-batch 1 -> 3
 expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 3
 keys pickers u
 expect_total pickers --preset llama-2-7b --zero 3 --gpus 8 --batch 2
-keys pickers k k k k k k Right                     # parameters 6.74e9 -> 6.8e9
+to pickers parameters
+keys pickers Right                                 # parameters 6.74e9 -> 6.8e9
 keys pickers Left                                  # -> 5.6e9: E12 steps, not the preset
 keys pickers u u
 expect_screen pickers "Llama 2 7B (llama-2-7b)"
@@ -525,7 +588,8 @@ for size in 100x30 200x60; do
     esac
     expect_screen $name "roofline: decode <= "
     expect_total $name --preset llama-2-7b --mode infer --gen 1024
-    keys $name j j j j j j j Enter 0 Enter         # generated -> 0
+    to $name generated
+    keys $name Enter 0 Enter                       # generated -> 0
     expect_screen $name "none: no tokens generated (generated = 0)"
     expect_no_screen $name "decode <=" "$size: a decode bound at gen 0"
     keys $name p b e r t - b a s e Enter
@@ -574,7 +638,7 @@ exited tall 0
 
 # a setting with no effect now is drawn disabled, says why, and does not move
 start h --preset llama-2-7b --precision fp32 --no-color --ascii
-keys h j j j j j j j j j j j                        # fp32 grad copy, at fp32
+to h "fp32 grad copy"                              # at fp32
 expect_screen h "fp32 grad copy ----------O (on)"
 expect_screen h "fp32 grad copy has no effect now: only fp16-mixed and bf16-mixed keep an"
 keys h Left
@@ -837,7 +901,11 @@ tl_layout tl
 expect_screen tl "optimizer step temporaries"
 expect_screen tl "peak $(peak_gib --preset llama-2-7b) on the GPU"
 # a change on the Memory panel: the timeline follows it
-keys tl 1 j j j j j Right Right Right k Right Right Right Right Right Right Right
+keys tl 1
+to tl "ZeRO stage"
+keys tl Right Right Right
+to tl GPUs
+keys tl Right Right Right Right Right Right Right
 expect_total tl --preset llama-2-7b --zero 3 --gpus 8
 keys tl "$key"
 wait_for tl "peak $(peak_gib --preset llama-2-7b --zero 3 --gpus 8) on the GPU"
@@ -1007,7 +1075,7 @@ for size in 80x24 200x60; do
     cols=${size%x*} rows=${size#*x}
     name=speed-$size
     start $name --preset llama-2-7b --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k # token budget
+    to $name "token budget"
     expect_slider $name "token budget" off
     keys $name Right
     expect_slider $name "token budget" 1e9
@@ -1016,7 +1084,8 @@ for size in 80x24 200x60; do
         days=$("$VRAMLAB" estimate --preset llama-2-7b --tokens 1e9 | sed -n 's/.*1e9 tokens: \([0-9.]*\) days.*/\1/p')
         expect_screen $name "; 1e9 tokens in $days days"
     fi
-    keys $name k Right                                 # MFU 40% -> 41%
+    to $name MFU
+    keys $name Right                                   # MFU 40% -> 41%
     expect_slider $name MFU 41%
     expect_screen $name "step time at 41% MFU: $(step --preset llama-2-7b --mfu 0.41 --tokens 1e9) s a step"
     keys $name PgDn                                    # coarse: to whole tens
@@ -1025,12 +1094,13 @@ for size in 80x24 200x60; do
     expect_slider $name MFU 30%
     keys $name PgUp
     expect_slider $name MFU 40%
-    keys $name k k k k                                 # virtual stages, with one stage: inert
+    to $name "virtual stages"                          # with one stage: inert
     expect_slider $name "virtual stages" "(1)"
     keys $name Right
     expect_slider $name "virtual stages" "(1)"
     expect_screen $name "virtual stages has no effect now: interleaving needs pipeline par. 2 or more"
-    keys $name k Right                                 # context parallel 2, on 2 GPUs
+    to $name "context par."
+    keys $name Right                                   # context parallel 2, on 2 GPUs
     expect_slider $name "context par." 2
     expect_total $name --preset llama-2-7b --cp 2 --gpus 2 --tokens 1e9
     keys $name q
@@ -1038,7 +1108,7 @@ for size in 80x24 200x60; do
 
     name=vpp-$size                                     # two stages: virtual stages move
     start $name --preset llama-2-7b --pp 2 --gpus 2 --grad-accum 2 --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j j
+    to $name "virtual stages"
     expect_slider $name "virtual stages" 1
     keys $name Right
     expect_slider $name "virtual stages" 2
@@ -1048,7 +1118,7 @@ for size in 80x24 200x60; do
 
     name=serve-$size
     start $name --preset llama-2-7b --mode infer --no-color --ascii
-    keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k k k k k # GPU mem. util.
+    to $name "GPU mem. util."
     expect_slider $name "GPU mem. util." 100%
     keys $name PgDn                                    # 90%: vLLM's default
     expect_slider $name "GPU mem. util." 90%
@@ -1083,12 +1153,11 @@ expect_peak() { # expect_peak NAME ESTIMATE-ARGS...: the peak line says estimate
     *) fail "$name: peak line '$line', estimate $*: peak $p, headroom $room"; screen "$name" ;;
     esac
 }
-j29="j j j j j j j j j j j j j j j j j j j j j j j j j j j j j"  # from the first row to capacity, the third row from the end
 for size in 80x24 200x60; do
     cols=${size%x*} rows=${size#*x}
     name=plan-$size
     start $name --preset llama-2-7b --no-color --ascii
-    keys $name $j29                                 # to capacity: the GPU's until typed
+    to $name capacity                               # the GPU's until typed
     checks=$((checks + 1))
     screen $name | grep -qE '^> capacity +[-O]+ 79\.65 GiB' || { fail "$name: capacity row"; screen $name; }
     expect_peak $name --preset llama-2-7b
@@ -1123,7 +1192,8 @@ for size in 80x24 200x60; do
     exited $name 0
     name=plan-node-$size
     start $name --preset llama-2-7b --zero 2 --gpus 8 --offload optimizer --no-color --ascii
-    keys $name $j29 j j Left                        # GPUs per node 8 -> 4: half a node's CPU
+    to $name "GPUs per node"
+    keys $name Left                                 # GPUs per node 8 -> 4: half a node's CPU
     checks=$((checks + 1))
     screen $name | grep -qE '^> GPUs per node +[-O]+ 4( |$)' || { fail "$name: GPUs per node row"; screen $name; }
     node=$("$VRAMLAB" estimate --preset llama-2-7b --zero 2 --gpus 8 --offload optimizer \
@@ -1218,7 +1288,8 @@ for size in 80x24 200x60; do
         expect_screen "$zh" "选择一项设置"
         whole_chars "$zh" "$c"
         keys "$zh" Escape
-        keys "$zh" Down Down Down Down Down Right Right Right Right # ZeRO 0 -> 3, and past it
+        to "$zh" "$(zh "ZeRO stage" "ZeRO 阶段")"
+        keys "$zh" Right Right Right Right             # ZeRO 0 -> 3, and past it
         expect_screen "$zh" "ZeRO 阶段：已到取值范围的尽头" # a status message
         expect_total "$zh" --preset llama-2-7b --zero 3
         whole_chars "$zh" "$c"
@@ -1227,7 +1298,7 @@ for size in 80x24 200x60; do
     done
 done
 
-# --cpu-offload in serving: the CPU offload row (next to last) moves by GiB, and the
+# --cpu-offload in serving: the CPU offload row (the last) moves by GiB, and the
 # total, the weights, the CPU memory per node and the roofline decode bound are those of
 # vramlab estimate with the same flags, at 80x24 and at 200x60; at 200x60 the formula pane
 # goes on from the weights to the host link's time, as estimate's speed line substitutes it
@@ -1237,7 +1308,7 @@ if command -v python3 > /dev/null; then
         name=cpu-offload-$size
         start $name --preset llama-2-7b --mode infer --gen 100 --no-color --ascii
         unset cols rows
-        keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j k
+        to $name "CPU offload"
         expect_slider $name "CPU offload" "0.00 GiB"
         keys $name Right Right Right Right                 # 4 GiB of each GPU's weights
         expect_slider $name "CPU offload" "4.00 GiB"
@@ -1267,11 +1338,12 @@ PY
     done
 fi
 
-# bitsandbytes' compute dtype in serving, the last row: the framework's (transformers' fp32,
-# LitGPT's bf16), and a step to fp16 gives the total vramlab estimate gives for it
+# bitsandbytes' compute dtype in serving, after the weight dtype: the framework's
+# (transformers' fp32, LitGPT's bf16), and a step to fp16 gives the total vramlab estimate
+# gives for it
 name=compute-dtype
 start $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --seq 512 --no-color --ascii
-keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+to $name "compute dtype"
 expect_slider $name "compute dtype" fp32
 keys $name Right
 expect_slider $name "compute dtype" fp16
@@ -1280,9 +1352,42 @@ keys $name q
 exited $name 0
 name=compute-dtype-litgpt
 start $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --framework litgpt --no-color --ascii
-keys $name j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+to $name "compute dtype"
 expect_slider $name "compute dtype" bf16
 expect_total $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --framework litgpt
+keys $name q
+exited $name 0
+
+# The finer choices, at 80x24 where the list scrolls to them: LoRA's targets step from PEFT's
+# q,v to the attention's four and every linear layer, QLoRA's scales go without double
+# quantization, a cls head takes its classes; each total is vramlab estimate's
+cols=80 rows=24
+name=finer
+start $name --preset llama-2-7b --lora-rank 16 --qlora --no-color --ascii
+unset cols rows
+to $name "LoRA targets"
+expect_slider $name "LoRA targets" "q,v"
+keys $name Right
+expect_slider $name "LoRA targets" "q,k,v,o"
+expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --lora-targets q,k,v,o
+keys $name Right
+expect_slider $name "LoRA targets" "all-linear"
+expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --lora-targets all-linear
+to $name "double quant"
+keys $name Left
+expect_slider $name "double quant" "off"
+expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --lora-targets all-linear \
+    --no-double-quant
+to $name classes
+keys $name Right
+expect_slider $name classes "(2)"
+expect_screen $name "classes has no effect now: classes apply to the cls head"
+to $name head
+keys $name Right                                   # lm -> cls
+to $name classes
+keys $name Enter 1 0 Enter
+expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --lora-targets all-linear \
+    --no-double-quant --head cls --labels 10
 keys $name q
 exited $name 0
 
@@ -1355,7 +1460,9 @@ for size in 80x24 200x60; do
     done
     keys "$en" q
     exited "$en" 0
-    keys "$zh" 1 j j j j j j j j j j j j j j j j j End # tensor par. -> 32, and why not 64
+    keys "$zh" 1
+    to "$zh" "$(zh "tensor par." "张量并行")"
+    keys "$zh" End                                     # tensor par. -> 32, and why not 64
     wait_for "$zh" "$(zh "tensor par. stopped at 32: --tp 64 must divide the model's 32" \
         "张量并行 停在 32：--tp 64 必须整除模型的 32 个注意力头")"
     expect_screen "$zh" "$(zh "tensor par. stopped at 32: --tp 64 must divide the model's 32" \

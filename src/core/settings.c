@@ -169,7 +169,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "bitsandbytes' paged optimizer (Trainer's paged_adamw_32bit, paged_adamw_8bit, "
                 "paged_lion_32bit): states of tensors of 100,000 elements or more in CUDA "
                 "managed memory, outside PyTorch's allocator",
-        .inert = paged_inert},
+        .label = N_("paged optim."), .inert = paged_inert},
     ROW(VL_SET_ZERO) .flag = "zero", FIELD(zero), .type = VL_ST_COUNT, RANGE(0, 3),
         .modes = VL_IN_TRAIN, .arg = "S", .help = "ZeRO stage 0, 1, 2 or 3 (default 0)",
         .label = N_("ZeRO stage"), .json_break = true},
@@ -217,8 +217,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "the KV cache (default bf16)", .label = N_("KV cache dtype")},
     ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
-        .help = "int4: weights per 16-bit scale (default 128)", .inert = group_inert,
-        .json_break = true},
+        .help = "int4: weights per 16-bit scale (default 128)", .label = N_("int4 group"),
+        SLIDER(16, 1024, VL_STEP_POW2), .inert = group_inert, .json_break = true},
     ROW(VL_SET_COMPUTE_DTYPE) .flag = "compute-dtype", FIELD(compute_dtype),
         ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "
@@ -235,7 +235,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_LORA_TARGETS) .flag = "lora-targets", FIELD(lora_targets), .type = VL_ST_LORA,
         .modes = VL_IN_TRAIN, .arg = "T",
         .help = "q,k,v,o,gate,up,down (a list) or all-linear (default q,v)",
-        .inert = lora_targets_inert},
+        .label = N_("LoRA targets"), .inert = lora_targets_inert},
     ROW(VL_SET_LORA_DROPOUT) .flag = "lora-dropout", FIELD(lora_dropout),
         .type = VL_ST_FRACTION, RANGE(0, VL_PPM - 1), .modes = VL_IN_TRAIN, .arg = "P",
         .help = "dropout on each adapter's input, PEFT's lora_dropout: a dropped copy and "
@@ -250,7 +250,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "--qlora: each block's absmax in 8 bits with an fp32 scale a 256 blocks, "
                 "bnb_4bit_use_double_quant (default on, as QLoRA stores its base; "
                 "transformers' BitsAndBytesConfig defaults to off)",
-        .inert = double_quant_inert, .json_break = true},
+        .label = N_("double quant"), .inert = double_quant_inert, .json_break = true},
     ROW(VL_SET_OFFLOAD) .flag = "offload", FIELD(offload),
         ENUM(vl_offload_names, VL_N_OFFLOADS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",
@@ -287,7 +287,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
                 "input, before 2.0 zero_grad keeps the gradients and AdamW steps a tensor at "
                 "a time, before 2.2 mean keeps its input (default current)",
-        .json_break = true},
+        .label = N_("PyTorch"), .json_break = true},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "
@@ -295,7 +295,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = N_("head")},
     ROW(VL_SET_LABELS) .flag = "labels", FIELD(labels), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_LABELS), .modes = VL_IN_TRAIN, .arg = "N",
-        .help = "classes of the cls head (default 2)", .inert = labels_inert},
+        .help = "classes of the cls head (default 2)", .label = N_("classes"),
+        SLIDER(1, 1024, VL_STEP_ONE), .inert = labels_inert},
     ROW(VL_SET_LOSS_DTYPE) .flag = "loss-dtype", FIELD(loss_dtype),
         ENUM(vl_loss_dtype_names, VL_N_LOSS_DTYPES), .modes = VL_IN_TRAIN, .arg = "D",
         .help = "the dtype cross-entropy reads the logits in (default: the framework's)",

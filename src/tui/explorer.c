@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/framework.h"
+#include "core/lora.h"
 #include "core/i18n.h"
 #include "core/names.h"
 #include "core/units.h"
@@ -123,14 +124,15 @@ static const struct {
 
 /* The order the sliders are listed in; each mode shows those that apply to it. */
 static const slider_id order[] = {
-    SL_PARAMS, VL_SET_MODE, VL_SET_PRECISION, VL_SET_OPTIMIZER, VL_SET_WEIGHT_DTYPE,
-    VL_SET_KV_DTYPE, VL_SET_GPUS, VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN,
-    VL_SET_RECOMPUTE, VL_SET_ATTENTION, SL_GPU, VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS,
-    VL_SET_LORA_RANK, VL_SET_QLORA, VL_SET_LORA_DROPOUT, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP,
-    VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK, VL_SET_HEAD,
-    VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL, VL_SET_KV_BLOCK,
-    VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE, VL_SET_CPU_OFFLOAD,
-    VL_SET_COMPUTE_DTYPE,
+    SL_PARAMS, VL_SET_MODE, VL_SET_PRECISION, VL_SET_OPTIMIZER, VL_SET_PAGED_OPTIMIZER,
+    VL_SET_WEIGHT_DTYPE, VL_SET_GROUP_SIZE, VL_SET_COMPUTE_DTYPE, VL_SET_KV_DTYPE, VL_SET_GPUS,
+    VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN, VL_SET_RECOMPUTE, VL_SET_ATTENTION, SL_GPU,
+    VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS, VL_SET_LORA_RANK, VL_SET_LORA_TARGETS,
+    VL_SET_QLORA, VL_SET_DOUBLE_QUANT, VL_SET_LORA_DROPOUT, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP,
+    VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
+    VL_SET_TORCH, VL_SET_HEAD, VL_SET_LABELS, VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS,
+    VL_SET_GPU_UTIL, VL_SET_KV_BLOCK, VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE,
+    VL_SET_CPU_OFFLOAD,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -140,6 +142,8 @@ static const struct {
     [SL_PARAMS] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_MODE] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_PRECISION] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_OPTIMIZER] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
+    [VL_SET_PAGED_OPTIMIZER] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
+    [VL_SET_GROUP_SIZE] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_WEIGHT_DTYPE] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_KV_DTYPE] = {VL_C_KV_CACHE, VL_C_KV_CACHE}, [VL_SET_GEN] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
     [VL_SET_GPUS] = {VL_C_OPTIMIZER, VL_C_WEIGHTS}, [VL_SET_ZERO] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
@@ -149,12 +153,16 @@ static const struct {
     [VL_SET_FP32_GRAD_COPY] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_FP32_GRADS] = {VL_C_GRADIENTS, VL_C_GRADIENTS},
     [VL_SET_LORA_RANK] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_QLORA] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_LORA_TARGETS] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_DOUBLE_QUANT] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_LORA_DROPOUT] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_OFFLOAD] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER}, [VL_SET_TP] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_PP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_SP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_GRAD_ACCUM] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_FRAMEWORK] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_TORCH] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_HEAD] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_LABELS] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_LOSS_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_EP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_KV_BLOCK] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
     [VL_SET_CP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
@@ -181,18 +189,30 @@ static bool is_numeric(slider_id id)
     return id == SL_PARAMS || (id < VL_N_SETTINGS && vl_setting_table[id].step != VL_STEP_NONE);
 }
 
-int explorer_sliders(const explorer *e, slider_id out[EX_MAX_VISIBLE])
+int explorer_sliders(const explorer *e, slider_id out[EX_MAX_SLIDERS])
 {
     int n = 0;
-    for (size_t i = 0; i < sizeof order / sizeof order[0] && n < EX_MAX_VISIBLE; i++)
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if (order[i] >= VL_N_SETTINGS || vl_setting_applies((vl_setting)order[i], &e->s))
             out[n++] = order[i];
     return n;
 }
 
+int explorer_longest(void)
+{
+    int most = 0;
+    for (vl_mode m = 0; m < VL_N_MODES; m++) {
+        int n = 0;
+        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+            n += order[i] >= VL_N_SETTINGS || (vl_setting_table[order[i]].modes & (1u << m));
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 void explorer_select(explorer *e, int dir)
 {
-    slider_id ids[EX_MAX_VISIBLE];
+    slider_id ids[EX_MAX_SLIDERS];
     int n = explorer_sliders(e, ids), i = 0;
     while (i < n && ids[i] != e->selected)
         i++;
@@ -345,6 +365,39 @@ static void put_value(explorer *e, slider_id id, uint64_t v)
 }
 
 /* ---- the choice sliders ------------------------------------------------------------- */
+
+/* LoRA's targets step through the common sets, by how many of a layer's matrices they
+ * adapt: PEFT's default for Llama (q, v), the attention's four, every linear layer (QLoRA's
+ * choice); a list typed otherwise lies between them by its count, and the knob shows the
+ * count. */
+static const unsigned lora_sets[] = {
+    1u << VL_LORA_Q | 1u << VL_LORA_V,
+    1u << VL_LORA_Q | 1u << VL_LORA_K | 1u << VL_LORA_V | 1u << VL_LORA_O,
+    VL_LORA_ALL_LINEAR,
+};
+#define N_LORA_SETS (sizeof lora_sets / sizeof lora_sets[0])
+
+static unsigned matrices(uint64_t mask)
+{
+    unsigned n = 0;
+    for (; mask; mask &= mask - 1)
+        n++;
+    return n;
+}
+
+/* The next common set with more matrices than mask (dir > 0; coarse: the most) or fewer. */
+static uint64_t lora_next(uint64_t mask, int dir, bool coarse)
+{
+    uint64_t to = mask;
+    for (size_t i = 0; i < N_LORA_SETS; i++) {
+        size_t k = dir > 0 ? i : N_LORA_SETS - 1 - i;
+        bool beyond = dir > 0 ? matrices(lora_sets[k]) > matrices(mask)
+                              : matrices(lora_sets[k]) < matrices(mask);
+        if (beyond && (coarse || to == mask))
+            to = lora_sets[k];
+    }
+    return to;
+}
 
 static const char *const on_off[] = {"off", "on"};
 
@@ -533,6 +586,8 @@ static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir,
 {
     if (id == SL_GPU) /* by memory, as the picker lists them */
         return gpu_next(e->cat, (size_t)v, dir, coarse);
+    if (id == VL_SET_LORA_TARGETS)
+        return lora_next(v, dir, coarse);
     if (!is_numeric(id)) {
         uint64_t count = (uint64_t)choice_count(e, id), lo = desc(id) && desc(id)->type ==
                          VL_ST_COUNT ? desc(id)->min : 0;
@@ -702,6 +757,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         snprintf(buf, len, "%s", vl_fmt_count(v, n, sizeof n));
     else if (is_numeric(id))
         snprintf(buf, len, "%s", vl_fmt_int(v, n, sizeof n));
+    else if (id == VL_SET_LORA_TARGETS)
+        vl_lora_format_targets((unsigned)v, buf, len);
     else
         snprintf(buf, len, "%s", choice_name(e, id, (int)(v - (desc(id) && desc(id)->type ==
                                                                VL_ST_COUNT ? desc(id)->min : 0)),
@@ -724,6 +781,8 @@ double explorer_fraction(const explorer *e, slider_id id)
         double f = log(v / l) / log(((double)hi + 1) / l);
         return f < 0 ? 0 : f > 1 ? 1 : f;
     }
+    if (id == VL_SET_LORA_TARGETS) /* by the matrices adapted, 1 to all of a layer's */
+        return (double)(matrices(value_of(e, id)) - 1) / (VL_N_LORA_TARGETS - 1);
     int count = choice_count(e, id);
     uint64_t lo = desc(id) && desc(id)->type == VL_ST_COUNT ? desc(id)->min : 0;
     uint64_t at = id == SL_GPU ? gpu_rank(e->cat, e->gpu) : value_of(e, id) - lo;

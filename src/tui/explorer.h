@@ -21,8 +21,8 @@ typedef int slider_id;
 #define SL_GPU (VL_N_SETTINGS + 1)
 #define N_SLIDERS (VL_N_SETTINGS + 2)
 
-/* The most sliders one mode shows (training's; test_explorer checks it). */
-#define EX_MAX_VISIBLE 32
+/* Room for the sliders one mode lists: at most every one. */
+#define EX_MAX_SLIDERS N_SLIDERS
 
 /* The range of the parameter slider (typed values may go to the command line's limits). */
 #define EX_MIN_PARAMS 10000000ULL      /* 10M */
@@ -65,7 +65,10 @@ const char *explorer_load_scenario(explorer *e, const vl_scenario *sc);
 void explorer_recompute(explorer *e);
 
 /* The sliders the current mode shows, in order; returns how many. */
-int explorer_sliders(const explorer *e, slider_id out[EX_MAX_VISIBLE]);
+int explorer_sliders(const explorer *e, slider_id out[EX_MAX_SLIDERS]);
+/* The most sliders a mode lists (training's): the settings column is sized for them, so the
+ * panes stay where they are when the mode changes. */
+int explorer_longest(void);
 /* The settings the current mode computes with (what `vramlab estimate` is given). */
 vl_settings explorer_settings(const explorer *e);
 /* Up/Down: the previous or next visible slider. */

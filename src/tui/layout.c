@@ -25,9 +25,14 @@ layout layout_compute(int lines, int cols, int n_sliders, int lesson_rows)
     l.lesson = (rect){lines - 1 - box, 0, box, cols};
     int bottom = l.lesson.y;
     l.panel = (rect){1, 0, bottom - 1, cols};
-    /* more sliders than rows (keeping the formula pane 3, unless a lesson takes them): the
-     * list scrolls */
-    int keep = box ? 0 : 3;
+    /* the settings column shows LAYOUT_SLIDER_ROWS sliders, more only where the formula pane
+     * keeps LAYOUT_FORMULA_TALL rows besides, and fewer where it would keep less than 3
+     * (unless a lesson takes them): the rest of the list scrolls */
+    int keep = box ? 0 : 3, cap = bottom - 2 - LAYOUT_FORMULA_TALL;
+    if (cap < LAYOUT_SLIDER_ROWS)
+        cap = LAYOUT_SLIDER_ROWS;
+    if (n_sliders > cap)
+        n_sliders = cap;
     if (n_sliders > bottom - 2 - keep)
         n_sliders = bottom - 2 - keep;
     l.sliders = (rect){1, 0, 1 + n_sliders, LAYOUT_SLIDER_W};

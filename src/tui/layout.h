@@ -8,6 +8,10 @@
 #define LAYOUT_MIN_COLS 80
 #define LAYOUT_MIN_LINES 22
 #define LAYOUT_SLIDER_W 42 /* the settings column */
+/* The sliders the settings column shows at most, unless the formula pane (the why of every
+ * number) keeps LAYOUT_FORMULA_TALL rows besides; a longer list scrolls. */
+#define LAYOUT_SLIDER_ROWS 32
+#define LAYOUT_FORMULA_TALL 16
 
 typedef struct rect {
     int y, x, h, w;

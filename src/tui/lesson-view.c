@@ -51,7 +51,7 @@ static slider_id slider_of(const explorer *e, const char *key)
     slider_id want = strcmp(key, "params") == 0 ? SL_PARAMS
                      : strcmp(key, "gpu") == 0  ? SL_GPU
                                                 : vl_setting_by_key(key);
-    slider_id shown[EX_MAX_VISIBLE];
+    slider_id shown[EX_MAX_SLIDERS];
     int n = explorer_sliders(e, shown);
     for (int i = 0; i < n; i++)
         if (shown[i] == want)

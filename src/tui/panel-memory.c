@@ -18,7 +18,7 @@ static void draw_sliders(const ui *u)
     const explorer *e = &u->ex;
     rect r = u->lay.sliders;
     const int track = 11;
-    slider_id ids[EX_MAX_VISIBLE];
+    slider_id ids[EX_MAX_SLIDERS];
     int n = explorer_sliders(e, ids), sel_i = 0, rows = r.h - 1;
     while (sel_i < n && ids[sel_i] != e->selected)
         sel_i++;
@@ -553,7 +553,7 @@ static const binding memory_keys[] = {
  * (nowhere else); a click on a ZeRO row sets that stage. */
 static int memory_mouse(ui *u, const MEVENT *ev)
 {
-    slider_id ids[EX_MAX_VISIBLE];
+    slider_id ids[EX_MAX_SLIDERS];
     int n = explorer_sliders(&u->ex, ids), sel = 0;
     while (sel < n && ids[sel] != u->ex.selected)
         sel++;

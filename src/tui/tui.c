@@ -680,7 +680,7 @@ int tui_run(run_opts *o)
         if (dirty) {
             u.lines = LINES;
             u.cols = COLS;
-            u.lay = layout_compute(LINES, COLS, EX_MAX_VISIBLE, draw_lesson_rows(&u, COLS));
+            u.lay = layout_compute(LINES, COLS, explorer_longest(), draw_lesson_rows(&u, COLS));
             draw_frame(&u);
             refresh();
             dirty = false;
