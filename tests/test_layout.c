@@ -178,6 +178,17 @@ static void test_slider_scroll(void **state)
     l = layout_compute(30, 100, 20, 0); /* room for all */
     assert_int_equal(l.sliders.h, 21);
     assert_int_equal(layout_slider_first(&l, 20, 19), 0);
+    /* a list longer than LAYOUT_SLIDER_ROWS: 32 rows shown while the formula pane would
+     * keep fewer than 16 besides (at 50 lines it keeps 49 - 2 - 32 = 15 rows), then one
+     * more a line, until the list is whole at 56 lines (55 - 2 - 37 = 16) */
+    const int longer = LAYOUT_SLIDER_ROWS + 5;
+    const int heights[][2] = {{40, 32}, {50, 32}, {51, 32}, {52, 33}, {55, 36}, {56, 37},
+                              {70, 37}};
+    for (size_t i = 0; i < sizeof heights / sizeof heights[0]; i++) {
+        l = layout_compute(heights[i][0], 200, longer, 0);
+        assert_int_equal(l.sliders.h - 1, heights[i][1]);
+        assert_true(l.formula.h >= (heights[i][1] > LAYOUT_SLIDER_ROWS ? LAYOUT_FORMULA_TALL : 3));
+    }
 }
 
 /* Whether one of b's codes is named `name` (keys_name). */
