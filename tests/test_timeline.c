@@ -638,11 +638,26 @@ static void test_torch_releases(void **state)
         assert_int_equal(f.optim_impl == VL_OPTIM_SINGLE_TENSOR, want[i].single);
         assert_int_equal(f.mean_saves_input, want[i].mean);
     }
-    /* a profile that steps fused stays fused; the settings' release reaches the timeline */
-    vl_framework f = *fw("pytorch");
-    f.optim_impl = VL_OPTIM_FUSED;
+    /* a profile that steps fused stays fused (DeepSpeed's and Megatron's own kernels),
+     * unless fused is the Trainer's default, which it is from PyTorch 2.8 (transformers'
+     * training_args.py, default_optim): before, adamw_torch, foreach, and before 2.0
+     * torch's single-tensor loop */
+    vl_framework f = *fw("deepspeed");
     vl_framework_on_torch(&f, VL_TORCH_1_10);
     assert_int_equal(f.optim_impl, VL_OPTIM_FUSED);
+    static const struct {
+        vl_torch t;
+        vl_optim_impl impl;
+    } trainer[] = {
+        {VL_TORCH_CURRENT, VL_OPTIM_FUSED}, {VL_TORCH_2_9, VL_OPTIM_FUSED},
+        {VL_TORCH_2_8, VL_OPTIM_FUSED},     {VL_TORCH_2_7, VL_OPTIM_FOREACH},
+        {VL_TORCH_2_0, VL_OPTIM_FOREACH},   {VL_TORCH_1_13, VL_OPTIM_SINGLE_TENSOR},
+    };
+    for (size_t i = 0; i < sizeof trainer / sizeof *trainer; i++) {
+        f = *fw("hf");
+        vl_framework_on_torch(&f, trainer[i].t);
+        assert_int_equal(f.optim_impl, trainer[i].impl);
+    }
     vl_model m = tiny_llama();
     vl_settings s = train(VL_BF16, 64, 2);
     vl_settings_take_framework(&s, fw("pytorch"));
@@ -947,7 +962,9 @@ static void test_per_tensor(void **state)
     vl_model m = tiny_llama();
     vl_settings s = train(VL_FP32, 32, 2);
     vl_timeline t;
-    build(&m, &s, fw("hf"), &t);
+    vl_framework foreach = *fw("hf"); /* the Trainer's AdamW before PyTorch 2.8 */
+    vl_framework_on_torch(&foreach, VL_TORCH_2_7);
+    build(&m, &s, &foreach, &t);
     static const uint64_t elems[] = {16384, 4096, 4096, 16384, 45056, 45056, 45056, 256};
     size_t i = first_event_of(&t, "backward layer 2"), k = 0;
     for (; i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
@@ -965,6 +982,11 @@ static void test_per_tensor(void **state)
         }
     assert_int_equal(n, 3 * 8 + 2);                  /* each layer's 8, the head, the embedding */
     assert_int_equal(temps, 4 * t.sum.par.params);   /* fp32: 4 B an element, every parameter */
+    vl_timeline_free(&t);
+    /* the fused kernel, the Trainer's default now, steps in place: no temporaries */
+    build(&m, &s, fw("hf"), &t);
+    for (i = 0; i < t.n_events; i++)
+        assert_int_not_equal(t.events[i].component, VL_TL_OPTIM_TEMP);
     /* a gated MLP's product at work: its gradient and both factors', 3 x s x b x f x 4 B */
     k = 0;
     for (i = first_event_of(&t, "backward layer 2");
@@ -1030,8 +1052,11 @@ static void test_sharding_and_experts(void **state)
     uint64_t bytes = 0;
     /* FSDP: nothing for gradients at the step's start; each layer's 7 matrices and the
      * rest (one flat tensor under ZeRO: 3 x 45056 + 2 x 16384 + 2 x 4096 + 256 elements,
-     * 2 B each) reduce-scattered into a shard of half */
-    build(&m, &s, fw("hf"), &t);
+     * 2 B each) reduce-scattered into a shard of half; AdamW foreach, as the Trainer steps
+     * it before PyTorch 2.8 */
+    vl_framework foreach = *fw("hf");
+    vl_framework_on_torch(&foreach, VL_TORCH_2_7);
+    build(&m, &s, &foreach, &t);
     assert_int_equal(allocs_in(&t, "step start (the state kept between steps)",
                                "gradient partition", &bytes), 0);
     assert_int_equal(allocs_in(&t, "step start (the state kept between steps)",

@@ -862,18 +862,21 @@ tl_layout() {
     checks=$((checks + 1))
     screen "$1" | grep -qE '^        [-*^]*\^[-*^]*$' || { fail "$1: no cursor on the axis"; screen "$1"; }
 }
-csv=$("$VRAMLAB" estimate --preset llama-2-7b --format csv --timeline)
+# A Trainer before PyTorch 2.8 (--torch 2.7): AdamW foreach, so the step peaks in the
+# optimizer's temporaries, which the legend then names
+run="--preset llama-2-7b --torch 2.7"
+csv=$("$VRAMLAB" estimate $run --format csv --timeline)
 n_events=$(printf '%s\n' "$csv" | awk -F, '$1 == "event" { on = 1; next } on && $1 ~ /^[0-9]+$/ { n++ } END { print n }')
-peak_event=$("$VRAMLAB" estimate --preset llama-2-7b --timeline | sed -n 's/.*(the peak after event \([0-9]*\)).*/\1/p')
+peak_event=$("$VRAMLAB" estimate $run --timeline | sed -n 's/.*(the peak after event \([0-9]*\)).*/\1/p')
 # the first event of the second phase (the phase is the CSV's 7th field, quoted)
 second=$(printf '%s\n' "$csv" | awk -F, '$1 == "event" { on = 1; next }
     on && $1 ~ /^[0-9]+$/ { if (first == "") first = $7; else if ($7 != first) { print $1; exit } }')
 cols=80 rows=24
-start tl --preset llama-2-7b --no-color --ascii
+start tl $run --no-color --ascii
 unset cols rows
 key=$(tl_key tl)
 keys tl "$key"
-wait_for tl "peak $(peak_gib --preset llama-2-7b) on the GPU after event $peak_event"
+wait_for tl "peak $(peak_gib $run) on the GPU after event $peak_event"
 expect_screen tl "events, on NVIDIA H100 80GB SXM"
 expect_event tl "$peak_event"                      # it opens on the peak
 expect_screen tl "of $n_events, optimizer step (the peak)"
@@ -899,7 +902,7 @@ tm resize-window -t tl -x 200 -y 60
 sleep 0.3
 tl_layout tl
 expect_screen tl "optimizer step temporaries"
-expect_screen tl "peak $(peak_gib --preset llama-2-7b) on the GPU"
+expect_screen tl "peak $(peak_gib $run) on the GPU"
 # a change on the Memory panel: the timeline follows it
 keys tl 1
 to tl "ZeRO stage"
@@ -908,12 +911,12 @@ to tl GPUs
 keys tl Right Right Right Right Right Right Right
 expect_total tl --preset llama-2-7b --zero 3 --gpus 8
 keys tl "$key"
-wait_for tl "peak $(peak_gib --preset llama-2-7b --zero 3 --gpus 8) on the GPU"
+wait_for tl "peak $(peak_gib $run --zero 3 --gpus 8) on the GPU"
 tl_layout tl
 tm resize-window -t tl -x 80 -y 24
 sleep 0.3
 tl_layout tl
-expect_screen tl "peak $(peak_gib --preset llama-2-7b --zero 3 --gpus 8) on the GPU"
+expect_screen tl "peak $(peak_gib $run --zero 3 --gpus 8) on the GPU"
 keys tl q
 exited tl 0
 
@@ -1414,8 +1417,8 @@ for size in 80x24 200x60; do
     en=panels-en-$size zh=panels-zh-$size
     # ASCII glyphs in both: English under the C locale draws them anyway, and the Train
     # panel's curves then mark the same points with their regimes' glyphs (fp8's is a digit)
-    cols=$c rows=$r start "$en" --preset llama-2-7b --no-color --ascii --lang en
-    cols=$c rows=$r ready=$(zh "how it is computed" "计算方法") start "$zh" --preset llama-2-7b \
+    cols=$c rows=$r start "$en" $run --no-color --ascii --lang en
+    cols=$c rows=$r ready=$(zh "how it is computed" "计算方法") start "$zh" $run \
         --no-color --ascii --lang zh
     for panel in 2 3 4 5; do
         keys "$en" $panel

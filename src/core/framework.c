@@ -30,7 +30,9 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 #define TORCH_OPTIMIZER                                                                      \
     /* torch/optim/optimizer.py, _default_to_fused_or_foreach: foreach when every           \
      * parameter is a CUDA tensor (torch >= 2.0) */                                         \
-    .optim_impl = VL_OPTIM_FOREACH,                                                          \
+    .optim_impl = VL_OPTIM_FOREACH, TORCH_GRADIENTS
+/* The same gradients, whichever optimizer steps them. */
+#define TORCH_GRADIENTS                                                                      \
     /* Optimizer.zero_grad(set_to_none=True) is the default since torch 2.0: gradients are  \
      * born in backward and freed before the next forward */                                \
     .grads_persistent = false,                                                               \
@@ -111,7 +113,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .name = "hf",
         .display = "Hugging Face transformers Trainer + PEFT",
         RUNTIME_DEFAULTS,
-        TORCH_OPTIMIZER,
+        TORCH_GRADIENTS,
         /* transformers >= 4.36: attn_implementation defaults to "sdpa" with torch >= 2.1.1
          * (modeling_utils.py, _autoset_attn_implementation); "eager" is
          * eager_attention_forward: softmax(..., dtype=torch.float32).to(query.dtype), with
@@ -140,6 +142,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * dtype (Params4bit._quantize) */
         .bnb_compute_cast = true, .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false,
         .bnb_quant_fp16 = false,
+        /* Trainer's default optim: adamw_torch_fused, torch.optim.AdamW(fused=True), when
+         * PyTorch is 2.8 or later (training_args.py, default_optim); adamw_torch before */
+        .optim_impl = VL_OPTIM_FUSED, .trainer_optim = true,
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
@@ -264,6 +269,10 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
      * input (issue #109876). */
     if (t == VL_TORCH_CURRENT)
         return;
+    /* transformers' TrainingArguments.optim defaults to adamw_torch_fused with PyTorch 2.8
+     * and later, to adamw_torch (torch.optim.AdamW as torch defaults it) before */
+    if (t < VL_TORCH_2_8 && f->trainer_optim && f->optim_impl == VL_OPTIM_FUSED)
+        f->optim_impl = VL_OPTIM_FOREACH;
     if (t < VL_TORCH_1_11)
         f->softmax_saves_input = true;
     if (t < VL_TORCH_2_0) {
@@ -327,6 +336,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("bnb_quantize_head", bnb_quantize_head),
     BOOL("bnb_quant_fp16", bnb_quant_fp16),
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
+    BOOL("trainer_optim", trainer_optim),
     BOOL("grads_persistent", grads_persistent),
     BOOL("ddp_bucket_view", ddp_bucket_view),
     COUNT("ddp_bucket_bytes", ddp_bucket_bytes, 1, 1ULL << 40),

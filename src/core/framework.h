@@ -80,6 +80,8 @@ typedef struct vl_framework {
                                  * dequantize to fp16, which a bf16 model then casts */
     /* the optimizer and gradients */
     vl_optim_impl optim_impl;
+    bool trainer_optim;         /* AdamW is the Trainer's default optim: fused on PyTorch 2.8
+                                 * and later, foreach before (vl_framework_on_torch) */
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
     bool ddp_bucket_view;       /* DDP gradient_as_bucket_view: grads are views of buckets */
     uint64_t ddp_bucket_bytes;  /* DDP bucket_cap_mb */
@@ -131,7 +133,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 38
+#define VL_N_FRAMEWORK_FIELDS 39
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

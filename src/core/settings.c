@@ -286,7 +286,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
                 "input, before 2.0 zero_grad keeps the gradients and AdamW steps a tensor at "
-                "a time, before 2.2 mean keeps its input (default current)",
+                "a time, before 2.2 mean keeps its input, before 2.8 the Trainer's AdamW is "
+                "foreach, not fused (default current)",
         .label = N_("PyTorch"), .json_break = true},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
