@@ -85,26 +85,37 @@ shown_selected() { # shown_selected NAME: the selected row once the frame shows 
     printf '%s\n' "$sel_row"
 }
 
-# to NAME LABEL: select the slider LABEL as a user does, with Down (Up once Down stops at the
-# end of the list), each key waiting for the frame to show the selection moved
+# row_of NAME LABEL [MARK]: the screen row of the slider LABEL (its label whole, then the
+# track), the selected one's where MARK is "selected"; nothing where it is not shown
+row_of() {
+    screen "$1" | awk -v l="$2" -v sel="${3:-}" '{
+        for (m = sel == "" ? 1 : 2; m <= 3; m++) {
+            p = (m == 1 ? " " : m == 2 ? ">" : "▶") " " l
+            if (index($0, p) == 1 && substr($0, length(p) + 1) ~ /^ *(-|O|─|●)/) { print NR; exit }
+        } }'
+}
+
+# to NAME LABEL: select the slider LABEL as a user does, with Up where it is shown above the
+# selection, else with Down (and Up once Down stops at the end of the list), each key
+# waiting for the frame to show the selection moved
 to() {
     to_key=j
     to_n=0
+    shown_selected "$1" > /dev/null
+    to_at=$(row_of "$1" "$2")
+    to_sel=$(screen "$1" | grep -nE '^(>|▶) ' | head -n 1 | cut -d: -f1)
+    [ -n "$to_at" ] && [ -n "$to_sel" ] && [ "$to_at" -lt "$to_sel" ] && to_key=k
     while :; do
         to_was=$(shown_selected "$1")
-        printf '%s\n' "$to_was" | awk -v l="$2" '{ # the label whole, then the track
-            for (m = 1; m <= 2; m++) {
-                p = (m == 1 ? ">" : "▶") " " l
-                if (index($0, p) == 1 && substr($0, length(p) + 1) ~ /^ *(-|O|─|●)/) f = 1 }
-            } END { exit !f }' && return 0
+        [ -n "$(row_of "$1" "$2" selected)" ] && return 0
         tm send-keys -t "$1" $to_key
         to_i=0
-        while [ "$(shown_selected "$1")" = "$to_was" ] && [ $to_i -lt 10 ]; do
+        while [ "$(shown_selected "$1")" = "$to_was" ] && [ $to_i -lt 20 ]; do
             sleep 0.05
             to_i=$((to_i + 1))
         done
         to_n=$((to_n + 1))
-        if [ $to_i -eq 10 ] || [ $to_n -gt 100 ]; then # at an end of the list
+        if [ $to_i -eq 20 ] || [ $to_n -gt 100 ]; then # at an end of the list
             [ $to_key = j ] && [ $to_n -le 100 ] && to_key=k && continue
             fail "no slider '$2' to select; the screen was:"
             screen "$1"

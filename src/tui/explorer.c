@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "core/framework.h"
-#include "core/lora.h"
 #include "core/i18n.h"
+#include "core/lora.h"
 #include "core/names.h"
 #include "core/units.h"
 #include "report/report.h"
