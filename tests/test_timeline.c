@@ -1116,6 +1116,75 @@ static void test_sharding_and_experts(void **state)
     vl_timeline_free(&t);
 }
 
+/* The phase in which the tensor named what, allocated in phase `in`, is freed. */
+static const char *freed_in(const vl_timeline *t, const char *in, const char *what)
+{
+    for (size_t i = first_event_of(t, in); i < t->n_events; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
+            const uint32_t id = (uint32_t)i;
+            for (size_t j = i + 1; j < t->n_events; j++)
+                if (t->events[j].kind == VL_EV_FREE && t->events[j].tensor == id)
+                    return vl_timeline_phase(t, j);
+            fail_msg("'%s' of '%s' never freed", what, in);
+        }
+    fail_msg("no '%s' in '%s'", what, in);
+    return NULL;
+}
+
+/* LoRA under FSDP with reentrant checkpointing: the adapters are units of their own, so a
+ * layer's unit is frozen and FSDP's reshard hook on its recomputed input keeps that input
+ * and its gradient (s x b x h x 2 B each in bf16) until backward ends; each layer's input
+ * freed with its backward otherwise (non-reentrant, full fine-tuning, DeepSpeed). */
+static void test_fsdp_holds_frozen_inputs(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 32, 2);
+    s.gpus = 2;
+    s.zero = 3;
+    s.recompute = VL_RECOMPUTE_FULL;
+    s.lora_rank = 8;
+    const uint64_t input = 32 * 2 * 128 * 2;
+    const char *held = "layer input's gradient, held by FSDP's reshard hook";
+    vl_framework x = *fw("hf");
+    x.checkpoint_reentrant = true;
+    vl_timeline t;
+    build(&m, &s, &x, &t);
+    static const char *const layers[] = {"backward layer 2", "backward layer 1",
+                                         "backward layer 0"};
+    for (int l = 0; l < 3; l++) {
+        assert_int_equal(event_bytes(&t, layers[l], held), input);
+        assert_string_equal(freed_in(&t, layers[l], held), "backward embedding");
+    }
+    assert_string_equal(freed_in(&t, "forward layer 1", "checkpointed layer input"),
+                        "backward embedding");
+    /* as backward ends, every layer's input and its gradient are alive at once */
+    uint64_t alive[VL_N_TL_COMPONENTS], before[VL_N_TL_COMPONENTS];
+    alive_before(&t, first_event_of(&t, "backward embedding"), alive);
+    vl_timeline_free(&t);
+    x.checkpoint_reentrant = false; /* the hf profile's: non-reentrant */
+    build(&m, &s, &x, &t);
+    assert_int_equal(allocs_in(&t, "backward layer 0", held, &(uint64_t){0}), 0);
+    assert_string_equal(freed_in(&t, "forward layer 1", "checkpointed layer input"),
+                        "backward layer 2");
+    alive_before(&t, first_event_of(&t, "backward embedding"), before);
+    vl_timeline_free(&t);
+    assert_int_equal(alive[VL_TL_ACTIVATIONS] - before[VL_TL_ACTIVATIONS], 3 * input);
+    assert_int_equal(alive[VL_TL_TRANSIENT] - before[VL_TL_TRANSIENT], 3 * input);
+    /* full fine-tuning (the units train), DeepSpeed (no FSDP units): nothing held */
+    x.checkpoint_reentrant = true;
+    s.lora_rank = 0;
+    build(&m, &s, &x, &t);
+    assert_int_equal(allocs_in(&t, "backward layer 0", held, &(uint64_t){0}), 0);
+    vl_timeline_free(&t);
+    s.lora_rank = 8;
+    x = *fw("deepspeed");
+    x.checkpoint_reentrant = true;
+    build(&m, &s, &x, &t);
+    assert_int_equal(allocs_in(&t, "backward layer 0", held, &(uint64_t){0}), 0);
+    vl_timeline_free(&t);
+}
+
 /* vLLM's V0 sampler with top-k/top-p, derived by hand for the tiny model in bf16: the
  * engine's hidden states (b x s x h x 2), the caller's bf16 logits (b x V x 2), the fp32
  * copy, the sorted values and int64 indices, and torch.sort's scratch by the number of rows
@@ -1416,6 +1485,7 @@ int main(void)
         cmocka_unit_test(test_vllm_moe_workspace),
         cmocka_unit_test(test_per_tensor),
         cmocka_unit_test(test_sharding_and_experts),
+        cmocka_unit_test(test_fsdp_holds_frozen_inputs),
         cmocka_unit_test(test_paged_optimizer),
         cmocka_unit_test(test_lightning_bnb4),
         cmocka_unit_test(test_bad_input),

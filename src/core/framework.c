@@ -105,6 +105,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * matrices dequantize to the dtype they were quantized from */
         .bnb_compute_cast = true, .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false,
         .bnb_quant_fp16 = false,
+        /* torch.utils.checkpoint reenters autograd unless told otherwise ("To maintain
+         * current behavior, pass use_reentrant=True", its warning); FSDP's units as the
+         * user's policy makes them */
+        .checkpoint_reentrant = true, .adapter_units = false,
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
         .cuda_graphs = false, .sampler_fp32 = 0,
@@ -145,6 +149,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* Trainer's default optim: adamw_torch_fused, torch.optim.AdamW(fused=True), when
          * PyTorch is 2.8 or later (training_args.py, default_optim); adamw_torch before */
         .optim_impl = VL_OPTIM_FUSED, .trainer_optim = true,
+        /* gradient_checkpointing_enable passes use_reentrant=False since transformers
+         * pull request #43203 (January 2026; True from 4.37, #28538); under FSDP the Trainer
+         * wraps a PEFT model with peft's fsdp_auto_wrap_policy, each adapter a unit of its
+         * own (trainer.py, _fsdp_qlora_plugin_updates) */
+        .checkpoint_reentrant = false, .adapter_units = true,
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
@@ -170,6 +179,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * place: no second copy */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
         .zero_impl = VL_ZERO_DEEPSPEED,
+        /* tensor_parallel/random.py, CheckpointFunction: an autograd Function that reruns
+         * the forward in its backward */
+        .checkpoint_reentrant = true, .adapter_units = false,
         .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = false,
         .cuda_graphs = false, .sampler_fp32 = 0,
     },
@@ -188,6 +200,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (deepspeed/runtime/zero/stage_1_and_2.py) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
         .zero_impl = VL_ZERO_DEEPSPEED,
+        /* the transformers model's checkpointing, as the hf profile's */
+        .checkpoint_reentrant = false, .adapter_units = false,
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
         .cuda_graphs = false, .sampler_fp32 = 0,
     },
@@ -251,6 +265,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * quantizes w.to(dtype=torch.half) */
         .bnb_compute_cast = true, .compute_dtype = VL_DT_BF16, .bnb_quantize_head = true,
         .bnb_quant_fp16 = true,
+        /* Fabric's activation checkpointing wraps each Block in torch's checkpoint_wrapper,
+         * non-reentrant by default; its FSDPStrategy wraps whole Blocks (use_orig_params),
+         * adapters and frozen weights in one unit */
+        .checkpoint_reentrant = false, .adapter_units = false,
         /* GPT.set_kv_cache: a KVCache of zeros for max_seq_length, allocated once; GPT.forward
          * applies lm_head to every position it is given, and generate samples from the
          * last (generate/base.py) */
@@ -343,6 +361,8 @@ const vl_framework_field vl_framework_fields[] = {
     COUNT("reduce_bucket", reduce_bucket, 1, 1ULL << 40),
     COUNT("prefetch_bucket", prefetch_bucket, 0, 1ULL << 40),
     ENUM("zero_impl", zero_impl, vl_zero_impl_names, VL_N_ZERO_IMPLS),
+    BOOL("adapter_units", adapter_units),
+    BOOL("checkpoint_reentrant", checkpoint_reentrant),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
     COUNT("prefill_chunk", prefill_chunk, 0, 16777216),
     BOOL("kv_preallocated", kv_preallocated),

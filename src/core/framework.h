@@ -88,6 +88,10 @@ typedef struct vl_framework {
     uint64_t reduce_bucket;     /* DeepSpeed ZeRO-1/2 reduce_bucket_size, elements */
     uint64_t prefetch_bucket;   /* ZeRO-3 stage3_prefetch_bucket_size, elements */
     vl_zero_impl zero_impl;     /* --zero 2 and 3 as DeepSpeed or FSDP shard */
+    bool adapter_units;         /* FSDP wraps each LoRA adapter in a unit of its own (PEFT's
+                                 * policy), so the layers' units hold frozen weights only */
+    bool checkpoint_reentrant;  /* full recompute reruns a layer's forward inside backward
+                                 * from a detached copy of its input (use_reentrant=True) */
     /* the runtime */
     vl_allocator allocator;
     /* serving */
@@ -133,7 +137,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 39
+#define VL_N_FRAMEWORK_FIELDS 41
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -173,6 +173,8 @@ typedef struct step {
     bool grads_held;            /* one gradient buffer kept for the whole run */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
+    bool inputs_held;           /* FSDP keeps each recomputed layer's input and its gradient
+                                 * until backward ends (holds_inputs) */
     uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
     uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
@@ -455,6 +457,20 @@ static void layer_tensors(step *st, uint64_t layer_params, bool *ovf)
 }
 
 /* Gradients, buckets and ZeRO-3's gathering, per GPU. */
+
+/* FSDP reshards a unit whose parameters are all frozen (LoRA's layers, once the adapters
+ * are units of their own) by a hook on the unit's inputs, registered as each forward with
+ * grad runs (torch/distributed/fsdp/_runtime_utils.py, _register_post_backward_reshard_only_
+ * hook).  Under reentrant checkpointing that forward is the recomputation in backward, its
+ * input a detached leaf; register_multi_grad_hook (torch/autograd/graph.py) keeps the
+ * leaf's AccumulateGrad in the hook, so the leaf and the gradient accumulated into it
+ * outlive the layer's backward, until _post_backward_final_callback removes the hooks as
+ * backward ends: a layer input and its gradient for every layer gone through. */
+static bool holds_inputs(const step *st)
+{
+    return st->fsdp && st->s->lora_rank && st->f->adapter_units && st->f->checkpoint_reentrant &&
+           st->s->recompute == VL_RECOMPUTE_FULL;
+}
 static void gradient_plan(step *st, bool *ovf)
 {
     const vl_settings *s = st->s;
@@ -491,6 +507,7 @@ static void gradient_plan(step *st, bool *ovf)
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
     st->grads_held = s->zero < 2 && (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
     st->fsdp = s->zero >= 2 && st->f->zero_impl == VL_ZERO_FSDP;
+    st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
     if (s->zero >= 1 && !st->fsdp) {
         uint64_t elems = st->f->reduce_bucket < st->trainable ? st->f->reduce_bucket : st->trainable;
@@ -780,6 +797,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     size_t n_pending = 0;
     uint64_t pending_bytes = 0;
     uint32_t *pending = part ? gathered_ids(b, st->layers + 2) : NULL;
+    uint32_t *held = st->inputs_held ? gathered_ids(b, st->layers) : NULL;
     uint32_t resid = 0;
     if (s->pp == 1) {
         phase(b, "%sloss backward", tag);
@@ -844,7 +862,10 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         release(b, core);
         for (int i = 0; i < st->n_layer; i++)
             release(b, ids[i]);
-        if (full)
+        if (st->inputs_held) /* its input's gradient, held beside the input (holds_inputs) */
+            held[l] = alloc(b, VL_TL_TRANSIENT, st->bd->act.checkpoint_bytes,
+                            "layer input's gradient, held by FSDP's reshard hook");
+        else if (full)
             release(b, mb->checkpoint[l]);
         if (s->zero == 3) {
             release(b, gath[l]);
@@ -867,6 +888,11 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     release(b, mb->mask);
     release(b, mb->root); /* FSDP's catch-all reshard as backward ends */
     mb->root = 0;
+    if (held) { /* _finalize_params removes the hooks, and with them the inputs held */
+        release_all(b, held, (int)st->layers);
+        release_all(b, mb->checkpoint, (int)st->layers);
+    }
+    free(held);
     if (part)
         reduce_pending(b, st, pending, &n_pending, &pending_bytes, true);
     free(pending);
