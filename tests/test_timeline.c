@@ -1064,6 +1064,12 @@ static void test_sharding_and_experts(void **state)
     assert_int_equal(allocs_in(&t, "backward layer 1", "gradient shard (reduce-scattered)", &bytes),
                      1);
     assert_int_equal(bytes, 2 * (3 * 45056 + 2 * 16384 + 2 * 4096 + 256) / 2);
+    /* a layer gathered as its forward runs (forward_prefetch=False); in backward the layer
+     * before it too (BACKWARD_PRE): the last layer's backward gathers itself and layer 1 */
+    const char *layer = "gathered layer parameters";
+    assert_int_equal(allocs_in(&t, "forward layer 0", layer, &bytes), 1);
+    assert_int_equal(allocs_in(&t, "backward layer 2", layer, &bytes), 2);
+    assert_int_equal(allocs_in(&t, "backward layer 1", layer, &bytes), 1);
     /* foreach AdamW over FSDP's flat parameters: a sqrt temporary a layer's shard, the
      * head's and the embedding's */
     int n = 0;
@@ -1155,6 +1161,9 @@ static void test_fsdp_holds_frozen_inputs(void **state)
     for (int l = 0; l < 3; l++) {
         assert_int_equal(event_bytes(&t, layers[l], held), input);
         assert_string_equal(freed_in(&t, layers[l], held), "backward embedding");
+        /* BACKWARD_PRE's prefetch lands on an adapter's unit: one layer gathered at a time */
+        assert_int_equal(allocs_in(&t, layers[l], "gathered layer parameters", &(uint64_t){0}),
+                         1);
     }
     assert_string_equal(freed_in(&t, "forward layer 1", "checkpointed layer input"),
                         "backward embedding");

@@ -176,7 +176,8 @@ typedef struct step {
     bool inputs_held;           /* FSDP keeps each recomputed layer's input and its gradient
                                  * until backward ends (holds_inputs) */
     uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
-    uint64_t gathered_layer, gathered_outside, ahead; /* ZeRO-3 */
+    uint64_t gathered_layer, gathered_outside; /* ZeRO-3 */
+    uint64_t ahead, ahead_back; /* layers gathered ahead in the forward, in backward */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
     uint64_t sms;               /* the GPU's streaming multiprocessors (0: unknown) */
     bool paged_on;              /* --paged-optimizer: bitsandbytes' fused, paged optimizer */
@@ -529,9 +530,17 @@ static void gradient_plan(step *st, bool *ovf)
         uint64_t per = layer_params ? bd->par.layer_params / st->layers : 1;
         if (s->lora_rank)
             per = (bd->P - bd->params.outside) / st->layers;
-        st->ahead = st->fsdp ? 1 : per ? st->f->prefetch_bucket / per : 0;
+        /* DeepSpeed prefetches by its bucket both ways; FSDP's forward gathers a unit as it
+         * runs (forward_prefetch=False), its backward the unit before the current one in
+         * the forward's order (BACKWARD_PRE): the layer before, or where the adapters are
+         * units of their own, the previous layer's last adapter, a unit of no weight
+         * (torch/distributed/fsdp/_exec_order_utils.py, get_handle_to_backward_prefetch) */
+        st->ahead = st->fsdp ? 0 : per ? st->f->prefetch_bucket / per : 0;
         if (st->ahead > st->layers - 1)
             st->ahead = st->layers - 1;
+        st->ahead_back = !st->fsdp                                       ? st->ahead
+                         : s->lora_rank && st->f->adapter_units ? 0
+                                                                 : 1;
     }
 }
 
@@ -607,7 +616,7 @@ static void gather(builder *b, const step *st, uint32_t *ids, uint64_t i, bool f
 {
     if (st->s->zero != 3)
         return;
-    for (uint64_t k = 0; k <= st->ahead; k++) {
+    for (uint64_t k = 0; k <= (forward ? st->ahead : st->ahead_back); k++) {
         uint64_t j = forward ? i + k : i - k;
         if ((forward && j >= st->layers) || (!forward && k > i))
             break;
