@@ -457,8 +457,6 @@ static void layer_tensors(step *st, uint64_t layer_params, bool *ovf)
         st->tensor[st->n_tensors++] = layer_params - sum;
 }
 
-/* Gradients, buckets and ZeRO-3's gathering, per GPU. */
-
 /* FSDP reshards a unit whose parameters are all frozen (LoRA's layers, once the adapters
  * are units of their own) by a hook on the unit's inputs, registered as each forward with
  * grad runs (torch/distributed/fsdp/_runtime_utils.py, _register_post_backward_reshard_only_
@@ -472,6 +470,8 @@ static bool holds_inputs(const step *st)
     return st->fsdp && st->s->lora_rank && st->f->adapter_units && st->f->checkpoint_reentrant &&
            st->s->recompute == VL_RECOMPUTE_FULL;
 }
+
+/* Gradients, buckets and ZeRO-3's gathering, per GPU. */
 static void gradient_plan(step *st, bool *ovf)
 {
     const vl_settings *s = st->s;
@@ -538,9 +538,10 @@ static void gradient_plan(step *st, bool *ovf)
         st->ahead = st->fsdp ? 0 : per ? st->f->prefetch_bucket / per : 0;
         if (st->ahead > st->layers - 1)
             st->ahead = st->layers - 1;
-        st->ahead_back = !st->fsdp                                       ? st->ahead
-                         : s->lora_rank && st->f->adapter_units ? 0
-                                                                 : 1;
+        if (st->fsdp)
+            st->ahead_back = s->lora_rank && st->f->adapter_units ? 0 : 1;
+        else
+            st->ahead_back = st->ahead;
     }
 }
 
