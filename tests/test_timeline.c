@@ -61,6 +61,15 @@ static vl_settings train(vl_precision p, uint64_t seq, uint64_t batch)
     return s;
 }
 
+/* ... under ZeRO-3 over 2 GPUs. */
+static vl_settings train_zero3(vl_precision p, uint64_t seq, uint64_t batch)
+{
+    vl_settings s = train(p, seq, batch);
+    s.gpus = 2;
+    s.zero = 3;
+    return s;
+}
+
 /* Serving: `batch` prompts of `seq` tokens, `gen` new tokens each. */
 static vl_settings serve(uint64_t seq, uint64_t gen, uint64_t batch)
 {
@@ -1045,9 +1054,7 @@ static void test_sharding_and_experts(void **state)
 {
     (void)state;
     vl_model m = tiny_llama();
-    vl_settings s = train(VL_BF16, 32, 2);
-    s.gpus = 2;
-    s.zero = 3;
+    vl_settings s = train_zero3(VL_BF16, 32, 2);
     vl_timeline t;
     uint64_t bytes = 0;
     /* FSDP: nothing for gradients at the step's start; each layer's 7 matrices and the
@@ -1145,9 +1152,7 @@ static void test_fsdp_holds_frozen_inputs(void **state)
 {
     (void)state;
     vl_model m = tiny_llama();
-    vl_settings s = train(VL_BF16, 32, 2);
-    s.gpus = 2;
-    s.zero = 3;
+    vl_settings s = train_zero3(VL_BF16, 32, 2);
     s.recompute = VL_RECOMPUTE_FULL;
     s.lora_rank = 8;
     const uint64_t input = 32 * 2 * 128 * 2;
