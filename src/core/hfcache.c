@@ -356,7 +356,7 @@ static bool pick_snapshot(const char *snapdir, char *commit, size_t len, char er
         bool same = st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec == best.tv_nsec;
         if (!commit[0] || newer || (same && strcmp(e->d_name, commit) > 0)) {
             best = st.st_mtim;
-            snprintf(commit, len, "%s", e->d_name);
+            memcpy(commit, e->d_name, strlen(e->d_name) + 1); /* shorter than len: above */
         }
     }
     closedir(d);

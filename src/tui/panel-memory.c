@@ -253,7 +253,7 @@ static void draw_phases(const ui *u)
         snprintf(brief, sizeof brief, _(" decode adds %s of KV cache"), w);
         draw_either(r.y + 1 + 2 * zh, r.x, r.w, C_NORMAL, line, brief);
     }
-    char dec[160] = "", pre[160] = "", alone[192] = "", both[352];
+    char dec[160] = "", pre[160] = "", alone[192] = "", both[sizeof dec + 2 + sizeof alone];
     if (n == 2 && sp.decode_tokens_per_s > 0)
         snprintf(dec, sizeof dec, _(" roofline: decode <= %.0f tokens/s (%.2f ms a step)"),
                  sp.decode_tokens_per_s, sp.decode_step_seconds * 1e3);
