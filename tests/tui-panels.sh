@@ -69,7 +69,7 @@ keys tr q
 exited tr 0
 # The Timeline panel: one step's events as columns against the GPU.  Its key is its tab's;
 # the peak is estimate's peak.device, the cursor's events are estimate --timeline's.
-tl_key() { echo 5; } # the Timeline panel is the fifth
+tl_tab=5 # the Timeline panel is the fifth tab
 peak_gib() { # estimate ARGS's peak.device in GiB, 2 decimals, as the screen writes it
     "$VRAMLAB" estimate "$@" --format json |
         sed -n 's/.*"peak": {[^}]*"device": \([0-9]*\).*/\1/p' |
@@ -98,8 +98,7 @@ second=$(printf '%s\n' "$csv" | awk -F, '$1 == "event" { on = 1; next }
 cols=80 rows=24
 start tl $run --no-color --ascii
 unset cols rows
-key=$(tl_key tl)
-keys tl "$key"
+keys tl $tl_tab
 wait_for tl "peak $(peak_gib $run) on the GPU after event $peak_event"
 expect_screen tl "events, on NVIDIA H100 80GB SXM"
 expect_event tl "$peak_event"                      # it opens on the peak
@@ -134,7 +133,7 @@ keys tl Right Right Right
 to tl GPUs
 keys tl Right Right Right Right Right Right Right
 expect_total tl --preset llama-2-7b --zero 3 --gpus 8
-keys tl "$key"
+keys tl $tl_tab
 wait_for tl "peak $(peak_gib $run --zero 3 --gpus 8) on the GPU"
 tl_layout tl
 tm resize-window -t tl -x 80 -y 24
