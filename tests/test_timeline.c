@@ -722,28 +722,30 @@ static void test_frozen_under_autocast(void **state)
                      copies - 2 * adapters);
     vl_timeline_free(&t);
     s.recompute = VL_RECOMPUTE_NONE;
-    /* QLoRA: each Linear4bit casts its fp32 input for q, k, v, gate and up, and down its
-     * fp32 product; o (frozen here) keeps attention's 16-bit output, which SDPA's backward
-     * keeps too: one tensor */
+    /* QLoRA (bitsandbytes 0.43.2 and later): Linear4bit computes in its fp32 input's dtype
+     * and returns its output in it, so gate and up come out in fp32, and so does the
+     * activation; the 4-bit matmuls keep no input, and o (frozen here) reads attention's
+     * 16-bit output, which SDPA's backward keeps */
     s.qlora = true;
     x = *fw("hf");
     build(&m, &s, &x, &t);
-    assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
-                     2 * (5 * sb * h + sb * f));
     assert_int_equal(
         event_bytes(&t, "forward layer 0", "attention output (kept by its backward or a 4-bit o_proj)"),
         2 * sb * h);
-    /* Linear4bit returns its input's dtype: fed the fp32 stream, gate and up come out in
-     * fp32, and so does the activation */
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP gate projection output"), 4 * sb * f);
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP up projection output"), 4 * sb * f);
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP activation output (gate)"), 4 * sb * f);
     vl_timeline_free(&t);
-    /* an adapter on down casts the fp32 product for itself, beside down's own cast */
+    /* up to 0.43.1 each 4-bit matmul keeps its input, uncast: the fp32 norm output q, k
+     * and v share, the one gate and up share, and the fp32 product down reads, a layer */
+    const uint64_t q_base = activations_at_backward(&m, &s, &x);
+    x.nf4_keeps_input = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x), q_base + L * 4 * (2 * sb * h + sb * f));
+    /* an adapter on down keeps its own 16-bit cast of the product, beside the fp32 product
+     * down's 4-bit matmul keeps */
     s.lora_targets |= 1u << VL_LORA_DOWN;
     build(&m, &s, &x, &t);
-    assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit matmuls' 16-bit input casts"),
-                     2 * (5 * sb * h + sb * f));
+    assert_int_equal(event_bytes(&t, "forward layer 0", "4-bit down_proj input"), 4 * sb * f);
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP down projection input"), 2 * sb * f);
     vl_timeline_free(&t);
 

@@ -59,6 +59,7 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,            \
     .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,                            \
     .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,        \
+    .nf4_returns_input_dtype = false,                                                        \
     /* fused_moe: one kernel over every routed token (model_executor/layers/fused_moe) */   \
     .moe_expert_loop = false,                                                                \
     /* BitsAndBytesLinearMethod's apply_bnb_4bit hands matmul_4bit the input as it is       \
@@ -91,6 +92,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_EAGER, .softmax_fp32 = false, .materialized_mask = false,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
+        .nf4_returns_input_dtype = false,
         /* softmax and log_softmax save their output alone since PyTorch 1.11 (before, the
          * backward formula named the input too, for double backward only: pytorch/pytorch
          * issue #64000, fixed by pull request #66018); false in every built-in profile */
@@ -129,9 +131,12 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * logits[..., :-1, :].contiguous(): loss_shift_copy) */
         .loss_dtype = VL_LOSS_FP32, .loss_shift_copy = false,
         /* autograd saves an input only for a gradient it computes (SavedVariable under
-         * should_compute_output in the generated code); bitsandbytes' MatMul4Bit.forward
-         * keeps A for the input's gradient (bitsandbytes/autograd/_functions.py) */
-        .prune_frozen_saves = true, .nf4_keeps_input = true,
+         * should_compute_output in the generated code).  bitsandbytes' MatMul4Bit.forward
+         * saves (None, B) since 0.43.2, pull request #1270: not its input, which 0.43.1 and
+         * earlier kept (A, B) (bitsandbytes/autograd/_functions.py); Linear4bit switches
+         * its compute dtype to an fp32 or bf16 input's and casts its output back to the
+         * input's dtype (set_compute_type and forward, bitsandbytes/nn/modules.py, 0.41) */
+        .prune_frozen_saves = true, .nf4_keeps_input = false, .nf4_returns_input_dtype = true,
         /* PEFT's prepare_model_for_kbit_training upcasts every parameter that is not 4-bit
          * to fp32 (peft/utils/other.py), and Trainer leaves them there; trl's SFTTrainer
          * 0.7.5 to 0.21 casts the embeddings and head back (qlora_bf16_embeddings) */
@@ -169,6 +174,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
         .fused_qkv = true, .gelu = VL_GELU_TANH, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
+        .nf4_returns_input_dtype = false, /* no bitsandbytes layers */
         /* the routed tokens permuted into one buffer for a grouped GEMM over the experts
          * (megatron/core/transformer/moe/experts.py, GroupedMLP) */
         .moe_expert_loop = false,
@@ -191,7 +197,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         RUNTIME_DEFAULTS,
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
-        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = true,
+        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
+        .nf4_returns_input_dtype = true, /* bitsandbytes as hf runs it */
         .moe_expert_loop = true, /* the transformers model's own MoE block */
         .bnb_compute_cast = true, /* and its Linear4bit layers, as transformers makes them */
         .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false, .bnb_quant_fp16 = false,
@@ -256,7 +263,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* litgpt/utils.py, chunked_cross_entropy: cross_entropy on the logits as the model
          * returns them, 16-bit under bf16-true, with no upcast */
         .loss_dtype = VL_LOSS_BF16, .loss_shift_copy = false,
-        .prune_frozen_saves = true, .nf4_keeps_input = true,
+        /* the 4-bit layers are bitsandbytes' Linear4bit, as in hf */
+        .prune_frozen_saves = true, .nf4_keeps_input = false, .nf4_returns_input_dtype = true,
         .moe_expert_loop = true,
         /* Lightning's BitsandbytesPrecision (lightning/fabric/plugins/precision/
          * bitsandbytes.py): every nn.Linear becomes a 4-bit layer (_convert_layers, the
@@ -346,6 +354,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("loss_shift_copy", loss_shift_copy),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("nf4_keeps_input", nf4_keeps_input),
+    BOOL("nf4_returns_input_dtype", nf4_returns_input_dtype),
     BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),
     BOOL("moe_expert_loop", moe_expert_loop),
     BOOL("moe_workspace_kept", moe_workspace_kept),

@@ -68,7 +68,11 @@ typedef struct vl_framework {
      * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output
      * even when o_proj is frozen.  false: vl_activations_compute's terms as they are */
     bool prune_frozen_saves;
-    bool nf4_keeps_input;       /* bitsandbytes' 4-bit matmul saves its input, frozen or not */
+    bool nf4_keeps_input;       /* a 4-bit matmul saves its input, frozen or not
+                                 * (bitsandbytes' MatMul4Bit before 0.43.2) */
+    bool nf4_returns_input_dtype; /* a 4-bit layer computes in an fp32 input's dtype and
+                                 * returns its output in its input's dtype (bitsandbytes'
+                                 * Linear4bit since 0.41) */
     bool qlora_bf16_embeddings; /* under bf16 autocast a 4-bit model's embeddings and head are
                                  * cast back to bf16 after PEFT upcast them to fp32 (trl) */
     bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
@@ -137,7 +141,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 41
+#define VL_N_FRAMEWORK_FIELDS 42
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -222,11 +222,12 @@ static void layer_terms(step *st, bool *ovf)
     const unsigned qkv_kept = KEEPS(VL_LORA_Q) + KEEPS(VL_LORA_K) + KEEPS(VL_LORA_V);
     const bool gated = a->mlp == VL_MLP_GATED;
     const unsigned mlp_in_kept = (gated && KEEPS(VL_LORA_GATE)) + KEEPS(VL_LORA_UP);
-    /* bitsandbytes' Linear4bit returns its output in its input's dtype (out.to(inp_dtype),
-     * bitsandbytes/nn/modules.py): fed the fp32 residual stream of autocast, or of PEFT's
+    /* bitsandbytes' Linear4bit computes in an fp32 input's dtype and returns its output in
+     * its input's dtype (set_compute_type, out.to(inp_dtype), bitsandbytes/nn/modules.py):
+     * fed the fp32 residual stream of autocast, or of PEFT's
      * prepare_model_for_kbit_training, q, k, v, gate and up come out in fp32, and so do the
      * MLP's activation and product that down reads */
-    const bool nf4_fp32 = s->qlora && f->nf4_keeps_input && amp;
+    const bool nf4_fp32 = s->qlora && f->nf4_returns_input_dtype && amp;
     const bool drop = lora && s->lora_dropout;
     const int max = MAX_LAYER_TERMS;
 
@@ -299,21 +300,20 @@ static void layer_terms(step *st, bool *ovf)
         ((!eager && core_saved && f->prune_frozen_saves) || nf4))
         add_term(st->layer, &st->n_layer, max, "attention output (kept by its backward or a 4-bit o_proj)",
                  vl_mul(beta, vl_ceil_div(q, t), ovf));
-    /* Under autocast each Linear4bit casts its input to the compute dtype itself: a 16-bit
-     * copy of the fp32 norm output for every one of q, k, v, gate and up, and of the fp32
-     * product down reads (its adapter casts its own).  Without autocast the 4-bit bases
-     * keep the inputs the adapters share, unless lora_dropout gives each adapter a copy. */
-    if (nf4_fp32) {
-        const uint64_t casts = 3 + (gated ? 2 : 1);
-        add_term(st->layer, &st->n_layer, max, "4-bit matmuls' 16-bit input casts",
-                 vl_add(vl_mul(casts * beta, rs, ovf), vl_mul(beta, mlp, ovf), ovf));
-    } else if (nf4) {
-        if (!qkv_kept || drop)
-            add_term(st->layer, &st->n_layer, max, "4-bit q, k, v input", vl_mul(beta, rs, ovf));
-        if ((!mlp_in_kept || drop) && !a->parallel_attention)
-            add_term(st->layer, &st->n_layer, max, "4-bit MLP input", vl_mul(beta, rs, ovf));
-        if (!KEEPS(VL_LORA_DOWN) || drop)
-            add_term(st->layer, &st->n_layer, max, "4-bit down_proj input", vl_mul(beta, mlp, ovf));
+    /* A 4-bit matmul that keeps its input keeps the tensor its layer was given, cast to
+     * nothing (Linear4bit's compute dtype is an fp32 input's own): under autocast the fp32
+     * norm outputs and the fp32 product down reads, beside the 16-bit casts the adapters
+     * keep; else the inputs the adapters share, unless lora_dropout gives each adapter a
+     * copy. */
+    if (nf4) {
+        const uint64_t in = nf4_fp32 ? 4 : beta;
+        const bool own = nf4_fp32 || drop;
+        if (!qkv_kept || own)
+            add_term(st->layer, &st->n_layer, max, "4-bit q, k, v input", vl_mul(in, rs, ovf));
+        if ((!mlp_in_kept || own) && !a->parallel_attention)
+            add_term(st->layer, &st->n_layer, max, "4-bit MLP input", vl_mul(in, rs, ovf));
+        if (!KEEPS(VL_LORA_DOWN) || own)
+            add_term(st->layer, &st->n_layer, max, "4-bit down_proj input", vl_mul(in, mlp, ovf));
     }
 #undef KEEPS
     /* The workspace of a layer's ops: an op's backward holds its output's gradient and
