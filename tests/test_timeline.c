@@ -534,6 +534,19 @@ static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char 
     return 0;
 }
 
+/* The bytes of every allocation named what in phase, and how many there were. */
+static int allocs_in(const vl_timeline *t, const char *phase, const char *what, uint64_t *bytes)
+{
+    int n = 0;
+    for (size_t i = first_event_of(t, phase);
+         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
+            *bytes = t->events[i].bytes;
+            n++;
+        }
+    return n;
+}
+
 /* ---- the framework's choices, each against its hand-derived bytes ------------------------ */
 
 static uint64_t activations_at_backward(const vl_model *m, const vl_settings *s,
@@ -735,6 +748,15 @@ static void test_frozen_under_autocast(void **state)
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP gate projection output"), 4 * sb * f);
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP up projection output"), 4 * sb * f);
     assert_int_equal(event_bytes(&t, "forward layer 0", "MLP activation output (gate)"), 4 * sb * f);
+    /* the largest base matrix (h x f) dequantized: the forward's matmul casts it to its fp32
+     * input's dtype and autocast back to 16 bits, 4 + 2 B a weight; backward, 2 B */
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, "forward layer 0",
+                               "4-bit matrix dequantized, in fp32 and its 16-bit cast", &bytes), 1);
+    assert_int_equal(bytes, 6 * h * f);
+    assert_int_equal(allocs_in(&t, "backward layer 0", "4-bit matrix dequantized to 16 bits", &bytes),
+                     1);
+    assert_int_equal(bytes, 2 * h * f);
     vl_timeline_free(&t);
     /* up to 0.43.1 each 4-bit matmul keeps its input, uncast: the fp32 norm output q, k
      * and v share, the one gate and up share, and the fp32 product down reads, a layer */
@@ -1035,19 +1057,6 @@ static void test_per_tensor(void **state)
         k += t.events[i].kind == VL_EV_ALLOC && strcmp(t.events[i].what, "layer gradients") == 0;
     assert_int_equal(k, 1);
     vl_timeline_free(&t);
-}
-
-/* The bytes of every allocation named what in phase, and how many there were. */
-static int allocs_in(const vl_timeline *t, const char *phase, const char *what, uint64_t *bytes)
-{
-    int n = 0;
-    for (size_t i = first_event_of(t, phase);
-         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
-        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
-            *bytes = t->events[i].bytes;
-            n++;
-        }
-    return n;
 }
 
 /* --zero 3 as FSDP shards (hf) and as DeepSpeed does (deepspeed); an MoE block's experts

@@ -374,6 +374,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         const bool bf16 = s->precision == VL_BF16 || s->precision == VL_BF16_MIXED ||
                           s->precision == VL_BF16_AMP;
         const unsigned copies = vl_bnb4_dequant_copies(s->framework, bf16);
+        out->largest_base = largest;
         out->layer_dequant_bytes = vl_mul(2 * copies, largest, ovf);
         out->head_dequant_bytes =
             vl_qlora_head(s, &p) ? vl_mul(2 * copies, TS(p.lm_head), ovf) : 0;

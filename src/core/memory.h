@@ -59,6 +59,7 @@ typedef struct vl_activations {
     uint64_t dequant_bytes;        /* of outside_bytes: QLoRA's 16-bit copy of one base matrix,
                                     * the larger of: */
     uint64_t layer_dequant_bytes;  /* a layer's largest, in its forward and backward */
+    uint64_t largest_base;         /* QLoRA: that matrix's weights */
     uint64_t head_dequant_bytes;   /* a 4-bit output layer's, at the loss (vl_qlora_head) */
     uint64_t checkpoint_bytes;
     uint64_t forward_end_bytes;

@@ -27,6 +27,7 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 #define ACCUMULATED_WHAT "a gradient, added into the .grad it accumulates in"
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
 #define HEAD_DEQUANT_WHAT "4-bit output layer dequantized to 16 bits"
+#define DEQUANT_WHAT "4-bit matrix dequantized to 16 bits"
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -155,7 +156,9 @@ typedef struct step {
     int ws_n;
     uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
     uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
-    uint64_t dequant;           /* QLoRA: one base matrix in 16 bits */
+    uint64_t dequant;           /* QLoRA: one base matrix in 16 bits (backward) */
+    uint64_t dequant_fwd;       /* and as the forward's matmul holds it, named so */
+    const char *dequant_fwd_what;
     uint64_t head_dequant;      /* QLoRA: a 4-bit output layer in 16 bits, at the loss */
     uint64_t mask;              /* eager attention's materialised mask */
     /* the outside tensors: the embedding side, the head and the loss */
@@ -347,6 +350,13 @@ static void layer_terms(step *st, bool *ovf)
         st->fwd_transient =
             vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
     st->dequant = act->layer_dequant_bytes;
+    /* MatMul4Bit's forward casts the dequantized matrix to its input's dtype
+     * (dequantize_4bit(B).to(A.dtype), bitsandbytes/autograd/_functions.py): an fp32 copy
+     * for an fp32 input, which autocast casts to 16 bits again for F.linear while it lives,
+     * 4 + 2 bytes a weight; backward casts it to the 16-bit output gradient's dtype */
+    st->dequant_fwd = nf4_fp32 ? vl_mul(4 + 2, act->largest_base, ovf) : st->dequant;
+    st->dequant_fwd_what = nf4_fp32 ? "4-bit matrix dequantized, in fp32 and its 16-bit cast"
+                                    : DEQUANT_WHAT;
     st->head_dequant = act->head_dequant_bytes;
     if (eager && f->materialized_mask)
         st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf),
@@ -706,7 +716,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
             transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
         }
         all_to_all(b, st, l);
-        transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
+        transient(b, VL_TL_TRANSIENT, st->dequant_fwd, st->dequant_fwd_what);
         if (st->s->zero == 3) {
             release(b, gath[l]);
             gath[l] = 0;
@@ -860,7 +870,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t ws[3];
         workspace(b, st, "backward workspace (gradients in and out)", ws);
         all_to_all(b, st, l);
-        transient(b, VL_TL_TRANSIENT, st->dequant, "4-bit matrix dequantized to 16 bits");
+        transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
         /* autograd's AccumulateGrad makes each parameter's .grad on its own */
         uint32_t g[MAX_PARAM_TENSORS] = {0};
         uint64_t bytes[MAX_PARAM_TENSORS] = {0};
