@@ -525,13 +525,19 @@ static void test_pytorch_matches_the_sum(void **state)
                     }
 }
 
-static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
+/* The index of the first allocation named what in phase or after it. */
+static size_t first_alloc(const vl_timeline *t, const char *phase, const char *what)
 {
     for (size_t i = first_event_of(t, phase); i < t->n_events; i++)
         if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
-            return t->events[i].bytes;
+            return i;
     fail_msg("no '%s' in '%s'", what, phase);
     return 0;
+}
+
+static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
+{
+    return t->events[first_alloc(t, phase, what)].bytes;
 }
 
 /* The bytes of every allocation named what in phase, and how many there were. */
@@ -601,6 +607,16 @@ static void test_choices(void **state)
     assert_int_equal(event_bytes(&t, "loss", "shifted logits (a contiguous copy)"), 4 * sb * V);
     assert_int_equal(event_bytes(&t, "loss backward", "gradient of the logits, unshifted"),
                      4 * sb * V);
+    const size_t shift = first_alloc(&t, "loss", "shifted logits (a contiguous copy)");
+    uint64_t kept[VL_N_TL_COMPONENTS], cast[VL_N_TL_COMPONENTS];
+    alive_before(&t, shift, kept);
+    vl_timeline_free(&t);
+    /* transformers before 4.46: the model returns lm_head(h).float(), and the 2 B logits
+     * are gone before the loss copies the fp32 ones */
+    x.logits_cast_in_model = true;
+    build(&m, &s, &x, &t);
+    alive_before(&t, first_alloc(&t, "loss", "shifted logits (a contiguous copy)"), cast);
+    assert_int_equal(kept[VL_TL_TRANSIENT] - cast[VL_TL_TRANSIENT], 2 * sb * V);
     vl_timeline_free(&t);
     /* a classification head: no s x V log-probabilities, no output-projection weight; the
      * classifier's input (the last hidden state), b x labels log-probabilities, b labels */

@@ -128,8 +128,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         /* loss_utils.py, ForCausalLMLoss: logits = logits.float() before cross_entropy, the
          * labels shifted by padding them (earlier releases, 4.48 among them, copied
-         * logits[..., :-1, :].contiguous(): loss_shift_copy) */
-        .loss_dtype = VL_LOSS_FP32, .loss_shift_copy = false,
+         * logits[..., :-1, :].contiguous(): loss_shift_copy); the model returns its logits
+         * in its own dtype, kept while the loss upcasts them (before 4.46 the forward
+         * returned lm_head(h).float(), the 16-bit logits gone: logits_cast_in_model) */
+        .loss_dtype = VL_LOSS_FP32, .loss_shift_copy = false, .logits_cast_in_model = false,
         /* autograd saves an input only for a gradient it computes (SavedVariable under
          * should_compute_output in the generated code).  bitsandbytes' MatMul4Bit.forward
          * saves (None, B) since 0.43.2, pull request #1270: not its input, which 0.43.1 and
@@ -352,6 +354,7 @@ const vl_framework_field vl_framework_fields[] = {
     COUNT("labels", labels, 1, 1048576),
     ENUM("loss_dtype", loss_dtype, vl_loss_dtype_names, VL_N_LOSS_DTYPES),
     BOOL("loss_shift_copy", loss_shift_copy),
+    BOOL("logits_cast_in_model", logits_cast_in_model),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("nf4_returns_input_dtype", nf4_returns_input_dtype),

@@ -63,6 +63,8 @@ typedef struct vl_framework {
     uint64_t labels;            /* cls: classes */
     vl_loss_dtype loss_dtype;
     bool loss_shift_copy;       /* the loss shifts the logits by a contiguous copy */
+    bool logits_cast_in_model;  /* the model returns the logits cast for the loss, the 16-bit
+                                 * ones gone as the cast is made (transformers 4.31-4.45) */
     /* frozen weights (LoRA) save nothing for themselves: autograd saves a tensor only for
      * a gradient it computes (no normalized tensor for a frozen norm weight), autocast
      * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output
@@ -141,7 +143,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 42
+#define VL_N_FRAMEWORK_FIELDS 43
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -743,6 +743,10 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     uint32_t cast = st->loss != st->beta && lm
                         ? alloc(b, VL_TL_TRANSIENT, loss_in, "logits cast for the loss")
                         : 0;
+    if (cast && st->f->logits_cast_in_model) { /* the cast takes the logits' place */
+        release(b, out);
+        out = 0;
+    }
     uint32_t shifted = st->f->loss_shift_copy && lm
                            ? alloc(b, VL_TL_TRANSIENT, loss_in, "shifted logits (a contiguous copy)")
                            : 0;
