@@ -211,6 +211,43 @@ static void test_gqa_gated_no_dropout(void **state)
     assert_false(ovf);
 }
 
+/* Mixtral 8x7B's layer, by hand: test_gqa_gated_no_dropout's with flash attention, where
+ * the MLP is 8 experts of 14336, 2 a token.  Beside attention's tensors, the router's
+ * fp32 probabilities 4·8·sb; the gate, up, activation and down-input tensors of each
+ * token's 2 experts, 4 x 2·sb·(2 x 14336); and the 2 experts' outputs that each token's
+ * routing weights multiply, kept for the weights' gradient, 2·(2·sbh). */
+static void test_moe_layer(void **state)
+{
+    (void)state;
+    vl_model m = mixtral_8x7b();
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.seq = 4096;
+    s.batch = 2;
+    s.attention = VL_ATTN_FLASH;
+    vl_activations act;
+    bool ovf = false;
+    vl_activations_compute(&m.arch, &s, &act, &ovf);
+    const uint64_t sb = 4096 * 2, sbh = sb * 4096;
+    assert_int_equal(act.layer_bytes, 2 * 6 * sbh + 4 * 2 * sbh + 2 * 2 * sb * 1024 +
+                                          4ULL * 32 * sb + 4ULL * 8 * sb +
+                                          4 * 2 * sb * 2 * 14336 + 2 * 2 * sbh);
+    /* QLoRA under autocast: the 4-bit matrices are no weights autocast copies; the router,
+     * h x 8, is (Mistral 7B has nothing but 4-bit matrices and norms) */
+    s.precision = VL_BF16_AMP;
+    s.lora_rank = 8;
+    s.qlora = true;
+    vl_activations_compute(&m.arch, &s, &act, &ovf);
+    assert_int_equal(act.layer_weight_copies, 2 * 4096 * 8);
+    vl_model dense = mistral_7b();
+    vl_activations_compute(&dense.arch, &s, &act, &ovf);
+    assert_int_equal(act.layer_weight_copies, 0);
+    s.qlora = false; /* LoRA: every frozen matrix's cast, saved by its matmul */
+    vl_activations_compute(&dense.arch, &s, &act, &ovf);
+    assert_int_equal(act.layer_weight_copies,
+                     2 * (2 * 4096ULL * 4096 + 2 * 4096ULL * 1024 + 3 * 4096ULL * 14336));
+    assert_false(ovf);
+}
+
 /* PyTorch autocast (bf16-amp) on the GPT-3 layer, by hand: the residual stream, the
  * LayerNorms and the softmax run in fp32, the matmuls in bf16, and every nn.Linear casts
  * its input and weights for itself:
@@ -844,6 +881,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interleaved_1f1b),
         cmocka_unit_test(test_context_parallel),
+        cmocka_unit_test(test_moe_layer),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_article_bytes_per_param),
         cmocka_unit_test(test_conventions),

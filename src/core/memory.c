@@ -302,6 +302,14 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     }
     if (KEEPS(VL_LORA_DOWN))
         term(L, n, ls, "MLP down projection input", vl_mul(beta, TS(mlp), ovf), ovf);
+    /* each routed expert's output is scaled by its routing weight, and the product keeps
+     * the output for the weight's gradient (transformers' MixtralBlockSparseTop2MLP:
+     * routing_weights * current_hidden_states; Megatron-Core's unpermute: permuted_tokens *
+     * probs): k h-wide rows a token.  The weights need a gradient wherever anything before
+     * the router trains. */
+    if (a->experts > 1)
+        term(L, n, ls, "routed experts' outputs (for the routing weights' gradient)",
+             vl_mul(beta, RS(vl_mul(a->experts_per_token, sbh, ovf)), ovf), ovf);
     if (drop)
         term(L, n, ls, "MLP dropout mask", RS(sbh), ovf);
     if (s->lora_rank) {
@@ -332,11 +340,18 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
             term(L, n, ls, "LoRA dropout: each adapter's own dropped input",
                  vl_mul(more * beta, RS(sbh), ovf), ovf);
     }
+    const bool qlora = s->qlora && s->lora_rank;
+    uint64_t nf4_params = 0, nf4_bytes, nf4_scales, largest = 0;
+    if (qlora && vl_nf4_base(a, s->double_quant, &nf4_params, &nf4_bytes, &nf4_scales, &largest))
+        *ovf = true;
     if (amp) {
         /* autocast caches a 16-bit copy of every weight the layer's nn.Linear modules use:
          * matrices and biases, every expert's (at training batch sizes each sees tokens);
-         * the norms run in fp32 and keep theirs */
-        out->layer_weight_copies = vl_mul(beta, TS(p.per_layer - p.norms), ovf);
+         * the norms run in fp32 and keep theirs.  QLoRA's 4-bit matrices are no weights
+         * autocast casts: each matmul dequantizes its own (the transient below). */
+        uint64_t cast = p.per_layer - p.norms, nf4 = nf4_params / a->layers;
+        cast = cast > nf4 ? cast - nf4 : 0;
+        out->layer_weight_copies = vl_mul(beta, TS(cast), ovf);
         term(L, n, ls, "16-bit weight copies (autocast)", out->layer_weight_copies, ovf);
     }
 
@@ -363,14 +378,11 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
              vl_mul(vl_mul(4, sb, ovf), TS(a->vocab), ovf), ovf);
         term(O, n, os, "loss targets (int64)", vl_mul(8, sb, ovf), ovf);
     }
-    if (s->qlora && s->lora_rank) {
+    if (qlora) {
         /* QLoRA dequantizes one base matrix at a time to 16 bits for its matmul (forward
          * and backward): a transient copy of the largest of the layers', and two where a
          * bf16 model casts weights quantized from fp16 (vl_bnb4_dequant_copies); a 4-bit
          * output layer is dequantized at the loss.  The larger of the two is the term. */
-        uint64_t np, nb, ns, largest;
-        if (vl_nf4_base(a, s->double_quant, &np, &nb, &ns, &largest))
-            *ovf = true;
         const bool bf16 = s->precision == VL_BF16 || s->precision == VL_BF16_MIXED ||
                           s->precision == VL_BF16_AMP;
         const unsigned copies = vl_bnb4_dequant_copies(s->framework, bf16);

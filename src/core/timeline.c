@@ -267,7 +267,7 @@ static void layer_terms(step *st, bool *ovf)
         }
         if (nf4_fp32 && (starts(x.name, "MLP gate projection output") ||
                          starts(x.name, "MLP up projection output") ||
-                         starts(x.name, "MLP activation")))
+                         starts(x.name, "MLP activation") || starts(x.name, "routed experts'")))
             x.bytes = vl_mul(x.bytes / beta, 4, ovf);
         /* a fused QKV projection: autocast casts its input once */
         if (f->fused_qkv && amp && starts(x.name, "q, k, v inputs"))
