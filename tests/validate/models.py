@@ -115,6 +115,34 @@ class Attention(nn.Module):
         return self.resid_drop(self.o(y))
 
 
+class LoRA(nn.Module):
+    """PEFT's LoRA layer without dropout: the frozen base plus B(A(x)) * alpha / r."""
+
+    def __init__(self, base, rank, alpha=16):
+        super().__init__()
+        self.base = base
+        self.A = nn.Linear(base.in_features, rank, bias=False)
+        self.B = nn.Linear(rank, base.out_features, bias=False)
+        nn.init.zeros_(self.B.weight)
+        self.scaling = alpha / rank
+
+    def forward(self, x):
+        return self.base(x) + self.B(self.A(x)) * self.scaling
+
+
+def add_lora(model, rank, targets):
+    """Freezes the model and puts an adapter of rank on the attention projections named in
+    targets ("q", "k", "v", "o").  The embeddings' output asks for a gradient, as
+    transformers' enable_input_require_grads makes it, so that the first layer keeps what
+    the others keep."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for layer in model.layers:
+        for t in targets:
+            setattr(layer.attn, t, LoRA(getattr(layer.attn, t), rank))
+    model.tok.register_forward_hook(lambda mod, inputs, out: out.requires_grad_(True))
+
+
 class MLP(nn.Module):
     def __init__(self, arch):
         super().__init__()

@@ -24,15 +24,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 TARGET = 0.05
 TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one tie
-# (preset, layers kept, width divisor, batch, seq, precision): no dropout, no recomputation
+# (preset, layers kept, width divisor, batch, seq, precision, LoRA rank on q and v or 0): no
+# dropout, no recomputation
 CASES = [
-    ("gpt2", 2, 1, 2, 256, "fp32"),
-    ("gpt2", 2, 1, 8, 512, "fp32"),
-    ("mistral-7b", 2, 4, 1, 1024, "fp32"),
-    ("mistral-7b", 2, 4, 4, 512, "fp32"),
-    ("gpt2", 2, 1, 4, 256, "bf16"),
-    ("mistral-7b", 2, 4, 2, 512, "bf16-amp"),
+    ("gpt2", 2, 1, 2, 256, "fp32", 0),
+    ("gpt2", 2, 1, 8, 512, "fp32", 0),
+    ("mistral-7b", 2, 4, 1, 1024, "fp32", 0),
+    ("mistral-7b", 2, 4, 4, 512, "fp32", 0),
+    ("gpt2", 2, 1, 4, 256, "bf16", 0),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 0),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 8),
 ]
+LORA_TARGETS = "q,v"
 
 
 def status_kib(key):
@@ -71,7 +74,7 @@ class Phases:
         self.active = False
 
 
-def child(arch, batch, seq, precision):
+def child(arch, batch, seq, precision, rank):
     import contextlib
     import torch
     import measure
@@ -82,9 +85,12 @@ def child(arch, batch, seq, precision):
     if precision == "bf16":
         model.to(torch.bfloat16)
     model.train()
+    if rank:
+        models.add_lora(model, rank, LORA_TARGETS.split(","))
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "bf16-amp" \
         else contextlib.nullcontext
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4,
+                            foreach=False)
     ids = torch.randint(arch["vocab_size"], (batch, seq))
     targets = torch.randint(arch["vocab_size"], (batch, seq))
     meter = Phases()
@@ -121,25 +127,32 @@ def child(arch, batch, seq, precision):
     print(json.dumps({"peak": state + rise, "phase": name, "phases": meter.peaks}))
 
 
-def measured(arch, batch, seq, precision):
+def measured(arch, batch, seq, precision, rank):
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
                MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
-                          json.dumps(arch), str(batch), str(seq), precision],
+                          json.dumps(arch), str(batch), str(seq), precision, str(rank)],
                          env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def predicted(predict, arch, batch, seq, precision):
+def predicted(predict, arch, batch, seq, precision, rank):
+    """The timeline's peak: plain modules (pytorch), each tensor its bytes, AdamW's loop;
+    under LoRA, what autograd saves with frozen weights (prune_frozen_saves)."""
     import yaml
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         yaml.safe_dump({"kind": "model", "name": "validate-peak", "architecture": arch}, f,
                        sort_keys=False)
+    choices = "allocator=exact,optimizer_impl=single-tensor"
+    lora = []
+    if rank:
+        choices += ",prune_frozen_saves=true"
+        lora = ["--lora-rank", str(rank), "--lora-targets", LORA_TARGETS]
     try:
         out = subprocess.run(
-            [predict, "--one", "pytorch", "allocator=exact,optimizer_impl=single-tensor",
+            [predict, "--one", "pytorch", choices,
              "--preset-file", f.name, "--precision", precision, "--batch", str(batch),
-             "--seq", str(seq), "--overhead", "0"],
+             "--seq", str(seq), "--overhead", "0"] + lora,
             check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
     finally:
         os.unlink(f.name)
@@ -148,7 +161,8 @@ def predicted(predict, arch, batch, seq, precision):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5],
+              int(sys.argv[6]))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--predict", required=True, help="tests/validate/predict")
@@ -157,15 +171,16 @@ def main():
     args = ap.parse_args()
     import models
     ok = True
-    print("%-36s %14s %14s %8s  %-22s %s" % ("case", "measured", "timeline", "error",
+    print("%-46s %14s %14s %8s  %-22s %s" % ("case", "measured", "timeline", "error",
                                            "measured phase", "timeline phase"))
-    for preset, layers, divisor, batch, seq, precision in CASES:
-        name = "%s/%d %s b=%d s=%d" % (preset, divisor, precision, batch, seq)
+    for preset, layers, divisor, batch, seq, precision, rank in CASES:
+        name = "%s/%d %s b=%d s=%d%s" % (preset, divisor, precision, batch, seq,
+                                         " LoRA r=%d %s" % (rank, LORA_TARGETS) if rank else "")
         if args.case and args.case not in name:
             continue
         arch = models.from_preset(args.presets, preset, layers, divisor, False)
-        got = measured(arch, batch, seq, precision)
-        pred, phase = predicted(args.predict, arch, batch, seq, precision)
+        got = measured(arch, batch, seq, precision, rank)
+        pred, phase = predicted(args.predict, arch, batch, seq, precision, rank)
         err = (pred - got["peak"]) / got["peak"]
         # the phase is right when the timeline's is the measured peak's, or one whose own
         # measured rise is within TIE of it (two phases tie: the resident set cannot tell)
@@ -176,7 +191,7 @@ def main():
         tied = phase in rises and top - rises[phase] <= TIE * got["peak"]
         good = abs(err) <= TARGET and (phase == got["phase"] or tied)
         ok = ok and good
-        print("%-36s %14s %14s %+7.2f%%  %-22s %s%s" % (
+        print("%-46s %14s %14s %+7.2f%%  %-22s %s%s" % (
             name, format(got["peak"], ","),
             format(pred, ","), 100 * err, got["phase"], phase, "" if good else "  MISS"))
     print("\npeak within %g%% and in the same phase: %s" % (100 * TARGET,
