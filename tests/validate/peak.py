@@ -10,7 +10,8 @@ boundary (VmHWM) and resets it (/proc/self/clear_refs, 5).  The peak is the weig
 optimizer state plus the largest rise over the resident set at the step's start; its phase
 is the one where it happened.  vramlab's figure is the timeline's peak of the same step
 (framework `pytorch`, exact allocator, AdamW's single-tensor loop as torch on the CPU runs
-it), from tests/validate/predict --one.  Target: within 5%, and the same phase.
+it; --overhead 0: no CUDA context, no cuBLAS workspace), from tests/validate/predict --one.
+Target: within 1% (the issue asked for 5%; every case is within 0.25%), and the same phase.
 """
 import argparse
 import gc
@@ -22,7 +23,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-TARGET = 0.05
+TARGET = 0.01
 TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one tie
 # (preset, layers kept, width divisor, batch, seq, precision, LoRA rank on q and v or 0): no
 # dropout, no recomputation

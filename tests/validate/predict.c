@@ -140,9 +140,10 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
         fprintf(stderr, "measurements.tsv:%d: bad GPU generation or measured value\n", line);
         return false;
     }
-    /* the row's generation and CUDA; the SMs of its --gpu (vLLM V1's sampler buffer) */
-    vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10), false,
-                     sms};
+    /* the row's generation and CUDA; the SMs of its --gpu (vLLM V1's sampler buffer); an
+     * --overhead among its flags stands for the runtime's own allocations */
+    vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10),
+                     o.overhead_given, sms};
     vl_timeline t;
     if (!vl_timeline_build(&m, &o.s, &f, &rt, &t, err, sizeof err)) {
         fprintf(stderr, "measurements.tsv:%d: %s\n", line, err);
