@@ -655,6 +655,42 @@ static void test_choices(void **state)
                      q_base + L * 2 * (sb * 128 + sb * 128 + sb * f));
 }
 
+/* A layer's backward runs the MLP's ops first, then attention's from its output back, and
+ * each op's saved tensors go as it ends.  The tiny Llama in bf16, plain modules (eager, no
+ * upcast), s = 64, b = 2: the MLP's backward holds 3 gated-product tensors of s·b·f x 2 B
+ * with the whole layer alive; then its norm's fp32 input and normalized tensor (4 + 2) and
+ * its input (2) x s·b·h, and gate, up, activation and down input 4 x 2·s·b·f, are freed:
+ * 8 x 16,384 + 8 x 45,056 = 491,520 B.  The value matmul makes the probabilities' gradient,
+ * b·a·s² x 2 B = 131,072; the output projection's input and V as widened to the 8 heads,
+ * 2·s·b·a·d = 32,768 each, go; the softmax then holds its gradients in and out,
+ * 2 x 131,072, beside what is left. */
+static void test_backward_stages(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    const uint64_t sb = 128, h = 128, f = 352, ass = 2 * 8 * 64 * 64;
+    vl_timeline t;
+    build(&m, &s, fw("pytorch"), &t);
+    const char *layer = "backward layer 2";
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, layer, "MLP backward workspace (gradients in and out)", &bytes), 3);
+    assert_int_equal(bytes, 2 * sb * f);
+    assert_int_equal(allocs_in(&t, layer, "gradient of the attention probabilities", &bytes), 1);
+    assert_int_equal(bytes, 2 * ass);
+    assert_int_equal(
+        allocs_in(&t, layer, "attention backward workspace (gradients in and out)", &bytes), 2);
+    assert_int_equal(bytes, 2 * ass);
+    uint64_t mlp[VL_N_TL_COMPONENTS], probs[VL_N_TL_COMPONENTS], attn[VL_N_TL_COMPONENTS];
+    alive_before(&t, first_alloc(&t, layer, "MLP backward workspace (gradients in and out)"), mlp);
+    alive_before(&t, first_alloc(&t, layer, "gradient of the attention probabilities"), probs);
+    alive_before(&t, first_alloc(&t, layer, "attention backward workspace (gradients in and out)"),
+                 attn);
+    assert_int_equal(mlp[VL_TL_ACTIVATIONS] - probs[VL_TL_ACTIVATIONS], 8 * sb * h + 8 * sb * f);
+    assert_int_equal(probs[VL_TL_ACTIVATIONS] - attn[VL_TL_ACTIVATIONS], 2 * 2 * sb * h);
+    vl_timeline_free(&t);
+}
+
 /* --torch: each release line against the release that changed the default. */
 static void test_torch_releases(void **state)
 {
@@ -1041,7 +1077,7 @@ static void test_per_tensor(void **state)
     for (i = first_event_of(&t, "backward layer 2");
          i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
         if (t.events[i].kind == VL_EV_ALLOC &&
-            strcmp(t.events[i].what, "backward workspace (gradients in and out)") == 0) {
+            strcmp(t.events[i].what, "MLP backward workspace (gradients in and out)") == 0) {
             assert_int_equal(t.events[i].bytes, 4 * 64 * 352);
             k++;
         }
@@ -1146,12 +1182,12 @@ static void test_sharding_and_experts(void **state)
     s = train(VL_BF16, 40, 3);
     build(&m, &s, fw("hf"), &t);
     assert_int_equal(
-        allocs_in(&t, "backward layer 1", "backward workspace (gradients in and out)", &bytes), 3);
+        allocs_in(&t, "backward layer 1", "MLP backward workspace (gradients in and out)", &bytes), 3);
     assert_int_equal(bytes, 60 * 352 * 2);
     vl_timeline_free(&t);
     build(&m, &s, fw("megatron"), &t);
     assert_int_equal(
-        allocs_in(&t, "backward layer 1", "backward workspace (gradients in and out)", &bytes), 3);
+        allocs_in(&t, "backward layer 1", "MLP backward workspace (gradients in and out)", &bytes), 3);
     assert_int_equal(bytes, 240 * 352 * 2);
     vl_timeline_free(&t);
 }
@@ -1512,6 +1548,7 @@ int main(void)
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_golden_tiny_gpt),
+        cmocka_unit_test(test_backward_stages),
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_pytorch_matches_the_sum),
         cmocka_unit_test(test_choices),

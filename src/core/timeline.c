@@ -28,6 +28,8 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
 #define HEAD_DEQUANT_WHAT "4-bit output layer dequantized to 16 bits"
 #define DEQUANT_WHAT "4-bit matrix dequantized to 16 bits"
+#define MLP_WS "MLP backward workspace (gradients in and out)"
+#define ATTN_WS "attention backward workspace (gradients in and out)"
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -154,6 +156,14 @@ typedef struct step {
     int n_layer;
     uint64_t ws_bytes;          /* its ops' workspace: ws_n tensors of ws_bytes (layer_terms) */
     int ws_n;
+    /* its backward in three stages (layer_terms): the MLP's ops, with mlp_ws_n tensors of
+     * mlp_ws_bytes; attention's value side (the output projection, the value matmul, the
+     * dropout between), making the probabilities' gradient; then the softmax and what is
+     * before it, with two tensors of attn_ws_bytes.  freed_by[i]: the stage whose end frees
+     * layer[i] */
+    uint64_t mlp_ws_bytes, probs_grad, attn_ws_bytes;
+    int mlp_ws_n;
+    unsigned char freed_by[MAX_LAYER_TERMS];
     uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
     uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
     uint64_t dequant;           /* QLoRA: one base matrix in 16 bits (backward) */
@@ -196,6 +206,34 @@ static bool starts(const char *s, const char *prefix)
  * fixed by pull request #109935): an RMSNorm's mean of squares keeps the squares, the size
  * and dtype of the fp32 input it squares */
 #define MEAN_SQUARES "RMSNorm squares, kept by mean (PyTorch < 2.2)"
+#define SOFTMAX_CAST "attention softmax, its 16-bit cast for the value matmul"
+
+enum { FREED_BY_MLP, FREED_BY_VALUE, FREED_LAST };
+
+/* The backward stage that frees a saved tensor of a layer, by its name: the MLP's (run
+ * first), attention's value side, or the rest; a tensor that ops of both halves share
+ * (the adapters', the weight copies) stays to the end.  prev: the stage of the term
+ * before, whose squares MEAN_SQUARES are. */
+static unsigned char freed_by(const char *name, unsigned char prev)
+{
+    static const char *const mlp[] = {"MLP ", "gate, up inputs", "router probabilities",
+                                      "routed experts'", "4-bit MLP input", "4-bit down_proj",
+                                      "GELU written out"};
+    static const char *const value[] = {"V, ", "attention dropout", "attention output",
+                                        "attention residual dropout", SOFTMAX_CAST,
+                                        "attention softmax output, cast to 16 bits"};
+    if (strcmp(name, MEAN_SQUARES) == 0)
+        return prev;
+    for (size_t i = 0; i < sizeof mlp / sizeof *mlp; i++)
+        if (strncmp(name, mlp[i], strlen(mlp[i])) == 0)
+            return FREED_BY_MLP;
+    if (strcmp(name, "V") == 0)
+        return FREED_BY_VALUE;
+    for (size_t i = 0; i < sizeof value / sizeof *value; i++)
+        if (strncmp(name, value[i], strlen(value[i])) == 0)
+            return FREED_BY_VALUE;
+    return FREED_LAST;
+}
 
 static void add_term(vl_term *list, int *n, int max, const char *name, uint64_t bytes)
 {
@@ -279,10 +317,11 @@ static void layer_terms(step *st, bool *ovf)
     /* 16-bit eager attention with softmax(..., dtype=float32).to(dtype): the fp32 softmax is
      * kept for its backward and the 16-bit cast for the matmul with V (without dropout; with
      * dropout the dropout output is that operand already) */
-    if (eager && core_saved && f->softmax_fp32 && !amp && beta == 2)
-        add_term(st->layer, &st->n_layer, max, "attention softmax in fp32 (and its 16-bit cast)",
-                 vl_add(vl_mul(4 - beta, ass, ovf), a->dropout ? 0 : vl_mul(beta, ass, ovf),
-                        ovf));
+    if (eager && core_saved && f->softmax_fp32 && !amp && beta == 2) {
+        add_term(st->layer, &st->n_layer, max, "attention softmax in fp32", vl_mul(4 - beta, ass, ovf));
+        if (!a->dropout)
+            add_term(st->layer, &st->n_layer, max, SOFTMAX_CAST, vl_mul(beta, ass, ovf));
+    }
     /* PyTorch before 1.11 kept the softmax's input too: the scores as the softmax reads
      * them, fp32 under autocast (which runs softmax in fp32) */
     if (eager && core_saved && f->softmax_saves_input)
@@ -344,6 +383,19 @@ static void layer_terms(step *st, bool *ovf)
     st->ws_n = 2;
     if (gated && vl_mul(3, mlp_t, ovf) > vl_mul(2, big, ovf))
         st->ws_bytes = mlp_t, st->ws_n = 3;
+    /* backward, stage by stage: the MLP's ops on the residual stream and its width; the
+     * value matmul's gradient of the probabilities, in the matmul's dtype (eager); the
+     * softmax's gradients in and out, q's, the residual stream's */
+    const uint64_t resid = vl_mul(st->rho, rs, ovf);
+    st->mlp_ws_bytes = mlp_t > resid ? mlp_t : resid;
+    st->mlp_ws_n = 2;
+    if (gated && vl_mul(3, mlp_t, ovf) > vl_mul(2, st->mlp_ws_bytes, ovf))
+        st->mlp_ws_bytes = mlp_t, st->mlp_ws_n = 3;
+    st->probs_grad = eager && core_saved ? vl_mul(beta, ass, ovf) : 0;
+    st->attn_ws_bytes = resid > ops[0] ? resid : ops[0];
+    st->attn_ws_bytes = ops[2] > st->attn_ws_bytes ? ops[2] : st->attn_ws_bytes;
+    for (int i = 0; i < st->n_layer; i++)
+        st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST);
     /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
      * upcasts (autocast runs softmax in fp32) */
     if (eager && s->recompute == VL_RECOMPUTE_NONE)
@@ -870,9 +922,10 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             for (int i = 0; i < st->n_layer; i++)
                 if (!ids[i])
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
-        uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
+        /* the MLP's backward first, every saved tensor of the layer alive */
         uint32_t ws[3];
-        workspace(b, st, "backward workspace (gradients in and out)", ws);
+        for (int i = 0; i < 3; i++)
+            ws[i] = i < st->mlp_ws_n ? alloc(b, VL_TL_TRANSIENT, st->mlp_ws_bytes, MLP_WS) : 0;
         all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
         /* autograd's AccumulateGrad makes each parameter's .grad on its own */
@@ -883,6 +936,21 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
         }
         release_all(b, ws, 3);
+        /* then attention's, from its output back: the value side, then the softmax with
+         * its gradients in and out (selective recompute rebuilds the core for it) */
+        for (int stage = FREED_BY_MLP; stage < FREED_LAST; stage++) {
+            for (int i = 0; i < st->n_layer; i++)
+                if (st->freed_by[i] == stage) {
+                    release(b, ids[i]);
+                    ids[i] = 0;
+                }
+            if (stage == FREED_BY_MLP)
+                transient(b, VL_TL_TRANSIENT, st->probs_grad, "gradient of the attention probabilities");
+        }
+        uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
+        for (int i = 0; i < 2; i++)
+            ws[i] = alloc(b, VL_TL_TRANSIENT, st->attn_ws_bytes, ATTN_WS);
+        release_all(b, ws, 2);
         release(b, core);
         for (int i = 0; i < st->n_layer; i++)
             release(b, ids[i]);
