@@ -656,7 +656,8 @@ static void test_choices(void **state)
 }
 
 /* A layer's backward runs the MLP's ops first, then attention's from its output back, and
- * each op's saved tensors go as it ends.  The tiny Llama in bf16, plain modules (eager, no
+ * each op's saved tensors go as it ends (tests/validate/peak.py measures a recomputed
+ * layer's on the CPU).  The tiny Llama in bf16, plain modules (eager, no
  * upcast), s = 64, b = 2: the MLP's backward holds 3 gated-product tensors of s·b·f x 2 B
  * with the whole layer alive; then its norm's fp32 input and normalized tensor (4 + 2) and
  * its input (2) x s·b·h, and gate, up, activation and down input 4 x 2·s·b·f, are freed:
@@ -688,6 +689,15 @@ static void test_backward_stages(void **state)
                  attn);
     assert_int_equal(mlp[VL_TL_ACTIVATIONS] - probs[VL_TL_ACTIVATIONS], 8 * sb * h + 8 * sb * f);
     assert_int_equal(probs[VL_TL_ACTIVATIONS] - attn[VL_TL_ACTIVATIONS], 2 * 2 * sb * h);
+    vl_timeline_free(&t);
+    /* SDPA's backward reads q, k, v and its output together: only the MLP's tensors go
+     * before it, and there is no probabilities' gradient */
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(allocs_in(&t, layer, "gradient of the attention probabilities", &bytes), 0);
+    alive_before(&t, first_alloc(&t, layer, "MLP backward workspace (gradients in and out)"), mlp);
+    alive_before(&t, first_alloc(&t, layer, "attention backward workspace (gradients in and out)"),
+                 attn);
+    assert_int_equal(mlp[VL_TL_ACTIVATIONS] - attn[VL_TL_ACTIVATIONS], 8 * sb * h + 8 * sb * f);
     vl_timeline_free(&t);
 }
 

@@ -211,26 +211,31 @@ static bool starts(const char *s, const char *prefix)
 enum { FREED_BY_MLP, FREED_BY_VALUE, FREED_LAST };
 
 /* The backward stage that frees a saved tensor of a layer, by its name: the MLP's (run
- * first), attention's value side, or the rest; a tensor that ops of both halves share
+ * first), attention's value side (eager: the output projection's input, V and the
+ * probabilities the value matmul reads; a flash or SDPA kernel's backward reads its q, k,
+ * v and output together, at the end), or the rest; a tensor that ops of both halves share
  * (the adapters', the weight copies) stays to the end.  prev: the stage of the term
  * before, whose squares MEAN_SQUARES are. */
-static unsigned char freed_by(const char *name, unsigned char prev)
+static unsigned char freed_by(const char *name, unsigned char prev, bool eager)
 {
     static const char *const mlp[] = {"MLP ", "gate, up inputs", "router probabilities",
                                       "routed experts'", "4-bit MLP input", "4-bit down_proj",
                                       "GELU written out"};
     static const char *const value[] = {"V, ", "attention dropout", "attention output",
-                                        "attention residual dropout", SOFTMAX_CAST,
-                                        "attention softmax output, cast to 16 bits"};
+                                        SOFTMAX_CAST, "attention softmax output, cast to 16 bits"};
     if (strcmp(name, MEAN_SQUARES) == 0)
         return prev;
     for (size_t i = 0; i < sizeof mlp / sizeof *mlp; i++)
-        if (strncmp(name, mlp[i], strlen(mlp[i])) == 0)
+        if (starts(name, mlp[i]))
             return FREED_BY_MLP;
+    if (starts(name, "attention residual dropout"))
+        return FREED_BY_VALUE;
+    if (!eager)
+        return FREED_LAST;
     if (strcmp(name, "V") == 0)
         return FREED_BY_VALUE;
     for (size_t i = 0; i < sizeof value / sizeof *value; i++)
-        if (strncmp(name, value[i], strlen(value[i])) == 0)
+        if (starts(name, value[i]))
             return FREED_BY_VALUE;
     return FREED_LAST;
 }
@@ -395,7 +400,7 @@ static void layer_terms(step *st, bool *ovf)
     st->attn_ws_bytes = resid > ops[0] ? resid : ops[0];
     st->attn_ws_bytes = ops[2] > st->attn_ws_bytes ? ops[2] : st->attn_ws_bytes;
     for (int i = 0; i < st->n_layer; i++)
-        st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST);
+        st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST, eager);
     /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
      * upcasts (autocast runs softmax in fp32) */
     if (eager && s->recompute == VL_RECOMPUTE_NONE)
