@@ -246,6 +246,18 @@ static void add_term(vl_term *list, int *n, int max, const char *name, uint64_t 
         list[(*n)++] = (vl_term){name, bytes};
 }
 
+/* Ops at work hold two tensors of the largest, big (an op's backward: its output's gradient
+ * and its input's), unless a gated MLP's product of width bytes, gated_mlp, holds more with
+ * its three (forward: the activation, up and their product; backward: the product's
+ * gradient and both factors'). */
+static void ws_shape(uint64_t big, uint64_t gated_mlp, uint64_t *bytes, int *n, bool *ovf)
+{
+    *bytes = big;
+    *n = 2;
+    if (vl_mul(3, gated_mlp, ovf) > vl_mul(2, big, ovf))
+        *bytes = gated_mlp, *n = 3;
+}
+
 /* The layer's saved tensors: vl_activations_compute's, then what the framework changes.  The
  * terms are matched by the names memory.c gives them. */
 static void layer_terms(step *st, bool *ovf)
@@ -363,11 +375,9 @@ static void layer_terms(step *st, bool *ovf)
             add_term(st->layer, &st->n_layer, max, "4-bit down_proj input", vl_mul(in, mlp, ovf));
     }
 #undef KEEPS
-    /* The workspace of a layer's ops: an op's backward holds its output's gradient and
-     * makes its input's, two of the largest tensor an op of the layer writes (the fp32
-     * residual stream, q, an MLP intermediate, eager attention's scores in the softmax's
-     * dtype); a gated MLP's product holds three of its width, forward (the activation,
-     * up and their product) and backward (the product's gradient and both factors'). */
+    /* The workspace of a layer's ops (ws_shape), in the forward: the largest tensor an op of
+     * the layer writes (the fp32 residual stream, q, an MLP intermediate, eager attention's
+     * scores in the softmax's dtype). */
     const bool upcast = amp || (f->softmax_fp32 && beta == 2);
     uint64_t op_mlp = mlp;
     if (a->experts > 1 && f->moe_expert_loop) {
@@ -379,23 +389,18 @@ static void layer_terms(step *st, bool *ovf)
         op_mlp = vl_ceil_div(routed > shared ? routed : shared, t);
     }
     const uint64_t mlp_t = vl_mul(nf4_fp32 ? 4 : beta, op_mlp, ovf);
-    uint64_t big = vl_mul(st->rho, rs, ovf);
+    const uint64_t resid = vl_mul(st->rho, rs, ovf);
+    uint64_t big = resid;
     const uint64_t ops[] = {vl_mul(nf4_fp32 ? 4 : beta, vl_ceil_div(q, t), ovf), mlp_t,
                             eager ? vl_mul(upcast ? 4 : beta, ass, ovf) : 0};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         big = ops[i] > big ? ops[i] : big;
-    st->ws_bytes = big;
-    st->ws_n = 2;
-    if (gated && vl_mul(3, mlp_t, ovf) > vl_mul(2, big, ovf))
-        st->ws_bytes = mlp_t, st->ws_n = 3;
+    ws_shape(big, gated ? mlp_t : 0, &st->ws_bytes, &st->ws_n, ovf);
     /* backward, stage by stage: the MLP's ops on the residual stream and its width; the
      * value matmul's gradient of the probabilities, in the matmul's dtype (eager); the
      * softmax's gradients in and out, q's, the residual stream's */
-    const uint64_t resid = vl_mul(st->rho, rs, ovf);
-    st->mlp_ws_bytes = mlp_t > resid ? mlp_t : resid;
-    st->mlp_ws_n = 2;
-    if (gated && vl_mul(3, mlp_t, ovf) > vl_mul(2, st->mlp_ws_bytes, ovf))
-        st->mlp_ws_bytes = mlp_t, st->mlp_ws_n = 3;
+    ws_shape(mlp_t > resid ? mlp_t : resid, gated ? mlp_t : 0, &st->mlp_ws_bytes,
+             &st->mlp_ws_n, ovf);
     st->probs_grad = eager && core_saved ? vl_mul(beta, ass, ovf) : 0;
     st->attn_ws_bytes = resid > ops[0] ? resid : ops[0];
     st->attn_ws_bytes = ops[2] > st->attn_ws_bytes ? ops[2] : st->attn_ws_bytes;
@@ -708,12 +713,11 @@ static void release_all(builder *b, const uint32_t *ids, int n)
         release(b, ids[i]);
 }
 
-/* A layer's ops at work, as the tensors they hold at once (layer_terms): an op's backward
- * holds its output's gradient and makes its input's; a gated MLP's product holds three. */
-static void workspace(builder *b, const step *st, const char *what, uint32_t ids[3])
+/* A layer's ops at work, as the tensors they hold at once: n of bytes (ws_shape). */
+static void workspace(builder *b, uint64_t bytes, int n, const char *what, uint32_t ids[3])
 {
     for (int i = 0; i < 3; i++)
-        ids[i] = i < st->ws_n ? alloc(b, VL_TL_TRANSIENT, st->ws_bytes, what) : 0;
+        ids[i] = i < n ? alloc(b, VL_TL_TRANSIENT, bytes, what) : 0;
 }
 
 /* Leaving autocast empties its weight cache (torch.autocast.__exit__): under full
@@ -762,7 +766,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                 if (starts(st->layer[i].name, "16-bit weight copies"))
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
             uint32_t ws[3];
-            workspace(b, st, "layer forward workspace (no grad)", ws);
+            workspace(b, st->ws_bytes, st->ws_n, "layer forward workspace (no grad)", ws);
             if (l + 1 < st->layers)
                 mb->checkpoint[l + 1] = alloc(b, VL_TL_ACTIVATIONS, st->bd->act.checkpoint_bytes,
                                               "checkpointed layer input");
@@ -929,8 +933,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
         /* the MLP's backward first, every saved tensor of the layer alive */
         uint32_t ws[3];
-        for (int i = 0; i < 3; i++)
-            ws[i] = i < st->mlp_ws_n ? alloc(b, VL_TL_TRANSIENT, st->mlp_ws_bytes, MLP_WS) : 0;
+        workspace(b, st->mlp_ws_bytes, st->mlp_ws_n, MLP_WS, ws);
         all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
         /* autograd's AccumulateGrad makes each parameter's .grad on its own */
@@ -953,9 +956,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
                 transient(b, VL_TL_TRANSIENT, st->probs_grad, "gradient of the attention probabilities");
         }
         uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
-        for (int i = 0; i < 2; i++)
-            ws[i] = alloc(b, VL_TL_TRANSIENT, st->attn_ws_bytes, ATTN_WS);
-        release_all(b, ws, 2);
+        workspace(b, st->attn_ws_bytes, 2, ATTN_WS, ws);
+        release_all(b, ws, 3);
         release(b, core);
         for (int i = 0; i < st->n_layer; i++)
             release(b, ids[i]);
