@@ -16,6 +16,7 @@ activations within 3%; the exit status is 1 when a case misses them.
 import argparse
 import gc
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -126,23 +127,30 @@ def rel(measured, estimated):
     return (estimated - measured) / measured if measured else float(estimated != 0)
 
 
+def run_case(job):
+    """One case in a worker process: PyTorch's bytes, then vramlab's for each optimizer."""
+    args, c = job
+    torch.set_num_threads(1)
+    t0 = time.time()
+    arch = architecture(args.presets, c["model"], c["dropout"])
+    got = measure_case(arch, c)
+    est = {}
+    for optimizer in OPTIMIZERS:
+        g = estimate(args.vramlab, arch, c, optimizer)
+        est[optimizer] = g["optimizer"]
+        est.update(weights=g["weights"], gradients=g["gradients"], activations=g["activations"])
+    return c, got, est, time.time() - t0
+
+
 def run(args):
+    """The cases, args.jobs at a time, in worker processes of one thread each (what a case
+    measures, the bytes autograd keeps, does not depend on what runs beside it)."""
+    jobs = [(args, c) for c in cases() if not args.case or args.case in case_name(c)]
     rows = []
-    for c in cases():
-        name = case_name(c)
-        if args.case and args.case not in name:
-            continue
-        t0 = time.time()
-        arch = architecture(args.presets, c["model"], c["dropout"])
-        got = measure_case(arch, c)
-        est = {}
-        for optimizer in OPTIMIZERS:
-            g = estimate(args.vramlab, arch, c, optimizer)
-            est[optimizer] = g["optimizer"]
-            est.update(weights=g["weights"], gradients=g["gradients"],
-                       activations=g["activations"])
-        rows.append((c, got, est))
-        print("%-60s %5.1f s" % (name, time.time() - t0), file=sys.stderr, flush=True)
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        for c, got, est, seconds in pool.imap(run_case, jobs):
+            rows.append((c, got, est))
+            print("%-60s %5.1f s" % (case_name(c), seconds), file=sys.stderr, flush=True)
     return rows
 
 
@@ -173,8 +181,9 @@ def main():
     ap.add_argument("--vramlab", required=True, help="the vramlab binary")
     ap.add_argument("--presets", required=True, help="the folder of model presets")
     ap.add_argument("--case", help="run only the cases whose name contains this")
+    ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                    help="cases run at once (default: the CPUs this process may use)")
     args = ap.parse_args()
-    torch.set_num_threads(1)
 
     rows = run(args)
     print(table(rows))
