@@ -16,6 +16,10 @@ expect 2 "$e --precision: unknown value 'fp8' (expected fp32, fp16, bf16, fp16-m
 expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd-momentum, sgd, lion, adafactor, adafactor-momentum or muon); did you mean 'adamw'?" \
     estimate --optimizer adamww
 expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown or svg)" estimate --format yaml
+# a transformers release before the first modelled one (Llama 2's 4.31), and in serving
+expect 2 "$e --transformers: unknown value '4.30' (expected current, $(seq -s ', ' -f '4.%g' 31 56) or 4.57); did you mean '4.31'?" \
+    estimate --transformers 4.30
+expect 2 "$e --transformers applies to --mode train only" estimate --mode infer --transformers 4.40
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
 expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you mean 'h200'?" estimate --gpu h100

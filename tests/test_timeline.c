@@ -757,6 +757,57 @@ static void test_torch_releases(void **state)
     assert_int_equal(alive[VL_TL_ACTIVATIONS], activations_at_backward(&m, &s, &x));
 }
 
+/* --transformers: each release line against the pull request that changed the default;
+ * profiles whose models are not transformers' are left as they are. */
+static void test_transformers_releases(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_transformers v;
+        bool reentrant, shift_copy, logits_cast;
+        vl_optim_impl impl; /* the Trainer's AdamW on current PyTorch */
+    } want[] = {
+        {VL_TF_4_31, true, true, true, VL_OPTIM_SINGLE_TENSOR},
+        {VL_TF_4_32, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_45, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_46, true, true, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_48, true, true, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_49, true, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_53, true, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_54, true, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_57, true, false, false, VL_OPTIM_FUSED},
+        {VL_TF_CURRENT, false, false, false, VL_OPTIM_FUSED},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_framework f = *fw("hf");
+        vl_framework_on_transformers(&f, want[i].v);
+        assert_int_equal(f.checkpoint_reentrant, want[i].reentrant);
+        assert_int_equal(f.loss_shift_copy, want[i].shift_copy);
+        assert_int_equal(f.logits_cast_in_model, want[i].logits_cast);
+        assert_int_equal(f.optim_impl, want[i].impl);
+    }
+    /* the releases compose: transformers 4.54 on PyTorch 2.7 steps foreach, 4.31 on 1.13
+     * transformers' own loop; DeepSpeed's FusedAdam is no Trainer default */
+    vl_settings s = train(VL_BF16, 64, 2);
+    vl_settings_take_framework(&s, fw("hf"));
+    s.transformers = VL_TF_4_54;
+    s.torch = VL_TORCH_2_7;
+    vl_framework f;
+    vl_framework_of(&s, &f);
+    assert_int_equal(f.optim_impl, VL_OPTIM_FOREACH);
+    vl_settings_take_framework(&s, fw("deepspeed"));
+    s.transformers = VL_TF_4_31;
+    vl_framework_of(&s, &f);
+    assert_int_equal(f.optim_impl, VL_OPTIM_FUSED);
+    assert_true(f.checkpoint_reentrant);
+    static const char *const others[] = {"pytorch", "megatron", "vllm", "litgpt"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        vl_framework before = *fw(others[i]), after = before;
+        vl_framework_on_transformers(&after, VL_TF_4_31);
+        assert_memory_equal(&before, &after, sizeof before);
+    }
+}
+
 /* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */
 static void test_frozen_under_autocast(void **state)
 {
@@ -1563,6 +1614,7 @@ int main(void)
         cmocka_unit_test(test_pytorch_matches_the_sum),
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_torch_releases),
+        cmocka_unit_test(test_transformers_releases),
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),

@@ -310,6 +310,31 @@ expect_total $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --framew
 keys $name q
 exited $name 0
 
+# The releases under the framework: transformers 4.45 steps from current (reentrant
+# checkpointing, the loss's shifted copy, fp32 logits from the model, foreach AdamW), and the
+# peak is vramlab estimate's; under LitGPT, whose models are not transformers', the setting
+# is drawn disabled, says why, and does not move
+name=releases
+start $name --preset llama-2-7b --recompute full --no-color --ascii
+to $name transformers
+expect_slider $name transformers current
+keys $name End
+expect_slider $name transformers 4.57
+expect_peak $name --preset llama-2-7b --recompute full --transformers 4.57
+keys $name Left Left Left Left Left Left Left Left Left Left Left Left
+expect_slider $name transformers 4.45
+expect_peak $name --preset llama-2-7b --recompute full --transformers 4.45
+keys $name q
+exited $name 0
+name=releases-litgpt
+start $name --preset llama-2-7b --framework litgpt --no-color --ascii
+to $name transformers
+keys $name Right
+expect_screen $name "transformers has no effect now: the framework's models are not transformers'"
+expect_slider $name transformers "(current)"
+keys $name q
+exited $name 0
+
 # The finer choices, at 80x24 where the list scrolls to them: LoRA's targets step from PEFT's
 # q,v to the attention's four and every linear layer, QLoRA's scales go without double
 # quantization, a cls head takes its classes; each total is vramlab estimate's

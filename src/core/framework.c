@@ -118,6 +118,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
     [VL_FW_HF] = {
         .name = "hf",
         .display = "Hugging Face transformers Trainer + PEFT",
+        .transformers = true,
         RUNTIME_DEFAULTS,
         TORCH_GRADIENTS,
         /* transformers >= 4.36: attn_implementation defaults to "sdpa" with torch >= 2.1.1
@@ -196,6 +197,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
     [VL_FW_DEEPSPEED] = {
         .name = "deepspeed",
         .display = "DeepSpeed ZeRO with a transformers model",
+        .transformers = true,
         RUNTIME_DEFAULTS,
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
@@ -312,6 +314,29 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
         f->mean_saves_input = true;
 }
 
+void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
+{
+    if (v == VL_TF_CURRENT || !f->transformers)
+        return;
+    /* gradient_checkpointing_enable passes use_reentrant=False from 5.0 (pull request
+     * #43203); True from 4.37 (#28538), and before, torch's own default, reentrant */
+    f->checkpoint_reentrant = true;
+    /* the loss copied logits[..., :-1, :].contiguous() until 4.49 (#35646) */
+    if (v < VL_TF_4_49)
+        f->loss_shift_copy = true;
+    /* LlamaForCausalLM and the models copied from it returned logits.float() from 4.31
+     * until 4.46 moved the upcast into the loss */
+    if (v < VL_TF_4_46)
+        f->logits_cast_in_model = true;
+    /* TrainingArguments.optim: adamw_torch_fused with PyTorch 2.8 only from 4.54 (#37358);
+     * adamw_torch from 4.32 (#25109), adamw_hf before: transformers' own AdamW, a Python
+     * loop over the parameters with a temporary of each one's size (optimization.py) */
+    if (f->trainer_optim && f->optim_impl == VL_OPTIM_FUSED && v < VL_TF_4_54)
+        f->optim_impl = VL_OPTIM_FOREACH;
+    if (f->trainer_optim && v < VL_TF_4_32)
+        f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
+}
+
 void vl_framework_of(const vl_settings *s, vl_framework *f)
 {
     *f = *s->framework;
@@ -320,6 +345,12 @@ void vl_framework_of(const vl_settings *s, vl_framework *f)
     f->labels = s->labels;
     f->loss_dtype = s->loss_dtype;
     f->compute_dtype = s->compute_dtype;
+    vl_framework_on_releases(f, s);
+}
+
+void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
+{
+    vl_framework_on_transformers(f, s->transformers);
     vl_framework_on_torch(f, s->torch);
 }
 
@@ -343,6 +374,7 @@ const vl_framework *vl_framework_find(const char *name)
 #define BOOL(key, field) {key, VL_FIELD_BOOL, offsetof(vl_framework, field), NULL, 0, 0, 1}
 #define COUNT(key, field, lo, hi) {key, VL_FIELD_COUNT, offsetof(vl_framework, field), NULL, 0, lo, hi}
 const vl_framework_field vl_framework_fields[] = {
+    BOOL("transformers", transformers),
     ENUM("attention", attention, vl_attention_names, VL_N_ATTENTIONS),
     BOOL("softmax_fp32", softmax_fp32),
     BOOL("softmax_saves_input", softmax_saves_input),

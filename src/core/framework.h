@@ -49,6 +49,8 @@ typedef struct vl_framework {
     char source[256];           /* a preset's: where its choices come from */
     char notes[512];
     char origin[256];           /* the file it was read from; "" for the table's */
+    bool transformers;          /* its models are transformers' modeling code, trained by
+                                 * its Trainer: --transformers applies */
     /* the model's forward */
     vl_attention attention;
     bool softmax_fp32;          /* 16-bit eager attention runs the softmax in fp32 */
@@ -120,10 +122,16 @@ extern const size_t vl_n_frameworks;
 #define VL_FRAMEWORK_DEFAULT "hf"
 
 /* The profile of s's framework with the choices s makes itself (attention, head, labels,
- * loss dtype, the PyTorch release) over it. */
+ * loss dtype, the transformers and PyTorch releases) over it. */
 void vl_framework_of(const vl_settings *s, vl_framework *f);
 /* f as it runs on PyTorch release t: what older releases kept, and their defaults. */
 void vl_framework_on_torch(vl_framework *f, vl_torch t);
+/* f as it runs on transformers release v, when its models are transformers' (the
+ * profile's `transformers`); apply before vl_framework_on_torch, which may change the
+ * optimizer implementation this sets. */
+void vl_framework_on_transformers(vl_framework *f, vl_transformers v);
+/* Both, for s's releases. */
+void vl_framework_on_releases(vl_framework *f, const vl_settings *s);
 /* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
  * attention and loss dtype become the profile's (a flag or a scenario may override them
  * after). */
@@ -143,7 +151,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 43
+#define VL_N_FRAMEWORK_FIELDS 44
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -15,6 +15,7 @@ const char *const vl_attention_names[VL_N_ATTENTIONS] = {VL_ATTENTIONS(VL_ENUM_N
 const char *const vl_head_names[VL_N_HEADS] = {VL_HEADS(VL_ENUM_NAME)};
 const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES] = {VL_LOSS_DTYPES(VL_ENUM_NAME)};
 const char *const vl_torch_names[VL_N_TORCHES] = {VL_TORCH_LIST(VL_ENUM_NAME)};
+const char *const vl_transformers_names[VL_N_TRANSFORMERS] = {VL_TRANSFORMERS_LIST(VL_ENUM_NAME)};
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
@@ -137,6 +138,11 @@ static const char *cp_inert(const vl_settings *s)
 {
     return s->attention == VL_ATTN_EAGER ? N_("context parallel needs sdpa or flash attention")
                                           : NULL;
+}
+
+static const char *transformers_inert(const vl_settings *s)
+{
+    return s->framework->transformers ? NULL : N_("the framework's models are not transformers'");
 }
 
 static const char *vpp_inert(const vl_settings *s)
@@ -288,7 +294,15 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "input, before 2.0 zero_grad keeps the gradients and AdamW steps a tensor at "
                 "a time, before 2.2 mean keeps its input, before 2.8 the Trainer's AdamW is "
                 "foreach, not fused (default current)",
-        .label = N_("PyTorch"), .json_break = true},
+        .label = N_("PyTorch")},
+    ROW(VL_SET_TRANSFORMERS) .flag = "transformers", FIELD(transformers),
+        ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .modes = VL_IN_TRAIN, .arg = "V",
+        .help = "the transformers release under hf or deepspeed, 4.31 to 4.57: before 5.0 "
+                "gradient checkpointing is reentrant, before 4.49 the loss copies the shifted "
+                "logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, the "
+                "Trainer's AdamW is fused only from 4.54 and is transformers' own before 4.32 "
+                "(default current: 5.0 and later)",
+        .label = N_("transformers"), .inert = transformers_inert, .json_break = true},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "

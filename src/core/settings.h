@@ -79,6 +79,19 @@
     X(VL_TORCH_1_13, "1.13") X(VL_TORCH_2_0, "2.0") X(VL_TORCH_2_1, "2.1")                   \
     X(VL_TORCH_2_2, "2.2") X(VL_TORCH_2_3, "2.3") X(VL_TORCH_2_4, "2.4") X(VL_TORCH_2_5, "2.5") \
     X(VL_TORCH_2_6, "2.6") X(VL_TORCH_2_7, "2.7") X(VL_TORCH_2_8, "2.8") X(VL_TORCH_2_9, "2.9")
+/* transformers release lines (--transformers), for the profiles whose models are
+ * transformers' (hf, deepspeed): each before 5.0 differs from current ones in what its
+ * modeling and Trainer code allocate (vl_framework_on_transformers).  4.31 (July 2023,
+ * Llama 2) is the first modelled; current is 5.0 and later. */
+#define VL_TRANSFORMERS_LIST(X)                                                               \
+    X(VL_TF_CURRENT, "current") X(VL_TF_4_31, "4.31") X(VL_TF_4_32, "4.32")                   \
+    X(VL_TF_4_33, "4.33") X(VL_TF_4_34, "4.34") X(VL_TF_4_35, "4.35") X(VL_TF_4_36, "4.36")   \
+    X(VL_TF_4_37, "4.37") X(VL_TF_4_38, "4.38") X(VL_TF_4_39, "4.39") X(VL_TF_4_40, "4.40")   \
+    X(VL_TF_4_41, "4.41") X(VL_TF_4_42, "4.42") X(VL_TF_4_43, "4.43") X(VL_TF_4_44, "4.44")   \
+    X(VL_TF_4_45, "4.45") X(VL_TF_4_46, "4.46") X(VL_TF_4_47, "4.47") X(VL_TF_4_48, "4.48")   \
+    X(VL_TF_4_49, "4.49") X(VL_TF_4_50, "4.50") X(VL_TF_4_51, "4.51") X(VL_TF_4_52, "4.52")   \
+    X(VL_TF_4_53, "4.53") X(VL_TF_4_54, "4.54") X(VL_TF_4_55, "4.55") X(VL_TF_4_56, "4.56")   \
+    X(VL_TF_4_57, "4.57")
 /* The built-in framework profiles (framework.c): what the framework chooses for the user. */
 #define VL_FRAMEWORK_LIST(X)                                                                  \
     X(VL_FW_PYTORCH, "pytorch") X(VL_FW_HF, "hf") X(VL_FW_MEGATRON, "megatron")              \
@@ -90,6 +103,7 @@ typedef enum { VL_ATTENTIONS(VL_ENUM_ID) VL_N_ATTENTIONS } vl_attention;
 typedef enum { VL_HEADS(VL_ENUM_ID) VL_N_HEADS } vl_head;
 typedef enum { VL_LOSS_DTYPES(VL_ENUM_ID) VL_N_LOSS_DTYPES } vl_loss_dtype;
 typedef enum { VL_TORCH_LIST(VL_ENUM_ID) VL_N_TORCHES } vl_torch;
+typedef enum { VL_TRANSFORMERS_LIST(VL_ENUM_ID) VL_N_TRANSFORMERS } vl_transformers;
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
@@ -114,6 +128,7 @@ extern const char *const vl_attention_names[VL_N_ATTENTIONS];
 extern const char *const vl_head_names[VL_N_HEADS];
 extern const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES];
 extern const char *const vl_torch_names[VL_N_TORCHES];
+extern const char *const vl_transformers_names[VL_N_TRANSFORMERS];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
@@ -135,6 +150,7 @@ typedef struct vl_settings {
     uint64_t labels;       /* head cls: classes */
     vl_loss_dtype loss_dtype;
     vl_torch torch;        /* the PyTorch release the framework runs on */
+    vl_transformers transformers; /* the transformers release, for profiles that use it */
     vl_precision precision;
     vl_optimizer optimizer;
     bool paged_optimizer;  /* bitsandbytes' paged variant: states in CUDA managed memory */
@@ -217,8 +233,8 @@ typedef struct vl_settings {
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
-    X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch") X(VL_SET_HEAD, "head")         \
-    X(VL_SET_LABELS, "labels")                                                                \
+    X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
+    X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")  \
     X(VL_SET_LOSS_DTYPE, "loss_dtype")                                                        \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \

@@ -233,9 +233,11 @@ static void settings_line(const report *r, char *buf, size_t len)
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
-    char lora[96] = "", tg[64], head[64] = "", torch[32] = "";
+    char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[32] = "";
     if (s->torch != VL_TORCH_CURRENT)
         snprintf(torch, sizeof torch, " on PyTorch %s", vl_torch_names[s->torch]);
+    if (s->transformers != VL_TF_CURRENT && s->framework->transformers)
+        snprintf(tf, sizeof tf, " with transformers %s", vl_transformers_names[s->transformers]);
     if (s->head != VL_HEAD_LM || s->loss_dtype != VL_LOSS_FP32)
         snprintf(head, sizeof head, ", %s head%s%s", vl_head_names[s->head],
                  s->loss_dtype != VL_LOSS_FP32 ? ", loss in " : "",
@@ -245,11 +247,11 @@ static void settings_line(const report *r, char *buf, size_t len)
                  s->lora_rank, vl_lora_format_targets(s->lora_targets, tg, sizeof tg));
     snprintf(buf, len,
              "%s%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
-             ", recompute %s, %s attention, %s%s%s, overhead %s",
+             ", recompute %s, %s attention, %s%s%s%s, overhead %s",
              lora, vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
              s->fp32_grads ? ", fp32 gradients" : "", s->zero, s->gpus, s->gpus == 1 ? "" : "s",
              s->batch, s->seq, vl_recompute_names[s->recompute], vl_attention_names[s->attention],
-             s->framework->display, torch, head,
+             s->framework->display, tf, torch, head,
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }
 
