@@ -266,6 +266,12 @@ static void test_context(void **state)
     /* a V100 before lazy loading: the transformers docs' 1343 MiB less a 2 MiB segment */
     assert_int_equal(vl_cuda_context_bytes(VL_ARCH_VOLTA, 1102, &src), 1341 * MIB);
     assert_int_equal(vl_cuda_context_bytes(VL_ARCH_VOLTA, 1204, NULL), 287047680ULL);
+    /* what a training step's kernels add under lazy loading (CUDA 11.7 on): eager loading's
+     * context less lazy loading's in the same measurement; nothing before, where the
+     * context holds them all */
+    assert_int_equal(vl_lazy_kernels_bytes(1106), 0);
+    assert_int_equal(vl_lazy_kernels_bytes(1107), 379584512ULL);
+    assert_int_equal(vl_lazy_kernels_bytes(1300), 379584512ULL);
     /* PyTorch's cuBLAS workspace: :4096:2:16:8 (2 x 4 MiB + 8 x 16 KiB), 4 MiB x 8 on
      * Hopper and Blackwell and where the generation is unknown */
     assert_int_equal(vl_cublas_workspace_bytes(VL_ARCH_AMPERE), 8 * MIB + 128 * 1024);
@@ -367,8 +373,11 @@ static void test_golden_tiny_gpt(void **state)
      * when the head's 256,512 arrive: 255,488 B are left in the segment, so a second one
      * opens.  2 + 32 + 20 + 2 MiB. */
     assert_int_equal(t.peak.reserved, 56 * MIB);
-    assert_int_equal(t.peak.context, 287047680ULL);
-    assert_int_equal(t.peak.device, 56 * MIB + 287047680ULL);
+    /* the context of CUDA 12.4's lazy loading, and the kernels a training step loads: as
+     * much as eager loading held, 666,632,192 B (pytorch/pytorch#86509) */
+    assert_int_equal(t.peak.lazy_kernels, 666632192ULL - 287047680ULL);
+    assert_int_equal(t.peak.context, 666632192ULL);
+    assert_int_equal(t.peak.device, 56 * MIB + 666632192ULL);
     /* the state kept: weights and AdamW's moments */
     assert_int_equal(t.end[VL_TL_WEIGHTS] + t.end[VL_TL_OPTIMIZER], 2067456);
     vl_timeline_free(&t);
@@ -1597,6 +1606,13 @@ static void test_bad_input(void **state)
     s.overhead = 12345;
     assert_true(vl_timeline_build(&m, &s, fw("hf"), &rt, &t, err, sizeof err));
     assert_int_equal(t.peak.device, t.peak.reserved + 12345);
+    assert_int_equal(t.peak.lazy_kernels, 0);
+    vl_timeline_free(&t);
+    /* a serving run's kernels are not counted: its context is lazy loading's */
+    s = serve(32, 4, 2);
+    assert_true(vl_timeline_build(&m, &s, fw("hf"), &hopper, &t, err, sizeof err));
+    assert_int_equal(t.peak.lazy_kernels, 0);
+    assert_int_equal(t.peak.device, t.peak.reserved + 287047680ULL);
     vl_timeline_free(&t);
 }
 

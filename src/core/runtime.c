@@ -300,11 +300,17 @@ typedef struct context_row {
     const char *source;
 } context_row;
 
+/* pytorch/pytorch#86509: cudaMemGetInfo's used bytes after a first tensor, with every
+ * kernel loaded at initialisation and with lazy loading, on one GPU with CUDA 11.7 */
+#define CONTEXT_EAGER 666632192ULL
+#define CONTEXT_LAZY 287047680ULL
+#define LAZY_CUDA 1107 /* CUDA 11.7 */
+
 static const context_row context_rows[] = {
-    {-1, 0, 666632192,
+    {-1, 0, CONTEXT_EAGER,
      "pytorch/pytorch#86509: 666,632,192 B with CUDA_MODULE_LOADING=DEFAULT (all kernels "
      "loaded, as before CUDA 11.7)"},
-    {-1, 1107, 287047680,
+    {-1, LAZY_CUDA, CONTEXT_LAZY,
      "pytorch/pytorch#86509: 287,047,680 B with lazy module loading (CUDA >= 11.7)"},
     {VL_ARCH_VOLTA, 0, (1343ULL - 2) * 1048576,
      "transformers docs, model training anatomy (v4.27): 1343 MiB in nvidia-smi after "
@@ -327,6 +333,17 @@ uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **sou
     if (source)
         *source = best->source;
     return best->bytes;
+}
+
+/* Lazy loading loads a kernel's whole module (its .cu file's compiled image) at the
+ * kernel's first launch, and the module stays.  A training step's forward, backward, loss
+ * and optimizer launch kernels from most of PyTorch's modules (elementwise, reductions,
+ * softmax, embedding, indexing, copies, the foreach and fused optimizers): counted as all
+ * of them, what eager loading's context holds beyond lazy loading's in pytorch/pytorch#86509
+ * (379,584,512 B).  Not counted: cuBLAS's and NCCL's own modules, which also load as used. */
+uint64_t vl_lazy_kernels_bytes(unsigned cuda)
+{
+    return cuda >= LAZY_CUDA ? CONTEXT_EAGER - CONTEXT_LAZY : 0;
 }
 
 /* aten/src/ATen/cuda/CublasHandlePool.cpp, parseChosenWorkspaceSize: CUBLAS_WORKSPACE_CONFIG

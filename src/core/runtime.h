@@ -52,6 +52,11 @@ extern const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS];
  * figure in *source. */
 uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **source);
 
+/* Bytes the context gains during a training step as kernels load on first use: CUDA 11.7
+ * and later load lazily (a context of that version holds no kernel before its first use);
+ * 0 before, where every kernel loaded with the context. */
+uint64_t vl_lazy_kernels_bytes(unsigned cuda);
+
 /* The cuBLAS workspace PyTorch allocates through its caching allocator at the first matmul
  * and keeps for the handle's life (one handle and stream here), by default. */
 uint64_t vl_cublas_workspace_bytes(vl_gpu_arch arch);

@@ -1433,6 +1433,9 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
                                     : vl_cuda_context_bytes(rt->arch, rt->cuda, &p->context_source);
     if (rt->overhead_given)
         p->context_source = "--overhead";
+    else if (s.mode == VL_MODE_TRAIN)
+        p->lazy_kernels = vl_lazy_kernels_bytes(rt->cuda);
+    p->context = vl_add(p->context, p->lazy_kernels, &ovf);
     p->managed = st.paged;
     p->device = vl_peak_on_gpu(p, p->reserved, &ovf);
     if (!ok) {

@@ -58,7 +58,9 @@ typedef struct vl_peak {
                                  * nvidia-smi */
     uint64_t managed;           /* bitsandbytes' paged optimizer states: CUDA managed memory,
                                  * on the GPU but outside the caching allocator */
-    uint64_t context;           /* the CUDA context, or the overhead that replaces it */
+    uint64_t context;           /* the CUDA context, or the overhead that replaces it, with
+                                 * lazy_kernels */
+    uint64_t lazy_kernels;      /* what the context gains as a training step's kernels load */
     const char *context_source;
     uint64_t tensors;           /* at the peak: the live tensors' own bytes */
     size_t event;               /* the event after which allocated peaks */

@@ -116,9 +116,9 @@ static void write_json_peak(FILE *out, const report *r)
     }
     const vl_peak *p = &t->peak;
     fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
-                 ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"managed\": %" PRIu64
-                 ", \"phase\": ",
-            p->allocated, p->reserved, p->device, p->context, p->managed);
+                 ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"lazy_kernels\": %" PRIu64
+                 ", \"managed\": %" PRIu64 ", \"phase\": ",
+            p->allocated, p->reserved, p->device, p->context, p->lazy_kernels, p->managed);
     json_string(out, p->phase);
     fprintf(out, ",\n          \"alive\": {");
     for (int c = 0; c < VL_N_TL_COMPONENTS; c++)

@@ -73,10 +73,12 @@ static uint64_t predicted(const vl_timeline *t, const vl_runtime *rt, const char
         return p->device;
     if (strcmp(measure, "allocated") == 0)
         return p->allocated;
-    /* nvidia-smi's rise over its reading once the context is made: what the caching
-     * allocator reserved (and the kernels loaded lazily since, which this does not model) */
-    if (strcmp(measure, "reserved") == 0 || strcmp(measure, "over-context") == 0)
+    if (strcmp(measure, "reserved") == 0)
         return p->reserved;
+    /* nvidia-smi's rise over its reading once the context is made: what the caching
+     * allocator reserved and the kernels loaded lazily since */
+    if (strcmp(measure, "over-context") == 0)
+        return p->reserved + p->lazy_kernels;
     if (strcmp(measure, "weights") == 0)
         return t->end[VL_TL_WEIGHTS];
     /* a serving engine profiles one forward before it allocates the KV cache or captures
