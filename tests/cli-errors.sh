@@ -20,6 +20,8 @@ expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown
 expect 2 "$e --transformers: unknown value '4.30' (expected current, $(seq -s ', ' -f '4.%g' 31 56) or 4.57); did you mean '4.31'?" \
     estimate --transformers 4.30
 expect 2 "$e --transformers applies to --mode train only" estimate --mode infer --transformers 4.40
+expect 2 "$e --bitsandbytes: unknown value '0.40' (expected current, 0.41, 0.42, 0.43.0 or 0.43.1); did you mean '0.41'?" \
+    estimate --qlora --bitsandbytes 0.40
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
 expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you mean 'h200'?" estimate --gpu h100

@@ -815,6 +815,23 @@ static void test_transformers_releases(void **state)
         vl_framework_on_transformers(&after, VL_TF_4_31);
         assert_memory_equal(&before, &after, sizeof before);
     }
+    /* --bitsandbytes: MatMul4Bit kept its input until 0.43.2 (pull request #1270), in any
+     * profile, and nothing else changes */
+    static const struct {
+        vl_bitsandbytes v;
+        bool keeps;
+    } bnb[] = {{VL_BNB_0_41, true}, {VL_BNB_0_42, true}, {VL_BNB_0_43_0, true},
+               {VL_BNB_0_43_1, true}, {VL_BNB_CURRENT, false}};
+    for (size_t i = 0; i < sizeof bnb / sizeof *bnb; i++) {
+        vl_framework before = *fw("litgpt"), after = before;
+        vl_framework_on_bitsandbytes(&after, bnb[i].v);
+        assert_int_equal(after.nf4_keeps_input, bnb[i].keeps);
+        after.nf4_keeps_input = before.nf4_keeps_input;
+        assert_memory_equal(&before, &after, sizeof before);
+    }
+    s.bitsandbytes = VL_BNB_0_43_1;
+    vl_framework_of(&s, &f);
+    assert_true(f.nf4_keeps_input);
 }
 
 /* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */

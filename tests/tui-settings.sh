@@ -334,6 +334,24 @@ expect_screen $name "transformers has no effect now: the framework's models are 
 expect_slider $name transformers "(current)"
 keys $name q
 exited $name 0
+# bitsandbytes before 0.43.2 keeps each 4-bit matmul's input: under QLoRA 0.41 steps from
+# current and the peak is vramlab estimate's; without QLoRA the setting is disabled
+name=releases-qlora
+start $name --preset llama-2-7b --lora-rank 16 --qlora --no-color --ascii
+to $name bitsandbytes
+expect_slider $name bitsandbytes current
+keys $name Right
+expect_slider $name bitsandbytes 0.41
+expect_peak $name --preset llama-2-7b --lora-rank 16 --qlora --bitsandbytes 0.41
+keys $name q
+exited $name 0
+name=releases-full
+start $name --preset llama-2-7b --no-color --ascii
+to $name bitsandbytes
+keys $name Right
+expect_screen $name "bitsandbytes has no effect now: the bitsandbytes release applies to QLoRA's 4-bit matmuls"
+keys $name q
+exited $name 0
 
 # The finer choices, at 80x24 where the list scrolls to them: LoRA's targets step from PEFT's
 # q,v to the attention's four and every linear layer, QLoRA's scales go without double

@@ -337,6 +337,14 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
         f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
 }
 
+void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)
+{
+    /* MatMul4Bit.forward saved (A, B) until 0.43.2 saved (None, B): pull request #1270
+     * (bitsandbytes/autograd/_functions.py) */
+    if (v != VL_BNB_CURRENT)
+        f->nf4_keeps_input = true;
+}
+
 void vl_framework_of(const vl_settings *s, vl_framework *f)
 {
     *f = *s->framework;
@@ -351,6 +359,7 @@ void vl_framework_of(const vl_settings *s, vl_framework *f)
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
 {
     vl_framework_on_transformers(f, s->transformers);
+    vl_framework_on_bitsandbytes(f, s->bitsandbytes);
     vl_framework_on_torch(f, s->torch);
 }
 

@@ -122,7 +122,7 @@ extern const size_t vl_n_frameworks;
 #define VL_FRAMEWORK_DEFAULT "hf"
 
 /* The profile of s's framework with the choices s makes itself (attention, head, labels,
- * loss dtype, the transformers and PyTorch releases) over it. */
+ * loss dtype, the transformers, bitsandbytes and PyTorch releases) over it. */
 void vl_framework_of(const vl_settings *s, vl_framework *f);
 /* f as it runs on PyTorch release t: what older releases kept, and their defaults. */
 void vl_framework_on_torch(vl_framework *f, vl_torch t);
@@ -130,7 +130,9 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t);
  * profile's `transformers`); apply before vl_framework_on_torch, which may change the
  * optimizer implementation this sets. */
 void vl_framework_on_transformers(vl_framework *f, vl_transformers v);
-/* Both, for s's releases. */
+/* f as it runs on bitsandbytes release v: what its 4-bit matmuls keep. */
+void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
+/* All three, for s's releases. */
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s);
 /* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
  * attention and loss dtype become the profile's (a flag or a scenario may override them

@@ -16,6 +16,7 @@ const char *const vl_head_names[VL_N_HEADS] = {VL_HEADS(VL_ENUM_NAME)};
 const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES] = {VL_LOSS_DTYPES(VL_ENUM_NAME)};
 const char *const vl_torch_names[VL_N_TORCHES] = {VL_TORCH_LIST(VL_ENUM_NAME)};
 const char *const vl_transformers_names[VL_N_TRANSFORMERS] = {VL_TRANSFORMERS_LIST(VL_ENUM_NAME)};
+const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES] = {VL_BITSANDBYTES_LIST(VL_ENUM_NAME)};
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
@@ -143,6 +144,11 @@ static const char *cp_inert(const vl_settings *s)
 static const char *transformers_inert(const vl_settings *s)
 {
     return s->framework->transformers ? NULL : N_("the framework's models are not transformers'");
+}
+
+static const char *bitsandbytes_inert(const vl_settings *s)
+{
+    return s->qlora ? NULL : N_("the bitsandbytes release applies to QLoRA's 4-bit matmuls");
 }
 
 static const char *vpp_inert(const vl_settings *s)
@@ -302,7 +308,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, the "
                 "Trainer's AdamW is fused only from 4.54 and is transformers' own before 4.32 "
                 "(default current: 5.0 and later)",
-        .label = N_("transformers"), .inert = transformers_inert, .json_break = true},
+        .label = N_("transformers"), .inert = transformers_inert},
+    ROW(VL_SET_BITSANDBYTES) .flag = "bitsandbytes", FIELD(bitsandbytes),
+        ENUM(vl_bitsandbytes_names, VL_N_BITSANDBYTES), .modes = VL_IN_TRAIN, .arg = "V",
+        .help = "the bitsandbytes release under --qlora, 0.41 to 0.43.1: before 0.43.2 a "
+                "4-bit matmul keeps its input for backward (default current: 0.43.2 and "
+                "later)",
+        .label = N_("bitsandbytes"), .inert = bitsandbytes_inert, .json_break = true},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "

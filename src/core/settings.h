@@ -92,6 +92,13 @@
     X(VL_TF_4_49, "4.49") X(VL_TF_4_50, "4.50") X(VL_TF_4_51, "4.51") X(VL_TF_4_52, "4.52")   \
     X(VL_TF_4_53, "4.53") X(VL_TF_4_54, "4.54") X(VL_TF_4_55, "4.55") X(VL_TF_4_56, "4.56")   \
     X(VL_TF_4_57, "4.57")
+/* bitsandbytes release lines (--bitsandbytes), for QLoRA's 4-bit matmuls: 0.43.1 and earlier
+ * keep a matmul's input for backward (vl_framework_on_bitsandbytes).  0.41 (July 2023, when
+ * Linear4bit began to compute in its input's dtype) is the first modelled; current is
+ * 0.43.2 and later. */
+#define VL_BITSANDBYTES_LIST(X)                                                               \
+    X(VL_BNB_CURRENT, "current") X(VL_BNB_0_41, "0.41") X(VL_BNB_0_42, "0.42")                \
+    X(VL_BNB_0_43_0, "0.43.0") X(VL_BNB_0_43_1, "0.43.1")
 /* The built-in framework profiles (framework.c): what the framework chooses for the user. */
 #define VL_FRAMEWORK_LIST(X)                                                                  \
     X(VL_FW_PYTORCH, "pytorch") X(VL_FW_HF, "hf") X(VL_FW_MEGATRON, "megatron")              \
@@ -104,6 +111,7 @@ typedef enum { VL_HEADS(VL_ENUM_ID) VL_N_HEADS } vl_head;
 typedef enum { VL_LOSS_DTYPES(VL_ENUM_ID) VL_N_LOSS_DTYPES } vl_loss_dtype;
 typedef enum { VL_TORCH_LIST(VL_ENUM_ID) VL_N_TORCHES } vl_torch;
 typedef enum { VL_TRANSFORMERS_LIST(VL_ENUM_ID) VL_N_TRANSFORMERS } vl_transformers;
+typedef enum { VL_BITSANDBYTES_LIST(VL_ENUM_ID) VL_N_BITSANDBYTES } vl_bitsandbytes;
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
@@ -129,6 +137,7 @@ extern const char *const vl_head_names[VL_N_HEADS];
 extern const char *const vl_loss_dtype_names[VL_N_LOSS_DTYPES];
 extern const char *const vl_torch_names[VL_N_TORCHES];
 extern const char *const vl_transformers_names[VL_N_TRANSFORMERS];
+extern const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
@@ -151,6 +160,7 @@ typedef struct vl_settings {
     vl_loss_dtype loss_dtype;
     vl_torch torch;        /* the PyTorch release the framework runs on */
     vl_transformers transformers; /* the transformers release, for profiles that use it */
+    vl_bitsandbytes bitsandbytes; /* the bitsandbytes release under QLoRA */
     vl_precision precision;
     vl_optimizer optimizer;
     bool paged_optimizer;  /* bitsandbytes' paged variant: states in CUDA managed memory */
@@ -234,8 +244,8 @@ typedef struct vl_settings {
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
-    X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels")  \
-    X(VL_SET_LOSS_DTYPE, "loss_dtype")                                                        \
+    X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
+    X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels") X(VL_SET_LOSS_DTYPE, "loss_dtype")      \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \
     X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")                        \

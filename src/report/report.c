@@ -233,11 +233,15 @@ static void settings_line(const report *r, char *buf, size_t len)
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
-    char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[32] = "";
+    char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[64] = "";
     if (s->torch != VL_TORCH_CURRENT)
         snprintf(torch, sizeof torch, " on PyTorch %s", vl_torch_names[s->torch]);
+    /* the libraries' releases: " with transformers 4.40 and bitsandbytes 0.43.1" */
     if (s->transformers != VL_TF_CURRENT && s->framework->transformers)
         snprintf(tf, sizeof tf, " with transformers %s", vl_transformers_names[s->transformers]);
+    if (s->bitsandbytes != VL_BNB_CURRENT && s->qlora)
+        snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s bitsandbytes %s",
+                 tf[0] ? " and" : " with", vl_bitsandbytes_names[s->bitsandbytes]);
     if (s->head != VL_HEAD_LM || s->loss_dtype != VL_LOSS_FP32)
         snprintf(head, sizeof head, ", %s head%s%s", vl_head_names[s->head],
                  s->loss_dtype != VL_LOSS_FP32 ? ", loss in " : "",

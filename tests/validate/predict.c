@@ -135,7 +135,7 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
             return false;
         }
     }
-    vl_framework_on_releases(&f, &o.s); /* the row's --transformers and --torch */
+    vl_framework_on_releases(&f, &o.s); /* the row's --transformers, --bitsandbytes, --torch */
     int arch = vl_lookup(vl_gpu_arch_names, VL_N_GPU_ARCHS, col[C_GPU]);
     uint64_t measured;
     if (arch < 0 || !parse_measured(col[C_MEASURED], &measured)) {
