@@ -832,6 +832,35 @@ static void test_transformers_releases(void **state)
     s.bitsandbytes = VL_BNB_0_43_1;
     vl_framework_of(&s, &f);
     assert_true(f.nf4_keeps_input);
+
+    /* releases as pip prints them: a patch release is its line, a release past the list
+     * is current, one before the first modelled is refused */
+    static const struct {
+        vl_setting k;
+        const char *text;
+        int want; /* -1: refused */
+    } typed[] = {
+        {VL_SET_TRANSFORMERS, "4.40.2", VL_TF_4_40}, {VL_SET_TRANSFORMERS, "5.2", VL_TF_CURRENT},
+        {VL_SET_TRANSFORMERS, "5", VL_TF_CURRENT},   {VL_SET_TRANSFORMERS, "4.30", -1},
+        {VL_SET_TRANSFORMERS, "4.3", -1},            {VL_SET_TRANSFORMERS, "4.40.x", -1},
+        {VL_SET_TRANSFORMERS, "5.", -1},             {VL_SET_TORCH, "2.1.2", VL_TORCH_2_1},
+        {VL_SET_TORCH, "2.10", VL_TORCH_CURRENT},    {VL_SET_TORCH, "1.7", -1},
+        {VL_SET_BITSANDBYTES, "0.41.1", VL_BNB_0_41}, {VL_SET_BITSANDBYTES, "0.43.1", VL_BNB_0_43_1},
+        {VL_SET_BITSANDBYTES, "0.43.3", VL_BNB_CURRENT}, {VL_SET_BITSANDBYTES, "0.40.2", -1},
+    };
+    for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
+        vl_settings t = train(VL_BF16, 64, 2);
+        char why[512];
+        bool ok = vl_setting_parse(typed[i].k, typed[i].text, &t, why, sizeof why);
+        assert_int_equal(ok, typed[i].want >= 0);
+        if (ok) {
+            char got[32], want[32];
+            vl_setting_format(typed[i].k, &t, got, sizeof got);
+            snprintf(want, sizeof want, "%s",
+                     vl_setting_table[typed[i].k].names[typed[i].want]);
+            assert_string_equal(got, want);
+        }
+    }
 }
 
 /* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */

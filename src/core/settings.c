@@ -1,7 +1,9 @@
 /* settings.c: the settings table, their defaults and their validity rules. */
 #include "settings.h"
 
+#include <ctype.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "framework.h"
@@ -295,6 +297,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "transformers)",
         .label = N_("framework")},
     ROW(VL_SET_TORCH) .flag = "torch", FIELD(torch), ENUM(vl_torch_names, VL_N_TORCHES),
+        .current_from = "2.10",
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
                 "input, before 2.0 zero_grad keeps the gradients and AdamW steps a tensor at "
@@ -302,7 +305,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "foreach, not fused (default current)",
         .label = N_("PyTorch")},
     ROW(VL_SET_TRANSFORMERS) .flag = "transformers", FIELD(transformers),
-        ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .modes = VL_IN_TRAIN, .arg = "V",
+        ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .current_from = "5.0",
+        .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the transformers release under hf or deepspeed, 4.31 to 4.57: before 5.0 "
                 "gradient checkpointing is reentrant, before 4.49 the loss copies the shifted "
                 "logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, the "
@@ -310,7 +314,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "(default current: 5.0 and later)",
         .label = N_("transformers"), .inert = transformers_inert},
     ROW(VL_SET_BITSANDBYTES) .flag = "bitsandbytes", FIELD(bitsandbytes),
-        ENUM(vl_bitsandbytes_names, VL_N_BITSANDBYTES), .modes = VL_IN_TRAIN, .arg = "V",
+        ENUM(vl_bitsandbytes_names, VL_N_BITSANDBYTES), .current_from = "0.43.2",
+        .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the bitsandbytes release under --qlora, 0.41 to 0.43.1: before 0.43.2 a "
                 "4-bit matmul keeps its input for backward (default current: 0.43.2 and "
                 "later)",
@@ -476,6 +481,47 @@ static const char *fraction_range(const vl_setting_desc *d)
     return d->min ? _("above 0 and at most 1") : _("at least 0 and below 1");
 }
 
+/* A release number's first three parts ("2.10" is 2, 10, 0); false unless text is
+ * numbers joined by dots. */
+static bool release_parts(const char *text, unsigned long part[3])
+{
+    part[0] = part[1] = part[2] = 0;
+    for (int i = 0;; i++) {
+        char *end;
+        if (!isdigit((unsigned char)*text))
+            return false;
+        unsigned long n = strtoul(text, &end, 10);
+        if (i < 3)
+            part[i] = n;
+        if (*end == '\0')
+            return true;
+        if (*end != '.')
+            return false;
+        text = end + 1;
+    }
+}
+
+/* Which choice of a release list text names, when it is none of d's names: current (0)
+ * for a release from d->current_from on, a listed line's for a patch release of it
+ * ("4.40.2" is 4.40, "0.41.1" is 0.41), or -1. */
+static int release_choice(const vl_setting_desc *d, const char *text)
+{
+    unsigned long want[3], from[3];
+    if (!release_parts(text, want) || !release_parts(d->current_from, from))
+        return -1;
+    int i = 0;
+    while (i < 3 && want[i] == from[i])
+        i++;
+    if (i == 3 || want[i] > from[i])
+        return 0;
+    for (int c = 1; c < d->n_names; c++) {
+        size_t n = strlen(d->names[c]);
+        if (strncmp(text, d->names[c], n) == 0 && text[n] == '.')
+            return c;
+    }
+    return -1;
+}
+
 bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len)
 {
     const vl_setting_desc *d = &vl_setting_table[k];
@@ -498,6 +544,8 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
         break;
     case VL_ST_ENUM: {
         int i = vl_lookup(d->names, d->n_names, text);
+        if (i < 0 && d->current_from)
+            i = release_choice(d, text);
         vl_gguf_ftype ft; /* llama-quantize takes its file types in either case (Q4_K_M) */
         if (i < 0 && d->names == vl_dtype_names && vl_gguf_ftype_parse(text, &ft) &&
             ft >= VL_GGUF_Q4_0 && VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0) < d->n_names)

@@ -288,6 +288,10 @@ typedef struct vl_setting_desc {
     size_t offset, size;     /* the field in vl_settings */
     const char *const *names;/* VL_ST_ENUM: the choices */
     int n_names;
+    /* a release list (--torch, --transformers, --bitsandbytes), whose first choice is
+     * "current": the release from which current applies, so that a later one reads as
+     * current and a patch release ("4.40.2") as its line's choice; NULL elsewhere */
+    const char *current_from;
     uint64_t min, max;       /* VL_ST_COUNT, VL_ST_SIZE: the accepted range */
     bool zero_ok;            /* 0 is also valid, though not typed (off, or the default) */
     unsigned modes;          /* VL_IN_TRAIN, VL_IN_INFER */
