@@ -713,6 +713,16 @@ static void release_all(builder *b, const uint32_t *ids, int n)
         release(b, ids[i]);
 }
 
+/* The end of a layer's backward stage: its saved tensors that stage frees (freed_by). */
+static void release_stage(builder *b, const step *st, uint32_t *ids, unsigned char stage)
+{
+    for (int i = 0; i < st->n_layer; i++)
+        if (st->freed_by[i] == stage) {
+            release(b, ids[i]);
+            ids[i] = 0;
+        }
+}
+
 /* A layer's ops at work, as the tensors they hold at once: n of bytes (ws_shape). */
 static void workspace(builder *b, uint64_t bytes, int n, const char *what, uint32_t ids[3])
 {
@@ -946,15 +956,9 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         release_all(b, ws, 3);
         /* then attention's, from its output back: the value side, then the softmax with
          * its gradients in and out (selective recompute rebuilds the core for it) */
-        for (int stage = FREED_BY_MLP; stage < FREED_LAST; stage++) {
-            for (int i = 0; i < st->n_layer; i++)
-                if (st->freed_by[i] == stage) {
-                    release(b, ids[i]);
-                    ids[i] = 0;
-                }
-            if (stage == FREED_BY_MLP)
-                transient(b, VL_TL_TRANSIENT, st->probs_grad, "gradient of the attention probabilities");
-        }
+        release_stage(b, st, ids, FREED_BY_MLP);
+        transient(b, VL_TL_TRANSIENT, st->probs_grad, "gradient of the attention probabilities");
+        release_stage(b, st, ids, FREED_BY_VALUE);
         uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
         workspace(b, st->attn_ws_bytes, 2, ATTN_WS, ws);
         release_all(b, ws, 3);

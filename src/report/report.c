@@ -236,10 +236,11 @@ static void settings_line(const report *r, char *buf, size_t len)
     char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[64] = "";
     if (s->torch != VL_TORCH_CURRENT)
         snprintf(torch, sizeof torch, " on PyTorch %s", vl_torch_names[s->torch]);
-    /* the libraries' releases: " with transformers 4.40 and bitsandbytes 0.43.1" */
-    if (s->transformers != VL_TF_CURRENT && s->framework->transformers)
+    /* the libraries' releases where they apply (the settings' own rules): " with
+     * transformers 4.40 and bitsandbytes 0.43.1" */
+    if (s->transformers != VL_TF_CURRENT && !vl_setting_table[VL_SET_TRANSFORMERS].inert(s))
         snprintf(tf, sizeof tf, " with transformers %s", vl_transformers_names[s->transformers]);
-    if (s->bitsandbytes != VL_BNB_CURRENT && s->qlora)
+    if (s->bitsandbytes != VL_BNB_CURRENT && !vl_setting_table[VL_SET_BITSANDBYTES].inert(s))
         snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s bitsandbytes %s",
                  tf[0] ? " and" : " with", vl_bitsandbytes_names[s->bitsandbytes]);
     if (s->head != VL_HEAD_LM || s->loss_dtype != VL_LOSS_FP32)
