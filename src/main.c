@@ -71,7 +71,7 @@ static void presets_json(const vl_catalog *cat)
     for (size_t i = 0; i < cat->n_gpus; i++, sep = ",") {
         const vl_gpu *g = &cat->gpus[i];
         json_entry(sep, "gpu", g->name);
-        printf(", \"memory\": %" PRIu64, g->memory);
+        printf(", \"memory\": %" PRIu64 ", \"capacity\": %" PRIu64, g->memory, vl_gpu_capacity(g));
         json_origin(g->display, g->origin);
     }
     for (size_t i = 0; i < cat->n_scenarios; i++, sep = ",") {

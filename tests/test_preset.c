@@ -1,4 +1,5 @@
 /* test_preset.c: the YAML loader: shipped presets, and errors with file:line:column. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -178,6 +179,13 @@ static void test_builtin_gpus(void **state)
         assert_int_equal(g->generation, gpus[i].generation);
         assert_true(g->bandwidth > 0 && g->source[0] != '\0');
     }
+    /* what a run can use: the total CUDA reports where the preset knows it (an H100 80GB:
+     * 79.19 GiB as PyTorch and vLLM print it, 469 MiB under nvidia-smi's), nvidia-smi's
+     * total otherwise */
+    const vl_gpu *h100 = vl_catalog_gpu(&c, "h100-80gb");
+    assert_int_equal(vl_gpu_capacity(h100), 81090ULL << 20);
+    assert_int_equal(llround(100.0 * (double)vl_gpu_capacity(h100) / 1073741824.0), 7919);
+    assert_int_equal(vl_gpu_capacity(vl_catalog_gpu(&c, "l4")), 23034ULL << 20);
     char hint[96];
     assert_null(vl_catalog_gpu(&c, "h100-80"));
     assert_string_equal(vl_catalog_hint(&c, VL_KIND_GPU, "h100-80", hint, sizeof hint),
@@ -284,7 +292,8 @@ static void test_builtin_lessons(void **state)
 static bool same_profile(const vl_framework *a, const vl_framework *b, const char **key)
 {
     static const size_t sizes[] = {[VL_FIELD_ENUM] = sizeof(int), [VL_FIELD_BOOL] = sizeof(bool),
-                                   [VL_FIELD_COUNT] = sizeof(uint64_t)};
+                                   [VL_FIELD_COUNT] = sizeof(uint64_t),
+                                   [VL_FIELD_FRACTION] = sizeof(uint64_t)};
     *key = "name";
     if (strcmp(a->name, b->name) != 0)
         return false;
@@ -485,6 +494,9 @@ static const struct {
      "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large (over 2^64)"},
     {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:9: memory: must be between 1 and 70,368,744,177,664"},
     {"kind: gpu\nname: g\nmemory: 80GiB\nsms: 5000\n", "x.yaml:4:6: sms: must be between 0 and 4,096"},
+    {"kind: gpu\nname: g\nmemory: 80GiB\ncuda_memory: 81GiB\n",
+     "x.yaml:4:1: cuda_memory: more than the GPU's memory (what CUDA reports is nvidia-smi's "
+     "total less what the driver keeps)"},
     {"kind: gpu\nname: g\nmemory: 80 parsecs\n",
      "x.yaml:3:9: memory: '80 parsecs' is not a size in bytes: unknown unit suffix"},
     {"kind: gpu\nname: g\nmemory: 80GiB\nbandwidth: fast\n",

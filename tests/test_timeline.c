@@ -12,6 +12,7 @@
 #include "core/framework.h"
 #include "core/lora.h"
 #include "core/runtime.h"
+#include "core/solve.h"
 #include "core/timeline.h"
 #include "helpers.h"
 
@@ -1018,6 +1019,62 @@ static void test_optimizer_and_buckets(void **state)
     vl_timeline_free(&t);
 }
 
+/* The KV cache a profiling engine gives itself (vl_kv_budget_of): what its profile run (the
+ * step's token budget shared over its sequences) leaves of its share, in whole blocks. */
+static void test_kv_budget(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = serve(5000, 10, 2);
+    vl_settings_take_framework(&s, fw("vllm")); /* its defaults: 90% of the GPU, blocks of 16 */
+    assert_int_equal(s.gpu_util, 900000);
+    assert_int_equal(s.kv_block, 16);
+    vl_framework f;
+    vl_framework_of(&s, &f);
+    const uint64_t cap = 1ULL << 30;
+    vl_kv_budget k;
+    assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
+    /* 8,192 tokens over 1,024 sequences: 8 each, nothing generated */
+    assert_int_equal(k.profile_seqs, 1024);
+    assert_int_equal(k.profile_tokens, 8);
+    assert_int_equal(k.non_torch, 268435456);
+    assert_int_equal(k.weights + k.profile_peak + k.non_torch + k.available, cap);
+    /* the peak is the profile run's: its timeline read as the engine reads it */
+    vl_settings p = s;
+    p.seq = 8;
+    p.batch = 1024;
+    p.gen = 0;
+    vl_timeline t;
+    build(&m, &p, &f, &t);
+    assert_int_equal(k.profile_peak, vl_profile_peak(&t, &hopper));
+    assert_int_equal(k.weights, t.end[VL_TL_WEIGHTS]);
+    vl_timeline_free(&t);
+    /* 384 B a token (2 x 3 layers x 2 KV heads x 16 x 2 B): whole blocks of 16 x 384 B; a
+     * sequence of 5,010 tokens holds 314 blocks */
+    assert_int_equal(k.tokens, k.available / (16 * 384) * 16);
+    assert_int_equal(k.per_sequence, 314 * 16 * 384);
+    vl_solution c;
+    vl_settings copy = s;
+    assert_null(vl_solve_fit(&m, &copy, VL_SOLVE_MAX_CONCURRENCY, cap, &hopper, &c));
+    assert_int_equal(c.answer, k.available / k.per_sequence);
+    /* a flag's block is kept over the profile's */
+    s.kv_block = 32;
+    vl_framework_of(&s, &f);
+    assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
+    assert_int_equal(k.tokens % 32, 0);
+    assert_int_equal(k.per_sequence, 157 * 32 * 384);
+    /* a budget smaller than the sequences: one token each, as many sequences as tokens */
+    f.prefill_chunk = 100;
+    assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
+    assert_int_equal(k.profile_seqs, 100);
+    assert_int_equal(k.profile_tokens, 1);
+    /* nothing left: the outside-PyTorch quarter GiB alone fills a quarter GiB */
+    assert_non_null(vl_kv_budget_of(&m, &s, &f, &hopper, 268435456, &k));
+    /* a framework that does not profile has no such cache */
+    f.profile_seqs = 0;
+    assert_non_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
+}
+
 static void test_serving(void **state)
 {
     (void)state;
@@ -1039,7 +1096,8 @@ static void test_serving(void **state)
     for (size_t i = 0; i < t.n_events; i++)
         assert_string_not_equal(vl_timeline_phase(&t, i), "prefill step 7");
     assert_int_equal(t.sum.inf.prefill.workspace, 5373952);
-    assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 5010 * 2);
+    /* the engine's blocks of 16 tokens: a sequence of 5,010 tokens holds 314 of them */
+    assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 314 * 16 * 2);
     vl_timeline_free(&t);
     /* the same steps with a cache grown by torch.cat: the steps between grow it to the
      * first prompt whole and the second's first two chunks, (5000 + 4096) x 384 B, before
@@ -1057,7 +1115,7 @@ static void test_serving(void **state)
     first_event_of(&t, "prefill step 2");
     for (size_t i = 0; i < t.n_events; i++)
         assert_string_not_equal(vl_timeline_phase(&t, i), "prefill step 3");
-    assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 5010 * 2);
+    assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 314 * 16 * 2);
     vl_timeline_free(&t);
     /* HF generate: torch.cat holds one layer's old and new cache at once */
     build(&m, &s, fw("hf"), &t);
@@ -1680,6 +1738,7 @@ int main(void)
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),
+        cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),

@@ -220,7 +220,7 @@ exited units 0
 start units-gb --preset llama-2-7b --units gb --no-color --ascii
 bytes=$("$VRAMLAB" estimate --preset llama-2-7b --format csv | awk -F, '$1 == "total" { print $2 }')
 expect_screen units-gb "$(awk -v b="$bytes" 'BEGIN { printf "total %.2f GB per GPU", b / 1e9 }')"
-expect_screen units-gb "memory per GPU on NVIDIA H100 80GB SXM (85.52 GB)"
+expect_screen units-gb "memory per GPU on NVIDIA H100 80GB SXM (85.03 GB)"
 expect_screen units-gb "weights = 2 B/param x 6.74e9 params = 13.48 GB"
 expect_total units-gb --preset llama-2-7b
 keys units-gb q
@@ -352,8 +352,8 @@ screen pickers | sed -n '6,19p' | cut -c7-74 |
     fail "the GPUs are not listed by memory"
 want=$("$VRAMLAB" estimate --preset llama-2-7b --zero 3 --gpus 8 --gpu t4 --format csv |
     awk -F, '$1 == "fits" { print $2 }')
-expect_screen pickers "t4                    15.00 GiB  $([ "$want" = true ] && echo fits || echo over)"
-expect_screen pickers "h100-80gb             79.65 GiB  fits"
+expect_screen pickers "t4                    14.75 GiB  $([ "$want" = true ] && echo fits || echo over)"
+expect_screen pickers "h100-80gb             79.19 GiB  fits"
 keys pickers PPage PPage Home Escape
 keys pickers S C-u m y - r u n Enter
 keys pickers p m y - r u n

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "units.h"
 
 const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
 const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENUM_NAME)};
@@ -52,6 +53,13 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
      * stage3_prefetch_bucket_size 5e7 elements */                                          \
     .reduce_bucket = 500000000, .prefetch_bucket = 50000000,                                 \
     .allocator = VL_ALLOC_CACHING, .labels = 2
+
+/* A framework that takes of each GPU what the run asks for: no share of its own, one
+ * contiguous KV cache of the run's tokens, no profile run. */
+#define NO_KV_SIZING .gpu_util = VL_PPM, .kv_block = 0, .profile_seqs = 0, .profile_non_torch = 0
+/* vLLM's cache: 90% of each GPU unless --gpu-memory-utilization says, in blocks of 16 tokens
+ * (vllm/config/cache.py, CacheConfig: gpu_memory_utilization 0.9, block_size 16 on CUDA). */
+#define VLLM_CACHE .gpu_util = 900000, .kv_block = 16
 
 /* vLLM's model code and what both engines serve it with. */
 #define VLLM_MODEL                                                                           \
@@ -113,7 +121,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .checkpoint_reentrant = true, .adapter_units = false,
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 0,
+        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
     [VL_FW_HF] = {
         .name = "hf",
@@ -165,7 +173,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 1,
+        .cuda_graphs = false, .sampler_fp32 = 1, NO_KV_SIZING,
     },
     [VL_FW_MEGATRON] = {
         .name = "megatron",
@@ -192,7 +200,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * the forward in its backward */
         .checkpoint_reentrant = true, .adapter_units = false,
         .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 0,
+        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
     [VL_FW_DEEPSPEED] = {
         .name = "deepspeed",
@@ -214,7 +222,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* the transformers model's checkpointing, as the hf profile's */
         .checkpoint_reentrant = false, .adapter_units = false,
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 0,
+        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
     [VL_FW_VLLM] = {
         .name = "vllm",
@@ -238,6 +246,17 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * workspace_shapes; shared_buffers, "persistent buffers that are shared across
          * FusedMoEModularKernel instances"; model_executor/layers/fused_moe) */
         .moe_workspace_kept = true,
+        VLLM_CACHE,
+        /* the V1 worker profiles one forward of max_num_batched_tokens shared over
+         * max_num_seqs requests (1024 with the 8192 above; 256 with 2048) and the sampler
+         * over them, then gives the KV cache what is left of its share of cudaMemGetInfo's
+         * total after the weights, that run's PyTorch peak and the memory outside PyTorch
+         * the run added (v1/worker/gpu_model_runner.py, profile_run and _dummy_run;
+         * gpu_worker.py, determine_available_memory).  That last, "non-torch forward
+         * increase memory", was 0.24 to 0.26 GiB in vLLM 0.19.0's logs of ten models on one
+         * H100 (jgchn/llm-d-planner, accuracy/results/v0.19.0/logs, 2026-04): 0.25 GiB.
+         * With tensor parallelism NCCL's buffers add to it and are not counted. */
+        .profile_seqs = 1024, .profile_non_torch = 268435456,
     },
     [VL_FW_VLLM_V0] = {
         .name = "vllm-v0",
@@ -253,6 +272,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
          * memory usage" (vllm/worker/model_runner.py, profile_run) */
         .prefill_chunk = 2048, .sampler_sort = true,
+        /* V0 sized its cache by a rule of its own that changed between releases (its
+         * non-torch memory took in the CUDA context, vllm pull request #10511): not
+         * profiled here, the cache is what the run asks for */
+        VLLM_CACHE, .profile_seqs = 0, .profile_non_torch = 0,
     },
     [VL_FW_LITGPT] = {
         .name = "litgpt",
@@ -285,7 +308,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * applies lm_head to every position it is given, and generate samples from the
          * last (generate/base.py) */
         .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = true,
-        .cuda_graphs = false, .sampler_fp32 = 0,
+        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
 };
 const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
@@ -353,6 +376,8 @@ void vl_framework_of(const vl_settings *s, vl_framework *f)
     f->labels = s->labels;
     f->loss_dtype = s->loss_dtype;
     f->compute_dtype = s->compute_dtype;
+    f->gpu_util = s->gpu_util;
+    f->kv_block = s->kv_block;
     vl_framework_on_releases(f, s);
 }
 
@@ -369,6 +394,8 @@ void vl_settings_take_framework(vl_settings *s, const vl_framework *f)
     s->attention = f->attention;
     s->loss_dtype = f->loss_dtype;
     s->compute_dtype = f->compute_dtype;
+    s->gpu_util = f->gpu_util;
+    s->kv_block = f->kv_block;
 }
 
 const vl_framework *vl_framework_find(const char *name)
@@ -382,6 +409,7 @@ const vl_framework *vl_framework_find(const char *name)
 #define ENUM(key, field, names, n) {key, VL_FIELD_ENUM, offsetof(vl_framework, field), names, n, 0, 0}
 #define BOOL(key, field) {key, VL_FIELD_BOOL, offsetof(vl_framework, field), NULL, 0, 0, 1}
 #define COUNT(key, field, lo, hi) {key, VL_FIELD_COUNT, offsetof(vl_framework, field), NULL, 0, lo, hi}
+#define FRACTION(key, field) {key, VL_FIELD_FRACTION, offsetof(vl_framework, field), NULL, 0, 1, VL_PPM}
 const vl_framework_field vl_framework_fields[] = {
     BOOL("transformers", transformers),
     ENUM("attention", attention, vl_attention_names, VL_N_ATTENTIONS),
@@ -427,6 +455,10 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("sampler_hidden", sampler_hidden),
     BOOL("sampler_triton", sampler_triton),
     BOOL("rope_cache", rope_cache),
+    FRACTION("gpu_util", gpu_util),
+    COUNT("kv_block", kv_block, 0, VL_MAX_KV_BLOCK),
+    COUNT("profile_seqs", profile_seqs, 0, VL_MAX_BATCH),
+    COUNT("profile_non_torch", profile_non_torch, 0, VL_MAX_OVERHEAD),
 };
 _Static_assert(sizeof vl_framework_fields / sizeof *vl_framework_fields == VL_N_FRAMEWORK_FIELDS,
                "VL_N_FRAMEWORK_FIELDS counts vl_framework_fields");
@@ -434,6 +466,7 @@ const size_t vl_n_framework_fields = VL_N_FRAMEWORK_FIELDS;
 #undef ENUM
 #undef BOOL
 #undef COUNT
+#undef FRACTION
 
 static const char *const bool_names[2] = {"false", "true"};
 
@@ -467,6 +500,16 @@ bool vl_framework_set(vl_framework *f, const char *key, const char *value, char 
         }
         *(bool *)field = k == 1;
         return true;
+    case VL_FIELD_FRACTION: {
+        const char *why;
+        uint64_t v;
+        if (!vl_parse_fraction(value, &v, &why) || v < d->min || v > d->max) {
+            snprintf(err, len, "%s must be a fraction above 0 and at most 1 (0.9, 90%%)", key);
+            return false;
+        }
+        *(uint64_t *)field = v;
+        return true;
+    }
     case VL_FIELD_COUNT: {
         char *end;
         errno = 0;

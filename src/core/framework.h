@@ -113,6 +113,15 @@ typedef struct vl_framework {
     bool sampler_hidden;        /* the forward's last hidden states stay alive while it samples */
     bool sampler_triton;        /* top-k/top-p in place, with a per-program vocabulary row */
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
+    /* a serving engine's own sizing of its KV cache */
+    uint64_t gpu_util;          /* the share of each GPU it takes unless told (--gpu-util),
+                                 * in millionths */
+    uint64_t kv_block;          /* tokens a block of its paged cache holds unless told
+                                 * (--kv-block); 0: one contiguous cache */
+    uint64_t profile_seqs;      /* sequences its profile run shares prefill_chunk tokens over
+                                 * (max_num_seqs) before it gives the KV cache what is left
+                                 * of its share (vl_kv_budget_of); 0: it does not profile */
+    uint64_t profile_non_torch; /* bytes outside PyTorch's allocator the profile run adds */
 } vl_framework;
 
 /* The built-in profiles, by VL_FRAMEWORK_LIST (settings.h). */
@@ -122,7 +131,8 @@ extern const size_t vl_n_frameworks;
 #define VL_FRAMEWORK_DEFAULT "hf"
 
 /* The profile of s's framework with the choices s makes itself (attention, head, labels,
- * loss dtype, the transformers, bitsandbytes and PyTorch releases) over it. */
+ * loss and compute dtype, the engine's share of the GPU and KV block, the transformers,
+ * bitsandbytes and PyTorch releases) over it. */
 void vl_framework_of(const vl_settings *s, vl_framework *f);
 /* f as it runs on PyTorch release t: what older releases kept, and their defaults. */
 void vl_framework_on_torch(vl_framework *f, vl_torch t);
@@ -135,25 +145,28 @@ void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
 /* All three, for s's releases. */
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s);
 /* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
- * attention and loss dtype become the profile's (a flag or a scenario may override them
- * after). */
+ * attention, loss and compute dtype, and a serving engine's share of the GPU and KV block,
+ * become the profile's (a flag or a scenario may override them after). */
 void vl_settings_take_framework(vl_settings *s, const vl_framework *f);
 
 /* The built-in named name, or NULL. */
 const vl_framework *vl_framework_find(const char *name);
 
 /* One field of vl_framework for a table-driven loader (YAML, the CLI's overrides). */
-typedef enum { VL_FIELD_ENUM, VL_FIELD_BOOL, VL_FIELD_COUNT } vl_field_kind;
+typedef enum {
+    VL_FIELD_ENUM, VL_FIELD_BOOL, VL_FIELD_COUNT,
+    VL_FIELD_FRACTION /* "0.9" or "90%", kept in millionths (VL_PPM) like VL_FIELD_COUNT */
+} vl_field_kind;
 typedef struct vl_framework_field {
     const char *key;            /* YAML key: "attention", "softmax_fp32", ... */
     vl_field_kind kind;
     size_t offset;
     const char *const *names;   /* VL_FIELD_ENUM: the choices */
     int n_names;
-    uint64_t min, max;          /* VL_FIELD_COUNT */
+    uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 44
+#define VL_N_FRAMEWORK_FIELDS 48
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -132,6 +132,7 @@ static const key_desc gpu_keys[] = {
     {"source", T_STR, G(source)},
     {"notes", T_STR, G(notes)},
     {"memory", T_SIZE, G(memory), .required = true, .min = 1, .max = 1ULL << 46},
+    {"cuda_memory", T_SIZE, G(cuda_memory), .min = 1, .max = 1ULL << 46},
     {"bandwidth", T_DOUBLE, G(bandwidth)},
     {"bf16_flops", T_DOUBLE, G(bf16_flops)},
     {"fp16_flops", T_DOUBLE, G(fp16_flops)},
@@ -583,6 +584,11 @@ void vl_model_write_yaml(FILE *f, const vl_model *m, const char *indent)
 
 /* ---- GPUs ---------------------------------------------------------------------------- */
 
+uint64_t vl_gpu_capacity(const vl_gpu *g)
+{
+    return g->cuda_memory ? g->cuda_memory : g->memory;
+}
+
 static bool load_gpu(vl_ydoc *d, vl_gpu *g)
 {
     walk w;
@@ -617,6 +623,10 @@ static bool load_gpu(vl_ydoc *d, vl_gpu *g)
             return vl_ydoc_fail(d, at, "%s: %g is below any GPU (at least %g, or 0 when unknown)",
                                 rates[i].key, x, rates[i].min);
     }
+    if (g->cuda_memory > g->memory)
+        return vl_ydoc_fail(d, w.marks[key_index(gpu_keys, "cuda_memory")],
+                            "cuda_memory: more than the GPU's memory (what CUDA reports is "
+                            "nvidia-smi's total less what the driver keeps)");
     if (!g->display[0])
         snprintf(g->display, sizeof g->display, "%s", g->name);
     return true;
@@ -791,9 +801,10 @@ static bool load_lesson(vl_ydoc *d, vl_lesson *l)
 static void framework_keys(key_desc keys[MAX_FRAMEWORK_KEYS])
 {
     static const vtype types[] = {[VL_FIELD_ENUM] = T_ENUM, [VL_FIELD_BOOL] = T_BOOL,
-                                  [VL_FIELD_COUNT] = T_COUNT};
+                                  [VL_FIELD_COUNT] = T_COUNT, [VL_FIELD_FRACTION] = T_FRACTION};
     static const size_t sizes[] = {[VL_FIELD_ENUM] = sizeof(int), [VL_FIELD_BOOL] = sizeof(bool),
-                                   [VL_FIELD_COUNT] = sizeof(uint64_t)};
+                                   [VL_FIELD_COUNT] = sizeof(uint64_t),
+                                   [VL_FIELD_FRACTION] = sizeof(uint64_t)};
     size_t n = 0;
     for (; n < N_FRAMEWORK_HEAD; n++)
         keys[n] = framework_head[n];

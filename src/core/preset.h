@@ -26,7 +26,9 @@ typedef struct vl_gpu {
     char source[256];
     char notes[512];
     char origin[256];
-    uint64_t memory;      /* bytes */
+    uint64_t memory;      /* bytes: nvidia-smi's total */
+    uint64_t cuda_memory; /* bytes: the total CUDA reports (cudaMemGetInfo, PyTorch's
+                           * total_memory), less what the driver keeps; 0 = unknown */
     double bandwidth;     /* bytes/s; 0 = unknown */
     double bf16_flops;    /* dense, FLOP/s; 0 = unknown or not supported */
     double fp16_flops;
@@ -36,6 +38,10 @@ typedef struct vl_gpu {
                              * unknown */
     uint64_t sms;           /* streaming multiprocessors (AMD: compute units); 0 = unknown */
 } vl_gpu;
+
+/* What a run on g can use: the total CUDA reports where the preset knows it, nvidia-smi's
+ * otherwise. */
+uint64_t vl_gpu_capacity(const vl_gpu *g);
 
 /* A lesson (HACKING §3): a guided tour, one step a state of the explorer with a text in
  * each language.  Every step's text is given in English; a language a step leaves out

@@ -362,11 +362,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     /* inference: serving capacity (inference.c, solve.c) */
     ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
         RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
-        .help = "fraction of each GPU's memory the engine may use (vLLM's 0.9; default 1)",
+        .help = "fraction of each GPU's memory the engine may use (default the framework's: "
+                "vllm 0.9, the others 1)",
         .label = N_("GPU mem. util."), SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
     ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
-        .help = "paged KV cache, tokens a block (vLLM's 16; default none: one contiguous cache)",
+        .help = "paged KV cache, tokens a block (default the framework's: vllm 16, the others "
+                "none: one contiguous cache)",
         .label = N_("KV block"), SLIDER(0, 1024, VL_STEP_RANK)},
     /* the GPU's memory (report_gpu) */
     ROW(VL_SET_CAPACITY) .flag = "capacity", FIELD(capacity), .type = VL_ST_SIZE,

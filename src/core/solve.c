@@ -4,27 +4,94 @@
 
 #include <string.h>
 
+#include "framework.h"
 #include "timeline.h"
 
 const char *const vl_solve_names[VL_N_SOLVES] = {"max-batch", "max-context", "min-gpus",
                                                  "max-concurrency"};
 
-/* The sequences a serving engine's KV cache holds at once (vLLM: the GPU blocks left after
- * profiling the weights and one forward pass, over the blocks one sequence needs). */
-static const char *max_concurrency(const vl_model *m, const vl_settings *s, uint64_t capacity,
-                                   vl_solution *out)
+uint64_t vl_profile_peak(const vl_timeline *t, const vl_runtime *rt)
 {
+    const vl_peak *p = &t->peak;
+    return p->allocated - p->alive[VL_TL_WEIGHTS] - p->alive[VL_TL_KV_CACHE] -
+           (p->alive[VL_TL_RUNTIME] - vl_runtime_cublas(rt));
+}
+
+const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_framework *f,
+                            const vl_runtime *rt, uint64_t capacity, vl_kv_budget *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->mode != VL_MODE_INFER || !f->profile_seqs)
+        return "the framework does not size its KV cache by a profile run";
     vl_breakdown b;
-    if (s->mode != VL_MODE_INFER)
-        return "max-concurrency is for serving (--mode infer)";
-    const char *why = vl_estimate(m, s, &b);
+    vl_settings run = *s; /* the run's settings under f (which holds their choices) */
+    vl_settings_take_framework(&run, f);
+    const char *why = vl_estimate(m, &run, &b);
     if (why)
         return why;
-    uint64_t fixed = b.total - b.bytes[VL_C_KV_CACHE];
-    uint64_t per_seq = b.inf.kv_gpu_per_token * b.inf.cached_slots;
-    if (per_seq == 0 || fixed >= capacity || capacity - fixed < per_seq)
+    /* the profile run: the step's token budget (the whole request where prefill is not
+     * chunked) shared evenly over as many sequences as it allows (_dummy_run) */
+    const uint64_t budget = f->prefill_chunk ? f->prefill_chunk : s->seq + s->gen;
+    vl_settings p = run;
+    p.batch = budget < f->profile_seqs ? budget : f->profile_seqs;
+    p.seq = budget / p.batch;
+    p.gen = 0;
+    vl_timeline t;
+    char err[160];
+    if (!vl_timeline_build(m, &p, f, rt, &t, err, sizeof err)) {
+        vl_timeline_free(&t);
+        return "the engine's profile run is not valid for this model";
+    }
+    out->profile_seqs = p.batch;
+    out->profile_tokens = p.seq;
+    out->capacity = capacity;
+    out->weights = t.end[VL_TL_WEIGHTS];
+    out->profile_peak = vl_profile_peak(&t, rt);
+    out->non_torch = f->profile_non_torch;
+    vl_timeline_free(&t);
+    const uint64_t taken = out->weights + out->profile_peak + out->non_torch;
+    out->per_sequence = b.inf.kv_gpu_per_token * b.inf.cached_slots;
+    if (taken >= capacity)
+        return "the weights and the profile run leave nothing of the engine's share for the "
+               "KV cache";
+    out->available = capacity - taken;
+    const uint64_t block = s->kv_block ? s->kv_block : 1;
+    const uint64_t block_bytes = b.inf.kv_gpu_per_token * block;
+    out->tokens = block_bytes ? out->available / block_bytes * block : 0;
+    return NULL;
+}
+
+/* The sequences a serving engine's KV cache holds at once: the cache it sizes itself, or,
+ * where it does not profile, what the steady-state sum leaves of capacity beside the
+ * weights, the run's workspace and the overhead. */
+static const char *max_concurrency(const vl_model *m, const vl_settings *s, uint64_t capacity,
+                                   const vl_runtime *rt, vl_solution *out)
+{
+    if (s->mode != VL_MODE_INFER)
+        return "max-concurrency is for serving (--mode infer)";
+    vl_framework f;
+    vl_framework_of(s, &f);
+    uint64_t fixed, room, per_seq;
+    if (f.profile_seqs) {
+        vl_kv_budget k;
+        const char *why = vl_kv_budget_of(m, s, &f, rt, capacity, &k);
+        if (why)
+            return why;
+        fixed = capacity - k.available;
+        room = k.available;
+        per_seq = k.per_sequence;
+    } else {
+        vl_breakdown b;
+        const char *why = vl_estimate(m, s, &b);
+        if (why)
+            return why;
+        fixed = b.total - b.bytes[VL_C_KV_CACHE];
+        room = fixed < capacity ? capacity - fixed : 0;
+        per_seq = b.inf.kv_gpu_per_token * b.inf.cached_slots;
+    }
+    if (per_seq == 0 || room < per_seq)
         return "not one sequence's KV cache fits beside the weights, workspace and overhead";
-    out->answer = (capacity - fixed) / per_seq;
+    out->answer = room / per_seq;
     out->next = out->answer + 1;
     out->next_total = fixed + out->next * per_seq;
     return NULL;
@@ -89,7 +156,7 @@ const char *vl_solve_fit_watched(const vl_model *m, vl_settings *s, vl_solve wha
 {
     memset(out, 0, sizeof *out);
     if (what == VL_SOLVE_MAX_CONCURRENCY)
-        return max_concurrency(m, s, capacity, out);
+        return max_concurrency(m, s, capacity, rt, out);
     uint64_t hi = what == VL_SOLVE_MAX_BATCH     ? VL_MAX_BATCH
                   : what == VL_SOLVE_MAX_CONTEXT ? VL_MAX_SEQ - s->gen
                                                  : VL_MAX_GPUS;

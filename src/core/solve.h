@@ -24,11 +24,39 @@ typedef struct vl_solution {
  * with which the step's peak on the device (vl_timeline_for: what nvidia-smi would show)
  * fits capacity, and leaves it in *s.  NULL, or why nothing fits.  max-concurrency
  * (inference) is a serving engine's count instead, left out of *s: how many sequences of
- * seq + gen tokens the KV cache holds in what the weights, the workspace of the run as
- * given (the engine's profiled peak) and the overhead leave of capacity, as vLLM sizes its
- * cache. */
+ * seq + gen tokens its KV cache holds: the cache the engine sizes itself
+ * (vl_kv_budget_of), or, for a framework that does not profile, what the weights, the
+ * workspace of the run as given and the overhead leave of capacity. */
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
                          const vl_runtime *rt, vl_solution *out);
+
+/* A serving engine's KV cache as the engine sizes it (a framework with profile_seqs): it
+ * runs one forward of prefill_chunk tokens shared over profile_seqs sequences and samples
+ * from them, then gives the cache what the weights, that run's peak in PyTorch's allocator
+ * and the memory outside it that the run added leave of its share of the GPU (vLLM V1's
+ * determine_available_memory); the cache holds whole blocks of kv_block tokens. */
+typedef struct vl_kv_budget {
+    uint64_t capacity;      /* the engine's share: gpu_util of what CUDA reports */
+    uint64_t weights;       /* with what the model registers beside them (RoPE tables) */
+    uint64_t profile_peak;  /* the profile run's peak over the weights */
+    uint64_t non_torch;     /* what the run added outside PyTorch's allocator */
+    uint64_t available;     /* capacity less the three: the KV cache */
+    uint64_t tokens;        /* the tokens its whole blocks hold (vLLM's "GPU KV cache size") */
+    uint64_t per_sequence;  /* bytes one sequence of seq + gen tokens takes of it */
+    uint64_t profile_seqs, profile_tokens; /* the profile run: sequences, tokens each */
+} vl_kv_budget;
+
+/* The KV cache s's engine gives itself out of capacity (the engine's share) on runtime rt
+ * under framework f: NULL, or why it has none (the framework does not profile, or nothing
+ * is left). */
+const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_framework *f,
+                            const vl_runtime *rt, uint64_t capacity, vl_kv_budget *out);
+
+/* What a serving engine's profile run measures in a timeline of it: the peak PyTorch's
+ * allocator reached over the weights, less the KV cache and the runtime's pools (CUDA
+ * graphs), which the engine makes after, but the cuBLAS workspace, which the forward's
+ * first matmul allocates. */
+uint64_t vl_profile_peak(const vl_timeline *t, const vl_runtime *rt);
 
 /* Told after each value a search tries: how many it has tried, of at most `most` (each try
  * builds the step's timeline, which on a deep model takes a while). */

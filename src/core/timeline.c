@@ -1391,7 +1391,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     const vl_breakdown *bd = &out->sum;
     builder b = {.t = out, .al = vl_alloc_new(f->allocator)};
     step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd,
-               .cublas = rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch),
+               .cublas = vl_runtime_cublas(rt),
                .sms = rt->sms};
     if (!b.al) {
         snprintf(err, len, "out of memory");
@@ -1489,6 +1489,11 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
     vl_framework f;
     vl_framework_of(s, &f);
     return vl_timeline_build(m, s, &f, rt, out, err, len);
+}
+
+uint64_t vl_runtime_cublas(const vl_runtime *rt)
+{
+    return rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch);
 }
 
 vl_runtime vl_runtime_on(const vl_gpu *gpu, bool overhead_given)

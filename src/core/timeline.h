@@ -108,6 +108,9 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
 struct vl_gpu;
 vl_runtime vl_runtime_on(const struct vl_gpu *gpu, bool overhead_given);
 
+/* The cuBLAS workspace a run on rt allocates (0 when --overhead stands for it). */
+uint64_t vl_runtime_cublas(const vl_runtime *rt);
+
 /* The phase label of event i. */
 const char *vl_timeline_phase(const vl_timeline *t, size_t i);
 /* What is alive after event i, by component (for a cursor over the events). */

@@ -169,8 +169,8 @@ static void write_json_gguf(FILE *out, const report *r)
     fprintf(out, "}},\n");
 }
 
-/* "serving": what a serving engine may use and how many sequences its cache holds; null in
- * training. */
+/* "serving": what a serving engine may use, the KV cache it gives itself where it profiles
+ * (null where not) and how many sequences its cache holds; null in training. */
 static void write_json_serving(FILE *out, const report *r)
 {
     const vl_settings *s = r->settings;
@@ -179,20 +179,28 @@ static void write_json_serving(FILE *out, const report *r)
         fprintf(out, " \"serving\": null,\n");
         return;
     }
+    const uint64_t capacity = report_capacity(s, r->gpu);
+    const vl_runtime rt = vl_runtime_on(r->gpu, false);
     vl_solution c;
     vl_settings copy = *s;
-    const vl_runtime rt = vl_runtime_on(r->gpu, false);
-    const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY,
-                                    report_capacity(s, r->gpu), &rt, &c);
+    const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c);
     fprintf(out, " \"serving\": {\"gpu_util\": %g, \"usable\": %" PRIu64 ", \"kv_block\": %" PRIu64
             ", \"prompt_slots\": %" PRIu64 ", \"cached_slots\": %" PRIu64
-            ",\n             \"kv_bytes_per_sequence\": %" PRIu64 ", \"max_concurrency\": ",
-            (double)s->gpu_util / (double)VL_PPM, report_capacity(s, r->gpu), s->kv_block,
-            inf->prompt_slots, inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots);
-    if (none)
-        fprintf(out, "0},\n");
+            ",\n             \"kv_bytes_per_sequence\": %" PRIu64 ", \"max_concurrency\": %" PRIu64
+            ",\n             \"kv_cache\": ",
+            (double)s->gpu_util / (double)VL_PPM, capacity, s->kv_block, inf->prompt_slots,
+            inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots, none ? 0 : c.answer);
+    vl_framework f;
+    vl_framework_of(s, &f);
+    vl_kv_budget k;
+    if (vl_kv_budget_of(r->model, s, &f, &rt, capacity, &k))
+        fprintf(out, "null},\n");
     else
-        fprintf(out, "%" PRIu64 "},\n", c.answer);
+        fprintf(out, "{\"bytes\": %" PRIu64 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
+                ", \"profile_peak\": %" PRIu64 ", \"non_torch\": %" PRIu64
+                ", \"profile_seqs\": %" PRIu64 ", \"profile_tokens\": %" PRIu64 "}},\n",
+                k.available, k.tokens, k.weights, k.profile_peak, k.non_torch, k.profile_seqs,
+                k.profile_tokens);
 }
 
 void report_write_json(FILE *out, const report *r)
@@ -229,7 +237,7 @@ void report_write_json(FILE *out, const report *r)
      * is the default) */
     vl_settings shown = *s;
     shown.gpus_per_node = vl_gpus_per_node(s);
-    shown.capacity = r->gpu->memory;
+    shown.capacity = vl_gpu_capacity(r->gpu);
     fprintf(out, " \"settings\": {");
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
@@ -289,7 +297,7 @@ void report_write_json(FILE *out, const report *r)
     fprintf(out, " \"gpu\": {\"name\": ");
     json_string(out, r->gpu->name);
     fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
-            r->gpu->memory, jbool(report_fits(r)),
+            vl_gpu_capacity(r->gpu), jbool(report_fits(r)),
             report_headroom(report_judged(r), report_capacity(s, r->gpu)));
     write_json_inference(out, r);
     write_json_gguf(out, r);

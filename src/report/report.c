@@ -47,14 +47,14 @@ uint64_t report_judged(const report *r)
 vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g)
 {
     vl_gpu card = *g;
-    if (s->capacity)
-        card.memory = s->capacity;
+    if (s->capacity) /* what the run may use, all of it */
+        card.memory = card.cuda_memory = s->capacity;
     return card;
 }
 
 uint64_t report_capacity(const vl_settings *s, const vl_gpu *g)
 {
-    return vl_usable_memory(s, g->memory);
+    return vl_usable_memory(s, vl_gpu_capacity(g));
 }
 
 bool report_fits(const report *r)
@@ -393,15 +393,22 @@ void report_verdict(const report *r, char *buf, size_t len)
 void report_fit_line(const report *r, char *buf, size_t len)
 {
     const vl_gpu *g = r->gpu;
-    char cap[32], verdict[96], usable[96] = "", u[32];
+    char cap[32], verdict[96], notes[192] = "", u[32], t[32];
     report_verdict(r, verdict, sizeof verdict);
+    /* where the figure comes from and the engine's share of it, in one parenthesis */
+    size_t n = 0;
+    if (r->settings->capacity)
+        n += (size_t)snprintf(notes + n, sizeof notes - n, "--capacity");
+    else if (vl_gpu_capacity(g) != g->memory)
+        n += (size_t)snprintf(notes + n, sizeof notes - n, "as CUDA reports it; nvidia-smi: %s",
+                              vl_fmt_bytes(g->memory, r->units, t, sizeof t));
     if (r->settings->mode == VL_MODE_INFER && r->settings->gpu_util < VL_PPM)
-        snprintf(usable, sizeof usable, " (the engine may use %g%%: %s)",
+        snprintf(notes + n, sizeof notes - n, "%sthe engine may use %g%%: %s", n ? "; " : "",
                  100.0 * (double)r->settings->gpu_util / (double)VL_PPM,
                  vl_fmt_bytes(report_capacity(r->settings, g), r->units, u, sizeof u));
-    snprintf(buf, len, "%s (%s): %s per GPU%s%s; %s", g->display, g->name,
-             vl_fmt_bytes(g->memory, r->units, cap, sizeof cap),
-             r->settings->capacity ? " (--capacity)" : "", usable, verdict);
+    snprintf(buf, len, "%s (%s): %s per GPU%s%s%s; %s", g->display, g->name,
+             vl_fmt_bytes(vl_gpu_capacity(g), r->units, cap, sizeof cap), *notes ? " (" : "",
+             notes, *notes ? ")" : "", verdict);
 }
 
 /* Inference: each phase's peak; empty in training. */
@@ -525,8 +532,9 @@ void report_event_line(const report *r, size_t i, char *buf, size_t len)
 
 /* The facts that only some runs have, each with its label: a line, or false. */
 typedef bool (*fact_line)(const report *r, char *buf, size_t len);
-/* Serving capacity: what the engine may use, the paged cache, and the sequences it holds at
- * once; false unless --gpu-util or --kv-block is given or max-concurrency solved. */
+/* Serving capacity: what the engine may use, the paged cache, the cache an engine that
+ * profiles gives itself (vl_kv_budget_of) and the sequences it holds at once; false unless
+ * --gpu-util or --kv-block is in force or max-concurrency solved. */
 static bool serving_line(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
@@ -535,21 +543,36 @@ static bool serving_line(const report *r, char *buf, size_t len)
         (s->gpu_util == VL_PPM && !s->kv_block && !(r->solution &&
                                                     r->solved == VL_SOLVE_MAX_CONCURRENCY)))
         return false;
-    char u[32], blocks[128] = "", seq[96] = "";
+    char u[32], blocks[128] = "", cache[320] = "", seq[96] = "";
     if (s->kv_block)
         snprintf(blocks, sizeof blocks, "; the KV cache paged in blocks of %" PRIu64
                  " tokens: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
                  inf->cached_slots, inf->cached_tokens);
+    const uint64_t capacity = report_capacity(s, r->gpu);
+    const vl_runtime rt = vl_runtime_on(r->gpu, false);
+    vl_framework f;
+    vl_framework_of(s, &f);
+    vl_kv_budget k;
+    if (!vl_kv_budget_of(r->model, s, &f, &rt, capacity, &k)) {
+        char a[32], w[32], p[32], n[32], tok[32];
+        snprintf(cache, sizeof cache, "; its KV cache (what its profile run leaves): %s - %s "
+                 "weights - %s profile run peak (%" PRIu64 " sequences of %" PRIu64
+                 " tokens) - %s outside PyTorch = %s, %s tokens",
+                 vl_fmt_bytes(capacity, r->units, u, sizeof u),
+                 vl_fmt_bytes(k.weights, r->units, w, sizeof w),
+                 vl_fmt_bytes(k.profile_peak, r->units, p, sizeof p), k.profile_seqs,
+                 k.profile_tokens, vl_fmt_bytes(k.non_torch, r->units, n, sizeof n),
+                 vl_fmt_bytes(k.available, r->units, a, sizeof a),
+                 vl_fmt_int(k.tokens, tok, sizeof tok));
+    }
     vl_solution c;
     vl_settings copy = *s;
-    const vl_runtime rt = vl_runtime_on(r->gpu, false);
-    if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, report_capacity(s, r->gpu), &rt,
-                      &c))
+    if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c))
         snprintf(seq, sizeof seq, "; room for %" PRIu64 " sequences of %" PRIu64
                  " tokens at once", c.answer, s->seq + s->gen);
-    snprintf(buf, len, "the engine may use %g%% of each GPU, %s%s%s",
+    snprintf(buf, len, "the engine may use %g%% of each GPU, %s%s%s%s",
              100.0 * (double)s->gpu_util / (double)VL_PPM,
-             vl_fmt_bytes(report_capacity(s, r->gpu), r->units, u, sizeof u), blocks, seq);
+             vl_fmt_bytes(capacity, r->units, u, sizeof u), blocks, cache, seq);
     return true;
 }
 

@@ -460,11 +460,11 @@ static void draw_picker(const ui *u)
                      sc->display);
         } else { /* and whether this run fits on it, in 4 columns */
             const vl_gpu *g = &u->cat->gpus[k];
-            bool fits = !u->ex.error && report_fit_of(u->ex.peak.device, g->memory).fits;
+            bool fits = !u->ex.error && report_fit_of(u->ex.peak.device, vl_gpu_capacity(g)).fits;
             const char *verdict = u->ex.error ? "" : fits ? _("fits") : _("over");
             int pad = 4 - draw_width(verdict);
             snprintf(line, sizeof line, "%-20s %10s  %s%*s  %s", g->name,
-                     ui_bytes(u, g->memory, n, sizeof n), verdict, pad > 0 ? pad : 0, "",
+                     ui_bytes(u, vl_gpu_capacity(g), n, sizeof n), verdict, pad > 0 ? pad : 0, "",
                      g->display);
         }
         bool sel = i == u->pick_sel; /* a glyph and an attribute: seen in monochrome too */

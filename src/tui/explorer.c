@@ -262,9 +262,11 @@ static uint64_t value_of(const explorer *e, slider_id id)
         return e->gpu;
     if (id == VL_SET_FRAMEWORK)
         return framework_index(e);
-    /* the figures 0 stands for: the GPU's memory, a node's default GPUs */
-    if (id == VL_SET_CAPACITY)
-        return report_gpu(&e->s, &e->cat->gpus[e->gpu]).memory;
+    /* the figures 0 stands for: what a run can use of the GPU, a node's default GPUs */
+    if (id == VL_SET_CAPACITY) {
+        const vl_gpu card = report_gpu(&e->s, &e->cat->gpus[e->gpu]);
+        return vl_gpu_capacity(&card);
+    }
     if (id == VL_SET_GPUS_PER_NODE && !e->s.gpus_per_node)
         return VL_DEFAULT_GPUS_PER_NODE;
     return vl_setting_get((vl_setting)id, &e->s);
@@ -554,11 +556,12 @@ static bool try_value(const explorer *e, slider_id id, uint64_t v, explorer *out
     return vl_settings_valid(&now, &out->model.arch, why, len);
 }
 
-/* GPU i's place when the GPUs are ordered by memory (ties by catalog order). */
+/* GPU i's place when the GPUs are ordered by the memory a run can use (ties by catalog
+ * order). */
 static bool gpu_before(const vl_catalog *c, size_t a, size_t b)
 {
-    return c->gpus[a].memory < c->gpus[b].memory ||
-           (c->gpus[a].memory == c->gpus[b].memory && a < b);
+    const uint64_t x = vl_gpu_capacity(&c->gpus[a]), y = vl_gpu_capacity(&c->gpus[b]);
+    return x < y || (x == y && a < b);
 }
 
 static size_t gpu_rank(const vl_catalog *c, size_t g)

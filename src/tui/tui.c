@@ -61,13 +61,13 @@ static void pick_names(const ui *u, size_t i, const char **name, const char **di
     }
 }
 
-/* Picker entry i's size: a model's parameter count, a GPU's memory; the scenarios after the
- * models. */
+/* Picker entry i's size: a model's parameter count, the memory a run can use of a GPU; the
+ * scenarios after the models. */
 static uint64_t pick_size(const ui *u, size_t i)
 {
     const vl_catalog *c = u->cat;
     if (u->mode == MODE_PICK_GPU)
-        return c->gpus[i].memory;
+        return vl_gpu_capacity(&c->gpus[i]);
     if (i >= c->n_models)
         return UINT64_MAX;
     vl_params p;

@@ -15,6 +15,7 @@
 #include "app/options.h"
 #include "core/catalog.h"
 #include "core/names.h"
+#include "core/solve.h"
 #include "core/timeline.h"
 #include "core/units.h"
 
@@ -65,7 +66,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The figure a row's measure names. */
+/* The figure a row's measure names; kv-cache is computed apart (run_row). */
 static uint64_t predicted(const vl_timeline *t, const vl_runtime *rt, const char *measure)
 {
     const vl_peak *p = &t->peak;
@@ -81,11 +82,8 @@ static uint64_t predicted(const vl_timeline *t, const vl_runtime *rt, const char
         return p->reserved + p->lazy_kernels;
     if (strcmp(measure, "weights") == 0)
         return t->end[VL_TL_WEIGHTS];
-    /* a serving engine profiles one forward before it allocates the KV cache or captures
-     * graphs: its activation peak is the peak less what is not its forward's (the runtime
-     * pools but the cuBLAS workspace, which the forward's first matmul allocates) */
-    return p->allocated - p->alive[VL_TL_WEIGHTS] - p->alive[VL_TL_KV_CACHE] -
-           (p->alive[VL_TL_RUNTIME] - vl_cublas_workspace_bytes(rt->arch));
+    /* a serving engine's activation peak: what its profile run measures */
+    return vl_profile_peak(t, rt);
 }
 
 static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
@@ -109,7 +107,9 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
     }
     vl_catalog_init(&cat);
     int rc = options_resolve(&o, &cat, &m, &gpu);
-    const uint64_t sms = rc == EXIT_OK ? gpu->sms : 0; /* the catalog owns the GPU */
+    /* the catalog owns the GPU: its SMs, and the share of it a serving engine takes */
+    const uint64_t sms = rc == EXIT_OK ? gpu->sms : 0;
+    const uint64_t capacity = rc == EXIT_OK ? vl_usable_memory(&o.s, vl_gpu_capacity(gpu)) : 0;
     vl_catalog_free(&cat);
     if (rc != EXIT_OK) {
         fprintf(stderr, "measurements.tsv:%d: bad flags\n", line);
@@ -152,13 +152,29 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
         vl_timeline_free(&t);
         return false;
     }
-    uint64_t pred = predicted(&t, &rt, col[C_MEASURE]);
-    /* the steady-state sum beside it, for the same measure */
-    uint64_t sum = strcmp(col[C_MEASURE], "weights") == 0 ? t.sum.bytes[VL_C_WEIGHTS]
-                   : strcmp(col[C_MEASURE], "activations") == 0
-                       ? t.sum.bytes[VL_C_ACTIVATIONS]
-                       : t.sum.total - t.sum.bytes[VL_C_OVERHEAD] +
-                             (strcmp(col[C_MEASURE], "device") == 0 ? t.peak.context : 0);
+    uint64_t pred, sum;
+    if (strcmp(col[C_MEASURE], "kv-cache") == 0) {
+        /* the cache the engine gives itself, beside what the steady-state sum leaves of its
+         * share beside everything but the cache */
+        vl_kv_budget k;
+        const char *why = vl_kv_budget_of(&m, &o.s, &f, &rt, capacity, &k);
+        if (why) {
+            fprintf(stderr, "measurements.tsv:%d: %s\n", line, why);
+            vl_timeline_free(&t);
+            return false;
+        }
+        pred = k.available;
+        const uint64_t rest = t.sum.total - t.sum.bytes[VL_C_KV_CACHE];
+        sum = rest < capacity ? capacity - rest : 0;
+    } else {
+        pred = predicted(&t, &rt, col[C_MEASURE]);
+        /* the steady-state sum beside it, for the same measure */
+        sum = strcmp(col[C_MEASURE], "weights") == 0 ? t.sum.bytes[VL_C_WEIGHTS]
+              : strcmp(col[C_MEASURE], "activations") == 0
+                  ? t.sum.bytes[VL_C_ACTIVATIONS]
+                  : t.sum.total - t.sum.bytes[VL_C_OVERHEAD] +
+                        (strcmp(col[C_MEASURE], "device") == 0 ? t.peak.context : 0);
+    }
     if (one_row) {
         printf("%llu %llu %llu %s\n", (unsigned long long)t.peak.tensors,
                (unsigned long long)t.peak.allocated, (unsigned long long)t.peak.reserved,
