@@ -55,7 +55,7 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
         return "the weights and the profile run leave nothing of the engine's share for the "
                "KV cache";
     out->available = capacity - taken;
-    const uint64_t block = s->kv_block ? s->kv_block : 1;
+    const uint64_t block = run.kv_block ? run.kv_block : 1;
     const uint64_t block_bytes = b.inf.kv_gpu_per_token * block;
     out->tokens = block_bytes ? out->available / block_bytes * block : 0;
     return NULL;

@@ -190,10 +190,8 @@ static void write_json_serving(FILE *out, const report *r)
             ",\n             \"kv_cache\": ",
             (double)s->gpu_util / (double)VL_PPM, capacity, s->kv_block, inf->prompt_slots,
             inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots, none ? 0 : c.answer);
-    vl_framework f;
-    vl_framework_of(s, &f);
     vl_kv_budget k;
-    if (vl_kv_budget_of(r->model, s, &f, &rt, capacity, &k))
+    if (report_kv_budget(r, &k))
         fprintf(out, "null},\n");
     else
         fprintf(out, "{\"bytes\": %" PRIu64 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64

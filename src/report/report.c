@@ -57,6 +57,15 @@ uint64_t report_capacity(const vl_settings *s, const vl_gpu *g)
     return vl_usable_memory(s, vl_gpu_capacity(g));
 }
 
+const char *report_kv_budget(const report *r, vl_kv_budget *k)
+{
+    const vl_runtime rt = vl_runtime_on(r->gpu, false);
+    vl_framework f;
+    vl_framework_of(r->settings, &f);
+    return vl_kv_budget_of(r->model, r->settings, &f, &rt, report_capacity(r->settings, r->gpu),
+                           k);
+}
+
 bool report_fits(const report *r)
 {
     return report_fit_of(report_judged(r), report_capacity(r->settings, r->gpu)).fits;
@@ -549,11 +558,8 @@ static bool serving_line(const report *r, char *buf, size_t len)
                  " tokens: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
                  inf->cached_slots, inf->cached_tokens);
     const uint64_t capacity = report_capacity(s, r->gpu);
-    const vl_runtime rt = vl_runtime_on(r->gpu, false);
-    vl_framework f;
-    vl_framework_of(s, &f);
     vl_kv_budget k;
-    if (!vl_kv_budget_of(r->model, s, &f, &rt, capacity, &k)) {
+    if (!report_kv_budget(r, &k)) {
         char a[32], w[32], p[32], n[32], tok[32];
         snprintf(cache, sizeof cache, "; its KV cache (what its profile run leaves): %s - %s "
                  "weights - %s profile run peak (%" PRIu64 " sequences of %" PRIu64
@@ -567,6 +573,7 @@ static bool serving_line(const report *r, char *buf, size_t len)
     }
     vl_solution c;
     vl_settings copy = *s;
+    const vl_runtime rt = vl_runtime_on(r->gpu, false);
     if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c))
         snprintf(seq, sizeof seq, "; room for %" PRIu64 " sequences of %" PRIu64
                  " tokens at once", c.answer, s->seq + s->gen);

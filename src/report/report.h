@@ -41,6 +41,9 @@ report_fit report_fit_of(uint64_t total, uint64_t capacity);
 vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g);
 /* What the run may use of the GPU: all of its memory, or in inference --gpu-util of it. */
 uint64_t report_capacity(const vl_settings *s, const vl_gpu *g);
+/* The KV cache r's serving engine gives itself out of report_capacity (vl_kv_budget_of):
+ * NULL, or why there is none (a framework that does not profile, nothing left). */
+const char *report_kv_budget(const report *r, vl_kv_budget *k);
 bool report_fits(const report *r);
 /* What must fit the GPU: the peak's device bytes when there is a timeline (what nvidia-smi
  * would show at the step's peak), else the steady-state sum. */
