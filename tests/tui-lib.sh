@@ -97,7 +97,8 @@ row_of() {
 
 # to NAME LABEL: select the slider LABEL as a user does, with Up where it is shown above the
 # selection, else with Down (and Up once Down stops at the end of the list), each key
-# waiting for the frame to show the selection moved
+# waiting for the frame to show the selection moved; at once a failure where the explorer
+# has exited
 to() {
     to_key=j
     to_n=0
@@ -106,6 +107,10 @@ to() {
     to_sel=$(screen "$1" | grep -nE '^(>|▶) ' | head -n 1 | cut -d: -f1)
     [ -n "$to_at" ] && [ -n "$to_sel" ] && [ "$to_at" -lt "$to_sel" ] && to_key=k
     while :; do
+        if [ -s "$1.status" ]; then # the explorer is gone: no key will ever move it
+            fail "$1: the explorer exited with status $(cat "$1.status"); no slider '$2' to select"
+            return 1
+        fi
         to_was=$(shown_selected "$1")
         [ -n "$(row_of "$1" "$2" selected)" ] && return 0
         tm send-keys -t "$1" $to_key
