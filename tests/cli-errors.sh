@@ -86,6 +86,11 @@ expect 2 "$e --gpu-util: '1.2' is not a fraction: expected a fraction from 0 to 
 expect 2 "$e --gpu-util applies to --mode infer only" estimate --gpu-util 0.9
 expect 2 "$e --kv-block must be between 1 and 65536" estimate --mode infer --kv-block 100000
 expect 2 "$e --kv-block applies to --mode infer only" estimate --kv-block 16
+expect 2 "$e --prefill-chunk must be between 1 and 16777216" estimate --mode infer --prefill-chunk 99999999
+expect 2 "$e --prefill-chunk: '-5' is not a whole number: must not be negative" \
+    estimate --mode infer --prefill-chunk -5
+expect 2 "$e --prefill-chunk applies to --mode infer only" estimate --prefill-chunk 512
+expect 2 "$e --profile-seqs must be between 1 and 1048576" estimate --mode infer --profile-seqs 0
 expect 2 "$e --cpu-offload applies to --mode infer only" estimate --cpu-offload 4GiB
 expect 2 "$e --cpu-offload: '-4GiB' is not a size: must not be negative (e.g. 0, 1GiB, 800MB)" \
     estimate --mode infer --cpu-offload -4GiB
@@ -114,9 +119,9 @@ expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra
 expect 2 "$e unknown command 'frobnicate' (see vramlab --help)" frobnicate
 # a prefix of more than one option is ambiguous, and the message lists them
-expect 2 "$e ambiguous option '--p' (it could be --precision, --paged-optimizer, --pp, --preset, --preset-file, --params)" \
+expect 2 "$e ambiguous option '--p' (it could be --precision, --paged-optimizer, --pp, --prefill-chunk, --profile-seqs, --preset, --preset-file, --params)" \
     estimate --p gpt2
-expect 2 "$e ambiguous option '--pre' (it could be --precision, --preset, --preset-file)" \
+expect 2 "$e ambiguous option '--pre' (it could be --precision, --prefill-chunk, --preset, --preset-file)" \
     estimate --pre gpt2
 expect 2 "$e ambiguous option '--s' (it could be --seed, --steps, --scale, --saturate)" \
     probe underflow --s 2

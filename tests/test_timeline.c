@@ -803,11 +803,11 @@ static void test_transformers_releases(void **state)
     s.transformers = VL_TF_4_54;
     s.torch = VL_TORCH_2_7;
     vl_framework f;
-    vl_framework_of(&s, &f);
+    vl_framework_of(&s, &hopper, &f);
     assert_int_equal(f.optim_impl, VL_OPTIM_FOREACH);
     vl_settings_take_framework(&s, fw("deepspeed"));
     s.transformers = VL_TF_4_31;
-    vl_framework_of(&s, &f);
+    vl_framework_of(&s, &hopper, &f);
     assert_int_equal(f.optim_impl, VL_OPTIM_FUSED);
     assert_true(f.checkpoint_reentrant);
     static const char *const others[] = {"pytorch", "megatron", "vllm", "litgpt"};
@@ -831,7 +831,7 @@ static void test_transformers_releases(void **state)
         assert_memory_equal(&before, &after, sizeof before);
     }
     s.bitsandbytes = VL_BNB_0_43_1;
-    vl_framework_of(&s, &f);
+    vl_framework_of(&s, &hopper, &f);
     assert_true(f.nf4_keeps_input);
 
     /* releases as pip prints them: a patch release is its line, a release past the list
@@ -855,11 +855,9 @@ static void test_transformers_releases(void **state)
         bool ok = vl_setting_parse(typed[i].k, typed[i].text, &t, why, sizeof why);
         assert_int_equal(ok, typed[i].want >= 0);
         if (ok) {
-            char got[32], want[32];
+            char got[32];
             vl_setting_format(typed[i].k, &t, got, sizeof got);
-            snprintf(want, sizeof want, "%s",
-                     vl_setting_table[typed[i].k].names[typed[i].want]);
-            assert_string_equal(got, want);
+            assert_string_equal(got, vl_setting_table[typed[i].k].names[typed[i].want]);
         }
     }
 }
@@ -1030,7 +1028,7 @@ static void test_kv_budget(void **state)
     assert_int_equal(s.gpu_util, 900000);
     assert_int_equal(s.kv_block, 16);
     vl_framework f;
-    vl_framework_of(&s, &f);
+    vl_framework_of(&s, &hopper, &f);
     const uint64_t cap = 1ULL << 30;
     vl_kv_budget k;
     assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
@@ -1059,7 +1057,7 @@ static void test_kv_budget(void **state)
     assert_int_equal(c.answer, k.available / k.per_sequence);
     /* a flag's block is kept over the profile's */
     s.kv_block = 32;
-    vl_framework_of(&s, &f);
+    vl_framework_of(&s, &hopper, &f);
     assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
     assert_int_equal(k.tokens % 32, 0);
     assert_int_equal(k.per_sequence, 157 * 32 * 384);
@@ -1075,6 +1073,79 @@ static void test_kv_budget(void **state)
     assert_non_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
 }
 
+/* vLLM's defaults by GPU (arg_utils.py, get_batch_defaults): 8192 prompt tokens a step over
+ * 1024 sequences on a GPU of 70 GiB and more that is no A100, 2048 over 256 on the others;
+ * an unknown GPU keeps the first; a flag wins on any GPU; a profile without the rule is the
+ * same everywhere. */
+static void test_serving_defaults_by_gpu(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_gpu_arch arch;
+        uint64_t memory, chunk, seqs;
+    } want[] = {
+        {VL_ARCH_HOPPER, 85026062336ULL, 8192, 1024},  /* H100 80GB: 81,090 MiB */
+        {VL_ARCH_HOPPER, 70ULL << 30, 8192, 1024},     /* 70 GiB: large */
+        {VL_ARCH_ADA, (70ULL << 30) - 1, 2048, 256},     /* a byte under */
+        {VL_ARCH_AMPERE, 84987264614ULL, 2048, 256},   /* A100 80GB: large, but an A100 */
+        {VL_ARCH_ADA, 47695724544ULL, 2048, 256},      /* L40S: 45,486 MiB */
+        {VL_ARCH_BLACKWELL, 191514976256ULL, 8192, 1024}, /* B200 */
+        {VL_ARCH_UNKNOWN, 0, 8192, 1024},              /* no GPU known */
+    };
+    vl_settings s = serve(5000, 10, 2);
+    vl_settings_take_framework(&s, fw("vllm"));
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_runtime rt = hopper;
+        rt.arch = want[i].arch;
+        rt.memory = want[i].memory;
+        vl_framework f;
+        vl_framework_of(&s, &rt, &f);
+        assert_int_equal(f.prefill_chunk, want[i].chunk);
+        assert_int_equal(f.profile_seqs, want[i].seqs);
+    }
+    /* on an L40S the profile run is 2048 tokens over 256 sequences, 8 each */
+    vl_model m = tiny_llama();
+    vl_runtime l40s = hopper;
+    l40s.arch = VL_ARCH_ADA;
+    l40s.memory = 47695724544ULL;
+    vl_framework f;
+    vl_framework_of(&s, &l40s, &f);
+    vl_kv_budget k;
+    assert_null(vl_kv_budget_of(&m, &s, &f, &l40s, 1ULL << 30, &k));
+    assert_int_equal(k.profile_seqs, 256);
+    assert_int_equal(k.profile_tokens, 8);
+    /* --prefill-chunk and --profile-seqs win over either default */
+    s.prefill_chunk = 4096;
+    s.profile_seqs = 512;
+    vl_framework_of(&s, &l40s, &f);
+    assert_int_equal(f.prefill_chunk, 4096);
+    assert_int_equal(f.profile_seqs, 512);
+    vl_framework_of(&s, &hopper, &f);
+    assert_int_equal(f.prefill_chunk, 4096);
+    assert_int_equal(f.profile_seqs, 512);
+    /* the V0 engine has one default on every GPU */
+    vl_settings v0 = serve(5000, 10, 2);
+    vl_settings_take_framework(&v0, fw("vllm-v0"));
+    vl_framework_of(&v0, &l40s, &f);
+    assert_int_equal(f.prefill_chunk, 2048);
+    assert_int_equal(f.profile_seqs, 256);
+    vl_framework_of(&v0, &hopper, &f);
+    assert_int_equal(f.prefill_chunk, 2048);
+    assert_int_equal(f.profile_seqs, 256);
+    /* and sizes its cache as V1 does, from 0.7 on: 2048 tokens over 256 sequences, 8 each,
+     * and 0.04 GiB outside PyTorch */
+    assert_null(vl_kv_budget_of(&m, &v0, &f, &hopper, 1ULL << 30, &k));
+    assert_int_equal(k.profile_seqs, 256);
+    assert_int_equal(k.profile_tokens, 8);
+    assert_int_equal(k.non_torch, 42949673);
+    /* the flag chunks the steady-state sum's prefill too (vl_prefill_step) */
+    uint64_t seqs, tokens;
+    v0.prefill_chunk = 1000;
+    vl_prefill_step(&v0, &seqs, &tokens);
+    assert_int_equal(seqs, 1);
+    assert_int_equal(tokens, 1000);
+}
+
 static void test_serving(void **state)
 {
     (void)state;
@@ -1087,15 +1158,16 @@ static void test_serving(void **state)
      * 5,000-token prompt in 3 chunks (2048, 2048, 904), one prompt after the other: 6
      * steps, the 2nd to 5th as one phase.  A full step's forward, by hand (h 128, 8 heads
      * and 2 KV heads of 16, FFN 352, bf16): the residual stream in and out, 2 x 2048 x 128
-     * x 2 = 1,048,576, and the MLP's 3 x 352 x 2 a token, 4,325,376; the last step's 904
-     * tokens 462,848 + 1,909,248 */
+     * x 2 = 1,048,576, the MLP's 3 x 352 x 2 a token, 4,325,376, and beside it the layer's
+     * input, which vLLM's layer loop holds, and the MLP's output, 1,048,576 again; the last
+     * step's 904 tokens 462,848 + 1,909,248 + 462,848 */
     build(&m, &s, fw("vllm-v0"), &t);
     assert_int_equal(t.sum.inf.kv_bytes_per_token, kv_token);
-    assert_int_equal(event_bytes(&t, "prefill step 1", "forward workspace"), 5373952);
-    assert_int_equal(event_bytes(&t, "prefill step 6", "forward workspace"), 2372096);
+    assert_int_equal(event_bytes(&t, "prefill step 1", "forward workspace"), 6422528);
+    assert_int_equal(event_bytes(&t, "prefill step 6", "forward workspace"), 2834944);
     for (size_t i = 0; i < t.n_events; i++)
         assert_string_not_equal(vl_timeline_phase(&t, i), "prefill step 7");
-    assert_int_equal(t.sum.inf.prefill.workspace, 5373952);
+    assert_int_equal(t.sum.inf.prefill.workspace, 6422528);
     /* the engine's blocks of 16 tokens: a sequence of 5,010 tokens holds 314 of them */
     assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 314 * 16 * 2);
     vl_timeline_free(&t);
@@ -1560,9 +1632,10 @@ static void test_vllm_triton_buffer(void **state)
  * in one forward of 200 tokens.  Its two kept workspaces: 200 x 2 x (max(176, 128) +
  * max(352, 128)) x 2 = 422,400 bytes, allocated in the prefill and alive to the end.  A
  * block's own working tensor is its output, 200 x 128 x 2, so the forward's workspace is
- * the residual stream in and out (2 x 200 x 128 x 2 = 102,400) + 51,200 = 153,600; the V0
- * engine's fused experts keep nothing and count the routed MLP, 3 x 352 a token:
- * 102,400 + 200 x 3 x 352 x 2 = 524,800. */
+ * the residual stream in and out (2 x 200 x 128 x 2 = 102,400) + 51,200, with the layer's
+ * input that vLLM's loop holds and the block's output beside it (102,400 again): 256,000;
+ * the V0 engine's fused experts keep nothing and count the routed MLP, 3 x 352 a token:
+ * 102,400 + 200 x 3 x 352 x 2 + 102,400 = 627,200. */
 static void test_vllm_moe_workspace(void **state)
 {
     (void)state;
@@ -1572,7 +1645,7 @@ static void test_vllm_moe_workspace(void **state)
     vl_timeline t;
     build(&m, &s, fw("vllm"), &t);
     assert_int_equal(t.sum.inf.moe_kept_bytes, 422400);
-    assert_int_equal(event_bytes(&t, "prefill", "forward workspace"), 153600);
+    assert_int_equal(event_bytes(&t, "prefill", "forward workspace"), 256000);
     const lifetime l = lifetime_of(&t, "fused MoE workspaces (shared by the layers, kept)");
     assert_int_equal(l.allocs, 1);
     assert_int_equal(l.frees, 1);
@@ -1580,12 +1653,12 @@ static void test_vllm_moe_workspace(void **state)
     assert_string_equal(vl_timeline_phase(&t, l.born), "prefill");
     assert_true(l.gone > first_event_of(&t, "decode step 3"));
     /* the steady-state view holds them in both phases */
-    assert_int_equal(t.sum.inf.prefill.workspace, 153600 + 422400);
+    assert_int_equal(t.sum.inf.prefill.workspace, 256000 + 422400);
     vl_timeline_free(&t);
 
     build(&m, &s, fw("vllm-v0"), &t);
     assert_int_equal(t.sum.inf.moe_kept_bytes, 0);
-    assert_int_equal(event_bytes(&t, "prefill", "forward workspace"), 524800);
+    assert_int_equal(event_bytes(&t, "prefill", "forward workspace"), 627200);
     vl_timeline_free(&t);
     /* a dense model keeps nothing */
     vl_model d = tiny_llama();
@@ -1739,6 +1812,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
+        cmocka_unit_test(test_serving_defaults_by_gpu),
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),

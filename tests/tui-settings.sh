@@ -330,6 +330,27 @@ expect_slider $name "GPU mem. util." 95%
 expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu-util 0.95
 keys $name q
 exited $name 0
+# vLLM's prefill budget and profile sequences by GPU: 8192 over 1024 on an H100, 2048 over
+# 256 on an L40S, named as the framework's; a value stepped to is the run's
+name=engine-h100
+start $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --no-color --ascii
+expect_slider $name "prefill chunk" "auto 8,192"
+expect_slider $name "profile seqs" "auto 1,024"
+keys $name q
+exited $name 0
+name=engine-l40s
+start $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s --seq 4096 --no-color \
+    --ascii
+expect_slider $name "prefill chunk" "auto 2,048"
+expect_slider $name "profile seqs" "auto 256"
+expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s --seq 4096
+to $name "prefill chunk"
+keys $name Right
+expect_slider $name "prefill chunk" 256
+expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s --seq 4096 \
+    --prefill-chunk 256
+keys $name q
+exited $name 0
 
 # The releases under the framework: transformers 4.45 steps from current (reentrant
 # checkpointing, the loss's shifted copy, fp32 logits from the model, foreach AdamW), and the

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "timeline.h" /* vl_runtime */
 #include "units.h"
 
 const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
@@ -56,7 +57,11 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 
 /* A framework that takes of each GPU what the run asks for: no share of its own, one
  * contiguous KV cache of the run's tokens, no profile run. */
-#define NO_KV_SIZING .gpu_util = VL_PPM, .kv_block = 0, .profile_seqs = 0, .profile_non_torch = 0
+#define NO_KV_SIZING .gpu_util = VL_PPM, .kv_block = 0, .profile_seqs = 0, .profile_non_torch = 0, \
+    ONE_SIZE_FOR_ALL
+/* The same serving defaults on every GPU. */
+#define ONE_SIZE_FOR_ALL .small_gpu_below = 0, .small_gpu_arch = VL_ARCH_UNKNOWN, \
+    .small_prefill_chunk = 0, .small_profile_seqs = 0
 /* vLLM's cache: 90% of each GPU unless --gpu-memory-utilization says, in blocks of 16 tokens
  * (vllm/config/cache.py, CacheConfig: gpu_memory_utilization 0.9, block_size 16 on CUDA). */
 #define VLLM_CACHE .gpu_util = 900000, .kv_block = 16
@@ -79,6 +84,12 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
      * the model dtype, once for the model (model_executor/layers/rotary_embedding.py,      \
      * get_rope's cache of instances); transformers keeps inv_freq only */                  \
     .rope_cache = true,                                                                      \
+    /* LlamaModel.forward calls each layer as hidden_states, residual = layer(positions,      \
+     * hidden_states, residual): the caller's name holds the layer's input to its end; the  \
+     * fused add-RMSNorm works in place; the MLP's gate_up and act outputs are its locals,  \
+     * alive when down_proj writes its output (model_executor/models/llama.py, LlamaMLP)    \
+     * so at down_proj: the input, the residual, the MLP's input, gate_up, act and output */ \
+    .layer_input_held = true,                                                                \
     /* the paged KV cache allocated once; CUDA graphs captured for batch sizes up to 512    \
      * (V0: vllm/config.py, batch sizes to capture; V1: max_cudagraph_capture_size); the    \
      * sampler's two fp32 tensors beside the upcast logits, and the forward's hidden states \
@@ -257,6 +268,13 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * H100 (jgchn/llm-d-planner, accuracy/results/v0.19.0/logs, 2026-04): 0.25 GiB.
          * With tensor parallelism NCCL's buffers add to it and are not counted. */
         .profile_seqs = 1024, .profile_non_torch = 268435456,
+        /* the 8192 and 1024 above are the defaults "for GPUs like H100 and MI300x": 70 GiB
+         * and more of torch.cuda's total memory and no "a100" in the device's name; the
+         * others get 2048 and 256 (vllm/engine/arg_utils.py, get_batch_defaults; vLLM's
+         * tests/engine/test_arg_utils.py, test_defaults_with_usage_context).  The name is
+         * matched here by generation: the A100 is the only Ampere GPU of 70 GiB. */
+        .small_gpu_below = 70 * VL_GIB, .small_gpu_arch = VL_ARCH_AMPERE,
+        .small_prefill_chunk = 2048, .small_profile_seqs = 256,
     },
     [VL_FW_VLLM_V0] = {
         .name = "vllm-v0",
@@ -272,10 +290,16 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
          * memory usage" (vllm/worker/model_runner.py, profile_run) */
         .prefill_chunk = 2048, .sampler_sort = true,
-        /* V0 sized its cache by a rule of its own that changed between releases (its
-         * non-torch memory took in the CUDA context, vllm pull request #10511): not
-         * profiled here, the cache is what the run asks for */
-        VLLM_CACHE, .profile_seqs = 0, .profile_non_torch = 0,
+        /* V0's worker, from vLLM 0.7 on (vllm pull requests #11809 and #12126, January
+         * 2025), sizes its cache as V1 does: one forward of max_num_batched_tokens over
+         * max_num_seqs sequences (256 by default) and the sampler, then gpu_util x CUDA's
+         * total - the weights - that run's PyTorch peak - what it added outside PyTorch
+         * (vllm/worker/worker.py, determine_num_available_blocks; its log's "non_torch_memory
+         * takes", 0.03 and 0.04 GiB for text models on one GPU: vllm#13882 on an RTX 4060,
+         * Q07K/langgraph-mcp-example's README on an RTX 2060 with vLLM 0.8.4; 0.04 GiB).
+         * Releases before 0.7 read the peak otherwise (the device's free memory before and
+         * after, vllm pull request #10511), which this does not replay. */
+        VLLM_CACHE, .profile_seqs = 256, .profile_non_torch = 42949673, ONE_SIZE_FOR_ALL,
     },
     [VL_FW_LITGPT] = {
         .name = "litgpt",
@@ -368,9 +392,19 @@ void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)
         f->nf4_keeps_input = true;
 }
 
-void vl_framework_of(const vl_settings *s, vl_framework *f)
+void vl_framework_on_gpu(vl_framework *f, const vl_runtime *rt)
+{
+    if (f->small_gpu_below && rt->memory &&
+        (rt->memory < f->small_gpu_below || rt->arch == f->small_gpu_arch)) {
+        f->prefill_chunk = f->small_prefill_chunk;
+        f->profile_seqs = f->small_profile_seqs;
+    }
+}
+
+void vl_framework_of(const vl_settings *s, const vl_runtime *rt, vl_framework *f)
 {
     *f = *s->framework;
+    vl_framework_on_gpu(f, rt);
     f->attention = s->attention;
     f->head = s->head;
     f->labels = s->labels;
@@ -378,7 +412,26 @@ void vl_framework_of(const vl_settings *s, vl_framework *f)
     f->compute_dtype = s->compute_dtype;
     f->gpu_util = s->gpu_util;
     f->kv_block = s->kv_block;
+    vl_framework_serve_as(f, s);
     vl_framework_on_releases(f, s);
+}
+
+void vl_framework_serve_as(vl_framework *f, const vl_settings *s)
+{
+    if (s->prefill_chunk)
+        f->prefill_chunk = s->prefill_chunk;
+    if (s->profile_seqs)
+        f->profile_seqs = s->profile_seqs;
+}
+
+void vl_settings_on_gpu(vl_settings *s, const vl_runtime *rt)
+{
+    if (s->mode != VL_MODE_INFER) /* serving settings: training keeps them at 0 */
+        return;
+    vl_framework f;
+    vl_framework_of(s, rt, &f);
+    s->prefill_chunk = f.prefill_chunk;
+    s->profile_seqs = f.profile_seqs;
 }
 
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
@@ -455,10 +508,15 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("sampler_hidden", sampler_hidden),
     BOOL("sampler_triton", sampler_triton),
     BOOL("rope_cache", rope_cache),
+    BOOL("layer_input_held", layer_input_held),
     FRACTION("gpu_util", gpu_util),
     COUNT("kv_block", kv_block, 0, VL_MAX_KV_BLOCK),
     COUNT("profile_seqs", profile_seqs, 0, VL_MAX_BATCH),
     COUNT("profile_non_torch", profile_non_torch, 0, VL_MAX_OVERHEAD),
+    COUNT("small_gpu_below", small_gpu_below, 0, VL_MAX_OVERHEAD),
+    ENUM("small_gpu_arch", small_gpu_arch, vl_gpu_arch_names, VL_N_GPU_ARCHS),
+    COUNT("small_prefill_chunk", small_prefill_chunk, 0, 16777216),
+    COUNT("small_profile_seqs", small_profile_seqs, 0, VL_MAX_BATCH),
 };
 _Static_assert(sizeof vl_framework_fields / sizeof *vl_framework_fields == VL_N_FRAMEWORK_FIELDS,
                "VL_N_FRAMEWORK_FIELDS counts vl_framework_fields");

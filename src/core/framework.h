@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime.h"  /* vl_allocator, vl_gpu_arch */
 #include "settings.h" /* VL_ENUM_ID, VL_ENUM_NAME */
 
 /* X-macro lists: (enum constant, name as YAML, JSON and the CLI spell it); the attention,
@@ -29,19 +30,14 @@
  * reduces through a bucket (ZeRO, and Megatron's distributed optimizer); fsdp reduce-
  * scatters each module's gradients into shards as its backward ends */
 #define VL_ZERO_IMPLS(X) X(VL_ZERO_DEEPSPEED, "deepspeed") X(VL_ZERO_FSDP, "fsdp")
-/* caching: PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp); exact:
- * every tensor its own bytes (reserved = allocated) */
-#define VL_ALLOCATORS(X) X(VL_ALLOC_CACHING, "caching") X(VL_ALLOC_EXACT, "exact")
 
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
 typedef enum { VL_ZERO_IMPLS(VL_ENUM_ID) VL_N_ZERO_IMPLS } vl_zero_impl;
-typedef enum { VL_ALLOCATORS(VL_ENUM_ID) VL_N_ALLOCATORS } vl_allocator;
 
 extern const char *const vl_gelu_names[VL_N_GELUS];
 extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
 extern const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS];
-extern const char *const vl_allocator_names[VL_N_ALLOCATORS];
 
 typedef struct vl_framework {
     char name[64];              /* "hf"; first: the catalog finds entries by it */
@@ -113,6 +109,9 @@ typedef struct vl_framework {
     bool sampler_hidden;        /* the forward's last hidden states stay alive while it samples */
     bool sampler_triton;        /* top-k/top-p in place, with a per-program vocabulary row */
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
+    bool layer_input_held;      /* a forward's decoder layer keeps its input alive to its end
+                                 * and the MLP's output lands beside its intermediates: two
+                                 * hidden-size tensors more at the attention and the MLP */
     /* a serving engine's own sizing of its KV cache */
     uint64_t gpu_util;          /* the share of each GPU it takes unless told (--gpu-util),
                                  * in millionths */
@@ -122,6 +121,13 @@ typedef struct vl_framework {
                                  * (max_num_seqs) before it gives the KV cache what is left
                                  * of its share (vl_kv_budget_of); 0: it does not profile */
     uint64_t profile_non_torch; /* bytes outside PyTorch's allocator the profile run adds */
+    /* smaller defaults on smaller GPUs: a GPU with less memory than small_gpu_below (CUDA's
+     * total), or of generation small_gpu_arch, takes small_prefill_chunk and
+     * small_profile_seqs in place of prefill_chunk and profile_seqs (vl_framework_on_gpu);
+     * small_gpu_below 0: one default for every GPU */
+    uint64_t small_gpu_below;
+    vl_gpu_arch small_gpu_arch;
+    uint64_t small_prefill_chunk, small_profile_seqs;
 } vl_framework;
 
 /* The built-in profiles, by VL_FRAMEWORK_LIST (settings.h). */
@@ -130,10 +136,22 @@ extern const size_t vl_n_frameworks;
 /* The default: what a user of current PyTorch and transformers gets (hf). */
 #define VL_FRAMEWORK_DEFAULT "hf"
 
-/* The profile of s's framework with the choices s makes itself (attention, head, labels,
- * loss and compute dtype, the engine's share of the GPU and KV block, the transformers,
- * bitsandbytes and PyTorch releases) over it. */
-void vl_framework_of(const vl_settings *s, vl_framework *f);
+/* The profile of s's framework on the GPU of rt (vl_framework_on_gpu) with the choices s
+ * makes itself (attention, head, labels, loss and compute dtype, the engine's share of the
+ * GPU, KV block, prefill chunk and profile sequences, the transformers, bitsandbytes and
+ * PyTorch releases) over it. */
+struct vl_runtime;
+void vl_framework_of(const vl_settings *s, const struct vl_runtime *rt, vl_framework *f);
+/* f's defaults for the GPU of rt: its small_* ones on a small GPU (an unknown GPU keeps
+ * the others). */
+void vl_framework_on_gpu(vl_framework *f, const struct vl_runtime *rt);
+/* f with the prefill chunk and profile sequences s gives (--prefill-chunk, --profile-seqs;
+ * 0 leaves f's). */
+void vl_framework_serve_as(vl_framework *f, const vl_settings *s);
+/* s, in inference, with the prefill chunk and profile sequences it leaves to the framework
+ * (0) made the framework's for the GPU of rt: the settings the steady-state sum
+ * (vl_estimate, which knows no GPU) is computed at. */
+void vl_settings_on_gpu(vl_settings *s, const struct vl_runtime *rt);
 /* f as it runs on PyTorch release t: what older releases kept, and their defaults. */
 void vl_framework_on_torch(vl_framework *f, vl_torch t);
 /* f as it runs on transformers release v, when its models are transformers' (the
@@ -166,7 +184,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 48
+#define VL_N_FRAMEWORK_FIELDS 53
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -164,12 +164,15 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     uint64_t big = attn > mlp ? attn : mlp;
     mlp = vl_add(mlp, bnb4_matmul(a, s, g, bt, ovf), ovf);
     big = big > mlp ? big : mlp;
+    /* the layer's input, held by its caller, and the block's output beside the rest */
+    if (s->framework->layer_input_held)
+        big = vl_add(big, vl_mul(vl_mul(2 * g->beta, bt, ovf), a->hidden, ovf), ovf);
     return vl_add(residual, big > logits ? big : logits, ovf);
 }
 
 void vl_prefill_step(const vl_settings *s, uint64_t *seqs, uint64_t *tokens)
 {
-    const uint64_t budget = s->framework->prefill_chunk;
+    const uint64_t budget = s->prefill_chunk ? s->prefill_chunk : s->framework->prefill_chunk;
     *seqs = !budget || budget / s->batch >= s->seq ? s->batch
             : budget >= s->seq                     ? budget / s->seq
                                                    : 1;

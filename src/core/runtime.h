@@ -7,7 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "framework.h"
+#include "settings.h" /* VL_ENUM_ID */
+
+/* caching: PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp); exact:
+ * every tensor its own bytes (reserved = allocated) */
+#define VL_ALLOCATORS(X) X(VL_ALLOC_CACHING, "caching") X(VL_ALLOC_EXACT, "exact")
+typedef enum { VL_ALLOCATORS(VL_ENUM_ID) VL_N_ALLOCATORS } vl_allocator;
+extern const char *const vl_allocator_names[VL_N_ALLOCATORS];
 
 /* The caching allocator, replayed (c10/cuda/CUDACachingAllocator.cpp, PyTorch 2.x, default
  * PYTORCH_CUDA_ALLOC_CONF): a request is rounded up to 512 B; one of at most 1 MiB is

@@ -370,6 +370,17 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "paged KV cache, tokens a block (default the framework's: vllm 16, the others "
                 "none: one contiguous cache)",
         .label = N_("KV block"), SLIDER(0, 1024, VL_STEP_RANK)},
+    ROW(VL_SET_PREFILL_CHUNK) .flag = "prefill-chunk", FIELD(prefill_chunk),
+        .type = VL_ST_COUNT, RANGE(1, VL_MAX_SEQ), .zero_ok = true, .modes = VL_IN_INFER,
+        .arg = "N",
+        .help = "prompt tokens a prefill step takes, vLLM's --max-num-batched-tokens (default "
+                "the framework's for the GPU: vllm 8192, 2048 under 70 GiB and on A100s)",
+        .label = N_("prefill chunk"), SLIDER(256, 65536, VL_STEP_POW2)},
+    ROW(VL_SET_PROFILE_SEQS) .flag = "profile-seqs", FIELD(profile_seqs), .type = VL_ST_COUNT,
+        RANGE(1, VL_MAX_BATCH), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
+        .help = "sequences the engine's profile run shares the prefill chunk over, vLLM's "
+                "--max-num-seqs (default the framework's for the GPU: vllm 1024 or 256)",
+        .label = N_("profile seqs"), SLIDER(1, 4096, VL_STEP_POW2), .json_break = true},
     /* the GPU's memory (report_gpu) */
     ROW(VL_SET_CAPACITY) .flag = "capacity", FIELD(capacity), .type = VL_ST_SIZE,
         RANGE(VL_MIN_CAPACITY, VL_MAX_OVERHEAD), .zero_ok = true, .modes = VL_IN_BOTH,

@@ -203,6 +203,10 @@ typedef struct vl_settings {
     /* inference: serving capacity: the fraction of each GPU's memory the engine may use, in
      * millionths, and the paged KV cache's block in tokens (0 = one contiguous cache) */
     uint64_t gpu_util, kv_block;
+    /* inference: a serving engine's prompt tokens a step (vLLM's max_num_batched_tokens) and
+     * the sequences its profile run shares them over (max_num_seqs); 0 = the framework's
+     * defaults for the GPU (vl_framework_of) */
+    uint64_t prefill_chunk, profile_seqs;
     /* bytes of memory each GPU has, in place of the GPU preset's (0 = the preset's): a MIG
      * slice, a card the catalog lacks, what another process leaves */
     uint64_t capacity;
@@ -249,6 +253,7 @@ typedef struct vl_settings {
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \
     X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")                        \
+    X(VL_SET_PREFILL_CHUNK, "prefill_chunk") X(VL_SET_PROFILE_SEQS, "profile_seqs")          \
     X(VL_SET_CAPACITY, "capacity") X(VL_SET_CPU_OFFLOAD, "cpu_offload")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 

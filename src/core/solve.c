@@ -70,7 +70,7 @@ static const char *max_concurrency(const vl_model *m, const vl_settings *s, uint
     if (s->mode != VL_MODE_INFER)
         return "max-concurrency is for serving (--mode infer)";
     vl_framework f;
-    vl_framework_of(s, &f);
+    vl_framework_of(s, rt, &f);
     uint64_t fixed, room, per_seq;
     if (f.profile_seqs) {
         vl_kv_budget k;

@@ -1487,7 +1487,7 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
                      vl_timeline *out, char *err, size_t len)
 {
     vl_framework f;
-    vl_framework_of(s, &f);
+    vl_framework_of(s, rt, &f);
     return vl_timeline_build(m, s, &f, rt, out, err, len);
 }
 
@@ -1500,5 +1500,5 @@ vl_runtime vl_runtime_on(const vl_gpu *gpu, bool overhead_given)
 {
     return (vl_runtime){.arch = gpu ? gpu->generation : VL_ARCH_UNKNOWN,
                         .cuda = VL_DEFAULT_CUDA, .overhead_given = overhead_given,
-                        .sms = gpu ? gpu->sms : 0};
+                        .sms = gpu ? gpu->sms : 0, .memory = gpu ? vl_gpu_capacity(gpu) : 0};
 }

@@ -88,6 +88,7 @@ typedef struct vl_runtime {
     unsigned cuda;              /* major * 100 + minor */
     bool overhead_given;        /* the settings' overhead replaces the modelled context */
     uint64_t sms;               /* the GPU's streaming multiprocessors; 0 = unknown */
+    uint64_t memory;            /* the GPU's memory as CUDA reports it; 0 = unknown */
 } vl_runtime;
 
 /* Builds the timeline of m under s and framework f.  f decides the attention kernel (it

@@ -184,12 +184,15 @@ static void write_json_serving(FILE *out, const report *r)
     vl_solution c;
     vl_settings copy = *s;
     const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c);
+    vl_framework f; /* its prefill chunk on this GPU */
+    vl_framework_of(s, &rt, &f);
     fprintf(out, " \"serving\": {\"gpu_util\": %g, \"usable\": %" PRIu64 ", \"kv_block\": %" PRIu64
-            ", \"prompt_slots\": %" PRIu64 ", \"cached_slots\": %" PRIu64
-            ",\n             \"kv_bytes_per_sequence\": %" PRIu64 ", \"max_concurrency\": %" PRIu64
-            ",\n             \"kv_cache\": ",
-            (double)s->gpu_util / (double)VL_PPM, capacity, s->kv_block, inf->prompt_slots,
-            inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots, none ? 0 : c.answer);
+            ", \"prefill_chunk\": %" PRIu64 ", \"prompt_slots\": %" PRIu64
+            ",\n             \"cached_slots\": %" PRIu64 ", \"kv_bytes_per_sequence\": %" PRIu64
+            ", \"max_concurrency\": %" PRIu64 ",\n             \"kv_cache\": ",
+            (double)s->gpu_util / (double)VL_PPM, capacity, s->kv_block, f.prefill_chunk,
+            inf->prompt_slots, inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots,
+            none ? 0 : c.answer);
     vl_kv_budget k;
     if (report_kv_budget(r, &k))
         fprintf(out, "null},\n");

@@ -61,7 +61,7 @@ const char *report_kv_budget(const report *r, vl_kv_budget *k)
 {
     const vl_runtime rt = vl_runtime_on(r->gpu, false);
     vl_framework f;
-    vl_framework_of(r->settings, &f);
+    vl_framework_of(r->settings, &rt, &f);
     return vl_kv_budget_of(r->model, r->settings, &f, &rt, report_capacity(r->settings, r->gpu),
                            k);
 }
@@ -562,12 +562,13 @@ static bool serving_line(const report *r, char *buf, size_t len)
     if (!report_kv_budget(r, &k)) {
         char a[32], w[32], p[32], n[32], tok[32];
         snprintf(cache, sizeof cache, "; its KV cache (what its profile run leaves): %s - %s "
-                 "weights - %s profile run peak (%" PRIu64 " sequences of %" PRIu64
+                 "weights - %s profile run peak (%" PRIu64 " %s of %" PRIu64
                  " tokens) - %s outside PyTorch = %s, %s tokens",
                  vl_fmt_bytes(capacity, r->units, u, sizeof u),
                  vl_fmt_bytes(k.weights, r->units, w, sizeof w),
                  vl_fmt_bytes(k.profile_peak, r->units, p, sizeof p), k.profile_seqs,
-                 k.profile_tokens, vl_fmt_bytes(k.non_torch, r->units, n, sizeof n),
+                 k.profile_seqs == 1 ? "sequence" : "sequences", k.profile_tokens,
+                 vl_fmt_bytes(k.non_torch, r->units, n, sizeof n),
                  vl_fmt_bytes(k.available, r->units, a, sizeof a),
                  vl_fmt_int(k.tokens, tok, sizeof tok));
     }
@@ -575,8 +576,8 @@ static bool serving_line(const report *r, char *buf, size_t len)
     vl_settings copy = *s;
     const vl_runtime rt = vl_runtime_on(r->gpu, false);
     if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c))
-        snprintf(seq, sizeof seq, "; room for %" PRIu64 " sequences of %" PRIu64
-                 " tokens at once", c.answer, s->seq + s->gen);
+        snprintf(seq, sizeof seq, "; room for %" PRIu64 " %s of %" PRIu64 " tokens at once",
+                 c.answer, c.answer == 1 ? "sequence" : "sequences", s->seq + s->gen);
     snprintf(buf, len, "the engine may use %g%% of each GPU, %s%s%s%s",
              100.0 * (double)s->gpu_util / (double)VL_PPM,
              vl_fmt_bytes(capacity, r->units, u, sizeof u), blocks, cache, seq);

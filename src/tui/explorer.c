@@ -132,6 +132,7 @@ static const slider_id order[] = {
     VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
     VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES, VL_SET_HEAD, VL_SET_LABELS,
     VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL, VL_SET_KV_BLOCK,
+    VL_SET_PREFILL_CHUNK, VL_SET_PROFILE_SEQS,
     VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE, VL_SET_CPU_OFFLOAD,
 };
 
@@ -167,6 +168,8 @@ static const struct {
     [VL_SET_LABELS] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_LOSS_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_EP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_KV_BLOCK] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
+    [VL_SET_PREFILL_CHUNK] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_PROFILE_SEQS] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
     [VL_SET_CP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_VPP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     /* the step time and the usable memory are no component: the GPU's line, as for the GPU */
@@ -472,14 +475,16 @@ void explorer_recompute(explorer *e)
 {
     vl_settings now = explorer_settings(e);
     e->card = report_gpu(&now, &e->cat->gpus[e->gpu]);
-    e->error = vl_estimate(&e->model, &now, &e->b);
+    vl_settings sum = now; /* at the framework's serving defaults for this GPU */
+    const vl_runtime rt = explorer_runtime(e);
+    vl_settings_on_gpu(&sum, &rt);
+    e->error = vl_estimate(&e->model, &sum, &e->b);
     if (!e->error && now.mode == VL_MODE_TRAIN &&
         !report_zero_sweep(&e->model, &now, e->zero, e->why, sizeof e->why))
         e->error = e->why;
     if (e->error)
         return;
     vl_timeline t;
-    const vl_runtime rt = explorer_runtime(e);
     if (vl_timeline_for(&e->model, &now, &rt, &t, e->why, sizeof e->why)) {
         e->peak = t.peak;
         snprintf(e->peak_phase, sizeof e->peak_phase, "%s", t.peak.phase);
@@ -744,6 +749,20 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
     return NULL;
 }
 
+/* A serving default the framework chooses for the GPU, as it is now ("auto 2,048"). */
+static void serving_default(const explorer *e, slider_id id, char *buf, size_t len)
+{
+    const vl_runtime rt = explorer_runtime(e);
+    vl_framework f;
+    vl_framework_of(&e->s, &rt, &f);
+    const uint64_t v = id == VL_SET_PREFILL_CHUNK ? f.prefill_chunk : f.profile_seqs;
+    char n[32];
+    if (v)
+        snprintf(buf, len, "auto %s", vl_fmt_int(v, n, sizeof n));
+    else
+        snprintf(buf, len, "%s", id == VL_SET_PREFILL_CHUNK ? "whole prompt" : "no profile");
+}
+
 void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, size_t len)
 {
     char n[32];
@@ -754,6 +773,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         vl_fmt_bytes(v, units, buf, len);
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
+    else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS) && v == 0)
+        serving_default(e, id, buf, len);
     else if (is_numeric(id) && desc(id)->zero_ok && v == 0)
         snprintf(buf, len, "off");
     else if (is_numeric(id) && desc(id)->type == VL_ST_FRACTION)

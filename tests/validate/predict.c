@@ -13,6 +13,7 @@
 
 #include "app/app.h"
 #include "app/options.h"
+#include "report/report.h"
 #include "core/catalog.h"
 #include "core/names.h"
 #include "core/solve.h"
@@ -107,9 +108,12 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
     }
     vl_catalog_init(&cat);
     int rc = options_resolve(&o, &cat, &m, &gpu);
-    /* the catalog owns the GPU: its SMs, and the share of it a serving engine takes */
-    const uint64_t sms = rc == EXIT_OK ? gpu->sms : 0;
-    const uint64_t capacity = rc == EXIT_OK ? vl_usable_memory(&o.s, vl_gpu_capacity(gpu)) : 0;
+    /* the catalog owns the GPU: its SMs, its memory (--capacity's, when given) and the share
+     * of it a serving engine takes */
+    vl_gpu card = {0};
+    if (rc == EXIT_OK)
+        card = report_gpu(&o.s, gpu);
+    const uint64_t capacity = rc == EXIT_OK ? report_capacity(&o.s, &card) : 0;
     vl_catalog_free(&cat);
     if (rc != EXIT_OK) {
         fprintf(stderr, "measurements.tsv:%d: bad flags\n", line);
@@ -120,7 +124,19 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
         fprintf(stderr, "measurements.tsv:%d: unknown framework '%s'\n", line, col[C_FRAMEWORK]);
         return false;
     }
+    int arch = vl_lookup(vl_gpu_arch_names, VL_N_GPU_ARCHS, col[C_GPU]);
+    uint64_t measured;
+    if (arch < 0 || !parse_measured(col[C_MEASURED], &measured)) {
+        fprintf(stderr, "measurements.tsv:%d: bad GPU generation or measured value\n", line);
+        return false;
+    }
+    /* the row's generation and CUDA; the SMs and memory of its --gpu (vLLM V1's sampler
+     * buffer, its defaults by GPU); an --overhead among its flags stands for the runtime's
+     * own allocations */
+    vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10),
+                     o.overhead_given, card.sms, vl_gpu_capacity(&card)};
     vl_framework f = *base;
+    vl_framework_on_gpu(&f, &rt); /* the row's overrides win over its defaults */
     char ov[512], err[256];
     snprintf(ov, sizeof ov, "%s", strcmp(col[C_OVERRIDES], "-") == 0 ? "" : col[C_OVERRIDES]);
     for (char *kv = strtok(ov, ","); kv; kv = strtok(NULL, ",")) {
@@ -135,17 +151,8 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
             return false;
         }
     }
+    vl_framework_serve_as(&f, &o.s);    /* the row's --prefill-chunk, --profile-seqs */
     vl_framework_on_releases(&f, &o.s); /* the row's --transformers, --bitsandbytes, --torch */
-    int arch = vl_lookup(vl_gpu_arch_names, VL_N_GPU_ARCHS, col[C_GPU]);
-    uint64_t measured;
-    if (arch < 0 || !parse_measured(col[C_MEASURED], &measured)) {
-        fprintf(stderr, "measurements.tsv:%d: bad GPU generation or measured value\n", line);
-        return false;
-    }
-    /* the row's generation and CUDA; the SMs of its --gpu (vLLM V1's sampler buffer); an
-     * --overhead among its flags stands for the runtime's own allocations */
-    vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10),
-                     o.overhead_given, sms};
     vl_timeline t;
     if (!vl_timeline_build(&m, &o.s, &f, &rt, &t, err, sizeof err)) {
         fprintf(stderr, "measurements.tsv:%d: %s\n", line, err);
