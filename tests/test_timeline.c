@@ -1117,21 +1117,20 @@ static void test_serving_defaults_by_gpu(void **state)
     /* --prefill-chunk and --profile-seqs win over either default */
     s.prefill_chunk = 4096;
     s.profile_seqs = 512;
-    vl_framework_of(&s, &l40s, &f);
-    assert_int_equal(f.prefill_chunk, 4096);
-    assert_int_equal(f.profile_seqs, 512);
-    vl_framework_of(&s, &hopper, &f);
-    assert_int_equal(f.prefill_chunk, 4096);
-    assert_int_equal(f.profile_seqs, 512);
-    /* the V0 engine has one default on every GPU */
     vl_settings v0 = serve(5000, 10, 2);
     vl_settings_take_framework(&v0, fw("vllm-v0"));
-    vl_framework_of(&v0, &l40s, &f);
-    assert_int_equal(f.prefill_chunk, 2048);
-    assert_int_equal(f.profile_seqs, 256);
-    vl_framework_of(&v0, &hopper, &f);
-    assert_int_equal(f.prefill_chunk, 2048);
-    assert_int_equal(f.profile_seqs, 256);
+    const struct {
+        const vl_settings *s;
+        const vl_runtime *rt;
+        uint64_t chunk, seqs;
+    } given[] = {{&s, &l40s, 4096, 512}, {&s, &hopper, 4096, 512},
+                 /* the V0 engine has one default on every GPU */
+                 {&v0, &l40s, 2048, 256}, {&v0, &hopper, 2048, 256}};
+    for (size_t i = 0; i < sizeof given / sizeof *given; i++) {
+        vl_framework_of(given[i].s, given[i].rt, &f);
+        assert_int_equal(f.prefill_chunk, given[i].chunk);
+        assert_int_equal(f.profile_seqs, given[i].seqs);
+    }
     /* and sizes its cache as V1 does, from 0.7 on: 2048 tokens over 256 sequences, 8 each,
      * and 0.04 GiB outside PyTorch */
     assert_null(vl_kv_budget_of(&m, &v0, &f, &hopper, 1ULL << 30, &k));
