@@ -291,9 +291,6 @@ static void test_builtin_lessons(void **state)
  * with the same name and display; the first field that differs in *key. */
 static bool same_profile(const vl_framework *a, const vl_framework *b, const char **key)
 {
-    static const size_t sizes[] = {[VL_FIELD_ENUM] = sizeof(int), [VL_FIELD_BOOL] = sizeof(bool),
-                                   [VL_FIELD_COUNT] = sizeof(uint64_t),
-                                   [VL_FIELD_FRACTION] = sizeof(uint64_t)};
     *key = "name";
     if (strcmp(a->name, b->name) != 0)
         return false;
@@ -303,7 +300,7 @@ static bool same_profile(const vl_framework *a, const vl_framework *b, const cha
     for (size_t i = 0; i < vl_n_framework_fields; i++) {
         const vl_framework_field *d = &vl_framework_fields[i];
         *key = d->key;
-        if (memcmp((const char *)a + d->offset, (const char *)b + d->offset, sizes[d->kind]))
+        if (memcmp((const char *)a + d->offset, (const char *)b + d->offset, d->size))
             return false;
     }
     return true;

@@ -49,9 +49,7 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
             return EXIT_NOFIT;
         }
     }
-    vl_settings sum = o->s; /* the sum at the framework's serving defaults for this GPU */
-    vl_settings_on_gpu(&sum, &rt);
-    const char *invalid = vl_estimate(model, &sum, &b);
+    const char *invalid = vl_estimate_for(model, &o->s, &rt, &b);
     if (invalid)
         return usage_error("%s", invalid);
     bool training = o->s.mode == VL_MODE_TRAIN;

@@ -424,16 +424,6 @@ void vl_framework_serve_as(vl_framework *f, const vl_settings *s)
         f->profile_seqs = s->profile_seqs;
 }
 
-void vl_settings_on_gpu(vl_settings *s, const vl_runtime *rt)
-{
-    if (s->mode != VL_MODE_INFER) /* serving settings: training keeps them at 0 */
-        return;
-    vl_framework f;
-    vl_framework_of(s, rt, &f);
-    s->prefill_chunk = f.prefill_chunk;
-    s->profile_seqs = f.profile_seqs;
-}
-
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
 {
     vl_framework_on_transformers(f, s->transformers);
@@ -459,10 +449,11 @@ const vl_framework *vl_framework_find(const char *name)
     return NULL;
 }
 
-#define ENUM(key, field, names, n) {key, VL_FIELD_ENUM, offsetof(vl_framework, field), names, n, 0, 0}
-#define BOOL(key, field) {key, VL_FIELD_BOOL, offsetof(vl_framework, field), NULL, 0, 0, 1}
-#define COUNT(key, field, lo, hi) {key, VL_FIELD_COUNT, offsetof(vl_framework, field), NULL, 0, lo, hi}
-#define FRACTION(key, field) {key, VL_FIELD_FRACTION, offsetof(vl_framework, field), NULL, 0, 1, VL_PPM}
+#define AT(field) offsetof(vl_framework, field), sizeof(((vl_framework *)0)->field)
+#define ENUM(key, field, names, n) {key, VL_FIELD_ENUM, AT(field), names, n, 0, 0}
+#define BOOL(key, field) {key, VL_FIELD_BOOL, AT(field), NULL, 0, 0, 1}
+#define COUNT(key, field, lo, hi) {key, VL_FIELD_COUNT, AT(field), NULL, 0, lo, hi}
+#define FRACTION(key, field) {key, VL_FIELD_FRACTION, AT(field), NULL, 0, 1, VL_PPM}
 const vl_framework_field vl_framework_fields[] = {
     BOOL("transformers", transformers),
     ENUM("attention", attention, vl_attention_names, VL_N_ATTENTIONS),
@@ -498,7 +489,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("adapter_units", adapter_units),
     BOOL("checkpoint_reentrant", checkpoint_reentrant),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
-    COUNT("prefill_chunk", prefill_chunk, 0, 16777216),
+    COUNT("prefill_chunk", prefill_chunk, 0, VL_MAX_SEQ),
     BOOL("kv_preallocated", kv_preallocated),
     BOOL("prefill_logits_all", prefill_logits_all),
     BOOL("cuda_graphs", cuda_graphs),
@@ -515,12 +506,13 @@ const vl_framework_field vl_framework_fields[] = {
     COUNT("profile_non_torch", profile_non_torch, 0, VL_MAX_OVERHEAD),
     COUNT("small_gpu_below", small_gpu_below, 0, VL_MAX_OVERHEAD),
     ENUM("small_gpu_arch", small_gpu_arch, vl_gpu_arch_names, VL_N_GPU_ARCHS),
-    COUNT("small_prefill_chunk", small_prefill_chunk, 0, 16777216),
+    COUNT("small_prefill_chunk", small_prefill_chunk, 0, VL_MAX_SEQ),
     COUNT("small_profile_seqs", small_profile_seqs, 0, VL_MAX_BATCH),
 };
 _Static_assert(sizeof vl_framework_fields / sizeof *vl_framework_fields == VL_N_FRAMEWORK_FIELDS,
                "VL_N_FRAMEWORK_FIELDS counts vl_framework_fields");
 const size_t vl_n_framework_fields = VL_N_FRAMEWORK_FIELDS;
+#undef AT
 #undef ENUM
 #undef BOOL
 #undef COUNT

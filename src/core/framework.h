@@ -148,10 +148,6 @@ void vl_framework_on_gpu(vl_framework *f, const struct vl_runtime *rt);
 /* f with the prefill chunk and profile sequences s gives (--prefill-chunk, --profile-seqs;
  * 0 leaves f's). */
 void vl_framework_serve_as(vl_framework *f, const vl_settings *s);
-/* s, in inference, with the prefill chunk and profile sequences it leaves to the framework
- * (0) made the framework's for the GPU of rt: the settings the steady-state sum
- * (vl_estimate, which knows no GPU) is computed at. */
-void vl_settings_on_gpu(vl_settings *s, const struct vl_runtime *rt);
 /* f as it runs on PyTorch release t: what older releases kept, and their defaults. */
 void vl_framework_on_torch(vl_framework *f, vl_torch t);
 /* f as it runs on transformers release v, when its models are transformers' (the
@@ -179,6 +175,7 @@ typedef struct vl_framework_field {
     const char *key;            /* YAML key: "attention", "softmax_fp32", ... */
     vl_field_kind kind;
     size_t offset;
+    size_t size;                /* the field's bytes */
     const char *const *names;   /* VL_FIELD_ENUM: the choices */
     int n_names;
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */

@@ -802,16 +802,13 @@ static void framework_keys(key_desc keys[MAX_FRAMEWORK_KEYS])
 {
     static const vtype types[] = {[VL_FIELD_ENUM] = T_ENUM, [VL_FIELD_BOOL] = T_BOOL,
                                   [VL_FIELD_COUNT] = T_COUNT, [VL_FIELD_FRACTION] = T_FRACTION};
-    static const size_t sizes[] = {[VL_FIELD_ENUM] = sizeof(int), [VL_FIELD_BOOL] = sizeof(bool),
-                                   [VL_FIELD_COUNT] = sizeof(uint64_t),
-                                   [VL_FIELD_FRACTION] = sizeof(uint64_t)};
     size_t n = 0;
     for (; n < N_FRAMEWORK_HEAD; n++)
         keys[n] = framework_head[n];
     for (size_t i = 0; i < vl_n_framework_fields; i++, n++) {
         const vl_framework_field *fd = &vl_framework_fields[i];
         keys[n] = (key_desc){fd->key, types[fd->kind], offsetof(framework_doc, f) + fd->offset,
-                             sizes[fd->kind], fd->names, fd->n_names, false, fd->min, fd->max};
+                             fd->size, fd->names, fd->n_names, false, fd->min, fd->max};
     }
     keys[n] = (key_desc){NULL, 0};
 }

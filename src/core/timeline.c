@@ -1491,6 +1491,19 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
     return vl_timeline_build(m, s, &f, rt, out, err, len);
 }
 
+const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
+                            vl_breakdown *out)
+{
+    vl_settings at = *s;
+    if (s->mode == VL_MODE_INFER) { /* serving settings: training keeps them at 0 */
+        vl_framework f;
+        vl_framework_of(s, rt, &f);
+        at.prefill_chunk = f.prefill_chunk;
+        at.profile_seqs = f.profile_seqs;
+    }
+    return vl_estimate(m, &at, out);
+}
+
 uint64_t vl_runtime_cublas(const vl_runtime *rt)
 {
     return rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch);

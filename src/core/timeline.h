@@ -104,6 +104,12 @@ void vl_timeline_free(vl_timeline *t);
 /* The timeline of m under s on its framework (vl_framework_of), on runtime rt. */
 bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                      vl_timeline *out, char *err, size_t len);
+/* The steady-state sum (vl_estimate, which knows no GPU) of m under s at the serving
+ * defaults s's framework takes on the GPU of rt (its prefill chunk and profile sequences,
+ * where s leaves them to it), so that it chunks its prefill as vl_timeline_for's timeline
+ * does.  NULL, or why s is not valid. */
+const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
+                            vl_breakdown *out);
 /* The runtime of a run on gpu (NULL: a GPU of unknown generation) with CUDA
  * VL_DEFAULT_CUDA; overhead_given: the settings' overhead replaces the modelled context. */
 struct vl_gpu;

@@ -95,7 +95,8 @@ static void comparison_of(const report *r, comparison *c)
 static void write_rows(FILE *out, const report *r, const comparison *c)
 {
     char attrs[64], v[32];
-    uint64_t full = report_bar_full(vl_gpu_capacity(r->gpu), c->bars, (size_t)c->n);
+    const uint64_t capacity = vl_gpu_capacity(r->gpu);
+    uint64_t full = report_bar_full(capacity, c->bars, (size_t)c->n);
     snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%d\" font-weight=\"bold\"", LEFT, ROWS_TOP);
     text(out, attrs, c->heading);
     for (int i = 0; i < c->n; i++) {
@@ -103,7 +104,7 @@ static void write_rows(FILE *out, const report *r, const comparison *c)
         snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\"", LEFT, y + 16);
         text(out, attrs, c->labels[i]);
         bar(out, &c->bars[i], full, LEFT + 70, y, BAR_W - 190, 22);
-        marker(out, vl_gpu_capacity(r->gpu), full, LEFT + 70, BAR_W - 190, y, 22);
+        marker(out, capacity, full, LEFT + 70, BAR_W - 190, y, 22);
         snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\"", W - LEFT - 110, y + 16);
         text(out, attrs, vl_fmt_bytes(c->bars[i].total, r->units, v, sizeof v));
     }
@@ -118,7 +119,8 @@ static void write_timeline(FILE *out, const report *r, double y)
     report_tl_column cols[TL_COLUMNS];
     char attrs[128], line[512], v[32], a[32], rs[32], cx[32], mg[32], paged[64] = "";
     int n = report_tl_columns(t, TL_COLUMNS, cols);
-    uint64_t full = vl_gpu_capacity(r->gpu) > p->device ? vl_gpu_capacity(r->gpu) : p->device;
+    const uint64_t capacity = vl_gpu_capacity(r->gpu);
+    uint64_t full = capacity > p->device ? capacity : p->device;
     double top = y + 44, bottom = top + TL_H, dx = (double)BAR_W / TL_COLUMNS;
     snprintf(line, sizeof line, "One %s, event by event (%zu events): the peak in %s",
              r->settings->mode == VL_MODE_INFER ? "serving run" : "training step", t->n_events,
@@ -153,13 +155,13 @@ static void write_timeline(FILE *out, const report *r, double y)
         for (int c = 0; c < n; c++)
             below[c] += scale(cols[c].band[b], full, TL_H);
     }
-    double cap = bottom - scale(vl_gpu_capacity(r->gpu), full, TL_H);
+    double cap = bottom - scale(capacity, full, TL_H);
     fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c00\" "
                  "stroke-width=\"2\" stroke-dasharray=\"4 2\"/>\n", LEFT, cap, W - LEFT, cap);
     snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\"",
              W - LEFT, cap + 16);
     snprintf(line, sizeof line, "%s: %s", r->gpu->display,
-             vl_fmt_bytes(vl_gpu_capacity(r->gpu), r->units, v, sizeof v));
+             vl_fmt_bytes(capacity, r->units, v, sizeof v));
     text(out, attrs, line);
     int pc = report_tl_column_of(t, n, p->event);
     /* the dot on what the process holds at the peak, under the allocator's cache */
@@ -194,13 +196,14 @@ void report_write_svg(FILE *out, const report *r)
 {
     const vl_breakdown *b = r->breakdown;
     const vl_gpu *g = r->gpu;
+    const uint64_t capacity = vl_gpu_capacity(g);
     comparison rows;
     comparison_of(r, &rows);
     const int bars_h = rows.n ? ROWS_TOP + 20 + 30 * rows.n : 320;
     const int height = bars_h + (r->timeline && r->timeline->n_events ? TL_HEIGHT : 0);
     char v[32], line[512], attrs[96];
 
-    uint64_t full = report_bar_full(vl_gpu_capacity(g), b, 1);
+    uint64_t full = report_bar_full(capacity, b, 1);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                  "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"14\">\n",
             W, height, W, height);
@@ -213,10 +216,10 @@ void report_write_svg(FILE *out, const report *r)
     text(out, attrs, line);
 
     bar(out, b, full, LEFT, 62, BAR_W, 44);
-    marker(out, vl_gpu_capacity(g), full, LEFT, BAR_W, 62, 44);
+    marker(out, capacity, full, LEFT, BAR_W, 62, 44);
     snprintf(attrs, sizeof attrs, "x=\"%.2f\" y=\"128\" fill=\"#c00\" text-anchor=\"end\"",
-             LEFT + scale(vl_gpu_capacity(g), full, BAR_W));
-    snprintf(line, sizeof line, "%s: %s", g->display, vl_fmt_bytes(vl_gpu_capacity(g), r->units, v, sizeof v));
+             LEFT + scale(capacity, full, BAR_W));
+    snprintf(line, sizeof line, "%s: %s", g->display, vl_fmt_bytes(capacity, r->units, v, sizeof v));
     text(out, attrs, line);
 
     for (int c = 0; c < VL_N_COMPONENTS; c++) {

@@ -475,10 +475,8 @@ void explorer_recompute(explorer *e)
 {
     vl_settings now = explorer_settings(e);
     e->card = report_gpu(&now, &e->cat->gpus[e->gpu]);
-    vl_settings sum = now; /* at the framework's serving defaults for this GPU */
     const vl_runtime rt = explorer_runtime(e);
-    vl_settings_on_gpu(&sum, &rt);
-    e->error = vl_estimate(&e->model, &sum, &e->b);
+    e->error = vl_estimate_for(&e->model, &now, &rt, &e->b);
     if (!e->error && now.mode == VL_MODE_TRAIN &&
         !report_zero_sweep(&e->model, &now, e->zero, e->why, sizeof e->why))
         e->error = e->why;

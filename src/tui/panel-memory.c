@@ -278,7 +278,7 @@ static void draw_zero(const ui *u)
         return;
     }
     char line[256], v[32];
-    const vl_gpu *g = explorer_gpu(e);
+    const uint64_t capacity = vl_gpu_capacity(explorer_gpu(e));
     /* every component, activations and overhead too: the paper's model states alone are
      * the formula pane's "ZeRO paper" rows */
     char brief[128];
@@ -290,7 +290,7 @@ static void draw_zero(const ui *u)
              P_(" at ZeRO 0-3 on %llu GPU", " at ZeRO 0-3 on %llu GPUs", e->s.gpus),
              (unsigned long long)e->s.gpus);
     draw_either(r.y, r.x, r.w, C_HEADING, line, brief);
-    uint64_t full = report_bar_full(vl_gpu_capacity(g), e->zero, REPORT_ZERO_STAGES);
+    uint64_t full = report_bar_full(capacity, e->zero, REPORT_ZERO_STAGES);
     /* "ZeRO-n " + bar + " 142.82 GiB over" */
     int bw = r.w - 8 - 13 - verdict_w(), tail = 2 + verdict_w();
     for (int z = 0; z < 4; z++)
@@ -304,10 +304,10 @@ static void draw_zero(const ui *u)
         snprintf(line, sizeof line, "%sZeRO-%d", cur ? u->g->select : " ", z);
         draw_text(y, r.x, 8, cur ? C_HEADING : C_NORMAL, line);
         draw_stack(u, y, r.x + 8, bw, zh, b, full);
-        int m = layout_cell(vl_gpu_capacity(g), full, bw);
+        int m = layout_cell(capacity, full, bw);
         for (int k = 0; k < zh; k++)
             draw_text(y + k, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
-        bool fits = report_fit_of(b->total, vl_gpu_capacity(g)).fits;
+        bool fits = report_fit_of(b->total, capacity).fits;
         snprintf(line, sizeof line, " %s %s", ui_bytes(u, b->total, v, sizeof v), verdict(fits));
         draw_text(y, r.x + 8 + bw, r.w - 8 - bw, fits ? C_OK : C_BAD, line);
     }

@@ -88,9 +88,9 @@ static void bands_used(const vl_timeline *t, bool used[REPORT_TL_BANDS])
 static void draw_columns(const ui *u, const chart *c, const report_tl_column *cols, uint64_t full,
                          int cursor_col, int peak_col)
 {
-    const vl_gpu *g = explorer_gpu(&u->ex);
+    const uint64_t capacity = vl_gpu_capacity(explorer_gpu(&u->ex));
     int bottom = c->top + c->h - 1;
-    int cap = layout_cell(vl_gpu_capacity(g), full, c->h); /* cells from the bottom */
+    int cap = layout_cell(capacity, full, c->h); /* cells from the bottom */
     int cap_row = bottom - (cap > 0 ? cap - 1 : 0);
     for (int x = 0; x < c->w; x++) {
         int cells[REPORT_TL_BANDS];
@@ -117,7 +117,7 @@ static void draw_columns(const ui *u, const chart *c, const report_tl_column *co
     char v[32];
     snprintf(v, sizeof v, "%7.1f", vl_in_units(full, VL_UNITS_GIB));
     draw_text(c->top, 0, AXIS_W - 1, C_DIM, v);
-    snprintf(v, sizeof v, "%7.1f", vl_in_units(vl_gpu_capacity(g), VL_UNITS_GIB));
+    snprintf(v, sizeof v, "%7.1f", vl_in_units(capacity, VL_UNITS_GIB));
     draw_text(cap_row, 0, AXIS_W - 1, C_MARKER, v);
     if (bottom != cap_row && bottom != c->top)
         draw_text(bottom, 0, AXIS_W - 1, C_DIM, "      0");
@@ -170,16 +170,16 @@ static void draw_text_lines(const ui *u, const chart *c)
 {
     const timeline_view *v = &u->tl;
     const vl_peak *p = &v->t.peak;
-    const vl_gpu *g = explorer_gpu(&u->ex);
+    const uint64_t capacity = vl_gpu_capacity(explorer_gpu(&u->ex));
     int y = c->top + c->h + 1;
     char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128], ctx[96];
-    report_fit fit = report_fit_of(p->device, vl_gpu_capacity(g));
+    report_fit fit = report_fit_of(p->device, capacity);
     vl_fmt_bytes(p->device, VL_UNITS_GIB, dev, sizeof dev);
     vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
     vl_fmt_bytes(p->reserved, VL_UNITS_GIB, rs, sizeof rs);
     vl_fmt_bytes(p->context, VL_UNITS_GIB, cx, sizeof cx);
     vl_fmt_bytes(fit.margin, VL_UNITS_GIB, m, sizeof m);
-    vl_fmt_bytes(vl_gpu_capacity(g), VL_UNITS_GIB, cap, sizeof cap);
+    vl_fmt_bytes(capacity, VL_UNITS_GIB, cap, sizeof cap);
     if (p->managed) {
         char mg[32];
         vl_fmt_bytes(p->managed, VL_UNITS_GIB, mg, sizeof mg);
@@ -214,13 +214,14 @@ static void timeline_draw(const ui *u)
     const timeline_view *v = &u->tl;
     const explorer *e = &u->ex;
     const vl_gpu *g = explorer_gpu(e);
+    const uint64_t capacity = vl_gpu_capacity(g);
     char line[256], cap[32];
     chart c = chart_of(u);
     snprintf(line, sizeof line,
              e->s.mode == VL_MODE_INFER ? _(" one serving run, %zu events, on %s (%s)")
                                         : _(" one training step, %zu events, on %s (%s)"),
              v->built ? v->t.n_events : 0, g->display,
-             vl_fmt_bytes(vl_gpu_capacity(g), VL_UNITS_GIB, cap, sizeof cap));
+             vl_fmt_bytes(capacity, VL_UNITS_GIB, cap, sizeof cap));
     rect r = u->lay.panel;
     draw_text(r.y, 0, r.w, C_HEADING, line);
     if (!v->built) {
@@ -229,7 +230,7 @@ static void timeline_draw(const ui *u)
     }
     report_tl_column cols[TLV_MAX_COLUMNS];
     int n = timeline_view_columns(v, c.w, cols);
-    uint64_t full = vl_gpu_capacity(g) > v->t.peak.device ? vl_gpu_capacity(g) : v->t.peak.device;
+    uint64_t full = capacity > v->t.peak.device ? capacity : v->t.peak.device;
     int cursor_col = timeline_view_column_of(v, n, v->cursor);
     int peak_col = timeline_view_column_of(v, n, v->t.peak.event);
     bool used[REPORT_TL_BANDS];
