@@ -266,6 +266,10 @@ expect 2 "$e --preset-file: $srcdir/presets/frameworks/hf.yaml is a 'framework' 
 expect 2 "$e --attention: unknown value 'flash2' (expected eager, sdpa or flash); did you mean 'flash'?" \
     estimate --attention flash2
 expect 2 "$e --head: unknown value 'seq-cls' (expected lm, cls or mlm)" estimate --head seq-cls
+expect 2 "$e --interconnect: unknown value 'nvlnk' (expected auto, pcie or nvlink); did you mean 'nvlink'?" \
+    estimate --mode infer --gpus 2 --interconnect nvlnk
+expect 2 "$e --interconnect: unknown value 'infiniband' (expected auto, pcie or nvlink)" \
+    estimate --interconnect infiniband
 expect 2 "$e --labels must be between 1 and 1048576" estimate --head cls --labels 0
 expect 2 "$e --labels applies to --mode train only" estimate --mode infer --labels 3
 expect 2 "$e --loss-dtype: unknown value 'fp8' (expected fp32, bf16 or fp16)" estimate --loss-dtype fp8

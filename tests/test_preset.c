@@ -151,21 +151,24 @@ static void test_builtin_gpus(void **state)
     /* generations by compute capability (NVIDIA, "CUDA GPUs"); AMD's are not modelled */
     enum { V = VL_ARCH_VOLTA, T = VL_ARCH_TURING, A = VL_ARCH_AMPERE, D = VL_ARCH_ADA,
            H = VL_ARCH_HOPPER, B = VL_ARCH_BLACKWELL, U = VL_ARCH_UNKNOWN };
+    /* the link of a server's GPUs: NVLink for the SXM parts (NVSwitch boards, V100's mesh),
+     * PCIe for cards (datasheets); AMD's Infinity Fabric is not modelled */
+    enum { N = VL_LINK_NVLINK, P = VL_LINK_PCIE };
     static const struct {
         const char *name;
         uint64_t mib;
         double fp16;
-        int generation;
+        int generation, link;
     } gpus[] = {
-        {"v100-16gb", 16160, 125e12, V},      {"v100-32gb", 32480, 125e12, V},
-        {"t4", 15360, 65e12, T},              {"a10", 23028, 125e12, A},
-        {"l4", 23034, 121e12, D},             {"l40s", 46068, 362.05e12, D},
-        {"a100-40gb", 40960, 312e12, A},      {"a100-80gb", 81920, 312e12, A},
-        {"h100-pcie", 81559, 756.5e12, H},    {"h100-80gb", 81559, 989.4e12, H},
-        {"h200", 143771, 989.4e12, H},        {"b200", 183359, 2.25e15, B},
-        {"rtx-3090", 24576, 71e12, A},        {"rtx-4090", 24564, 165.2e12, D},
-        {"rtx-5090", 32607, 209.5e12, B},     {"mi250x", 128 * 1024, 383e12, U},
-        {"mi300x", 192 * 1024, 1307.4e12, U},
+        {"v100-16gb", 16160, 125e12, V, N},      {"v100-32gb", 32480, 125e12, V, N},
+        {"t4", 15360, 65e12, T, P},              {"a10", 23028, 125e12, A, P},
+        {"l4", 23034, 121e12, D, P},             {"l40s", 46068, 362.05e12, D, P},
+        {"a100-40gb", 40960, 312e12, A, N},      {"a100-80gb", 81920, 312e12, A, N},
+        {"h100-pcie", 81559, 756.5e12, H, P},    {"h100-80gb", 81559, 989.4e12, H, N},
+        {"h200", 143771, 989.4e12, H, N},        {"b200", 183359, 2.25e15, B, N},
+        {"rtx-3090", 24576, 71e12, A, P},        {"rtx-4090", 24564, 165.2e12, D, P},
+        {"rtx-5090", 32607, 209.5e12, B, P},     {"mi250x", 128 * 1024, 383e12, U, P},
+        {"mi300x", 192 * 1024, 1307.4e12, U, P},
     };
     vl_catalog c;
     load_builtin(&c);
@@ -177,6 +180,7 @@ static void test_builtin_gpus(void **state)
         assert_int_equal(g->memory, gpus[i].mib << 20);
         assert_true(g->fp16_flops == gpus[i].fp16);
         assert_int_equal(g->generation, gpus[i].generation);
+        assert_int_equal(g->interconnect, gpus[i].link);
         assert_true(g->bandwidth > 0 && g->source[0] != '\0');
     }
     /* what a run can use: the total CUDA reports where the preset knows it (an H100 80GB:
@@ -491,6 +495,8 @@ static const struct {
      "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large (over 2^64)"},
     {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:9: memory: must be between 1 and 70,368,744,177,664"},
     {"kind: gpu\nname: g\nmemory: 80GiB\nsms: 5000\n", "x.yaml:4:6: sms: must be between 0 and 4,096"},
+    {"kind: gpu\nname: g\nmemory: 80GiB\ninterconnect: auto\n",
+     "x.yaml:4:15: interconnect: unknown value 'auto' (expected pcie or nvlink)"},
     {"kind: gpu\nname: g\nmemory: 80GiB\ncuda_memory: 81GiB\n",
      "x.yaml:4:1: cuda_memory: more than the GPU's memory (what CUDA reports is nvidia-smi's "
      "total less what the driver keeps)"},

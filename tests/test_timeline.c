@@ -424,7 +424,10 @@ static void check_invariants(const vl_timeline *t, const vl_settings *s)
     }
     assert_int_equal(t->peak.allocated, max_alloc);
     assert_int_equal(t->peak.reserved, prev_reserved);
-    assert_int_equal(t->peak.device, t->peak.reserved + t->peak.context);
+    assert_int_equal(t->peak.device, t->peak.reserved + t->peak.context + t->peak.managed +
+                                         t->peak.communicators);
+    if (s->gpus < 2) /* one GPU: no communicator */
+        assert_int_equal(t->peak.communicators, 0);
     uint64_t sum = 0;
     for (int c = 0; c < VL_N_TL_COMPONENTS; c++) {
         assert_int_equal(t->end[c], live[c]);
@@ -1145,6 +1148,61 @@ static void test_serving_defaults_by_gpu(void **state)
     assert_int_equal(tokens, 1000);
 }
 
+/* The communicators' buffers: vLLM's comm_nvlink, 3.58 - 1.79 = 1.79 GiB (its -tp 2 and -tp 1
+ * logs) = 1,921,997,865 B rounded, and comm_pcie, 0.20 - 0.04 = 0.16 GiB = 171,798,692 B, by
+ * the GPU's link or --interconnect, on the device and off the engine's KV cache; nothing on
+ * one GPU, under --overhead, or in a profile that does not model them. */
+static void test_communicators(void **state)
+{
+    (void)state;
+    enum { A = VL_LINK_AUTO, P = VL_LINK_PCIE, N = VL_LINK_NVLINK };
+    const uint64_t nvlink = 1921997865, pcie = 171798692;
+    static const struct {
+        const char *framework;
+        uint64_t gpus;
+        int gpu_link, flag;
+        bool overhead;
+        uint64_t want;
+    } cases[] = {
+        {"vllm", 2, N, A, false, 1921997865}, {"vllm", 2, P, A, false, 171798692},
+        {"vllm", 2, P, N, false, 1921997865}, {"vllm", 2, N, P, false, 171798692},
+        {"vllm-v0", 2, N, A, false, 1921997865}, {"vllm", 1, N, A, false, 0},
+        {"vllm", 2, N, A, true, 0},           {"hf", 2, N, A, false, 0},
+    };
+    vl_model m = tiny_llama();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        vl_settings s = serve(512, 0, 1);
+        vl_settings_take_framework(&s, fw(cases[i].framework));
+        s.gpus = cases[i].gpus;
+        s.interconnect = (vl_link)cases[i].flag;
+        vl_runtime rt = hopper;
+        rt.interconnect = (vl_link)cases[i].gpu_link;
+        rt.overhead_given = cases[i].overhead;
+        vl_timeline t;
+        char err[128];
+        assert_true(vl_timeline_for(&m, &s, &rt, &t, err, sizeof err));
+        assert_int_equal(t.peak.communicators, cases[i].want);
+        assert_int_equal(t.peak.device,
+                         t.peak.reserved + t.peak.context + t.peak.managed + cases[i].want);
+        vl_timeline_free(&t);
+    }
+    /* vLLM's KV cache on two GPUs: over PCIe larger than over NVLink by the difference */
+    vl_settings s = serve(512, 0, 1);
+    vl_settings_take_framework(&s, fw("vllm"));
+    s.gpus = 2;
+    vl_kv_budget k[2];
+    for (int l = 0; l < 2; l++) {
+        vl_runtime rt = hopper;
+        rt.interconnect = l ? VL_LINK_PCIE : VL_LINK_NVLINK;
+        vl_framework f;
+        vl_framework_of(&s, &rt, &f);
+        assert_null(vl_kv_budget_of(&m, &s, &f, &rt, 8ULL << 30, &k[l]));
+    }
+    assert_int_equal(k[0].communicators, nvlink);
+    assert_int_equal(k[1].communicators, pcie);
+    assert_int_equal(k[1].available - k[0].available, nvlink - pcie);
+}
+
 static void test_serving(void **state)
 {
     (void)state;
@@ -1812,6 +1870,7 @@ int main(void)
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),
+        cmocka_unit_test(test_communicators),
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),

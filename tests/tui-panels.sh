@@ -254,7 +254,7 @@ for lang in en zh; do
         expect_total "$s" $(lesson_args 1)
         keys "$s" j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j # to the last: the list scrolls
         checks=$((checks + 1))
-        screen "$s" | grep -qE "^(▶|>) $(say 'GPUs per node' '每节点 GPU 数')" ||
+        screen "$s" | grep -qE "^(▶|>) $(say 'interconnect' 'GPU 互连')" ||
             fail "$s: the last slider not in view"
         lesson_layout "$s"
         keys "$s" q

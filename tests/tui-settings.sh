@@ -351,6 +351,25 @@ expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s -
     --prefill-chunk 256
 keys $name q
 exited $name 0
+# the GPUs' link: an H100 SXM's is NVLink, where vLLM's communicators take 1.79 GiB of each
+# GPU; over PCIe 0.16 GiB; on one GPU the setting is drawn disabled and says why
+name=engine-link
+start $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
+    --no-color --ascii
+expect_slider $name interconnect "auto nvlink"
+expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --gpus 2
+to $name interconnect
+keys $name Right
+expect_slider $name interconnect pcie
+expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
+    --interconnect pcie
+to $name GPUs
+keys $name Left
+to $name interconnect
+keys $name Right
+expect_screen $name "interconnect has no effect now: one GPU: no link between GPUs"
+keys $name q
+exited $name 0
 
 # The releases under the framework: transformers 4.45 steps from current (reentrant
 # checkpointing, the loss's shifted copy, fp32 logits from the model, foreach AdamW), and the

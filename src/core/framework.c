@@ -66,6 +66,17 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
  * (vllm/config/cache.py, CacheConfig: gpu_memory_utilization 0.9, block_size 16 on CUDA). */
 #define VLLM_CACHE .gpu_util = 900000, .kv_block = 16
 
+/* What vLLM's tensor parallelism adds outside PyTorch on each GPU: the NCCL communicator
+ * (PyNcclCommunicator) and, where every GPU reaches every other over NVLink, vLLM's custom
+ * all-reduce and its buffers.  Measured as what a log's non-torch memory grows by from one
+ * GPU to several.  NVLink: 3.58 - 1.79 = 1.79 GiB, vLLM 0.6.5 on two H100 80GB
+ * (vllm-project/vllm pull request #10511, "non_torch_memory" of -tp 1 and -tp 2); vLLM 0.19.0
+ * logged 1.81 to 1.96 GiB more at 2 and 4 H100s (jgchn/llm-d-planner, v0.19.0 logs).  PCIe:
+ * 0.20 - 0.04 = 0.16 GiB, vLLM 0.8.5 on four RTX 2080 Ti 22GB ("non_torch_memory takes
+ * 0.20GiB" in three of one author's TP 4 logs, June 2025 blog posts on DeepSeek-R1-0528-Qwen3-8B
+ * and Qwen3-30B-A3B; 0.04 GiB on one GPU, the V0 figure below). */
+#define VLLM_COMM .comm_nvlink = 1921997865, .comm_pcie = 171798692
+
 /* vLLM's model code and what both engines serve it with. */
 #define VLLM_MODEL                                                                           \
     /* the FlashAttention backend, QKVParallelLinear (one fused projection) */              \
@@ -241,6 +252,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         RUNTIME_DEFAULTS,
         TORCH_OPTIMIZER,
         VLLM_MODEL,
+        VLLM_COMM,
         /* the V1 engine's defaults for the OpenAI server on GPUs of 70 GiB and more but
          * the A100 (vllm/engine/arg_utils.py, _set_default_args: "Defaulting
          * max_num_batched_tokens to 8192 for OPENAI_API_SERVER usage context"; 2048 on
@@ -282,6 +294,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         RUNTIME_DEFAULTS,
         TORCH_OPTIMIZER,
         VLLM_MODEL,
+        VLLM_COMM,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default with chunked prefill, on for models of more than 32K
          * positions; off, the budget is max(max_model_len, 2048): prefill_chunk says so);
@@ -401,6 +414,21 @@ void vl_framework_on_gpu(vl_framework *f, const vl_runtime *rt)
     }
 }
 
+uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
+                               const vl_runtime *rt)
+{
+    if (s->gpus < 2 || rt->overhead_given)
+        return 0;
+    return vl_link_of(s, rt) == VL_LINK_NVLINK ? f->comm_nvlink : f->comm_pcie;
+}
+
+vl_link vl_link_of(const vl_settings *s, const vl_runtime *rt)
+{
+    if (s->interconnect != VL_LINK_AUTO)
+        return s->interconnect;
+    return rt->interconnect == VL_LINK_NVLINK ? VL_LINK_NVLINK : VL_LINK_PCIE;
+}
+
 void vl_framework_of(const vl_settings *s, const vl_runtime *rt, vl_framework *f)
 {
     *f = *s->framework;
@@ -489,6 +517,8 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("adapter_units", adapter_units),
     BOOL("checkpoint_reentrant", checkpoint_reentrant),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
+    COUNT("comm_nvlink", comm_nvlink, 0, VL_MAX_OVERHEAD),
+    COUNT("comm_pcie", comm_pcie, 0, VL_MAX_OVERHEAD),
     COUNT("prefill_chunk", prefill_chunk, 0, VL_MAX_SEQ),
     BOOL("kv_preallocated", kv_preallocated),
     BOOL("prefill_logits_all", prefill_logits_all),

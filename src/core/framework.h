@@ -98,6 +98,10 @@ typedef struct vl_framework {
                                  * from a detached copy of its input (use_reentrant=True) */
     /* the runtime */
     vl_allocator allocator;
+    /* bytes of each GPU the framework's communicators take outside PyTorch's allocator once a
+     * run spans GPUs (NCCL's channel buffers, an engine's own all-reduce buffers), by how the
+     * GPUs are linked (vl_communicator_bytes); 0: not modelled */
+    uint64_t comm_nvlink, comm_pcie;
     /* serving */
     uint64_t prefill_chunk;     /* tokens per prefill step; 0 = the whole prompt at once */
     bool kv_preallocated;       /* the KV cache is allocated once (paged), not grown */
@@ -145,6 +149,13 @@ void vl_framework_of(const vl_settings *s, const struct vl_runtime *rt, vl_frame
 /* f's defaults for the GPU of rt: its small_* ones on a small GPU (an unknown GPU keeps
  * the others). */
 void vl_framework_on_gpu(vl_framework *f, const struct vl_runtime *rt);
+/* How s's GPUs are linked on rt: s's --interconnect, or rt's GPU's where s leaves it to auto. */
+vl_link vl_link_of(const vl_settings *s, const struct vl_runtime *rt);
+/* What f's communicators take of each GPU outside PyTorch's allocator under s on rt: nothing
+ * on one GPU or where --overhead stands for the runtime; otherwise its comm_nvlink or
+ * comm_pcie by vl_link_of. */
+uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
+                               const struct vl_runtime *rt);
 /* f with the prefill chunk and profile sequences s gives (--prefill-chunk, --profile-seqs;
  * 0 leaves f's). */
 void vl_framework_serve_as(vl_framework *f, const vl_settings *s);
@@ -181,7 +192,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 53
+#define VL_N_FRAMEWORK_FIELDS 55
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -45,6 +45,7 @@ typedef struct key_desc {
     size_t offset, size;
     const char *const *enum_names;
     int n_enum;
+    int enum_first; /* T_ENUM: the names before it are not taken here (a GPU's link: no auto) */
     bool required;
     uint64_t min, max; /* T_COUNT, T_SIZE: the range when max > 0 */
 } key_desc;
@@ -142,6 +143,8 @@ static const key_desc gpu_keys[] = {
     {"host_bandwidth", T_DOUBLE, G(host_bandwidth)},
     /* the largest GPU has a few hundred (AMD Instinct MI300X: 304 compute units) */
     {"sms", T_COUNT, G(sms), .max = 4096},
+    {"interconnect", T_ENUM, G(interconnect), .enum_names = vl_link_names, .n_enum = VL_N_LINKS,
+     .enum_first = VL_LINK_PCIE},
     {NULL, 0},
 };
 #undef G
@@ -225,8 +228,9 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
     size_t base = offsetof(vl_scenario, settings) + offsetof(vl_settings_patch, values);
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
-        keys[k] = (key_desc){vl_setting_keys[k], types[d->type], base + d->offset, d->size, d->names,
-                             d->n_names, false, d->min, d->max};
+        keys[k] = (key_desc){vl_setting_keys[k], types[d->type], base + d->offset, d->size,
+                             .enum_names = d->names, .n_enum = d->n_names, .min = d->min,
+                             .max = d->max};
         if (d->type == VL_ST_FRAMEWORK) /* a catalog's name, which the front end resolves */
             keys[k] = (key_desc){vl_setting_keys[k], T_NAME, offsetof(vl_scenario, framework),
                                  sizeof(((vl_scenario *)0)->framework)};
@@ -338,13 +342,16 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
         memcpy(field, s, strlen(s) + 1);
         return true;
     case T_ENUM: {
-        int i = vl_lookup(k->enum_names, k->n_enum, s);
+        const char *const *names = k->enum_names + k->enum_first;
+        const size_t n = (size_t)(k->n_enum - k->enum_first);
+        int i = vl_lookup(names, (int)n, s);
         if (i < 0) {
             char list[256], hint[96];
             return vl_ydoc_fail(d, v->start_mark, "%s: unknown value '%s' (expected %s%s)", path,
-                                s, vl_join(k->enum_names, (size_t)k->n_enum, list, sizeof list),
-                                vl_hint(s, k->enum_names, (size_t)k->n_enum, hint, sizeof hint));
+                                s, vl_join(names, n, list, sizeof list),
+                                vl_hint(s, names, n, hint, sizeof hint));
         }
+        i += k->enum_first;
         memcpy(field, &i, sizeof i);
         return true;
     }
@@ -595,6 +602,7 @@ static bool load_gpu(vl_ydoc *d, vl_gpu *g)
 
     memset(g, 0, sizeof *g);
     g->generation = VL_ARCH_UNKNOWN;
+    g->interconnect = VL_LINK_PCIE;
     if (!walk_map(d, d->root, gpu_keys, "", g, &w))
         return false;
     /* 0 is unknown.  The floors, 1 GB/s and 1 GFLOP/s, are far below any GPU's (the slowest
@@ -808,7 +816,8 @@ static void framework_keys(key_desc keys[MAX_FRAMEWORK_KEYS])
     for (size_t i = 0; i < vl_n_framework_fields; i++, n++) {
         const vl_framework_field *fd = &vl_framework_fields[i];
         keys[n] = (key_desc){fd->key, types[fd->kind], offsetof(framework_doc, f) + fd->offset,
-                             fd->size, fd->names, fd->n_names, false, fd->min, fd->max};
+                             fd->size, .enum_names = fd->names, .n_enum = fd->n_names,
+                             .min = fd->min, .max = fd->max};
     }
     keys[n] = (key_desc){NULL, 0};
 }

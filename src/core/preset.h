@@ -37,6 +37,7 @@ typedef struct vl_gpu {
     double host_bandwidth;  /* bytes/s from CPU memory, one direction (--cpu-offload); 0 =
                              * unknown */
     uint64_t sms;           /* streaming multiprocessors (AMD: compute units); 0 = unknown */
+    vl_link interconnect;   /* how a server's GPUs of this kind are linked: pcie or nvlink */
 } vl_gpu;
 
 /* What a run on g can use: the total CUDA reports where the preset knows it, nvidia-smi's

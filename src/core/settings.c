@@ -20,6 +20,7 @@ const char *const vl_torch_names[VL_N_TORCHES] = {VL_TORCH_LIST(VL_ENUM_NAME)};
 const char *const vl_transformers_names[VL_N_TRANSFORMERS] = {VL_TRANSFORMERS_LIST(VL_ENUM_NAME)};
 const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES] = {VL_BITSANDBYTES_LIST(VL_ENUM_NAME)};
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
+const char *const vl_link_names[VL_N_LINKS] = {VL_LINKS(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
 #define OPTIMIZER_LABEL(id, name, label, rule, shaped) label,
@@ -151,6 +152,15 @@ static const char *transformers_inert(const vl_settings *s)
 static const char *bitsandbytes_inert(const vl_settings *s)
 {
     return s->qlora ? NULL : N_("the bitsandbytes release applies to QLoRA's 4-bit matmuls");
+}
+
+static const char *interconnect_inert(const vl_settings *s)
+{
+    if (s->gpus < 2)
+        return N_("one GPU: no link between GPUs");
+    return s->framework->comm_nvlink || s->framework->comm_pcie
+               ? NULL
+               : N_("the framework's communicators are not modelled");
 }
 
 static const char *vpp_inert(const vl_settings *s)
@@ -388,6 +398,11 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "each GPU's memory, in place of the --gpu preset's: 40GiB, 24GB (a MIG slice, "
                 "a card not in the catalog)",
         .label = N_("capacity"), SLIDER(VL_MIN_CAPACITY, 1024 * VL_GIB, VL_STEP_GIB)},
+    ROW(VL_SET_INTERCONNECT) .flag = "interconnect", FIELD(interconnect),
+        ENUM(vl_link_names, VL_N_LINKS), .modes = VL_IN_BOTH, .arg = "L",
+        .help = "how the GPUs reach each other, for the communicators' buffers: pcie, nvlink "
+                "(NVLink or NVSwitch) or auto, the --gpu preset's (default auto)",
+        .label = N_("interconnect"), .inert = interconnect_inert},
     /* inference: weights offloaded to CPU memory (inference.c) */
     ROW(VL_SET_CPU_OFFLOAD) .flag = "cpu-offload", FIELD(cpu_offload), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_INFER, .arg = "SIZE",

@@ -99,6 +99,11 @@
 #define VL_BITSANDBYTES_LIST(X)                                                               \
     X(VL_BNB_CURRENT, "current") X(VL_BNB_0_41, "0.41") X(VL_BNB_0_42, "0.42")                \
     X(VL_BNB_0_43_0, "0.43.0") X(VL_BNB_0_43_1, "0.43.1")
+/* How a run's GPUs reach each other (--interconnect): auto is the GPU preset's; pcie
+ * through the host's PCIe switches; nvlink over NVLink or NVSwitch, where the frameworks'
+ * communicators open more channels and a serving engine adds its own all-reduce buffers
+ * (vl_communicator_bytes). */
+#define VL_LINKS(X) X(VL_LINK_AUTO, "auto") X(VL_LINK_PCIE, "pcie") X(VL_LINK_NVLINK, "nvlink")
 /* The built-in framework profiles (framework.c): what the framework chooses for the user. */
 #define VL_FRAMEWORK_LIST(X)                                                                  \
     X(VL_FW_PYTORCH, "pytorch") X(VL_FW_HF, "hf") X(VL_FW_MEGATRON, "megatron")              \
@@ -113,6 +118,7 @@ typedef enum { VL_TORCH_LIST(VL_ENUM_ID) VL_N_TORCHES } vl_torch;
 typedef enum { VL_TRANSFORMERS_LIST(VL_ENUM_ID) VL_N_TRANSFORMERS } vl_transformers;
 typedef enum { VL_BITSANDBYTES_LIST(VL_ENUM_ID) VL_N_BITSANDBYTES } vl_bitsandbytes;
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
+typedef enum { VL_LINKS(VL_ENUM_ID) VL_N_LINKS } vl_link;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
@@ -139,6 +145,7 @@ extern const char *const vl_torch_names[VL_N_TORCHES];
 extern const char *const vl_transformers_names[VL_N_TRANSFORMERS];
 extern const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
+extern const char *const vl_link_names[VL_N_LINKS];
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
 extern const char *const vl_optimizer_labels[VL_N_OPTIMIZERS];
@@ -210,6 +217,8 @@ typedef struct vl_settings {
     /* bytes of memory each GPU has, in place of the GPU preset's (0 = the preset's): a MIG
      * slice, a card the catalog lacks, what another process leaves */
     uint64_t capacity;
+    /* how the GPUs are linked, in place of the GPU preset's (auto = the preset's) */
+    vl_link interconnect;
     /* inference: bytes of each GPU's weights kept in pinned CPU memory and read over the host
      * link at every forward (vLLM's --cpu-offload-gb, per GPU; 0 = none) */
     uint64_t cpu_offload;
@@ -254,7 +263,8 @@ typedef struct vl_settings {
     X(VL_SET_VPP, "vpp")                                                                      \
     X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")                        \
     X(VL_SET_PREFILL_CHUNK, "prefill_chunk") X(VL_SET_PROFILE_SEQS, "profile_seqs")          \
-    X(VL_SET_CAPACITY, "capacity") X(VL_SET_CPU_OFFLOAD, "cpu_offload")
+    X(VL_SET_CAPACITY, "capacity") X(VL_SET_INTERCONNECT, "interconnect")                   \
+    X(VL_SET_CPU_OFFLOAD, "cpu_offload")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 
 typedef enum {

@@ -48,8 +48,9 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     out->weights = t.end[VL_TL_WEIGHTS];
     out->profile_peak = vl_profile_peak(&t, rt);
     out->non_torch = f->profile_non_torch;
+    out->communicators = t.peak.communicators;
     vl_timeline_free(&t);
-    const uint64_t taken = out->weights + out->profile_peak + out->non_torch;
+    const uint64_t taken = out->weights + out->profile_peak + out->non_torch + out->communicators;
     out->per_sequence = b.inf.kv_gpu_per_token * b.inf.cached_slots;
     if (taken >= capacity)
         return "the weights and the profile run leave nothing of the engine's share for the "

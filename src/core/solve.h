@@ -33,14 +33,17 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
 /* A serving engine's KV cache as the engine sizes it (a framework with profile_seqs): it
  * runs one forward of prefill_chunk tokens shared over profile_seqs sequences and samples
  * from them, then gives the cache what the weights, that run's peak in PyTorch's allocator
- * and the memory outside it that the run added leave of its share of the GPU (vLLM V1's
- * determine_available_memory); the cache holds whole blocks of kv_block tokens. */
+ * and the memory the run and the communicators added outside it leave of its share of the
+ * GPU (vLLM V1's determine_available_memory); the cache holds whole blocks of kv_block
+ * tokens. */
 typedef struct vl_kv_budget {
     uint64_t capacity;      /* the engine's share: gpu_util of what CUDA reports */
     uint64_t weights;       /* with what the model registers beside them (RoPE tables) */
     uint64_t profile_peak;  /* the profile run's peak over the weights */
     uint64_t non_torch;     /* what the run added outside PyTorch's allocator */
-    uint64_t available;     /* capacity less the three: the KV cache */
+    uint64_t communicators; /* what tensor parallelism's communicators add to it
+                             * (vl_communicator_bytes) */
+    uint64_t available;     /* capacity less the four: the KV cache */
     uint64_t tokens;        /* the tokens its whole blocks hold (vLLM's "GPU KV cache size") */
     uint64_t per_sequence;  /* bytes one sequence of seq + gen tokens takes of it */
     uint64_t profile_seqs, profile_tokens; /* the profile run: sequences, tokens each */

@@ -1441,6 +1441,8 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
         p->lazy_kernels = vl_lazy_kernels_bytes(rt->cuda);
     p->context = vl_add(p->context, p->lazy_kernels, &ovf);
     p->managed = st.paged;
+    p->communicators = vl_communicator_bytes(f, &s, rt);
+    p->link = vl_link_of(&s, rt);
     p->device = vl_peak_on_gpu(p, p->reserved, &ovf);
     if (!ok) {
         snprintf(err, len, "out of memory");
@@ -1480,7 +1482,8 @@ void vl_timeline_alive(const vl_timeline *t, size_t i, uint64_t out[VL_N_TL_COMP
 
 uint64_t vl_peak_on_gpu(const vl_peak *p, uint64_t reserved, bool *ovf)
 {
-    return vl_add(vl_add(reserved, p->context, ovf), p->managed, ovf);
+    return vl_add(vl_add(vl_add(reserved, p->context, ovf), p->managed, ovf), p->communicators,
+                  ovf);
 }
 
 bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
@@ -1513,5 +1516,6 @@ vl_runtime vl_runtime_on(const vl_gpu *gpu, bool overhead_given)
 {
     return (vl_runtime){.arch = gpu ? gpu->generation : VL_ARCH_UNKNOWN,
                         .cuda = VL_DEFAULT_CUDA, .overhead_given = overhead_given,
-                        .sms = gpu ? gpu->sms : 0, .memory = gpu ? vl_gpu_capacity(gpu) : 0};
+                        .sms = gpu ? gpu->sms : 0, .memory = gpu ? vl_gpu_capacity(gpu) : 0,
+                        .interconnect = gpu ? gpu->interconnect : VL_LINK_PCIE};
 }

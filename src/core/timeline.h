@@ -54,13 +54,16 @@ typedef struct vl_event {
 typedef struct vl_peak {
     uint64_t allocated;         /* ~ torch.cuda.max_memory_allocated() */
     uint64_t reserved;          /* ~ torch.cuda.max_memory_reserved() */
-    uint64_t device;            /* reserved + context (or the settings' overhead) + managed:
-                                 * nvidia-smi */
+    uint64_t device;            /* reserved + context (or the settings' overhead) + managed
+                                 * + communicators: nvidia-smi */
     uint64_t managed;           /* bitsandbytes' paged optimizer states: CUDA managed memory,
                                  * on the GPU but outside the caching allocator */
     uint64_t context;           /* the CUDA context, or the overhead that replaces it, with
                                  * lazy_kernels */
     uint64_t lazy_kernels;      /* what the context gains as a training step's kernels load */
+    uint64_t communicators;     /* the framework's communicators, outside the allocator
+                                 * (vl_communicator_bytes) */
+    vl_link link;               /* how the GPUs are linked (vl_link_of) */
     const char *context_source;
     uint64_t tensors;           /* at the peak: the live tensors' own bytes */
     size_t event;               /* the event after which allocated peaks */
@@ -69,7 +72,8 @@ typedef struct vl_peak {
 } vl_peak;
 
 /* What nvidia-smi would show with `reserved` bytes in the caching allocator: those, the CUDA
- * context (or --overhead) and the paged optimizer states in managed memory. */
+ * context (or --overhead), the paged optimizer states in managed memory and the
+ * communicators' buffers. */
 uint64_t vl_peak_on_gpu(const vl_peak *p, uint64_t reserved, bool *ovf);
 
 typedef struct vl_timeline {
@@ -89,6 +93,7 @@ typedef struct vl_runtime {
     bool overhead_given;        /* the settings' overhead replaces the modelled context */
     uint64_t sms;               /* the GPU's streaming multiprocessors; 0 = unknown */
     uint64_t memory;            /* the GPU's memory as CUDA reports it; 0 = unknown */
+    vl_link interconnect;       /* how its GPUs reach each other: pcie or nvlink */
 } vl_runtime;
 
 /* Builds the timeline of m under s and framework f.  f decides the attention kernel (it
@@ -110,7 +115,7 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
  * does.  NULL, or why s is not valid. */
 const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                             vl_breakdown *out);
-/* The runtime of a run on gpu (NULL: a GPU of unknown generation) with CUDA
+/* The runtime of a run on gpu (NULL: a GPU of unknown generation, linked over PCIe) with CUDA
  * VL_DEFAULT_CUDA; overhead_given: the settings' overhead replaces the modelled context. */
 struct vl_gpu;
 vl_runtime vl_runtime_on(const struct vl_gpu *gpu, bool overhead_given);

@@ -105,7 +105,7 @@ static void write_json_inference(FILE *out, const report *r)
 }
 
 /* "peak": the step's peak (allocated ~ torch.cuda.max_memory_allocated, reserved ~
- * max_memory_reserved, device = reserved + context + managed ~ nvidia-smi), what is alive then by
+ * max_memory_reserved, device = reserved + context + managed + communicators ~ nvidia-smi), what is alive then by
  * component; with --timeline, "timeline": the events. */
 static void write_json_peak(FILE *out, const report *r)
 {
@@ -117,8 +117,10 @@ static void write_json_peak(FILE *out, const report *r)
     const vl_peak *p = &t->peak;
     fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
                  ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"lazy_kernels\": %" PRIu64
-                 ", \"managed\": %" PRIu64 ", \"phase\": ",
-            p->allocated, p->reserved, p->device, p->context, p->lazy_kernels, p->managed);
+                 ", \"managed\": %" PRIu64 ", \"communicators\": %" PRIu64
+                 ", \"interconnect\": \"%s\", \"phase\": ",
+            p->allocated, p->reserved, p->device, p->context, p->lazy_kernels, p->managed,
+            p->communicators, vl_link_names[p->link]);
     json_string(out, p->phase);
     fprintf(out, ",\n          \"alive\": {");
     for (int c = 0; c < VL_N_TL_COMPONENTS; c++)
@@ -199,9 +201,10 @@ static void write_json_serving(FILE *out, const report *r)
     else
         fprintf(out, "{\"bytes\": %" PRIu64 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
                 ", \"profile_peak\": %" PRIu64 ", \"non_torch\": %" PRIu64
-                ", \"profile_seqs\": %" PRIu64 ", \"profile_tokens\": %" PRIu64 "}},\n",
-                k.available, k.tokens, k.weights, k.profile_peak, k.non_torch, k.profile_seqs,
-                k.profile_tokens);
+                ", \"communicators\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
+                ", \"profile_tokens\": %" PRIu64 "}},\n",
+                k.available, k.tokens, k.weights, k.profile_peak, k.non_torch, k.communicators,
+                k.profile_seqs, k.profile_tokens);
 }
 
 void report_write_json(FILE *out, const report *r)

@@ -505,6 +505,19 @@ static bool solve_line(const report *r, char *buf, size_t len)
     return true;
 }
 
+const char *report_peak_extras(const vl_peak *p, vl_units units, char *buf, size_t len)
+{
+    char mg[32], cm[32], paged[96] = "", comm[96] = "";
+    if (p->managed)
+        snprintf(paged, sizeof paged, " + %s paged optimizer states (CUDA managed memory)",
+                 vl_fmt_bytes(p->managed, units, mg, sizeof mg));
+    if (p->communicators)
+        snprintf(comm, sizeof comm, " + %s communicators' buffers (%s)",
+                 vl_fmt_bytes(p->communicators, units, cm, sizeof cm), vl_link_names[p->link]);
+    snprintf(buf, len, "%s%s", paged, comm);
+    return buf;
+}
+
 /* The step's peak beside the steady-state sum; false without a timeline. */
 static bool peak_line(const report *r, char *buf, size_t len)
 {
@@ -512,10 +525,8 @@ static bool peak_line(const report *r, char *buf, size_t len)
     if (!t)
         return false;
     const vl_peak *p = &t->peak;
-    char d[32], a[32], rs[32], c[32], sum[32], mg[32], paged[96] = "";
-    if (p->managed)
-        snprintf(paged, sizeof paged, " + %s paged optimizer states (CUDA managed memory)",
-                 vl_fmt_bytes(p->managed, r->units, mg, sizeof mg));
+    char d[32], a[32], rs[32], c[32], sum[32], paged[192];
+    report_peak_extras(p, r->units, paged, sizeof paged);
     snprintf(buf, len,
              "%s on the GPU at the step's peak (nvidia-smi), in %s: %s allocated "
              "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA context%s; "
@@ -552,7 +563,7 @@ static bool serving_line(const report *r, char *buf, size_t len)
         (s->gpu_util == VL_PPM && !s->kv_block && !(r->solution &&
                                                     r->solved == VL_SOLVE_MAX_CONCURRENCY)))
         return false;
-    char u[32], blocks[128] = "", cache[320] = "", seq[96] = "";
+    char u[32], blocks[128] = "", cache[384] = "", seq[96] = "";
     if (s->kv_block)
         snprintf(blocks, sizeof blocks, "; the KV cache paged in blocks of %" PRIu64
                  " tokens: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
@@ -560,15 +571,18 @@ static bool serving_line(const report *r, char *buf, size_t len)
     const uint64_t capacity = report_capacity(s, r->gpu);
     vl_kv_budget k;
     if (!report_kv_budget(r, &k)) {
-        char a[32], w[32], p[32], n[32], tok[32];
+        char a[32], w[32], p[32], n[32], tok[32], cm[32], comm[64] = "";
+        if (k.communicators)
+            snprintf(comm, sizeof comm, " - %s communicators",
+                     vl_fmt_bytes(k.communicators, r->units, cm, sizeof cm));
         snprintf(cache, sizeof cache, "; its KV cache (what its profile run leaves): %s - %s "
                  "weights - %s profile run peak (%" PRIu64 " %s of %" PRIu64
-                 " tokens) - %s outside PyTorch = %s, %s tokens",
+                 " tokens) - %s outside PyTorch%s = %s, %s tokens",
                  vl_fmt_bytes(capacity, r->units, u, sizeof u),
                  vl_fmt_bytes(k.weights, r->units, w, sizeof w),
                  vl_fmt_bytes(k.profile_peak, r->units, p, sizeof p), k.profile_seqs,
                  k.profile_seqs == 1 ? "sequence" : "sequences", k.profile_tokens,
-                 vl_fmt_bytes(k.non_torch, r->units, n, sizeof n),
+                 vl_fmt_bytes(k.non_torch, r->units, n, sizeof n), comm,
                  vl_fmt_bytes(k.available, r->units, a, sizeof a),
                  vl_fmt_int(k.tokens, tok, sizeof tok));
     }
@@ -685,10 +699,10 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
 #define TL_BAND_KEY(id, key, label) key,
 #define TL_BAND_LABEL(id, key, label) label,
 const char *const report_tl_band_keys[REPORT_TL_BANDS] = {
-    VL_TL_COMPONENTS(TL_BAND_KEY) "rounding", "context", "managed", "cached"};
+    VL_TL_COMPONENTS(TL_BAND_KEY) "rounding", "context", "managed", "communicators", "cached"};
 const char *const report_tl_band_labels[REPORT_TL_BANDS] = {
     VL_TL_COMPONENTS(TL_BAND_LABEL) N_("allocator rounding"), N_("CUDA context"),
-    N_("paged optimizer states"), N_("allocator cache")};
+    N_("paged optimizer states"), N_("communicators' buffers"), N_("allocator cache")};
 
 /* The bands after event ev, with live the tensors alive then by component. */
 static void tl_fill(const vl_timeline *t, const vl_event *ev, const uint64_t *live,
@@ -698,6 +712,7 @@ static void tl_fill(const vl_timeline *t, const vl_event *ev, const uint64_t *li
     band[REPORT_TL_ROUNDING] = ev->allocated - ev->tensors;
     band[REPORT_TL_CONTEXT] = t->peak.context;
     band[REPORT_TL_MANAGED] = t->peak.managed;
+    band[REPORT_TL_COMM] = t->peak.communicators;
     band[REPORT_TL_CACHED] = ev->reserved - ev->allocated;
 }
 

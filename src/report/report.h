@@ -88,17 +88,21 @@ typedef struct report_fact {
     char text[1024];
 } report_fact;
 int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS]);
+/* What the device holds at peak p beyond the allocator's segments and the context, as
+ * " + X paged optimizer states (CUDA managed memory) + Y communicators' buffers (nvlink)" (either
+ * left out where none; "" for neither), in buf. */
+const char *report_peak_extras(const vl_peak *p, vl_units units, char *buf, size_t len);
 /* --timeline: event i as "alloc", what, its exact bytes and the allocator's after it in
  * the report's units (for the table and Markdown). */
 void report_event_line(const report *r, size_t i, char *buf, size_t len);
 /* The timeline as a chart of `width` columns (the explorer's Timeline panel, the SVG).  The
  * bands of a column, bottom to top: the timeline's components (the live tensors), the caching
  * allocator's rounding of their blocks (allocated - tensors), the CUDA context (or
- * --overhead), paged optimizer states in CUDA managed memory (--paged-optimizer), and the
- * segments it keeps cached beyond them (reserved - allocated): below the cache is what the
+ * --overhead), paged optimizer states in CUDA managed memory (--paged-optimizer), the
+ * framework's communicators' buffers (on more than one GPU), and the segments it keeps cached beyond them (reserved - allocated): below the cache is what the
  * process holds, the top is what nvidia-smi would show. */
 enum { REPORT_TL_ROUNDING = VL_N_TL_COMPONENTS, REPORT_TL_CONTEXT, REPORT_TL_MANAGED,
-       REPORT_TL_CACHED, REPORT_TL_BANDS };
+       REPORT_TL_COMM, REPORT_TL_CACHED, REPORT_TL_BANDS };
 extern const char *const report_tl_band_keys[REPORT_TL_BANDS];   /* "weights", "cached" */
 extern const char *const report_tl_band_labels[REPORT_TL_BANDS]; /* for people */
 /* The bands after event i. */
@@ -107,7 +111,8 @@ typedef struct report_tl_column {
     size_t first, last;         /* the events it covers */
     size_t event;               /* among them, the first whose allocated is the largest */
     uint64_t band[REPORT_TL_BANDS]; /* at that event, bottom to top */
-    uint64_t top;               /* their sum: reserved + context + managed at that event */
+    uint64_t top;               /* their sum: reserved + context + managed + communicators at
+                                 * that event */
 } report_tl_column;
 /* Each column covers a run of consecutive events, in order, every event in one column (or,
  * with fewer events than columns, one event in several), and is the largest moment among

@@ -14,15 +14,15 @@ static const char *const palette[VL_N_COMPONENTS] = {"#3b6fd4", "#27a8c4", "#b04
 
 /* The timeline's bands (report_tl_columns): the components above where they are vl_estimate's,
  * a lighter shade of the nearest for the others, then the allocator's rounding, the context
- * (the overhead's grey), paged optimizer states (a shade of the optimizer's) and the
- * allocator's cache, lightest. */
+ * (the overhead's grey), paged optimizer states (a shade of the optimizer's), the
+ * communicators' buffers (a darker grey) and the allocator's cache, lightest. */
 static const char *const tl_palette[REPORT_TL_BANDS] = {
     [VL_TL_WEIGHTS] = "#3b6fd4", [VL_TL_GRADIENTS] = "#27a8c4", [VL_TL_OPTIMIZER] = "#b04fc4",
     [VL_TL_ACTIVATIONS] = "#e0a526", [VL_TL_KV_CACHE] = "#3fa34d", [VL_TL_GATHERED] = "#d6453d",
     [VL_TL_TRANSIENT] = "#f0d27a", [VL_TL_OPTIM_TEMP] = "#dba6e6", [VL_TL_BUCKETS] = "#93d6e3",
     [VL_TL_RUNTIME] = "#5c6068", [REPORT_TL_ROUNDING] = "#b8bcc4",
     [REPORT_TL_CONTEXT] = "#8a8f98", [REPORT_TL_MANAGED] = "#c98ad6",
-    [REPORT_TL_CACHED] = "#e3e5e9"};
+    [REPORT_TL_COMM] = "#767b84", [REPORT_TL_CACHED] = "#e3e5e9"};
 
 #define W 800
 #define LEFT 20
@@ -117,7 +117,7 @@ static void write_timeline(FILE *out, const report *r, double y)
     const vl_timeline *t = r->timeline;
     const vl_peak *p = &t->peak;
     report_tl_column cols[TL_COLUMNS];
-    char attrs[128], line[512], v[32], a[32], rs[32], cx[32], mg[32], paged[64] = "";
+    char attrs[128], line[512], v[32], a[32], rs[32], cx[32], paged[192];
     int n = report_tl_columns(t, TL_COLUMNS, cols);
     const uint64_t capacity = vl_gpu_capacity(r->gpu);
     uint64_t full = capacity > p->device ? capacity : p->device;
@@ -127,9 +127,7 @@ static void write_timeline(FILE *out, const report *r, double y)
              p->phase);
     snprintf(attrs, sizeof attrs, "x=\"%d\" y=\"%.0f\" font-weight=\"bold\"", LEFT, y);
     text(out, attrs, line);
-    if (p->managed)
-        snprintf(paged, sizeof paged, " + %s paged optimizer states",
-                 vl_fmt_bytes(p->managed, r->units, mg, sizeof mg));
+    report_peak_extras(p, r->units, paged, sizeof paged);
     snprintf(line, sizeof line, "at the peak: %s on the GPU = %s reserved + %s context%s; %s "
              "allocated", vl_fmt_bytes(p->device, r->units, v, sizeof v),
              vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),

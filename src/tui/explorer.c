@@ -134,6 +134,7 @@ static const slider_id order[] = {
     VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL, VL_SET_KV_BLOCK,
     VL_SET_PREFILL_CHUNK, VL_SET_PROFILE_SEQS,
     VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE, VL_SET_CPU_OFFLOAD,
+    VL_SET_INTERCONNECT,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -176,6 +177,7 @@ static const struct {
     [VL_SET_MFU] = {VL_C_OVERHEAD, VL_C_OVERHEAD}, [VL_SET_TOKENS] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_GPU_UTIL] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_CAPACITY] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
+    [VL_SET_INTERCONNECT] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_OVERHEAD] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_GPUS_PER_NODE] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_CPU_OFFLOAD] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
@@ -773,6 +775,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         snprintf(buf, len, "off (full)");
     else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS) && v == 0)
         serving_default(e, id, buf, len);
+    else if (id == VL_SET_INTERCONNECT && v == VL_LINK_AUTO) /* the GPU's, as it is now */
+        snprintf(buf, len, "auto %s", vl_link_names[explorer_runtime(e).interconnect]);
     else if (is_numeric(id) && desc(id)->zero_ok && v == 0)
         snprintf(buf, len, "off");
     else if (is_numeric(id) && desc(id)->type == VL_ST_FRACTION)

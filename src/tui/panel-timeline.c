@@ -28,6 +28,7 @@ static const ui_color band_color[REPORT_TL_BANDS] = {
     [REPORT_TL_ROUNDING] = C_DIM,
     [REPORT_TL_CONTEXT] = C_SEGMENT + VL_C_OVERHEAD,
     [REPORT_TL_MANAGED] = C_SEGMENT + VL_C_OPTIMIZER,
+    [REPORT_TL_COMM] = C_SEGMENT + VL_C_OVERHEAD,
     [REPORT_TL_CACHED] = C_DIM,
 };
 
@@ -39,6 +40,8 @@ static const char *band_glyph(const glyphs *g, int b)
         return g->segment[VL_C_OVERHEAD];
     if (b == REPORT_TL_MANAGED)
         return g->segment[VL_C_OPTIMIZER];
+    if (b == REPORT_TL_COMM) /* the context's colour, the cache's pattern */
+        return g->cached;
     return b == REPORT_TL_ROUNDING ? g->rounding : g->cached;
 }
 
@@ -83,6 +86,7 @@ static void bands_used(const vl_timeline *t, bool used[REPORT_TL_BANDS])
     used[REPORT_TL_ROUNDING] = used[REPORT_TL_CACHED] = true;
     used[REPORT_TL_CONTEXT] = t->peak.context > 0;
     used[REPORT_TL_MANAGED] = t->peak.managed > 0;
+    used[REPORT_TL_COMM] = t->peak.communicators > 0;
 }
 
 static void draw_columns(const ui *u, const chart *c, const report_tl_column *cols, uint64_t full,
@@ -172,7 +176,7 @@ static void draw_text_lines(const ui *u, const chart *c)
     const vl_peak *p = &v->t.peak;
     const uint64_t capacity = vl_gpu_capacity(explorer_gpu(&u->ex));
     int y = c->top + c->h + 1;
-    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128], ctx[96];
+    char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128], ctx[160];
     report_fit fit = report_fit_of(p->device, capacity);
     vl_fmt_bytes(p->device, VL_UNITS_GIB, dev, sizeof dev);
     vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
@@ -180,13 +184,14 @@ static void draw_text_lines(const ui *u, const chart *c)
     vl_fmt_bytes(p->context, VL_UNITS_GIB, cx, sizeof cx);
     vl_fmt_bytes(fit.margin, VL_UNITS_GIB, m, sizeof m);
     vl_fmt_bytes(capacity, VL_UNITS_GIB, cap, sizeof cap);
-    if (p->managed) {
-        char mg[32];
-        vl_fmt_bytes(p->managed, VL_UNITS_GIB, mg, sizeof mg);
-        snprintf(ctx, sizeof ctx, _("%s context + %s paged optimizer states"), cx, mg);
-    } else {
-        snprintf(ctx, sizeof ctx, _("%s context"), cx);
-    }
+    int n = snprintf(ctx, sizeof ctx, _("%s context"), cx);
+    char x[32];
+    if (p->managed && n > 0 && (size_t)n < sizeof ctx)
+        n += snprintf(ctx + n, sizeof ctx - (size_t)n, _(" + %s paged optimizer states"),
+                      vl_fmt_bytes(p->managed, VL_UNITS_GIB, x, sizeof x));
+    if (p->communicators && n > 0 && (size_t)n < sizeof ctx)
+        snprintf(ctx + n, sizeof ctx - (size_t)n, _(" + %s communicators"),
+                 vl_fmt_bytes(p->communicators, VL_UNITS_GIB, x, sizeof x));
     snprintf(line, sizeof line,
              _(" %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s; "
                "%s %s, %s %s"),

@@ -130,11 +130,11 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
         fprintf(stderr, "measurements.tsv:%d: bad GPU generation or measured value\n", line);
         return false;
     }
-    /* the row's generation and CUDA; the SMs and memory of its --gpu (vLLM V1's sampler
-     * buffer, its defaults by GPU); an --overhead among its flags stands for the runtime's
-     * own allocations */
+    /* the row's generation and CUDA; the SMs, memory and links of its --gpu (vLLM V1's
+     * sampler buffer, its defaults by GPU, its communicators); an --overhead among its flags
+     * stands for the runtime's own allocations */
     vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10),
-                     o.overhead_given, card.sms, vl_gpu_capacity(&card)};
+                     o.overhead_given, card.sms, vl_gpu_capacity(&card), card.interconnect};
     vl_framework f = *base;
     vl_framework_on_gpu(&f, &rt); /* the row's overrides win over its defaults */
     char ov[512], err[256];
