@@ -1151,7 +1151,8 @@ static void test_serving_defaults_by_gpu(void **state)
 /* The communicators' buffers: vLLM's comm_nvlink, 3.58 - 1.79 = 1.79 GiB (its -tp 2 and -tp 1
  * logs) = 1,921,997,865 B rounded, and comm_pcie, 0.20 - 0.04 = 0.16 GiB = 171,798,692 B, by
  * the GPU's link or --interconnect, on the device and off the engine's KV cache; nothing on
- * one GPU, under --overhead, or in a profile that does not model them. */
+ * one GPU, in pipeline stages of one GPU each, under --overhead, or in a profile that does
+ * not model them. */
 static void test_communicators(void **state)
 {
     (void)state;
@@ -1159,21 +1160,24 @@ static void test_communicators(void **state)
     const uint64_t nvlink = 1921997865, pcie = 171798692;
     static const struct {
         const char *framework;
-        uint64_t gpus;
+        uint64_t gpus, pp;
         int gpu_link, flag;
         bool overhead;
         uint64_t want;
     } cases[] = {
-        {"vllm", 2, N, A, false, 1921997865}, {"vllm", 2, P, A, false, 171798692},
-        {"vllm", 2, P, N, false, 1921997865}, {"vllm", 2, N, P, false, 171798692},
-        {"vllm-v0", 2, N, A, false, 1921997865}, {"vllm", 1, N, A, false, 0},
-        {"vllm", 2, N, A, true, 0},           {"hf", 2, N, A, false, 0},
+        {"vllm", 2, 1, N, A, false, 1921997865}, {"vllm", 2, 1, P, A, false, 171798692},
+        {"vllm", 2, 1, P, N, false, 1921997865}, {"vllm", 2, 1, N, P, false, 171798692},
+        {"vllm-v0", 2, 1, N, A, false, 1921997865}, {"vllm", 1, 1, N, A, false, 0},
+        {"vllm", 2, 1, N, A, true, 0},           {"hf", 2, 1, N, A, false, 0},
+        /* pipeline stages: the tensor-parallel group's, none for a group of one */
+        {"vllm", 2, 2, N, A, false, 0},          {"vllm", 4, 2, N, A, false, 1921997865},
     };
     vl_model m = tiny_llama();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         vl_settings s = serve(512, 0, 1);
         vl_settings_take_framework(&s, fw(cases[i].framework));
         s.gpus = cases[i].gpus;
+        s.pp = cases[i].pp;
         s.interconnect = (vl_link)cases[i].flag;
         vl_runtime rt = hopper;
         rt.interconnect = (vl_link)cases[i].gpu_link;

@@ -152,8 +152,9 @@ void vl_framework_on_gpu(vl_framework *f, const struct vl_runtime *rt);
 /* How s's GPUs are linked on rt: s's --interconnect, or rt's GPU's where s leaves it to auto. */
 vl_link vl_link_of(const vl_settings *s, const struct vl_runtime *rt);
 /* What f's communicators take of each GPU outside PyTorch's allocator under s on rt: nothing
- * on one GPU or where --overhead stands for the runtime; otherwise its comm_nvlink or
- * comm_pcie by vl_link_of. */
+ * on one GPU (in inference, a tensor-parallel group of one: pipeline stages alone add none)
+ * or where --overhead stands for the runtime; otherwise its comm_nvlink or comm_pcie by
+ * vl_link_of. */
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
                                const struct vl_runtime *rt);
 /* f with the prefill chunk and profile sequences s gives (--prefill-chunk, --profile-seqs;
