@@ -70,6 +70,7 @@ assert g["total"] == sum(g[k] for k in parts)
 pk = d["peak"] # the peak: above the sum's model states, reserved over allocated, + context
 assert all(isinstance(pk[k], int) for k in ("allocated", "reserved", "device", "context"))
 assert pk["allocated"] <= pk["reserved"] and pk["device"] == pk["reserved"] + pk["context"]
+assert pk["communicators"] == 0 # training profiles do not model them
 assert sum(pk["alive"].values()) <= pk["allocated"] and pk["phase"]
 assert pk["device"] > g["total"] - g["overhead"]
 assert d["gpu"]["headroom"] == d["gpu"]["capacity"] - pk["device"]
@@ -88,6 +89,27 @@ assert d["settings"]["gpus_per_node"] == 4
 p = d["parallel"]
 assert (p["tp"], p["pp"], p["dp"], p["stage_layers"], p["in_flight"]) == (1, 1, 4, 32, 1)
 assert p["params_per_gpu"] == d["model"]["params"] and p["global_batch"] == 4
+PY
+    # The communicators under tensor parallelism: vLLM's 1.79 GiB over NVLink (an H100 SXM's
+    # link) or 0.16 GiB over PCIe (an H100 PCIe's, or --interconnect pcie), rounded to bytes
+    # (1.79 x 2^30, 0.16 x 2^30), on the device at the peak and off the KV cache, term by term.
+    checks=$((checks + 1))
+    tp2="estimate --preset llama-3.1-8b --mode infer --framework vllm --gpus 2 --seq 8192"
+    "$VRAMLAB" $tp2 --gpu h100-80gb --format json > "$tmp/nv.json"
+    "$VRAMLAB" $tp2 --gpu h100-80gb --interconnect pcie --format json > "$tmp/pc.json"
+    "$VRAMLAB" $tp2 --gpu h100-pcie --format json > "$tmp/hp.json"
+    python3 - "$tmp/nv.json" "$tmp/pc.json" "$tmp/hp.json" <<'PY' || fail "JSON communicators check"
+import json, sys
+nv, pc, hp = (json.load(open(f)) for f in sys.argv[1:])
+for d, link, comm in ((nv, "nvlink", 1921997865), (pc, "pcie", 171798692), (hp, "pcie", 171798692)):
+    pk, k = d["peak"], d["serving"]["kv_cache"]
+    assert pk["interconnect"] == link and pk["communicators"] == comm, pk
+    assert pk["device"] == pk["reserved"] + pk["context"] + pk["managed"] + comm
+    assert k["communicators"] == comm
+    assert k["bytes"] == (d["serving"]["usable"] - k["weights"] - k["profile_peak"] - k["non_torch"]
+                          - comm)
+assert pc["serving"]["kv_cache"]["bytes"] - nv["serving"]["kv_cache"]["bytes"] == 1921997865 - 171798692
+assert nv["settings"]["interconnect"] == "auto" and pc["settings"]["interconnect"] == "pcie"
 PY
     # Offload moves bytes without losing any: GPU + CPU = the run without offload.
     checks=$((checks + 1))
