@@ -270,6 +270,9 @@ expect 2 "$e --interconnect: unknown value 'nvlnk' (expected auto, pcie or nvlin
     estimate --mode infer --gpus 2 --interconnect nvlnk
 expect 2 "$e --interconnect: unknown value 'infiniband' (expected auto, pcie or nvlink)" \
     estimate --interconnect infiniband
+expect 2 "$e --vllm applies to --mode infer only" estimate --vllm 0.10
+expect 2 "$e --vllm: unknown value '0.7' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16 or 0.17); did you mean '0.8'?" \
+    estimate --mode infer --framework vllm --vllm 0.7
 expect 2 "$e --labels must be between 1 and 1048576" estimate --head cls --labels 0
 expect 2 "$e --labels applies to --mode train only" estimate --mode infer --labels 3
 expect 2 "$e --loss-dtype: unknown value 'fp8' (expected fp32, bf16 or fp16)" estimate --loss-dtype fp8

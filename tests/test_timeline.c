@@ -851,6 +851,9 @@ static void test_transformers_releases(void **state)
         {VL_SET_TORCH, "2.10", VL_TORCH_CURRENT},    {VL_SET_TORCH, "1.7", -1},
         {VL_SET_BITSANDBYTES, "0.41.1", VL_BNB_0_41}, {VL_SET_BITSANDBYTES, "0.43.1", VL_BNB_0_43_1},
         {VL_SET_BITSANDBYTES, "0.43.3", VL_BNB_CURRENT}, {VL_SET_BITSANDBYTES, "0.40.2", -1},
+        {VL_SET_VLLM, "0.10.2", VL_VLLM_0_10},      {VL_SET_VLLM, "0.17.1", VL_VLLM_0_17},
+        {VL_SET_VLLM, "0.19.0", VL_VLLM_CURRENT},   {VL_SET_VLLM, "0.1.7", -1},
+        {VL_SET_VLLM, "0.7.3", -1},
     };
     for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
         vl_settings t = train(VL_BF16, 64, 2);
@@ -1146,6 +1149,47 @@ static void test_serving_defaults_by_gpu(void **state)
     vl_prefill_step(&v0, &seqs, &tokens);
     assert_int_equal(seqs, 1);
     assert_int_equal(tokens, 1000);
+}
+
+/* --vllm: releases of the V1 engine before 0.18 sort the vocabulary for top-k/top-p (no
+ * Triton kernel); current ones do not; V0 sorts in every release, and a profile that is not
+ * vLLM's does not change. */
+static void test_vllm_release(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *framework;
+        vl_vllm release;
+        bool sort, triton;
+    } want[] = {
+        {"vllm", VL_VLLM_CURRENT, false, true}, {"vllm", VL_VLLM_0_10, true, false},
+        {"vllm", VL_VLLM_0_17, true, false},    {"vllm-v0", VL_VLLM_0_10, true, false},
+        {"hf", VL_VLLM_0_10, false, false},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_settings s = serve(512, 0, 1);
+        vl_settings_take_framework(&s, fw(want[i].framework));
+        s.vllm = want[i].release;
+        vl_framework f;
+        vl_framework_of(&s, &hopper, &f);
+        assert_int_equal(f.sampler_sort, want[i].sort);
+        assert_int_equal(f.sampler_triton, want[i].triton);
+    }
+    /* the sort's buffers raise the profile run's peak: 256 sequences of a 3000-token
+     * vocabulary, sorted, take more than the Triton kernel's cached rows */
+    vl_model m = tiny_llama();
+    vl_settings s = serve(512, 0, 1);
+    vl_settings_take_framework(&s, fw("vllm"));
+    s.profile_seqs = 256;
+    vl_kv_budget k[2];
+    for (int r = 0; r < 2; r++) {
+        s.vllm = r ? VL_VLLM_0_10 : VL_VLLM_CURRENT;
+        vl_framework f;
+        vl_framework_of(&s, &hopper, &f);
+        assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, 1ULL << 30, &k[r]));
+    }
+    assert_true(k[1].profile_peak > k[0].profile_peak);
+    assert_int_equal(k[0].available - k[1].available, k[1].profile_peak - k[0].profile_peak);
 }
 
 /* The communicators' buffers: vLLM's comm_nvlink, 3.58 - 1.79 = 1.79 GiB (its -tp 2 and -tp 1
@@ -1875,6 +1919,7 @@ int main(void)
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),
         cmocka_unit_test(test_communicators),
+        cmocka_unit_test(test_vllm_release),
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),

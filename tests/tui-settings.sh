@@ -370,6 +370,25 @@ keys $name Right
 expect_screen $name "interconnect has no effect now: one GPU: no link between GPUs"
 keys $name q
 exited $name 0
+# the vLLM release: 0.8 sorts the vocabulary in the profile's sampler, and the peak is
+# estimate's; under the V0 profile the setting is drawn disabled and says why
+name=engine-release
+start $name --preset qwen3-8b --mode infer --framework vllm --gpu l40s --seq 1024 --no-color \
+    --ascii
+expect_slider $name "vLLM release" current
+to $name "vLLM release"
+keys $name Right
+expect_slider $name "vLLM release" 0.8
+expect_peak $name --preset qwen3-8b --mode infer --framework vllm --gpu l40s --seq 1024 \
+    --vllm 0.8
+to $name framework
+keys $name Left                                    # vllm-v0, before vllm in the list
+expect_slider $name framework vllm-v0
+to $name "vLLM release"
+keys $name Right
+expect_screen $name "vLLM release has no effect now: the framework is not vLLM's V1 engine"
+keys $name q
+exited $name 0
 
 # The releases under the framework: transformers 4.45 steps from current (reentrant
 # checkpointing, the loss's shifted copy, fp32 logits from the model, foreach AdamW), and the

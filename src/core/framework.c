@@ -405,6 +405,18 @@ void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)
         f->nf4_keeps_input = true;
 }
 
+void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
+{
+    /* V1's top-k/top-p sorted the vocabulary (apply_top_k_top_p_pytorch: logits.sort, then
+     * softmax, cumsum and scatter back, vllm/v1/sample/ops/topk_topp_sampler.py) until the
+     * Triton kernels of vllm pull request #33538 (February 2026): vLLM 0.15.0's API
+     * reference has no topk_topp_triton module, 0.18.0's has */
+    if (v != VL_VLLM_CURRENT && f->sampler_triton) {
+        f->sampler_triton = false;
+        f->sampler_sort = true;
+    }
+}
+
 void vl_framework_on_gpu(vl_framework *f, const vl_runtime *rt)
 {
     if (f->small_gpu_below && rt->memory &&
@@ -461,6 +473,7 @@ void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
     vl_framework_on_transformers(f, s->transformers);
     vl_framework_on_bitsandbytes(f, s->bitsandbytes);
     vl_framework_on_torch(f, s->torch);
+    vl_framework_on_vllm(f, s->vllm);
 }
 
 void vl_settings_take_framework(vl_settings *s, const vl_framework *f)

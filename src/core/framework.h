@@ -168,7 +168,9 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t);
 void vl_framework_on_transformers(vl_framework *f, vl_transformers v);
 /* f as it runs on bitsandbytes release v: what its 4-bit matmuls keep. */
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
-/* All three, for s's releases. */
+/* f as vLLM release v runs it, when f is the V1 engine's (the profile's sampler_triton). */
+void vl_framework_on_vllm(vl_framework *f, vl_vllm v);
+/* All four, for s's releases. */
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s);
 /* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
  * attention, loss and compute dtype, and a serving engine's share of the GPU and KV block,

@@ -22,6 +22,7 @@ const char *const vl_transformers_names[VL_N_TRANSFORMERS] = {VL_TRANSFORMERS_LI
 const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES] = {VL_BITSANDBYTES_LIST(VL_ENUM_NAME)};
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_link_names[VL_N_LINKS] = {VL_LINKS(VL_ENUM_NAME)};
+const char *const vl_vllm_names[VL_N_VLLMS] = {VL_VLLM_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
 #define OPTIMIZER_LABEL(id, name, label, rule, shaped) label,
@@ -153,6 +154,11 @@ static const char *transformers_inert(const vl_settings *s)
 static const char *bitsandbytes_inert(const vl_settings *s)
 {
     return s->qlora ? NULL : N_("the bitsandbytes release applies to QLoRA's 4-bit matmuls");
+}
+
+static const char *vllm_inert(const vl_settings *s)
+{
+    return s->framework->sampler_triton ? NULL : N_("the framework is not vLLM's V1 engine");
 }
 
 static const char *interconnect_inert(const vl_settings *s)
@@ -333,6 +339,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "4-bit matmul keeps its input for backward (default current: 0.43.2 and "
                 "later)",
         .label = N_("bitsandbytes"), .inert = bitsandbytes_inert, .json_break = true},
+    ROW(VL_SET_VLLM) .flag = "vllm", FIELD(vllm), ENUM(vl_vllm_names, VL_N_VLLMS),
+        .current_from = "0.18", .modes = VL_IN_INFER, .arg = "V",
+        .help = "the vLLM release under the vllm profile, 0.8 to 0.17: before 0.18 its "
+                "sampler sorts the vocabulary for top-k and top-p (default current: 0.18 and "
+                "later)",
+        .label = N_("vLLM release"), .inert = vllm_inert},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "

@@ -99,6 +99,14 @@
 #define VL_BITSANDBYTES_LIST(X)                                                               \
     X(VL_BNB_CURRENT, "current") X(VL_BNB_0_41, "0.41") X(VL_BNB_0_42, "0.42")                \
     X(VL_BNB_0_43_0, "0.43.0") X(VL_BNB_0_43_1, "0.43.1")
+/* vLLM release lines (--vllm), for the V1 engine (the vllm profile): before 0.18 its sampler
+ * sorted the vocabulary for top-k and top-p (vl_framework_on_vllm).  0.8 (V1 the default)
+ * is the first modelled; current is 0.18 and later. */
+#define VL_VLLM_LIST(X)                                                                       \
+    X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_8, "0.8") X(VL_VLLM_0_9, "0.9")                 \
+    X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
+    X(VL_VLLM_0_13, "0.13") X(VL_VLLM_0_14, "0.14") X(VL_VLLM_0_15, "0.15")                   \
+    X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17")
 /* How a run's GPUs reach each other (--interconnect): auto is the GPU preset's; pcie
  * through the host's PCIe switches; nvlink over NVLink or NVSwitch, where the frameworks'
  * communicators open more channels and a serving engine adds its own all-reduce buffers
@@ -119,6 +127,7 @@ typedef enum { VL_TRANSFORMERS_LIST(VL_ENUM_ID) VL_N_TRANSFORMERS } vl_transform
 typedef enum { VL_BITSANDBYTES_LIST(VL_ENUM_ID) VL_N_BITSANDBYTES } vl_bitsandbytes;
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_LINKS(VL_ENUM_ID) VL_N_LINKS } vl_link;
+typedef enum { VL_VLLM_LIST(VL_ENUM_ID) VL_N_VLLMS } vl_vllm;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
@@ -146,6 +155,7 @@ extern const char *const vl_transformers_names[VL_N_TRANSFORMERS];
 extern const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_link_names[VL_N_LINKS];
+extern const char *const vl_vllm_names[VL_N_VLLMS];
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
 extern const char *const vl_optimizer_labels[VL_N_OPTIMIZERS];
@@ -168,6 +178,7 @@ typedef struct vl_settings {
     vl_torch torch;        /* the PyTorch release the framework runs on */
     vl_transformers transformers; /* the transformers release, for profiles that use it */
     vl_bitsandbytes bitsandbytes; /* the bitsandbytes release under QLoRA */
+    vl_vllm vllm;          /* the vLLM release under the V1 engine's profile */
     vl_precision precision;
     vl_optimizer optimizer;
     bool paged_optimizer;  /* bitsandbytes' paged variant: states in CUDA managed memory */
@@ -258,6 +269,7 @@ typedef struct vl_settings {
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
+    X(VL_SET_VLLM, "vllm")                                                                    \
     X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels") X(VL_SET_LOSS_DTYPE, "loss_dtype")      \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \

@@ -231,14 +231,17 @@ static void settings_line(const report *r, char *buf, size_t len)
                      r->breakdown->inf.stage_layers, vl_infer_tp(s));
         else if (s->gpus > 1)
             snprintf(par, sizeof par, " (tensor parallel)");
+        char release[32] = "";
+        if (s->vllm != VL_VLLM_CURRENT && !vl_setting_table[VL_SET_VLLM].inert(s))
+            snprintf(release, sizeof release, ", vLLM %s", vl_vllm_names[s->vllm]);
         snprintf(buf, len,
                  "inference, weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64
-                 ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, %s attention, %s, "
+                 ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, %s attention, %s%s, "
                  "overhead %s",
                  vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
                  s->gpus == 1 ? "" : "s", par, s->batch,
                  s->seq, s->gen, vl_attention_names[s->attention],
-                 s->framework->display,
+                 s->framework->display, release,
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
