@@ -1195,8 +1195,10 @@ static void test_vllm_release(void **state)
 /* The communicators' buffers: vLLM's comm_nvlink, 3.58 - 1.79 = 1.79 GiB (its -tp 2 and -tp 1
  * logs) = 1,921,997,865 B rounded, and comm_pcie, 0.20 - 0.04 = 0.16 GiB = 171,798,692 B, by
  * the GPU's link or --interconnect, on the device and off the engine's KV cache; nothing on
- * one GPU, in pipeline stages of one GPU each, under --overhead, or in a profile that does
- * not model them. */
+ * one GPU, in pipeline stages of one GPU each or under --overhead.  In training, PyTorch's
+ * 688 MiB (721,420,288 B) over NVLink for each group of two or more that runs collectives:
+ * data parallel, tensor parallel, both; none for pipeline stages alone, none measured over
+ * PCIe. */
 static void test_communicators(void **state)
 {
     (void)state;
@@ -1212,7 +1214,7 @@ static void test_communicators(void **state)
         {"vllm", 2, 1, N, A, false, 1921997865}, {"vllm", 2, 1, P, A, false, 171798692},
         {"vllm", 2, 1, P, N, false, 1921997865}, {"vllm", 2, 1, N, P, false, 171798692},
         {"vllm-v0", 2, 1, N, A, false, 1921997865}, {"vllm", 1, 1, N, A, false, 0},
-        {"vllm", 2, 1, N, A, true, 0},           {"hf", 2, 1, N, A, false, 0},
+        {"vllm", 2, 1, N, A, true, 0},
         /* pipeline stages: the tensor-parallel group's, none for a group of one */
         {"vllm", 2, 2, N, A, false, 0},          {"vllm", 4, 2, N, A, false, 1921997865},
     };
@@ -1233,6 +1235,31 @@ static void test_communicators(void **state)
         assert_int_equal(t.peak.device,
                          t.peak.reserved + t.peak.context + t.peak.managed + cases[i].want);
         vl_timeline_free(&t);
+    }
+    /* training: tp x pp x dp over 8 GPUs */
+    static const struct {
+        uint64_t tp, pp;
+        int link;
+        uint64_t want;
+    } train_cases[] = {
+        {1, 1, N, 721420288},     /* dp 8 */
+        {2, 1, N, 2 * 721420288}, /* tp 2, dp 4 */
+        {8, 1, N, 721420288},     /* tp 8, dp 1 */
+        {2, 4, N, 721420288},     /* tp 2, pp 4, dp 1 */
+        {1, 8, N, 0},             /* pipeline stages alone */
+        {1, 1, P, 0},             /* not measured over PCIe */
+    };
+    for (size_t i = 0; i < sizeof train_cases / sizeof *train_cases; i++) {
+        vl_settings s = train(VL_BF16_MIXED, 64, 2);
+        vl_settings_take_framework(&s, fw("hf"));
+        s.gpus = 8;
+        s.tp = train_cases[i].tp;
+        s.pp = train_cases[i].pp;
+        vl_runtime rt = hopper;
+        rt.interconnect = (vl_link)train_cases[i].link;
+        vl_framework f;
+        vl_framework_of(&s, &rt, &f);
+        assert_int_equal(vl_communicator_bytes(&f, &s, &rt), train_cases[i].want);
     }
     /* vLLM's KV cache on two GPUs: over PCIe larger than over NVLink by the difference */
     vl_settings s = serve(512, 0, 1);

@@ -66,6 +66,13 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
  * (vllm/config/cache.py, CacheConfig: gpu_memory_utilization 0.9, block_size 16 on CUDA). */
 #define VLLM_CACHE .gpu_util = 900000, .kv_block = 16
 
+/* A training framework's process groups: each one that runs collectives is its own NCCL
+ * communicator with its own channel buffers (NVIDIA/nccl issue #986: "More communicators =
+ * more memory used").  One PyTorch NCCL process group over NVLink took 688 MB of each of four
+ * A100s after its first all-reduce, 544 MB in groups of two (NVIDIA/nccl issue #964,
+ * August 2023): 688 MiB.  Over PCIe not measured: 0. */
+#define TORCH_COMM .comm_nvlink = 721420288, .comm_pcie = 0
+
 /* What vLLM's tensor parallelism adds outside PyTorch on each GPU: the NCCL communicator
  * (PyNcclCommunicator) and, where every GPU reaches every other over NVLink, vLLM's custom
  * all-reduce and its buffers.  Measured as what a log's non-torch memory grows by from one
@@ -114,6 +121,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .name = "pytorch",
         .display = "PyTorch, plain eager modules",
         RUNTIME_DEFAULTS,
+        TORCH_COMM,
         TORCH_OPTIMIZER,
         /* softmax(q·kᵀ)·v written out, in the activations' dtype: nothing upcast, no mask
          * tensor (the causal mask is applied in place), separate q, k, v nn.Linear, nn.GELU
@@ -150,6 +158,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .display = "Hugging Face transformers Trainer + PEFT",
         .transformers = true,
         RUNTIME_DEFAULTS,
+        TORCH_COMM,
         TORCH_GRADIENTS,
         /* transformers >= 4.36: attn_implementation defaults to "sdpa" with torch >= 2.1.1
          * (modeling_utils.py, _autoset_attn_implementation); "eager" is
@@ -201,6 +210,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .name = "megatron",
         .display = "Megatron-LM (Megatron-Core, Transformer Engine)",
         RUNTIME_DEFAULTS,
+        TORCH_COMM,
         /* TE's fused attention (flash), linear_qkv one fused projection, a fused bias-GELU
          * (tanh approximation, one saved input), vocab-parallel cross-entropy in fp32
          * (megatron/core/tensor_parallel/cross_entropy.py) */
@@ -229,6 +239,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .display = "DeepSpeed ZeRO with a transformers model",
         .transformers = true,
         RUNTIME_DEFAULTS,
+        TORCH_COMM,
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
@@ -318,6 +329,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .name = "litgpt",
         .display = "LitGPT (Lightning AI)",
         RUNTIME_DEFAULTS,
+        TORCH_COMM,
         TORCH_OPTIMIZER,
         /* litgpt/model.py: CausalSelfAttention's one qkv nn.Linear and
          * F.scaled_dot_product_attention(..., is_causal=mask is None), no mask tensor in
@@ -429,13 +441,24 @@ void vl_framework_on_gpu(vl_framework *f, const vl_runtime *rt)
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
                                const vl_runtime *rt)
 {
+    if (rt->overhead_given)
+        return 0;
+    return vl_communicator_groups(s) *
+           (vl_link_of(s, rt) == VL_LINK_NVLINK ? f->comm_nvlink : f->comm_pcie);
+}
+
+unsigned vl_communicator_groups(const vl_settings *s)
+{
     /* a serving engine's are its tensor-parallel group's: vLLM's logs of Llama 3.1 8B on 2
      * and 4 H100s in pipeline stages show no more outside PyTorch than on one GPU (0.07 GiB
-     * against 0.25; jgchn/llm-d-planner, v0.19.0 logs) */
-    const uint64_t group = s->mode == VL_MODE_INFER ? vl_infer_tp(s) : s->gpus;
-    if (group < 2 || rt->overhead_given)
-        return 0;
-    return vl_link_of(s, rt) == VL_LINK_NVLINK ? f->comm_nvlink : f->comm_pcie;
+     * against 0.25; jgchn/llm-d-planner, v0.19.0 logs); in training every parallel group
+     * of two or more that runs collectives (tensor, data, context, expert) has its own
+     * communicator, and pipeline stages only send to their neighbours */
+    if (s->mode == VL_MODE_INFER)
+        return vl_infer_tp(s) >= 2;
+    const uint64_t tp = s->tp ? s->tp : 1, pp = s->pp ? s->pp : 1, cp = s->cp ? s->cp : 1;
+    const uint64_t dp = s->gpus / (tp * pp * cp);
+    return (unsigned)(tp >= 2) + (dp >= 2) + (cp >= 2) + (s->ep >= 2);
 }
 
 vl_link vl_link_of(const vl_settings *s, const vl_runtime *rt)

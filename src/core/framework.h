@@ -98,9 +98,10 @@ typedef struct vl_framework {
                                  * from a detached copy of its input (use_reentrant=True) */
     /* the runtime */
     vl_allocator allocator;
-    /* bytes of each GPU the framework's communicators take outside PyTorch's allocator once a
-     * run spans GPUs (NCCL's channel buffers, an engine's own all-reduce buffers), by how the
-     * GPUs are linked (vl_communicator_bytes); 0: not modelled */
+    /* bytes of each GPU a communicator of the framework takes outside PyTorch's allocator
+     * (NCCL's channel buffers; a serving engine's tensor-parallel group, its own all-reduce
+     * buffers with them), by how the GPUs are linked (vl_communicator_bytes); 0: not
+     * modelled */
     uint64_t comm_nvlink, comm_pcie;
     /* serving */
     uint64_t prefill_chunk;     /* tokens per prefill step; 0 = the whole prompt at once */
@@ -151,12 +152,16 @@ void vl_framework_of(const vl_settings *s, const struct vl_runtime *rt, vl_frame
 void vl_framework_on_gpu(vl_framework *f, const struct vl_runtime *rt);
 /* How s's GPUs are linked on rt: s's --interconnect, or rt's GPU's where s leaves it to auto. */
 vl_link vl_link_of(const vl_settings *s, const struct vl_runtime *rt);
-/* What f's communicators take of each GPU outside PyTorch's allocator under s on rt: nothing
- * on one GPU (in inference, a tensor-parallel group of one: pipeline stages alone add none)
- * or where --overhead stands for the runtime; otherwise its comm_nvlink or comm_pcie by
- * vl_link_of. */
+/* What f's communicators take of each GPU outside PyTorch's allocator under s on rt: its
+ * comm_nvlink or comm_pcie (by vl_link_of) for each parallel group of two or more GPUs that
+ * runs collectives: in inference the tensor-parallel group (pipeline stages alone add
+ * none), in training the tensor, data, context and expert groups; nothing where --overhead
+ * stands for the runtime. */
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
                                const struct vl_runtime *rt);
+/* The parallel groups of two or more GPUs under s that run collectives, each a
+ * communicator. */
+unsigned vl_communicator_groups(const vl_settings *s);
 /* f with the prefill chunk and profile sequences s gives (--prefill-chunk, --profile-seqs;
  * 0 leaves f's). */
 void vl_framework_serve_as(vl_framework *f, const vl_settings *s);

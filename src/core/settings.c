@@ -9,7 +9,6 @@
 #include "framework.h"
 #include "i18n.h"
 #include "lora.h"
-#include "memory.h" /* vl_infer_tp */
 #include "names.h"
 #include "units.h"
 
@@ -165,8 +164,8 @@ static const char *interconnect_inert(const vl_settings *s)
 {
     if (s->gpus < 2)
         return N_("one GPU: no link between GPUs");
-    if (s->mode == VL_MODE_INFER && vl_infer_tp(s) < 2)
-        return N_("pipeline stages alone: no tensor-parallel group");
+    if (!vl_communicator_groups(s))
+        return N_("pipeline stages alone: no group runs collectives");
     return s->framework->comm_nvlink || s->framework->comm_pcie
                ? NULL
                : N_("the framework's communicators are not modelled");
