@@ -105,8 +105,9 @@ static void write_json_inference(FILE *out, const report *r)
 }
 
 /* "peak": the step's peak (allocated ~ torch.cuda.max_memory_allocated, reserved ~
- * max_memory_reserved, device = reserved + context + managed + communicators ~ nvidia-smi), what is alive then by
- * component; with --timeline, "timeline": the events. */
+ * max_memory_reserved, device = reserved + context + managed + communicators ~ nvidia-smi,
+ * with the GPUs' link), what is alive then by component; with --timeline, "timeline": the
+ * events. */
 static void write_json_peak(FILE *out, const report *r)
 {
     const vl_timeline *t = r->timeline;

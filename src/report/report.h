@@ -99,8 +99,9 @@ void report_event_line(const report *r, size_t i, char *buf, size_t len);
  * bands of a column, bottom to top: the timeline's components (the live tensors), the caching
  * allocator's rounding of their blocks (allocated - tensors), the CUDA context (or
  * --overhead), paged optimizer states in CUDA managed memory (--paged-optimizer), the
- * framework's communicators' buffers (on more than one GPU), and the segments it keeps cached beyond them (reserved - allocated): below the cache is what the
- * process holds, the top is what nvidia-smi would show. */
+ * framework's communicators' buffers (on more than one GPU), and the segments the allocator
+ * keeps cached beyond them (reserved - allocated): below the cache is what the process
+ * holds, the top is what nvidia-smi would show. */
 enum { REPORT_TL_ROUNDING = VL_N_TL_COMPONENTS, REPORT_TL_CONTEXT, REPORT_TL_MANAGED,
        REPORT_TL_COMM, REPORT_TL_CACHED, REPORT_TL_BANDS };
 extern const char *const report_tl_band_keys[REPORT_TL_BANDS];   /* "weights", "cached" */
