@@ -1123,7 +1123,7 @@ static void test_serving_defaults_by_gpu(void **state)
     /* --prefill-chunk and --profile-seqs win over either default */
     s.prefill_chunk = 4096;
     s.profile_seqs = 512;
-    vl_settings v0 = serve(5000, 10, 2);
+    vl_settings v0 = serve(40000, 10, 2); /* over 32K tokens: V0 chunks */
     vl_settings_take_framework(&v0, fw("vllm-v0"));
     const struct {
         const vl_settings *s;
@@ -1143,6 +1143,21 @@ static void test_serving_defaults_by_gpu(void **state)
     assert_int_equal(k.profile_seqs, 256);
     assert_int_equal(k.profile_tokens, 8);
     assert_int_equal(k.non_torch, 42949673);
+    /* V0 chunks only sequences (seq + gen, its max_model_len) of more than 32768 tokens;
+     * below, a step takes max(max_model_len, 2048) tokens; a given chunk wins */
+    static const struct {
+        uint64_t seq, gen, given, want;
+    } whole[] = {
+        {5000, 10, 0, 5010}, {1000, 0, 0, 2048},     {32768, 0, 0, 32768},
+        {32000, 769, 0, 2048}, {32769, 0, 0, 2048}, {5000, 10, 4096, 4096},
+    };
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+        vl_settings w = serve(whole[i].seq, whole[i].gen, 1);
+        vl_settings_take_framework(&w, fw("vllm-v0"));
+        w.prefill_chunk = whole[i].given;
+        vl_framework_of(&w, &hopper, &f);
+        assert_int_equal(f.prefill_chunk, whole[i].want);
+    }
     /* the flag chunks the steady-state sum's prefill too (vl_prefill_step) */
     uint64_t seqs, tokens;
     v0.prefill_chunk = 1000;

@@ -307,13 +307,16 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         VLLM_MODEL,
         VLLM_COMM,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
-         * OpenAI server's default with chunked prefill, on for models of more than 32K
-         * positions; off, the budget is max(max_model_len, 2048): prefill_chunk says so);
+         * OpenAI server's default with chunked prefill), on by default only where
+         * max_model_len is over 32768 ("use_long_context = max_model_len > 32768",
+         * _set_default_args_v0); off, the budget is max(max_model_len, 2048)
+         * (config.py, SchedulerConfig): whole_prompt_upto says so, the run's seq + gen
+         * standing for max_model_len;
          * the sampler upcasts the logits and keeps probs and logprobs in fp32
          * (vllm/model_executor/layers/sampler.py); top-p sorts the vocabulary, and the
          * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
          * memory usage" (vllm/worker/model_runner.py, profile_run) */
-        .prefill_chunk = 2048, .sampler_sort = true,
+        .prefill_chunk = 2048, .whole_prompt_upto = 32768, .sampler_sort = true,
         /* V0's worker, from vLLM 0.7 on (vllm pull requests #11809 and #12126, January
          * 2025), sizes its cache as V1 does: one forward of max_num_batched_tokens over
          * max_num_seqs sequences (256 by default) and the sampler, then gpu_util x CUDA's
@@ -438,6 +441,14 @@ void vl_framework_on_gpu(vl_framework *f, const vl_runtime *rt)
     }
 }
 
+void vl_framework_on_length(vl_framework *f, const vl_settings *s)
+{
+    const uint64_t len = s->seq + s->gen;
+    if (s->mode == VL_MODE_INFER && f->whole_prompt_upto && len <= f->whole_prompt_upto &&
+        len > f->prefill_chunk)
+        f->prefill_chunk = len;
+}
+
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
                                const vl_runtime *rt)
 {
@@ -472,6 +483,7 @@ void vl_framework_of(const vl_settings *s, const vl_runtime *rt, vl_framework *f
 {
     *f = *s->framework;
     vl_framework_on_gpu(f, rt);
+    vl_framework_on_length(f, s);
     f->attention = s->attention;
     f->head = s->head;
     f->labels = s->labels;
@@ -578,6 +590,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("small_gpu_arch", small_gpu_arch, vl_gpu_arch_names, VL_N_GPU_ARCHS),
     COUNT("small_prefill_chunk", small_prefill_chunk, 0, VL_MAX_SEQ),
     COUNT("small_profile_seqs", small_profile_seqs, 0, VL_MAX_BATCH),
+    COUNT("whole_prompt_upto", whole_prompt_upto, 0, VL_MAX_SEQ),
 };
 _Static_assert(sizeof vl_framework_fields / sizeof *vl_framework_fields == VL_N_FRAMEWORK_FIELDS,
                "VL_N_FRAMEWORK_FIELDS counts vl_framework_fields");

@@ -133,6 +133,10 @@ typedef struct vl_framework {
     uint64_t small_gpu_below;
     vl_gpu_arch small_gpu_arch;
     uint64_t small_prefill_chunk, small_profile_seqs;
+    /* an engine that chunks its prefill only for long sequences: a run whose sequence (seq
+     * + gen, the engine's max_model_len) has at most this many tokens takes the whole
+     * sequence a step, prefill_chunk at least (vl_framework_on_length); 0: always chunks */
+    uint64_t whole_prompt_upto;
 } vl_framework;
 
 /* The built-in profiles, by VL_FRAMEWORK_LIST (settings.h). */
@@ -162,6 +166,9 @@ uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
 /* The parallel groups of two or more GPUs under s that run collectives, each a
  * communicator. */
 unsigned vl_communicator_groups(const vl_settings *s);
+/* f's token budget for a run of s's sequence: the whole sequence, prefill_chunk at least,
+ * where it has whole_prompt_upto tokens or fewer. */
+void vl_framework_on_length(vl_framework *f, const vl_settings *s);
 /* f with the prefill chunk and profile sequences s gives (--prefill-chunk, --profile-seqs;
  * 0 leaves f's). */
 void vl_framework_serve_as(vl_framework *f, const vl_settings *s);
@@ -200,7 +207,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 55
+#define VL_N_FRAMEWORK_FIELDS 56
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

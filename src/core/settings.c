@@ -398,7 +398,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_SEQ), .zero_ok = true, .modes = VL_IN_INFER,
         .arg = "N",
         .help = "prompt tokens a prefill step takes, vLLM's --max-num-batched-tokens (default "
-                "the framework's for the GPU: vllm 8192, 2048 under 70 GiB and on A100s)",
+                "the framework's for the GPU and length: vllm 8192, 2048 under 70 GiB and on "
+                "A100s; vllm-v0 2048, the whole sequence up to 32768 tokens)",
         .label = N_("prefill chunk"), SLIDER(256, 65536, VL_STEP_POW2)},
     ROW(VL_SET_PROFILE_SEQS) .flag = "profile-seqs", FIELD(profile_seqs), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_BATCH), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",

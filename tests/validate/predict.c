@@ -137,6 +137,7 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
                      o.overhead_given, card.sms, vl_gpu_capacity(&card), card.interconnect};
     vl_framework f = *base;
     vl_framework_on_gpu(&f, &rt); /* the row's overrides win over its defaults */
+    vl_framework_on_length(&f, &o.s);
     char ov[512], err[256];
     snprintf(ov, sizeof ov, "%s", strcmp(col[C_OVERRIDES], "-") == 0 ? "" : col[C_OVERRIDES]);
     for (char *kv = strtok(ov, ","); kv; kv = strtok(NULL, ",")) {
