@@ -289,7 +289,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * gpu_worker.py, determine_available_memory).  That last, "non-torch forward
          * increase memory", was 0.24 to 0.26 GiB in vLLM 0.19.0's logs of ten models on one
          * H100 (jgchn/llm-d-planner, accuracy/results/v0.19.0/logs, 2026-04): 0.25 GiB.
-         * With tensor parallelism NCCL's buffers add to it and are not counted. */
+         * With tensor parallelism the communicators add to it (VLLM_COMM). */
         .profile_seqs = 1024, .profile_non_torch = 268435456,
         /* the 8192 and 1024 above are the defaults "for GPUs like H100 and MI300x": 70 GiB
          * and more of torch.cuda's total memory and no "a100" in the device's name; the
@@ -467,9 +467,7 @@ unsigned vl_communicator_groups(const vl_settings *s)
      * communicator, and pipeline stages only send to their neighbours */
     if (s->mode == VL_MODE_INFER)
         return vl_infer_tp(s) >= 2;
-    const uint64_t tp = s->tp ? s->tp : 1, pp = s->pp ? s->pp : 1, cp = s->cp ? s->cp : 1;
-    const uint64_t dp = s->gpus / (tp * pp * cp);
-    return (unsigned)(tp >= 2) + (dp >= 2) + (cp >= 2) + (s->ep >= 2);
+    return (unsigned)(s->tp >= 2) + (vl_train_dp(s) >= 2) + (s->cp >= 2) + (s->ep >= 2);
 }
 
 vl_link vl_link_of(const vl_settings *s, const vl_runtime *rt)

@@ -492,6 +492,11 @@ static void offload(const vl_settings *s, vl_breakdown *out, bool *ovf)
  * input embeddings split by t over the vocabulary (with positions and embedding norms
  * whole); with p = 1 also the output layer (split by t) and the final norm.  Data
  * parallel = gpus / (t x p), over which ZeRO shards. */
+uint64_t vl_train_dp(const vl_settings *s)
+{
+    return s->gpus / (s->tp * s->pp * (s->cp ? s->cp : 1));
+}
+
 static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown *out,
                            bool *ovf)
 {
@@ -503,7 +508,7 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
     par->tp = t;
     par->pp = pp;
     par->cp = s->cp ? s->cp : 1;
-    par->dp = s->gpus / (t * pp * par->cp);
+    par->dp = vl_train_dp(s);
     par->model_layers = a->layers;
     par->stage_layers = vl_ceil_div(a->layers, pp);
     par->vpp = s->vpp ? s->vpp : 1; /* in_flight: the activations' (vl_estimate) */

@@ -242,6 +242,8 @@ uint64_t vl_infer_workspace(const vl_arch *a, const vl_settings *s, bool logits,
 void vl_prefill_step(const vl_settings *s, uint64_t *seqs, uint64_t *tokens);
 /* Inference: the tensor-parallel degree within a pipeline stage, --gpus / --pp. */
 uint64_t vl_infer_tp(const vl_settings *s);
+/* Training: the data-parallel degree, --gpus / (--tp x --pp x --cp). */
+uint64_t vl_train_dp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
  * 16 bits). */
 uint64_t vl_infer_act_bytes(const vl_settings *s);
