@@ -17,10 +17,10 @@ expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd
     estimate --optimizer adamww
 expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown or svg)" estimate --format yaml
 # a transformers release before the first modelled one (Llama 2's 4.31), and in serving
-expect 2 "$e --transformers: unknown value '4.30' (expected current, $(seq -s ', ' -f '4.%g' 31 56) or 4.57); did you mean '4.31'?" \
+expect 2 "$e --transformers: unknown value '4.30' (expected current, $(seq -s ', ' -f '4.%g' 31 56) or 4.57); the first modelled after it is 4.31" \
     estimate --transformers 4.30
 expect 2 "$e --transformers applies to --mode train only" estimate --mode infer --transformers 4.40
-expect 2 "$e --bitsandbytes: unknown value '0.40' (expected current, 0.41, 0.42, 0.43.0 or 0.43.1); did you mean '0.41'?" \
+expect 2 "$e --bitsandbytes: unknown value '0.40' (expected current, 0.41, 0.42, 0.43.0 or 0.43.1); the first modelled after it is 0.41" \
     estimate --qlora --bitsandbytes 0.40
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
@@ -271,8 +271,13 @@ expect 2 "$e --interconnect: unknown value 'nvlnk' (expected auto, pcie or nvlin
 expect 2 "$e --interconnect: unknown value 'infiniband' (expected auto, pcie or nvlink)" \
     estimate --interconnect infiniband
 expect 2 "$e --vllm applies to --mode infer only" estimate --vllm 0.10
-expect 2 "$e --vllm: unknown value '0.7' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16 or 0.17); did you mean '0.8'?" \
+expect 2 "$e --vllm: unknown value '0.7' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16 or 0.17); the first modelled after it is 0.8" \
     estimate --mode infer --framework vllm --vllm 0.7
+expect 2 "$e --trl applies to --mode train only" estimate --mode infer --trl 0.13
+expect 2 "$e --trl: unknown value '0.7.5' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20 or 0.21); the first modelled after it is 0.8" \
+    estimate --qlora --lora-rank 8 --trl 0.7.5
+expect 2 "$e --cuda: unknown value '12.7' (expected current, 10.2, 11.0, 11.1, 11.2, 11.3, 11.4, 11.5, 11.6, 11.7, 11.8, 12.0, 12.1, 12.2, 12.3, 12.4, 12.5, 12.6, 12.8 or 12.9); the first modelled after it is 12.8" \
+    estimate --cuda 12.7
 expect 2 "$e --labels must be between 1 and 1048576" estimate --head cls --labels 0
 expect 2 "$e --labels applies to --mode train only" estimate --mode infer --labels 3
 expect 2 "$e --loss-dtype: unknown value 'fp8' (expected fp32, bf16 or fp16)" estimate --loss-dtype fp8

@@ -15,7 +15,7 @@
 #include "core/units.h"
 
 /* the runtime of a GPU of unknown generation, its context modelled */
-static const vl_runtime any = {.arch = VL_ARCH_UNKNOWN, .cuda = VL_DEFAULT_CUDA};
+static const vl_runtime any = {.arch = VL_ARCH_UNKNOWN, .cuda = 1204}; /* CUDA 12.4 */
 #include "helpers.h"
 
 

@@ -854,6 +854,10 @@ static void test_transformers_releases(void **state)
         {VL_SET_VLLM, "0.10.2", VL_VLLM_0_10},      {VL_SET_VLLM, "0.17.1", VL_VLLM_0_17},
         {VL_SET_VLLM, "0.19.0", VL_VLLM_CURRENT},   {VL_SET_VLLM, "0.1.7", -1},
         {VL_SET_VLLM, "0.7.3", -1},
+        {VL_SET_TRL, "0.13.0", VL_TRL_0_13},        {VL_SET_TRL, "0.22.1", VL_TRL_CURRENT},
+        {VL_SET_TRL, "0.7.5", -1},                  {VL_SET_CUDA, "11.2.1", VL_CUDA_11_2},
+        {VL_SET_CUDA, "13.1", VL_CUDA_CURRENT},     {VL_SET_CUDA, "12.7", -1},
+        {VL_SET_CUDA, "9.2", -1},
     };
     for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
         vl_settings t = train(VL_BF16, 64, 2);
@@ -865,6 +869,130 @@ static void test_transformers_releases(void **state)
             vl_setting_format(typed[i].k, &t, got, sizeof got);
             assert_string_equal(got, vl_setting_table[typed[i].k].names[typed[i].want]);
         }
+    }
+}
+
+/* --trl: SFTTrainer from 0.7.5 to 0.21 casts a 4-bit model's embeddings and head back to
+ * bf16 under bf16 autocast, as the profile key qlora_bf16_embeddings does, in the profiles
+ * whose models are transformers' only; the timeline is the key's to the byte. */
+static void test_trl_release(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *framework;
+        vl_trl release;
+        bool cast;
+    } want[] = {
+        {"hf", VL_TRL_CURRENT, false}, {"hf", VL_TRL_0_8, true},  {"hf", VL_TRL_0_21, true},
+        {"deepspeed", VL_TRL_0_13, true}, {"pytorch", VL_TRL_0_13, false},
+        {"litgpt", VL_TRL_0_13, false},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_settings s = train(VL_BF16_AMP, 64, 2);
+        vl_settings_take_framework(&s, fw(want[i].framework));
+        s.trl = want[i].release;
+        vl_framework f;
+        vl_framework_of(&s, &hopper, &f);
+        assert_int_equal(f.qlora_bf16_embeddings, want[i].cast);
+    }
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16_AMP, 64, 2);
+    vl_settings_take_framework(&s, fw("hf"));
+    s.lora_rank = 8;
+    s.qlora = true;
+    vl_framework key = *fw("hf");
+    key.qlora_bf16_embeddings = true;
+    s.framework = &key;
+    vl_timeline by_key, by_release, none;
+    char why[256];
+    assert_true(vl_timeline_for(&m, &s, &hopper, &by_key, why, sizeof why));
+    s.framework = fw("hf");
+    s.trl = VL_TRL_0_13;
+    assert_true(vl_timeline_for(&m, &s, &hopper, &by_release, why, sizeof why));
+    s.trl = VL_TRL_CURRENT;
+    assert_true(vl_timeline_for(&m, &s, &hopper, &none, why, sizeof why));
+    assert_int_equal(by_release.peak.allocated, by_key.peak.allocated);
+    /* the embeddings (3000 x 128) and the head (128 x 3000) in 2 bytes, not fp32's 4 */
+    assert_int_equal(none.end[VL_TL_WEIGHTS] - by_release.end[VL_TL_WEIGHTS],
+                     2 * 2 * 3000 * 128);
+    vl_timeline_free(&by_key);
+    vl_timeline_free(&by_release);
+    vl_timeline_free(&none);
+}
+
+/* --cuda picks the context through the runtime: a V100 with CUDA 11.2 loads every kernel
+ * with it (the transformers docs' 1343 MiB less the first tensor's 2 MiB segment); from
+ * 11.7 kernels load as used, 287,047,680 B at first and the step's kernels, 379,584,512 B,
+ * once it runs (pytorch/pytorch#86509); current is CUDA 13 and later (an Ada GPU's context,
+ * 426 MiB). */
+static void test_cuda_release(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_cuda cuda;
+        unsigned number;
+        vl_gpu_arch arch;
+        uint64_t context;
+    } want[] = {
+        {VL_CUDA_10_2, 1002, VL_ARCH_VOLTA, 1341 * MIB},
+        {VL_CUDA_11_2, 1102, VL_ARCH_VOLTA, 1341 * MIB},
+        {VL_CUDA_11_7, 1107, VL_ARCH_VOLTA, 287047680ULL + 379584512ULL},
+        {VL_CUDA_12_4, 1204, VL_ARCH_ADA, 287047680ULL + 379584512ULL},
+        {VL_CUDA_CURRENT, 1300, VL_ARCH_ADA, 426 * MIB + 379584512ULL},
+    };
+    vl_model m = tiny_gpt();
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_settings s = train(VL_FP32, 64, 2);
+        s.cuda = want[i].cuda;
+        assert_int_equal(vl_cuda_number(s.cuda), want[i].number);
+        const vl_gpu gpu = {.name = "any", .generation = want[i].arch, .memory = 16384 * MIB};
+        const vl_runtime rt = vl_runtime_on(&gpu, &s, false);
+        assert_int_equal(rt.cuda, want[i].number);
+        vl_timeline t;
+        char why[256];
+        assert_true(vl_timeline_for(&m, &s, &rt, &t, why, sizeof why));
+        assert_int_equal(t.peak.context, want[i].context);
+        vl_timeline_free(&t);
+    }
+    vl_settings s;
+    vl_settings_default(&s);
+    assert_int_equal(vl_cuda_number(s.cuda), 1204);
+}
+
+/* Under eager attention a causal decoder adds its b x 1 x s x s mask, in the model's
+ * dtype; an encoder (BERT: post-norm, a pooler, token types) broadcasts a b x 1 x 1 x s one
+ * and adds none. */
+static void test_encoder_mask(void **state)
+{
+    (void)state;
+    vl_model dec = tiny_gpt(), enc = tiny_gpt();
+    enc.arch.norm_position = VL_NORM_POST;
+    enc.arch.pooler = true;
+    enc.arch.token_types = 2;
+    assert_true(vl_arch_encoder(&enc.arch));
+    vl_settings s = train(VL_FP32, 64, 2);
+    vl_settings_take_framework(&s, fw("hf"));
+    s.attention = VL_ATTN_EAGER;
+    s.head = VL_HEAD_CLS;
+    const vl_model *models[] = {&dec, &enc};
+    for (int i = 0; i < 2; i++) {
+        vl_timeline t;
+        char why[256];
+        assert_true(vl_timeline_for(models[i], &s, &hopper, &t, why, sizeof why));
+        uint64_t masks = 0, bytes = 0;
+        for (size_t e = 0; e < t.n_events; e++)
+            if (strcmp(t.events[e].what, "causal mask (b x 1 x s x s)") == 0 &&
+                t.events[e].bytes > 0) {
+                masks++;
+                bytes = t.events[e].bytes;
+            }
+        if (i == 0) {
+            assert_true(masks > 0);
+            assert_int_equal(bytes, 64 * 64 * 2 * 4);
+        } else {
+            assert_int_equal(masks, 0);
+        }
+        vl_timeline_free(&t);
     }
 }
 
@@ -1962,6 +2090,9 @@ int main(void)
         cmocka_unit_test(test_serving_defaults_by_gpu),
         cmocka_unit_test(test_communicators),
         cmocka_unit_test(test_vllm_release),
+        cmocka_unit_test(test_trl_release),
+        cmocka_unit_test(test_cuda_release),
+        cmocka_unit_test(test_encoder_mask),
         cmocka_unit_test(test_golden_serving),
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_vllm_sampler),

@@ -432,6 +432,36 @@ keys $name Right
 expect_screen $name "bitsandbytes has no effect now: the bitsandbytes release applies to QLoRA's 4-bit matmuls"
 keys $name q
 exited $name 0
+# trl's SFTTrainer before 0.22 casts a 4-bit model's embeddings and head to bf16 under bf16
+# autocast: 0.8 steps from current and the peak is vramlab estimate's; in pure bf16 the
+# setting is disabled and says why
+name=releases-trl
+start $name --preset llama-2-7b --lora-rank 16 --qlora --precision bf16-amp --no-color --ascii
+to $name trl
+expect_slider $name trl current
+keys $name Right
+expect_slider $name trl 0.8
+expect_peak $name --preset llama-2-7b --lora-rank 16 --qlora --precision bf16-amp --trl 0.8
+keys $name q
+exited $name 0
+name=releases-trl-bf16
+start $name --preset llama-2-7b --lora-rank 16 --qlora --precision bf16 --no-color --ascii
+to $name trl
+keys $name Right
+expect_screen $name "trl has no effect now: the trl release applies to QLoRA under bf16 autocast"
+keys $name q
+exited $name 0
+# the CUDA release under PyTorch: on a V100, 11.2 loads every kernel with the context (the
+# transformers docs' V100), and the peak is vramlab estimate's
+name=runtime-cuda
+start $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --no-color --ascii
+to $name CUDA
+expect_slider $name CUDA 12.4
+keys $name Left Left Left Left Left Left Left Left Left Left Left
+expect_slider $name CUDA 11.2
+expect_peak $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --cuda 11.2
+keys $name q
+exited $name 0
 
 # The finer choices, at 80x24 where the list scrolls to them: LoRA's targets step from PEFT's
 # q,v to the attention's four and every linear layer, QLoRA's scales go without double

@@ -34,7 +34,7 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
     vl_breakdown b, zero[REPORT_ZERO_STAGES];
     vl_solution sol;
     char why[VL_ERR_LEN];
-    const vl_runtime rt = vl_runtime_on(gpu, o->overhead_given);
+    const vl_runtime rt = vl_runtime_on(gpu, &o->s, o->overhead_given);
     if (o->solving) {
         solve_progress p = {vl_solve_names[o->solve], cli_seconds(), false};
         const bool tty = isatty(STDERR_FILENO);
@@ -62,7 +62,7 @@ static int estimate_and_report(run_opts *o, const vl_model *model, const vl_gpu 
         return usage_error("%s", why);
     }
     report r = {model, &o->s, &b, gpu, o->units, o->explain, sweep ? zero : NULL,
-                o->solving ? &sol : NULL, o->solve, &tl, o->timeline};
+                o->solving ? &sol : NULL, o->solve, &tl, o->timeline, &rt};
     report_write(stdout, o->format, &r);
     bool fits = report_fits(&r);
     vl_timeline_free(&tl);

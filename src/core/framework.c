@@ -420,6 +420,15 @@ void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)
         f->nf4_keeps_input = true;
 }
 
+void vl_framework_on_trl(vl_framework *f, vl_trl v)
+{
+    /* SFTTrainer from 0.7.5 to 0.21, training a 4-bit model under bf16 autocast, cast its
+     * embeddings and output layer back to bf16 once PEFT had upcast them
+     * (peft_module_casting_to_bf16, trl/trainer/utils.py) */
+    if (v != VL_TRL_CURRENT && f->transformers)
+        f->qlora_bf16_embeddings = true;
+}
+
 void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
 {
     /* V1's top-k/top-p sorted the vocabulary (apply_top_k_top_p_pytorch: logits.sort, then
@@ -505,6 +514,7 @@ void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
 {
     vl_framework_on_transformers(f, s->transformers);
     vl_framework_on_bitsandbytes(f, s->bitsandbytes);
+    vl_framework_on_trl(f, s->trl);
     vl_framework_on_torch(f, s->torch);
     vl_framework_on_vllm(f, s->vllm);
 }

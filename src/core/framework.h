@@ -54,7 +54,8 @@ typedef struct vl_framework {
                                  * beside their output (PyTorch before 1.11) */
     bool mean_saves_input;      /* mean keeps its input for backward: an RMSNorm's squares
                                  * (PyTorch before 2.2) */
-    bool materialized_mask;     /* a b x 1 x s x s additive causal mask in the model dtype */
+    bool materialized_mask;     /* a b x 1 x s x s additive causal mask in the model dtype
+                                 * (a decoder's; an encoder's is b x 1 x 1 x s) */
     bool fused_qkv;             /* one QKV nn.Linear: autocast casts its input once */
     vl_gelu gelu;
     vl_head head;
@@ -180,9 +181,11 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t);
 void vl_framework_on_transformers(vl_framework *f, vl_transformers v);
 /* f as it runs on bitsandbytes release v: what its 4-bit matmuls keep. */
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
+/* f under trl release v's SFTTrainer, when f's models are transformers'. */
+void vl_framework_on_trl(vl_framework *f, vl_trl v);
 /* f as vLLM release v runs it, when f is the V1 engine's (the profile's sampler_triton). */
 void vl_framework_on_vllm(vl_framework *f, vl_vllm v);
-/* All four, for s's releases. */
+/* All five, for s's releases. */
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s);
 /* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
  * attention, loss and compute dtype, and a serving engine's share of the GPU and KV block,

@@ -22,6 +22,8 @@ const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES] = {VL_BITSANDBYTES_LI
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_link_names[VL_N_LINKS] = {VL_LINKS(VL_ENUM_NAME)};
 const char *const vl_vllm_names[VL_N_VLLMS] = {VL_VLLM_LIST(VL_ENUM_NAME)};
+const char *const vl_trl_names[VL_N_TRLS] = {VL_TRL_LIST(VL_ENUM_NAME)};
+const char *const vl_cuda_names[VL_N_CUDAS] = {VL_CUDA_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
 #define OPTIMIZER_LABEL(id, name, label, rule, shaped) label,
@@ -153,6 +155,15 @@ static const char *transformers_inert(const vl_settings *s)
 static const char *bitsandbytes_inert(const vl_settings *s)
 {
     return s->qlora ? NULL : N_("the bitsandbytes release applies to QLoRA's 4-bit matmuls");
+}
+
+static const char *trl_inert(const vl_settings *s)
+{
+    if (!s->framework->transformers)
+        return N_("the framework's models are not transformers'");
+    return s->qlora && s->precision == VL_BF16_AMP
+               ? NULL
+               : N_("the trl release applies to QLoRA under bf16 autocast");
 }
 
 static const char *vllm_inert(const vl_settings *s)
@@ -338,6 +349,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "4-bit matmul keeps its input for backward (default current: 0.43.2 and "
                 "later)",
         .label = N_("bitsandbytes"), .inert = bitsandbytes_inert, .json_break = true},
+    ROW(VL_SET_TRL) .flag = "trl", FIELD(trl), ENUM(vl_trl_names, VL_N_TRLS),
+        .current_from = "0.22", .modes = VL_IN_TRAIN, .arg = "V",
+        .help = "the trl release whose SFTTrainer trains under hf or deepspeed, 0.8 to 0.21: "
+                "they cast a 4-bit model's embeddings and head back to bf16 under bf16 "
+                "autocast (default current: 0.22 and later, or no trl)",
+        .label = N_("trl"), .inert = trl_inert},
     ROW(VL_SET_VLLM) .flag = "vllm", FIELD(vllm), ENUM(vl_vllm_names, VL_N_VLLMS),
         .current_from = "0.18", .modes = VL_IN_INFER, .arg = "V",
         .help = "the vLLM release under the vllm profile, 0.8 to 0.17: before 0.18 its "
@@ -418,6 +435,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "how the GPUs reach each other, for the communicators' buffers: pcie, nvlink "
                 "(NVLink or NVSwitch) or auto, the --gpu preset's (default auto)",
         .label = N_("interconnect"), .inert = interconnect_inert},
+    /* the runtime's CUDA (vl_runtime_on) */
+    ROW(VL_SET_CUDA) .flag = "cuda", FIELD(cuda), ENUM(vl_cuda_names, VL_N_CUDAS),
+        .current_from = "13.0", .modes = VL_IN_BOTH, .arg = "V",
+        .help = "the CUDA release PyTorch was built with (torch.version.cuda), 10.2 to 12.9 or "
+                "current (13.0 and later): before 11.7 every kernel loads with the context "
+                "(default 12.4)",
+        .label = N_("CUDA")},
     /* inference: weights offloaded to CPU memory (inference.c) */
     ROW(VL_SET_CPU_OFFLOAD) .flag = "cpu-offload", FIELD(cpu_offload), .type = VL_ST_SIZE,
         RANGE(0, VL_MAX_OVERHEAD), .modes = VL_IN_INFER, .arg = "SIZE",
@@ -544,6 +568,14 @@ static bool release_parts(const char *text, unsigned long part[3])
     }
 }
 
+unsigned vl_cuda_number(vl_cuda c)
+{
+    unsigned long part[3];
+    const char *name = c == VL_CUDA_CURRENT ? vl_setting_table[VL_SET_CUDA].current_from
+                                            : vl_cuda_names[c];
+    return release_parts(name, part) ? (unsigned)(part[0] * 100 + part[1]) : 0;
+}
+
 /* Which choice of a release list text names, when it is none of d's names: current (0)
  * for a release from d->current_from on, a listed line's for a patch release of it
  * ("4.40.2" is 4.40, "0.41.1" is 0.41), or -1. */
@@ -563,6 +595,25 @@ static int release_choice(const vl_setting_desc *d, const char *text)
             return c;
     }
     return -1;
+}
+
+/* For a release that no line of d's list covers, the first listed line after it (0.7.5:
+ * 0.8), the hint to give; NULL when text is no release or none comes after it. */
+static const char *release_after(const vl_setting_desc *d, const char *text)
+{
+    unsigned long want[3], line[3];
+    if (!release_parts(text, want))
+        return NULL;
+    for (int c = 1; c < d->n_names; c++) {
+        if (!release_parts(d->names[c], line))
+            continue;
+        int i = 0;
+        while (i < 3 && want[i] == line[i])
+            i++;
+        if (i < 3 && line[i] > want[i])
+            return d->names[c];
+    }
+    return NULL;
 }
 
 bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why, size_t len)
@@ -595,9 +646,12 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             i = VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0);
         if (i < 0) {
             char list[256], hint[96];
+            const char *after = d->current_from ? release_after(d, text) : NULL;
+            if (after)
+                snprintf(hint, sizeof hint, _("; the first modelled after it is %s"), after);
             snprintf(why, len, _("unknown value '%s' (expected %s)%s"), shown,
                      vl_join(d->names, (size_t)d->n_names, list, sizeof list),
-                     vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
+                     after ? hint : vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
             return false;
         }
         v = (uint64_t)i;
@@ -704,6 +758,7 @@ void vl_settings_default(vl_settings *s)
          * "The Llama 3 Herd of Models", Table 4): 0.4 */
         .mfu = 400000, .tokens = 0, .ep = 1, .cp = 1, .vpp = 1,
         .gpu_util = VL_PPM, .kv_block = 0, /* the whole GPU, one contiguous cache */
+        .cuda = VL_DEFAULT_CUDA,
     };
     /* what current PyTorch and transformers do */
     vl_settings_take_framework(s, &vl_frameworks[VL_FW_HF]);

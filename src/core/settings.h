@@ -107,6 +107,31 @@
     X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
     X(VL_VLLM_0_13, "0.13") X(VL_VLLM_0_14, "0.14") X(VL_VLLM_0_15, "0.15")                   \
     X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17")
+/* trl release lines (--trl), for its SFTTrainer over the profiles whose models are
+ * transformers' (hf, deepspeed): from 0.7.5 to 0.21 it cast a 4-bit model's embeddings and
+ * head back to bf16 under bf16 autocast (vl_framework_on_trl).  current is 0.22 and later,
+ * and a run without trl. */
+#define VL_TRL_LIST(X)                                                                        \
+    X(VL_TRL_CURRENT, "current") X(VL_TRL_0_8, "0.8") X(VL_TRL_0_9, "0.9")                    \
+    X(VL_TRL_0_10, "0.10") X(VL_TRL_0_11, "0.11") X(VL_TRL_0_12, "0.12")                      \
+    X(VL_TRL_0_13, "0.13") X(VL_TRL_0_14, "0.14") X(VL_TRL_0_15, "0.15")                      \
+    X(VL_TRL_0_16, "0.16") X(VL_TRL_0_17, "0.17") X(VL_TRL_0_18, "0.18")                      \
+    X(VL_TRL_0_19, "0.19") X(VL_TRL_0_20, "0.20") X(VL_TRL_0_21, "0.21")
+/* CUDA releases (--cuda): the one PyTorch was built with (torch.version.cuda), which decides
+ * the context (vl_cuda_context_bytes: before 11.7 every kernel loads with it).  current is
+ * 13.0 and later; the default is 12.4 (VL_DEFAULT_CUDA). */
+#define VL_CUDA_LIST(X)                                                                       \
+    X(VL_CUDA_CURRENT, "current") X(VL_CUDA_10_2, "10.2") X(VL_CUDA_11_0, "11.0")             \
+    X(VL_CUDA_11_1, "11.1") X(VL_CUDA_11_2, "11.2") X(VL_CUDA_11_3, "11.3")                   \
+    X(VL_CUDA_11_4, "11.4") X(VL_CUDA_11_5, "11.5") X(VL_CUDA_11_6, "11.6")                   \
+    X(VL_CUDA_11_7, "11.7") X(VL_CUDA_11_8, "11.8") X(VL_CUDA_12_0, "12.0")                   \
+    X(VL_CUDA_12_1, "12.1") X(VL_CUDA_12_2, "12.2") X(VL_CUDA_12_3, "12.3")                   \
+    X(VL_CUDA_12_4, "12.4") X(VL_CUDA_12_5, "12.5") X(VL_CUDA_12_6, "12.6")                   \
+    X(VL_CUDA_12_8, "12.8") X(VL_CUDA_12_9, "12.9")
+/* What a run's CUDA is when nothing says otherwise: 12.4, the default CUDA of PyTorch 2.5
+ * and 2.6's wheels (pytorch.org, "Start Locally"); the context is modelled the same from
+ * 11.7 to 12.9. */
+#define VL_DEFAULT_CUDA VL_CUDA_12_4
 /* How a run's GPUs reach each other (--interconnect): auto is the GPU preset's; pcie
  * through the host's PCIe switches; nvlink over NVLink or NVSwitch, where the frameworks'
  * communicators open more channels and a serving engine adds its own all-reduce buffers
@@ -128,6 +153,8 @@ typedef enum { VL_BITSANDBYTES_LIST(VL_ENUM_ID) VL_N_BITSANDBYTES } vl_bitsandby
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_LINKS(VL_ENUM_ID) VL_N_LINKS } vl_link;
 typedef enum { VL_VLLM_LIST(VL_ENUM_ID) VL_N_VLLMS } vl_vllm;
+typedef enum { VL_TRL_LIST(VL_ENUM_ID) VL_N_TRLS } vl_trl;
+typedef enum { VL_CUDA_LIST(VL_ENUM_ID) VL_N_CUDAS } vl_cuda;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
@@ -156,6 +183,10 @@ extern const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_link_names[VL_N_LINKS];
 extern const char *const vl_vllm_names[VL_N_VLLMS];
+extern const char *const vl_trl_names[VL_N_TRLS];
+extern const char *const vl_cuda_names[VL_N_CUDAS];
+/* c as major * 100 + minor (12.4 is 1204; current is 1300) */
+unsigned vl_cuda_number(vl_cuda c);
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
 extern const char *const vl_optimizer_labels[VL_N_OPTIMIZERS];
@@ -179,6 +210,9 @@ typedef struct vl_settings {
     vl_transformers transformers; /* the transformers release, for profiles that use it */
     vl_bitsandbytes bitsandbytes; /* the bitsandbytes release under QLoRA */
     vl_vllm vllm;          /* the vLLM release under the V1 engine's profile */
+    vl_trl trl;            /* the trl release whose SFTTrainer trains, for profiles that
+                            * use transformers */
+    vl_cuda cuda;          /* the CUDA release PyTorch was built with */
     vl_precision precision;
     vl_optimizer optimizer;
     bool paged_optimizer;  /* bitsandbytes' paged variant: states in CUDA managed memory */
@@ -269,13 +303,14 @@ typedef struct vl_settings {
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
-    X(VL_SET_VLLM, "vllm")                                                                    \
+    X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm")                                               \
     X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels") X(VL_SET_LOSS_DTYPE, "loss_dtype")      \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \
     X(VL_SET_GPU_UTIL, "gpu_util") X(VL_SET_KV_BLOCK, "kv_block")                        \
     X(VL_SET_PREFILL_CHUNK, "prefill_chunk") X(VL_SET_PROFILE_SEQS, "profile_seqs")          \
     X(VL_SET_CAPACITY, "capacity") X(VL_SET_INTERCONNECT, "interconnect")                   \
+    X(VL_SET_CUDA, "cuda")                                                                    \
     X(VL_SET_CPU_OFFLOAD, "cpu_offload")
 typedef enum { VL_SETTING_LIST(VL_ENUM_ID) VL_N_SETTINGS } vl_setting;
 

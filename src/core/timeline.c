@@ -420,7 +420,10 @@ static void layer_terms(step *st, bool *ovf)
     st->dequant_fwd_what = nf4_fp32 ? "4-bit matrix dequantized, in fp32 and its 16-bit cast"
                                     : DEQUANT_WHAT;
     st->head_dequant = act->head_dequant_bytes;
-    if (eager && f->materialized_mask)
+    /* an encoder's padding mask is b x 1 x 1 x s, broadcast over the scores
+     * (ModuleUtilsMixin.get_extended_attention_mask, transformers' modeling_utils.py):
+     * only a causal decoder's mask is b x 1 x s x s */
+    if (eager && f->materialized_mask && !vl_arch_encoder(st->a))
         st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf),
                           st->bd->bpp.weights, ovf);
 }
@@ -1512,10 +1515,10 @@ uint64_t vl_runtime_cublas(const vl_runtime *rt)
     return rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch);
 }
 
-vl_runtime vl_runtime_on(const vl_gpu *gpu, bool overhead_given)
+vl_runtime vl_runtime_on(const vl_gpu *gpu, const vl_settings *s, bool overhead_given)
 {
     return (vl_runtime){.arch = gpu ? gpu->generation : VL_ARCH_UNKNOWN,
-                        .cuda = VL_DEFAULT_CUDA, .overhead_given = overhead_given,
+                        .cuda = vl_cuda_number(s->cuda), .overhead_given = overhead_given,
                         .sms = gpu ? gpu->sms : 0, .memory = gpu ? vl_gpu_capacity(gpu) : 0,
                         .interconnect = gpu ? gpu->interconnect : VL_LINK_PCIE};
 }

@@ -103,9 +103,6 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s, const vl_framewo
                        const vl_runtime *rt, vl_timeline *out, char *err, size_t len);
 void vl_timeline_free(vl_timeline *t);
 
-/* The CUDA version the context is modelled for when nothing says otherwise: 12.4, the
- * default CUDA of PyTorch 2.5 and 2.6's wheels (pytorch.org, "Start Locally"). */
-#define VL_DEFAULT_CUDA 1204
 /* The timeline of m under s on its framework (vl_framework_of), on runtime rt. */
 bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                      vl_timeline *out, char *err, size_t len);
@@ -115,10 +112,10 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
  * does.  NULL, or why s is not valid. */
 const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                             vl_breakdown *out);
-/* The runtime of a run on gpu (NULL: a GPU of unknown generation, linked over PCIe) with CUDA
- * VL_DEFAULT_CUDA; overhead_given: the settings' overhead replaces the modelled context. */
+/* The runtime of a run under s on gpu (NULL: a GPU of unknown generation, linked over PCIe)
+ * with s's CUDA; overhead_given: the settings' overhead replaces the modelled context. */
 struct vl_gpu;
-vl_runtime vl_runtime_on(const struct vl_gpu *gpu, bool overhead_given);
+vl_runtime vl_runtime_on(const struct vl_gpu *gpu, const vl_settings *s, bool overhead_given);
 
 /* The cuBLAS workspace a run on rt allocates (0 when --overhead stands for it). */
 uint64_t vl_runtime_cublas(const vl_runtime *rt);

@@ -183,7 +183,7 @@ static void write_json_serving(FILE *out, const report *r)
         return;
     }
     const uint64_t capacity = report_capacity(s, r->gpu);
-    const vl_runtime rt = vl_runtime_on(r->gpu, false);
+    const vl_runtime rt = report_runtime(r);
     vl_solution c;
     vl_settings copy = *s;
     const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c);

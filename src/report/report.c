@@ -57,9 +57,14 @@ uint64_t report_capacity(const vl_settings *s, const vl_gpu *g)
     return vl_usable_memory(s, vl_gpu_capacity(g));
 }
 
+vl_runtime report_runtime(const report *r)
+{
+    return r->runtime ? *r->runtime : vl_runtime_on(r->gpu, r->settings, false);
+}
+
 const char *report_kv_budget(const report *r, vl_kv_budget *k)
 {
-    const vl_runtime rt = vl_runtime_on(r->gpu, false);
+    const vl_runtime rt = report_runtime(r);
     vl_framework f;
     vl_framework_of(r->settings, &rt, &f);
     return vl_kv_budget_of(r->model, r->settings, &f, &rt, report_capacity(r->settings, r->gpu),
@@ -245,7 +250,7 @@ static void settings_line(const report *r, char *buf, size_t len)
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
-    char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[64] = "";
+    char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[96] = "";
     if (s->torch != VL_TORCH_CURRENT)
         snprintf(torch, sizeof torch, " on PyTorch %s", vl_torch_names[s->torch]);
     /* the libraries' releases where they apply (the settings' own rules): " with
@@ -255,6 +260,9 @@ static void settings_line(const report *r, char *buf, size_t len)
     if (s->bitsandbytes != VL_BNB_CURRENT && !vl_setting_table[VL_SET_BITSANDBYTES].inert(s))
         snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s bitsandbytes %s",
                  tf[0] ? " and" : " with", vl_bitsandbytes_names[s->bitsandbytes]);
+    if (s->trl != VL_TRL_CURRENT && !vl_setting_table[VL_SET_TRL].inert(s))
+        snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s trl %s", tf[0] ? " and" : " with",
+                 vl_trl_names[s->trl]);
     if (s->head != VL_HEAD_LM || s->loss_dtype != VL_LOSS_FP32)
         snprintf(head, sizeof head, ", %s head%s%s", vl_head_names[s->head],
                  s->loss_dtype != VL_LOSS_FP32 ? ", loss in " : "",
@@ -591,7 +599,7 @@ static bool serving_line(const report *r, char *buf, size_t len)
     }
     vl_solution c;
     vl_settings copy = *s;
-    const vl_runtime rt = vl_runtime_on(r->gpu, false);
+    const vl_runtime rt = report_runtime(r);
     if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c))
         snprintf(seq, sizeof seq, "; room for %" PRIu64 " %s of %" PRIu64 " tokens at once",
                  c.answer, c.answer == 1 ? "sequence" : "sequences", s->seq + s->gen);

@@ -27,6 +27,7 @@ typedef struct report {
     vl_solve solved;
     const vl_timeline *timeline; /* the step's timeline: its peak is what must fit, or NULL */
     bool events;                 /* --timeline: list its events too */
+    const vl_runtime *runtime;   /* what the timeline ran on, or NULL: the GPU's, modelled */
 } report;
 
 /* ---- the model: one policy for every front end ----------------------------------------- */
@@ -41,6 +42,8 @@ report_fit report_fit_of(uint64_t total, uint64_t capacity);
 vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g);
 /* What the run may use of the GPU: all of its memory, or in inference --gpu-util of it. */
 uint64_t report_capacity(const vl_settings *s, const vl_gpu *g);
+/* The runtime r's run is on: r->runtime, or its GPU's with the context modelled. */
+vl_runtime report_runtime(const report *r);
 /* The KV cache r's serving engine gives itself out of report_capacity (vl_kv_budget_of):
  * NULL, or why there is none (a framework that does not profile, nothing left). */
 const char *report_kv_budget(const report *r, vl_kv_budget *k);

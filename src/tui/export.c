@@ -120,6 +120,7 @@ static void fill_report(FILE *f, const explorer *e, report_format fmt)
     char why[VL_ERR_LEN];
     report r = explorer_report(e);
     const vl_runtime rt = explorer_runtime(e);
+    r.runtime = &rt;
     if (vl_timeline_for(&e->model, &s, &rt, &t, why, sizeof why))
         r.timeline = &t;
     report_write(f, fmt, &r);

@@ -96,12 +96,12 @@ static void estimate(const vl_model *m, const vl_settings *s, const vl_gpu *gpu)
     for (int w = 0; w < VL_N_SOLVES && m->arch.layers <= MAX_SOLVE_LAYERS; w++) {
         vl_settings t = *s;
         vl_solution sol;
-        const vl_runtime rt = vl_runtime_on(gpu, false);
+        const vl_runtime rt = vl_runtime_on(gpu, s, false);
         vl_solve_fit(m, &t, (vl_solve)w, gpu->memory, &rt, &sol);
     }
     vl_timeline tl;
     char why[VL_ERR_LEN];
-    const vl_runtime given = vl_runtime_on(gpu, true);
+    const vl_runtime given = vl_runtime_on(gpu, s, true);
     vl_timeline_for(m, s, &given, &tl, why, sizeof why);
     vl_timeline_free(&tl);
 }

@@ -10,8 +10,9 @@ boundary (VmHWM) and resets it (/proc/self/clear_refs, 5).  The peak is the weig
 optimizer state plus the largest rise over the resident set at the step's start; its phase
 is the one where it happened (a layer run again in backward, full recomputation, is part of
 that layer's backward).  vramlab's figure is the timeline's peak of the same step
-(framework `pytorch`, exact allocator, AdamW's single-tensor loop as torch on the CPU runs
-it; --overhead 0: no CUDA context, no cuBLAS workspace), from tests/validate/predict --one.
+(a framework preset over `pytorch`: exact allocator, AdamW's single-tensor loop as torch on
+the CPU runs it; --overhead 0: no CUDA context, no cuBLAS workspace), from
+tests/validate/predict --one.
 Target: within 1% (the issue asked for 5%; every case is within 0.25%), and the same phase.
 """
 import argparse
@@ -145,27 +146,34 @@ def measured(arch, batch, seq, precision, rank, recompute):
     return json.loads(out.strip().splitlines()[-1])
 
 
+# The framework the CPU runs: plain modules (pytorch), each tensor its own bytes (no caching
+# allocator), AdamW's loop over the tensors as torch on the CPU steps it; under LoRA, what
+# autograd saves with frozen weights.  A framework preset over the built-in, as a user writes
+# one (vramlab-presets(5)).
+CPU_FRAMEWORK = {"kind": "framework", "name": "validate-cpu", "base": "pytorch",
+                 "allocator": "exact", "optimizer_impl": "single-tensor",
+                 "prune_frozen_saves": True}
+
+
 def predicted(predict, arch, batch, seq, precision, rank, recompute):
-    """The timeline's peak: plain modules (pytorch), each tensor its bytes, AdamW's loop;
-    under LoRA, what autograd saves with frozen weights (prune_frozen_saves)."""
+    """The timeline's peak of the same step, by vramlab's flags (--overhead 0: no CUDA
+    context, no cuBLAS workspace)."""
     import yaml
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        yaml.safe_dump({"kind": "model", "name": "validate-peak", "architecture": arch}, f,
-                       sort_keys=False)
-    choices = "allocator=exact,optimizer_impl=single-tensor"
-    lora = []
-    if rank:
-        choices += ",prune_frozen_saves=true"
-        lora = ["--lora-rank", str(rank), "--lora-targets", LORA_TARGETS]
-    try:
+    with tempfile.TemporaryDirectory() as presets:
+        model = os.path.join(presets, "validate-peak.yaml")
+        with open(model, "w") as f:
+            yaml.safe_dump({"kind": "model", "name": "validate-peak", "architecture": arch}, f,
+                           sort_keys=False)
+        os.mkdir(os.path.join(presets, "frameworks"))
+        with open(os.path.join(presets, "frameworks", "validate-cpu.yaml"), "w") as f:
+            yaml.safe_dump(CPU_FRAMEWORK, f, sort_keys=False)
+        lora = ["--lora-rank", str(rank), "--lora-targets", LORA_TARGETS] if rank else []
         out = subprocess.run(
-            [predict, "--one", "pytorch", choices,
-             "--preset-file", f.name, "--precision", precision, "--batch", str(batch),
-             "--seq", str(seq), "--overhead", "0"] + lora +
-            (["--recompute", "full"] if recompute else []),
+            [predict, "--one", "--framework", "validate-cpu", "--preset-file", model,
+             "--precision", precision, "--batch", str(batch), "--seq", str(seq),
+             "--overhead", "0"] + lora + (["--recompute", "full"] if recompute else []),
+            env=dict(os.environ, VRAMLAB_PRESETS=os.path.join(presets, "frameworks")),
             check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
-    finally:
-        os.unlink(f.name)
     return int(out[0]), out[3].strip()
 
 

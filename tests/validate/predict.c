@@ -1,9 +1,10 @@
 /* predict.c: vramlab's timeline against published measurements (measurements.tsv).
  *
- * Each row's flags go through the same option parser as `vramlab estimate`; the framework
- * profile and its overrides, the GPU generation and the CUDA version pick the runtime.  It
- * prints measured, predicted and the error, then the median and the worst error.  A report,
- * not a gate: it exits 0 unless a row cannot be read. */
+ * Each row's flags go through `vramlab estimate`'s option parser and on to the same runtime
+ * (its --gpu, --cuda) and framework profile (vl_framework_of) as estimate's, so that a row
+ * pasted after `vramlab estimate` shows the figure predicted here.  It prints measured,
+ * predicted and the error, then the median and the worst error.  A report, not a gate: it
+ * exits 0 unless a row cannot be read. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,6 @@
 #include "app/options.h"
 #include "report/report.h"
 #include "core/catalog.h"
-#include "core/names.h"
 #include "core/solve.h"
 #include "core/timeline.h"
 #include "core/units.h"
@@ -25,8 +25,7 @@
 
 static bool one_row; /* --one: print the peak, not a table row */
 
-enum { C_ID, C_KIND, C_MEASURE, C_MEASURED, C_FRAMEWORK, C_OVERRIDES, C_GPU, C_CUDA, C_FLAGS,
-       C_SOURCE, N_COLS };
+enum { C_ID, C_KIND, C_MEASURE, C_MEASURED, C_FLAGS, C_SOURCE, N_COLS };
 
 /* "14949 MiB", "14.96 GiB", "72971724288 B": bytes, rounded to the nearest. */
 static bool parse_measured(const char *s, uint64_t *out)
@@ -87,75 +86,24 @@ static uint64_t predicted(const vl_timeline *t, const vl_runtime *rt, const char
     return vl_profile_peak(t, rt);
 }
 
-static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
+/* The row's figure and the steady-state sum's for the same measure, of m under o on gpu; its
+ * line printed (its peak's, under --one).  false, with the reason on stderr. */
+static bool predict_row(char **col, int line, const run_opts *o, const vl_model *m,
+                        const vl_gpu *gpu, double *err_pct, double *sum_pct)
 {
-    char *argv[MAX_ARGS];
-    int argc = 0;
-    argv[argc++] = "validate";
-    char flags[1024];
-    snprintf(flags, sizeof flags, "%s", col[C_FLAGS]);
-    for (char *tok = strtok(flags, " "); tok && argc < MAX_ARGS - 1; tok = strtok(NULL, " "))
-        argv[argc++] = tok;
-    argv[argc] = NULL;
-
-    run_opts o;
-    vl_catalog cat;
-    vl_model m;
-    const vl_gpu *gpu = NULL;
-    if (options_parse(argc, argv, &o, "validate") != EXIT_OK) {
-        fprintf(stderr, "measurements.tsv:%d: bad flags\n", line);
-        return false;
-    }
-    vl_catalog_init(&cat);
-    int rc = options_resolve(&o, &cat, &m, &gpu);
-    /* the catalog owns the GPU: its SMs, its memory (--capacity's, when given) and the share
-     * of it a serving engine takes */
-    vl_gpu card = {0};
-    if (rc == EXIT_OK)
-        card = report_gpu(&o.s, gpu);
-    const uint64_t capacity = rc == EXIT_OK ? report_capacity(&o.s, &card) : 0;
-    vl_catalog_free(&cat);
-    if (rc != EXIT_OK) {
-        fprintf(stderr, "measurements.tsv:%d: bad flags\n", line);
-        return false;
-    }
-    const vl_framework *base = vl_framework_find(col[C_FRAMEWORK]);
-    if (!base) {
-        fprintf(stderr, "measurements.tsv:%d: unknown framework '%s'\n", line, col[C_FRAMEWORK]);
-        return false;
-    }
-    int arch = vl_lookup(vl_gpu_arch_names, VL_N_GPU_ARCHS, col[C_GPU]);
     uint64_t measured;
-    if (arch < 0 || !parse_measured(col[C_MEASURED], &measured)) {
-        fprintf(stderr, "measurements.tsv:%d: bad GPU generation or measured value\n", line);
+    if (!parse_measured(col[C_MEASURED], &measured)) {
+        fprintf(stderr, "measurements.tsv:%d: bad measured value\n", line);
         return false;
     }
-    /* the row's generation and CUDA; the SMs, memory and links of its --gpu (vLLM V1's
-     * sampler buffer, its defaults by GPU, its communicators); an --overhead among its flags
-     * stands for the runtime's own allocations */
-    vl_runtime rt = {(vl_gpu_arch)arch, (unsigned)strtoul(col[C_CUDA], NULL, 10),
-                     o.overhead_given, card.sms, vl_gpu_capacity(&card), card.interconnect};
-    vl_framework f = *base;
-    vl_framework_on_gpu(&f, &rt); /* the row's overrides win over its defaults */
-    vl_framework_on_length(&f, &o.s);
-    char ov[512], err[256];
-    snprintf(ov, sizeof ov, "%s", strcmp(col[C_OVERRIDES], "-") == 0 ? "" : col[C_OVERRIDES]);
-    for (char *kv = strtok(ov, ","); kv; kv = strtok(NULL, ",")) {
-        char *eq = strchr(kv, '=');
-        if (!eq) {
-            fprintf(stderr, "measurements.tsv:%d: override '%s' is not key=value\n", line, kv);
-            return false;
-        }
-        *eq = '\0';
-        if (!vl_framework_set(&f, kv, eq + 1, err, sizeof err)) {
-            fprintf(stderr, "measurements.tsv:%d: %s\n", line, err);
-            return false;
-        }
-    }
-    vl_framework_serve_as(&f, &o.s);    /* the row's --prefill-chunk, --profile-seqs */
-    vl_framework_on_releases(&f, &o.s); /* the row's --transformers, --bitsandbytes, --torch */
+    /* the GPU as the run is judged against (--capacity's memory), its CUDA and --overhead, as
+     * estimate takes them */
+    const vl_gpu card = report_gpu(&o->s, gpu);
+    const uint64_t capacity = report_capacity(&o->s, &card);
+    const vl_runtime rt = vl_runtime_on(&card, &o->s, o->overhead_given);
+    char err[256];
     vl_timeline t;
-    if (!vl_timeline_build(&m, &o.s, &f, &rt, &t, err, sizeof err)) {
+    if (!vl_timeline_for(m, &o->s, &rt, &t, err, sizeof err)) {
         fprintf(stderr, "measurements.tsv:%d: %s\n", line, err);
         vl_timeline_free(&t);
         return false;
@@ -164,8 +112,10 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
     if (strcmp(col[C_MEASURE], "kv-cache") == 0) {
         /* the cache the engine gives itself, beside what the steady-state sum leaves of its
          * share beside everything but the cache */
+        vl_framework f;
+        vl_framework_of(&o->s, &rt, &f);
         vl_kv_budget k;
-        const char *why = vl_kv_budget_of(&m, &o.s, &f, &rt, capacity, &k);
+        const char *why = vl_kv_budget_of(m, &o->s, &f, &rt, capacity, &k);
         if (why) {
             fprintf(stderr, "measurements.tsv:%d: %s\n", line, why);
             vl_timeline_free(&t);
@@ -191,34 +141,55 @@ static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
         return true;
     }
     *err_pct = 100.0 * ((double)pred - (double)measured) / (double)measured;
-    double sum_err = 100.0 * ((double)sum - (double)measured) / (double)measured;
-    *sum_pct = sum_err;
+    *sum_pct = 100.0 * ((double)sum - (double)measured) / (double)measured;
     printf("%-34s %-11s %10.2f %10.2f %+7.1f%% %10.2f %+7.1f%%  %s\n", col[C_ID], col[C_MEASURE],
            (double)measured / VL_GIB, (double)pred / VL_GIB, *err_pct, (double)sum / VL_GIB,
-           sum_err, t.peak.phase ? t.peak.phase : "");
+           *sum_pct, t.peak.phase ? t.peak.phase : "");
     vl_timeline_free(&t);
     return true;
 }
 
-/* predict --one FRAMEWORK OVERRIDES VRAMLAB-FLAGS...: one timeline's peak, as
- * "tensors allocated reserved phase" (make validate's CPU peaks). */
+static bool run_row(char **col, int line, double *err_pct, double *sum_pct)
+{
+    char *argv[MAX_ARGS];
+    int argc = 0;
+    argv[argc++] = "validate";
+    char flags[1024];
+    snprintf(flags, sizeof flags, "%s", col[C_FLAGS]);
+    for (char *tok = strtok(flags, " "); tok && argc < MAX_ARGS - 1; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    argv[argc] = NULL;
+
+    run_opts o;
+    if (options_parse(argc, argv, &o, "validate") != EXIT_OK) {
+        fprintf(stderr, "measurements.tsv:%d: bad flags\n", line);
+        return false;
+    }
+    /* the catalog owns the GPU and a framework preset: it outlives the prediction */
+    vl_catalog cat;
+    vl_model m;
+    const vl_gpu *gpu = NULL;
+    vl_catalog_init(&cat);
+    bool ok = options_resolve(&o, &cat, &m, &gpu) == EXIT_OK;
+    if (!ok)
+        fprintf(stderr, "measurements.tsv:%d: bad flags\n", line);
+    else
+        ok = predict_row(col, line, &o, &m, gpu, err_pct, sum_pct);
+    vl_catalog_free(&cat);
+    return ok;
+}
+
+/* predict --one VRAMLAB-FLAGS...: one timeline's peak, as "tensors allocated reserved
+ * phase" (make validate's CPU peaks). */
 static int one(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: predict --one FRAMEWORK OVERRIDES FLAGS...\n");
-        return 2;
-    }
     char flags[1024] = "", *col[N_COLS] = {0};
-    for (int i = 4; i < argc; i++)
-        snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", i > 4 ? " " : "",
+    for (int i = 2; i < argc; i++)
+        snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", i > 2 ? " " : "",
                  argv[i]);
     col[C_ID] = "one";
     col[C_MEASURE] = "allocated";
     col[C_MEASURED] = "1 B";
-    col[C_FRAMEWORK] = argv[2];
-    col[C_OVERRIDES] = argv[3];
-    col[C_GPU] = "hopper";
-    col[C_CUDA] = "1204";
     col[C_FLAGS] = flags;
     double e, se;
     one_row = true;
