@@ -1,0 +1,47 @@
+#!/bin/sh
+# cli-validation.sh: every row of tests/validate/measurements.tsv is `vramlab estimate` flags
+# and nothing else, so that a user pasting them sees what the table shows.  Each row runs;
+# where the row measured max_memory_allocated or nvidia-smi, the JSON peak's allocated or
+# device figure is within 7% of the published number (the issue's bar; make validate-table
+# prints every error).
+. "$srcdir/tests/lib.sh"
+
+table=$srcdir/tests/validate/measurements.tsv
+cd "$srcdir/tests/validate" || exit 99 # a row's --hf-config files lie beside the table
+
+# "14949 MiB", "21.30 GB", "29.0260648727417 GiB", "20669338112 B": bytes
+bytes() {
+    awk -v v="$1" -v u="$2" 'BEGIN {
+        s = u == "B" ? 1 : u == "MiB" ? 1048576 : u == "GiB" ? 1073741824 : u == "MB" ? 1e6 : 1e9
+        printf "%.0f\n", v * s }'
+}
+
+rows=0
+tab=$(printf '\t')
+while IFS="$tab" read -r id kind measure measured flags source; do
+    case $id in '#'* | id | '') continue ;; esac
+    rows=$((rows + 1))
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086 # the flags are words
+    if ! "$VRAMLAB" estimate $flags --format json > "$tmp/out" 2> "$tmp/err"; then
+        fail "$id: vramlab estimate $flags: $(cat "$tmp/err")"
+        continue
+    fi
+    case $measure in
+    allocated | device) ;;
+    *) continue ;;
+    esac
+    got=$(grep -o "\"peak\": {\"allocated\": [0-9]*, \"reserved\": [0-9]*, \"device\": [0-9]*" \
+        "$tmp/out" | tr -dc '0-9 ' | awk -v m="$measure" '{ print m == "allocated" ? $1 : $3 }')
+    want=$(bytes ${measured% *} ${measured#* })
+    checks=$((checks + 1))
+    if [ -z "$got" ]; then
+        fail "$id: no peak in vramlab estimate $flags --format json"
+    elif ! awk -v g="$got" -v w="$want" 'BEGIN { e = (g - w) / w; exit !(e < 0.07 && e > -0.07) }'; then
+        fail "$id: $measure $got B against the published $want B, beyond 7% (vramlab estimate $flags)"
+    fi
+done < "$table"
+checks=$((checks + 1))
+[ "$rows" -ge 100 ] || fail "only $rows rows read from $table"
+
+finish
