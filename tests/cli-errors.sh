@@ -17,8 +17,8 @@ expect 2 "$e --optimizer: unknown value 'adamww' (expected adamw, adam-8bit, sgd
     estimate --optimizer adamww
 expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown or svg)" estimate --format yaml
 # a transformers release before the first modelled one (Llama 2's 4.31), and in serving
-expect 2 "$e --transformers: unknown value '4.30' (expected current, $(seq -s ', ' -f '4.%g' 31 56) or 4.57); the first modelled after it is 4.31" \
-    estimate --transformers 4.30
+expect 2 "$e --transformers: unknown value '4.x' (expected current, $(seq -s ', ' -f '4.%g' 31 56) or 4.57)" \
+    estimate --transformers 4.x
 expect 2 "$e --transformers applies to --mode train only" estimate --mode infer --transformers 4.40
 expect 2 "$e --bitsandbytes: unknown value '0.40' (expected current, 0.41, 0.42, 0.43.0 or 0.43.1); the first modelled after it is 0.41" \
     estimate --qlora --bitsandbytes 0.40

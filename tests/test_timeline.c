@@ -838,17 +838,19 @@ static void test_transformers_releases(void **state)
     assert_true(f.nf4_keeps_input);
 
     /* releases as pip prints them: a patch release is its line, a release past the list
-     * is current, one before the first modelled is refused */
+     * is current, one before the first modelled is that line where the earlier ones behave
+     * as it (transformers, PyTorch, CUDA) and refused where they do not (bitsandbytes before
+     * 0.41 computed in its own dtype, vLLM's V1 engine and trl's cast came later) */
     static const struct {
         vl_setting k;
         const char *text;
         int want; /* -1: refused */
     } typed[] = {
         {VL_SET_TRANSFORMERS, "4.40.2", VL_TF_4_40}, {VL_SET_TRANSFORMERS, "5.2", VL_TF_CURRENT},
-        {VL_SET_TRANSFORMERS, "5", VL_TF_CURRENT},   {VL_SET_TRANSFORMERS, "4.30", -1},
-        {VL_SET_TRANSFORMERS, "4.3", -1},            {VL_SET_TRANSFORMERS, "4.40.x", -1},
+        {VL_SET_TRANSFORMERS, "5", VL_TF_CURRENT},   {VL_SET_TRANSFORMERS, "4.30", VL_TF_4_31},
+        {VL_SET_TRANSFORMERS, "4.3", VL_TF_4_31},            {VL_SET_TRANSFORMERS, "4.40.x", -1},
         {VL_SET_TRANSFORMERS, "5.", -1},             {VL_SET_TORCH, "2.1.2", VL_TORCH_2_1},
-        {VL_SET_TORCH, "2.10", VL_TORCH_CURRENT},    {VL_SET_TORCH, "1.7", -1},
+        {VL_SET_TORCH, "2.10", VL_TORCH_CURRENT},    {VL_SET_TORCH, "1.7", VL_TORCH_1_8},
         {VL_SET_BITSANDBYTES, "0.41.1", VL_BNB_0_41}, {VL_SET_BITSANDBYTES, "0.43.1", VL_BNB_0_43_1},
         {VL_SET_BITSANDBYTES, "0.43.3", VL_BNB_CURRENT}, {VL_SET_BITSANDBYTES, "0.40.2", -1},
         {VL_SET_VLLM, "0.10.2", VL_VLLM_0_10},      {VL_SET_VLLM, "0.17.1", VL_VLLM_0_17},
@@ -857,7 +859,7 @@ static void test_transformers_releases(void **state)
         {VL_SET_TRL, "0.13.0", VL_TRL_0_13},        {VL_SET_TRL, "0.22.1", VL_TRL_CURRENT},
         {VL_SET_TRL, "0.7.5", -1},                  {VL_SET_CUDA, "11.2.1", VL_CUDA_11_2},
         {VL_SET_CUDA, "13.1", VL_CUDA_CURRENT},     {VL_SET_CUDA, "12.7", -1},
-        {VL_SET_CUDA, "9.2", -1},
+        {VL_SET_CUDA, "9.2", VL_CUDA_10_2},        {VL_SET_CUDA, "12.x", -1},
     };
     for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
         vl_settings t = train(VL_BF16, 64, 2);

@@ -326,7 +326,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "transformers)",
         .label = N_("framework")},
     ROW(VL_SET_TORCH) .flag = "torch", FIELD(torch), ENUM(vl_torch_names, VL_N_TORCHES),
-        .current_from = "2.10",
+        .current_from = "2.10", .older_as = "1.8",
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
                 "input, before 2.0 zero_grad keeps the gradients and AdamW steps a tensor at "
@@ -334,13 +334,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "foreach, not fused (default current)",
         .label = N_("PyTorch")},
     ROW(VL_SET_TRANSFORMERS) .flag = "transformers", FIELD(transformers),
-        ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .current_from = "5.0",
+        ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .current_from = "5.0", .older_as = "4.31",
         .modes = VL_IN_TRAIN, .arg = "V",
-        .help = "the transformers release under hf or deepspeed, 4.31 to 4.57: before 5.0 "
-                "gradient checkpointing is reentrant, before 4.49 the loss copies the shifted "
-                "logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, the "
-                "Trainer's AdamW is fused only from 4.54 and is transformers' own before 4.32 "
-                "(default current: 5.0 and later)",
+        .help = "the transformers release under hf or deepspeed, 4.31 (and earlier) to 4.57: "
+                "before 5.0 gradient checkpointing is reentrant, before 4.49 the loss copies the "
+                "shifted logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, "
+                "the Trainer's AdamW is fused only from 4.54 and is transformers' own before "
+                "4.32 (default current: 5.0 and later)",
         .label = N_("transformers"), .inert = transformers_inert},
     ROW(VL_SET_BITSANDBYTES) .flag = "bitsandbytes", FIELD(bitsandbytes),
         ENUM(vl_bitsandbytes_names, VL_N_BITSANDBYTES), .current_from = "0.43.2",
@@ -437,10 +437,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = N_("interconnect"), .inert = interconnect_inert},
     /* the runtime's CUDA (vl_runtime_on) */
     ROW(VL_SET_CUDA) .flag = "cuda", FIELD(cuda), ENUM(vl_cuda_names, VL_N_CUDAS),
-        .current_from = "13.0", .modes = VL_IN_BOTH, .arg = "V",
-        .help = "the CUDA release PyTorch was built with (torch.version.cuda), 10.2 to 12.9 or "
-                "current (13.0 and later): before 11.7 every kernel loads with the context "
-                "(default 12.4)",
+        .current_from = "13.0", .older_as = "10.2", .modes = VL_IN_BOTH, .arg = "V",
+        .help = "the CUDA release PyTorch was built with (torch.version.cuda), 10.2 (and "
+                "earlier) to 12.9 or current (13.0 and later): before 11.7 every kernel loads "
+                "with the context (default 12.4)",
         .label = N_("CUDA")},
     /* inference: weights offloaded to CPU memory (inference.c) */
     ROW(VL_SET_CPU_OFFLOAD) .flag = "cpu-offload", FIELD(cpu_offload), .type = VL_ST_SIZE,
@@ -576,19 +576,27 @@ unsigned vl_cuda_number(vl_cuda c)
     return release_parts(name, part) ? (unsigned)(part[0] * 100 + part[1]) : 0;
 }
 
+/* -1, 0 or 1 as release a is before, the same as or after b, by their first three parts. */
+static int release_cmp(const unsigned long a[3], const unsigned long b[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
 /* Which choice of a release list text names, when it is none of d's names: current (0)
  * for a release from d->current_from on, a listed line's for a patch release of it
- * ("4.40.2" is 4.40, "0.41.1" is 0.41), or -1. */
+ * ("4.40.2" is 4.40, "0.41.1" is 0.41), d->older_as for one before the first line, or -1. */
 static int release_choice(const vl_setting_desc *d, const char *text)
 {
-    unsigned long want[3], from[3];
+    unsigned long want[3], from[3], first[3];
     if (!release_parts(text, want) || !release_parts(d->current_from, from))
         return -1;
-    int i = 0;
-    while (i < 3 && want[i] == from[i])
-        i++;
-    if (i == 3 || want[i] > from[i])
+    if (release_cmp(want, from) >= 0)
         return 0;
+    if (d->older_as && release_parts(d->names[1], first) && release_cmp(want, first) < 0)
+        return vl_lookup(d->names, d->n_names, d->older_as);
     for (int c = 1; c < d->n_names; c++) {
         size_t n = strlen(d->names[c]);
         if (strncmp(text, d->names[c], n) == 0 && text[n] == '.')
@@ -604,15 +612,9 @@ static const char *release_after(const vl_setting_desc *d, const char *text)
     unsigned long want[3], line[3];
     if (!release_parts(text, want))
         return NULL;
-    for (int c = 1; c < d->n_names; c++) {
-        if (!release_parts(d->names[c], line))
-            continue;
-        int i = 0;
-        while (i < 3 && want[i] == line[i])
-            i++;
-        if (i < 3 && line[i] > want[i])
+    for (int c = 1; c < d->n_names; c++)
+        if (release_parts(d->names[c], line) && release_cmp(line, want) > 0)
             return d->names[c];
-    }
     return NULL;
 }
 

@@ -354,6 +354,9 @@ typedef struct vl_setting_desc {
      * "current": the release from which current applies, so that a later one reads as
      * current and a patch release ("4.40.2") as its line's choice; NULL elsewhere */
     const char *current_from;
+    /* a release list's choice for a release older than its first line, where those behave
+     * as it in every modelled respect ("4.31", "current"); NULL: refused */
+    const char *older_as;
     uint64_t min, max;       /* VL_ST_COUNT, VL_ST_SIZE: the accepted range */
     bool zero_ok;            /* 0 is also valid, though not typed (off, or the default) */
     unsigned modes;          /* VL_IN_TRAIN, VL_IN_INFER */
