@@ -837,6 +837,34 @@ static void test_transformers_releases(void **state)
     vl_framework_of(&s, &hopper, &f);
     assert_true(f.nf4_keeps_input);
 
+    /* attn_implementation came in 4.36: an older release brings eager attention under the
+     * profiles whose models are transformers', unless the same settings name one */
+    static const struct {
+        const char *framework;
+        vl_transformers v;
+        bool attention_given;
+        vl_attention want;
+    } attn[] = {
+        {"hf", VL_TF_4_35, false, VL_ATTN_EAGER},    {"hf", VL_TF_4_31, false, VL_ATTN_EAGER},
+        {"hf", VL_TF_4_36, false, VL_ATTN_SDPA},     {"hf", VL_TF_CURRENT, false, VL_ATTN_SDPA},
+        {"hf", VL_TF_4_31, true, VL_ATTN_FLASH},     {"deepspeed", VL_TF_4_31, false, VL_ATTN_EAGER},
+        {"litgpt", VL_TF_4_31, false, VL_ATTN_SDPA},
+    };
+    for (size_t i = 0; i < sizeof attn / sizeof *attn; i++) {
+        vl_settings t = train(VL_BF16, 64, 2);
+        vl_settings_patch p = {0};
+        p.values.framework = fw(attn[i].framework);
+        vl_patch_mark(&p, VL_SET_FRAMEWORK);
+        p.values.transformers = attn[i].v;
+        vl_patch_mark(&p, VL_SET_TRANSFORMERS);
+        if (attn[i].attention_given) {
+            p.values.attention = VL_ATTN_FLASH;
+            vl_patch_mark(&p, VL_SET_ATTENTION);
+        }
+        vl_settings_apply(&t, &p);
+        assert_int_equal(t.attention, attn[i].want);
+    }
+
     /* releases as pip prints them: a patch release is its line, a release past the list
      * is current, one before the first modelled is that line where the earlier ones behave
      * as it (transformers, PyTorch, CUDA) and refused where they do not (bitsandbytes before

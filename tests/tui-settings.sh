@@ -404,6 +404,15 @@ expect_peak $name --preset llama-2-7b --recompute full --transformers 4.57
 keys $name Left Left Left Left Left Left Left Left Left Left Left Left
 expect_slider $name transformers 4.45
 expect_peak $name --preset llama-2-7b --recompute full --transformers 4.45
+# before 4.36 every model ran eager attention: the release brings it, and takes it back
+keys $name Left Left Left Left Left Left Left Left Left Left
+expect_slider $name transformers 4.35
+expect_screen $name "attention -> eager"
+expect_slider $name attention eager
+expect_peak $name --preset llama-2-7b --recompute full --transformers 4.35
+keys $name Right
+expect_slider $name transformers 4.36
+expect_slider $name attention sdpa
 keys $name q
 exited $name 0
 name=releases-litgpt

@@ -972,14 +972,27 @@ void vl_patch_mark(vl_settings_patch *p, vl_setting k)
     p->given |= VL_SETTING_BIT(k);
 }
 
+void vl_settings_on_transformers(vl_settings *s)
+{
+    /* attn_implementation, and with it SDPA for the models that support it, came in 4.36
+     * (modeling_utils.py, _autoset_attn_implementation); every model ran eager before */
+    if (s->framework->transformers && s->transformers != VL_TF_CURRENT &&
+        s->transformers < VL_TF_4_36)
+        s->attention = VL_ATTN_EAGER;
+}
+
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
 {
-    /* a framework brings its choices, which the patch's own settings may then override */
+    /* a framework brings its choices, and a transformers release its attention, which the
+     * patch's own settings may then override */
     if (p->given & VL_SETTING_BIT(VL_SET_FRAMEWORK))
         vl_settings_take_framework(s, p->values.framework);
     for (int k = 0; k < VL_N_SETTINGS; k++)
         if (p->given & VL_SETTING_BIT(k))
             vl_setting_put((vl_setting)k, s, vl_setting_get((vl_setting)k, &p->values));
+    if ((p->given & VL_SETTING_BIT(VL_SET_TRANSFORMERS)) &&
+        !(p->given & VL_SETTING_BIT(VL_SET_ATTENTION)))
+        vl_settings_on_transformers(s);
 }
 
 void vl_settings_write_yaml(FILE *out, const vl_settings *s, int indent)

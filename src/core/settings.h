@@ -421,6 +421,9 @@ _Static_assert(VL_N_SETTINGS <= 64, "vl_settings_patch.given has a bit per setti
 
 /* Marks k as given (its value is in p->values). */
 void vl_patch_mark(vl_settings_patch *p, vl_setting k);
+/* s's attention as its transformers release chose it: eager before 4.36, under a profile
+ * whose models are transformers' (vl_settings_apply, the explorer's transformers slider). */
+void vl_settings_on_transformers(vl_settings *s);
 /* Copies the given settings of p into s; a framework given first brings its choices
  * (vl_settings_take_framework), which the other given settings override. */
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p);
