@@ -19,7 +19,7 @@ expect 2 "$e --format: unknown value 'yaml' (expected table, json, csv, markdown
 # a transformers release before the first modelled one (Llama 2's 4.31), and in serving
 expect 2 "$e --transformers: unknown value '4.x' (expected current, $(seq -s ', ' -f '4.%g' 31 56) or 4.57)" \
     estimate --transformers 4.x
-expect 2 "$e --transformers applies to --mode train only" estimate --mode infer --transformers 4.40
+expect 2 "$e --bitsandbytes applies to --mode train only" estimate --mode infer --bitsandbytes 0.41
 expect 2 "$e --bitsandbytes: unknown value '0.40' (expected current, 0.41, 0.42, 0.43.0 or 0.43.1); the first modelled after it is 0.41" \
     estimate --qlora --bitsandbytes 0.40
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \

@@ -777,19 +777,20 @@ static void test_transformers_releases(void **state)
     (void)state;
     static const struct {
         vl_transformers v;
-        bool reentrant, shift_copy, logits_cast;
+        bool reentrant, shift_copy, logits_cast, logits_all;
         vl_optim_impl impl; /* the Trainer's AdamW on current PyTorch */
     } want[] = {
-        {VL_TF_4_31, true, true, true, VL_OPTIM_SINGLE_TENSOR},
-        {VL_TF_4_32, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_45, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_46, true, true, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_48, true, true, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_49, true, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_53, true, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_54, true, false, false, VL_OPTIM_FUSED},
-        {VL_TF_4_57, true, false, false, VL_OPTIM_FUSED},
-        {VL_TF_CURRENT, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_31, true, true, true, true, VL_OPTIM_SINGLE_TENSOR},
+        {VL_TF_4_32, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_44, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_45, true, true, true, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_46, true, true, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_48, true, true, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_49, true, false, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_53, true, false, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_54, true, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_57, true, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_CURRENT, false, false, false, false, VL_OPTIM_FUSED},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_framework f = *fw("hf");
@@ -797,7 +798,26 @@ static void test_transformers_releases(void **state)
         assert_int_equal(f.checkpoint_reentrant, want[i].reentrant);
         assert_int_equal(f.loss_shift_copy, want[i].shift_copy);
         assert_int_equal(f.logits_cast_in_model, want[i].logits_cast);
+        assert_int_equal(f.prefill_logits_all, want[i].logits_all);
         assert_int_equal(f.optim_impl, want[i].impl);
+    }
+    /* generate before 4.45: the prefill's every position projected to bf16 logits, 512 x
+     * 3000 x 2 B, and cast to fp32 beside them, x 4 B, where the MLP's three 512 x 352 x 2 B
+     * tensors were the largest of the layer; 4.45 projects the last position only */
+    {
+        vl_model lm = tiny_llama();
+        vl_settings gen = serve(512, 0, 1);
+        vl_settings_take_framework(&gen, fw("hf"));
+        vl_timeline t44, t45;
+        char err[256];
+        gen.transformers = VL_TF_4_44;
+        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t44, err, sizeof err));
+        gen.transformers = VL_TF_4_45;
+        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t45, err, sizeof err));
+        assert_int_equal(t44.peak.tensors - t45.peak.tensors,
+                         512ULL * 3000 * (2 + 4) - 3ULL * 512 * 352 * 2);
+        vl_timeline_free(&t44);
+        vl_timeline_free(&t45);
     }
     /* the releases compose: transformers 4.54 on PyTorch 2.7 steps foreach, 4.31 on 1.13
      * transformers' own loop; DeepSpeed's FusedAdam is no Trainer default */

@@ -403,6 +403,10 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
      * until 4.46 moved the upcast into the loss */
     if (v < VL_TF_4_46)
         f->logits_cast_in_model = true;
+    /* generate's prefill asks the model for the last position's logits only
+     * (num_logits_to_keep) from 4.45; before, the forward projected every position */
+    if (v < VL_TF_4_45)
+        f->prefill_logits_all = true;
     /* TrainingArguments.optim: adamw_torch_fused with PyTorch 2.8 only from 4.54 (#37358);
      * adamw_torch from 4.32 (#25109), adamw_hf before: transformers' own AdamW, a Python
      * loop over the parameters with a temporary of each one's size (optimization.py) */

@@ -153,11 +153,13 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     }
     uint64_t mlp = vl_mul(bt, per_token_mlp, ovf);
     /* the last positions' logits in fp32, or, where the framework projects every position
-     * it was given (prefill_logits_all), all of them in the model's dtype; a 4-bit output
-     * layer's matmul beside them */
+     * it was given (prefill_logits_all), all of them in the model's dtype, and their fp32
+     * copy beside them where the model casts its logits (logits_cast_in_model); a 4-bit
+     * output layer's matmul beside them */
     const uint64_t rows = s->framework->prefill_logits_all ? bt : s->batch;
     uint64_t logits = vl_mul(s->batch, 4 * g->vocab, ovf);
-    const uint64_t every = vl_mul(vl_mul(rows, g->vocab, ovf), g->beta, ovf);
+    const uint64_t every = vl_mul(vl_mul(rows, g->vocab, ovf),
+                                  g->beta + (s->framework->logits_cast_in_model ? 4 : 0), ovf);
     logits = every > logits ? every : logits;
     if (vl_bnb4_head(s) && g->vocab)
         logits = vl_add(logits, bnb4_one(s, a->hidden, g->vocab, rows, ovf), ovf);

@@ -335,12 +335,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = N_("PyTorch")},
     ROW(VL_SET_TRANSFORMERS) .flag = "transformers", FIELD(transformers),
         ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .current_from = "5.0", .older_as = "4.31",
-        .modes = VL_IN_TRAIN, .arg = "V",
+        .modes = VL_IN_BOTH, .arg = "V",
         .help = "the transformers release under hf or deepspeed, 4.31 (and earlier) to 4.57: "
                 "before 5.0 gradient checkpointing is reentrant, before 4.49 the loss copies the "
                 "shifted logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, "
-                "the Trainer's AdamW is fused only from 4.54 and is transformers' own before "
-                "4.32 (default current: 5.0 and later)",
+                "before 4.45 generate's prefill projects every prompt position, before 4.36 "
+                "attention is eager, the Trainer's AdamW is fused only from 4.54 and is "
+                "transformers' own before 4.32 (default current: 5.0 and later)",
         .label = N_("transformers"), .inert = transformers_inert},
     ROW(VL_SET_BITSANDBYTES) .flag = "bitsandbytes", FIELD(bitsandbytes),
         ENUM(vl_bitsandbytes_names, VL_N_BITSANDBYTES), .current_from = "0.43.2",
