@@ -867,7 +867,8 @@ static void test_transformers_releases(void **state)
     } attn[] = {
         {"hf", VL_TF_4_35, false, VL_ATTN_EAGER},    {"hf", VL_TF_4_31, false, VL_ATTN_EAGER},
         {"hf", VL_TF_4_36, false, VL_ATTN_SDPA},     {"hf", VL_TF_CURRENT, false, VL_ATTN_SDPA},
-        {"hf", VL_TF_4_31, true, VL_ATTN_FLASH},     {"deepspeed", VL_TF_4_31, false, VL_ATTN_EAGER},
+        {"hf", VL_TF_4_31, true, VL_ATTN_FLASH},
+        {"deepspeed", VL_TF_4_31, false, VL_ATTN_EAGER},
         {"litgpt", VL_TF_4_31, false, VL_ATTN_SDPA},
     };
     for (size_t i = 0; i < sizeof attn / sizeof *attn; i++) {
