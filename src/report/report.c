@@ -536,16 +536,22 @@ static bool peak_line(const report *r, char *buf, size_t len)
     if (!t)
         return false;
     const vl_peak *p = &t->peak;
-    char d[32], a[32], rs[32], c[32], sum[32], paged[192];
+    char d[32], a[32], rs[32], c[32], sum[32], paged[192], cuda[32] = "";
     report_peak_extras(p, r->units, paged, sizeof paged);
+    const vl_settings *s = r->settings;
+    if (!report_runtime(r).overhead_given) /* the release the context is modelled for */
+        snprintf(cuda, sizeof cuda, " (CUDA %s%s)",
+                 s->cuda == VL_CUDA_CURRENT ? vl_setting_table[VL_SET_CUDA].current_from
+                                            : vl_cuda_names[s->cuda],
+                 s->cuda == VL_CUDA_CURRENT ? " and later" : "");
     snprintf(buf, len,
              "%s on the GPU at the step's peak (nvidia-smi), in %s: %s allocated "
-             "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA context%s; "
-             "the sum above, %s, is the steady state",
+             "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA "
+             "context%s%s; the sum above, %s, is the steady state",
              vl_fmt_bytes(p->device, r->units, d, sizeof d), p->phase,
              vl_fmt_bytes(p->allocated, r->units, a, sizeof a),
              vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),
-             vl_fmt_bytes(p->context, r->units, c, sizeof c), paged,
+             vl_fmt_bytes(p->context, r->units, c, sizeof c), cuda, paged,
              vl_fmt_bytes(r->breakdown->total, r->units, sum, sizeof sum));
     return true;
 }
