@@ -66,6 +66,22 @@ checks=$((checks + 1))
 [ $? -eq 2 ] && grep -q "badlora.yaml:4:40: settings.lora_targets: unknown target 'w'" "$tmp/err" ||
     fail "a scenario with a bad LoRA target: $(cat "$tmp/err")"
 
+# A scenario reads a setting as the command line does: a release's patch as its line, one
+# older than the first line where the older ones behave as it, a GGUF type in capitals.
+printf 'kind: scenario\nname: releases\nmodel: gpt2\nsettings: {cuda: 11.2.1, transformers: 4.27.4, trl: 0.13.0}\n' \
+    > "$tmp/releases.yaml"
+"$VRAMLAB" estimate --preset-file "$tmp/releases.yaml" --format json > "$tmp/r.json" ||
+    fail "a scenario with releases"
+check_json releases "$tmp/r.json" cuda 11.2
+check_json releases "$tmp/r.json" transformers 4.31
+check_json releases "$tmp/r.json" trl 0.13
+check_json releases "$tmp/r.json" attention eager
+printf 'kind: scenario\nname: gguf\nmodel: gpt2\nsettings: {mode: infer, weight_dtype: Q4_K_M}\n' \
+    > "$tmp/gguf.yaml"
+"$VRAMLAB" estimate --preset-file "$tmp/gguf.yaml" --format json > "$tmp/g.json" ||
+    fail "a scenario with a GGUF type"
+check_json gguf "$tmp/g.json" weight_dtype q4_k_m
+
 # Every shipped scenario runs.
 for f in "$srcdir"/presets/scenarios/*.yaml; do
     checks=$((checks + 1))

@@ -37,6 +37,8 @@ typedef enum {
     T_PERCENT, /* "2%" into a double */
     T_LORA,    /* LoRA targets ("q,v", "all-linear") into an unsigned mask */
     T_FRACTION,/* 0..1 ("0.4", "40%") into a uint64_t of millionths, within min..max */
+    T_SETTING, /* a choice of setting `setting` as the command line reads it (vl_setting_parse:
+                * a release's patch or older line, a GGUF type in capitals) */
 } vtype;
 
 typedef struct key_desc {
@@ -48,6 +50,7 @@ typedef struct key_desc {
     int enum_first; /* T_ENUM: the names before it are not taken here (a GPU's link: no auto) */
     bool required;
     uint64_t min, max; /* T_COUNT, T_SIZE: the range when max > 0 */
+    vl_setting setting; /* T_SETTING */
 } key_desc;
 
 _Static_assert(sizeof(vl_position) == sizeof(int) && sizeof(vl_mlp) == sizeof(int) &&
@@ -222,7 +225,7 @@ static const key_desc framework_head[] = {
 static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
 {
     static const vtype types[] = {[VL_ST_COUNT] = T_COUNT, [VL_ST_SIZE] = T_SIZE,
-                                  [VL_ST_ENUM] = T_ENUM, [VL_ST_BOOL] = T_BOOL,
+                                  [VL_ST_ENUM] = T_SETTING, [VL_ST_BOOL] = T_BOOL,
                                   [VL_ST_LORA] = T_LORA, [VL_ST_FRAMEWORK] = T_NAME,
                                   [VL_ST_FRACTION] = T_FRACTION};
     size_t base = offsetof(vl_scenario, settings) + offsetof(vl_settings_patch, values);
@@ -230,7 +233,7 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
         const vl_setting_desc *d = &vl_setting_table[k];
         keys[k] = (key_desc){vl_setting_keys[k], types[d->type], base + d->offset, d->size,
                              .enum_names = d->names, .n_enum = d->n_names, .min = d->min,
-                             .max = d->max};
+                             .max = d->max, .setting = (vl_setting)k};
         if (d->type == VL_ST_FRAMEWORK) /* a catalog's name, which the front end resolves */
             keys[k] = (key_desc){vl_setting_keys[k], T_NAME, offsetof(vl_scenario, framework),
                                  sizeof(((vl_scenario *)0)->framework)};
@@ -353,6 +356,15 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
         }
         i += k->enum_first;
         memcpy(field, &i, sizeof i);
+        return true;
+    }
+    case T_SETTING: { /* parsed alone, its field copied */
+        const vl_setting_desc *sd = &vl_setting_table[k->setting];
+        vl_settings one = {0};
+        char why[512];
+        if (!vl_setting_parse(k->setting, s, &one, why, sizeof why))
+            return vl_ydoc_fail(d, v->start_mark, "%s: %s", path, why);
+        memcpy(field, (const char *)&one + sd->offset, sd->size);
         return true;
     }
     case T_LORA: {
