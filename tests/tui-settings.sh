@@ -415,6 +415,17 @@ expect_slider $name transformers 4.36
 expect_slider $name attention sdpa
 keys $name q
 exited $name 0
+# in inference too: generate before 4.45 projects every prompt position to logits, and
+# before 4.36 runs eager attention; the peak is vramlab estimate's
+name=releases-infer
+start $name --preset llama-2-7b --mode infer --seq 2048 --no-color --ascii
+to $name transformers
+keys $name Right
+expect_slider $name transformers 4.31
+expect_slider $name attention eager
+expect_peak $name --preset llama-2-7b --mode infer --seq 2048 --transformers 4.31
+keys $name q
+exited $name 0
 name=releases-litgpt
 start $name --preset llama-2-7b --framework litgpt --no-color --ascii
 to $name transformers
