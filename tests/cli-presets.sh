@@ -82,6 +82,31 @@ printf 'kind: scenario\nname: gguf\nmodel: gpt2\nsettings: {mode: infer, weight_
     fail "a scenario with a GGUF type"
 check_json gguf "$tmp/g.json" weight_dtype q4_k_m
 
+# A name as people write it finds its preset: any case, spaces or hyphens ("RTX 3090",
+# "A100 80GB", "Llama-2-7B", "HF"); a name two presets spell alike finds neither, and one that
+# begins several names lists them.
+for spelled in "RTX 3090:rtx-3090" "rtx3090:rtx-3090" "A100 80GB:a100-80gb" "T4:t4"; do
+    "$VRAMLAB" estimate --gpu "${spelled%%:*}" --format json > "$tmp/loose.json" ||
+        fail "--gpu '${spelled%%:*}'"
+    checks=$((checks + 1))
+    grep -q "\"gpu\": {\"name\": \"${spelled#*:}\"" "$tmp/loose.json" ||
+        fail "--gpu '${spelled%%:*}' is not ${spelled#*:}"
+done
+"$VRAMLAB" estimate --preset Llama-2-7B --framework HF --format json > "$tmp/loose.json" ||
+    fail "--preset Llama-2-7B --framework HF"
+check_json loose "$tmp/loose.json" name llama-2-7b
+check_json loose "$tmp/loose.json" framework hf
+mkdir -p "$tmp/twins"
+for n in lab-card labcard; do
+    printf 'kind: gpu\nname: %s\ngeneration: ampere\nmemory: 24GiB\n' "$n" > "$tmp/twins/$n.yaml"
+done
+checks=$((checks + 1))
+VRAMLAB_PRESETS="$tmp/twins" "$VRAMLAB" estimate --gpu "Lab Card" > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q "no GPU named 'Lab Card' (vramlab presets lists them); did you mean 'lab-card' or 'labcard'?" "$tmp/err" ||
+    fail "a name two presets spell alike: $(cat "$tmp/err")"
+VRAMLAB_PRESETS="$tmp/twins" "$VRAMLAB" estimate --gpu lab-card > /dev/null ||
+    fail "the exact name of one of two alike"
+
 # Every shipped scenario runs.
 for f in "$srcdir"/presets/scenarios/*.yaml; do
     checks=$((checks + 1))

@@ -1,6 +1,7 @@
 /* catalog.c: the presets that were found, and the search path (HACKING §3). */
 #include "catalog.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -240,10 +241,42 @@ static bool parse_all(vl_catalog *c, char err[VL_ERR_LEN])
     return true;
 }
 
+/* name as people write it folded to a preset's spelling: lower case, letters and digits
+ * only ("RTX 3090", "rtx3090" and "rtx-3090" are one); false when it does not fit. */
+static bool fold(const char *name, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *name; name++)
+        if (isalnum((unsigned char)*name)) {
+            if (n + 1 >= len)
+                return false;
+            out[n++] = (char)tolower((unsigned char)*name);
+        }
+    out[n] = '\0';
+    return n > 0;
+}
+
+/* The entry of kind that name spells, exactly or else folded (fold), when one alone does. */
+static size_t loose_index_of(const vl_catalog *c, vl_kind kind, const char *name)
+{
+    shelf s = shelf_of(c, kind);
+    size_t i = index_of(c, kind, name), found = *s.n;
+    char want[sizeof ((vl_gpu *)0)->name], have[sizeof want]; /* a preset's name fits */
+    if (i < *s.n || !fold(name, want, sizeof want))
+        return i;
+    for (i = 0; i < *s.n; i++)
+        if (fold(entry_name(s, i), have, sizeof have) && strcmp(have, want) == 0) {
+            if (found < *s.n)
+                return *s.n; /* two spell it: neither */
+            found = i;
+        }
+    return found;
+}
+
 static const void *find(const vl_catalog *c, vl_kind kind, const char *name)
 {
     vl_catalog *m = (vl_catalog *)c; /* a look-up fills in its entry (catalog.h) */
-    size_t i = index_of(c, kind, name), k = pending_of(c, kind, i);
+    size_t i = loose_index_of(c, kind, name), k = pending_of(c, kind, i);
     if (i == *shelf_of(c, kind).n)
         return NULL;
     if (k < c->n_pending) {
@@ -553,7 +586,28 @@ const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name,
         names[i] = entry_name(a, i);
     for (size_t i = 0; i < nb; i++)
         names[na + i] = entry_name(b, i);
-    vl_hint(name, names, na + nb, buf, len);
+    /* the names that begin as it does, folded ("H100": h100-80gb, h100-pcie), when a few do;
+     * else the nearest by spelling */
+    char want[sizeof ((vl_gpu *)0)->name], have[sizeof want];
+    const char *starts[3];
+    size_t n = 0, more = 0;
+    for (size_t i = 0; fold(name, want, sizeof want) && i < na + nb; i++)
+        if (fold(names[i], have, sizeof have) && strncmp(have, want, strlen(want)) == 0) {
+            if (n < sizeof starts / sizeof *starts)
+                starts[n++] = names[i];
+            else
+                more++;
+        }
+    if (n && !more) {
+        size_t o = (size_t)snprintf(buf, len, "; did you mean");
+        for (size_t i = 0; i < n && o < len; i++)
+            o += (size_t)snprintf(buf + o, len - o, "%s'%s'", i == 0 ? " " : i + 1 < n ? ", " : " or ",
+                                  starts[i]);
+        if (o < len)
+            snprintf(buf + o, len - o, "?");
+    } else {
+        vl_hint(name, names, na + nb, buf, len);
+    }
     free(names);
     return buf;
 }
