@@ -591,7 +591,8 @@ const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name,
     char want[sizeof ((vl_gpu *)0)->name], have[sizeof want];
     const char *starts[3];
     size_t n = 0, more = 0;
-    for (size_t i = 0; fold(name, want, sizeof want) && i < na + nb; i++)
+    const bool folded = fold(name, want, sizeof want);
+    for (size_t i = 0; folded && i < na + nb; i++)
         if (fold(names[i], have, sizeof have) && strncmp(have, want, strlen(want)) == 0) {
             if (n < sizeof starts / sizeof *starts)
                 starts[n++] = names[i];
@@ -601,8 +602,8 @@ const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name,
     if (n && !more) {
         size_t o = (size_t)snprintf(buf, len, "; did you mean");
         for (size_t i = 0; i < n && o < len; i++)
-            o += (size_t)snprintf(buf + o, len - o, "%s'%s'", i == 0 ? " " : i + 1 < n ? ", " : " or ",
-                                  starts[i]);
+            o += (size_t)snprintf(buf + o, len - o, "%s'%s'",
+                                  i == 0 ? " " : i + 1 < n ? ", " : " or ", starts[i]);
         if (o < len)
             snprintf(buf + o, len - o, "?");
     } else {
