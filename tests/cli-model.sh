@@ -140,7 +140,20 @@ distilbert-base-uncased.json distilbert distilbert-base-uncased 66362880
 olmoe-1b-7b.json allenai OLMoE-1B-7B-0924 6919161856
 TABLE
 
-# 4. bad input: exit 2, one line naming --model
+# 4. a repository not in the cache whose config.json a preset was read from: the preset
+# stands for it, with a warning; --preset takes the repository's id too, in any case
+ok
+"$VRAMLAB" estimate --model meta-llama/Llama-2-7b-hf --format json > "$tmp/out" 2> "$tmp/err" ||
+    fail "--model of a preset's repository: $(cat "$tmp/err")"
+grep -q '"name": "llama-2-7b"' "$tmp/out" || fail "--model meta-llama/Llama-2-7b-hf is not llama-2-7b"
+grep -q "^vramlab: warning: --model: meta-llama/Llama-2-7b-hf is not in the local Hugging Face cache.*; the preset llama-2-7b, read from its config.json, stands for it\$" "$tmp/err" ||
+    fail "--model of a preset's repository: the warning: $(cat "$tmp/err")"
+ok
+"$VRAMLAB" estimate --preset META-LLAMA/llama-2-7b-hf --format json > "$tmp/out" 2> "$tmp/err" &&
+    [ ! -s "$tmp/err" ] && grep -q '"name": "llama-2-7b"' "$tmp/out" ||
+    fail "--preset of a repository's id: $(cat "$tmp/err")"
+
+# 5. bad input: exit 2, one line naming --model
 bad() { # bad MESSAGE-PATTERN ARGS...
     pat=$1
     shift

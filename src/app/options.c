@@ -473,6 +473,13 @@ static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settin
             fprintf(stderr, "vramlab: warning: %s\n", w.text[i]);
         if (w.more)
             fprintf(stderr, "vramlab: warning: %s: %zu more keys given twice\n", from, w.more);
+        const vl_model *preset = ok || o->hf_config ? NULL : vl_catalog_model_of_repo(cat, from);
+        if (preset) { /* not here, but a preset was read from its config.json */
+            fprintf(stderr, "vramlab: warning: --model: %s; the preset %s, read from its "
+                    "config.json, stands for it\n", err, preset->name);
+            *m = *preset;
+            return EXIT_OK;
+        }
         return ok ? EXIT_OK : usage_error("%s%s", o->hf_config ? "" : "--model: ", err);
     }
     if (o->preset_file) {
@@ -497,6 +504,10 @@ static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settin
     const vl_scenario *sc = vl_catalog_scenario(cat, name);
     if (sc)
         return use_scenario(cat, sc, m, patch, gpu);
+    if ((found = vl_catalog_model_of_repo(cat, name))) { /* a repository's id */
+        *m = *found;
+        return EXIT_OK;
+    }
     char hint[96];
     return usage_error("--preset: no model or scenario named '%s' (vramlab presets lists them)%s",
                        name, vl_catalog_hint(cat, VL_KIND_MODEL, name, hint, sizeof hint));

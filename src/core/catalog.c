@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -551,6 +552,21 @@ bool vl_catalog_load(vl_catalog *c, char err[VL_ERR_LEN])
 const vl_model *vl_catalog_model(const vl_catalog *c, const char *name)
 {
     return find(c, VL_KIND_MODEL, name);
+}
+
+const vl_model *vl_catalog_model_of_repo(const vl_catalog *c, const char *repo)
+{
+    const size_t n = strlen(repo);
+    shelf s = shelf_of(c, VL_KIND_MODEL);
+    if (!strchr(repo, '/'))
+        return NULL;
+    for (size_t i = 0; i < *s.n; i++) {
+        const vl_model *m = find(c, VL_KIND_MODEL, entry_name(s, i));
+        if (m && strncasecmp(m->source, repo, n) == 0 &&
+            strncmp(m->source + n, " config.json", 12) == 0)
+            return m;
+    }
+    return NULL;
 }
 
 const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name)

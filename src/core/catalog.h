@@ -76,6 +76,9 @@ bool vl_user_preset_dir(char *buf, size_t len);
 /* The entry of that name, parsed now if it was not yet; NULL when there is none (or it does
  * not parse: the reason is then added to the warnings). */
 const vl_model *vl_catalog_model(const vl_catalog *c, const char *name);
+/* The model preset read from Hugging Face repository repo ("meta-llama/Llama-2-7b-hf", any
+ * case): the one whose source begins "repo config.json"; NULL when none does. */
+const vl_model *vl_catalog_model_of_repo(const vl_catalog *c, const char *repo);
 const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name);
 const vl_scenario *vl_catalog_scenario(const vl_catalog *c, const char *name);
 const vl_framework *vl_catalog_framework(const vl_catalog *c, const char *name);
