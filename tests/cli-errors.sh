@@ -25,6 +25,8 @@ expect 2 "$e --bitsandbytes: unknown value '0.40' (expected current, 0.41, 0.42,
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
 expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you mean 'h100-80gb' or 'h100-pcie'?" estimate --gpu h100
+expect 2 "$e --preset: no model or scenario named 'Qwen/Qwen2.5-7B-Instruct' (vramlab presets lists them); did you mean 'qwen2.5-7b'?" \
+    estimate --preset Qwen/Qwen2.5-7B-Instruct
 expect 2 "$e --params: '7Q' is not a whole number: unknown unit suffix" estimate --params 7Q
 expect 2 "$e --params: '1.5' is not a whole number: not a whole number" estimate --params 1.5
 expect 2 "$e --params: '100' is outside 1M..100T" estimate --params 100

@@ -167,6 +167,8 @@ bad() { # bad MESSAGE-PATTERN ARGS...
 }
 bad "^vramlab: --model: nobody/nothing is not in the local Hugging Face cache" --model nobody/nothing
 bad "^vramlab: --model: 'a/b/c' is not a Hugging Face model name" --model a/b/c
+bad "^vramlab: --model: Qwen/Qwen2.5-7B-Instruct is not in the local Hugging Face cache .*; the preset qwen2.5-7b may be its architecture (--preset qwen2.5-7b)\$" \
+    --model Qwen/Qwen2.5-7B-Instruct
 bad "^vramlab: give only one of --preset, --preset-file, --hf-config, --model and --params" \
     --model openai-community/gpt2 --preset gpt2
 s=$(snap broken header)

@@ -480,6 +480,10 @@ static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settin
             *m = *preset;
             return EXIT_OK;
         }
+        const char *like = ok || o->hf_config ? NULL : vl_catalog_model_like_repo(cat, from);
+        if (like) /* a variant of a preset's repository, perhaps */
+            return usage_error("--model: %s; the preset %s may be its architecture "
+                               "(--preset %s)", err, like, like);
         return ok ? EXIT_OK : usage_error("%s%s", o->hf_config ? "" : "--model: ", err);
     }
     if (o->preset_file) {

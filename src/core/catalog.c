@@ -569,6 +569,23 @@ const vl_model *vl_catalog_model_of_repo(const vl_catalog *c, const char *repo)
     return NULL;
 }
 
+const char *vl_catalog_model_like_repo(const vl_catalog *c, const char *repo)
+{
+    shelf s = shelf_of(c, VL_KIND_MODEL);
+    const char *slash = strrchr(repo, '/'), *base = NULL;
+    char want[sizeof ((vl_gpu *)0)->name], have[sizeof want];
+    size_t base_len = 0;
+    if (!slash || !fold(slash + 1, want, sizeof want))
+        return NULL;
+    for (size_t i = 0; i < *s.n; i++)
+        if (fold(entry_name(s, i), have, sizeof have) &&
+            strncmp(want, have, strlen(have)) == 0 && strlen(have) > base_len) {
+            base = entry_name(s, i);
+            base_len = strlen(have);
+        }
+    return base;
+}
+
 const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name)
 {
     return find(c, VL_KIND_GPU, name);
@@ -607,6 +624,12 @@ const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name,
     char want[sizeof ((vl_gpu *)0)->name], have[sizeof want];
     const char *starts[3];
     size_t n = 0, more = 0;
+    const char *base = kind == VL_KIND_MODEL ? vl_catalog_model_like_repo(c, name) : NULL;
+    if (base) {
+        snprintf(buf, len, "; did you mean '%s'?", base);
+        free(names);
+        return buf;
+    }
     const bool folded = fold(name, want, sizeof want);
     for (size_t i = 0; folded && i < na + nb; i++)
         if (fold(names[i], have, sizeof have) && strncmp(have, want, strlen(want)) == 0) {
