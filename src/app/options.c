@@ -473,18 +473,22 @@ static int pick_model(const run_opts *o, vl_catalog *cat, vl_model *m, vl_settin
             fprintf(stderr, "vramlab: warning: %s\n", w.text[i]);
         if (w.more)
             fprintf(stderr, "vramlab: warning: %s: %zu more keys given twice\n", from, w.more);
-        const vl_model *preset = ok || o->hf_config ? NULL : vl_catalog_model_of_repo(cat, from);
+        if (ok)
+            return EXIT_OK;
+        if (o->hf_config)
+            return usage_error("%s", err);
+        const vl_model *preset = vl_catalog_model_of_repo(cat, from);
         if (preset) { /* not here, but a preset was read from its config.json */
             fprintf(stderr, "vramlab: warning: --model: %s; the preset %s, read from its "
                     "config.json, stands for it\n", err, preset->name);
             *m = *preset;
             return EXIT_OK;
         }
-        const char *like = ok || o->hf_config ? NULL : vl_catalog_model_like_repo(cat, from);
+        const char *like = vl_catalog_model_like_repo(cat, from);
         if (like) /* a variant of a preset's repository, perhaps */
             return usage_error("--model: %s; the preset %s may be its architecture "
                                "(--preset %s)", err, like, like);
-        return ok ? EXIT_OK : usage_error("%s%s", o->hf_config ? "" : "--model: ", err);
+        return usage_error("--model: %s", err);
     }
     if (o->preset_file) {
         vl_kind kind;

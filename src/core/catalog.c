@@ -242,6 +242,9 @@ static bool parse_all(vl_catalog *c, char err[VL_ERR_LEN])
     return true;
 }
 
+/* A folded name's room: a preset's name fits. */
+#define FOLDED_LEN sizeof(((vl_gpu *)0)->name)
+
 /* name as people write it folded to a preset's spelling: lower case, letters and digits
  * only ("RTX 3090", "rtx3090" and "rtx-3090" are one); false when it does not fit. */
 static bool fold(const char *name, char *out, size_t len)
@@ -262,7 +265,7 @@ static size_t loose_index_of(const vl_catalog *c, vl_kind kind, const char *name
 {
     shelf s = shelf_of(c, kind);
     size_t i = index_of(c, kind, name), found = *s.n;
-    char want[sizeof ((vl_gpu *)0)->name], have[sizeof want]; /* a preset's name fits */
+    char want[FOLDED_LEN], have[FOLDED_LEN];
     if (i < *s.n || !fold(name, want, sizeof want))
         return i;
     for (i = 0; i < *s.n; i++)
@@ -573,7 +576,7 @@ const char *vl_catalog_model_like_repo(const vl_catalog *c, const char *repo)
 {
     shelf s = shelf_of(c, VL_KIND_MODEL);
     const char *slash = strrchr(repo, '/'), *base = NULL;
-    char want[sizeof ((vl_gpu *)0)->name], have[sizeof want];
+    char want[FOLDED_LEN], have[FOLDED_LEN];
     size_t base_len = 0;
     if (!slash || !fold(slash + 1, want, sizeof want))
         return NULL;
@@ -609,6 +612,11 @@ const vl_lesson *vl_catalog_lesson(const vl_catalog *c, const char *name)
 const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name, char *buf,
                             size_t len)
 {
+    const char *base = kind == VL_KIND_MODEL ? vl_catalog_model_like_repo(c, name) : NULL;
+    if (base) { /* a repository's id: the preset its name begins with */
+        snprintf(buf, len, "; did you mean '%s'?", base);
+        return buf;
+    }
     shelf a = shelf_of(c, kind), b = shelf_of(c, VL_KIND_SCENARIO);
     size_t na = *a.n, nb = kind == VL_KIND_MODEL ? *b.n : 0;
     const char **names = malloc((na + nb + 1) * sizeof *names);
@@ -621,15 +629,9 @@ const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name,
         names[na + i] = entry_name(b, i);
     /* the names that begin as it does, folded ("H100": h100-80gb, h100-pcie), when a few do;
      * else the nearest by spelling */
-    char want[sizeof ((vl_gpu *)0)->name], have[sizeof want];
+    char want[FOLDED_LEN], have[FOLDED_LEN];
     const char *starts[3];
     size_t n = 0, more = 0;
-    const char *base = kind == VL_KIND_MODEL ? vl_catalog_model_like_repo(c, name) : NULL;
-    if (base) {
-        snprintf(buf, len, "; did you mean '%s'?", base);
-        free(names);
-        return buf;
-    }
     const bool folded = fold(name, want, sizeof want);
     for (size_t i = 0; folded && i < na + nb; i++)
         if (fold(names[i], have, sizeof have) && strncmp(have, want, strlen(want)) == 0) {

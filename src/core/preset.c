@@ -232,8 +232,7 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
         keys[k] = (key_desc){vl_setting_keys[k], types[d->type], base + d->offset, d->size,
-                             .enum_names = d->names, .n_enum = d->n_names, .min = d->min,
-                             .max = d->max, .setting = (vl_setting)k};
+                             .min = d->min, .max = d->max, .setting = (vl_setting)k};
         if (d->type == VL_ST_FRAMEWORK) /* a catalog's name, which the front end resolves */
             keys[k] = (key_desc){vl_setting_keys[k], T_NAME, offsetof(vl_scenario, framework),
                                  sizeof(((vl_scenario *)0)->framework)};

@@ -159,8 +159,9 @@ static const char *bitsandbytes_inert(const vl_settings *s)
 
 static const char *trl_inert(const vl_settings *s)
 {
-    if (!s->framework->transformers)
-        return N_("the framework's models are not transformers'");
+    const char *why = transformers_inert(s);
+    if (why)
+        return why;
     return s->qlora && s->precision == VL_BF16_AMP
                ? NULL
                : N_("the trl release applies to QLoRA under bf16 autocast");
