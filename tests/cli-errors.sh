@@ -27,6 +27,9 @@ expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets l
 expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you mean 'h100-80gb' or 'h100-pcie'?" estimate --gpu h100
 expect 2 "$e --preset: no model or scenario named 'Qwen/Qwen2.5-7B-Instruct' (vramlab presets lists them); did you mean 'qwen2.5-7b'?" \
     estimate --preset Qwen/Qwen2.5-7B-Instruct
+# a variant named after its preset's repository rather than the preset
+expect 2 "$e --preset: no model or scenario named 'meta-llama/Meta-Llama-3-8B-Instruct' (vramlab presets lists them); did you mean 'llama-3-8b'?" \
+    estimate --preset meta-llama/Meta-Llama-3-8B-Instruct
 expect 2 "$e --params: '7Q' is not a whole number: unknown unit suffix" estimate --params 7Q
 expect 2 "$e --params: '1.5' is not a whole number: not a whole number" estimate --params 1.5
 expect 2 "$e --params: '100' is outside 1M..100T" estimate --params 100

@@ -43,6 +43,7 @@ while read -r file published preset; do
     done
 done <<'TABLE'
 llama-2-7b.json 6738415616 llama-2-7b
+llama-3-8b.json 8030261248 llama-3-8b
 mistral-7b.json 7241732096 mistral-7b
 mixtral-8x7b.json 46702792704 mixtral-8x7b
 qwen2.5-0.5b.json 494032768 qwen2.5-0.5b

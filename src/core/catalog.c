@@ -572,6 +572,20 @@ const vl_model *vl_catalog_model_of_repo(const vl_catalog *c, const char *repo)
     return NULL;
 }
 
+/* The name of the repository m is read from (its source begins "ORG/NAME config.json"),
+ * folded into out; false when its source names none. */
+static bool fold_source_repo(const vl_model *m, char *out, size_t len)
+{
+    const char *end = strstr(m->source, " config.json");
+    const size_t n = end ? (size_t)(end - m->source) : 0;
+    const char *slash = n ? memchr(m->source, '/', n) : NULL;
+    char name[sizeof m->source];
+    if (!slash || strcspn(m->source, " ") != n)
+        return false;
+    snprintf(name, sizeof name, "%.*s", (int)(end - slash - 1), slash + 1);
+    return fold(name, out, len);
+}
+
 const char *vl_catalog_model_like_repo(const vl_catalog *c, const char *repo)
 {
     shelf s = shelf_of(c, VL_KIND_MODEL);
@@ -580,12 +594,19 @@ const char *vl_catalog_model_like_repo(const vl_catalog *c, const char *repo)
     size_t base_len = 0;
     if (!slash || !fold(slash + 1, want, sizeof want))
         return NULL;
-    for (size_t i = 0; i < *s.n; i++)
-        if (fold(entry_name(s, i), have, sizeof have) &&
-            strncmp(want, have, strlen(have)) == 0 && strlen(have) > base_len) {
-            base = entry_name(s, i);
-            base_len = strlen(have);
+    for (size_t i = 0; i < *s.n; i++) {
+        /* the preset's name, then its repository's ("Meta-Llama-3-8B-Instruct": llama-3-8b,
+         * read from meta-llama/Meta-Llama-3-8B) */
+        const vl_model *m = find(c, VL_KIND_MODEL, entry_name(s, i));
+        for (int by_repo = 0; by_repo < 2; by_repo++) {
+            const bool folded = by_repo ? m && fold_source_repo(m, have, sizeof have)
+                                        : fold(entry_name(s, i), have, sizeof have);
+            if (folded && strncmp(want, have, strlen(have)) == 0 && strlen(have) > base_len) {
+                base = entry_name(s, i);
+                base_len = strlen(have);
+            }
         }
+    }
     return base;
 }
 

@@ -79,9 +79,10 @@ const vl_model *vl_catalog_model(const vl_catalog *c, const char *name);
 /* The model preset read from Hugging Face repository repo ("meta-llama/Llama-2-7b-hf", any
  * case): the one whose source begins "repo config.json"; NULL when none does. */
 const vl_model *vl_catalog_model_of_repo(const vl_catalog *c, const char *repo);
-/* The model preset whose name repo's name begins with, the longest ("Qwen/Qwen2.5-7B-Instruct":
- * qwen2.5-7b), in any case and spacing: as like as not a variant of the same architecture, to
- * hint at; NULL when none is. */
+/* The model preset whose name, or whose repository's name, repo's name begins with, the
+ * longest ("Qwen/Qwen2.5-7B-Instruct": qwen2.5-7b; "meta-llama/Meta-Llama-3-8B-Instruct":
+ * llama-3-8b, read from meta-llama/Meta-Llama-3-8B), in any case and spacing: as like as not
+ * a variant of the same architecture, to hint at; NULL when none is. */
 const char *vl_catalog_model_like_repo(const vl_catalog *c, const char *repo);
 const vl_gpu *vl_catalog_gpu(const vl_catalog *c, const char *name);
 const vl_scenario *vl_catalog_scenario(const vl_catalog *c, const char *name);
