@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli-man.sh: the man page documents every option the program takes and every value of its
 # choices, as `vramlab estimate --help` and `vramlab tui --help` list them (they come from
-# the settings table, so a new setting or choice without documentation fails here).
+# the settings table, so a new setting or choice without documentation fails here), and
+# every key of the JSON output.
 . "$srcdir/tests/lib.sh"
 
 man="$srcdir/man/vramlab.1.in"
@@ -30,5 +31,32 @@ while IFS=: read -r key rest; do
     grep -Eq "^\.BR? (.*[ \"])?$key([ \"]|\$)" "$srcdir/man/vramlab-presets.5" ||
         fail "the framework key '$key' is not in vramlab-presets(5)"
 done < "$srcdir/presets/frameworks/pytorch.yaml"
+# the JSON schema under --format json names every key the output has, in runs that between
+# them fill every object (training with its timeline, experts, pipeline and offload, QLoRA,
+# a solve; serving under vLLM with and without pipeline stages, and a GGUF file type, whose
+# ggml type names are TYPE there)
+: > "$tmp/json"
+while read -r args; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086 # the flags are words
+    "$VRAMLAB" estimate $args --format json >> "$tmp/json" ||
+        fail "vramlab estimate $args --format json failed"
+done <<'RUNS'
+--timeline
+--preset mixtral-8x7b --gpus 16 --ep 8 --zero 1
+--gpus 16 --tp 2 --pp 2 --zero 3 --offload optimizer
+--lora-rank 8 --qlora --solve max-batch --gpu h100-80gb
+--mode infer --framework vllm --gpus 2 --seq 8192 --gpu h100-80gb --cpu-offload 1GiB
+--mode infer --framework vllm --gpus 4 --pp 2 --seq 8192 --gpu h100-80gb
+--mode infer --weight-dtype q4_k_m --gpu rtx-3090
+RUNS
+sed -E 's/"types": \{("[A-Za-z0-9_]+": \{[^}]*\}(, )?)*\}/"types": {}/' "$tmp/json" |
+    grep -o '"[a-z_0-9]*":' | tr -d '":' | sort -u > "$tmp/keys"
+[ "$(wc -l < "$tmp/keys")" -ge 150 ] || fail "only $(wc -l < "$tmp/keys") JSON keys read"
+sed -n '/^{"vramlab": VERSION,/,/"notes": \[STRING/p' "$man" > "$tmp/schema"
+while read -r key; do
+    checks=$((checks + 1))
+    grep -qF "\"$key\"" "$tmp/schema" || fail "the JSON key '$key' is not in vramlab(1)'s schema"
+done < "$tmp/keys"
 [ "$checks" -ge 60 ] || fail "only $checks options and values checked"
 finish

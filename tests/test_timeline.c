@@ -1251,8 +1251,14 @@ static void test_kv_budget(void **state)
     assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
     assert_int_equal(k.profile_seqs, 100);
     assert_int_equal(k.profile_tokens, 1);
-    /* nothing left: the outside-PyTorch quarter GiB alone fills a quarter GiB */
+    /* nothing left: the outside-PyTorch quarter GiB alone fills a quarter GiB, and the
+     * weights and the profile run are what the engine's share lacks */
     assert_non_null(vl_kv_budget_of(&m, &s, &f, &hopper, 268435456, &k));
+    assert_int_equal(k.available, 0);
+    assert_int_equal(k.tokens, 0);
+    assert_int_equal(k.non_torch, 268435456);
+    assert_true(k.weights > 0 && k.profile_peak > 0);
+    assert_int_equal(k.shortfall, k.weights + k.profile_peak + k.communicators);
     /* a framework that does not profile has no such cache */
     f.profile_seqs = 0;
     assert_non_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));

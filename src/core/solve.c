@@ -52,9 +52,11 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     vl_timeline_free(&t);
     const uint64_t taken = out->weights + out->profile_peak + out->non_torch + out->communicators;
     out->per_sequence = b.inf.kv_gpu_per_token * b.inf.cached_slots;
-    if (taken >= capacity)
+    if (taken >= capacity) {
+        out->shortfall = taken - capacity;
         return "the weights and the profile run leave nothing of the engine's share for the "
                "KV cache";
+    }
     out->available = capacity - taken;
     const uint64_t block = run.kv_block ? run.kv_block : 1;
     const uint64_t block_bytes = b.inf.kv_gpu_per_token * block;

@@ -44,14 +44,17 @@ typedef struct vl_kv_budget {
     uint64_t communicators; /* what tensor parallelism's communicators add to it
                              * (vl_communicator_bytes) */
     uint64_t available;     /* capacity less the four: the KV cache */
+    uint64_t shortfall;     /* what the four take beyond capacity, where nothing is left
+                             * (vLLM then stops: "No available memory for the cache
+                             * blocks"); 0 otherwise */
     uint64_t tokens;        /* the tokens its whole blocks hold (vLLM's "GPU KV cache size") */
     uint64_t per_sequence;  /* bytes one sequence of seq + gen tokens takes of it */
     uint64_t profile_seqs, profile_tokens; /* the profile run: sequences, tokens each */
 } vl_kv_budget;
 
 /* The KV cache s's engine gives itself out of capacity (the engine's share) on runtime rt
- * under framework f: NULL, or why it has none (the framework does not profile, or nothing
- * is left). */
+ * under framework f: NULL, or why it has none (the framework does not profile: profile_seqs
+ * is 0; or nothing is left: the profile run's figures and the shortfall are filled in). */
 const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_framework *f,
                             const vl_runtime *rt, uint64_t capacity, vl_kv_budget *out);
 

@@ -197,15 +197,15 @@ static void write_json_serving(FILE *out, const report *r)
             inf->prompt_slots, inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots,
             none ? 0 : c.answer);
     vl_kv_budget k;
-    if (report_kv_budget(r, &k))
+    if (report_kv_budget(r, &k) && !k.profile_seqs) /* no profile run */
         fprintf(out, "null},\n");
     else
         fprintf(out, "{\"bytes\": %" PRIu64 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
                 ", \"profile_peak\": %" PRIu64 ", \"non_torch\": %" PRIu64
                 ", \"communicators\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
-                ", \"profile_tokens\": %" PRIu64 "}},\n",
+                ", \"profile_tokens\": %" PRIu64 ", \"shortfall\": %" PRIu64 "}},\n",
                 k.available, k.tokens, k.weights, k.profile_peak, k.non_torch, k.communicators,
-                k.profile_seqs, k.profile_tokens);
+                k.profile_seqs, k.profile_tokens, k.shortfall);
 }
 
 void report_write_json(FILE *out, const report *r)

@@ -580,28 +580,34 @@ static bool serving_line(const report *r, char *buf, size_t len)
         (s->gpu_util == VL_PPM && !s->kv_block && !(r->solution &&
                                                     r->solved == VL_SOLVE_MAX_CONCURRENCY)))
         return false;
-    char u[32], blocks[128] = "", cache[384] = "", seq[96] = "";
+    char u[32], blocks[128] = "", cache[512] = "", seq[96] = "";
     if (s->kv_block)
         snprintf(blocks, sizeof blocks, "; the KV cache paged in blocks of %" PRIu64
                  " tokens: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
                  inf->cached_slots, inf->cached_tokens);
     const uint64_t capacity = report_capacity(s, r->gpu);
     vl_kv_budget k;
-    if (!report_kv_budget(r, &k)) {
-        char a[32], w[32], p[32], n[32], tok[32], cm[32], comm[64] = "";
+    const bool left = !report_kv_budget(r, &k);
+    if (left || k.profile_seqs) {
+        char a[32], w[32], p[32], n[32], tok[32], cm[32], comm[64] = "", rest[96];
         if (k.communicators)
             snprintf(comm, sizeof comm, " - %s communicators",
                      vl_fmt_bytes(k.communicators, r->units, cm, sizeof cm));
+        if (left)
+            snprintf(rest, sizeof rest, "%s, %s tokens",
+                     vl_fmt_bytes(k.available, r->units, a, sizeof a),
+                     vl_fmt_int(k.tokens, tok, sizeof tok));
+        else /* what vLLM then says: "No available memory for the cache blocks" */
+            snprintf(rest, sizeof rest, "nothing, %s short: the engine stops before serving",
+                     vl_fmt_bytes(k.shortfall, r->units, a, sizeof a));
         snprintf(cache, sizeof cache, "; its KV cache (what its profile run leaves): %s - %s "
                  "weights - %s profile run peak (%" PRIu64 " %s of %" PRIu64
-                 " tokens) - %s outside PyTorch%s = %s, %s tokens",
+                 " tokens) - %s outside PyTorch%s = %s",
                  vl_fmt_bytes(capacity, r->units, u, sizeof u),
                  vl_fmt_bytes(k.weights, r->units, w, sizeof w),
                  vl_fmt_bytes(k.profile_peak, r->units, p, sizeof p), k.profile_seqs,
                  k.profile_seqs == 1 ? "sequence" : "sequences", k.profile_tokens,
-                 vl_fmt_bytes(k.non_torch, r->units, n, sizeof n), comm,
-                 vl_fmt_bytes(k.available, r->units, a, sizeof a),
-                 vl_fmt_int(k.tokens, tok, sizeof tok));
+                 vl_fmt_bytes(k.non_torch, r->units, n, sizeof n), comm, rest);
     }
     vl_solution c;
     vl_settings copy = *s;

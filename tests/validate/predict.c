@@ -66,8 +66,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The figure a row's measure names; kv-cache is computed apart (run_row). */
-static uint64_t predicted(const vl_timeline *t, const vl_runtime *rt, const char *measure)
+/* The figure a row's measure names; kv-cache and activations are the engine's (predict_row). */
+static uint64_t predicted(const vl_timeline *t, const char *measure)
 {
     const vl_peak *p = &t->peak;
     if (strcmp(measure, "device") == 0)
@@ -80,10 +80,7 @@ static uint64_t predicted(const vl_timeline *t, const vl_runtime *rt, const char
      * allocator reserved and the kernels loaded lazily since */
     if (strcmp(measure, "over-context") == 0)
         return p->reserved + p->lazy_kernels;
-    if (strcmp(measure, "weights") == 0)
-        return t->end[VL_TL_WEIGHTS];
-    /* a serving engine's activation peak: what its profile run measures */
-    return vl_profile_peak(t, rt);
+    return t->end[VL_TL_WEIGHTS]; /* weights */
 }
 
 /* The row's figure and the steady-state sum's for the same measure, of m under o on gpu; its
@@ -94,6 +91,15 @@ static bool predict_row(char **col, int line, const run_opts *o, const vl_model 
     uint64_t measured;
     if (!parse_measured(col[C_MEASURED], &measured)) {
         fprintf(stderr, "measurements.tsv:%d: bad measured value\n", line);
+        return false;
+    }
+    static const char *const measures[] = {"device",  "allocated",   "reserved", "over-context",
+                                           "weights", "activations", "kv-cache"};
+    size_t i = 0;
+    while (i < sizeof measures / sizeof *measures && strcmp(col[C_MEASURE], measures[i]) != 0)
+        i++;
+    if (i == sizeof measures / sizeof *measures) {
+        fprintf(stderr, "measurements.tsv:%d: unknown measure '%s'\n", line, col[C_MEASURE]);
         return false;
     }
     /* the GPU as the run is judged against (--capacity's memory), its CUDA and --overhead, as
@@ -109,27 +115,30 @@ static bool predict_row(char **col, int line, const run_opts *o, const vl_model 
         return false;
     }
     uint64_t pred, sum;
-    if (strcmp(col[C_MEASURE], "kv-cache") == 0) {
-        /* the cache the engine gives itself, beside what the steady-state sum leaves of its
-         * share beside everything but the cache */
+    const bool kv = strcmp(col[C_MEASURE], "kv-cache") == 0,
+               act = strcmp(col[C_MEASURE], "activations") == 0;
+    if (kv || act) {
+        /* the serving engine's profile run (the activation peak it logs, the JSON's
+         * serving.kv_cache.profile_peak) and the cache it gives itself, beside the
+         * steady-state sum's activations and what it leaves of the engine's share beside
+         * everything but the cache */
         vl_framework f;
         vl_framework_of(&o->s, &rt, &f);
         vl_kv_budget k;
         const char *why = vl_kv_budget_of(m, &o->s, &f, &rt, capacity, &k);
-        if (why) {
+        if (why && (kv || !k.profile_seqs)) {
             fprintf(stderr, "measurements.tsv:%d: %s\n", line, why);
             vl_timeline_free(&t);
             return false;
         }
-        pred = k.available;
         const uint64_t rest = t.sum.total - t.sum.bytes[VL_C_KV_CACHE];
-        sum = rest < capacity ? capacity - rest : 0;
+        pred = kv ? k.available : k.profile_peak;
+        sum = act ? t.sum.bytes[VL_C_ACTIVATIONS] : rest < capacity ? capacity - rest : 0;
     } else {
-        pred = predicted(&t, &rt, col[C_MEASURE]);
+        pred = predicted(&t, col[C_MEASURE]);
         /* the steady-state sum beside it, for the same measure */
-        sum = strcmp(col[C_MEASURE], "weights") == 0 ? t.sum.bytes[VL_C_WEIGHTS]
-              : strcmp(col[C_MEASURE], "activations") == 0
-                  ? t.sum.bytes[VL_C_ACTIVATIONS]
+        sum = strcmp(col[C_MEASURE], "weights") == 0
+                  ? t.sum.bytes[VL_C_WEIGHTS]
                   : t.sum.total - t.sum.bytes[VL_C_OVERHEAD] +
                         (strcmp(col[C_MEASURE], "device") == 0 ? t.peak.context : 0);
     }
