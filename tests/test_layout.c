@@ -23,6 +23,7 @@ static void test_geometry(void **state)
     assert_int_equal(l.zero.h, LAYOUT_ZERO_H); /* room for the ZeRO comparison */
     assert_int_equal(l.formula.y, 1 + LAYOUT_MEMORY_H + LAYOUT_ZERO_H);
     assert_int_equal(l.formula.y + l.formula.h, 29); /* down to the status line */
+    assert_int_equal(l.aside.h, 0); /* the sliders end above the formula pane */
 
     assert_int_equal(l.bar_h, 2);
     assert_int_equal(l.zero_bar_h, 1);
@@ -41,6 +42,13 @@ static void test_geometry(void **state)
     assert_int_equal(l.bar_h, 3);
     assert_int_equal(l.zero_bar_h, 1);
     assert_int_equal(l.formula.y, 1 + 21); /* below the 21 rows of sliders */
+    /* beside the sliders that reach below the ZeRO comparison: the rows between, on the
+     * right (1 + 14 + 5 = 20 and 21) */
+    assert_int_equal(l.aside.y, l.zero.y + l.zero.h);
+    assert_int_equal(l.aside.y, 20);
+    assert_int_equal(l.aside.h, l.formula.y - l.aside.y);
+    assert_int_equal(l.aside.x, l.memory.x);
+    assert_int_equal(l.aside.w, l.memory.w);
 
     l = layout_compute(LAYOUT_MIN_LINES, LAYOUT_MIN_COLS, 12, 0); /* the minimum: no comparison */
     assert_false(l.too_small);

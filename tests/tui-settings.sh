@@ -370,6 +370,37 @@ keys $name Right
 expect_screen $name "interconnect has no effect now: one GPU: no link between GPUs"
 keys $name q
 exited $name 0
+# the KV cache vLLM gives itself, beside the settings: vramlab estimate's serving.kv_cache,
+# its bytes and tokens, or what the weights and the profile run take beyond the engine's
+# share (Qwen2.5 72B on two H100s at vLLM's 0.9, which vLLM refuses), and the cache once the
+# share grows to 95%
+expect_kv() { # expect_kv NAME ESTIMATE-ARGS...
+    name=$1
+    shift
+    kv=$("$VRAMLAB" estimate "$@" --format json |
+        sed -n 's/.*"kv_cache": {"bytes": \([0-9]*\), "tokens": \([0-9]*\),.*"shortfall": \([0-9]*\)}.*/\1 \2 \3/p')
+    set -- $kv
+    if [ "${1:-0}" -gt 0 ]; then
+        want="KV cache: $(awk -v b="$1" 'BEGIN { printf "%.2f GiB", b / 2^30 }'), $(echo "$2" |
+            sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') tokens"
+    else
+        want="KV cache: none, $(awk -v b="${3:-0}" 'BEGIN { printf "%.2f GiB", b / 2^30 }') short"
+    fi
+    expect_screen "$name" "$want"
+}
+name=engine-kv
+start $name --preset qwen2.5-72b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
+    --seq 8192 --no-color --ascii
+expect_screen $name "KV cache: none, 0.78 GiB short: the engine"
+expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
+    --seq 8192
+to $name "GPU mem. util."
+keys $name Enter 0 . 9 5 Enter
+expect_slider $name "GPU mem. util." 95%
+expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
+    --seq 8192 --gpu-util 0.95
+keys $name q
+exited $name 0
 # the vLLM release: 0.8 sorts the vocabulary in the profile's sampler, and the peak is
 # estimate's; under the V0 profile the setting is drawn disabled and says why
 name=engine-release

@@ -498,6 +498,12 @@ void explorer_recompute(explorer *e)
         e->error = e->why;
     }
     vl_timeline_free(&t);
+    memset(&e->kv, 0, sizeof e->kv);
+    if (!e->error && now.mode == VL_MODE_INFER) {
+        vl_framework f;
+        vl_framework_of(&now, &rt, &f);
+        vl_kv_budget_of(&e->model, &now, &f, &rt, report_capacity(&now, &e->card), &e->kv);
+    }
 }
 
 void explorer_load_model(explorer *e, const vl_model *m)

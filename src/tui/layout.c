@@ -47,8 +47,10 @@ layout layout_compute(int lines, int cols, int n_sliders, int lesson_rows)
         top += zero_h;
     }
     int below_sliders = l.sliders.y + l.sliders.h;
-    if (top < below_sliders)
+    if (top < below_sliders) {
+        l.aside = (rect){top, rx, below_sliders - top, rw};
         top = below_sliders;
+    }
     l.formula = (rect){top, 0, bottom - top, cols};
     return l;
 }

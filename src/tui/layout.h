@@ -26,6 +26,8 @@ typedef struct layout {
     rect sliders; /* heading + one row per slider */
     rect memory;  /* heading, bar, scale, legend, total, fit */
     rect zero;    /* ZeRO 0-3 comparison; h = 0 when there is no room */
+    rect aside;   /* the rows right of the settings column between the panes above and the
+                   * formula pane, where the column reaches lower; h = 0 when it does not */
     rect formula; /* formula pane, full width */
     rect lesson;  /* the lesson's box above the status line; h = 0 without one */
     rect status;  /* one line */

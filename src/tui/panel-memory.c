@@ -355,6 +355,40 @@ static int draw_training_facts(const ui *u, int y, int last)
     return y;
 }
 
+/* Serving under an engine that sizes its KV cache from a profile run (vLLM): what the run
+ * leaves of the engine's share, term by term, or by how much it falls short; in r's rows
+ * from y to last. */
+static int draw_serving_facts(const ui *u, rect r, int y, int last)
+{
+    const vl_kv_budget *k = &u->ex.kv;
+    const vl_settings s = explorer_settings(&u->ex);
+    if (!k->profile_seqs || y > last || u->ex.error)
+        return y;
+    char cap[32], w[32], p[32], n[32], cm[32], got[32], tok[32], comm[64] = "", rest[160];
+    char line[512];
+    if (k->communicators)
+        snprintf(comm, sizeof comm, _(" - %s communicators"),
+                 ui_bytes(u, k->communicators, cm, sizeof cm));
+    if (k->shortfall || !k->available)
+        snprintf(rest, sizeof rest, _("none, %s short: the engine stops before serving"),
+                 ui_bytes(u, k->shortfall, got, sizeof got));
+    else
+        snprintf(rest, sizeof rest,
+                 P_("%s, %s tokens: %llu sequence of %llu at once",
+                    "%s, %s tokens: %llu sequences of %llu at once",
+                    k->per_sequence ? k->available / k->per_sequence : 0),
+                 ui_bytes(u, k->available, got, sizeof got), vl_fmt_int(k->tokens, tok, sizeof tok),
+                 (unsigned long long)(k->per_sequence ? k->available / k->per_sequence : 0),
+                 (unsigned long long)(s.seq + s.gen));
+    snprintf(line, sizeof line,
+             _(" the engine's KV cache: %s (what its profile run leaves: %s of the GPU - %s "
+               "weights - %s profile run - %s outside PyTorch%s)"),
+             rest, ui_bytes(u, k->capacity, cap, sizeof cap), ui_bytes(u, k->weights, w, sizeof w),
+             ui_bytes(u, k->profile_peak, p, sizeof p), ui_bytes(u, k->non_torch, n, sizeof n),
+             comm);
+    return draw_wrap(y, last, r.x, r.w, k->shortfall ? C_BAD : C_NORMAL, line);
+}
+
 static void draw_formula(const ui *u)
 {
     const explorer *e = &u->ex;
@@ -406,6 +440,8 @@ static void draw_formula(const ui *u)
     }
     if (s.mode == VL_MODE_TRAIN)
         y = draw_training_facts(u, y, last);
+    else if (!u->lay.aside.h) /* else beside the settings, above this pane */
+        y = draw_serving_facts(u, r, y, last);
     if (u->scenario.name[0] && y <= last) { /* what the class is looking at, and where from */
         snprintf(line, sizeof line, _(" scenario %s: %s%s%s"), u->scenario.name, u->scenario.notes,
                  u->scenario.source[0] ? _(" Source: ") : "", u->scenario.source);
@@ -443,6 +479,8 @@ static void memory_draw(const ui *u)
     draw_sliders(u);
     draw_memory(u);
     draw_zero(u);
+    const rect a = u->lay.aside;
+    draw_serving_facts(u, a, a.y, a.y + a.h - 1);
     draw_formula(u);
 }
 
