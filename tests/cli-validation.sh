@@ -37,6 +37,7 @@ while IFS="$tab" read -r id kind measure measured flags source; do
     reserved) got=$(echo "$peak" | cut -d' ' -f2) ;;
     device) got=$(echo "$peak" | cut -d' ' -f3) ;;
     over-context) got=$(echo "$peak" | awk '{ print $2 + $4 }') ;;
+    allocated+outside) got=$(echo "$peak" | awk '{ print $1 + $3 - $2 }') ;;
     weights) got=$weights ;;
     kv-cache) got=${kv%% *} ;;
     activations) got=${kv#* } ;;

@@ -777,20 +777,22 @@ static void test_transformers_releases(void **state)
     (void)state;
     static const struct {
         vl_transformers v;
-        bool reentrant, shift_copy, logits_cast, logits_all;
+        bool reentrant, shift_copy, logits_cast, logits_all, step_copy;
         vl_optim_impl impl; /* the Trainer's AdamW on current PyTorch */
     } want[] = {
-        {VL_TF_4_31, true, true, true, true, VL_OPTIM_SINGLE_TENSOR},
-        {VL_TF_4_32, true, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_44, true, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_45, true, true, true, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_46, true, true, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_48, true, true, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_49, true, false, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_53, true, false, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_54, true, false, false, false, VL_OPTIM_FUSED},
-        {VL_TF_4_57, true, false, false, false, VL_OPTIM_FUSED},
-        {VL_TF_CURRENT, false, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_31, true, true, true, true, true, VL_OPTIM_SINGLE_TENSOR},
+        {VL_TF_4_32, true, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_41, true, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_42, true, true, true, true, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_44, true, true, true, true, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_45, true, true, true, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_46, true, true, false, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_48, true, true, false, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_49, true, false, false, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_53, true, false, false, false, false, VL_OPTIM_FOREACH},
+        {VL_TF_4_54, true, false, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_57, true, false, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_CURRENT, false, false, false, false, false, VL_OPTIM_FUSED},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_framework f = *fw("hf");
@@ -799,7 +801,34 @@ static void test_transformers_releases(void **state)
         assert_int_equal(f.loss_shift_copy, want[i].shift_copy);
         assert_int_equal(f.logits_cast_in_model, want[i].logits_cast);
         assert_int_equal(f.prefill_logits_all, want[i].logits_all);
+        assert_int_equal(f.kv_step_copy, want[i].step_copy);
         assert_int_equal(f.optim_impl, want[i].impl);
+    }
+    /* generate before 4.42 held the step before's cache while a decode step concatenated
+     * the new one: 4 sequences of 8 + 600 tokens, 384 B a token (2 x 3 layers x 2 KV heads
+     * x 16 x 2 B), hold 608 and 607 tokens' caches at the last step, where 4.42 holds the
+     * 608 tokens' and one layer of the 607 tokens' as the last layer's torch.cat copies it;
+     * the prefill's logits, fp32 (4.31 to 4.45 cast them in the model), 8 x 4 x 3000 x 4 B,
+     * stay in generate's outputs through the first decode step */
+    {
+        vl_model lm = tiny_llama();
+        vl_settings gen = serve(8, 600, 4);
+        vl_settings_take_framework(&gen, fw("hf"));
+        vl_timeline t41, t42;
+        char err[256];
+        gen.transformers = VL_TF_4_41;
+        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t41, err, sizeof err));
+        gen.transformers = VL_TF_4_42;
+        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t42, err, sizeof err));
+        assert_string_equal(t41.peak.phase, "decode step 600");
+        assert_string_equal(t42.peak.phase, "decode step 600");
+        assert_int_equal(t41.peak.alive[VL_TL_KV_CACHE], (608ULL + 607) * 4 * 384);
+        assert_int_equal(t42.peak.alive[VL_TL_KV_CACHE], 608ULL * 4 * 384 + 607ULL * 4 * 384 / 3);
+        assert_int_equal(event_bytes(&t41, "prefill", "the prefill's logits, held in "
+                                                      "generate's outputs"),
+                         8ULL * 4 * 3000 * 4);
+        vl_timeline_free(&t41);
+        vl_timeline_free(&t42);
     }
     /* generate before 4.45: the prefill's every position projected to bf16 logits, 512 x
      * 3000 x 2 B, and cast to fp32 beside them, x 4 B, where the MLP's three 512 x 352 x 2 B

@@ -113,8 +113,8 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
      * sampler's two fp32 tensors beside the upcast logits, and the forward's hidden states \
      * held until it returns (V0: execute_model's hidden_or_intermediate_states; V1:        \
      * profile_run around _dummy_sampler_run) */                                            \
-    .kv_preallocated = true, .prefill_logits_all = false, .cuda_graphs = true,               \
-    .graph_batch = 512, .sampler_fp32 = 2, .sampler_hidden = true
+    .kv_preallocated = true, .prefill_logits_all = false, .kv_step_copy = false,             \
+    .cuda_graphs = true, .graph_batch = 512, .sampler_fp32 = 2, .sampler_hidden = true
 
 const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
     [VL_FW_PYTORCH] = {
@@ -151,7 +151,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .checkpoint_reentrant = true, .adapter_units = false,
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
+        .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
     [VL_FW_HF] = {
         .name = "hf",
@@ -204,7 +204,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 1, NO_KV_SIZING,
+        .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 1, NO_KV_SIZING,
     },
     [VL_FW_MEGATRON] = {
         .name = "megatron",
@@ -232,7 +232,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * the forward in its backward */
         .checkpoint_reentrant = true, .adapter_units = false,
         .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
+        .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
     [VL_FW_DEEPSPEED] = {
         .name = "deepspeed",
@@ -255,7 +255,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* the transformers model's checkpointing, as the hf profile's */
         .checkpoint_reentrant = false, .adapter_units = false,
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
-        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
+        .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
     [VL_FW_VLLM] = {
         .name = "vllm",
@@ -360,7 +360,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * applies lm_head to every position it is given, and generate samples from the
          * last (generate/base.py) */
         .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = true,
-        .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
+        .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
 };
 const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
@@ -407,6 +407,12 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
      * (num_logits_to_keep) from 4.45; before, the forward projected every position */
     if (v < VL_TF_4_45)
         f->prefill_logits_all = true;
+    /* generate passed the cache as tuples of past_key_values until 4.42 (pull request
+     * #30536, "Reduce by 2 the memory requirement in generate()"): the step before's cache
+     * and outputs, the prefill's logits among them, stayed referenced while a decode step
+     * concatenated the new cache */
+    if (v < VL_TF_4_42)
+        f->kv_step_copy = true;
     /* TrainingArguments.optim: adamw_torch_fused with PyTorch 2.8 only from 4.54 (#37358);
      * adamw_torch from 4.32 (#25109), adamw_hf before: transformers' own AdamW, a Python
      * loop over the parameters with a temporary of each one's size (optimization.py) */
@@ -586,6 +592,7 @@ const vl_framework_field vl_framework_fields[] = {
     COUNT("prefill_chunk", prefill_chunk, 0, VL_MAX_SEQ),
     BOOL("kv_preallocated", kv_preallocated),
     BOOL("prefill_logits_all", prefill_logits_all),
+    BOOL("kv_step_copy", kv_step_copy),
     BOOL("cuda_graphs", cuda_graphs),
     COUNT("graph_batch", graph_batch, 0, 1048576),
     BOOL("sampler_sort", sampler_sort),

@@ -108,6 +108,8 @@ typedef struct vl_framework {
     uint64_t prefill_chunk;     /* tokens per prefill step; 0 = the whole prompt at once */
     bool kv_preallocated;       /* the KV cache is allocated once (paged), not grown */
     bool prefill_logits_all;    /* the prefill projects every prompt position to logits */
+    bool kv_step_copy;          /* generate holds the step before's KV cache and logits while a
+                                 * decode step makes the new cache (past_key_values tuples) */
     bool cuda_graphs;           /* decode runs captured graphs from a private pool */
     uint64_t graph_batch;       /* the largest batch captured */
     bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
@@ -210,7 +212,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 56
+#define VL_N_FRAMEWORK_FIELDS 57
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

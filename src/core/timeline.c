@@ -1163,8 +1163,11 @@ static bool build_train(builder *b, step *st)
 /* ---- serving ----------------------------------------------------------------------------- */
 
 /* The KV cache of `tokens` tokens over the batch: allocated once (paged), or grown layer by
- * layer with torch.cat, which holds the old and the new copy of one layer at once. */
-static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token, uint64_t tokens)
+ * layer with torch.cat, which holds the old and the new copy of one layer at once; where
+ * the caller still holds the old cache (kept, kv_step_copy), each old copy goes to kept[]
+ * for the caller to free. */
+static void grow_kv(builder *b, const step *st, uint32_t *kv, uint32_t *kept, uint64_t per_token,
+                    uint64_t tokens)
 {
     const uint64_t L = st->bd->inf.stage_layers; /* this GPU's stage's (all without --pp) */
     uint64_t all = vl_mul(per_token, tokens, &b->ovf);
@@ -1175,7 +1178,10 @@ static void grow_kv(builder *b, const step *st, uint32_t *kv, uint64_t per_token
         uint32_t old = kv[l];
         kv[l] = alloc(b, VL_TL_KV_CACHE, l + 1 < L ? per_layer : all - per_layer * (L - 1),
                       "KV cache of a layer (torch.cat)");
-        release(b, old);
+        if (kept)
+            kept[l] = old;
+        else
+            release(b, old);
     }
 }
 
@@ -1324,14 +1330,14 @@ static bool build_serve(builder *b, step *st)
          k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
         if (k > 1) {
             phase(b, k == 2 ? "prefill step %llu" : "prefill steps 2-%llu", (unsigned long long)k);
-            grow_kv(b, st, kv, per_token, prefill_kv_tokens(s, &pf, k - 1, cap));
+            grow_kv(b, st, kv, NULL, per_token, prefill_kv_tokens(s, &pf, k - 1, cap));
         }
         phase(b, pf.steps > 1 ? "prefill step %llu" : "prefill", (unsigned long long)k + 1);
         const uint64_t c = k % pf.chunks, g = k / pf.chunks;
         const uint64_t n = c + 1 < pf.chunks ? pf.tokens : s->seq - c * pf.tokens;
         vl_settings here = *s; /* the sequences this step takes */
         here.batch = g + 1 < pf.groups ? pf.seqs : s->batch - g * pf.seqs;
-        grow_kv(b, st, kv, per_token, prefill_kv_tokens(s, &pf, k, cap));
+        grow_kv(b, st, kv, NULL, per_token, prefill_kv_tokens(s, &pf, k, cap));
         if (k == 0) /* the first step is the largest forward */
             moe_kept = alloc(b, VL_TL_TRANSIENT, inf->moe_kept_bytes,
                              "fused MoE workspaces (shared by the layers, kept)");
@@ -1345,6 +1351,22 @@ static bool build_serve(builder *b, step *st)
         if (c + 1 == pf.chunks && inf->logits) /* the last pipeline stage samples the ended */
             sampler(b, st, here.batch, vl_mul(n, here.batch, &b->ovf));
     }
+    /* the prefill's logits, every position's, in generate's outputs until the first decode
+     * step's forward returns (kv_step_copy): fp32 where the model casts them */
+    uint32_t outputs = 0;
+    if (st->f->kv_step_copy && st->f->prefill_logits_all && s->gen && inf->logits)
+        outputs = alloc(b, VL_TL_TRANSIENT,
+                        vl_mul(vl_mul(s->seq, s->batch, &b->ovf),
+                               vl_mul(st->a->vocab,
+                                      st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s),
+                                      &b->ovf),
+                               &b->ovf),
+                        "the prefill's logits, held in generate's outputs");
+    uint32_t *kept = st->f->kv_step_copy ? gathered_ids(b, L) : NULL;
+    if (st->f->kv_step_copy && !kept) {
+        free(kv);
+        return false;
+    }
     /* decode: the first step and the last; the ones between only grow the cache */
     for (uint64_t step_i = 1; step_i <= s->gen && !b->nomem;
          step_i = step_i == 1 && s->gen > 1 ? s->gen : step_i + 1) {
@@ -1354,10 +1376,13 @@ static bool build_serve(builder *b, step *st)
                 phase(b, "decode step 2");
             else
                 phase(b, "decode steps 2-%llu", (unsigned long long)step_i - 1);
-            grow_kv(b, st, kv, per_token, vl_mul(ctx - 1 < cap ? ctx - 1 : cap, s->batch, &b->ovf));
+            grow_kv(b, st, kv, NULL, per_token,
+                    vl_mul(ctx - 1 < cap ? ctx - 1 : cap, s->batch, &b->ovf));
         }
         phase(b, "decode step %llu", (unsigned long long)step_i);
-        grow_kv(b, st, kv, per_token, vl_mul(ctx < cap ? ctx : cap, s->batch, &b->ovf));
+        /* with kv_step_copy the step before's cache stays, whole, until the step has sampled
+         * (generate's model_kwargs hold it) */
+        grow_kv(b, st, kv, kept, per_token, vl_mul(ctx < cap ? ctx : cap, s->batch, &b->ovf));
         uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
                             vl_infer_workspace(st->a, s, inf->logits, 1, ctx < cap ? ctx : cap,
@@ -1365,9 +1390,17 @@ static bool build_serve(builder *b, step *st)
                             "decode workspace");
         release(b, ws);
         release(b, copy);
+        release(b, outputs); /* the forward has returned new outputs */
+        outputs = 0;
         if (inf->logits)
             sampler(b, st, s->batch, s->batch);
+        for (uint64_t l = 0; kept && l < L; l++) {
+            release(b, kept[l]);
+            kept[l] = 0;
+        }
     }
+    release(b, outputs);
+    free(kept);
     release(b, moe_kept); /* the engine's caches, until it stops */
     release(b, b->sampler_buffer);
     free(kv);

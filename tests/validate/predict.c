@@ -80,6 +80,9 @@ static uint64_t predicted(const vl_timeline *t, const char *measure)
      * allocator reserved and the kernels loaded lazily since */
     if (strcmp(measure, "over-context") == 0)
         return p->reserved + p->lazy_kernels;
+    /* max_memory_allocated and what nvidia-smi showed beyond max_memory_reserved */
+    if (strcmp(measure, "allocated+outside") == 0)
+        return p->allocated + (p->device - p->reserved);
     return t->end[VL_TL_WEIGHTS]; /* weights */
 }
 
@@ -93,8 +96,9 @@ static bool predict_row(char **col, int line, const run_opts *o, const vl_model 
         fprintf(stderr, "measurements.tsv:%d: bad measured value\n", line);
         return false;
     }
-    static const char *const measures[] = {"device",  "allocated",   "reserved", "over-context",
-                                           "weights", "activations", "kv-cache"};
+    static const char *const measures[] = {"device",      "allocated",        "reserved",
+                                           "over-context", "allocated+outside", "weights",
+                                           "activations", "kv-cache"};
     size_t i = 0;
     while (i < sizeof measures / sizeof *measures && strcmp(col[C_MEASURE], measures[i]) != 0)
         i++;
