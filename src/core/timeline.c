@@ -1325,7 +1325,7 @@ static bool build_serve(builder *b, step *st)
     /* the prefill in the framework's steps (vl_prefill_step): the first, the ones between
      * only as the cache they grow, and the last, which ends the last prompt */
     const prefill pf = prefill_of(s, inf);
-    uint32_t moe_kept = 0;
+    uint32_t moe_kept = 0, outputs = 0;
     for (uint64_t k = 0; k < pf.steps && !b->nomem;
          k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
         if (k > 1) {
@@ -1348,20 +1348,21 @@ static bool build_serve(builder *b, step *st)
         uint32_t ws = alloc(b, VL_TL_TRANSIENT, ws_bytes, "forward workspace");
         release(b, ws);
         release(b, copy);
+        /* the last forward's logits, every position's, stay in generate's outputs until the
+         * first decode step's forward returns (kv_step_copy): fp32 where the model casts
+         * them */
+        if (k + 1 == pf.steps && st->f->kv_step_copy && st->f->prefill_logits_all && s->gen &&
+            inf->logits)
+            outputs = alloc(
+                b, VL_TL_TRANSIENT,
+                vl_mul(vl_mul(n, here.batch, &b->ovf),
+                       vl_mul(st->a->vocab,
+                              st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s), &b->ovf),
+                       &b->ovf),
+                "the prefill's logits, held in generate's outputs");
         if (c + 1 == pf.chunks && inf->logits) /* the last pipeline stage samples the ended */
             sampler(b, st, here.batch, vl_mul(n, here.batch, &b->ovf));
     }
-    /* the prefill's logits, every position's, in generate's outputs until the first decode
-     * step's forward returns (kv_step_copy): fp32 where the model casts them */
-    uint32_t outputs = 0;
-    if (st->f->kv_step_copy && st->f->prefill_logits_all && s->gen && inf->logits)
-        outputs = alloc(b, VL_TL_TRANSIENT,
-                        vl_mul(vl_mul(s->seq, s->batch, &b->ovf),
-                               vl_mul(st->a->vocab,
-                                      st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s),
-                                      &b->ovf),
-                               &b->ovf),
-                        "the prefill's logits, held in generate's outputs");
     uint32_t *kept = st->f->kv_step_copy ? gathered_ids(b, L) : NULL;
     if (st->f->kv_step_copy && !kept) {
         free(kv);
