@@ -770,6 +770,19 @@ static void test_torch_releases(void **state)
     assert_int_equal(alive[VL_TL_ACTIVATIONS], activations_at_backward(&m, &s, &x));
 }
 
+/* The tiny Llama served as s says under hf, on transformers a into ta and b into tb. */
+static void served_at(vl_settings s, vl_transformers a, vl_transformers b, vl_timeline *ta,
+                      vl_timeline *tb)
+{
+    const vl_model lm = tiny_llama();
+    char err[256];
+    vl_settings_take_framework(&s, fw("hf"));
+    s.transformers = a;
+    assert_true(vl_timeline_for(&lm, &s, &hopper, ta, err, sizeof err));
+    s.transformers = b;
+    assert_true(vl_timeline_for(&lm, &s, &hopper, tb, err, sizeof err));
+}
+
 /* --transformers: each release line against the pull request that changed the default;
  * profiles whose models are not transformers' are left as they are. */
 static void test_transformers_releases(void **state)
@@ -811,15 +824,8 @@ static void test_transformers_releases(void **state)
      * the prefill's logits, fp32 (4.31 to 4.45 cast them in the model), 8 x 4 x 3000 x 4 B,
      * stay in generate's outputs through the first decode step */
     {
-        vl_model lm = tiny_llama();
-        vl_settings gen = serve(8, 600, 4);
-        vl_settings_take_framework(&gen, fw("hf"));
         vl_timeline t41, t42;
-        char err[256];
-        gen.transformers = VL_TF_4_41;
-        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t41, err, sizeof err));
-        gen.transformers = VL_TF_4_42;
-        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t42, err, sizeof err));
+        served_at(serve(8, 600, 4), VL_TF_4_41, VL_TF_4_42, &t41, &t42);
         assert_string_equal(t41.peak.phase, "decode step 600");
         assert_string_equal(t42.peak.phase, "decode step 600");
         assert_int_equal(t41.peak.alive[VL_TL_KV_CACHE], (608ULL + 607) * 4 * 384);
@@ -834,15 +840,8 @@ static void test_transformers_releases(void **state)
      * 3000 x 2 B, and cast to fp32 beside them, x 4 B, where the MLP's three 512 x 352 x 2 B
      * tensors were the largest of the layer; 4.45 projects the last position only */
     {
-        vl_model lm = tiny_llama();
-        vl_settings gen = serve(512, 0, 1);
-        vl_settings_take_framework(&gen, fw("hf"));
         vl_timeline t44, t45;
-        char err[256];
-        gen.transformers = VL_TF_4_44;
-        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t44, err, sizeof err));
-        gen.transformers = VL_TF_4_45;
-        assert_true(vl_timeline_for(&lm, &gen, &hopper, &t45, err, sizeof err));
+        served_at(serve(512, 0, 1), VL_TF_4_44, VL_TF_4_45, &t44, &t45);
         assert_int_equal(t44.peak.tensors - t45.peak.tensors,
                          512ULL * 3000 * (2 + 4) - 3ULL * 512 * 352 * 2);
         vl_timeline_free(&t44);
