@@ -587,13 +587,13 @@ static bool serving_line(const report *r, char *buf, size_t len)
                  inf->cached_slots, inf->cached_tokens);
     const uint64_t capacity = report_capacity(s, r->gpu);
     vl_kv_budget k;
-    const bool left = !report_kv_budget(r, &k);
-    if (left || k.profile_seqs) {
+    const bool cache_left = !report_kv_budget(r, &k);
+    if (cache_left || k.profile_seqs) {
         char a[32], w[32], p[32], n[32], tok[32], cm[32], comm[64] = "", rest[96];
         if (k.communicators)
             snprintf(comm, sizeof comm, " - %s communicators",
                      vl_fmt_bytes(k.communicators, r->units, cm, sizeof cm));
-        if (left)
+        if (cache_left)
             snprintf(rest, sizeof rest, "%s, %s tokens",
                      vl_fmt_bytes(k.available, r->units, a, sizeof a),
                      vl_fmt_int(k.tokens, tok, sizeof tok));

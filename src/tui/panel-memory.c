@@ -366,6 +366,7 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
         return y;
     char cap[32], w[32], p[32], n[32], cm[32], got[32], tok[32], comm[64] = "", rest[160];
     char line[512];
+    const uint64_t seqs = k->per_sequence ? k->available / k->per_sequence : 0;
     if (k->communicators)
         snprintf(comm, sizeof comm, _(" - %s communicators"),
                  ui_bytes(u, k->communicators, cm, sizeof cm));
@@ -375,18 +376,16 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
     else
         snprintf(rest, sizeof rest,
                  P_("%s, %s tokens: %llu sequence of %llu at once",
-                    "%s, %s tokens: %llu sequences of %llu at once",
-                    k->per_sequence ? k->available / k->per_sequence : 0),
+                    "%s, %s tokens: %llu sequences of %llu at once", seqs),
                  ui_bytes(u, k->available, got, sizeof got), vl_fmt_int(k->tokens, tok, sizeof tok),
-                 (unsigned long long)(k->per_sequence ? k->available / k->per_sequence : 0),
-                 (unsigned long long)(s.seq + s.gen));
+                 (unsigned long long)seqs, (unsigned long long)(s.seq + s.gen));
     snprintf(line, sizeof line,
              _(" the engine's KV cache: %s (what its profile run leaves: %s of the GPU - %s "
                "weights - %s profile run - %s outside PyTorch%s)"),
              rest, ui_bytes(u, k->capacity, cap, sizeof cap), ui_bytes(u, k->weights, w, sizeof w),
              ui_bytes(u, k->profile_peak, p, sizeof p), ui_bytes(u, k->non_torch, n, sizeof n),
              comm);
-    return draw_wrap(y, last, r.x, r.w, k->shortfall ? C_BAD : C_NORMAL, line);
+    return draw_wrap(y, last, r.x, r.w, seqs ? C_NORMAL : C_BAD, line); /* none fits: bad */
 }
 
 static void draw_formula(const ui *u)
