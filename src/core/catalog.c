@@ -557,32 +557,36 @@ const vl_model *vl_catalog_model(const vl_catalog *c, const char *name)
     return find(c, VL_KIND_MODEL, name);
 }
 
+/* The length of the repository id m's source begins with ("ORG/NAME config.json": of
+ * ORG/NAME); 0 when its source names none. */
+static size_t source_repo_len(const vl_model *m)
+{
+    const size_t n = strcspn(m->source, " ");
+    return strncmp(m->source + n, " config.json", 12) == 0 && memchr(m->source, '/', n) ? n : 0;
+}
+
 const vl_model *vl_catalog_model_of_repo(const vl_catalog *c, const char *repo)
 {
     const size_t n = strlen(repo);
     shelf s = shelf_of(c, VL_KIND_MODEL);
-    if (!strchr(repo, '/'))
-        return NULL;
     for (size_t i = 0; i < *s.n; i++) {
         const vl_model *m = find(c, VL_KIND_MODEL, entry_name(s, i));
-        if (m && strncasecmp(m->source, repo, n) == 0 &&
-            strncmp(m->source + n, " config.json", 12) == 0)
+        if (m && n && source_repo_len(m) == n && strncasecmp(m->source, repo, n) == 0)
             return m;
     }
     return NULL;
 }
 
-/* The name of the repository m is read from (its source begins "ORG/NAME config.json"),
- * folded into out; false when its source names none. */
+/* The name of the repository m is read from (source_repo_len), folded into out; false when
+ * its source names none. */
 static bool fold_source_repo(const vl_model *m, char *out, size_t len)
 {
-    const char *end = strstr(m->source, " config.json");
-    const size_t n = end ? (size_t)(end - m->source) : 0;
+    const size_t n = source_repo_len(m);
     const char *slash = n ? memchr(m->source, '/', n) : NULL;
     char name[sizeof m->source];
-    if (!slash || strcspn(m->source, " ") != n)
+    if (!slash)
         return false;
-    snprintf(name, sizeof name, "%.*s", (int)(end - slash - 1), slash + 1);
+    snprintf(name, sizeof name, "%.*s", (int)(m->source + n - slash - 1), slash + 1);
     return fold(name, out, len);
 }
 
