@@ -631,6 +631,13 @@ static void test_choices(void **state)
     alive_before(&t, first_alloc(&t, "loss", "shifted logits (a contiguous copy)"), cast);
     assert_int_equal(kept[VL_TL_TRANSIENT] - cast[VL_TL_TRANSIENT], 2 * sb * V);
     vl_timeline_free(&t);
+    /* a masked LM's loss reads each position's own logits: nothing shifted either way */
+    x.head = VL_HEAD_MLM;
+    build(&m, &s, &x, &t);
+    uint64_t none = 0;
+    assert_int_equal(allocs_in(&t, "loss", "shifted logits (a contiguous copy)", &none), 0);
+    assert_int_equal(allocs_in(&t, "loss backward", "gradient of the logits, unshifted", &none), 0);
+    vl_timeline_free(&t);
     /* a classification head: no s x V log-probabilities, no output-projection weight; the
      * classifier's input (the last hidden state), b x labels log-probabilities, b labels */
     x = *pt;

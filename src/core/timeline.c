@@ -821,7 +821,8 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
         release(b, out);
         out = 0;
     }
-    uint32_t shifted = st->f->loss_shift_copy && lm
+    /* a causal LM's loss compares position i with token i + 1, a masked LM's with its own */
+    uint32_t shifted = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM
                            ? alloc(b, VL_TL_TRANSIENT, loss_in, "shifted logits (a contiguous copy)")
                            : 0;
     if (st->logprobs_term >= 0)
@@ -907,7 +908,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t glp = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the log-probabilities");
         uint32_t gl = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits");
         release(b, glp);
-        if (st->f->loss_shift_copy && st->f->head != VL_HEAD_CLS) {
+        if (st->f->loss_shift_copy && st->f->head == VL_HEAD_LM) {
             /* the slice's backward: the shifted gradient copied into a full-size one */
             uint32_t unshifted =
                 alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits, unshifted");
