@@ -1392,19 +1392,28 @@ static void test_serving_defaults_by_gpu(void **state)
 static void test_vllm_release(void **state)
 {
     (void)state;
+    enum { AUTO = VL_SAMPLER_AUTO, SORT = VL_SAMPLER_SORT, TRITON = VL_SAMPLER_TRITON,
+           FI = VL_SAMPLER_FLASHINFER };
     static const struct {
         const char *framework;
         vl_vllm release;
+        vl_sampler sampler;
         bool sort, triton;
     } want[] = {
-        {"vllm", VL_VLLM_CURRENT, false, true}, {"vllm", VL_VLLM_0_10, true, false},
-        {"vllm", VL_VLLM_0_17, true, false},    {"vllm-v0", VL_VLLM_0_10, true, false},
-        {"hf", VL_VLLM_0_10, false, false},
+        {"vllm", VL_VLLM_CURRENT, AUTO, false, true}, {"vllm", VL_VLLM_0_10, AUTO, true, false},
+        {"vllm", VL_VLLM_0_17, AUTO, true, false},    {"vllm-v0", VL_VLLM_0_10, AUTO, true, false},
+        {"hf", VL_VLLM_0_10, AUTO, false, false},
+        /* --sampler over the release's: FlashInfer neither sorts nor keeps Triton's rows */
+        {"vllm", VL_VLLM_0_10, FI, false, false},     {"vllm", VL_VLLM_CURRENT, FI, false, false},
+        {"vllm", VL_VLLM_CURRENT, SORT, true, false}, {"vllm", VL_VLLM_0_10, TRITON, false, true},
+        /* the V0 engine and a profile that is not vLLM's do not change */
+        {"vllm-v0", VL_VLLM_0_10, FI, true, false},   {"hf", VL_VLLM_0_10, SORT, false, false},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_settings s = serve(512, 0, 1);
         vl_settings_take_framework(&s, fw(want[i].framework));
         s.vllm = want[i].release;
+        s.sampler = want[i].sampler;
         vl_framework f;
         vl_framework_of(&s, &hopper, &f);
         assert_int_equal(f.sampler_sort, want[i].sort);
@@ -1992,6 +2001,28 @@ static void test_vllm_triton_buffer(void **state)
         }
         vl_timeline_free(&t);
     }
+    /* --sampler flashinfer: FlashInfer's kernels keep no rows and sort nothing, whatever
+     * the release; its masked logits and their softmax are the two fp32 copies */
+    vl_settings s = serve(8, 4, 5);
+    s.weight_dtype = s.kv_dtype = VL_DT_BF16;
+    vl_settings_take_framework(&s, fw("vllm"));
+    s.vllm = VL_VLLM_0_10;
+    s.sampler = VL_SAMPLER_FLASHINFER;
+    vl_runtime rt = hopper;
+    rt.sms = 132;
+    vl_framework f;
+    vl_framework_of(&s, &rt, &f);
+    vl_timeline t;
+    char err[256];
+    assert_true(vl_timeline_build(&m, &s, &f, &rt, &t, err, sizeof err));
+    assert_int_equal(
+        lifetime_of(&t, "sampler: top-k/top-p buffer, a vocabulary row a program (cached)").allocs,
+        0);
+    assert_int_equal(lifetime_of(&t, "sampler: sorted logits").allocs, 0);
+    const lifetime p = lifetime_of(&t, "sampler: fp32 probabilities");
+    assert_int_equal(p.allocs, 2 * lifetime_of(&t, "sampler: fp32 logits, whole vocabulary").allocs);
+    assert_int_equal(p.bytes, 5 * 1000 * 4);
+    vl_timeline_free(&t);
 }
 
 /* vLLM V1's fused MoE over 2 GPUs: the tiny Llama with 4 experts of 352, 2 a token, so

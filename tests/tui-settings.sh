@@ -356,9 +356,9 @@ exited $name 0
 name=engine-link
 start $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
     --no-color --ascii
+to $name interconnect                             # the last rows: scrolled into view
 expect_slider $name interconnect "auto nvlink"
 expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --gpus 2
-to $name interconnect
 keys $name Right
 expect_slider $name interconnect pcie
 expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
@@ -412,6 +412,13 @@ keys $name Right
 expect_slider $name "vLLM release" 0.8
 expect_peak $name --preset qwen3-8b --mode infer --framework vllm --gpu l40s --seq 1024 \
     --vllm 0.8
+# the sampler names the release's choice until moved; FlashInfer's is estimate's too
+expect_slider $name sampler "auto sort"
+to $name sampler
+keys $name Right Right Right
+expect_slider $name sampler flashinfer
+expect_peak $name --preset qwen3-8b --mode infer --framework vllm --gpu l40s --seq 1024 \
+    --vllm 0.8 --sampler flashinfer
 to $name framework
 keys $name Left                                    # vllm-v0, before vllm in the list
 expect_slider $name framework vllm-v0

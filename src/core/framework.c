@@ -451,6 +451,20 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
     }
 }
 
+void vl_framework_on_sampler(vl_framework *f, const vl_settings *s)
+{
+    /* the V1 engine's TopKTopPSampler as --sampler names it, over its release's: with
+     * FlashInfer (forward_cuda, flashinfer_sample) no sort and no Triton buffer; FlashInfer's
+     * top_k_top_p_sampling_from_logits masks the top-k logits into a new fp32 tensor and
+     * softmaxes it (flashinfer/sampling.py): the two fp32 copies the profile's sampler_fp32
+     * counts, where the other paths make the probabilities and the exponential noise
+     * (vllm/v1/sample/ops/topk_topp_sampler.py, random_sample) */
+    if (s->sampler == VL_SAMPLER_AUTO || !s->framework->sampler_triton)
+        return;
+    f->sampler_sort = s->sampler == VL_SAMPLER_SORT;
+    f->sampler_triton = s->sampler == VL_SAMPLER_TRITON;
+}
+
 void vl_framework_on_gpu(vl_framework *f, const vl_runtime *rt)
 {
     if (f->small_gpu_below && rt->memory &&
@@ -527,6 +541,7 @@ void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
     vl_framework_on_trl(f, s->trl);
     vl_framework_on_torch(f, s->torch);
     vl_framework_on_vllm(f, s->vllm);
+    vl_framework_on_sampler(f, s);
 }
 
 void vl_settings_take_framework(vl_settings *s, const vl_framework *f)

@@ -22,6 +22,7 @@ const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES] = {VL_BITSANDBYTES_LI
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_link_names[VL_N_LINKS] = {VL_LINKS(VL_ENUM_NAME)};
 const char *const vl_vllm_names[VL_N_VLLMS] = {VL_VLLM_LIST(VL_ENUM_NAME)};
+const char *const vl_sampler_names[VL_N_SAMPLERS] = {VL_SAMPLER_LIST(VL_ENUM_NAME)};
 const char *const vl_trl_names[VL_N_TRLS] = {VL_TRL_LIST(VL_ENUM_NAME)};
 const char *const vl_cuda_names[VL_N_CUDAS] = {VL_CUDA_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
@@ -364,6 +365,14 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "sampler sorts the vocabulary for top-k and top-p (default current: 0.18 and "
                 "later)",
         .label = N_("vLLM release"), .inert = vllm_inert},
+    ROW(VL_SET_SAMPLER) .flag = "sampler", FIELD(sampler), ENUM(vl_sampler_names, VL_N_SAMPLERS),
+        .modes = VL_IN_INFER, .arg = "S",
+        .help = "the vllm profile's top-k/top-p: sort (PyTorch's, the vocabulary sorted), "
+                "triton (in place) or flashinfer (FlashInfer's kernels, which vLLM 0.9 to "
+                "0.11.0 used wherever FlashInfer was installed; its log says \"Using "
+                "FlashInfer for top-p & top-k sampling\"); default auto, the release's: "
+                "sort before 0.18, triton from 0.18",
+        .label = N_("sampler"), .inert = vllm_inert, .json_break = true},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "

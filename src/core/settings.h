@@ -107,6 +107,14 @@
     X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
     X(VL_VLLM_0_13, "0.13") X(VL_VLLM_0_14, "0.14") X(VL_VLLM_0_15, "0.15")                   \
     X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17")
+/* The V1 engine's top-k/top-p (--sampler): auto is the release's (vl_framework_on_vllm);
+ * sort, PyTorch's (apply_top_k_top_p: the vocabulary sorted); triton, the in-place kernels
+ * of 0.18; flashinfer, FlashInfer's sampling kernels, which vLLM took whenever FlashInfer
+ * was installed from 0.9.0 to 0.11.0 and takes when VLLM_USE_FLASHINFER_SAMPLER=1
+ * (vl_framework_on_sampler). */
+#define VL_SAMPLER_LIST(X)                                                                    \
+    X(VL_SAMPLER_AUTO, "auto") X(VL_SAMPLER_SORT, "sort") X(VL_SAMPLER_TRITON, "triton")     \
+    X(VL_SAMPLER_FLASHINFER, "flashinfer")
 /* trl release lines (--trl), for its SFTTrainer over the profiles whose models are
  * transformers' (hf, deepspeed): from 0.7.5 to 0.21 it cast a 4-bit model's embeddings and
  * head back to bf16 under bf16 autocast (vl_framework_on_trl).  current is 0.22 and later,
@@ -153,6 +161,7 @@ typedef enum { VL_BITSANDBYTES_LIST(VL_ENUM_ID) VL_N_BITSANDBYTES } vl_bitsandby
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_LINKS(VL_ENUM_ID) VL_N_LINKS } vl_link;
 typedef enum { VL_VLLM_LIST(VL_ENUM_ID) VL_N_VLLMS } vl_vllm;
+typedef enum { VL_SAMPLER_LIST(VL_ENUM_ID) VL_N_SAMPLERS } vl_sampler;
 typedef enum { VL_TRL_LIST(VL_ENUM_ID) VL_N_TRLS } vl_trl;
 typedef enum { VL_CUDA_LIST(VL_ENUM_ID) VL_N_CUDAS } vl_cuda;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
@@ -183,6 +192,7 @@ extern const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_link_names[VL_N_LINKS];
 extern const char *const vl_vllm_names[VL_N_VLLMS];
+extern const char *const vl_sampler_names[VL_N_SAMPLERS];
 extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300) */
@@ -210,6 +220,7 @@ typedef struct vl_settings {
     vl_transformers transformers; /* the transformers release, for profiles that use it */
     vl_bitsandbytes bitsandbytes; /* the bitsandbytes release under QLoRA */
     vl_vllm vllm;          /* the vLLM release under the V1 engine's profile */
+    vl_sampler sampler;    /* the V1 engine's top-k/top-p implementation (auto: the release's) */
     vl_trl trl;            /* the trl release whose SFTTrainer trains, for profiles that
                             * use transformers */
     vl_cuda cuda;          /* the CUDA release PyTorch was built with */
@@ -303,7 +314,7 @@ typedef struct vl_settings {
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
-    X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm")                                               \
+    X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm") X(VL_SET_SAMPLER, "sampler")                  \
     X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels") X(VL_SET_LOSS_DTYPE, "loss_dtype")      \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \

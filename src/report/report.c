@@ -236,9 +236,12 @@ static void settings_line(const report *r, char *buf, size_t len)
                      r->breakdown->inf.stage_layers, vl_infer_tp(s));
         else if (s->gpus > 1)
             snprintf(par, sizeof par, " (tensor parallel)");
-        char release[32] = "";
+        char release[64] = "";
         if (s->vllm != VL_VLLM_CURRENT && !vl_setting_table[VL_SET_VLLM].inert(s))
             snprintf(release, sizeof release, ", vLLM %s", vl_vllm_names[s->vllm]);
+        if (s->sampler != VL_SAMPLER_AUTO && !vl_setting_table[VL_SET_SAMPLER].inert(s))
+            snprintf(release + strlen(release), sizeof release - strlen(release),
+                     ", %s sampler", vl_sampler_names[s->sampler]);
         snprintf(buf, len,
                  "inference, weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64
                  ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, %s attention, %s%s, "

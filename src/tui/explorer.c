@@ -131,7 +131,7 @@ static const slider_id order[] = {
     VL_SET_QLORA, VL_SET_DOUBLE_QUANT, VL_SET_LORA_DROPOUT, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP,
     VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
     VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES, VL_SET_TRL, VL_SET_VLLM,
-    VL_SET_HEAD, VL_SET_LABELS, VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL,
+    VL_SET_SAMPLER, VL_SET_HEAD, VL_SET_LABELS, VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS, VL_SET_GPU_UTIL,
     VL_SET_KV_BLOCK, VL_SET_PREFILL_CHUNK, VL_SET_PROFILE_SEQS,
     VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE, VL_SET_CPU_OFFLOAD,
     VL_SET_INTERCONNECT, VL_SET_CUDA,
@@ -167,6 +167,7 @@ static const struct {
     [VL_SET_BITSANDBYTES] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_TRL] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_VLLM] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_SAMPLER] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_HEAD] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_LABELS] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_LOSS_DTYPE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
@@ -760,12 +761,20 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
     return NULL;
 }
 
-/* A serving default the framework chooses for the GPU, as it is now ("auto 2,048"). */
+/* A serving default the framework chooses for the GPU and release, as it is now ("auto
+ * 2,048", "auto sort"). */
 static void serving_default(const explorer *e, slider_id id, char *buf, size_t len)
 {
     const vl_runtime rt = explorer_runtime(e);
     vl_framework f;
     vl_framework_of(&e->s, &rt, &f);
+    if (id == VL_SET_SAMPLER) {
+        snprintf(buf, len, "auto %s",
+                 vl_sampler_names[f.sampler_sort     ? VL_SAMPLER_SORT
+                                  : f.sampler_triton ? VL_SAMPLER_TRITON
+                                                     : VL_SAMPLER_FLASHINFER]);
+        return;
+    }
     const uint64_t v = id == VL_SET_PREFILL_CHUNK ? f.prefill_chunk : f.profile_seqs;
     char n[32];
     if (v)
@@ -784,7 +793,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         vl_fmt_bytes(v, units, buf, len);
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
-    else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS) && v == 0)
+    else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS ||
+              id == VL_SET_SAMPLER) && v == 0)
         serving_default(e, id, buf, len);
     else if (id == VL_SET_INTERCONNECT && v == VL_LINK_AUTO) /* the GPU's, as it is now */
         snprintf(buf, len, "auto %s", vl_link_names[explorer_runtime(e).interconnect]);
