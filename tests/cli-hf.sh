@@ -76,6 +76,34 @@ ernie-4.5-0.3b.json 360748032 -
 qwen1.5-moe-a2.7b.json 14315784192 -
 TABLE
 
+# The softmax of transformers' eager attention: BERT's, GPT-2's and Falcon's run in the
+# scores' dtype, Llama's upcasts to fp32 (eager_softmax).  A config and its model's preset
+# give the same pure-bf16 eager training peak, and BERT's is below Llama's rule: the
+# preset's peak with the fp32 softmax forced back (a preset file with eager_softmax: fp32).
+for pair in bert-base-uncased.json:bert-base-uncased gpt2.json:gpt2 falcon-7b.json:falcon-7b \
+    llama-2-7b.json:llama-2-7b; do
+    checks=$((checks + 1))
+    run="--mode train --precision bf16 --attention eager --framework hf --seq 256 --batch 2"
+    a=$(field allocated --hf-config "$hf/${pair%%:*}" $run)
+    b=$(field allocated --preset "${pair#*:}" $run)
+    [ -n "$a" ] && [ "$a" = "$b" ] || fail "${pair%%:*}: peak $a, but preset ${pair#*:} has $b"
+done
+checks=$((checks + 1))
+sed 's/eager_softmax: input.*/eager_softmax: fp32/' "$srcdir/presets/models/bert-base-uncased.yaml" \
+    > "$tmp/bert-fp32.yaml"
+run="--mode train --precision bf16 --attention eager --framework hf --seq 256 --batch 2"
+# the activations alive at the peak (the loss's backward, every layer's saves)
+alive() {
+    "$VRAMLAB" estimate "$@" --format json | tr -d '\n' |
+        sed -n 's/.*"alive": {[^}]*"activations": \([0-9]*\).*/\1/p'
+}
+in16=$(alive --preset bert-base-uncased $run)
+up=$(alive --preset-file "$tmp/bert-fp32.yaml" $run)
+# 12 layers x 2 x 12 heads x 256^2 scores x (4 - 2) B: the fp32 softmax over the 16-bit
+# probabilities (the cast that matmul reads is the dropout's output, kept either way)
+[ -n "$in16" ] && [ $((up - in16)) = $((12 * 2 * 12 * 256 * 256 * 2)) ] ||
+    fail "BERT's 16-bit softmax: $in16, with an fp32 one $up (expected 37,748,736 B apart)"
+
 # starcoder2 and gpt_bigcode: no exact published count was found (neither the Hub's
 # safetensors totals nor a paper's), so each is checked against the count derived by hand
 # from transformers' modeling code (modeling_starcoder2.py, modeling_gpt_bigcode.py) and

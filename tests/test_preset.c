@@ -489,6 +489,8 @@ static const struct {
      "x.yaml:3:16: architecture.hidden_size: hidden_size must be between 1 and 1048576"},
     {"kind: model\nname: x\narchitecture: {hidden_size: 8, num_layers: 1, num_heads: 2, vocab_size: 4, mlp: swiglu}\n",
      "x.yaml:3:81: architecture.mlp: unknown value 'swiglu' (expected gated or standard)"},
+    {"kind: model\nname: x\narchitecture: {hidden_size: 8, num_layers: 1, num_heads: 2, vocab_size: 4, eager_softmax: fp16}\n",
+     "x.yaml:3:91: architecture.eager_softmax: unknown value 'fp16' (expected fp32 or input)"},
     {"kind: model\nname: x\narchitecture: {hidden_size: 8, num_layers: 1, num_heads: 2, vocab_size: 4, dropout: yes}\n",
      "x.yaml:3:85: architecture.dropout: expected true or false, got 'yes'"},
     {"kind: model\nname: x\narchitecture: [1, 2]\n",

@@ -592,6 +592,16 @@ static void test_choices(void **state)
     /* HF's eager softmax in fp32 then cast: 4 + 2 B per score where plain modules keep 2 */
     x.softmax_fp32 = true;
     assert_int_equal(activations_at_backward(&m, &s, &x), base + L * 4 * ass);
+    /* under transformers' modeling code the model's own softmax decides: Llama's upcasts,
+     * BERT's and GPT-2's run in the scores' dtype and keep the 2 B plain modules keep; a
+     * framework with its own attention code (LitGPT's) upcasts for every model */
+    x.transformers = true;
+    assert_int_equal(activations_at_backward(&m, &s, &x), base + L * 4 * ass);
+    vl_model in16 = m;
+    in16.arch.eager_softmax = VL_SOFTMAX_INPUT;
+    assert_int_equal(activations_at_backward(&in16, &s, &x), base);
+    x.transformers = false;
+    assert_int_equal(activations_at_backward(&in16, &s, &x), base + L * 4 * ass);
     /* PyTorch before 1.11: each softmax keeps its input too, the 2 B scores of a layer
      * and the 4 B logits log_softmax reads; under autocast the layer's scores are fp32 */
     x = *pt;

@@ -546,6 +546,7 @@ static void gpt_traits(vl_arch *a)
 static bool read_gpt2(hf *h)
 {
     gpt_traits(h->a);
+    h->a->eager_softmax = VL_SOFTMAX_INPUT; /* GPT2Attention: softmax in the scores' dtype */
     return read_common(h, true) &&
            get_dropout(h, KEYS("attn_pdrop", "resid_pdrop", "embd_pdrop"), &h->a->dropout);
 }
@@ -589,6 +590,7 @@ static bool read_falcon(hf *h)
     uint64_t kv = 0, norms = 0;
     a->mlp = VL_MLP_STANDARD;
     a->norm = VL_NORM_LAYERNORM;
+    a->eager_softmax = VL_SOFTMAX_INPUT; /* softmax(..., dtype=hidden_states.dtype) */
     if (!read_common(h, true) || !get_bool(h, KEYS("alibi"), &alibi) ||
         !get_bool(h, KEYS("bias"), &bias) || !get_bool(h, KEYS("parallel_attn"), &parallel) ||
         !get_bool(h, KEYS("new_decoder_architecture"), &new_arch) ||
@@ -678,6 +680,7 @@ static bool read_bert(hf *h)
     a->norm_position = VL_NORM_POST;
     a->embedding_norm = true;
     a->pooler = true;
+    a->eager_softmax = VL_SOFTMAX_INPUT; /* BertSelfAttention's nn.Softmax */
     return read_common(h, true) && get_count(h, KEYS("type_vocab_size"), &a->token_types, false) &&
            get_dropout(h, KEYS("hidden_dropout_prob", "attention_probs_dropout_prob"),
                        &a->dropout);
@@ -695,6 +698,7 @@ static bool read_distilbert(hf *h)
     gpt_traits(a);
     a->norm_position = VL_NORM_POST;
     a->embedding_norm = true;
+    a->eager_softmax = VL_SOFTMAX_INPUT;
     a->hidden = 768, a->layers = 6, a->heads = 12, a->ffn = 3072, a->vocab = 30522;
     a->max_positions = 512;
     return get_count(h, KEYS("dim"), &a->hidden, false) &&

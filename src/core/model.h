@@ -18,6 +18,11 @@ typedef enum { VL_NORM_PRE, VL_NORM_POST } vl_norm_position;
  * the queries and one for the keys, shared by the heads (Qwen3, Gemma 3); full, one over
  * all query heads and one over all key heads (OLMo 2). */
 typedef enum { VL_QK_NORM_NONE, VL_QK_NORM_HEAD, VL_QK_NORM_FULL } vl_qk_norm;
+/* The dtype of the softmax in the model's own eager attention code, where the framework
+ * runs it (a profile whose `transformers` is set, with softmax_fp32): fp32, softmax(...,
+ * dtype=torch.float32) as transformers' Llama family writes it; input, in the scores' own
+ * dtype (BERT's nn.Softmax, GPT-2's, Falcon's softmax(..., dtype=hidden_states.dtype)). */
+typedef enum { VL_SOFTMAX_FP32, VL_SOFTMAX_INPUT } vl_eager_softmax;
 
 typedef struct vl_arch {
     uint64_t hidden;            /* h */
@@ -39,6 +44,7 @@ typedef struct vl_arch {
     bool tie_embeddings;
     bool parallel_attention;    /* one norm per layer feeding attention and MLP (Falcon) */
     bool dropout;               /* dropout layers present in training */
+    vl_eager_softmax eager_softmax;
     uint64_t sliding_window;    /* 0 = none */
     uint64_t experts;           /* routed experts per layer; 1 = dense */
     uint64_t experts_per_token; /* routed experts each token uses */

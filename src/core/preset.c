@@ -55,7 +55,7 @@ typedef struct key_desc {
 
 _Static_assert(sizeof(vl_position) == sizeof(int) && sizeof(vl_mlp) == sizeof(int) &&
                    sizeof(vl_norm) == sizeof(int) && sizeof(vl_norm_position) == sizeof(int) &&
-                   sizeof(vl_qk_norm) == sizeof(int) &&
+                   sizeof(vl_qk_norm) == sizeof(int) && sizeof(vl_eager_softmax) == sizeof(int) &&
                    sizeof(vl_mode) == sizeof(int) && sizeof(vl_precision) == sizeof(int) &&
                    sizeof(vl_optimizer) == sizeof(int) && sizeof(vl_recompute) == sizeof(int) &&
                    sizeof(vl_dtype) == sizeof(int),
@@ -69,6 +69,7 @@ static const char *const mlp_names[] = {"gated", "standard"};
 static const char *const norm_names[] = {"rmsnorm", "layernorm"};
 static const char *const norm_position_names[] = {"pre", "post"};
 static const char *const qk_norm_names[] = {"none", "head", "full"};
+static const char *const eager_softmax_names[] = {"fp32", "input"};
 
 #define FIELD(type, f) .offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
 #define A(f) FIELD(vl_model, arch.f)
@@ -94,6 +95,7 @@ static const key_desc arch_keys[] = {
     {"tie_embeddings", T_BOOL, A(tie_embeddings)},
     {"parallel_attention", T_BOOL, A(parallel_attention)},
     {"dropout", T_BOOL, A(dropout)},
+    {"eager_softmax", T_ENUM, A(eager_softmax), ENUM(eager_softmax_names)},
     {"sliding_window", T_COUNT, A(sliding_window)},
     {"token_types", T_COUNT, A(token_types)},
     {"embedding_norm", T_BOOL, A(embedding_norm)},

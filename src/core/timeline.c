@@ -286,6 +286,10 @@ static void layer_terms(step *st, bool *ovf)
      * prepare_model_for_kbit_training, q, k, v, gate and up come out in fp32, and so do the
      * MLP's activation and product that down reads */
     const bool nf4_fp32 = s->qlora && f->nf4_returns_input_dtype && amp;
+    /* 16-bit eager attention with its softmax in fp32: the framework's own attention code
+     * (softmax_fp32), or transformers' modeling code where the model's upcasts */
+    const bool upcast16 = f->softmax_fp32 && beta == 2 && !amp &&
+                          !(f->transformers && a->eager_softmax == VL_SOFTMAX_INPUT);
     const bool drop = lora && s->lora_dropout;
     const int max = MAX_LAYER_TERMS;
 
@@ -334,7 +338,7 @@ static void layer_terms(step *st, bool *ovf)
     /* 16-bit eager attention with softmax(..., dtype=float32).to(dtype): the fp32 softmax is
      * kept for its backward and the 16-bit cast for the matmul with V (without dropout; with
      * dropout the dropout output is that operand already) */
-    if (eager && core_saved && f->softmax_fp32 && !amp && beta == 2) {
+    if (eager && core_saved && upcast16) {
         add_term(st->layer, &st->n_layer, max, "attention softmax in fp32", vl_mul(4 - beta, ass, ovf));
         if (!a->dropout)
             add_term(st->layer, &st->n_layer, max, SOFTMAX_CAST, vl_mul(beta, ass, ovf));
@@ -378,7 +382,7 @@ static void layer_terms(step *st, bool *ovf)
     /* The workspace of a layer's ops (ws_shape), in the forward: the largest tensor an op of
      * the layer writes (the fp32 residual stream, q, an MLP intermediate, eager attention's
      * scores in the softmax's dtype). */
-    const bool upcast = amp || (f->softmax_fp32 && beta == 2);
+    const bool upcast = amp || upcast16;
     uint64_t op_mlp = mlp;
     if (a->experts > 1 && f->moe_expert_loop) {
         /* one expert at a time: a routed one on its share of the tokens (s·b·k/E when the
