@@ -1477,10 +1477,14 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
         p->phase = out->phases[out->events[p->event].phase];
     p->context = rt->overhead_given ? s.overhead
                                     : vl_cuda_context_bytes(rt->arch, rt->cuda, &p->context_source);
+    /* the kernels the step loads lazily: a serving engine's own measure of what its profile
+     * forward adds outside PyTorch where it has one (vLLM's "non-torch forward increase
+     * memory", which its KV budget takes off too), else all of PyTorch's modules */
     if (rt->overhead_given)
         p->context_source = "--overhead";
-    else if (s.mode == VL_MODE_TRAIN)
-        p->lazy_kernels = vl_lazy_kernels_bytes(rt->cuda);
+    else
+        p->lazy_kernels = f->profile_non_torch ? f->profile_non_torch
+                                               : vl_lazy_kernels_bytes(rt->cuda);
     p->context = vl_add(p->context, p->lazy_kernels, &ovf);
     p->managed = st.paged;
     p->communicators = vl_communicator_bytes(f, &s, rt);
