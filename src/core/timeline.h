@@ -60,7 +60,7 @@ typedef struct vl_peak {
                                  * on the GPU but outside the caching allocator */
     uint64_t context;           /* the CUDA context, or the overhead that replaces it, with
                                  * lazy_kernels */
-    uint64_t lazy_kernels;      /* what the context gains as a training step's kernels load */
+    uint64_t lazy_kernels;      /* what the context gains as the step's kernels load */
     uint64_t communicators;     /* the framework's communicators, outside the allocator
                                  * (vl_communicator_bytes) */
     vl_link link;               /* how the GPUs are linked (vl_link_of) */
