@@ -1892,6 +1892,23 @@ static void test_fsdp_holds_frozen_inputs(void **state)
     build(&m, &s, &x, &t);
     assert_int_equal(allocs_in(&t, "backward layer 0", held, &(uint64_t){0}), 0);
     vl_timeline_free(&t);
+    /* --use-reentrant over the release's: transformers 4.48 checkpoints reentrant unless a
+     * Trainer passes use_reentrant=False, the current release does not unless told to */
+    static const struct {
+        vl_transformers release;
+        vl_reentrant flag;
+        bool reentrant;
+    } want[] = {{VL_TF_4_48, VL_REENTRANT_AUTO, true}, {VL_TF_4_48, VL_REENTRANT_FALSE, false},
+                {VL_TF_CURRENT, VL_REENTRANT_AUTO, false},
+                {VL_TF_CURRENT, VL_REENTRANT_TRUE, true}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_settings_take_framework(&s, fw("hf"));
+        s.transformers = want[i].release;
+        s.use_reentrant = want[i].flag;
+        vl_framework f;
+        vl_framework_of(&s, &hopper, &f);
+        assert_int_equal(f.checkpoint_reentrant, want[i].reentrant);
+    }
 }
 
 /* vLLM's V0 sampler with top-k/top-p, derived by hand for the tiny model in bf16: the

@@ -524,6 +524,8 @@ void vl_framework_of(const vl_settings *s, const vl_runtime *rt, vl_framework *f
     f->kv_block = s->kv_block;
     vl_framework_serve_as(f, s);
     vl_framework_on_releases(f, s);
+    if (s->use_reentrant != VL_REENTRANT_AUTO) /* over the release's */
+        f->checkpoint_reentrant = s->use_reentrant == VL_REENTRANT_TRUE;
 }
 
 void vl_framework_serve_as(vl_framework *f, const vl_settings *s)

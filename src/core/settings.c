@@ -34,6 +34,7 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 #undef OPTIMIZER_SHAPED
 #undef OPTIMIZER_LABEL
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
+const char *const vl_reentrant_names[VL_N_REENTRANTS] = {VL_REENTRANT_LIST(VL_ENUM_NAME)};
 const char *const vl_dtype_names[VL_N_DTYPES] = {
     VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
@@ -142,6 +143,12 @@ static const char *mfu_inert(const vl_settings *s)
     return s->precision == VL_FP32 ? N_("no dense fp32 peak in the GPU presets") : NULL;
 }
 
+static const char *reentrant_inert(const vl_settings *s)
+{
+    return s->recompute == VL_RECOMPUTE_FULL ? NULL
+                                              : N_("only full recompute reruns a layer's forward");
+}
+
 static const char *cp_inert(const vl_settings *s)
 {
     return s->attention == VL_ATTN_EAGER ? N_("context parallel needs sdpa or flash attention")
@@ -238,7 +245,15 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_RECOMPUTE) .flag = "recompute", FIELD(recompute),
         ENUM(vl_recompute_names, VL_N_RECOMPUTES), .modes = VL_IN_TRAIN, .arg = "R",
         .help = "activations recomputed in backward (default none)",
-        .label = N_("recompute"), .json_break = true},
+        .label = N_("recompute")},
+    ROW(VL_SET_USE_REENTRANT) .flag = "use-reentrant", FIELD(use_reentrant),
+        ENUM(vl_reentrant_names, VL_N_REENTRANTS), .modes = VL_IN_TRAIN, .arg = "B",
+        .help = "full recompute's torch.utils.checkpoint, a Trainer's "
+                "gradient_checkpointing_kwargs use_reentrant: true reruns a layer from a "
+                "detached copy of its input, which under FSDP with LoRA keeps every layer's "
+                "input and its gradient to the end of backward; false does not (default "
+                "auto, the framework's: transformers before 5.0 true)",
+        .label = N_("use_reentrant"), .inert = reentrant_inert, .json_break = true},
     ROW(VL_SET_ATTENTION) .flag = "attention", FIELD(attention),
         ENUM(vl_attention_names, VL_N_ATTENTIONS), .modes = VL_IN_BOTH, .arg = "A",
         .help = "the attention kernel: eager keeps the s^2 scores, sdpa and flash do not "

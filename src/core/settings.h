@@ -44,6 +44,12 @@
 #define VL_RECOMPUTE_LIST(X)                                                                  \
     X(VL_RECOMPUTE_NONE, "none") X(VL_RECOMPUTE_SELECTIVE, "selective")                       \
     X(VL_RECOMPUTE_FULL, "full")
+/* Full recompute's torch.utils.checkpoint (--use-reentrant, a Trainer's
+ * gradient_checkpointing_kwargs={"use_reentrant": ...}): auto is the framework's for its
+ * release (checkpoint_reentrant); true reruns a layer's forward from a detached copy of its
+ * input, false through saved-tensor hooks. */
+#define VL_REENTRANT_LIST(X)                                                                  \
+    X(VL_REENTRANT_AUTO, "auto") X(VL_REENTRANT_TRUE, "true") X(VL_REENTRANT_FALSE, "false")
 /* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
@@ -167,6 +173,7 @@ typedef enum { VL_CUDA_LIST(VL_ENUM_ID) VL_N_CUDAS } vl_cuda;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
+typedef enum { VL_REENTRANT_LIST(VL_ENUM_ID) VL_N_REENTRANTS } vl_reentrant;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
@@ -193,6 +200,7 @@ extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_link_names[VL_N_LINKS];
 extern const char *const vl_vllm_names[VL_N_VLLMS];
 extern const char *const vl_sampler_names[VL_N_SAMPLERS];
+extern const char *const vl_reentrant_names[VL_N_REENTRANTS];
 extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300) */
@@ -232,6 +240,7 @@ typedef struct vl_settings {
     unsigned zero;         /* 0..3 */
     uint64_t gpus, batch, seq, gen;
     vl_recompute recompute;
+    vl_reentrant use_reentrant; /* full recompute's checkpoint (auto: the framework's) */
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
     vl_dtype compute_dtype; /* inference, bnb4: bnb_4bit_compute_dtype (fp32, fp16, bf16) */
@@ -303,6 +312,7 @@ typedef struct vl_settings {
     X(VL_SET_PAGED_OPTIMIZER, "paged_optimizer") X(VL_SET_ZERO, "zero")                        \
     X(VL_SET_GPUS, "gpus") X(VL_SET_BATCH, "batch")                                           \
     X(VL_SET_SEQ, "seq") X(VL_SET_GEN, "gen") X(VL_SET_RECOMPUTE, "recompute")                \
+    X(VL_SET_USE_REENTRANT, "use_reentrant")                                                  \
     X(VL_SET_ATTENTION, "attention") X(VL_SET_FP32_GRADS, "fp32_grads")                       \
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
     X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \

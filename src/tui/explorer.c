@@ -126,7 +126,8 @@ static const struct {
 static const slider_id order[] = {
     SL_PARAMS, VL_SET_MODE, VL_SET_PRECISION, VL_SET_OPTIMIZER, VL_SET_PAGED_OPTIMIZER,
     VL_SET_WEIGHT_DTYPE, VL_SET_GROUP_SIZE, VL_SET_COMPUTE_DTYPE, VL_SET_KV_DTYPE, VL_SET_GPUS,
-    VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN, VL_SET_RECOMPUTE, VL_SET_ATTENTION, SL_GPU,
+    VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN, VL_SET_RECOMPUTE, VL_SET_USE_REENTRANT,
+    VL_SET_ATTENTION, SL_GPU,
     VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS, VL_SET_LORA_RANK, VL_SET_LORA_TARGETS,
     VL_SET_QLORA, VL_SET_DOUBLE_QUANT, VL_SET_LORA_DROPOUT, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP,
     VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
@@ -151,6 +152,7 @@ static const struct {
     [VL_SET_GPUS] = {VL_C_OPTIMIZER, VL_C_WEIGHTS}, [VL_SET_ZERO] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_BATCH] = {VL_C_ACTIVATIONS, VL_C_KV_CACHE}, [VL_SET_SEQ] = {VL_C_ACTIVATIONS, VL_C_KV_CACHE},
     [VL_SET_RECOMPUTE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_USE_REENTRANT] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_ATTENTION] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS}, [SL_GPU] = {VL_C_OVERHEAD, VL_C_OVERHEAD},
     [VL_SET_FP32_GRAD_COPY] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_FP32_GRADS] = {VL_C_GRADIENTS, VL_C_GRADIENTS},
@@ -761,13 +763,19 @@ const char *explorer_set(explorer *e, slider_id id, const char *text)
     return NULL;
 }
 
-/* A serving default the framework chooses for the GPU and release, as it is now ("auto
- * 2,048", "auto sort"). */
-static void serving_default(const explorer *e, slider_id id, char *buf, size_t len)
+/* A default the framework chooses for the GPU and release, as it is now ("auto 2,048",
+ * "auto sort", "auto true"). */
+static void framework_default(const explorer *e, slider_id id, char *buf, size_t len)
 {
     const vl_runtime rt = explorer_runtime(e);
     vl_framework f;
     vl_framework_of(&e->s, &rt, &f);
+    if (id == VL_SET_USE_REENTRANT) {
+        snprintf(buf, len, "auto %s",
+                 vl_reentrant_names[f.checkpoint_reentrant ? VL_REENTRANT_TRUE
+                                                           : VL_REENTRANT_FALSE]);
+        return;
+    }
     if (id == VL_SET_SAMPLER) {
         snprintf(buf, len, "auto %s",
                  vl_sampler_names[f.sampler_sort     ? VL_SAMPLER_SORT
@@ -794,8 +802,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
     else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS ||
-              id == VL_SET_SAMPLER) && v == 0)
-        serving_default(e, id, buf, len);
+              id == VL_SET_SAMPLER || id == VL_SET_USE_REENTRANT) && v == 0)
+        framework_default(e, id, buf, len);
     else if (id == VL_SET_INTERCONNECT && v == VL_LINK_AUTO) /* the GPU's, as it is now */
         snprintf(buf, len, "auto %s", vl_link_names[explorer_runtime(e).interconnect]);
     else if (is_numeric(id) && desc(id)->zero_ok && v == 0)
