@@ -524,7 +524,9 @@ void vl_framework_of(const vl_settings *s, const vl_runtime *rt, vl_framework *f
     f->kv_block = s->kv_block;
     vl_framework_serve_as(f, s);
     vl_framework_on_releases(f, s);
-    if (s->use_reentrant != VL_REENTRANT_AUTO) /* over the release's */
+    /* the flags that name a release's choice outright, over it */
+    vl_framework_on_sampler(f, s);
+    if (s->use_reentrant != VL_REENTRANT_AUTO)
         f->checkpoint_reentrant = s->use_reentrant == VL_REENTRANT_TRUE;
 }
 
@@ -543,7 +545,6 @@ void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
     vl_framework_on_trl(f, s->trl);
     vl_framework_on_torch(f, s->torch);
     vl_framework_on_vllm(f, s->vllm);
-    vl_framework_on_sampler(f, s);
 }
 
 void vl_settings_take_framework(vl_settings *s, const vl_framework *f)

@@ -190,7 +190,7 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v);
 /* f with the V1 engine's top-k/top-p as s->sampler names it (after the release's rule);
  * auto, or a profile that is not the V1 engine's, leaves f as it is. */
 void vl_framework_on_sampler(vl_framework *f, const vl_settings *s);
-/* All of them, for s's releases and its sampler. */
+/* All five, for s's releases. */
 void vl_framework_on_releases(vl_framework *f, const vl_settings *s);
 /* s runs on framework f (a built-in or a catalog entry, which must outlive s): its
  * attention, loss and compute dtype, and a serving engine's share of the GPU and KV block,
