@@ -45,6 +45,10 @@ expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtyp
 expect 2 "$e --kv-dtype: unknown value 'bnb4' (expected fp32, fp16, bf16, fp8, int8 or int4)" estimate --mode infer --kv-dtype bnb4
 expect 2 "$e --compute-dtype: unknown value 'int8' (expected fp32, fp16 or bf16)" estimate --mode infer --weight-dtype bnb4 --compute-dtype int8
 expect 2 "$e --compute-dtype applies to --mode infer only" estimate --compute-dtype bf16
+expect 2 "$e --fsdp-mixed-precision: unknown value 'yes' (expected auto, true or false)" \
+    estimate --zero 3 --gpus 8 --fsdp-mixed-precision yes
+expect 2 "$e --fsdp-mixed-precision applies to --mode train only" \
+    estimate --mode infer --fsdp-mixed-precision true
 expect 2 "$e --paged-optimizer applies to --mode train only" estimate --mode infer --paged-optimizer
 expect 2 "$e --mfu must be above 0 and at most 1, got '0'" estimate --mfu 0
 expect 2 "$e --mfu: '1.5' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" estimate --mfu 1.5

@@ -1896,11 +1896,11 @@ static void test_fsdp_holds_frozen_inputs(void **state)
      * Trainer passes use_reentrant=False, the current release does not unless told to */
     static const struct {
         vl_transformers release;
-        vl_reentrant flag;
+        vl_choice flag;
         bool reentrant;
-    } want[] = {{VL_TF_4_48, VL_REENTRANT_AUTO, true}, {VL_TF_4_48, VL_REENTRANT_FALSE, false},
-                {VL_TF_CURRENT, VL_REENTRANT_AUTO, false},
-                {VL_TF_CURRENT, VL_REENTRANT_TRUE, true}};
+    } want[] = {{VL_TF_4_48, VL_CHOICE_AUTO, true}, {VL_TF_4_48, VL_CHOICE_FALSE, false},
+                {VL_TF_CURRENT, VL_CHOICE_AUTO, false},
+                {VL_TF_CURRENT, VL_CHOICE_TRUE, true}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_settings_take_framework(&s, fw("hf"));
         s.transformers = want[i].release;
@@ -1908,6 +1908,89 @@ static void test_fsdp_holds_frozen_inputs(void **state)
         vl_framework f;
         vl_framework_of(&s, &hopper, &f);
         assert_int_equal(f.checkpoint_reentrant, want[i].reentrant);
+    }
+}
+
+/* The bytes of every allocation named what in phase, summed. */
+static uint64_t alloc_sum(const vl_timeline *t, const char *phase, const char *what)
+{
+    uint64_t sum = 0;
+    for (size_t i = first_event_of(t, phase);
+         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
+            sum += t->events[i].bytes;
+    return sum;
+}
+
+/* FSDP's MixedPrecision under bf16 autocast (accelerate's, the hf profile's), by hand for
+ * the tiny Llama (a layer: q 128 x 128, k and v 128 x 32, o 128 x 128, gate, up and down
+ * 128 x 352, two norms of 128: 176,384 parameters; LoRA rank 8 on q and v: 2,048 + 1,280
+ * adapter parameters a layer) at 32 tokens x 2 on 2 GPUs: the layers run on 16-bit weights,
+ * so a checkpointed input is 32 x 2 x 128 x 2 B, a gathered layer 2 B a parameter, cast
+ * shard by shard (half of it each), and autocast copies no weight; without it, 4 B and
+ * fp32 gathers. */
+static void test_fsdp_mixed_precision(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train_zero3(VL_BF16_AMP, 32, 2);
+    s.recompute = VL_RECOMPUTE_FULL;
+    s.lora_rank = 8;
+    const char *cast = "shard cast to 16 bits for the all-gather (MixedPrecision)";
+    const char *frozen = "frozen weights' 16-bit casts (their matmuls')";
+    const uint64_t layer = 176384 + 2048 + 1280;
+    static const struct {
+        const char *framework;
+        vl_choice flag;
+        bool on;
+    } runs[] = {{"hf", VL_CHOICE_AUTO, true},       {"hf", VL_CHOICE_FALSE, false},
+                {"pytorch", VL_CHOICE_AUTO, false}, {"pytorch", VL_CHOICE_TRUE, true},
+                {"litgpt", VL_CHOICE_AUTO, false}};
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        s.fsdp_mixed_precision = runs[r].flag;
+        vl_timeline t;
+        build(&m, &s, fw(runs[r].framework), &t);
+        const uint64_t w = runs[r].on ? 2 : 4;
+        assert_int_equal(event_bytes(&t, "forward layer 0", "checkpointed layer input"),
+                         32 * 2 * 128 * w);
+        assert_int_equal(event_bytes(&t, "forward layer 0", "gathered layer parameters"),
+                         layer * w);
+        assert_int_equal(alloc_sum(&t, "forward layer 0", cast), runs[r].on ? layer * w / 2 : 0);
+        const char *copy = "16-bit weight copies (autocast)";
+        const uint64_t copies = alloc_sum(&t, "backward layer 2", frozen) +
+                                alloc_sum(&t, "backward layer 2", copy);
+        assert_int_equal(copies > 0, !runs[r].on);
+        /* the root unit's embeddings, final norm and head, gathered as the layers are */
+        assert_int_equal(event_bytes(&t, "forward embedding",
+                                     "FSDP root unit's parameters, gathered until backward ends"),
+                         (2 * 3000 * 128 + 128) * w);
+        vl_timeline_free(&t);
+    }
+    /* full fine-tuning on 4 GPUs: a layer's gradients are made in 16 bits (2 B each) and
+     * reduce-scattered into fp32 shards (a quarter of the parameters, 4 B each) */
+    s.lora_rank = 0;
+    s.gpus = 4;
+    s.fsdp_mixed_precision = VL_CHOICE_AUTO;
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(alloc_sum(&t, "backward layer 2", "layer gradients"), 176384 * 2);
+    assert_int_equal(alloc_sum(&t, "backward layer 2", "gradient shard (reduce-scattered)"),
+                     176384 / 4 * 4);
+    vl_timeline_free(&t);
+    /* inert: not autocast (bf16-mixed), not FSDP (ZeRO-1; DeepSpeed) */
+    vl_settings off[3] = {s, s, s};
+    off[0].precision = VL_BF16_MIXED;
+    off[1].zero = 1;
+    const vl_framework *f[3] = {fw("hf"), fw("hf"), fw("deepspeed")};
+    for (int i = 0; i < 3; i++) {
+        vl_timeline a, b;
+        build(&m, &off[i], f[i], &a);
+        off[i].fsdp_mixed_precision = VL_CHOICE_TRUE;
+        build(&m, &off[i], f[i], &b);
+        assert_int_equal(a.peak.allocated, b.peak.allocated);
+        assert_int_equal(a.n_events, b.n_events);
+        vl_timeline_free(&a);
+        vl_timeline_free(&b);
     }
 }
 
@@ -2260,6 +2343,7 @@ int main(void)
         cmocka_unit_test(test_per_tensor),
         cmocka_unit_test(test_sharding_and_experts),
         cmocka_unit_test(test_fsdp_holds_frozen_inputs),
+        cmocka_unit_test(test_fsdp_mixed_precision),
         cmocka_unit_test(test_paged_optimizer),
         cmocka_unit_test(test_lightning_bnb4),
         cmocka_unit_test(test_bad_input),

@@ -428,6 +428,27 @@ expect_screen $name "vLLM release has no effect now: the framework is not vLLM's
 keys $name q
 exited $name 0
 
+# FSDP's MixedPrecision names the hf profile's choice until moved; false (fp32 gathers and
+# autocast's copies) gives estimate's peak; under bf16-mixed the slider is drawn disabled and
+# says why
+name=fsdp-mp
+fsdp_run="--preset llama-2-7b --precision bf16-amp --zero 3 --gpus 8 --lora-rank 8 --recompute full"
+start $name $fsdp_run --no-color --ascii
+expect_slider $name "FSDP MixedPrec" "auto true"
+expect_peak $name $fsdp_run
+to $name "FSDP MixedPrec"
+keys $name Right Right
+expect_slider $name "FSDP MixedPrec" false
+expect_peak $name $fsdp_run --fsdp-mixed-precision false
+to $name precision
+keys $name Left Left                                # bf16-amp -> fp16-amp -> bf16-mixed
+expect_slider $name precision bf16-mixed
+to $name "FSDP MixedPrec"
+keys $name Left
+expect_screen $name "FSDP MixedPrec has no effect now: MixedPrecision casts autocast's fp32 weights"
+keys $name q
+exited $name 0
+
 # The releases under the framework: transformers 4.45 steps from current (reentrant
 # checkpointing, the loss's shifted copy, fp32 logits from the model, foreach AdamW), and the
 # peak is vramlab estimate's; under LitGPT, whose models are not transformers', the setting

@@ -451,14 +451,15 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
         if (s->zero == 3 && b->lora.on)
             snprintf(buf, len,
                      "largest matrix %s params x %u B (frozen: no gradient%s) = %s",
-                     vl_fmt_count(b->params.largest_matrix, x, sizeof x), s->qlora ? 2 : bpp->weights,
+                     vl_fmt_count(b->params.largest_matrix, x, sizeof x),
+                     s->qlora ? 2 : bpp->gathered,
                      s->qlora ? "; counted at 16 bits, as the embeddings are kept" : "", v);
         else if (s->zero == 3)
             snprintf(buf, len,
                      "largest matrix %s params x (%u + %u) B (weights + gradients, DeepSpeed's "
                      "estimate) = %s",
-                     vl_fmt_count(b->params.largest_matrix, x, sizeof x), bpp->weights,
-                     bpp->gradients, v);
+                     vl_fmt_count(b->params.largest_matrix, x, sizeof x), bpp->gathered,
+                     bpp->unsharded_grad, v);
         else
             snprintf(buf, len, "only at ZeRO-3 = %s", v);
         break;
@@ -530,6 +531,10 @@ const char *vl_convention(const vl_settings *s)
                      "with fp32 weights)";
     if (s->precision == VL_FP32)
         return "fp32 training: weights, gradients and optimizer moments in fp32";
+    if (vl_fsdp_casts_params(s))
+        return "PyTorch autocast over FSDP's MixedPrecision: weight, gradient and optimizer "
+               "moment shards in fp32, no master copy; each unit is gathered in 16 bits, so "
+               "the layers keep 16-bit activations and autocast copies no weight";
     if (vl_precision_is_amp(s->precision))
         return "PyTorch autocast: weights, gradients and optimizer moments in fp32, no master "
                "copy; the 16-bit weight copies autocast makes count as activations";

@@ -147,8 +147,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .bnb_quant_fp16 = false,
         /* torch.utils.checkpoint reenters autograd unless told otherwise ("To maintain
          * current behavior, pass use_reentrant=True", its warning); FSDP's units as the
-         * user's policy makes them */
-        .checkpoint_reentrant = true, .adapter_units = false,
+         * user's policy makes them, with no MixedPrecision unless given one: the parameters
+         * gathered as they are stored */
+        .checkpoint_reentrant = true, .adapter_units = false, .fsdp_mixed_precision = false,
         /* a plain generate loop: torch.cat grows the cache, nothing captured */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
         .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
@@ -199,8 +200,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         /* gradient_checkpointing_enable passes use_reentrant=False since transformers
          * pull request #43203 (January 2026; True from 4.37, #28538); under FSDP the Trainer
          * wraps a PEFT model with peft's fsdp_auto_wrap_policy, each adapter a unit of its
-         * own (trainer.py, _fsdp_qlora_plugin_updates) */
-        .checkpoint_reentrant = false, .adapter_units = true,
+         * own (trainer.py, _fsdp_qlora_plugin_updates); with bf16 or fp16 accelerate gives
+         * FSDP MixedPrecision(param_dtype=dtype, reduce_dtype=dtype, buffer_dtype=dtype)
+         * (accelerate/utils/dataclasses.py, FullyShardedDataParallelPlugin.
+         * set_mixed_precision), and autocast runs on top */
+        .checkpoint_reentrant = false, .adapter_units = true, .fsdp_mixed_precision = true,
         /* generate(): DynamicCache grows each layer by torch.cat; the logits of the last
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
@@ -354,8 +358,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .bnb_quant_fp16 = true,
         /* Fabric's activation checkpointing wraps each Block in torch's checkpoint_wrapper,
          * non-reentrant by default; its FSDPStrategy wraps whole Blocks (use_orig_params),
-         * adapters and frozen weights in one unit */
-        .checkpoint_reentrant = false, .adapter_units = false,
+         * adapters and frozen weights in one unit; its bf16-mixed and 16-mixed keep
+         * MixedPrecision's param_dtype fp32 and leave the casts to autocast (lightning/
+         * fabric/plugins/precision/fsdp.py, mixed_precision_config, since Lightning 2.0.3) */
+        .checkpoint_reentrant = false, .adapter_units = false, .fsdp_mixed_precision = false,
         /* GPT.set_kv_cache: a KVCache of zeros for max_seq_length, allocated once; GPT.forward
          * applies lm_head to every position it is given, and generate samples from the
          * last (generate/base.py) */
@@ -526,8 +532,8 @@ void vl_framework_of(const vl_settings *s, const vl_runtime *rt, vl_framework *f
     vl_framework_on_releases(f, s);
     /* the flags that name a release's choice outright, over it */
     vl_framework_on_sampler(f, s);
-    if (s->use_reentrant != VL_REENTRANT_AUTO)
-        f->checkpoint_reentrant = s->use_reentrant == VL_REENTRANT_TRUE;
+    if (s->use_reentrant != VL_CHOICE_AUTO)
+        f->checkpoint_reentrant = s->use_reentrant == VL_CHOICE_TRUE;
 }
 
 void vl_framework_serve_as(vl_framework *f, const vl_settings *s)
@@ -604,6 +610,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("zero_impl", zero_impl, vl_zero_impl_names, VL_N_ZERO_IMPLS),
     BOOL("adapter_units", adapter_units),
     BOOL("checkpoint_reentrant", checkpoint_reentrant),
+    BOOL("fsdp_mixed_precision", fsdp_mixed_precision),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
     COUNT("comm_nvlink", comm_nvlink, 0, VL_MAX_OVERHEAD),
     COUNT("comm_pcie", comm_pcie, 0, VL_MAX_OVERHEAD),

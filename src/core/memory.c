@@ -30,6 +30,29 @@ unsigned vl_activation_bytes(vl_precision p)
     return p == VL_FP32 ? 4 : 2;
 }
 
+/* FSDP's MixedPrecision casts each unit's fp32 shard to param_dtype before it all-gathers it
+ * (torch/distributed/fsdp/_flat_param.py, FlatParamHandle._use_low_precision_shard), so the
+ * unit's forward and backward read 16-bit weights, autocast finds nothing to cast, and every
+ * tensor the layers write is 16-bit, the residual stream too; the unit's gradient is made in
+ * param_dtype and reduce-scattered in reduce_dtype before it is cast into the fp32 shard
+ * (_cast_grad_to_param_dtype in _runtime_utils.py).  The fp32 shard stays what the
+ * optimizer steps. */
+bool vl_fsdp_casts_params(const vl_settings *s)
+{
+    if (!vl_precision_is_amp(s->precision) || s->zero < 2 ||
+        s->framework->zero_impl != VL_ZERO_FSDP)
+        return false;
+    return s->fsdp_mixed_precision == VL_CHOICE_AUTO ? s->framework->fsdp_mixed_precision
+                                                     : s->fsdp_mixed_precision == VL_CHOICE_TRUE;
+}
+
+vl_precision vl_compute_precision(const vl_settings *s)
+{
+    if (!vl_fsdp_casts_params(s))
+        return s->precision;
+    return s->precision == VL_FP16_AMP ? VL_FP16 : VL_BF16;
+}
+
 /* ---- the optimizers' states (§4.2), one rule per row of VL_OPTIMIZER_LIST --------------
  * elem is the bytes of one state element: fp32, except in the pure 16-bit modes, where
  * optimizers keep their state in the parameters' dtype (torch.optim creates it with
@@ -116,6 +139,8 @@ vl_bpp vl_bytes_per_param(const vl_settings *s, const vl_arch *a)
     b.gradients = b.weights == 4 || (mixed && s->fp32_grads) ? 4 : 2;
     b.master = mixed ? 4 : 0;
     b.grad_copy = mixed && b.gradients != 4 && s->fp32_grad_copy ? 4 : 0;
+    b.gathered = vl_fsdp_casts_params(s) ? 2 : b.weights;
+    b.unsharded_grad = vl_fsdp_casts_params(s) ? 2 : b.gradients;
     vl_shapes sh = {0};
     bool ovf = false;
     if (a)
@@ -137,7 +162,7 @@ uint64_t vl_state_bytes(uint64_t params, unsigned bytes_per_param, bool sharded,
 
 uint64_t vl_zero3_live_bytes(uint64_t largest_matrix, const vl_bpp *b, bool *ovf)
 {
-    return vl_mul(largest_matrix, b->weights + b->gradients, ovf);
+    return vl_mul(largest_matrix, b->gathered + b->unsharded_grad, ovf);
 }
 
 static void term(vl_term *list, int *n, uint64_t *sum, const char *name, uint64_t bytes,
@@ -191,10 +216,11 @@ bool vl_qlora_head(const vl_settings *s, const vl_params *p)
 void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activations *out,
                             bool *ovf)
 {
-    const bool amp = vl_precision_is_amp(s->precision);
+    const vl_precision compute = vl_compute_precision(s);
+    const bool amp = vl_precision_is_amp(compute);
     /* beta: what the matmuls read and write; rho: what autocast runs in fp32 (the residual
      * stream, the norms, the softmax) */
-    const uint64_t beta = vl_activation_bytes(s->precision);
+    const uint64_t beta = vl_activation_bytes(compute);
     const uint64_t rho = amp ? 4 : beta;
     /* context parallel cp (Megatron-Core): every tensor of the layers and the embeddings
      * holds this GPU's seq / cp tokens; attention runs over blocks (never the s x s scores,
@@ -658,7 +684,7 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
      * counted at 16 bits (the embeddings, often the largest, stay 16-bit) */
     b[VL_C_ZERO3_LIVE] =
         s->zero != 3     ? 0
-        : s->lora_rank ? vl_mul(out->params.largest_matrix, s->qlora ? 2 : out->bpp.weights, &ovf)
+        : s->lora_rank ? vl_mul(out->params.largest_matrix, s->qlora ? 2 : out->bpp.gathered, &ovf)
                          : vl_zero3_live_bytes(vl_ceil_div(out->params.largest_matrix, s->tp),
                                                &out->bpp, &ovf);
     b[VL_C_OVERHEAD] = s->overhead;

@@ -18,6 +18,10 @@
 typedef struct vl_bpp {
     unsigned weights, gradients, optimizer;
     unsigned master, grad_copy, moments;
+    /* a parameter as ZeRO-3 gathers it, and its gradient as backward makes it, before
+     * ZeRO 2 and 3 reduce it into the shard: 16-bit under FSDP's MixedPrecision
+     * (vl_fsdp_casts_params), else weights and gradients */
+    unsigned gathered, unsharded_grad;
     uint64_t shaped_bytes;
     const char *shaped;       /* what shaped_bytes is, for the formulas; NULL when 0 */
 } vl_bpp;
@@ -28,12 +32,19 @@ bool vl_precision_is_mixed(vl_precision p);
 bool vl_precision_is_amp(vl_precision p);
 /* Bytes of one element the matmuls read and write: 4 in fp32, else 2. */
 unsigned vl_activation_bytes(vl_precision p);
+/* FSDP (--zero 2, 3 where the framework shards as FSDP) under autocast with a MixedPrecision
+ * whose param_dtype is the autocast dtype: --fsdp-mixed-precision, else the framework's. */
+bool vl_fsdp_casts_params(const vl_settings *s);
+/* The precision the layers compute in: a pure 16-bit one where FSDP gathers 16-bit
+ * parameters (vl_fsdp_casts_params), else the settings' own. */
+vl_precision vl_compute_precision(const vl_settings *s);
 
 /* §4.3: what one GPU holds of a P-parameter model state at bytes_per_param, when the
  * state is sharded over gpus (ceil(P / gpus) parameters) or not. */
 uint64_t vl_state_bytes(uint64_t params, unsigned bytes_per_param, bool sharded, uint64_t gpus,
                         bool *ovf);
-/* §4.3: ZeRO-3 live parameters: largest matrix x (weight + gradient bytes) (DeepSpeed). */
+/* §4.3: ZeRO-3 live parameters: largest matrix x (gathered weight + unsharded gradient
+ * bytes) (DeepSpeed). */
 uint64_t vl_zero3_live_bytes(uint64_t largest_matrix, const vl_bpp *b, bool *ovf);
 
 /* §4.4: activations saved for backward, tensor by tensor, as PyTorch eager modules keep

@@ -246,7 +246,7 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
     keys[VL_N_SETTINGS + 2] = (key_desc){NULL, 0};
 }
 
-#define MAX_KEYS 64
+#define MAX_KEYS 80
 _Static_assert(MAX_FRAMEWORK_KEYS <= MAX_KEYS, "a framework preset's keys fit a walk");
 
 /* ---- values -------------------------------------------------------------------------- */

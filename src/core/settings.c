@@ -34,7 +34,7 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 #undef OPTIMIZER_SHAPED
 #undef OPTIMIZER_LABEL
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
-const char *const vl_reentrant_names[VL_N_REENTRANTS] = {VL_REENTRANT_LIST(VL_ENUM_NAME)};
+const char *const vl_choice_names[VL_N_CHOICES] = {VL_CHOICE_LIST(VL_ENUM_NAME)};
 const char *const vl_dtype_names[VL_N_DTYPES] = {
     VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
@@ -149,6 +149,15 @@ static const char *reentrant_inert(const vl_settings *s)
                                               : N_("only full recompute reruns a layer's forward");
 }
 
+static const char *fsdp_mp_inert(const vl_settings *s)
+{
+    if (s->zero < 2 || s->framework->zero_impl != VL_ZERO_FSDP)
+        return N_("only FSDP (ZeRO 2 or 3 under an FSDP framework) gathers parameters");
+    return s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP
+               ? NULL
+               : N_("MixedPrecision casts autocast's fp32 weights");
+}
+
 static const char *cp_inert(const vl_settings *s)
 {
     return s->attention == VL_ATTN_EAGER ? N_("context parallel needs sdpa or flash attention")
@@ -247,7 +256,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "activations recomputed in backward (default none)",
         .label = N_("recompute")},
     ROW(VL_SET_USE_REENTRANT) .flag = "use-reentrant", FIELD(use_reentrant),
-        ENUM(vl_reentrant_names, VL_N_REENTRANTS), .modes = VL_IN_TRAIN, .arg = "B",
+        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
         .help = "full recompute's torch.utils.checkpoint, a Trainer's "
                 "gradient_checkpointing_kwargs use_reentrant: true reruns a layer from a "
                 "detached copy of its input, which under FSDP with LoRA keeps every layer's "
@@ -315,6 +324,14 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         ENUM(vl_offload_names, VL_N_OFFLOADS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",
         .label = N_("offload")},
+    ROW(VL_SET_FSDP_MIXED_PRECISION) .flag = "fsdp-mixed-precision", FIELD(fsdp_mixed_precision),
+        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
+        .help = "FSDP's MixedPrecision under fp16-amp or bf16-amp: true gathers each unit's "
+                "parameters cast to 16 bits (param_dtype), so the layers run on 16-bit "
+                "weights and keep 16-bit activations; false gathers them in fp32 for "
+                "autocast to cast (default auto, the framework's: hf true, as accelerate "
+                "sets it)",
+        .label = N_("FSDP MixedPrec"), .inert = fsdp_mp_inert},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node (default 8)",

@@ -44,12 +44,10 @@
 #define VL_RECOMPUTE_LIST(X)                                                                  \
     X(VL_RECOMPUTE_NONE, "none") X(VL_RECOMPUTE_SELECTIVE, "selective")                       \
     X(VL_RECOMPUTE_FULL, "full")
-/* Full recompute's torch.utils.checkpoint (--use-reentrant, a Trainer's
- * gradient_checkpointing_kwargs={"use_reentrant": ...}): auto is the framework's for its
- * release (checkpoint_reentrant); true reruns a layer's forward from a detached copy of its
- * input, false through saved-tensor hooks. */
-#define VL_REENTRANT_LIST(X)                                                                  \
-    X(VL_REENTRANT_AUTO, "auto") X(VL_REENTRANT_TRUE, "true") X(VL_REENTRANT_FALSE, "false")
+/* A framework's yes-or-no choice, set for a run or left to the framework (auto):
+ * --use-reentrant, --fsdp-mixed-precision. */
+#define VL_CHOICE_LIST(X)                                                                     \
+    X(VL_CHOICE_AUTO, "auto") X(VL_CHOICE_TRUE, "true") X(VL_CHOICE_FALSE, "false")
 /* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
@@ -173,7 +171,7 @@ typedef enum { VL_CUDA_LIST(VL_ENUM_ID) VL_N_CUDAS } vl_cuda;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
-typedef enum { VL_REENTRANT_LIST(VL_ENUM_ID) VL_N_REENTRANTS } vl_reentrant;
+typedef enum { VL_CHOICE_LIST(VL_ENUM_ID) VL_N_CHOICES } vl_choice;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
@@ -200,7 +198,7 @@ extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_link_names[VL_N_LINKS];
 extern const char *const vl_vllm_names[VL_N_VLLMS];
 extern const char *const vl_sampler_names[VL_N_SAMPLERS];
-extern const char *const vl_reentrant_names[VL_N_REENTRANTS];
+extern const char *const vl_choice_names[VL_N_CHOICES];
 extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300) */
@@ -240,7 +238,13 @@ typedef struct vl_settings {
     unsigned zero;         /* 0..3 */
     uint64_t gpus, batch, seq, gen;
     vl_recompute recompute;
-    vl_reentrant use_reentrant; /* full recompute's checkpoint (auto: the framework's) */
+    /* full recompute's torch.utils.checkpoint (a Trainer's gradient_checkpointing_kwargs
+     * use_reentrant): true reruns a layer's forward from a detached copy of its input, false
+     * through saved-tensor hooks */
+    vl_choice use_reentrant;
+    /* FSDP under autocast gathers the parameters in the autocast dtype (MixedPrecision's
+     * param_dtype) */
+    vl_choice fsdp_mixed_precision;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
     vl_dtype compute_dtype; /* inference, bnb4: bnb_4bit_compute_dtype (fp32, fp16, bf16) */
@@ -320,7 +324,8 @@ typedef struct vl_settings {
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
-    X(VL_SET_OFFLOAD, "offload") X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")  \
+    X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
+    X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \

@@ -178,6 +178,7 @@ typedef struct step {
     int logprobs_term;
     uint64_t head_out;          /* the head's output, in the activations' dtype */
     /* gradients, per GPU */
+    unsigned grad_bytes;        /* a gradient element as backward makes it (gradient_plan) */
     uint64_t layer_grad, head_grad, embedding_grad, grad_full, grad_part, trainable;
     uint64_t head_params, embedding_params;
     /* a layer's trainable parameters as the tensors that hold them (elements) */
@@ -190,6 +191,7 @@ typedef struct step {
                                  * until backward ends (holds_inputs) */
     uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
     uint64_t gathered_layer, gathered_outside; /* ZeRO-3 */
+    uint64_t cast_shard;        /* a layer's shard cast for its all-gather (FSDP) */
     uint64_t ahead, ahead_back; /* layers gathered ahead in the forward, in backward */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
     uint64_t sms;               /* the GPU's streaming multiprocessors (0: unknown) */
@@ -266,7 +268,7 @@ static void layer_terms(step *st, bool *ovf)
     const vl_settings *s = st->s;
     const vl_framework *f = st->f;
     const vl_activations *act = &st->bd->act;
-    const bool amp = vl_precision_is_amp(s->precision);
+    const bool amp = vl_precision_is_amp(vl_compute_precision(s));
     const bool eager = f->attention == VL_ATTN_EAGER;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
     const bool lora = s->lora_rank > 0;
@@ -287,9 +289,12 @@ static void layer_terms(step *st, bool *ovf)
      * MLP's activation and product that down reads */
     const bool nf4_fp32 = s->qlora && f->nf4_returns_input_dtype && amp;
     /* 16-bit eager attention with its softmax in fp32: the framework's own attention code
-     * (softmax_fp32), or transformers' modeling code where the model's upcasts */
-    const bool upcast16 = f->softmax_fp32 && beta == 2 && !amp &&
-                          !(f->transformers && a->eager_softmax == VL_SOFTMAX_INPUT);
+     * (softmax_fp32), or transformers' modeling code where the model's upcasts, or autocast
+     * over the 16-bit weights FSDP gathers */
+    const bool upcast16 = beta == 2 && !amp &&
+                          (vl_fsdp_casts_params(s) ||
+                           (f->softmax_fp32 &&
+                            !(f->transformers && a->eager_softmax == VL_SOFTMAX_INPUT)));
     const bool drop = lora && s->lora_dropout;
     const int max = MAX_LAYER_TERMS;
 
@@ -426,10 +431,10 @@ static void layer_terms(step *st, bool *ovf)
     st->head_dequant = act->head_dequant_bytes;
     /* an encoder's padding mask is b x 1 x 1 x s, broadcast over the scores
      * (ModuleUtilsMixin.get_extended_attention_mask, transformers' modeling_utils.py):
-     * only a causal decoder's mask is b x 1 x s x s */
+     * only a causal decoder's mask is b x 1 x s x s, in the embeddings' dtype (the residual
+     * stream's) */
     if (eager && f->materialized_mask && !vl_arch_encoder(st->a))
-        st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf),
-                          st->bd->bpp.weights, ovf);
+        st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), st->rho, ovf);
 }
 
 /* The outside tensors: the embedding side as vl_activations_compute keeps it; the head and
@@ -555,7 +560,11 @@ static void gradient_plan(step *st, bool *ovf)
 {
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
-    const unsigned g = bd->bpp.gradients;
+    st->fsdp = s->zero >= 2 && st->f->zero_impl == VL_ZERO_FSDP;
+    /* the gradients as backward makes them: FSDP's are cast into its shard after the
+     * reduce-scatter (keep_gradient) */
+    st->grad_bytes = st->fsdp ? bd->bpp.unsharded_grad : bd->bpp.gradients;
+    const unsigned g = st->grad_bytes;
     uint64_t layer_params;
     if (s->lora_rank) {
         st->trainable = bd->lora.trainable_params;
@@ -586,7 +595,6 @@ static void gradient_plan(step *st, bool *ovf)
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
     st->grads_held = s->zero < 2 && (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
-    st->fsdp = s->zero >= 2 && st->f->zero_impl == VL_ZERO_FSDP;
     st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
     if (s->zero >= 1 && !st->fsdp) {
@@ -594,12 +602,15 @@ static void gradient_plan(step *st, bool *ovf)
         st->bucket = vl_mul(elems, g, ovf);
     }
     if (s->zero == 3) {
-        const unsigned w = bd->bpp.weights;
+        const unsigned w = bd->bpp.gathered;
         if (s->lora_rank) {
             uint64_t outside = vl_mul(bd->params.outside, w, ovf);
-            /* all-gathered: the 4-bit data, not the scales every GPU holds */
+            /* all-gathered: the frozen layers' weights as gathered, or their 4-bit data, not
+             * the scales every GPU holds */
             const uint64_t kept = vl_add(outside, bd->lora.nf4_scale_bytes, ovf);
-            uint64_t base = bd->lora.frozen_bytes > kept ? bd->lora.frozen_bytes - kept : 0;
+            uint64_t base = !s->qlora ? vl_mul(bd->P - bd->params.outside, w, ovf)
+                            : bd->lora.frozen_bytes > kept ? bd->lora.frozen_bytes - kept
+                                                           : 0;
             st->gathered_layer = base / st->layers + vl_mul(layer_params, w, ovf);
             st->gathered_outside = outside;
         } else {
@@ -621,6 +632,10 @@ static void gradient_plan(step *st, bool *ovf)
             st->ahead_back = s->lora_rank && st->f->adapter_units ? 0 : 1;
         else
             st->ahead_back = st->ahead;
+        /* MixedPrecision's 16-bit copy of this GPU's shard, made for the all-gather and freed
+         * once it is done (FlatParamHandle.post_unshard) */
+        if (st->fsdp && bd->bpp.gathered != bd->bpp.weights)
+            st->cast_shard = vl_ceil_div(st->gathered_layer, st->dp);
     }
 }
 
@@ -700,8 +715,12 @@ static void gather(builder *b, const step *st, uint32_t *ids, uint64_t i, bool f
         uint64_t j = forward ? i + k : i - k;
         if ((forward && j >= st->layers) || (!forward && k > i))
             break;
-        if (!ids[j])
-            ids[j] = alloc(b, VL_TL_GATHERED, st->gathered_layer, "gathered layer parameters");
+        if (ids[j])
+            continue;
+        const uint32_t cast = alloc(b, VL_TL_TRANSIENT, st->cast_shard,
+                                    "shard cast to 16 bits for the all-gather (MixedPrecision)");
+        ids[j] = alloc(b, VL_TL_GATHERED, st->gathered_layer, "gathered layer parameters");
+        release(b, cast);
     }
 }
 
@@ -870,7 +889,8 @@ static void keep_gradient(builder *b, const step *st, uint32_t g, uint64_t bytes
     if (!g)
         return;
     if (st->fsdp) {
-        const uint64_t shard = vl_ceil_div(bytes, st->dp);
+        const uint64_t shard = vl_mul(vl_ceil_div(bytes / st->grad_bytes, st->dp),
+                                      st->bd->bpp.gradients, &b->ovf);
         if (born)
             *slot = alloc(b, VL_TL_GRADIENTS, shard, "gradient shard (reduce-scattered)");
         else
@@ -958,7 +978,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t g[MAX_PARAM_TENSORS] = {0};
         uint64_t bytes[MAX_PARAM_TENSORS] = {0};
         for (int i = 0; i < st->n_tensors; i++) {
-            bytes[i] = vl_mul(st->tensor[i], st->bd->bpp.gradients, &b->ovf);
+            bytes[i] = vl_mul(st->tensor[i], st->grad_bytes, &b->ovf);
             g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
         }
         release_all(b, ws, 3);
@@ -1440,8 +1460,9 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
         return false;
     }
     bool ovf = false;
-    st.beta = vl_activation_bytes(s.precision);
-    st.rho = vl_precision_is_amp(s.precision) ? 4 : st.beta;
+    const vl_precision compute = vl_compute_precision(&s);
+    st.beta = vl_activation_bytes(compute);
+    st.rho = vl_precision_is_amp(compute) ? 4 : st.beta;
     /* autocast runs log_softmax in fp32 whatever the loss dtype asks */
     st.loss = f->loss_dtype == VL_LOSS_FP32 || vl_precision_is_amp(s.precision) ? 4 : st.beta;
     st.sb = vl_mul(bd->act.local_seq ? bd->act.local_seq : s.seq, s.batch, &ovf); /* --cp */

@@ -273,15 +273,19 @@ static void settings_line(const report *r, char *buf, size_t len)
     if (s->lora_rank)
         snprintf(lora, sizeof lora, "%s rank %" PRIu64 " on %s, ", s->qlora ? "QLoRA" : "LoRA",
                  s->lora_rank, vl_lora_format_targets(s->lora_targets, tg, sizeof tg));
-    const bool ckpt = s->use_reentrant != VL_REENTRANT_AUTO &&
+    const bool ckpt = s->use_reentrant != VL_CHOICE_AUTO &&
                       !vl_setting_table[VL_SET_USE_REENTRANT].inert(s);
+    const bool mp = s->fsdp_mixed_precision != VL_CHOICE_AUTO &&
+                    !vl_setting_table[VL_SET_FSDP_MIXED_PRECISION].inert(s);
     snprintf(buf, len,
-             "%s%s, %s%s, ZeRO-%u, %" PRIu64 " GPU%s, micro-batch %" PRIu64 ", sequence %" PRIu64
-             ", recompute %s%s%s, %s attention, %s%s%s%s, overhead %s",
+             "%s%s, %s%s, ZeRO-%u%s%s, %" PRIu64 " GPU%s, micro-batch %" PRIu64
+             ", sequence %" PRIu64 ", recompute %s%s%s, %s attention, %s%s%s%s, overhead %s",
              lora, vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
-             s->fp32_grads ? ", fp32 gradients" : "", s->zero, s->gpus, s->gpus == 1 ? "" : "s",
+             s->fp32_grads ? ", fp32 gradients" : "", s->zero,
+             mp ? " with fsdp_mixed_precision " : "",
+             mp ? vl_choice_names[s->fsdp_mixed_precision] : "", s->gpus, s->gpus == 1 ? "" : "s",
              s->batch, s->seq, vl_recompute_names[s->recompute],
-             ckpt ? " with use_reentrant " : "", ckpt ? vl_reentrant_names[s->use_reentrant] : "",
+             ckpt ? " with use_reentrant " : "", ckpt ? vl_choice_names[s->use_reentrant] : "",
              vl_attention_names[s->attention], s->framework->display, tf, torch, head,
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }

@@ -129,8 +129,9 @@ static const slider_id order[] = {
     VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN, VL_SET_RECOMPUTE, VL_SET_USE_REENTRANT,
     VL_SET_ATTENTION, SL_GPU,
     VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS, VL_SET_LORA_RANK, VL_SET_LORA_TARGETS,
-    VL_SET_QLORA, VL_SET_DOUBLE_QUANT, VL_SET_LORA_DROPOUT, VL_SET_OFFLOAD, VL_SET_TP, VL_SET_PP,
-    VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
+    VL_SET_QLORA, VL_SET_DOUBLE_QUANT, VL_SET_LORA_DROPOUT, VL_SET_OFFLOAD,
+    VL_SET_FSDP_MIXED_PRECISION, VL_SET_TP, VL_SET_PP, VL_SET_SP, VL_SET_GRAD_ACCUM, VL_SET_EP,
+    VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
     VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES, VL_SET_TRL, VL_SET_VLLM,
     VL_SET_SAMPLER, VL_SET_HEAD, VL_SET_LABELS, VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS,
     VL_SET_GPU_UTIL, VL_SET_KV_BLOCK, VL_SET_PREFILL_CHUNK, VL_SET_PROFILE_SEQS,
@@ -160,7 +161,9 @@ static const struct {
     [VL_SET_LORA_TARGETS] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_DOUBLE_QUANT] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_LORA_DROPOUT] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
-    [VL_SET_OFFLOAD] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER}, [VL_SET_TP] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_OFFLOAD] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
+    [VL_SET_FSDP_MIXED_PRECISION] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_TP] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_PP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_SP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_GRAD_ACCUM] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_FRAMEWORK] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
@@ -770,10 +773,10 @@ static void framework_default(const explorer *e, slider_id id, char *buf, size_t
     const vl_runtime rt = explorer_runtime(e);
     vl_framework f;
     vl_framework_of(&e->s, &rt, &f);
-    if (id == VL_SET_USE_REENTRANT) {
-        snprintf(buf, len, "auto %s",
-                 vl_reentrant_names[f.checkpoint_reentrant ? VL_REENTRANT_TRUE
-                                                           : VL_REENTRANT_FALSE]);
+    if (id == VL_SET_USE_REENTRANT || id == VL_SET_FSDP_MIXED_PRECISION) {
+        const bool on =
+            id == VL_SET_USE_REENTRANT ? f.checkpoint_reentrant : f.fsdp_mixed_precision;
+        snprintf(buf, len, "auto %s", vl_choice_names[on ? VL_CHOICE_TRUE : VL_CHOICE_FALSE]);
         return;
     }
     if (id == VL_SET_SAMPLER) {
@@ -802,7 +805,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
     else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS ||
-              id == VL_SET_SAMPLER || id == VL_SET_USE_REENTRANT) && v == 0)
+              id == VL_SET_SAMPLER || id == VL_SET_USE_REENTRANT ||
+              id == VL_SET_FSDP_MIXED_PRECISION) && v == 0)
         framework_default(e, id, buf, len);
     else if (id == VL_SET_INTERCONNECT && v == VL_LINK_AUTO) /* the GPU's, as it is now */
         snprintf(buf, len, "auto %s", vl_link_names[explorer_runtime(e).interconnect]);
