@@ -1220,6 +1220,19 @@ static void test_optimizer_and_buckets(void **state)
     assert_int_equal(t.end[VL_TL_BUCKETS], 0);
     assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
     vl_timeline_free(&t);
+    /* ZeRO-1 and 2 under DeepSpeed: its reduce bucket, allocated whole (5e8 elements in the
+     * gradients' dtype) though 172,288 parameters train; the distributed optimizer of
+     * Megatron reduce-scatters within its gradient buffer, with no bucket beside it */
+    for (unsigned z = 1; z <= 2; z++) {
+        s.zero = z;
+        build(&m, &s, fw("deepspeed"), &t);
+        assert_int_equal(t.end[VL_TL_BUCKETS], 500000000ULL * 4);
+        vl_timeline_free(&t);
+        build(&m, &s, fw("megatron"), &t);
+        assert_int_equal(t.end[VL_TL_BUCKETS], 0);
+        vl_timeline_free(&t);
+    }
+    s.zero = 0;
 
     /* ZeRO-3 over 4 GPUs: the prefetch bucket (5e7 elements) reaches the next layer, so two
      * layers are gathered at once, 49,984 x 4 B each, never more */

@@ -597,10 +597,12 @@ static void gradient_plan(step *st, bool *ovf)
     st->grads_held = s->zero < 2 && (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
     st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
-    if (s->zero >= 1 && !st->fsdp) {
-        uint64_t elems = st->f->reduce_bucket < st->trainable ? st->f->reduce_bucket : st->trainable;
-        st->bucket = vl_mul(elems, g, ovf);
-    }
+    /* DeepSpeed allocates its reduce bucket whole, reduce_bucket_size elements in the
+     * gradients' dtype however few parameters train (contiguous_gradients: the ipg_buffer
+     * stage_1_and_2.py makes in backward, the __ipg_bucket_flat_buffer stage3.py makes at
+     * start); Megatron's distributed optimizer reduce-scatters within its gradient buffer */
+    if (s->zero >= 1 && !st->fsdp && !st->f->ddp_bucket_view)
+        st->bucket = vl_mul(st->f->reduce_bucket, g, ovf);
     if (s->zero == 3) {
         const unsigned w = bd->bpp.gathered;
         if (s->lora_rank) {
