@@ -876,6 +876,44 @@ static void test_interleaved_1f1b(void **state)
     assert_non_null(strstr(settings_why(&s), "--vpp needs --pp 2 or more"));
 }
 
+/* A sequence-classification head (--head cls): Llama 2 7B (6,738,415,616 params, its
+ * output layer untied) loses the 32,000 x 4,096 output layer for a score of 4,096 x 3, so
+ * weights, gradients and states count 6,607,355,904 parameters; the output side keeps the
+ * final RMSNorm's tensors (4 + 2 B a hidden value), the last hidden state the classifier
+ * reads (2 B), b x 3 fp32 log-probabilities and b int64 labels, and no logits.  BERT-like
+ * (tied, pooled) keeps its embeddings and adds a classifier of 4,096 x 3 with 3 biases. */
+static void test_cls_head(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = settings(VL_BF16_MIXED, VL_ADAMW, true, false);
+    s.seq = 512;
+    s.batch = 4;
+    s.head = VL_HEAD_CLS;
+    s.labels = 3;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    const uint64_t P = 6738415616ULL - 32000ULL * 4096 + 4096 * 3;
+    assert_int_equal(b.P, P);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 2 * P);
+    assert_int_equal(b.bytes[VL_C_OPTIMIZER], 16 * P);
+    const uint64_t sbh = 512ULL * 4 * 4096;
+    assert_int_equal(b.act.outside_bytes - b.act.embedding_bytes,
+                     (4 + 2) * sbh + 2 * sbh + 4 * 4 * 3 + 8 * 4);
+    for (int i = 0; i < b.act.n_outside; i++)
+        assert_null(strstr(b.act.outside[i].name, "logits"));
+
+    vl_model enc = llama2_7b();
+    enc.arch.tie_embeddings = true;
+    enc.arch.pooler = true;
+    enc.arch.norm_position = VL_NORM_POST;
+    assert_true(vl_arch_encoder(&enc.arch));
+    vl_params p;
+    assert_true(vl_count_params(&enc.arch, &p));
+    assert_null(vl_estimate(&enc, &s, &b));
+    assert_int_equal(b.P, p.total + 4096 * 3 + 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -900,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_parallel_invalid),
         cmocka_unit_test(test_adafactor),
         cmocka_unit_test(test_muon),
+        cmocka_unit_test(test_cls_head),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -415,32 +415,37 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
                    "token dispatcher)",
                    vl_fmt_bytes(a->a2a_bytes, u, r, sizeof r));
         }
+        /* the output side: a classifier's b x labels, or the vocabulary's logits */
+        const char *out = s->head == VL_HEAD_CLS ? "final norm, classifier"
+                                                 : "final norm, fp32 logits";
         if (s->recompute == VL_RECOMPUTE_FULL) {
             char w[32];
             snprintf(buf, len,
                      "full recompute: %llu layers x %s (each layer's input) + the larger of %s "
-                     "(end of the forward: embedding, final norm, fp32 logits%s) and %s (in "
+                     "(end of the forward: embedding, %s%s) and %s (in "
                      "backward: one layer recomputed, its input counted once, and the "
                      "embedding side%s)%s = %s",
                      (unsigned long long)a->layers, vl_fmt_bytes(a->checkpoint_bytes, u, y, sizeof y),
-                     vl_fmt_bytes(a->forward_end_bytes, u, z, sizeof z),
+                     vl_fmt_bytes(a->forward_end_bytes, u, z, sizeof z), out,
                      a->layer_weight_copies ? ", every layer's 16-bit weight copies" : "",
                      vl_fmt_bytes(a->recompute_bytes, u, w, sizeof w),
                      a->dequant_bytes ? ", QLoRA's dequantized matrix" : "", mp, v);
         } else {
             snprintf(buf, len,
                      "%llu layers x %s per layer (%d tensors PyTorch eager modules save%s%s%s) "
-                     "+ %s (embedding%s%s)%s = %s",
+                     "+ %s (embedding%s%s%s)%s = %s",
                      (unsigned long long)a->layers, x, a->n_layer,
-                     vl_precision_is_amp(s->precision) ? ", under autocast" : "",
+                     vl_precision_is_amp(vl_compute_precision(s)) ? ", under autocast"
+                     : vl_fsdp_casts_params(s) ? ", on the 16-bit weights FSDP gathers"
+                                               : "",
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
                      : s->attention == VL_ATTN_FLASH          ? ", flash attention"
                      : s->attention == VL_ATTN_SDPA           ? ", sdpa attention"
                                                              : "",
                      b->lora.on ? "; frozen linear layers keep no input, adapters their x.A"
                                 : "",
-                     z, s->pp > 1 ? " side; the output layer is the last stage's"
-                                  : ", final norm, fp32 logits",
+                     z, s->pp > 1 ? " side; the output layer is the last stage's" : ", ",
+                     s->pp > 1 ? "" : out,
                      a->dequant_bytes ? ", QLoRA's dequantized matrix" : "", mp, v);
         }
         break;
@@ -563,6 +568,22 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
                  "a context of %llu tokens is beyond the %llu positions %s was trained for: "
                  "the memory is computed all the same",
                  (unsigned long long)context, (unsigned long long)m->arch.max_positions, m->name);
+    if (s->mode != VL_MODE_INFER && s->head == VL_HEAD_CLS && n < max) {
+        vl_params p;
+        bool ovf = false;
+        char c[32];
+        const uint64_t classifier = vl_cls_classifier(&m->arch, s, &ovf);
+        if (vl_count_params(&m->arch, &p) && p.lm_head)
+            snprintf(notes[n++], VL_NOTE_LEN,
+                     "a sequence-classification head (--head cls): its classifier, %s params, "
+                     "stands in for the %s-param output layer",
+                     vl_fmt_int(classifier, c, sizeof c), vl_fmt_int(p.lm_head, x, sizeof x));
+        else
+            snprintf(notes[n++], VL_NOTE_LEN,
+                     "a sequence-classification head (--head cls): its classifier, %s params, "
+                     "is counted beside the embeddings its output layer was tied to",
+                     vl_fmt_int(classifier, c, sizeof c));
+    }
     if (s->mode != VL_MODE_INFER)
         return n;
     if (s->gpus > 8 && n < max)

@@ -392,7 +392,18 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (drop)
         term(O, n, os, "embedding dropout mask", RS(sbh), ovf);
     out->embedding_bytes = out->outside_bytes;
-    if (pp == 1) { /* else the output side is the last stage's */
+    if (pp == 1 && s->head == VL_HEAD_CLS) {
+        /* a classifier (or pooler) reads a view of the last hidden state, so the whole
+         * tensor stays saved; its logits are b x labels */
+        norm_terms(O, n, os, a, rho, RS(sbh), final_norm, ovf);
+        term(O, n, os, "classifier input (the last hidden state)", vl_mul(beta, sbh, ovf),
+             ovf);
+        if (a->pooler)
+            term(O, n, os, "pooler output (tanh)",
+                 vl_mul(vl_mul(beta, s->batch, ovf), a->hidden, ovf), ovf);
+        term(O, n, os, VL_CLASS_LOGPROBS, vl_mul(vl_mul(4, s->batch, ovf), s->labels, ovf), ovf);
+        term(O, n, os, "labels (int64)", vl_mul(8, s->batch, ovf), ovf);
+    } else if (pp == 1) { /* else the output side is the last stage's */
         norm_terms(O, n, os, a, rho, RS(sbh), final_norm, ovf);
         if (!s->lora_rank) /* the output layer is frozen under LoRA */
             term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
@@ -574,6 +585,25 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
     par->params = vl_add(par->layer_params, par->outside_params, ovf);
 }
 
+uint64_t vl_cls_classifier(const vl_arch *a, const vl_settings *s, bool *ovf)
+{
+    return vl_add(vl_mul(a->hidden, s->labels, ovf), vl_arch_encoder(a) ? s->labels : 0, ovf);
+}
+
+/* --head cls (AutoModelForSequenceClassification): no vocabulary-wide output layer.  An
+ * untied one gives way to the classifier; a tied one is the embeddings, which stay, and the
+ * classifier comes beside them (vl_cls_classifier). */
+static void cls_params(const vl_arch *a, const vl_settings *s, vl_params *p, uint64_t *P,
+                       bool *ovf)
+{
+    const uint64_t classifier = vl_cls_classifier(a, s, ovf);
+    *P = vl_add(*P - (p->lm_head < *P ? p->lm_head : *P), classifier, ovf);
+    p->outside = vl_add(p->outside - p->lm_head, classifier, ovf);
+    p->total = vl_add(p->total - p->lm_head, classifier, ovf);
+    p->active = vl_add(p->active - p->lm_head, classifier, ovf);
+    p->lm_head = 0;
+}
+
 /* LoRA: the adapters train; the base (all of P) is frozen, in the weights' dtype, or with
  * QLoRA its layers' matrices in NF4 and the rest (embeddings, norms, biases, routers) in the
  * weights' dtype. */
@@ -635,6 +665,8 @@ const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *o
     out->P = vl_model_params(m, &out->params);
     if (s->mode == VL_MODE_INFER)
         return vl_estimate_infer(m, s, out);
+    if (s->head == VL_HEAD_CLS)
+        cls_params(&m->arch, s, &out->params, &out->P, &ovf);
     out->bpp = vl_bytes_per_param(s, &m->arch);
     parallel_split(m, s, out, &ovf);
     /* ZeRO (Megatron-Core's distributed optimizer) shards over the data-parallel GPUs and

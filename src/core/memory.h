@@ -39,6 +39,12 @@ bool vl_fsdp_casts_params(const vl_settings *s);
  * parameters (vl_fsdp_casts_params), else the settings' own. */
 vl_precision vl_compute_precision(const vl_settings *s);
 
+/* The name of the cls head's saved log-probabilities among vl_activations.outside. */
+#define VL_CLASS_LOGPROBS "class log-probabilities (fp32)"
+/* --head cls: the classifier's parameters, labels x h, with a bias of labels in an encoder
+ * (BertForSequenceClassification's classifier; the decoders' score has none). */
+uint64_t vl_cls_classifier(const vl_arch *a, const vl_settings *s, bool *ovf);
+
 /* §4.3: what one GPU holds of a P-parameter model state at bytes_per_param, when the
  * state is sharded over gpus (ceil(P / gpus) parameters) or not. */
 uint64_t vl_state_bytes(uint64_t params, unsigned bytes_per_param, bool sharded, uint64_t gpus,

@@ -443,7 +443,6 @@ static void outside_terms(step *st, bool *ovf)
 {
     const vl_activations *act = &st->bd->act;
     const vl_settings *s = st->s;
-    const vl_arch *a = st->a;
     uint64_t emb = 0;
     int i = 0;
     st->n_emb = st->n_head = 0;
@@ -461,13 +460,12 @@ static void outside_terms(step *st, bool *ovf)
         if (st->f->prune_frozen_saves && s->lora_rank && strstr(x.name, "normalized input"))
             continue;
         if (starts(x.name, "logits")) {
-            if (cls)
-                continue;
             st->logprobs = vl_mul(st->loss, st->sbv, ovf);
             st->logprobs_term = st->n_head;
             x = (vl_term){"log-probabilities (for the loss)", st->logprobs};
-        } else if (cls && (starts(x.name, "output-projection") || starts(x.name, "loss targets"))) {
-            continue;
+        } else if (strcmp(x.name, VL_CLASS_LOGPROBS) == 0) {
+            st->logprobs = x.bytes;
+            st->logprobs_term = st->n_head;
         } /* a frozen fp32 head's 16-bit cast is no cached copy, but its matmul saves it for
            * the hidden state's gradient: kept under LoRA too */
         st->head[st->n_head++] = x;
@@ -479,22 +477,10 @@ static void outside_terms(step *st, bool *ovf)
     if (st->f->head == VL_HEAD_MLM) /* BERT's transform: dense, GELU, LayerNorm */
         add_term(st->head, &st->n_head, max, "MLM transform: dense, GELU and norm inputs",
                  vl_add(vl_mul(2 * st->beta, st->sbh, ovf), vl_mul(st->rho, st->sbh, ovf), ovf));
-    if (cls) {
-        /* the classifier (or pooler) reads a view of the last hidden state: the whole tensor
-         * stays saved; its logits are b x labels */
-        add_term(st->head, &st->n_head, max, "classifier input (the last hidden state)",
-                 vl_mul(st->beta, st->sbh, ovf));
-        if (a->pooler)
-            add_term(st->head, &st->n_head, max, "pooler output (tanh)",
-                     vl_mul(vl_mul(st->beta, s->batch, ovf), a->hidden, ovf));
-        st->logprobs = vl_mul(vl_mul(4, s->batch, ovf), st->f->labels, ovf);
-        st->logprobs_term = st->n_head;
-        add_term(st->head, &st->n_head, max, "class log-probabilities (fp32)", st->logprobs);
-        add_term(st->head, &st->n_head, max, "labels (int64)", vl_mul(8, s->batch, ovf));
-        st->head_out = vl_mul(vl_mul(st->beta, s->batch, ovf), st->f->labels, ovf);
-    } else {
-        st->head_out = vl_mul(st->beta, st->sbv, ovf);
-    }
+    /* the head's output, the logits: b x labels (vl_activations_compute's cls terms) or
+     * the vocabulary's */
+    st->head_out = cls ? vl_mul(vl_mul(st->beta, s->batch, ovf), st->f->labels, ovf)
+                       : vl_mul(st->beta, st->sbv, ovf);
     /* log_softmax's input, as PyTorch before 1.11 kept it: the logits the loss reads, the
      * log-probabilities' size and dtype */
     if (st->f->softmax_saves_input)
@@ -1443,6 +1429,9 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     memset(out, 0, sizeof *out);
     vl_settings s = *s0;
     vl_settings_take_framework(&s, f); /* vl_estimate reads it too */
+    s.head = f->head; /* the step's head is the framework's (vl_framework_of gives it the
+                       * settings'), and vl_estimate counts its classifier by it */
+    s.labels = f->labels;
     if (f->head == VL_HEAD_CLS && f->labels < 1) {
         snprintf(err, len, "--labels must be at least 1");
         return false;
