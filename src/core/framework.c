@@ -229,8 +229,12 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false, .bnb_quant_fp16 = false,
         /* apex/TE FusedAdam; the DDP wrapper's contiguous main-grad buffer lives for the
          * whole run (megatron/core/distributed/param_and_grad_buffer.py) and is bucketed in
-         * place: no second copy */
+         * place: no second copy; the distributed optimizer gives each fp32 main-parameter
+         * shard its gradient as the step begins (shard_model_grad.float(),
+         * _copy_model_grads_to_main_grads in megatron/core/optimizer/distrib_optimizer.py),
+         * a copy unless the main grads are fp32, dropped by the next zero_grad */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
+        .grad_copy_at_step = true,
         .zero_impl = VL_ZERO_DEEPSPEED,
         /* tensor_parallel/random.py, CheckpointFunction: an autograd Function that reruns
          * the forward in its backward */
@@ -253,8 +257,12 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false, .bnb_quant_fp16 = false,
         /* DeepSpeed's FusedAdam unless torch_adam (deepspeed/runtime/engine.py); ZeRO keeps
          * its gradient partitions in flat buffers allocated once
-         * (deepspeed/runtime/zero/stage_1_and_2.py) */
+         * (deepspeed/runtime/zero/stage_1_and_2.py), and converts them to fp32 for the step
+         * only: a parameter group's at a time (step: single_grad_partition, set to None
+         * after the group's step), under ZeRO-3 a sub-group's
+         * (stage3.py, _prepare_fp32_grad_for_sub_group and _release_sub_group) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
+        .grad_copy_at_step = true,
         .zero_impl = VL_ZERO_DEEPSPEED,
         /* the transformers model's checkpointing, as the hf profile's */
         .checkpoint_reentrant = false, .adapter_units = false,
@@ -603,6 +611,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
     BOOL("trainer_optim", trainer_optim),
     BOOL("grads_persistent", grads_persistent),
+    BOOL("grad_copy_at_step", grad_copy_at_step),
     BOOL("ddp_bucket_view", ddp_bucket_view),
     COUNT("ddp_bucket_bytes", ddp_bucket_bytes, 1, 1ULL << 40),
     COUNT("reduce_bucket", reduce_bucket, 1, 1ULL << 40),

@@ -88,6 +88,9 @@ typedef struct vl_framework {
     bool trainer_optim;         /* AdamW is the Trainer's default optim: fused on PyTorch 2.8
                                  * and later, foreach before (vl_framework_on_torch) */
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
+    bool grad_copy_at_step;     /* under ZeRO the fp32 gradient copy (--fp32-grad-copy) is made
+                                 * for the optimizer step and freed after it (DeepSpeed's ZeRO
+                                 * optimizers, Megatron's distributed optimizer) */
     bool ddp_bucket_view;       /* DDP gradient_as_bucket_view: grads are views of buckets */
     uint64_t ddp_bucket_bytes;  /* DDP bucket_cap_mb */
     uint64_t reduce_bucket;     /* DeepSpeed ZeRO-1/2 reduce_bucket_size, elements */
@@ -218,7 +221,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 58
+#define VL_N_FRAMEWORK_FIELDS 59
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -192,6 +192,7 @@ typedef struct step {
     uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
     uint64_t gathered_layer, gathered_outside; /* ZeRO-3 */
     uint64_t cast_shard;        /* a layer's shard cast for its all-gather (FSDP) */
+    uint64_t step_grad_copy;    /* the fp32 gradient copy made for the step (grad_copy_at_step) */
     uint64_t ahead, ahead_back; /* layers gathered ahead in the forward, in backward */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
     uint64_t sms;               /* the GPU's streaming multiprocessors (0: unknown) */
@@ -625,6 +626,12 @@ static void gradient_plan(step *st, bool *ovf)
         if (st->fsdp && bd->bpp.gathered != bd->bpp.weights)
             st->cast_shard = vl_ceil_div(st->gathered_layer, st->dp);
     }
+    /* a ZeRO optimizer that makes its fp32 gradient copy for the step holds it then only:
+     * this GPU's share, out of the optimizer states the step starts with */
+    if (st->f->grad_copy_at_step && s->zero >= 1 && s->offload == VL_OFFLOAD_NONE) {
+        const uint64_t copy = vl_mul(vl_ceil_div(st->trainable, st->dp), bd->bpp.grad_copy, ovf);
+        st->step_grad_copy = copy < bd->bytes[VL_C_OPTIMIZER] ? copy : bd->bytes[VL_C_OPTIMIZER];
+    }
 }
 
 /* bitsandbytes' paged optimizers (bitsandbytes/optim/optimizer.py, get_state_buffer) give a
@@ -1051,6 +1058,7 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem, uint64_t sh
  * fused kernels none.  SGD with momentum
  * updates in place; 8-bit Adam (bitsandbytes) is one fused kernel; Lion (lion-pytorch) goes
  * parameter by parameter, two temporaries of the largest.  Offloaded: the CPU steps. */
+#define DS_SUB_GROUP 1000000000ULL /* DeepSpeed's ZeRO-3 sub_group_size default */
 static void optimizer_step(builder *b, const step *st)
 {
     const vl_settings *s = st->s;
@@ -1095,6 +1103,15 @@ static void optimizer_step(builder *b, const step *st)
     }
     if (st->paged_on) /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
         return;
+    /* the fp32 gradient copy, made and stepped a group at a time: DeepSpeed's ZeRO-3 a
+     * sub-group of sub_group_size parameters (1e9 unless configured, deepspeed/runtime/zero/
+     * config.py), else the whole share at once (one parameter group holds nearly all) */
+    uint64_t copy = st->step_grad_copy;
+    if (s->zero == 3 && bd->bpp.grad_copy) {
+        const uint64_t group = vl_mul(DS_SUB_GROUP, bd->bpp.grad_copy, &b->ovf);
+        copy = copy < group ? copy : group;
+    }
+    const uint32_t grad = alloc(b, VL_TL_OPTIM_TEMP, copy, "fp32 gradient copy for the step");
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
     if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
         foreach_temps(b, st, elem, s->zero ? st->dp : 1);
@@ -1106,6 +1123,7 @@ static void optimizer_step(builder *b, const step *st)
         transient(b, VL_TL_OPTIM_TEMP, temps - temps / 2, "per-parameter temporaries");
         release(b, a);
     }
+    release(b, grad);
 }
 
 static bool build_train(builder *b, step *st)
@@ -1115,7 +1133,10 @@ static bool build_train(builder *b, step *st)
     phase(b, "step start (the state kept between steps)");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
-    alloc(b, VL_TL_OPTIMIZER, bd->bytes[VL_C_OPTIMIZER] - st->paged, "optimizer states");
+    const uint64_t opt = bd->bytes[VL_C_OPTIMIZER] - st->paged;
+    alloc(b, VL_TL_OPTIMIZER, opt > st->step_grad_copy ? opt - st->step_grad_copy : 0,
+          st->step_grad_copy ? "optimizer states (the fp32 gradient copy left to the step)"
+                             : "optimizer states");
     if (s->zero >= 2 && !st->fsdp)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
     else if (st->grads_held)
