@@ -49,6 +49,8 @@ expect 2 "$e --fsdp-mixed-precision: unknown value 'yes' (expected auto, true or
     estimate --zero 3 --gpus 8 --fsdp-mixed-precision yes
 expect 2 "$e --fsdp-mixed-precision applies to --mode train only" \
     estimate --mode infer --fsdp-mixed-precision true
+expect 2 "$e --zero-grad: unknown value 'forward' (expected step or backward)" \
+    estimate --zero-grad forward
 expect 2 "$e --paged-optimizer applies to --mode train only" estimate --mode infer --paged-optimizer
 expect 2 "$e --mfu must be above 0 and at most 1, got '0'" estimate --mfu 0
 expect 2 "$e --mfu: '1.5' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" estimate --mfu 1.5

@@ -573,6 +573,21 @@ static int allocs_in(const vl_timeline *t, const char *phase, const char *what, 
     return n;
 }
 
+/* The phase in which the tensor named what, allocated in phase `in`, is freed. */
+static const char *freed_in(const vl_timeline *t, const char *in, const char *what)
+{
+    for (size_t i = first_event_of(t, in); i < t->n_events; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
+            const uint32_t id = (uint32_t)i;
+            for (size_t j = i + 1; j < t->n_events; j++)
+                if (t->events[j].kind == VL_EV_FREE && t->events[j].tensor == id)
+                    return vl_timeline_phase(t, j);
+            fail_msg("'%s' of '%s' never freed", what, in);
+        }
+    fail_msg("no '%s' in '%s'", what, in);
+    return NULL;
+}
+
 /* ---- the framework's choices, each against its hand-derived bytes ------------------------ */
 
 static uint64_t activations_at_backward(const vl_model *m, const vl_settings *s,
@@ -1293,6 +1308,29 @@ static void test_optimizer_and_buckets(void **state)
     assert_int_equal(most, 2 * 49984 * 4);
     vl_timeline_free(&t);
 
+    /* --zero-grad backward: the step before's gradients (172,288 x 4 B) live from the step's
+     * start through the forward, and this step's are left for the next; a persistent
+     * gradient buffer (DeepSpeed) leaves nothing to move */
+    const char *before = "the step before's gradients, until zero_grad (--zero-grad backward)";
+    s = train(VL_FP32, 32, 2);
+    s.zero_grad = VL_ZERO_GRAD_BACKWARD;
+    build(&m, &s, fw("pytorch"), &t);
+    assert_int_equal(event_bytes(&t, "step start (the state kept between steps)", before),
+                     172288 * 4);
+    assert_string_equal(freed_in(&t, "step start (the state kept between steps)", before),
+                        "loss");
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
+    vl_timeline_free(&t);
+    s.zero_grad = VL_ZERO_GRAD_STEP;
+    build(&m, &s, fw("pytorch"), &t);
+    assert_int_equal(allocs_in(&t, "step start (the state kept between steps)", before, &none), 0);
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 0);
+    vl_timeline_free(&t);
+    s.zero_grad = VL_ZERO_GRAD_BACKWARD;
+    build(&m, &s, fw("deepspeed"), &t);
+    assert_int_equal(allocs_in(&t, "step start (the state kept between steps)", before, &none), 0);
+    vl_timeline_free(&t);
+
     /* gradient accumulation: the second micro-batch's forward runs beside every gradient */
     s = train(VL_FP32, 32, 2);
     s.grad_accum = 4;
@@ -1879,21 +1917,6 @@ static void test_sharding_and_experts(void **state)
         allocs_in(&t, "backward layer 1", "MLP backward workspace (gradients in and out)", &bytes), 3);
     assert_int_equal(bytes, 240 * 352 * 2);
     vl_timeline_free(&t);
-}
-
-/* The phase in which the tensor named what, allocated in phase `in`, is freed. */
-static const char *freed_in(const vl_timeline *t, const char *in, const char *what)
-{
-    for (size_t i = first_event_of(t, in); i < t->n_events; i++)
-        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
-            const uint32_t id = (uint32_t)i;
-            for (size_t j = i + 1; j < t->n_events; j++)
-                if (t->events[j].kind == VL_EV_FREE && t->events[j].tensor == id)
-                    return vl_timeline_phase(t, j);
-            fail_msg("'%s' of '%s' never freed", what, in);
-        }
-    fail_msg("no '%s' in '%s'", what, in);
-    return NULL;
 }
 
 /* LoRA under FSDP with reentrant checkpointing: the adapters are units of their own, so a

@@ -204,7 +204,8 @@ uint64_t vl_qk_norm_params(const vl_arch *a)
 
 bool vl_arch_encoder(const vl_arch *a)
 {
-    return a->norm_position == VL_NORM_POST && (a->pooler || a->token_types > 0);
+    return a->norm_position == VL_NORM_POST &&
+           (a->pooler || a->token_types > 0 || a->embedding_norm);
 }
 
 bool vl_count_params(const vl_arch *a, vl_params *p)

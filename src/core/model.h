@@ -126,7 +126,8 @@ uint64_t vl_qk_norm_params(const vl_arch *a);
  * it uses plus the shared experts. */
 uint64_t vl_active_mlp_width(const vl_arch *a);
 
-/* An encoder (BERT-style: post-norm with token types or a pooler) reads its input in one
+/* An encoder (BERT-style: post-norm with token types, a pooler or a norm over the
+ * embeddings, as DistilBERT has without the other two) reads its input in one
  * bidirectional pass: it keeps no KV cache and generates no tokens. */
 bool vl_arch_encoder(const vl_arch *a);
 

@@ -35,6 +35,7 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 #undef OPTIMIZER_LABEL
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
 const char *const vl_choice_names[VL_N_CHOICES] = {VL_CHOICE_LIST(VL_ENUM_NAME)};
+const char *const vl_zero_grad_names[VL_N_ZERO_GRADS] = {VL_ZERO_GRAD_LIST(VL_ENUM_NAME)};
 const char *const vl_dtype_names[VL_N_DTYPES] = {
     VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
@@ -156,6 +157,16 @@ static const char *fsdp_mp_inert(const vl_settings *s)
     return s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP
                ? NULL
                : N_("MixedPrecision casts autocast's fp32 weights");
+}
+
+static const char *zero_grad_inert(const vl_settings *s)
+{
+    if (s->zero >= 2)
+        return N_("ZeRO 2 and 3 partition the gradients as backward makes them");
+    const bool in_place = s->torch != VL_TORCH_CURRENT && s->torch < VL_TORCH_2_0;
+    if (s->framework->grads_persistent || in_place) /* vl_framework_on_torch */
+        return N_("the gradients are one buffer kept from step to step");
+    return NULL;
 }
 
 static const char *cp_inert(const vl_settings *s)
@@ -351,7 +362,14 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_GRAD_ACCUM) .flag = "grad-accum", FIELD(grad_accum), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GRAD_ACCUM), .modes = VL_IN_TRAIN, .arg = "N",
         .help = "micro-batches per optimizer step (default 1)", .label = N_("grad accum"),
-        SLIDER(1, 1024, VL_STEP_POW2), .json_break = true},
+        SLIDER(1, 1024, VL_STEP_POW2)},
+    ROW(VL_SET_ZERO_GRAD) .flag = "zero-grad", FIELD(zero_grad),
+        ENUM(vl_zero_grad_names, VL_N_ZERO_GRADS), .modes = VL_IN_TRAIN, .arg = "Z",
+        .help = "where the training loop calls optimizer.zero_grad(): step (beside the "
+                "optimizer step or before the forward, as the Trainer and most loops do) or "
+                "backward (after the forward, before backward: the step before's gradients "
+                "live through the forward) (default step)",
+        .label = N_("zero_grad"), .inert = zero_grad_inert, .json_break = true},
     ROW(VL_SET_FRAMEWORK) .flag = "framework", FIELD(framework), .type = VL_ST_FRAMEWORK,
         .names = vl_framework_names, .n_names = VL_N_FRAMEWORKS, .modes = VL_IN_BOTH, .arg = "F",
         .help = "what the framework allocates besides the model: its attention kernel, loss, "

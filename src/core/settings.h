@@ -48,6 +48,10 @@
  * --use-reentrant, --fsdp-mixed-precision. */
 #define VL_CHOICE_LIST(X)                                                                     \
     X(VL_CHOICE_AUTO, "auto") X(VL_CHOICE_TRUE, "true") X(VL_CHOICE_FALSE, "false")
+/* Where the training loop calls optimizer.zero_grad(): beside the optimizer step or
+ * before the forward (the Trainer's), or after the forward, before backward, so that the
+ * step before's gradients live through the forward (--zero-grad). */
+#define VL_ZERO_GRAD_LIST(X) X(VL_ZERO_GRAD_STEP, "step") X(VL_ZERO_GRAD_BACKWARD, "backward")
 /* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
@@ -172,6 +176,7 @@ typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
 typedef enum { VL_CHOICE_LIST(VL_ENUM_ID) VL_N_CHOICES } vl_choice;
+typedef enum { VL_ZERO_GRAD_LIST(VL_ENUM_ID) VL_N_ZERO_GRADS } vl_zero_grad;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
@@ -199,6 +204,7 @@ extern const char *const vl_link_names[VL_N_LINKS];
 extern const char *const vl_vllm_names[VL_N_VLLMS];
 extern const char *const vl_sampler_names[VL_N_SAMPLERS];
 extern const char *const vl_choice_names[VL_N_CHOICES];
+extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
 extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300) */
@@ -262,6 +268,7 @@ typedef struct vl_settings {
      * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
     uint64_t tp, pp, grad_accum;
     bool sp;
+    vl_zero_grad zero_grad;   /* training: where the loop calls zero_grad */
     uint64_t gpus_per_node;   /* for CPU memory per node (at most gpus count); 0 = the
                                * default, VL_DEFAULT_GPUS_PER_NODE */
     /* training: step time (steptime.h): the model FLOPs utilisation in millionths of the
@@ -327,6 +334,7 @@ typedef struct vl_settings {
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
     X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
+    X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
     X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm") X(VL_SET_SAMPLER, "sampler")                  \

@@ -185,6 +185,7 @@ typedef struct step {
     uint64_t tensor[MAX_PARAM_TENSORS];
     int n_tensors;
     bool grads_held;            /* one gradient buffer kept for the whole run */
+    bool grads_before;          /* the step before's gradients live through the forward */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
     bool inputs_held;           /* FSDP keeps each recomputed layer's input and its gradient
@@ -582,6 +583,7 @@ static void gradient_plan(step *st, bool *ovf)
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
     st->grads_held = s->zero < 2 && (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
+    st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 && !st->grads_held;
     st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
     /* DeepSpeed allocates its reduce bucket whole, reduce_bucket_size elements in the
@@ -1126,6 +1128,7 @@ static void optimizer_step(builder *b, const step *st)
     release(b, grad);
 }
 
+#define BEFORE_WHAT "the step before's gradients, until zero_grad (--zero-grad backward)"
 static bool build_train(builder *b, step *st)
 {
     const vl_settings *s = st->s;
@@ -1144,6 +1147,8 @@ static bool build_train(builder *b, step *st)
     if (bd->par.dp > 1 && s->zero == 0 && !st->grads_held)
         alloc(b, VL_TL_BUCKETS, st->grad_full, "DDP buckets (a copy of the gradients)");
     alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
+    /* --zero-grad backward: the loop drops the step before's gradients after the forward */
+    uint32_t before = st->grads_before ? alloc(b, VL_TL_GRADIENTS, st->grad_full, BEFORE_WHAT) : 0;
 
     const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
     micro *mbs = calloc(k, sizeof *mbs);
@@ -1162,6 +1167,7 @@ static bool build_train(builder *b, step *st)
     if (st->in_flight > 1) { /* 1F1B: the first stage runs in_flight forwards first */
         for (uint64_t m = 0; m < k && !b->nomem; m++)
             forward(b, st, &mbs[m], m, gath);
+        release(b, before);
         backward(b, st, &mbs[0], gath, true, grads, "micro-batch 1 ");
         phase(b, "the other micro-batches (1F1B)");
         for (uint64_t m = 1; m < k; m++) {
@@ -1177,13 +1183,17 @@ static bool build_train(builder *b, step *st)
             if (k > 1)
                 snprintf(tag, sizeof tag, "micro-batch %llu ", (unsigned long long)m + 1);
             forward(b, st, &mbs[m], m, gath);
+            if (m == 0)
+                release(b, before);
             backward(b, st, &mbs[m], gath, m == 0, grads, tag);
         }
     }
     optimizer_step(b, st);
-    phase(b, "zero_grad");
-    for (uint64_t i = 0; i < GRAD_SLOTS(st); i++)
-        release(b, grads[i]);
+    if (!st->grads_before) { /* else they live on to the next step's forward */
+        phase(b, "zero_grad");
+        for (uint64_t i = 0; i < GRAD_SLOTS(st); i++)
+            release(b, grads[i]);
+    }
     for (uint64_t m = 0; m < k; m++) {
         free(mbs[m].layer);
         free(mbs[m].checkpoint);

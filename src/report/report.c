@@ -277,16 +277,19 @@ static void settings_line(const report *r, char *buf, size_t len)
                       !vl_setting_table[VL_SET_USE_REENTRANT].inert(s);
     const bool mp = s->fsdp_mixed_precision != VL_CHOICE_AUTO &&
                     !vl_setting_table[VL_SET_FSDP_MIXED_PRECISION].inert(s);
+    const bool zg =
+        s->zero_grad != VL_ZERO_GRAD_STEP && !vl_setting_table[VL_SET_ZERO_GRAD].inert(s);
     snprintf(buf, len,
              "%s%s, %s%s, ZeRO-%u%s%s, %" PRIu64 " GPU%s, micro-batch %" PRIu64
-             ", sequence %" PRIu64 ", recompute %s%s%s, %s attention, %s%s%s%s, overhead %s",
+             ", sequence %" PRIu64 ", recompute %s%s%s%s, %s attention, %s%s%s%s, overhead %s",
              lora, vl_precision_names[s->precision], vl_optimizer_names[s->optimizer],
              s->fp32_grads ? ", fp32 gradients" : "", s->zero,
              mp ? " with fsdp_mixed_precision " : "",
              mp ? vl_choice_names[s->fsdp_mixed_precision] : "", s->gpus, s->gpus == 1 ? "" : "s",
              s->batch, s->seq, vl_recompute_names[s->recompute],
              ckpt ? " with use_reentrant " : "", ckpt ? vl_choice_names[s->use_reentrant] : "",
-             vl_attention_names[s->attention], s->framework->display, tf, torch, head,
+             zg ? ", zero_grad before backward" : "", vl_attention_names[s->attention],
+             s->framework->display, tf, torch, head,
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }
 
