@@ -1083,17 +1083,21 @@ static void test_cuda_release(void **state)
 static void test_encoder_mask(void **state)
 {
     (void)state;
-    vl_model dec = tiny_gpt(), enc = tiny_gpt();
+    vl_model dec = tiny_gpt(), enc = tiny_gpt(), distil = tiny_gpt();
     enc.arch.norm_position = VL_NORM_POST;
     enc.arch.pooler = true;
     enc.arch.token_types = 2;
     assert_true(vl_arch_encoder(&enc.arch));
+    /* DistilBERT: post-norm with a norm over its embeddings, no token types, no pooler */
+    distil.arch.norm_position = VL_NORM_POST;
+    distil.arch.embedding_norm = true;
+    assert_true(vl_arch_encoder(&distil.arch));
     vl_settings s = train(VL_FP32, 64, 2);
     vl_settings_take_framework(&s, fw("hf"));
     s.attention = VL_ATTN_EAGER;
     s.head = VL_HEAD_CLS;
-    const vl_model *models[] = {&dec, &enc};
-    for (int i = 0; i < 2; i++) {
+    const vl_model *models[] = {&dec, &enc, &distil};
+    for (int i = 0; i < 3; i++) {
         vl_timeline t;
         char why[256];
         assert_true(vl_timeline_for(models[i], &s, &hopper, &t, why, sizeof why));
