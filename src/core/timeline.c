@@ -42,6 +42,7 @@ typedef struct builder {
     uint64_t tensors;
     bool ovf, nomem;
     uint32_t sampler_buffer;    /* vLLM V1's top-k/top-p buffer, once allocated (it stays) */
+    uint32_t averaged;          /* DeepSpeed ZeRO-2's gradient partition for the step */
 } builder;
 
 static void phase(builder *b, const char *fmt, ...)
@@ -185,6 +186,7 @@ typedef struct step {
     uint64_t tensor[MAX_PARAM_TENSORS];
     int n_tensors;
     bool grads_held;            /* one gradient buffer kept for the whole run */
+    bool partition_in_backward; /* DeepSpeed ZeRO-2: bucket and partition made in backward */
     bool grads_before;          /* the step before's gradients live through the forward */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
@@ -592,6 +594,12 @@ static void gradient_plan(step *st, bool *ovf)
      * start); Megatron's distributed optimizer reduce-scatters within its gradient buffer */
     if (s->zero >= 1 && !st->fsdp && !st->f->ddp_bucket_view)
         st->bucket = vl_mul(st->f->reduce_bucket, g, ovf);
+    /* DeepSpeed's ZeRO-2 makes its reduce bucket (ipg_buffer) and the partition the bucket
+     * reduces into (grads_in_partition) as backward starts, copies the partition out for
+     * the step (averaged_gradients) as it ends and frees the two (stage_1_and_2.py:
+     * backward; independent_gradient_partition_epilogue, _release_ipg_buffers); the step
+     * frees the copy.  ZeRO-3 keeps both from its start (stage3.py). */
+    st->partition_in_backward = s->zero == 2 && !st->fsdp && !st->f->ddp_bucket_view;
     if (s->zero == 3) {
         const unsigned w = bd->bpp.gathered;
         if (s->lora_rank) {
@@ -918,9 +926,16 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     uint64_t pending_bytes = 0;
     uint32_t *pending = part ? gathered_ids(b, st->layers + 2) : NULL;
     uint32_t *held = st->inputs_held ? gathered_ids(b, st->layers) : NULL;
-    uint32_t resid = 0;
-    if (s->pp == 1) {
+    uint32_t resid = 0, ipg = 0, in_partition = 0;
+    if (s->pp == 1)
         phase(b, "%sloss backward", tag);
+    else
+        phase(b, "%sbackward: gradient from the next stage", tag);
+    if (st->partition_in_backward) { /* engine.backward, before loss.backward */
+        ipg = alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket (ipg_buffer)");
+        in_partition = alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition being reduced");
+    }
+    if (s->pp == 1) {
         uint32_t gout = gathers_outside(st)
                             ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
                             : 0;
@@ -954,7 +969,6 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         keep_gradient(b, st, g, st->head_grad, born, &grads[HEAD_SLOT(st)], pending, &n_pending,
                       &pending_bytes);
     } else {
-        phase(b, "%sbackward: gradient from the next stage", tag);
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->beta, st->sbh, &b->ovf),
                       "activation gradient from the next stage");
     }
@@ -1024,6 +1038,15 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     if (part)
         reduce_pending(b, st, pending, &n_pending, &pending_bytes, true);
     free(pending);
+    if (st->partition_in_backward) { /* the epilogue: the step's copy, then the release */
+        if (b->averaged)
+            transient(b, VL_TL_TRANSIENT, st->grad_part, ACCUMULATED_WHAT);
+        else
+            b->averaged = alloc(b, VL_TL_GRADIENTS, st->grad_part,
+                                "gradient partition for the step (averaged_gradients)");
+        release(b, in_partition);
+        release(b, ipg);
+    }
     return grads;
 }
 
@@ -1066,8 +1089,10 @@ static void optimizer_step(builder *b, const step *st)
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
     phase(b, "optimizer step");
-    if (s->offload != VL_OFFLOAD_NONE)
+    if (s->offload != VL_OFFLOAD_NONE) {
+        release(b, b->averaged); /* copied to the CPU, which steps */
         return;
+    }
     uint64_t held = s->zero >= 1 ? vl_ceil_div(st->trainable, st->dp) : st->trainable;
     uint64_t largest = bd->params.largest_matrix;
     if (s->lora_rank) {
@@ -1103,17 +1128,21 @@ static void optimizer_step(builder *b, const step *st)
     case VL_SGD_MOMENTUM: case VL_SGD: case VL_ADAM_8BIT: case VL_N_OPTIMIZERS:
         break;
     }
-    if (st->paged_on) /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
-        return;
     /* the fp32 gradient copy, made and stepped a group at a time: DeepSpeed's ZeRO-3 a
      * sub-group of sub_group_size parameters (1e9 unless configured, deepspeed/runtime/zero/
-     * config.py), else the whole share at once (one parameter group holds nearly all) */
+     * config.py), else the whole share at once (one parameter group holds nearly all); the
+     * 16-bit partition it is made from goes (ZeRO-2: averaged_gradients set to None) */
     uint64_t copy = st->step_grad_copy;
     if (s->zero == 3 && bd->bpp.grad_copy) {
         const uint64_t group = vl_mul(DS_SUB_GROUP, bd->bpp.grad_copy, &b->ovf);
         copy = copy < group ? copy : group;
     }
     const uint32_t grad = alloc(b, VL_TL_OPTIM_TEMP, copy, "fp32 gradient copy for the step");
+    release(b, b->averaged);
+    if (st->paged_on) { /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
+        release(b, grad);
+        return;
+    }
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
     if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
         foreach_temps(b, st, elem, s->zero ? st->dp : 1);
@@ -1140,13 +1169,14 @@ static bool build_train(builder *b, step *st)
     alloc(b, VL_TL_OPTIMIZER, opt > st->step_grad_copy ? opt - st->step_grad_copy : 0,
           st->step_grad_copy ? "optimizer states (the fp32 gradient copy left to the step)"
                              : "optimizer states");
-    if (s->zero >= 2 && !st->fsdp)
+    if (s->zero >= 2 && !st->fsdp && !st->partition_in_backward)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
     else if (st->grads_held)
         alloc(b, VL_TL_GRADIENTS, st->grad_full, "gradient buffer");
     if (bd->par.dp > 1 && s->zero == 0 && !st->grads_held)
         alloc(b, VL_TL_BUCKETS, st->grad_full, "DDP buckets (a copy of the gradients)");
-    alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
+    if (!st->partition_in_backward)
+        alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
     /* --zero-grad backward: the loop drops the step before's gradients after the forward */
     uint32_t before = st->grads_before ? alloc(b, VL_TL_GRADIENTS, st->grad_full, BEFORE_WHAT) : 0;
 
