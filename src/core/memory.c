@@ -39,8 +39,7 @@ unsigned vl_activation_bytes(vl_precision p)
  * optimizer steps. */
 bool vl_fsdp_casts_params(const vl_settings *s)
 {
-    if (!vl_precision_is_amp(s->precision) || s->zero < 2 ||
-        s->framework->zero_impl != VL_ZERO_FSDP)
+    if (vl_setting_table[VL_SET_FSDP_MIXED_PRECISION].inert(s)) /* FSDP under autocast? */
         return false;
     return s->fsdp_mixed_precision == VL_CHOICE_AUTO ? s->framework->fsdp_mixed_precision
                                                      : s->fsdp_mixed_precision == VL_CHOICE_TRUE;
@@ -139,8 +138,9 @@ vl_bpp vl_bytes_per_param(const vl_settings *s, const vl_arch *a)
     b.gradients = b.weights == 4 || (mixed && s->fp32_grads) ? 4 : 2;
     b.master = mixed ? 4 : 0;
     b.grad_copy = mixed && b.gradients != 4 && s->fp32_grad_copy ? 4 : 0;
-    b.gathered = vl_fsdp_casts_params(s) ? 2 : b.weights;
-    b.unsharded_grad = vl_fsdp_casts_params(s) ? 2 : b.gradients;
+    const bool cast = vl_fsdp_casts_params(s);
+    b.gathered = cast ? 2 : b.weights;
+    b.unsharded_grad = cast ? 2 : b.gradients;
     vl_shapes sh = {0};
     bool ovf = false;
     if (a)

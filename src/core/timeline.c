@@ -633,7 +633,7 @@ static void gradient_plan(step *st, bool *ovf)
             st->ahead_back = st->ahead;
         /* MixedPrecision's 16-bit copy of this GPU's shard, made for the all-gather and freed
          * once it is done (FlatParamHandle.post_unshard) */
-        if (st->fsdp && bd->bpp.gathered != bd->bpp.weights)
+        if (st->fsdp && vl_fsdp_casts_params(s))
             st->cast_shard = vl_ceil_div(st->gathered_layer, st->dp);
     }
     /* a ZeRO optimizer that makes its fp32 gradient copy for the step holds it then only:
