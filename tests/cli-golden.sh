@@ -109,17 +109,19 @@ for d, link, comm in ((nv, "nvlink", 1921997865), (pc, "pcie", 171798692), (hp, 
     assert pk["device"] == pk["reserved"] + pk["context"] + pk["managed"] + comm
     assert k["communicators"] == comm
     assert k["bytes"] == (d["serving"]["usable"] - k["weights"] - k["profile_peak"] - k["non_torch"]
-                          - comm)
+                          - comm - k["sampler_state"] - k["cuda_graph_estimate"])
+    assert k["sampler_state"] > 0 and k["cuda_graph_estimate"] > 0, k
 assert pc["serving"]["kv_cache"]["bytes"] - nv["serving"]["kv_cache"]["bytes"] == 1921997865 - 171798692
 assert nv["settings"]["interconnect"] == "auto" and pc["settings"]["interconnect"] == "pcie"
 assert nv["serving"]["kv_cache"]["shortfall"] == 0
 PY
-    # Qwen2.5 72B on two H100s: at vLLM's 0.9 its weights and profile run take more than the
-    # engine's share, which vLLM refuses ("No available memory for the cache blocks"): the
-    # profile's figures stay, the cache is empty and the shortfall is what they take beyond
-    # the share; at 0.95 a cache is left (vLLM 0.19.0 logged 3.04 GiB).
+    # Qwen2.5 72B on two H100s under vLLM 0.19: at its 0.9 its weights and profile run take
+    # more than the engine's share, which vLLM refuses ("No available memory for the cache
+    # blocks"): the profile's figures stay, the cache is empty and the shortfall is what they
+    # take beyond the share; at 0.95 a cache is left (vLLM 0.19.0 logged 3.04 GiB).
     checks=$((checks + 1))
-    q72="estimate --preset qwen2.5-72b --mode infer --framework vllm --gpus 2 --seq 8192 --gpu h100-80gb"
+    q72="estimate --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpus 2 --seq 8192"
+    q72="$q72 --gpu h100-80gb"
     "$VRAMLAB" $q72 --format json > "$tmp/q90.json"
     "$VRAMLAB" $q72 --gpu-util 0.95 --format json > "$tmp/q95.json"
     "$VRAMLAB" $q72 > "$tmp/q90.txt"
@@ -129,6 +131,7 @@ PY
 import json, sys
 q90, q95 = (json.load(open(f))["serving"] for f in sys.argv[1:])
 k = q90["kv_cache"]
+assert k["sampler_state"] == 0 and k["cuda_graph_estimate"] == 0, k
 taken = k["weights"] + k["profile_peak"] + k["non_torch"] + k["communicators"]
 assert k["bytes"] == 0 and k["tokens"] == 0 and k["shortfall"] == taken - q90["usable"] > 0, k
 k = q95["kv_cache"]

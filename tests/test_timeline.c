@@ -99,6 +99,15 @@ static const vl_framework *fw(const char *name)
     return f;
 }
 
+/* The vllm profile as release v runs it (vl_framework_on_vllm). */
+static const vl_framework *vllm_at(vl_vllm v)
+{
+    static vl_framework f;
+    f = *fw("vllm");
+    vl_framework_on_vllm(&f, v);
+    return &f;
+}
+
 static size_t first_event_of(const vl_timeline *t, const char *phase)
 {
     for (size_t i = 0; i < t->n_events; i++)
@@ -1201,7 +1210,7 @@ static void test_frozen_under_autocast(void **state)
     v.seq = 100;
     v.batch = 5;
     v.gpus = 2;
-    build(&m, &v, fw("vllm"), &t);
+    build(&m, &v, vllm_at(VL_VLLM_0_19), &t); /* the V1 runner's sampler */
     assert_int_equal(event_bytes(&t, "prefill", "sampler: fp32 probabilities"), 4 * 5 * 3000);
     vl_timeline_free(&t);
 }
@@ -1373,9 +1382,12 @@ static void test_kv_budget(void **state)
     (void)state;
     vl_model m = tiny_llama();
     vl_settings s = serve(5000, 10, 2);
-    vl_settings_take_framework(&s, fw("vllm")); /* its defaults: 90% of the GPU, blocks of 16 */
-    assert_int_equal(s.gpu_util, 900000);
+    vl_settings_take_framework(&s, fw("vllm")); /* its defaults: 92% of the GPU, blocks of 16 */
+    assert_int_equal(s.gpu_util, 920000);
     assert_int_equal(s.kv_block, 16);
+    s.vllm = VL_VLLM_0_19; /* 90% before 0.20, and no CUDA graph estimate or V2 runner */
+    vl_settings_on_vllm(&s);
+    assert_int_equal(s.gpu_util, 900000);
     vl_framework f;
     vl_framework_of(&s, &hopper, &f);
     const uint64_t cap = 1ULL << 30;
@@ -1556,13 +1568,139 @@ static void test_vllm_release(void **state)
     s.profile_seqs = 256;
     vl_kv_budget k[2];
     for (int r = 0; r < 2; r++) {
-        s.vllm = r ? VL_VLLM_0_10 : VL_VLLM_CURRENT;
+        s.vllm = r ? VL_VLLM_0_10 : VL_VLLM_0_18;
         vl_framework f;
         vl_framework_of(&s, &hopper, &f);
         assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, 1ULL << 30, &k[r]));
     }
     assert_true(k[1].profile_peak > k[0].profile_peak);
     assert_int_equal(k[0].available - k[1].available, k[1].profile_peak - k[0].profile_peak);
+}
+
+/* --vllm from 0.20: 92% of the GPU by default and the CUDA graphs' estimate off the KV cache;
+ * the V2 runner for dense models from 0.25 (its estimate 0 before 0.29), every model from
+ * 0.29; its profile run samples with no parameters before 0.33.  The V0 engine keeps its own
+ * under every release. */
+static void test_vllm_v2(void **state)
+{
+    (void)state;
+    enum { V1 = VL_RUNNER_V1, DENSE = VL_RUNNER_V2_DENSE, V2 = VL_RUNNER_V2 };
+    static const struct {
+        vl_vllm release;
+        vl_model_runner runner;
+        bool params, estimate;
+        uint64_t util;
+    } want[] = {
+        {VL_VLLM_0_17, V1, false, false, 900000},    {VL_VLLM_0_19, V1, false, false, 900000},
+        {VL_VLLM_0_20, V1, false, true, 920000},     {VL_VLLM_0_24, V1, false, true, 920000},
+        {VL_VLLM_0_25, DENSE, false, true, 920000},  {VL_VLLM_0_28, DENSE, false, true, 920000},
+        {VL_VLLM_0_29, V2, false, true, 920000},     {VL_VLLM_0_32, V2, false, true, 920000},
+        {VL_VLLM_0_33, V2, true, true, 920000},      {VL_VLLM_CURRENT, V2, true, true, 920000},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_settings s = serve(512, 0, 1);
+        vl_settings_take_framework(&s, fw("vllm"));
+        s.vllm = want[i].release;
+        vl_settings_on_vllm(&s);
+        vl_framework f;
+        vl_framework_of(&s, &hopper, &f);
+        assert_int_equal(f.model_runner, want[i].runner);
+        assert_int_equal(f.profile_sampler_params, want[i].params);
+        assert_int_equal(f.graph_estimate, want[i].estimate);
+        assert_int_equal(s.gpu_util, want[i].util);
+    }
+    vl_settings s = serve(512, 0, 1);
+    vl_settings_take_framework(&s, fw("vllm-v0"));
+    s.vllm = VL_VLLM_CURRENT;
+    vl_settings_on_vllm(&s);
+    vl_framework f;
+    vl_framework_of(&s, &hopper, &f);
+    assert_int_equal(s.gpu_util, 900000);
+    assert_int_equal(f.model_runner, VL_RUNNER_V1);
+    assert_false(f.graph_estimate);
+    /* 0.25 to 0.28 run a mixture of experts on the V1 runner */
+    assert_true(vl_runs_v2(vllm_at(VL_VLLM_0_25), false));
+    assert_false(vl_runs_v2(vllm_at(VL_VLLM_0_25), true));
+    assert_true(vl_runs_v2(vllm_at(VL_VLLM_0_29), true));
+
+    /* the V2 runner's sampler state from the start: 256 rows of the 3000-token vocabulary's
+     * int32 counts and of two masks of cdiv(3000, 32) = 94 int32 */
+    vl_model m = tiny_llama(), moe = tiny_moe();
+    const uint64_t state_bytes = 256 * 3000 * 4 + 2 * 256 * 94 * 4;
+    s = serve(64, 0, 5);
+    vl_settings_take_framework(&s, fw("vllm"));
+    s.profile_seqs = 256;
+    s.vllm = VL_VLLM_0_25;
+    vl_framework_of(&s, &hopper, &f);
+    assert_int_equal(vl_sampler_state(&m.arch, &f), state_bytes);
+    assert_int_equal(vl_sampler_state(&moe.arch, &f), 0);
+    assert_int_equal(vl_sampler_state(&m.arch, vllm_at(VL_VLLM_0_24)), 0);
+    vl_timeline t;
+    build(&m, &s, &f, &t);
+    assert_int_equal(event_bytes(&t, "load weights", "sampler state: penalty counts and token "
+                                                     "masks, a vocabulary row a sequence"),
+                     state_bytes);
+    /* serving: the logits copied to fp32, no probabilities; the Gumbel kernel's maxima, 5
+     * rows of cdiv(3000, 1024) = 3 blocks, an int64 index and an fp32 value each */
+    uint64_t bytes = 0;
+    const char *copy = "sampler: fp32 logits, whole vocabulary";
+    assert_int_equal(allocs_in(&t, "prefill", copy, &bytes), 1);
+    assert_int_equal(bytes, 5 * 3000 * 4);
+    assert_int_equal(allocs_in(&t, "prefill", "sampler: fp32 probabilities", &bytes), 0);
+    assert_int_equal(event_bytes(&t, "prefill", "sampler: Gumbel block maxima (index and value "
+                                                "a 1024-token block)"),
+                     5 * 3 * 12);
+    vl_timeline_free(&t);
+    /* its profile run before 0.33 samples with no parameters: no fp32 copy; from 0.33 it has
+     * one */
+    f.profile_run = true;
+    build(&m, &s, &f, &t);
+    assert_int_equal(allocs_in(&t, "prefill", copy, &bytes), 0);
+    vl_timeline_free(&t);
+    s.vllm = VL_VLLM_0_33;
+    vl_framework_of(&s, &hopper, &f);
+    f.profile_run = true;
+    build(&m, &s, &f, &t);
+    assert_int_equal(allocs_in(&t, "prefill", copy, &bytes), 1);
+    vl_timeline_free(&t);
+
+    /* the CUDA graphs' estimate: the largest size, min(2 x 256, 512, 8192) = 512, its decode
+     * workspace twice (warmup and pool), and 1 MiB for each other graph: 51 PIECEWISE sizes
+     * (1, 2, 4, 8 to 248 by 8, 256 to 512 by 16) and 35 FULL ones (to 256) */
+    s.vllm = VL_VLLM_0_20;
+    vl_framework_of(&s, &hopper, &f);
+    vl_settings g = s;
+    g.batch = 512;
+    bool ovf = false;
+    const uint64_t ws512 = vl_infer_workspace(&m.arch, &g, false, 1, 1, &ovf);
+    assert_int_equal(vl_graph_estimate(&m.arch, &s, &f), 2 * ws512 + (50 + 34) * (1 << 20));
+    /* one sequence: sizes 1 and 2, one FULL graph */
+    f.profile_seqs = 1;
+    g.batch = 2;
+    const uint64_t ws2 = vl_infer_workspace(&m.arch, &g, false, 1, 1, &ovf);
+    assert_int_equal(vl_graph_estimate(&m.arch, &s, &f), 2 * ws2 + 1 * (1 << 20));
+    /* none before 0.20, none on the V2 runner before 0.29 (a dense model), the V1 runner's for
+     * a mixture of experts then */
+    s.profile_seqs = 256;
+    s.vllm = VL_VLLM_0_19;
+    vl_framework_of(&s, &hopper, &f);
+    assert_int_equal(vl_graph_estimate(&m.arch, &s, &f), 0);
+    s.vllm = VL_VLLM_0_25;
+    vl_framework_of(&s, &hopper, &f);
+    assert_int_equal(vl_graph_estimate(&m.arch, &s, &f), 0);
+    assert_true(vl_graph_estimate(&moe.arch, &s, &f) > 0);
+    /* the KV cache is what is left after all six */
+    s.vllm = VL_VLLM_0_29;
+    vl_framework_of(&s, &hopper, &f);
+    vl_kv_budget k;
+    const uint64_t cap = 1ULL << 30;
+    assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
+    assert_int_equal(k.sampler_state, state_bytes);
+    assert_int_equal(k.graph_estimate, vl_graph_estimate(&m.arch, &s, &f));
+    assert_int_equal(k.weights + k.profile_peak + k.non_torch + k.communicators + k.sampler_state +
+                         k.graph_estimate + k.available,
+                     cap);
+    assert_false(ovf);
 }
 
 /* The communicators' buffers: vLLM's comm_nvlink, 3.58 - 1.79 = 1.79 GiB (its -tp 2 and -tp 1
@@ -2146,7 +2284,7 @@ static void test_vllm_sampler(void **state)
         /* the V1 engine filters in place: no sort; at the last of its fp32 tensors (probs
          * and the exponential noise) the hidden states, the 16-bit logits, their fp32 copy
          * and both are alive */
-        build(&m, &s, fw("vllm"), &t);
+        build(&m, &s, vllm_at(VL_VLLM_0_19), &t);
         size_t last = 0;
         for (i = 0; i < t.n_events; i++) {
             assert_string_not_equal(t.events[i].what, "sampler: sorted logits");
@@ -2436,6 +2574,7 @@ int main(void)
         cmocka_unit_test(test_serving_defaults_by_gpu),
         cmocka_unit_test(test_communicators),
         cmocka_unit_test(test_vllm_release),
+        cmocka_unit_test(test_vllm_v2),
         cmocka_unit_test(test_trl_release),
         cmocka_unit_test(test_cuda_release),
         cmocka_unit_test(test_encoder_mask),

@@ -310,7 +310,7 @@ expect_total $name --preset llama-2-7b --mode infer --weight-dtype bnb4 --framew
 keys $name q
 exited $name 0
 
-# A serving engine's framework brings its share of the GPU and its KV block (vLLM: 90%,
+# A serving engine's framework brings its share of the GPU and its KV block (vLLM: 92%,
 # blocks of 16), and the peak is vramlab estimate's under it; an option given wins
 name=engine-defaults
 start $name --preset llama-2-7b --mode infer --no-color --ascii
@@ -319,7 +319,7 @@ expect_slider $name "GPU mem. util." 100%
 to $name framework
 keys $name End                                # the last of the catalog
 expect_slider $name framework vllm
-expect_slider $name "GPU mem. util." 90%
+expect_slider $name "GPU mem. util." 92%
 expect_slider $name "KV block" 16
 expect_peak $name --preset llama-2-7b --mode infer --framework vllm
 keys $name q
@@ -389,16 +389,16 @@ expect_kv() { # expect_kv NAME ESTIMATE-ARGS...
     expect_screen "$name" "$want"
 }
 name=engine-kv
-start $name --preset qwen2.5-72b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
-    --seq 8192 --no-color --ascii
+start $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
+    --gpus 2 --seq 8192 --no-color --ascii
 expect_screen $name "KV cache: none, 0.78 GiB short: the engine"
-expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
-    --seq 8192
+expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
+    --gpus 2 --seq 8192
 to $name "GPU mem. util."
 keys $name Enter 0 . 9 5 Enter
 expect_slider $name "GPU mem. util." 95%
-expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
-    --seq 8192 --gpu-util 0.95
+expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
+    --gpus 2 --seq 8192 --gpu-util 0.95
 keys $name q
 exited $name 0
 # the vLLM release: 0.8 sorts the vocabulary in the profile's sampler, and the peak is

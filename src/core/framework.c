@@ -13,6 +13,7 @@
 const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
 const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENUM_NAME)};
 const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS] = {VL_ZERO_IMPLS(VL_ENUM_NAME)};
+const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS] = {VL_MODEL_RUNNERS(VL_ENUM_NAME)};
 const char *const vl_allocator_names[VL_N_ALLOCATORS] = {VL_ALLOCATORS(VL_ENUM_NAME)};
 
 #define VL_COUNT_ITEM(id, name) +1
@@ -22,6 +23,7 @@ _Static_assert(0 VL_LOSS_DTYPES(VL_COUNT_ITEM) == VL_N_LOSS_DTYPES, "loss dtype 
 _Static_assert(0 VL_GELUS(VL_COUNT_ITEM) == VL_N_GELUS, "GELU names");
 _Static_assert(0 VL_OPTIM_IMPLS(VL_COUNT_ITEM) == VL_N_OPTIM_IMPLS, "optimizer implementations");
 _Static_assert(0 VL_ZERO_IMPLS(VL_COUNT_ITEM) == VL_N_ZERO_IMPLS, "ZeRO implementations");
+_Static_assert(0 VL_MODEL_RUNNERS(VL_COUNT_ITEM) == VL_N_MODEL_RUNNERS, "model runners");
 _Static_assert(0 VL_ALLOCATORS(VL_COUNT_ITEM) == VL_N_ALLOCATORS, "allocator names");
 _Static_assert(sizeof vl_attention_names / sizeof *vl_attention_names == VL_N_ATTENTIONS, "");
 _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_ALLOCATORS, "");
@@ -62,8 +64,9 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 /* The same serving defaults on every GPU. */
 #define ONE_SIZE_FOR_ALL .small_gpu_below = 0, .small_gpu_arch = VL_ARCH_UNKNOWN, \
     .small_prefill_chunk = 0, .small_profile_seqs = 0
-/* vLLM's cache: 90% of each GPU unless --gpu-memory-utilization says, in blocks of 16 tokens
- * (vllm/config/cache.py, CacheConfig: gpu_memory_utilization 0.9, block_size 16 on CUDA). */
+/* vLLM's cache before 0.20: 90% of each GPU unless --gpu-memory-utilization says, in blocks
+ * of 16 tokens (vllm/config/cache.py, CacheConfig: gpu_memory_utilization 0.9, block_size 16
+ * on CUDA). */
 #define VLLM_CACHE .gpu_util = 900000, .kv_block = 16
 
 /* A training framework's process groups: each one that runs collectives is its own NCCL
@@ -292,7 +295,14 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * workspace_shapes; shared_buffers, "persistent buffers that are shared across
          * FusedMoEModularKernel instances"; model_executor/layers/fused_moe) */
         .moe_workspace_kept = true,
-        VLLM_CACHE,
+        /* 0.33's runner and sizing: the V2 runner for every model (vllm/config/vllm.py,
+         * use_v2_model_runner, vllm pull request #53183); its profile run samples once more
+         * with the warmup's parameters (v1/worker/gpu/model_runner.py, _dummy_sampler_run:
+         * "the profiled peak must too"); the CUDA graphs' memory estimate taken off the KV
+         * cache (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default since 0.20.0) with
+         * 92% of each GPU unless told (vllm/config/cache.py, vllm pull request #38284) */
+        .model_runner = VL_RUNNER_V2, .profile_sampler_params = true, .graph_estimate = true,
+        .gpu_util = 920000, .kv_block = 16,
         /* the V1 worker profiles one forward of max_num_batched_tokens shared over
          * max_num_seqs requests (1024 with the 8192 above; 256 with 2048) and the sampler
          * over them, then gives the KV cache what is left of its share of cudaMemGetInfo's
@@ -453,16 +463,40 @@ void vl_framework_on_trl(vl_framework *f, vl_trl v)
         f->qlora_bf16_embeddings = true;
 }
 
+unsigned vl_vllm_line(vl_vllm v)
+{
+    return v == VL_VLLM_CURRENT ? VL_VLLM_NEWEST : 8 + (unsigned)(v - VL_VLLM_0_8);
+}
+
 void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
 {
+    if (!f->sampler_triton) /* not the V1 engine's profile */
+        return;
+    const unsigned line = vl_vllm_line(v);
     /* V1's top-k/top-p sorted the vocabulary (apply_top_k_top_p_pytorch: logits.sort, then
      * softmax, cumsum and scatter back, vllm/v1/sample/ops/topk_topp_sampler.py) until the
      * Triton kernels of vllm pull request #33538 (February 2026): vLLM 0.15.0's API
      * reference has no topk_topp_triton module, 0.18.0's has */
-    if (v != VL_VLLM_CURRENT && f->sampler_triton) {
+    if (line < 18) {
         f->sampler_triton = false;
         f->sampler_sort = true;
     }
+    /* the V2 runner, the default for dense models from 0.25.0 ("Model Runner V2 is now the
+     * default for all dense models", vllm pull request #44443) and for every model from
+     * 0.29.0 (#53183); its profile run sampled with no parameters before 0.33.0 */
+    if (line < 29 && f->model_runner == VL_RUNNER_V2)
+        f->model_runner = line >= 25 ? VL_RUNNER_V2_DENSE : VL_RUNNER_V1;
+    if (line < 33)
+        f->profile_sampler_params = false;
+    /* the CUDA graphs' estimate, logged but not taken off before 0.20.0 (envs.py,
+     * VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS "0" in 0.19) */
+    if (line < 20)
+        f->graph_estimate = false;
+}
+
+bool vl_runs_v2(const vl_framework *f, bool moe)
+{
+    return f->model_runner == VL_RUNNER_V2 || (f->model_runner == VL_RUNNER_V2_DENSE && !moe);
 }
 
 void vl_framework_on_sampler(vl_framework *f, const vl_settings *s)
@@ -633,6 +667,9 @@ const vl_framework_field vl_framework_fields[] = {
     COUNT("sampler_fp32", sampler_fp32, 0, 16),
     BOOL("sampler_hidden", sampler_hidden),
     BOOL("sampler_triton", sampler_triton),
+    ENUM("model_runner", model_runner, vl_model_runner_names, VL_N_MODEL_RUNNERS),
+    BOOL("profile_sampler_params", profile_sampler_params),
+    BOOL("graph_estimate", graph_estimate),
     BOOL("rope_cache", rope_cache),
     BOOL("layer_input_held", layer_input_held),
     FRACTION("gpu_util", gpu_util),

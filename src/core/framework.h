@@ -30,14 +30,21 @@
  * reduces through a bucket (ZeRO, and Megatron's distributed optimizer); fsdp reduce-
  * scatters each module's gradients into shards as its backward ends */
 #define VL_ZERO_IMPLS(X) X(VL_ZERO_DEEPSPEED, "deepspeed") X(VL_ZERO_FSDP, "fsdp")
+/* vLLM's model runners: v1 (vllm/v1/worker/gpu_model_runner.py); v2-dense, the V2 runner
+ * (vllm/v1/worker/gpu/) for dense models and V1 for mixtures of experts (0.25 to 0.28); v2,
+ * the V2 runner for every model (0.29 and later) */
+#define VL_MODEL_RUNNERS(X) \
+    X(VL_RUNNER_V1, "v1") X(VL_RUNNER_V2_DENSE, "v2-dense") X(VL_RUNNER_V2, "v2")
 
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
 typedef enum { VL_ZERO_IMPLS(VL_ENUM_ID) VL_N_ZERO_IMPLS } vl_zero_impl;
+typedef enum { VL_MODEL_RUNNERS(VL_ENUM_ID) VL_N_MODEL_RUNNERS } vl_model_runner;
 
 extern const char *const vl_gelu_names[VL_N_GELUS];
 extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
 extern const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS];
+extern const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS];
 
 typedef struct vl_framework {
     char name[64];              /* "hf"; first: the catalog finds entries by it */
@@ -122,6 +129,13 @@ typedef struct vl_framework {
     uint64_t sampler_fp32;      /* fp32 b x V tensors the sampler keeps besides the logits */
     bool sampler_hidden;        /* the forward's last hidden states stay alive while it samples */
     bool sampler_triton;        /* top-k/top-p in place, with a per-program vocabulary row */
+    vl_model_runner model_runner; /* the engine's model runner (vl_runs_v2) */
+    bool profile_sampler_params; /* the V2 runner's profile run samples with its warmup's
+                                  * parameters, not with none (vl_kv_budget_of) */
+    bool graph_estimate;        /* the engine takes its estimate of the CUDA graphs' memory
+                                 * off the KV cache (vl_graph_estimate) */
+    bool profile_run;           /* not a preset's: set while the engine's profile run is
+                                 * built (vl_kv_budget_of) */
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
     bool layer_input_held;      /* a forward's decoder layer keeps its input alive to its end
                                  * and the MLP's output lands beside its intermediates: two
@@ -191,8 +205,14 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v);
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
 /* f under trl release v's SFTTrainer, when f's models are transformers'. */
 void vl_framework_on_trl(vl_framework *f, vl_trl v);
-/* f as vLLM release v runs it, when f is the V1 engine's (the profile's sampler_triton). */
+/* The minor number of vLLM release line v (0.x); current is the newest modelled. */
+#define VL_VLLM_NEWEST 33
+unsigned vl_vllm_line(vl_vllm v);
+/* f as vLLM release v runs it, when f is the V1 engine's (the profile's sampler_triton):
+ * its sampler, model runner, profile run and CUDA graph estimate. */
 void vl_framework_on_vllm(vl_framework *f, vl_vllm v);
+/* Whether f's engine runs a model, a mixture of experts or not, on vLLM's V2 runner. */
+bool vl_runs_v2(const vl_framework *f, bool moe);
 /* f with the V1 engine's top-k/top-p as s->sampler names it (after the release's rule);
  * auto, or a profile that is not the V1 engine's, leaves f as it is. */
 void vl_framework_on_sampler(vl_framework *f, const vl_settings *s);
@@ -221,7 +241,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 59
+#define VL_N_FRAMEWORK_FIELDS 62
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

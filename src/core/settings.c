@@ -466,7 +466,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
         RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
         .help = "fraction of each GPU's memory the engine may use (default the framework's: "
-                "vllm 0.9, the others 1)",
+                "vllm 0.92, 0.9 before 0.20, the others 1)",
         .label = N_("GPU mem. util."), SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
     ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
@@ -1043,6 +1043,14 @@ void vl_settings_on_transformers(vl_settings *s)
         s->attention = VL_ATTN_EAGER;
 }
 
+void vl_settings_on_vllm(vl_settings *s)
+{
+    /* gpu_memory_utilization's default went from 0.9 to 0.92 in 0.20.0, as the CUDA graphs'
+     * estimate began to come off the cache (vllm pull request #38284) */
+    if (s->framework->sampler_triton) /* the V1 engine's profile (vl_framework_on_vllm) */
+        s->gpu_util = vl_vllm_line(s->vllm) < 20 ? 900000 : s->framework->gpu_util;
+}
+
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
 {
     /* a framework brings its choices, and a transformers release its attention, which the
@@ -1055,6 +1063,8 @@ void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
     if ((p->given & VL_SETTING_BIT(VL_SET_TRANSFORMERS)) &&
         !(p->given & VL_SETTING_BIT(VL_SET_ATTENTION)))
         vl_settings_on_transformers(s);
+    if ((p->given & VL_SETTING_BIT(VL_SET_VLLM)) && !(p->given & VL_SETTING_BIT(VL_SET_GPU_UTIL)))
+        vl_settings_on_vllm(s);
 }
 
 void vl_settings_write_yaml(FILE *out, const vl_settings *s, int indent)

@@ -107,14 +107,20 @@
 #define VL_BITSANDBYTES_LIST(X)                                                               \
     X(VL_BNB_CURRENT, "current") X(VL_BNB_0_41, "0.41") X(VL_BNB_0_42, "0.42")                \
     X(VL_BNB_0_43_0, "0.43.0") X(VL_BNB_0_43_1, "0.43.1")
-/* vLLM release lines (--vllm), for the V1 engine (the vllm profile): before 0.18 its sampler
- * sorted the vocabulary for top-k and top-p (vl_framework_on_vllm).  0.8 (V1 the default)
- * is the first modelled; current is 0.18 and later. */
+/* vLLM release lines (--vllm), for the V1 engine (the vllm profile), in order: the
+ * sampler, the model runner, the profile run and the CUDA graph estimate by release
+ * (vl_framework_on_vllm), the share of each GPU (vl_settings_on_vllm).  0.8 (V1 the default)
+ * is the first modelled; current is the newest, 0.33 (VL_VLLM_NEWEST). */
 #define VL_VLLM_LIST(X)                                                                       \
     X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_8, "0.8") X(VL_VLLM_0_9, "0.9")                 \
     X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
     X(VL_VLLM_0_13, "0.13") X(VL_VLLM_0_14, "0.14") X(VL_VLLM_0_15, "0.15")                   \
-    X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17")
+    X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17") X(VL_VLLM_0_18, "0.18")                   \
+    X(VL_VLLM_0_19, "0.19") X(VL_VLLM_0_20, "0.20") X(VL_VLLM_0_21, "0.21")                   \
+    X(VL_VLLM_0_22, "0.22") X(VL_VLLM_0_23, "0.23") X(VL_VLLM_0_24, "0.24")                   \
+    X(VL_VLLM_0_25, "0.25") X(VL_VLLM_0_26, "0.26") X(VL_VLLM_0_27, "0.27")                   \
+    X(VL_VLLM_0_28, "0.28") X(VL_VLLM_0_29, "0.29") X(VL_VLLM_0_30, "0.30")                   \
+    X(VL_VLLM_0_31, "0.31") X(VL_VLLM_0_32, "0.32") X(VL_VLLM_0_33, "0.33")
 /* The V1 engine's top-k/top-p (--sampler): auto is the release's (vl_framework_on_vllm);
  * sort, PyTorch's (apply_top_k_top_p: the vocabulary sorted); triton, the in-place kernels
  * of 0.18; flashinfer, FlashInfer's sampling kernels, which vLLM took whenever FlashInfer
@@ -458,6 +464,9 @@ void vl_patch_mark(vl_settings_patch *p, vl_setting k);
 /* s's attention as its transformers release chose it: eager before 4.36, under a profile
  * whose models are transformers' (vl_settings_apply, the explorer's transformers slider). */
 void vl_settings_on_transformers(vl_settings *s);
+/* s's share of each GPU as its vLLM release sizes the cache unless told: 0.9 before 0.20,
+ * the framework's from it (under the V1 engine's profile). */
+void vl_settings_on_vllm(vl_settings *s);
 /* Copies the given settings of p into s; a framework given first brings its choices
  * (vl_settings_take_framework), which the other given settings override. */
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p);

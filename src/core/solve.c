@@ -6,6 +6,7 @@
 
 #include "framework.h"
 #include "timeline.h"
+#include "units.h"
 
 const char *const vl_solve_names[VL_N_SOLVES] = {"max-batch", "max-context", "min-gpus",
                                                  "max-concurrency"};
@@ -36,9 +37,11 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     p.batch = budget < f->profile_seqs ? budget : f->profile_seqs;
     p.seq = budget / p.batch;
     p.gen = 0;
+    vl_framework pf = *f;
+    pf.profile_run = true;
     vl_timeline t;
     char err[160];
-    if (!vl_timeline_build(m, &p, f, rt, &t, err, sizeof err)) {
+    if (!vl_timeline_build(m, &p, &pf, rt, &t, err, sizeof err)) {
         vl_timeline_free(&t);
         return "the engine's profile run is not valid for this model";
     }
@@ -50,10 +53,16 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     out->non_torch = f->profile_non_torch;
     out->communicators = t.peak.communicators;
     vl_timeline_free(&t);
-    const uint64_t taken = out->weights + out->profile_peak + out->non_torch + out->communicators;
+    out->sampler_state = vl_sampler_state(&m->arch, f);
+    out->graph_estimate = vl_graph_estimate(&m->arch, &run, f);
+    bool ovf = false;
+    const uint64_t taken =
+        vl_add(vl_add(vl_add(out->weights, out->profile_peak, &ovf),
+                      vl_add(out->non_torch, out->communicators, &ovf), &ovf),
+               vl_add(out->sampler_state, out->graph_estimate, &ovf), &ovf);
     out->per_sequence = b.inf.kv_gpu_per_token * b.inf.cached_slots;
-    if (taken >= capacity) {
-        out->shortfall = taken - capacity;
+    if (ovf || taken >= capacity) {
+        out->shortfall = ovf ? UINT64_MAX : taken - capacity;
         return "the weights and the profile run leave nothing of the engine's share for the "
                "KV cache";
     }

@@ -34,8 +34,8 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
  * runs one forward of prefill_chunk tokens shared over profile_seqs sequences and samples
  * from them, then gives the cache what the weights, that run's peak in PyTorch's allocator
  * and the memory the run and the communicators added outside it leave of its share of the
- * GPU (vLLM V1's determine_available_memory); the cache holds whole blocks of kv_block
- * tokens. */
+ * GPU, less what its V2 runner keeps for the sampler and its estimate of the CUDA graphs
+ * (vLLM V1's determine_available_memory); the cache holds whole blocks of kv_block tokens. */
 typedef struct vl_kv_budget {
     uint64_t capacity;      /* the engine's share: gpu_util of what CUDA reports */
     uint64_t weights;       /* with what the model registers beside them (RoPE tables) */
@@ -43,8 +43,10 @@ typedef struct vl_kv_budget {
     uint64_t non_torch;     /* what the run added outside PyTorch's allocator */
     uint64_t communicators; /* what tensor parallelism's communicators add to it
                              * (vl_communicator_bytes) */
-    uint64_t available;     /* capacity less the four: the KV cache */
-    uint64_t shortfall;     /* what the four take beyond capacity, where nothing is left
+    uint64_t sampler_state; /* what vLLM's V2 runner keeps for its sampler (vl_sampler_state) */
+    uint64_t graph_estimate; /* vLLM's estimate of its CUDA graphs (vl_graph_estimate) */
+    uint64_t available;     /* capacity less the six: the KV cache */
+    uint64_t shortfall;     /* what the six take beyond capacity, where nothing is left
                              * (vLLM then stops: "No available memory for the cache
                              * blocks"); 0 otherwise */
     uint64_t tokens;        /* the tokens its whole blocks hold (vLLM's "GPU KV cache size") */
@@ -60,8 +62,8 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
 
 /* What a serving engine's profile run measures in a timeline of it: the peak PyTorch's
  * allocator reached over the weights, less the KV cache and the runtime's pools (CUDA
- * graphs), which the engine makes after, but the cuBLAS workspace, which the forward's
- * first matmul allocates. */
+ * graphs), which the engine makes after, and the sampler state it made before (counted on
+ * their own), but the cuBLAS workspace, which the forward's first matmul allocates. */
 uint64_t vl_profile_peak(const vl_timeline *t, const vl_runtime *rt);
 
 /* Told after each value a search tries: how many it has tried, of at most `most` (each try

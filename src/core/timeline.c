@@ -199,6 +199,7 @@ typedef struct step {
     uint64_t ahead, ahead_back; /* layers gathered ahead in the forward, in backward */
     uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
     uint64_t sms;               /* the GPU's streaming multiprocessors (0: unknown) */
+    bool v2;                    /* vLLM's V2 model runner samples (vl_runs_v2) */
     bool paged_on;              /* --paged-optimizer: bitsandbytes' fused, paged optimizer */
     uint64_t paged;             /* its states in CUDA managed memory */
 } step;
@@ -1284,13 +1285,18 @@ static uint64_t sort_scratch(uint64_t rows, uint64_t V, bool *ovf)
  * values, int64 indices and the sort's scratch), a top-k mask, the sorted softmax, its
  * cumulative sum and a top-p mask, all alive while the filtered logits are scattered back;
  * then the fp32 tensors the framework keeps besides the logits (probabilities, logprobs,
- * the noise it samples with). */
+ * the noise it samples with).  vLLM's V2 runner copies the logits to fp32 only for requests
+ * with sampling parameters, which its profile run before 0.33 has none of
+ * (v1/worker/gpu/sample/sampler.py, apply_sampling_params), and draws its Gumbel noise inside
+ * a kernel that keeps each 1024-token block's maximum, int64 index and fp32 value
+ * (sample/gumbel.py, gumbel_sample): no probabilities. */
 static void sampler(builder *b, const step *st, uint64_t rows, uint64_t tokens)
 {
     const uint64_t V = st->a->vocab;
     const uint64_t bv = vl_mul(rows, V, &b->ovf);
     const uint64_t f32 = vl_mul(4, bv, &b->ovf);
     const uint64_t beta = vl_infer_act_bytes(st->s);
+    const bool params = !st->v2 || !st->f->profile_run || st->f->profile_sampler_params;
     uint32_t hidden = 0;
     if (st->f->sampler_hidden)
         hidden = alloc(b, VL_TL_TRANSIENT,
@@ -1298,8 +1304,10 @@ static void sampler(builder *b, const step *st, uint64_t rows, uint64_t tokens)
                        "the forward's last hidden states (held by the engine)");
     uint32_t own = alloc(b, VL_TL_TRANSIENT, vl_mul(beta, bv, &b->ovf),
                          "logits of the last positions, model dtype");
-    uint32_t logits = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 logits, whole vocabulary");
-    if (st->f->sampler_sort) {
+    uint32_t logits = params ? alloc(b, VL_TL_TRANSIENT, f32,
+                                     "sampler: fp32 logits, whole vocabulary")
+                             : 0;
+    if (params && st->f->sampler_sort) {
         uint32_t held[6];
         held[0] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: sorted logits");
         held[1] = alloc(b, VL_TL_TRANSIENT, vl_mul(8, bv, &b->ovf),
@@ -1319,7 +1327,7 @@ static void sampler(builder *b, const step *st, uint64_t rows, uint64_t tokens)
     /* vLLM V1's Triton top-k/top-p: min(rows, SMs) programs, each a vocabulary row of fp32
      * in a buffer of min(next power of 2, SMs) rows, cached for the later steps
      * (apply_top_k_top_p_triton); unknown SMs: not counted */
-    if (st->f->sampler_triton && st->sms && !b->sampler_buffer) {
+    if (params && st->f->sampler_triton && st->sms && !b->sampler_buffer) {
         const uint64_t programs = rows < st->sms ? rows : st->sms;
         uint64_t size = 1;
         while (size < programs)
@@ -1329,11 +1337,17 @@ static void sampler(builder *b, const step *st, uint64_t rows, uint64_t tokens)
                   vl_mul(vl_mul(size < st->sms ? size : st->sms, V, &b->ovf), 4, &b->ovf),
                   "sampler: top-k/top-p buffer, a vocabulary row a program (cached)");
     }
-    uint32_t ids[16] = {0};
-    for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
-        ids[i] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 probabilities");
-    for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
-        release(b, ids[i]);
+    if (st->v2) {
+        transient(b, VL_TL_TRANSIENT, vl_mul(vl_mul(rows, vl_ceil_div(V, 1024), &b->ovf), 8 + 4,
+                                             &b->ovf),
+                  "sampler: Gumbel block maxima (index and value a 1024-token block)");
+    } else {
+        uint32_t ids[16] = {0};
+        for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
+            ids[i] = alloc(b, VL_TL_TRANSIENT, f32, "sampler: fp32 probabilities");
+        for (uint64_t i = 0; i < st->f->sampler_fp32 && i < 16; i++)
+            release(b, ids[i]);
+    }
     release(b, logits);
     release(b, own);
     release(b, hidden);
@@ -1379,6 +1393,8 @@ static bool build_serve(builder *b, step *st)
     transient(b, VL_TL_TRANSIENT, vl_bnb4_load_copy(st->a, s, inf->logits, &b->ovf),
               "a matrix in 16 bits while bitsandbytes quantizes it");
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
+    alloc(b, VL_TL_RUNTIME, vl_sampler_state(st->a, st->f),
+          "sampler state: penalty counts and token masks, a vocabulary row a sequence");
     const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
     uint32_t *kv = gathered_ids(b, L);
     if (!kv)
@@ -1392,7 +1408,9 @@ static bool build_serve(builder *b, step *st)
         phase(b, "capture CUDA graphs");
         vl_settings g = *s;
         g.batch = st->f->graph_batch;
-        alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, inf->logits, 1, 1, &b->ovf),
+        /* the graphs hold the model's forward; the logits are computed outside them
+         * (vLLM's compute_logits, after the CUDA graph runner returns the hidden states) */
+        alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, false, 1, 1, &b->ovf),
               "CUDA graph pool (the largest captured batch's decode workspace)");
     }
     const uint64_t cap = st->a->sliding_window ? st->a->sliding_window : UINT64_MAX;
@@ -1506,7 +1524,8 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     builder b = {.t = out, .al = vl_alloc_new(f->allocator)};
     step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd,
                .cublas = vl_runtime_cublas(rt),
-               .sms = rt->sms};
+               .sms = rt->sms,
+               .v2 = s.mode == VL_MODE_INFER && vl_runs_v2(f, m->arch.experts > 1)};
     if (!b.al) {
         snprintf(err, len, "out of memory");
         return false;
@@ -1629,6 +1648,64 @@ const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_ru
 uint64_t vl_runtime_cublas(const vl_runtime *rt)
 {
     return rt->overhead_given ? 0 : vl_cublas_workspace_bytes(rt->arch);
+}
+
+uint64_t vl_sampler_state(const vl_arch *a, const vl_framework *f)
+{
+    if (!vl_runs_v2(f, a->experts > 1))
+        return 0;
+    /* v1/worker/gpu/sample/penalties.py, PenaltiesState: output_bin_counts, max_num_reqs x
+     * vocab_size int32, and prompt_bin_mask, max_num_reqs x cdiv(vocab_size, 32) int32; the
+     * structured-output worker's grammar_bitmask of the same shape */
+    bool ovf = false;
+    const uint64_t counts = vl_mul(vl_mul(f->profile_seqs, a->vocab, &ovf), 4, &ovf);
+    const uint64_t masks =
+        vl_mul(vl_mul(f->profile_seqs, vl_ceil_div(a->vocab, 32), &ovf), 2 * 4, &ovf);
+    return ovf ? UINT64_MAX : counts + masks;
+}
+
+/* How many of vLLM's CUDA graph capture sizes are at most `most` (vllm/config/vllm.py,
+ * _set_cudagraph_sizes: 1, 2, 4, every 8 from 8 to 248, every 16 from 256). */
+static uint64_t capture_sizes(uint64_t most)
+{
+    uint64_t n = (most >= 1) + (most >= 2) + (most >= 4);
+    if (most >= 8)
+        n += (most < 248 ? most : 248) / 8;
+    if (most >= 256)
+        n += (most - 256) / 16 + 1;
+    return n;
+}
+
+uint64_t vl_graph_estimate(const vl_arch *a, const vl_settings *s, const vl_framework *f)
+{
+    /* before 0.29 the V2 runner's profile_cudagraph_memory returns 0 ("It is TBD whether we
+     * keep this API or not", v1/worker/gpu/model_runner.py) */
+    if (!f->graph_estimate || !f->cuda_graphs || !f->graph_batch ||
+        (f->model_runner == VL_RUNNER_V2_DENSE && vl_runs_v2(f, a->experts > 1)))
+        return 0;
+    /* the largest size, max_cudagraph_capture_size: min(2 x max_num_seqs, 512), no more than
+     * max_num_batched_tokens; FULL graphs (decode batches) up to max_num_seqs, PIECEWISE
+     * graphs of every size (FULL_AND_PIECEWISE, the O2 default) */
+    uint64_t most = 2 * f->profile_seqs < f->graph_batch ? 2 * f->profile_seqs : f->graph_batch;
+    if (f->prefill_chunk && f->prefill_chunk < most)
+        most = f->prefill_chunk;
+    const uint64_t piecewise = capture_sizes(most);
+    const uint64_t full = capture_sizes(f->profile_seqs < most ? f->profile_seqs : most);
+    if (!piecewise || !full)
+        return 0;
+    /* profile_cudagraph_memory (v1/worker/gpu_model_runner.py) captures each kind's two
+     * largest sizes and reads what the free memory drops by: the first, its eager warmup's
+     * blocks in PyTorch's cache and the capture's in the graph pool, each that size's decode
+     * workspace (the timeline's CUDA graph pool); the second reuses both, so it falls to the
+     * floor every other graph is counted at, 1 MiB ("Use at least 1 MiB per graph for driver
+     * overhead"; vllm pull request #51590).  Workspaces that attention backends and cuBLAS
+     * make on first use are measured too, and not counted here. */
+    vl_settings g = *s;
+    g.batch = most;
+    bool ovf = false;
+    const uint64_t first = vl_mul(2, vl_infer_workspace(a, &g, false, 1, 1, &ovf), &ovf);
+    const uint64_t rest = vl_mul(piecewise - 1 + full - 1, 1ULL << 20, &ovf); /* 1 MiB */
+    return ovf ? UINT64_MAX : vl_add(first, rest, &ovf);
 }
 
 vl_runtime vl_runtime_on(const vl_gpu *gpu, const vl_settings *s, bool overhead_given)

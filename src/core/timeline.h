@@ -119,6 +119,13 @@ vl_runtime vl_runtime_on(const struct vl_gpu *gpu, const vl_settings *s, bool ov
 
 /* The cuBLAS workspace a run on rt allocates (0 when --overhead stands for it). */
 uint64_t vl_runtime_cublas(const vl_runtime *rt);
+/* What vLLM's V2 runner keeps for its sampler from the start, under f: a penalty count of
+ * every vocabulary entry (int32) and two bit masks of the vocabulary (the prompt's tokens, a
+ * grammar's), a row each of max_num_seqs (f->profile_seqs); 0 under other runners. */
+uint64_t vl_sampler_state(const vl_arch *a, const vl_framework *f);
+/* vLLM's estimate of its CUDA graphs' memory, which it takes off the KV cache where
+ * f->graph_estimate (and not on the V2 runner before 0.29, whose estimate is 0), for s. */
+uint64_t vl_graph_estimate(const vl_arch *a, const vl_settings *s, const vl_framework *f);
 
 /* The phase label of event i. */
 const char *vl_timeline_phase(const vl_timeline *t, size_t i);

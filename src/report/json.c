@@ -202,10 +202,12 @@ static void write_json_serving(FILE *out, const report *r)
     else
         fprintf(out, "{\"bytes\": %" PRIu64 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
                 ", \"profile_peak\": %" PRIu64 ", \"non_torch\": %" PRIu64
-                ", \"communicators\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
+                ", \"communicators\": %" PRIu64 ", \"sampler_state\": %" PRIu64
+                ", \"cuda_graph_estimate\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
                 ", \"profile_tokens\": %" PRIu64 ", \"shortfall\": %" PRIu64 "}},\n",
                 k.available, k.tokens, k.weights, k.profile_peak, k.non_torch, k.communicators,
-                k.profile_seqs, k.profile_tokens, k.shortfall);
+                k.sampler_state, k.graph_estimate, k.profile_seqs, k.profile_tokens,
+                k.shortfall);
 }
 
 void report_write_json(FILE *out, const report *r)

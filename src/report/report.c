@@ -602,10 +602,18 @@ static bool serving_line(const report *r, char *buf, size_t len)
     vl_kv_budget k;
     const bool cache_left = !report_kv_budget(r, &k);
     if (cache_left || k.profile_seqs) {
-        char a[32], w[32], p[32], n[32], tok[32], cm[32], comm[64] = "", rest[96];
+        char a[32], w[32], p[32], n[32], tok[32], cm[32], ss[32], ge[32], comm[160] = "",
+            rest[96];
+        size_t o = 0;
         if (k.communicators)
-            snprintf(comm, sizeof comm, " - %s communicators",
-                     vl_fmt_bytes(k.communicators, r->units, cm, sizeof cm));
+            o += (size_t)snprintf(comm + o, sizeof comm - o, " - %s communicators",
+                                  vl_fmt_bytes(k.communicators, r->units, cm, sizeof cm));
+        if (k.sampler_state)
+            o += (size_t)snprintf(comm + o, sizeof comm - o, " - %s sampler state",
+                                  vl_fmt_bytes(k.sampler_state, r->units, ss, sizeof ss));
+        if (k.graph_estimate)
+            snprintf(comm + o, sizeof comm - o, " - %s CUDA graphs (its estimate)",
+                     vl_fmt_bytes(k.graph_estimate, r->units, ge, sizeof ge));
         if (cache_left)
             snprintf(rest, sizeof rest, "%s, %s tokens",
                      vl_fmt_bytes(k.available, r->units, a, sizeof a),

@@ -312,6 +312,8 @@ static void follow(explorer *e, slider_id id)
         vl_settings_take_framework(s, s->framework);
     if (id == VL_SET_TRANSFORMERS) /* an old release's attention */
         vl_settings_on_transformers(s);
+    if (id == VL_SET_VLLM) /* its share of the GPU */
+        vl_settings_on_vllm(s);
     if (id == VL_SET_QLORA && s->qlora && !s->lora_rank)
         s->lora_rank = 16;
     if (!s->lora_rank)

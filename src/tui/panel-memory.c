@@ -364,12 +364,19 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
     const vl_settings s = explorer_settings(&u->ex);
     if (!k->profile_seqs || y > last || u->ex.error)
         return y;
-    char cap[32], w[32], p[32], n[32], cm[32], got[32], tok[32], comm[64] = "", rest[160];
-    char line[512];
+    char cap[32], w[32], p[32], n[32], cm[32], ss[32], ge[32], got[32], tok[32];
+    char comm[256] = "", rest[160], line[640];
     const uint64_t seqs = k->per_sequence ? k->available / k->per_sequence : 0;
+    size_t o = 0;
     if (k->communicators)
-        snprintf(comm, sizeof comm, _(" - %s communicators"),
-                 ui_bytes(u, k->communicators, cm, sizeof cm));
+        o += (size_t)snprintf(comm + o, sizeof comm - o, _(" - %s communicators"),
+                              ui_bytes(u, k->communicators, cm, sizeof cm));
+    if (k->sampler_state)
+        o += (size_t)snprintf(comm + o, sizeof comm - o, _(" - %s sampler state"),
+                              ui_bytes(u, k->sampler_state, ss, sizeof ss));
+    if (k->graph_estimate)
+        snprintf(comm + o, sizeof comm - o, _(" - %s CUDA graphs (its estimate)"),
+                 ui_bytes(u, k->graph_estimate, ge, sizeof ge));
     if (k->shortfall || !k->available)
         snprintf(rest, sizeof rest, _("none, %s short: the engine stops before serving"),
                  ui_bytes(u, k->shortfall, got, sizeof got));
