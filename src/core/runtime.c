@@ -340,7 +340,8 @@ uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **sou
  * and optimizer, or a generate loop's prefill, decode steps and sampling, launch kernels
  * from most of PyTorch's modules (elementwise, reductions, softmax, embedding, indexing,
  * copies, the foreach and fused optimizers): counted as all of them, what eager loading's
- * context holds beyond lazy loading's in pytorch/pytorch#86509 (379,584,512 B).  Not counted: cuBLAS's and NCCL's own modules, which also load as used. */
+ * context holds beyond lazy loading's in pytorch/pytorch#86509 (379,584,512 B).  Not
+ * counted: cuBLAS's and NCCL's own modules, which also load as used. */
 uint64_t vl_lazy_kernels_bytes(unsigned cuda)
 {
     return cuda >= LAZY_CUDA ? CONTEXT_EAGER - CONTEXT_LAZY : 0;

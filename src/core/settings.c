@@ -1047,7 +1047,7 @@ void vl_settings_on_vllm(vl_settings *s)
 {
     /* gpu_memory_utilization's default went from 0.9 to 0.92 in 0.20.0, as the CUDA graphs'
      * estimate began to come off the cache (vllm pull request #38284) */
-    if (s->framework->sampler_triton) /* the V1 engine's profile (vl_framework_on_vllm) */
+    if (!vllm_inert(s))
         s->gpu_util = vl_vllm_line(s->vllm) < 20 ? 900000 : s->framework->gpu_util;
 }
 

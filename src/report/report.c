@@ -223,6 +223,13 @@ static void model_line(const report *r, char *buf, size_t len)
              a->head_dim, a->kv_lora_rank ? ", latent attention" : "", ffn, a->vocab, own);
 }
 
+/* Whether s names setting k away from `plain` where k takes effect (its own inert rule):
+ * what the settings line says beside the framework. */
+static bool named(const vl_settings *s, vl_setting k, uint64_t plain)
+{
+    return vl_setting_get(k, s) != plain && !vl_setting_table[k].inert(s);
+}
+
 static void settings_line(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
@@ -237,9 +244,9 @@ static void settings_line(const report *r, char *buf, size_t len)
         else if (s->gpus > 1)
             snprintf(par, sizeof par, " (tensor parallel)");
         char release[64] = "";
-        if (s->vllm != VL_VLLM_CURRENT && !vl_setting_table[VL_SET_VLLM].inert(s))
+        if (named(s, VL_SET_VLLM, VL_VLLM_CURRENT))
             snprintf(release, sizeof release, ", vLLM %s", vl_vllm_names[s->vllm]);
-        if (s->sampler != VL_SAMPLER_AUTO && !vl_setting_table[VL_SET_SAMPLER].inert(s))
+        if (named(s, VL_SET_SAMPLER, VL_SAMPLER_AUTO))
             snprintf(release + strlen(release), sizeof release - strlen(release),
                      ", %s sampler", vl_sampler_names[s->sampler]);
         snprintf(buf, len,
@@ -258,12 +265,12 @@ static void settings_line(const report *r, char *buf, size_t len)
         snprintf(torch, sizeof torch, " on PyTorch %s", vl_torch_names[s->torch]);
     /* the libraries' releases where they apply (the settings' own rules): " with
      * transformers 4.40 and bitsandbytes 0.43.1" */
-    if (s->transformers != VL_TF_CURRENT && !vl_setting_table[VL_SET_TRANSFORMERS].inert(s))
+    if (named(s, VL_SET_TRANSFORMERS, VL_TF_CURRENT))
         snprintf(tf, sizeof tf, " with transformers %s", vl_transformers_names[s->transformers]);
-    if (s->bitsandbytes != VL_BNB_CURRENT && !vl_setting_table[VL_SET_BITSANDBYTES].inert(s))
+    if (named(s, VL_SET_BITSANDBYTES, VL_BNB_CURRENT))
         snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s bitsandbytes %s",
                  tf[0] ? " and" : " with", vl_bitsandbytes_names[s->bitsandbytes]);
-    if (s->trl != VL_TRL_CURRENT && !vl_setting_table[VL_SET_TRL].inert(s))
+    if (named(s, VL_SET_TRL, VL_TRL_CURRENT))
         snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s trl %s", tf[0] ? " and" : " with",
                  vl_trl_names[s->trl]);
     if (s->head != VL_HEAD_LM || s->loss_dtype != VL_LOSS_FP32)
@@ -273,12 +280,9 @@ static void settings_line(const report *r, char *buf, size_t len)
     if (s->lora_rank)
         snprintf(lora, sizeof lora, "%s rank %" PRIu64 " on %s, ", s->qlora ? "QLoRA" : "LoRA",
                  s->lora_rank, vl_lora_format_targets(s->lora_targets, tg, sizeof tg));
-    const bool ckpt = s->use_reentrant != VL_CHOICE_AUTO &&
-                      !vl_setting_table[VL_SET_USE_REENTRANT].inert(s);
-    const bool mp = s->fsdp_mixed_precision != VL_CHOICE_AUTO &&
-                    !vl_setting_table[VL_SET_FSDP_MIXED_PRECISION].inert(s);
-    const bool zg =
-        s->zero_grad != VL_ZERO_GRAD_STEP && !vl_setting_table[VL_SET_ZERO_GRAD].inert(s);
+    const bool ckpt = named(s, VL_SET_USE_REENTRANT, VL_CHOICE_AUTO);
+    const bool mp = named(s, VL_SET_FSDP_MIXED_PRECISION, VL_CHOICE_AUTO);
+    const bool zg = named(s, VL_SET_ZERO_GRAD, VL_ZERO_GRAD_STEP);
     snprintf(buf, len,
              "%s%s, %s%s, ZeRO-%u%s%s, %" PRIu64 " GPU%s, micro-batch %" PRIu64
              ", sequence %" PRIu64 ", recompute %s%s%s%s, %s attention, %s%s%s%s, overhead %s",
