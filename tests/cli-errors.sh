@@ -91,7 +91,6 @@ expect 2 "$e --vpp needs --grad-accum a multiple of --pp (the interleaved schedu
     estimate --pp 4 --gpus 4 --vpp 2 --grad-accum 6
 expect 2 "$e --pp x --vpp (24) must divide the model's 32 layers (each model chunk holds as many whole layers)" \
     estimate --preset llama-2-7b --pp 4 --gpus 4 --vpp 6 --grad-accum 8
-expect 2 "$e --gpu-util must be above 0 and at most 1, got '0'" estimate --mode infer --gpu-util 0
 expect 2 "$e --gpu-util: '1.2' is not a fraction: expected a fraction from 0 to 1 (0.4 or 40%)" \
     estimate --mode infer --gpu-util 1.2
 expect 2 "$e --gpu-util applies to --mode infer only" estimate --gpu-util 0.9

@@ -31,7 +31,7 @@ while IFS="$tab" read -r id kind measure measured flags source; do
     # at the peak; the serving engine's KV cache and profile peak
     peak=$(sed -n 's/.*"peak": {"allocated": \([0-9]*\), "reserved": \([0-9]*\), "device": \([0-9]*\), "context": [0-9]*, "lazy_kernels": \([0-9]*\).*/\1 \2 \3 \4/p' "$tmp/out")
     weights=$(sed -n 's/.*"alive": {"weights": \([0-9]*\).*/\1/p' "$tmp/out")
-    kv=$(sed -n 's/.*"kv_cache": {"bytes": \([0-9]*\), "tokens": [0-9]*, "weights": [0-9]*, "profile_peak": \([0-9]*\).*/\1 \2/p' "$tmp/out")
+    kv=$(sed -n 's/.*"kv_cache": {"sizing": "[a-z]*", "free_at_load": [0-9]*, "bytes": \([0-9]*\), "tokens": [0-9]*, "weights": [0-9]*, "profile_peak": \([0-9]*\).*/\1 \2/p' "$tmp/out")
     case $measure in
     allocated) got=${peak%% *} ;;
     reserved) got=$(echo "$peak" | cut -d' ' -f2) ;;

@@ -191,7 +191,8 @@ static void test_builtin_gpus(void **state)
     const vl_gpu *h100 = vl_catalog_gpu(&c, "h100-80gb");
     assert_int_equal(vl_gpu_capacity(h100), 81090ULL << 20);
     assert_int_equal(llround(100.0 * (double)vl_gpu_capacity(h100) / 1073741824.0), 7919);
-    assert_int_equal(vl_gpu_capacity(vl_catalog_gpu(&c, "l4")), 23034ULL << 20);
+    assert_int_equal(vl_gpu_capacity(vl_catalog_gpu(&c, "l4")), 23570219008ULL);
+    assert_int_equal(vl_gpu_capacity(vl_catalog_gpu(&c, "v100-16gb")), 16160ULL << 20);
     char hint[96];
     assert_null(vl_catalog_gpu(&c, "h100-80"));
     assert_string_equal(vl_catalog_hint(&c, VL_KIND_GPU, "h100-80", hint, sizeof hint),
@@ -517,7 +518,7 @@ static const struct {
     {"kind: framework\nname: f\nattention: flash2\n",
      "x.yaml:3:12: attention: unknown value 'flash2' (expected eager, sdpa or flash; did you mean 'flash'?)"},
     {"kind: framework\nname: f\nbase: torch\n",
-     "x.yaml:3:7: base: unknown value 'torch' (expected pytorch, hf, megatron, deepspeed, vllm, vllm-v0 or litgpt; did you mean 'pytorch'?)"},
+     "x.yaml:3:7: base: unknown value 'torch' (expected pytorch, hf, megatron, deepspeed, vllm, vllm-v0, litgpt or sglang; did you mean 'pytorch'?)"},
     {"kind: framework\nname: f\ncuda_graphs: yes\n",
      "x.yaml:3:14: cuda_graphs: expected true or false, got 'yes'"},
     {"kind: framework\nname: f\nsampler_fp32: 17\n",

@@ -1789,6 +1789,110 @@ static void test_communicators(void **state)
     assert_int_equal(k[1].available - k[0].available, nvlink - pcie);
 }
 
+/* SGLang (static sizing): its chunked prefill and decode graphs by the GPU's memory in MiB
+ * (nvidia-smi's) and its tensor parallelism, mem_fraction_static by its rule (reserved_mem
+ * = 512 + 1.5 a chunk token + 128 a GPU + 2 a decode graph batch + 8 a prefill graph size,
+ * 10 GiB at least over 60 GiB; round((gpu_mem - reserved_mem) / gpu_mem, 3)), worked by
+ * hand; and its pool: that share of what CUDA leaves once its context and the communicators
+ * are made, less the weights, in pages of one token. */
+static void test_sglang(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t mib, gpus, given_chunk, chunk, max_bs, share;
+    } want[] = {
+        /* H100: 512 + 12,288 + 128 + 512 + 58 x 8 = 13,904 MiB of 81,559: 0.8295 */
+        {81559, 1, 0, 8192, 256, 830000},
+        /* four of them: max_bs 512, 512 MiB for the GPUs: 14,800 MiB, 0.8185 */
+        {81559, 4, 0, 8192, 512, 819000},
+        /* a chunk of 2048 given: 512 + 3,072 + 128 + 512 + 42 x 8 = 4,560, raised to
+         * 10,240: 0.8744 */
+        {81559, 1, 2048, 2048, 256, 874000},
+        /* RTX 4090: 512 + 6,144 + 128 + 96 + 50 x 8 = 7,280 MiB of 24,564: 0.7036 */
+        {24564, 1, 0, 4096, 48, 704000},
+        /* two A100 40GB: 512 + 6,144 + 256 + 64 + 400 = 7,376 of 40,960: 0.8199 */
+        {40960, 2, 0, 4096, 32, 820000},
+        /* T4: 512 + 3,072 + 128 + 16 + 42 x 8 = 4,064 of 15,360: 0.7354 */
+        {15360, 1, 0, 2048, 8, 735000},
+        /* MI300X: 512 + 24,576 + 128 + 1,024 + 74 x 8 = 26,832 of 196,608: 0.8635 */
+        {196608, 1, 0, 16384, 512, 864000},
+        /* memory unknown: 4096, 160 and 0.95 */
+        {0, 1, 0, 4096, 160, 950000},
+    };
+    vl_settings s = serve(512, 0, 1);
+    vl_settings_take_framework(&s, fw("sglang"));
+    assert_int_equal(s.gpu_util, 0); /* its rule */
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_runtime rt = hopper;
+        rt.memory = rt.smi_memory = want[i].mib << 20;
+        s.gpus = want[i].gpus;
+        s.prefill_chunk = want[i].given_chunk;
+        vl_framework f;
+        vl_framework_of(&s, &rt, &f);
+        assert_int_equal(f.prefill_chunk, want[i].chunk);
+        assert_int_equal(f.graph_batch, want[i].max_bs);
+        assert_int_equal(f.gpu_util, want[i].share);
+        assert_int_equal(vl_sglang_fraction(&f, &s, &rt), want[i].share);
+    }
+    /* --gpu-util names mem_fraction_static; the run may use the whole GPU, which SGLang's
+     * share does not bound */
+    s.gpus = 1;
+    s.prefill_chunk = 0;
+    s.gpu_util = 500000;
+    vl_runtime rt = hopper;
+    rt.memory = rt.smi_memory = 8ULL << 30;
+    vl_framework f;
+    vl_framework_of(&s, &rt, &f);
+    assert_int_equal(f.gpu_util, 500000);
+    assert_int_equal(vl_usable_memory(&s, 8ULL << 30), 8ULL << 30);
+    /* the pool: (8 GiB - the context) x 0.5 - the weights, 384 B a token (2 x 3 layers x 2
+     * KV heads x 16 x 2 B) */
+    vl_model m = tiny_llama();
+    vl_kv_budget k;
+    assert_null(vl_kv_budget_of(&m, &s, &f, &rt, 8ULL << 30, &k));
+    const uint64_t context = vl_cuda_context_bytes(VL_ARCH_HOPPER, 1204, NULL);
+    assert_int_equal(k.sizing, VL_KV_STATIC);
+    assert_int_equal(k.share, 500000);
+    assert_int_equal(k.free_at_load, (8ULL << 30) - context);
+    assert_int_equal(k.capacity, k.free_at_load / 2);
+    assert_int_equal(k.available, k.capacity - k.weights);
+    assert_int_equal(k.tokens, k.available / 384);
+    assert_int_equal(k.profile_seqs + k.profile_peak + k.non_torch + k.communicators, 0);
+    vl_settings one = s; /* the weights as loaded, with the RoPE table beside them */
+    one.seq = 1;
+    vl_timeline t;
+    build(&m, &one, &f, &t);
+    assert_int_equal(k.weights, t.end[VL_TL_WEIGHTS]);
+    vl_timeline_free(&t);
+    vl_solution c;
+    vl_settings copy = s;
+    assert_null(vl_solve_fit(&m, &copy, VL_SOLVE_MAX_CONCURRENCY, 8ULL << 30, &rt, &c));
+    assert_int_equal(c.answer, k.available / (512 * 384));
+    /* two GPUs over NVLink: the communicators (1.96 GiB) come off before the share */
+    s.gpus = 2;
+    rt.interconnect = VL_LINK_NVLINK;
+    vl_framework_of(&s, &rt, &f);
+    vl_kv_budget two;
+    assert_null(vl_kv_budget_of(&m, &s, &f, &rt, 8ULL << 30, &two));
+    assert_int_equal(two.communicators, 2104533893);
+    assert_int_equal(two.free_at_load, (8ULL << 30) - context - 2104533893);
+    /* a share the weights fill: nothing left, and by how much */
+    s.gpus = 1;
+    s.gpu_util = 1;
+    vl_framework_of(&s, &rt, &f);
+    assert_non_null(vl_kv_budget_of(&m, &s, &f, &rt, 8ULL << 30, &k));
+    assert_int_equal(k.sizing, VL_KV_STATIC);
+    assert_int_equal(k.available, 0);
+    assert_int_equal(k.shortfall, k.weights - k.capacity);
+    /* under vLLM 0 is the profile's own share; the run may use that much */
+    vl_settings v = serve(512, 0, 1);
+    vl_settings_take_framework(&v, fw("vllm"));
+    v.gpu_util = 0;
+    vl_framework_of(&v, &rt, &f);
+    assert_int_equal(f.gpu_util, 920000);
+    assert_int_equal(vl_usable_memory(&v, 1000000), 920000);
+}
+
 static void test_serving(void **state)
 {
     (void)state;
@@ -2573,6 +2677,7 @@ int main(void)
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),
         cmocka_unit_test(test_communicators),
+        cmocka_unit_test(test_sglang),
         cmocka_unit_test(test_vllm_release),
         cmocka_unit_test(test_vllm_v2),
         cmocka_unit_test(test_trl_release),

@@ -378,13 +378,15 @@ expect_kv() { # expect_kv NAME ESTIMATE-ARGS...
     name=$1
     shift
     kv=$("$VRAMLAB" estimate "$@" --format json |
-        sed -n 's/.*"kv_cache": {"bytes": \([0-9]*\), "tokens": \([0-9]*\),.*"shortfall": \([0-9]*\)}.*/\1 \2 \3/p')
+        sed -n 's/.*"kv_cache": {"sizing": "\([a-z]*\)", "free_at_load": [0-9]*, "bytes": \([0-9]*\), "tokens": \([0-9]*\),.*"shortfall": \([0-9]*\)}.*/\1 \2 \3 \4/p')
     set -- $kv
-    if [ "${1:-0}" -gt 0 ]; then
-        want="KV cache: $(awk -v b="$1" 'BEGIN { printf "%.2f GiB", b / 2^30 }'), $(echo "$2" |
+    what="KV cache" # SGLang's is a pool
+    [ "$1" = static ] && what="KV pool"
+    if [ "${2:-0}" -gt 0 ]; then
+        want="$what: $(awk -v b="$2" 'BEGIN { printf "%.2f GiB", b / 2^30 }'), $(echo "$3" |
             sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') tokens"
     else
-        want="KV cache: none, $(awk -v b="${3:-0}" 'BEGIN { printf "%.2f GiB", b / 2^30 }') short"
+        want="$what: none, $(awk -v b="${4:-0}" 'BEGIN { printf "%.2f GiB", b / 2^30 }') short"
     fi
     expect_screen "$name" "$want"
 }
@@ -399,6 +401,22 @@ keys $name Enter 0 . 9 5 Enter
 expect_slider $name "GPU mem. util." 95%
 expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
     --gpus 2 --seq 8192 --gpu-util 0.95
+keys $name q
+exited $name 0
+# SGLang: the share is its own rule for the GPU until given, and the pool follows it
+name=engine-sglang
+start $name --preset llama-3.1-8b --mode infer --framework sglang --gpu h100-80gb --seq 8192 \
+    --no-color --ascii
+expect_slider $name "GPU mem. util." "auto 83%"
+expect_screen $name "(0.83 x 78.92 GiB free"
+expect_kv $name --preset llama-3.1-8b --mode infer --framework sglang --gpu h100-80gb --seq 8192
+to $name "GPU mem. util."
+keys $name Enter 0 . 8 8 Enter
+expect_slider $name "GPU mem. util." 88%
+expect_kv $name --preset llama-3.1-8b --mode infer --framework sglang --gpu h100-80gb --seq 8192 \
+    --gpu-util 0.88
+expect_peak $name --preset llama-3.1-8b --mode infer --framework sglang --gpu h100-80gb \
+    --seq 8192 --gpu-util 0.88
 keys $name q
 exited $name 0
 # the vLLM release: 0.8 sorts the vocabulary in the profile's sampler, and the peak is

@@ -14,6 +14,7 @@ const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
 const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENUM_NAME)};
 const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS] = {VL_ZERO_IMPLS(VL_ENUM_NAME)};
 const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS] = {VL_MODEL_RUNNERS(VL_ENUM_NAME)};
+const char *const vl_kv_sizing_names[VL_N_KV_SIZINGS] = {VL_KV_SIZINGS(VL_ENUM_NAME)};
 const char *const vl_allocator_names[VL_N_ALLOCATORS] = {VL_ALLOCATORS(VL_ENUM_NAME)};
 
 #define VL_COUNT_ITEM(id, name) +1
@@ -24,6 +25,7 @@ _Static_assert(0 VL_GELUS(VL_COUNT_ITEM) == VL_N_GELUS, "GELU names");
 _Static_assert(0 VL_OPTIM_IMPLS(VL_COUNT_ITEM) == VL_N_OPTIM_IMPLS, "optimizer implementations");
 _Static_assert(0 VL_ZERO_IMPLS(VL_COUNT_ITEM) == VL_N_ZERO_IMPLS, "ZeRO implementations");
 _Static_assert(0 VL_MODEL_RUNNERS(VL_COUNT_ITEM) == VL_N_MODEL_RUNNERS, "model runners");
+_Static_assert(0 VL_KV_SIZINGS(VL_COUNT_ITEM) == VL_N_KV_SIZINGS, "KV cache sizings");
 _Static_assert(0 VL_ALLOCATORS(VL_COUNT_ITEM) == VL_N_ALLOCATORS, "allocator names");
 _Static_assert(sizeof vl_attention_names / sizeof *vl_attention_names == VL_N_ATTENTIONS, "");
 _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_ALLOCATORS, "");
@@ -59,7 +61,7 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 
 /* A framework that takes of each GPU what the run asks for: no share of its own, one
  * contiguous KV cache of the run's tokens, no profile run. */
-#define NO_KV_SIZING .gpu_util = VL_PPM, .kv_block = 0, .profile_seqs = 0, .profile_non_torch = 0, \
+#define NO_KV_SIZING .kv_sizing = VL_KV_NONE, .gpu_util = VL_PPM, .kv_block = 0, .profile_seqs = 0, .profile_non_torch = 0, \
     ONE_SIZE_FOR_ALL
 /* The same serving defaults on every GPU. */
 #define ONE_SIZE_FOR_ALL .small_gpu_below = 0, .small_gpu_arch = VL_ARCH_UNKNOWN, \
@@ -67,7 +69,7 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 /* vLLM's cache before 0.20: 90% of each GPU unless --gpu-memory-utilization says, in blocks
  * of 16 tokens (vllm/config/cache.py, CacheConfig: gpu_memory_utilization 0.9, block_size 16
  * on CUDA). */
-#define VLLM_CACHE .gpu_util = 900000, .kv_block = 16
+#define VLLM_CACHE .kv_sizing = VL_KV_PROFILE, .gpu_util = 900000, .kv_block = 16
 
 /* A training framework's process groups: each one that runs collectives is its own NCCL
  * communicator with its own channel buffers (NVIDIA/nccl issue #986: "More communicators =
@@ -111,13 +113,15 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
      * alive when down_proj writes its output (model_executor/models/llama.py, LlamaMLP)    \
      * so at down_proj: the input, the residual, the MLP's input, gate_up, act and output */ \
     .layer_input_held = true,                                                                \
-    /* the paged KV cache allocated once; CUDA graphs captured for batch sizes up to 512    \
-     * (V0: vllm/config.py, batch sizes to capture; V1: max_cudagraph_capture_size); the    \
-     * sampler's two fp32 tensors beside the upcast logits, and the forward's hidden states \
-     * held until it returns (V0: execute_model's hidden_or_intermediate_states; V1:        \
-     * profile_run around _dummy_sampler_run) */                                            \
+    /* the paged KV cache allocated once; decode in captured CUDA graphs; the sampler's two  \
+     * fp32 tensors beside the upcast logits, and the forward's hidden states held until it \
+     * returns (V0: execute_model's hidden_or_intermediate_states; V1: profile_run around   \
+     * _dummy_sampler_run) */                                                               \
     .kv_preallocated = true, .prefill_logits_all = false, .kv_step_copy = false,             \
-    .cuda_graphs = true, .graph_batch = 512, .sampler_fp32 = 2, .sampler_hidden = true
+    .cuda_graphs = true, .sampler_fp32 = 2, .sampler_hidden = true
+/* vLLM's CUDA graphs: batch sizes up to 512 captured (V0: vllm/config.py, batch sizes to  \
+ * capture; V1: max_cudagraph_capture_size) */
+#define VLLM_GRAPHS .graph_batch = 512
 
 const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
     [VL_FW_PYTORCH] = {
@@ -278,6 +282,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         RUNTIME_DEFAULTS,
         TORCH_OPTIMIZER,
         VLLM_MODEL,
+        VLLM_GRAPHS,
         VLLM_COMM,
         /* the V1 engine's defaults for the OpenAI server on GPUs of 70 GiB and more but
          * the A100 (vllm/engine/arg_utils.py, _set_default_args: "Defaulting
@@ -302,7 +307,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * cache (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default since 0.20.0) with
          * 92% of each GPU unless told (vllm/config/cache.py, vllm pull request #38284) */
         .model_runner = VL_RUNNER_V2, .profile_sampler_params = true, .graph_estimate = true,
-        .gpu_util = 920000, .kv_block = 16,
+        .kv_sizing = VL_KV_PROFILE, .gpu_util = 920000, .kv_block = 16,
         /* the V1 worker profiles one forward of max_num_batched_tokens shared over
          * max_num_seqs requests (1024 with the 8192 above; 256 with 2048) and the sampler
          * over them, then gives the KV cache what is left of its share of cudaMemGetInfo's
@@ -327,6 +332,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         RUNTIME_DEFAULTS,
         TORCH_OPTIMIZER,
         VLLM_MODEL,
+        VLLM_GRAPHS,
         VLLM_COMM,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default with chunked prefill), on by default only where
@@ -385,6 +391,36 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * last (generate/base.py) */
         .prefill_chunk = 0, .kv_preallocated = true, .prefill_logits_all = true,
         .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
+    },
+    [VL_FW_SGLANG] = {
+        .name = "sglang",
+        .display = "SGLang serving engine",
+        RUNTIME_DEFAULTS,
+        TORCH_OPTIMIZER,
+        /* SGLang's models are built from the same layers as vLLM's (QKVParallelLinear, the
+         * fused add-RMSNorm, get_rope's cos_sin_cache; python/sglang/srt/layers), served
+         * from a KV pool allocated once with decode in CUDA graphs; its sampler upcasts the
+         * logits and samples from their fp32 softmax (layers/logits_processor.py,
+         * layers/sampler.py) */
+        VLLM_MODEL,
+        /* init_torch_distributed's "mem usage", the free memory its communicators took
+         * (NCCL, and the custom all-reduce where the GPUs share NVLink): 1.96 GiB on each of
+         * eight H200s (sgl-project/sglang pull request #11716's log); 0.13 GiB on four L4s
+         * over PCIe, custom all-reduce off (didier-durand/llms-in-clouds, docs/sglang.md,
+         * QwQ-32B at -tp 4) */
+        .comm_nvlink = 2104533893, .comm_pcie = 139586437,
+        /* an H100's chunked_prefill_size and decode graphs' max_bs; vl_framework_on_gpu
+         * takes the GPU's (SGLANG_BUCKETS) */
+        .prefill_chunk = 8192, .graph_batch = 256, .sampler_sort = false,
+        .sampler_triton = false, .model_runner = VL_RUNNER_V1,
+        /* the token pool holds what mem_fraction_static of the memory free before the
+         * weights leaves beside them (python/sglang/srt/mem_cache/kv_cache_configurator.py,
+         * _profile_available_bytes: "KV pool budget = currently-free GPU memory minus the
+         * non-static runtime slack (pre_model_load_memory * (1 - mem_fraction_static))"),
+         * one token a page (server_args page_size 1); mem_fraction_static by its rule for
+         * the GPU unless told (vl_framework_on_gpu); no profile run */
+        .kv_sizing = VL_KV_STATIC, .gpu_util = 0, .kv_block = 1, .profile_seqs = 0,
+        .profile_non_torch = 0, ONE_SIZE_FOR_ALL,
     },
 };
 const size_t vl_n_frameworks = VL_N_FRAMEWORKS;
@@ -513,13 +549,78 @@ void vl_framework_on_sampler(vl_framework *f, const vl_settings *s)
     f->sampler_triton = s->sampler == VL_SAMPLER_TRITON;
 }
 
-void vl_framework_on_gpu(vl_framework *f, const vl_runtime *rt)
+/* SGLang's defaults by the GPU's memory, nvidia-smi's total in MiB: its chunked prefill
+ * and its decode CUDA graphs' largest batch under four tensor-parallel GPUs and from four
+ * (python/sglang/srt/arg_groups/memory_hook.py, handle_gpu_memory_settings, SGLang 0.5.23;
+ * 4096 and 160 where the memory is unknown) */
+static const struct sglang_bucket {
+    uint64_t below_mib, chunk, max_bs, max_bs_tp4;
+} sglang_buckets[] = {
+    {20 * 1024, 2048, 8, 8},       /* "T4, 4080" */
+    {35 * 1024, 4096, 48, 160},    /* "A10, 4090, 5090" */
+    {60 * 1024, 4096, 32, 160},    /* "A100 (40GB), L40" */
+    {160 * 1024, 8192, 256, 512},  /* "H100, A100", "H20, H200" */
+    {UINT64_MAX, 16384, 512, 512}, /* "B200, MI300" */
+};
+
+void vl_framework_on_gpu(vl_framework *f, const vl_settings *s, const vl_runtime *rt)
 {
+    if (f->kv_sizing == VL_KV_STATIC) {
+        const uint64_t mib = rt->smi_memory / (1024 * 1024);
+        size_t i = 0;
+        while (mib >= sglang_buckets[i].below_mib)
+            i++;
+        const bool tp4 = vl_infer_tp(s) >= 4;
+        f->prefill_chunk = mib ? sglang_buckets[i].chunk : 4096;
+        f->graph_batch = !mib ? 160 : tp4 ? sglang_buckets[i].max_bs_tp4 : sglang_buckets[i].max_bs;
+    }
     if (f->small_gpu_below && rt->memory &&
         (rt->memory < f->small_gpu_below || rt->arch == f->small_gpu_arch)) {
         f->prefill_chunk = f->small_prefill_chunk;
         f->profile_seqs = f->small_profile_seqs;
     }
+}
+
+/* How many prefill CUDA graphs SGLang captures for up to `most` tokens (arg_groups/
+ * cuda_graph_hook.py, generate_prefill_cuda_graph_batch_sizes: every 4 tokens from 4 to 32,
+ * 16 from 48 to 256, 32 from 288 to 512, 64 from 576 to 1024, 256 from 1280 to 4096, 512
+ * from 4608). */
+static uint64_t sglang_prefill_graphs(uint64_t most)
+{
+    static const struct { uint64_t from, to, step; } runs[] = {
+        {4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256},
+        {4608, UINT64_MAX, 512},
+    };
+    uint64_t n = 0;
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++)
+        if (most >= runs[i].from)
+            n += ((most < runs[i].to ? most : runs[i].to) - runs[i].from) / runs[i].step + 1;
+    return n;
+}
+
+uint64_t vl_sglang_fraction(const vl_framework *f, const vl_settings *s, const vl_runtime *rt)
+{
+    /* handle_gpu_memory_settings (memory_hook.py): reserved_mem, in MiB, is 512 ("constant
+     * meta data ... + activation slack") + 1.5 a token of the chunked prefill (2048 at
+     * least; max_prefill_tokens, 16384, without chunking) + 1024 x tp x pp / 8 + the CUDA
+     * graphs' (reserve_for_graph_mb: 2 a decode batch up to max_bs, 8 a prefill graph
+     * size), 10 GiB at least on GPUs over 60 GiB; mem_fraction_static = round((gpu_mem -
+     * reserved_mem) / gpu_mem, 3), 0.95 where the memory is unknown.  Counted in half MiB,
+     * exactly. */
+    const uint64_t mib = rt->smi_memory / (1024 * 1024);
+    if (!mib)
+        return 950000;
+    const uint64_t tokens = f->prefill_chunk ? f->prefill_chunk : 16384;
+    uint64_t half = 2 * 512 + 3 * (tokens > 2048 ? tokens : 2048) +
+                    2 * 128 * vl_infer_tp(s) * s->pp;
+    if (f->cuda_graphs)
+        half += 2 * (2 * f->graph_batch + 8 * sglang_prefill_graphs(f->prefill_chunk));
+    if (mib > 60 * 1024 && half < 2 * 10 * 1024)
+        half = 2 * 10 * 1024;
+    if (half >= 2 * mib)
+        return 1000; /* the least it rounds to above 0 */
+    const uint64_t thousandths = ((2 * mib - half) * 1000 + mib) / (2 * mib);
+    return thousandths ? thousandths * 1000 : 1000;
 }
 
 void vl_framework_on_length(vl_framework *f, const vl_settings *s)
@@ -528,6 +629,16 @@ void vl_framework_on_length(vl_framework *f, const vl_settings *s)
     if (s->mode == VL_MODE_INFER && f->whole_prompt_upto && len <= f->whole_prompt_upto &&
         len > f->prefill_chunk)
         f->prefill_chunk = len;
+}
+
+uint64_t vl_settings_share(const vl_settings *s)
+{
+    return s->gpu_util ? s->gpu_util : s->framework->gpu_util;
+}
+
+bool vl_sizes_kv(const vl_framework *f)
+{
+    return f->kv_sizing == VL_KV_STATIC || (f->kv_sizing == VL_KV_PROFILE && f->profile_seqs);
 }
 
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
@@ -561,16 +672,20 @@ vl_link vl_link_of(const vl_settings *s, const vl_runtime *rt)
 void vl_framework_of(const vl_settings *s, const vl_runtime *rt, vl_framework *f)
 {
     *f = *s->framework;
-    vl_framework_on_gpu(f, rt);
+    vl_framework_on_gpu(f, s, rt);
     vl_framework_on_length(f, s);
     f->attention = s->attention;
     f->head = s->head;
     f->labels = s->labels;
     f->loss_dtype = s->loss_dtype;
     f->compute_dtype = s->compute_dtype;
-    f->gpu_util = s->gpu_util;
     f->kv_block = s->kv_block;
     vl_framework_serve_as(f, s);
+    /* the share: s's, else the profile's, else SGLang's rule for the run's chunk and
+     * graphs, else all of it */
+    f->gpu_util = vl_settings_share(s);
+    if (!f->gpu_util)
+        f->gpu_util = f->kv_sizing == VL_KV_STATIC ? vl_sglang_fraction(f, s, rt) : VL_PPM;
     vl_framework_on_releases(f, s);
     /* the flags that name a release's choice outright, over it */
     vl_framework_on_sampler(f, s);
@@ -617,7 +732,7 @@ const vl_framework *vl_framework_find(const char *name)
 #define ENUM(key, field, names, n) {key, VL_FIELD_ENUM, AT(field), names, n, 0, 0}
 #define BOOL(key, field) {key, VL_FIELD_BOOL, AT(field), NULL, 0, 0, 1}
 #define COUNT(key, field, lo, hi) {key, VL_FIELD_COUNT, AT(field), NULL, 0, lo, hi}
-#define FRACTION(key, field) {key, VL_FIELD_FRACTION, AT(field), NULL, 0, 1, VL_PPM}
+#define FRACTION(key, field, lo) {key, VL_FIELD_FRACTION, AT(field), NULL, 0, lo, VL_PPM}
 const vl_framework_field vl_framework_fields[] = {
     BOOL("transformers", transformers),
     ENUM("attention", attention, vl_attention_names, VL_N_ATTENTIONS),
@@ -672,7 +787,8 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("graph_estimate", graph_estimate),
     BOOL("rope_cache", rope_cache),
     BOOL("layer_input_held", layer_input_held),
-    FRACTION("gpu_util", gpu_util),
+    ENUM("kv_sizing", kv_sizing, vl_kv_sizing_names, VL_N_KV_SIZINGS),
+    FRACTION("gpu_util", gpu_util, 0), /* 0: the engine's rule */
     COUNT("kv_block", kv_block, 0, VL_MAX_KV_BLOCK),
     COUNT("profile_seqs", profile_seqs, 0, VL_MAX_BATCH),
     COUNT("profile_non_torch", profile_non_torch, 0, VL_MAX_OVERHEAD),
@@ -727,7 +843,8 @@ bool vl_framework_set(vl_framework *f, const char *key, const char *value, char 
         const char *why;
         uint64_t v;
         if (!vl_parse_fraction(value, &v, &why) || v < d->min || v > d->max) {
-            snprintf(err, len, "%s must be a fraction above 0 and at most 1 (0.9, 90%%)", key);
+            snprintf(err, len, "%s must be a fraction %s 0 and at most 1 (0.9, 90%%)", key,
+                     d->min ? "above" : "from");
             return false;
         }
         *(uint64_t *)field = v;

@@ -35,16 +35,24 @@
  * the V2 runner for every model (0.29 and later) */
 #define VL_MODEL_RUNNERS(X) \
     X(VL_RUNNER_V1, "v1") X(VL_RUNNER_V2_DENSE, "v2-dense") X(VL_RUNNER_V2, "v2")
+/* How a serving engine sizes its KV cache (vl_kv_budget_of): none, it holds the run's own
+ * tokens; profile, vLLM's: its share of the GPU (gpu_util of CUDA's total) less the weights
+ * and what a profile run takes; static, SGLang's: mem_fraction_static (gpu_util) of the
+ * memory free before the weights load, less what they take */
+#define VL_KV_SIZINGS(X) \
+    X(VL_KV_NONE, "none") X(VL_KV_PROFILE, "profile") X(VL_KV_STATIC, "static")
 
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
 typedef enum { VL_ZERO_IMPLS(VL_ENUM_ID) VL_N_ZERO_IMPLS } vl_zero_impl;
 typedef enum { VL_MODEL_RUNNERS(VL_ENUM_ID) VL_N_MODEL_RUNNERS } vl_model_runner;
+typedef enum { VL_KV_SIZINGS(VL_ENUM_ID) VL_N_KV_SIZINGS } vl_kv_sizing;
 
 extern const char *const vl_gelu_names[VL_N_GELUS];
 extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
 extern const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS];
 extern const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS];
+extern const char *const vl_kv_sizing_names[VL_N_KV_SIZINGS];
 
 typedef struct vl_framework {
     char name[64];              /* "hf"; first: the catalog finds entries by it */
@@ -141,13 +149,18 @@ typedef struct vl_framework {
                                  * and the MLP's output lands beside its intermediates: two
                                  * hidden-size tensors more at the attention and the MLP */
     /* a serving engine's own sizing of its KV cache */
-    uint64_t gpu_util;          /* the share of each GPU it takes unless told (--gpu-util),
-                                 * in millionths */
+    vl_kv_sizing kv_sizing;
+    uint64_t gpu_util;          /* the share it takes unless told (--gpu-util), in
+                                 * millionths: of each GPU (profile), of the memory free
+                                 * before the weights (static); 0: the engine's rule for the
+                                 * GPU (vl_framework_on_sglang), the whole GPU where it has
+                                 * none */
     uint64_t kv_block;          /* tokens a block of its paged cache holds unless told
                                  * (--kv-block); 0: one contiguous cache */
     uint64_t profile_seqs;      /* sequences its profile run shares prefill_chunk tokens over
                                  * (max_num_seqs) before it gives the KV cache what is left
-                                 * of its share (vl_kv_budget_of); 0: it does not profile */
+                                 * of its share (vl_kv_budget_of); 0: it does not profile,
+                                 * and under profile sizing sizes nothing */
     uint64_t profile_non_torch; /* bytes outside PyTorch's allocator the profile run adds */
     /* smaller defaults on smaller GPUs: a GPU with less memory than small_gpu_below (CUDA's
      * total), or of generation small_gpu_arch, takes small_prefill_chunk and
@@ -174,9 +187,19 @@ extern const size_t vl_n_frameworks;
  * PyTorch releases) over it. */
 struct vl_runtime;
 void vl_framework_of(const vl_settings *s, const struct vl_runtime *rt, vl_framework *f);
-/* f's defaults for the GPU of rt: its small_* ones on a small GPU (an unknown GPU keeps
- * the others). */
-void vl_framework_on_gpu(vl_framework *f, const struct vl_runtime *rt);
+/* f's defaults for the GPU of rt under s: its small_* ones on a small GPU (an unknown GPU
+ * keeps the others); under static sizing, SGLang's chunked prefill and CUDA graphs for the
+ * GPU's memory and s's tensor parallelism. */
+void vl_framework_on_gpu(vl_framework *f, const vl_settings *s, const struct vl_runtime *rt);
+/* SGLang's mem_fraction_static for f (its chunked prefill and CUDA graphs) under s on the GPU
+ * of rt, in millionths (whole thousandths, as SGLang rounds it). */
+uint64_t vl_sglang_fraction(const vl_framework *f, const vl_settings *s,
+                            const struct vl_runtime *rt);
+/* The share s gives its engine (--gpu-util), else its framework's; 0: the engine's rule
+ * (vl_framework_of resolves it). */
+uint64_t vl_settings_share(const vl_settings *s);
+/* Whether f's engine sizes its KV cache itself (vl_kv_budget_of). */
+bool vl_sizes_kv(const vl_framework *f);
 /* How s's GPUs are linked on rt: s's --interconnect, or rt's GPU's where s leaves it to auto. */
 vl_link vl_link_of(const vl_settings *s, const struct vl_runtime *rt);
 /* What f's communicators take of each GPU outside PyTorch's allocator under s on rt: its
@@ -241,7 +264,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 62
+#define VL_N_FRAMEWORK_FIELDS 63
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -15,10 +15,12 @@ unsigned vl_dtype_bits(vl_dtype d)
 
 uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory)
 {
-    if (s->mode != VL_MODE_INFER)
+    /* SGLang's mem_fraction_static bounds its weights and KV pool, not the process */
+    const uint64_t share = vl_settings_share(s);
+    if (s->mode != VL_MODE_INFER || s->framework->kv_sizing == VL_KV_STATIC || !share)
         return memory;
     /* memory < 2^46 and gpu_util <= 10^6: each product stays below 2^66 only in parts */
-    return memory / VL_PPM * s->gpu_util + memory % VL_PPM * s->gpu_util / VL_PPM;
+    return memory / VL_PPM * share + memory % VL_PPM * share / VL_PPM;
 }
 
 /* Tokens rounded up to whole blocks of a paged cache (vLLM's PagedAttention, Kwon et al.

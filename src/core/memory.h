@@ -215,8 +215,9 @@ typedef struct vl_breakdown {
     char why[256];         /* vl_estimate's reason, when it has one */
 } vl_breakdown;
 
-/* §4.5 the memory the run may use of a GPU's: all of it in training, gpu_util of it in
- * inference (floor(memory x gpu_util), exactly). */
+/* §4.5 the memory the run may use of a GPU's: all of it in training, the engine's share of
+ * it in inference (floor(memory x share), exactly; vl_settings_share), all of it where the
+ * share is the engine's rule or bounds the engine's static memory only (SGLang's). */
 uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory);
 
 /* §4.5 bits of one stored element of a plain dtype (int4: 4); 0 for a GGUF file type. */

@@ -464,9 +464,11 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .json_break = true},
     /* inference: serving capacity (inference.c, solve.c) */
     ROW(VL_SET_GPU_UTIL) .flag = "gpu-util", FIELD(gpu_util), .type = VL_ST_FRACTION,
-        RANGE(1, VL_PPM), .modes = VL_IN_INFER, .arg = "F",
-        .help = "fraction of each GPU's memory the engine may use (default the framework's: "
-                "vllm 0.92, 0.9 before 0.20, the others 1)",
+        RANGE(1, VL_PPM), .zero_ok = true, .modes = VL_IN_INFER, .arg = "F",
+        .help = "fraction of each GPU's memory the engine may use; sglang: its "
+                "mem_fraction_static, of the memory free before the weights (default or 0 the "
+                "framework's: vllm 0.92, 0.9 before 0.20; sglang its rule for the GPU; the "
+                "others 1)",
         .label = N_("GPU mem. util."), SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
     ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
@@ -752,7 +754,7 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             snprintf(why, len, _("'%s' is not a fraction: %s"), text, reason);
             return false;
         }
-        if (v < d->min || v > d->max) {
+        if (v > d->max || (v < d->min && !(v == 0 && d->zero_ok))) {
             snprintf(why, len, _("must be %s, got '%s'"), fraction_range(d), text);
             return false;
         }
@@ -876,7 +878,7 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
         case VL_ST_BOOL:
             break;
         case VL_ST_FRACTION:
-            if (v < d->min || v > d->max) {
+            if (v > d->max || (v < d->min && !(v == 0 && d->zero_ok))) {
                 snprintf(why, len, _("--%s must be %s"), d->flag, fraction_range(d));
                 return false;
             }

@@ -163,7 +163,7 @@
 #define VL_FRAMEWORK_LIST(X)                                                                  \
     X(VL_FW_PYTORCH, "pytorch") X(VL_FW_HF, "hf") X(VL_FW_MEGATRON, "megatron")              \
     X(VL_FW_DEEPSPEED, "deepspeed") X(VL_FW_VLLM, "vllm") X(VL_FW_VLLM_V0, "vllm-v0")       \
-    X(VL_FW_LITGPT, "litgpt")
+    X(VL_FW_LITGPT, "litgpt") X(VL_FW_SGLANG, "sglang")
 
 typedef enum { VL_MODE_LIST(VL_ENUM_ID) VL_N_MODES } vl_mode;
 typedef enum { VL_ATTENTIONS(VL_ENUM_ID) VL_N_ATTENTIONS } vl_attention;

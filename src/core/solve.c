@@ -18,18 +18,71 @@ uint64_t vl_profile_peak(const vl_timeline *t, const vl_runtime *rt)
            (p->alive[VL_TL_RUNTIME] - vl_runtime_cublas(rt));
 }
 
+/* The tokens `bytes` of cache hold in whole blocks of `block` tokens (0: one token). */
+static uint64_t whole_blocks(uint64_t bytes, uint64_t per_token, uint64_t block)
+{
+    if (!block)
+        block = 1;
+    return per_token ? bytes / (per_token * block) * block : 0;
+}
+
+/* SGLang's pool (vl_kv_budget_of under static sizing), for run (s under f): what CUDA
+ * leaves free once its context and the communicators are made (model_runner.py,
+ * init_torch_distributed, "pre_model_load_memory"), times mem_fraction_static, less what the
+ * weights take as they load (kv_cache_configurator.py, _profile_available_bytes: free memory
+ * now - pre_model_load_memory x (1 - mem_fraction_static)), in whole pages. */
+static const char *static_budget(const vl_model *m, const vl_settings *run, const vl_framework *f,
+                                 const vl_runtime *rt, uint64_t per_token, vl_kv_budget *out)
+{
+    vl_settings one = *run; /* the weights, as one token's run loads them */
+    one.batch = one.seq = 1;
+    one.gen = 0;
+    vl_timeline t;
+    char err[160];
+    if (!vl_timeline_build(m, &one, f, rt, &t, err, sizeof err)) {
+        vl_timeline_free(&t);
+        out->sizing = VL_KV_NONE;
+        return "the engine's weights are not valid for this model";
+    }
+    out->weights = t.end[VL_TL_WEIGHTS];
+    vl_timeline_free(&t);
+    out->communicators = vl_communicator_bytes(f, run, rt);
+    const uint64_t context =
+        rt->overhead_given ? run->overhead : vl_cuda_context_bytes(rt->arch, rt->cuda, NULL);
+    bool ovf = false;
+    const uint64_t before = vl_add(context, out->communicators, &ovf);
+    if (!ovf && before < rt->memory) {
+        out->free_at_load = rt->memory - before;
+        /* free_at_load < 2^64 / 10^6 for every GPU (under 16 TiB) */
+        out->capacity = out->free_at_load / VL_PPM * f->gpu_util +
+                        out->free_at_load % VL_PPM * f->gpu_util / VL_PPM;
+    }
+    if (ovf || out->weights >= out->capacity) {
+        out->shortfall = ovf ? UINT64_MAX : out->weights - out->capacity;
+        return "the weights leave nothing of the engine's static share for the KV cache";
+    }
+    out->available = out->capacity - out->weights;
+    out->tokens = whole_blocks(out->available, per_token, run->kv_block);
+    return NULL;
+}
+
 const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_framework *f,
                             const vl_runtime *rt, uint64_t capacity, vl_kv_budget *out)
 {
     memset(out, 0, sizeof *out);
-    if (s->mode != VL_MODE_INFER || !f->profile_seqs)
-        return "the framework does not size its KV cache by a profile run";
+    if (s->mode != VL_MODE_INFER || !vl_sizes_kv(f))
+        return "the framework does not size its KV cache";
     vl_breakdown b;
     vl_settings run = *s; /* the run's settings under f (which holds their choices) */
     vl_settings_take_framework(&run, f);
     const char *why = vl_estimate(m, &run, &b);
     if (why)
         return why;
+    out->sizing = f->kv_sizing;
+    out->share = f->gpu_util;
+    out->per_sequence = b.inf.kv_gpu_per_token * b.inf.cached_slots;
+    if (f->kv_sizing == VL_KV_STATIC)
+        return static_budget(m, &run, f, rt, b.inf.kv_gpu_per_token, out);
     /* the profile run: the step's token budget (the whole request where prefill is not
      * chunked) shared evenly over as many sequences as it allows (_dummy_run) */
     const uint64_t budget = f->prefill_chunk ? f->prefill_chunk : s->seq + s->gen;
@@ -43,6 +96,7 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     char err[160];
     if (!vl_timeline_build(m, &p, &pf, rt, &t, err, sizeof err)) {
         vl_timeline_free(&t);
+        out->sizing = VL_KV_NONE;
         return "the engine's profile run is not valid for this model";
     }
     out->profile_seqs = p.batch;
@@ -60,16 +114,13 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
         vl_add(vl_add(vl_add(out->weights, out->profile_peak, &ovf),
                       vl_add(out->non_torch, out->communicators, &ovf), &ovf),
                vl_add(out->sampler_state, out->graph_estimate, &ovf), &ovf);
-    out->per_sequence = b.inf.kv_gpu_per_token * b.inf.cached_slots;
     if (ovf || taken >= capacity) {
         out->shortfall = ovf ? UINT64_MAX : taken - capacity;
         return "the weights and the profile run leave nothing of the engine's share for the "
                "KV cache";
     }
     out->available = capacity - taken;
-    const uint64_t block = run.kv_block ? run.kv_block : 1;
-    const uint64_t block_bytes = b.inf.kv_gpu_per_token * block;
-    out->tokens = block_bytes ? out->available / block_bytes * block : 0;
+    out->tokens = whole_blocks(out->available, b.inf.kv_gpu_per_token, run.kv_block);
     return NULL;
 }
 
@@ -84,7 +135,7 @@ static const char *max_concurrency(const vl_model *m, const vl_settings *s, uint
     vl_framework f;
     vl_framework_of(s, rt, &f);
     uint64_t fixed, room, per_seq;
-    if (f.profile_seqs) {
+    if (vl_sizes_kv(&f)) {
         vl_kv_budget k;
         const char *why = vl_kv_budget_of(m, s, &f, rt, capacity, &k);
         if (why)

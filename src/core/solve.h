@@ -37,7 +37,13 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
  * GPU, less what its V2 runner keeps for the sampler and its estimate of the CUDA graphs
  * (vLLM V1's determine_available_memory); the cache holds whole blocks of kv_block tokens. */
 typedef struct vl_kv_budget {
-    uint64_t capacity;      /* the engine's share: gpu_util of what CUDA reports */
+    vl_kv_sizing sizing;    /* how the engine sized it; none: it did not */
+    uint64_t share;         /* gpu_util: of what CUDA reports (profile), of free_at_load
+                             * (static), in millionths */
+    uint64_t free_at_load;  /* static: what CUDA leaves free before the weights load, its
+                             * context and the communicators made */
+    uint64_t capacity;      /* the engine's share: gpu_util of what CUDA reports (profile), of
+                             * free_at_load (static) */
     uint64_t weights;       /* with what the model registers beside them (RoPE tables) */
     uint64_t profile_peak;  /* the profile run's peak over the weights */
     uint64_t non_torch;     /* what the run added outside PyTorch's allocator */
@@ -45,8 +51,8 @@ typedef struct vl_kv_budget {
                              * (vl_communicator_bytes) */
     uint64_t sampler_state; /* what vLLM's V2 runner keeps for its sampler (vl_sampler_state) */
     uint64_t graph_estimate; /* vLLM's estimate of its CUDA graphs (vl_graph_estimate) */
-    uint64_t available;     /* capacity less the six: the KV cache */
-    uint64_t shortfall;     /* what the six take beyond capacity, where nothing is left
+    uint64_t available;     /* capacity less the six (static: less the weights): the KV cache */
+    uint64_t shortfall;     /* what they take beyond capacity, where nothing is left
                              * (vLLM then stops: "No available memory for the cache
                              * blocks"); 0 otherwise */
     uint64_t tokens;        /* the tokens its whole blocks hold (vLLM's "GPU KV cache size") */
@@ -54,9 +60,10 @@ typedef struct vl_kv_budget {
     uint64_t profile_seqs, profile_tokens; /* the profile run: sequences, tokens each */
 } vl_kv_budget;
 
-/* The KV cache s's engine gives itself out of capacity (the engine's share) on runtime rt
- * under framework f: NULL, or why it has none (the framework does not profile: profile_seqs
- * is 0; or nothing is left: the profile run's figures and the shortfall are filled in). */
+/* The KV cache s's engine gives itself on runtime rt under framework f: out of capacity
+ * (the engine's share of the GPU) after a profile run, or (static) out of its share of what
+ * is free before the weights load: NULL, or why it has none (the framework does not size it,
+ * vl_sizes_kv; or nothing is left: the figures and the shortfall are filled in). */
 const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_framework *f,
                             const vl_runtime *rt, uint64_t capacity, vl_kv_budget *out);
 

@@ -93,6 +93,7 @@ typedef struct vl_runtime {
     bool overhead_given;        /* the settings' overhead replaces the modelled context */
     uint64_t sms;               /* the GPU's streaming multiprocessors; 0 = unknown */
     uint64_t memory;            /* the GPU's memory as CUDA reports it; 0 = unknown */
+    uint64_t smi_memory;        /* as nvidia-smi totals it (SGLang's defaults read it) */
     vl_link interconnect;       /* how its GPUs reach each other: pcie or nvlink */
 } vl_runtime;
 

@@ -193,19 +193,21 @@ static void write_json_serving(FILE *out, const report *r)
             ", \"prefill_chunk\": %" PRIu64 ", \"prompt_slots\": %" PRIu64
             ",\n             \"cached_slots\": %" PRIu64 ", \"kv_bytes_per_sequence\": %" PRIu64
             ", \"max_concurrency\": %" PRIu64 ",\n             \"kv_cache\": ",
-            (double)s->gpu_util / (double)VL_PPM, capacity, s->kv_block, f.prefill_chunk,
+            (double)f.gpu_util / (double)VL_PPM, capacity, s->kv_block, f.prefill_chunk,
             inf->prompt_slots, inf->cached_slots, inf->kv_gpu_per_token * inf->cached_slots,
             none ? 0 : c.answer);
     vl_kv_budget k;
-    if (report_kv_budget(r, &k) && !k.profile_seqs) /* no profile run */
+    if (report_kv_budget(r, &k) && k.sizing == VL_KV_NONE) /* the engine sizes none */
         fprintf(out, "null},\n");
     else
-        fprintf(out, "{\"bytes\": %" PRIu64 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
+        fprintf(out, "{\"sizing\": \"%s\", \"free_at_load\": %" PRIu64 ", \"bytes\": %" PRIu64
+                ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
                 ", \"profile_peak\": %" PRIu64 ", \"non_torch\": %" PRIu64
                 ", \"communicators\": %" PRIu64 ", \"sampler_state\": %" PRIu64
                 ", \"cuda_graph_estimate\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
                 ", \"profile_tokens\": %" PRIu64 ", \"shortfall\": %" PRIu64 "}},\n",
-                k.available, k.tokens, k.weights, k.profile_peak, k.non_torch, k.communicators,
+                vl_kv_sizing_names[k.sizing], k.free_at_load, k.available, k.tokens, k.weights,
+                k.profile_peak, k.non_torch, k.communicators,
                 k.sampler_state, k.graph_estimate, k.profile_seqs, k.profile_tokens,
                 k.shortfall);
 }

@@ -439,10 +439,11 @@ void report_fit_line(const report *r, char *buf, size_t len)
     else if (vl_gpu_capacity(g) != g->memory)
         n += (size_t)snprintf(notes + n, sizeof notes - n, "as CUDA reports it; nvidia-smi: %s",
                               vl_fmt_bytes(g->memory, r->units, t, sizeof t));
-    if (r->settings->mode == VL_MODE_INFER && r->settings->gpu_util < VL_PPM)
+    const uint64_t usable = report_capacity(r->settings, g);
+    if (usable < vl_gpu_capacity(g))
         snprintf(notes + n, sizeof notes - n, "%sthe engine may use %g%%: %s", n ? "; " : "",
-                 100.0 * (double)r->settings->gpu_util / (double)VL_PPM,
-                 vl_fmt_bytes(report_capacity(r->settings, g), r->units, u, sizeof u));
+                 100.0 * (double)vl_settings_share(r->settings) / (double)VL_PPM,
+                 vl_fmt_bytes(usable, r->units, u, sizeof u));
     snprintf(buf, len, "%s (%s): %s per GPU%s%s%s; %s", g->display, g->name,
              vl_fmt_bytes(vl_gpu_capacity(g), r->units, cap, sizeof cap), *notes ? " (" : "",
              notes, *notes ? ")" : "", verdict);
@@ -586,63 +587,85 @@ void report_event_line(const report *r, size_t i, char *buf, size_t len)
 
 /* The facts that only some runs have, each with its label: a line, or false. */
 typedef bool (*fact_line)(const report *r, char *buf, size_t len);
-/* Serving capacity: what the engine may use, the paged cache, the cache an engine that
- * profiles gives itself (vl_kv_budget_of) and the sequences it holds at once; false unless
- * --gpu-util or --kv-block is in force or max-concurrency solved. */
+/* The KV cache an engine sizes itself (vl_kv_budget_of), term by term, for serving_line;
+ * cache_left: whether anything is left for it. */
+static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_left, char *buf,
+                           size_t len)
+{
+    char a[32], w[32], p[32], n[32], tok[32], cm[32], ss[32], ge[32], cap[32], free[32],
+        comm[160] = "", rest[96];
+    size_t o = 0;
+    if (k->communicators)
+        o += (size_t)snprintf(comm + o, sizeof comm - o,
+                              k->sizing == VL_KV_STATIC ? " and %s of communicators"
+                                                        : " - %s communicators",
+                              vl_fmt_bytes(k->communicators, r->units, cm, sizeof cm));
+    if (k->sampler_state)
+        o += (size_t)snprintf(comm + o, sizeof comm - o, " - %s sampler state",
+                              vl_fmt_bytes(k->sampler_state, r->units, ss, sizeof ss));
+    if (k->graph_estimate)
+        snprintf(comm + o, sizeof comm - o, " - %s CUDA graphs (its estimate)",
+                 vl_fmt_bytes(k->graph_estimate, r->units, ge, sizeof ge));
+    if (cache_left)
+        snprintf(rest, sizeof rest, "%s, %s tokens", vl_fmt_bytes(k->available, r->units, a, sizeof a),
+                 vl_fmt_int(k->tokens, tok, sizeof tok));
+    else /* what vLLM then says: "No available memory for the cache blocks" */
+        snprintf(rest, sizeof rest, "nothing, %s short: the engine stops before serving",
+                 vl_fmt_bytes(k->shortfall, r->units, a, sizeof a));
+    vl_fmt_bytes(k->capacity, r->units, cap, sizeof cap);
+    vl_fmt_bytes(k->weights, r->units, w, sizeof w);
+    if (k->sizing == VL_KV_STATIC)
+        snprintf(buf, len, "; its KV pool: %g x %s free before the weights load (once CUDA's "
+                 "context%s is made) = %s - %s weights = %s",
+                 (double)k->share / (double)VL_PPM,
+                 vl_fmt_bytes(k->free_at_load, r->units, free, sizeof free), comm, cap, w, rest);
+    else
+        snprintf(buf, len, "; its KV cache (what its profile run leaves): %s - %s weights - %s "
+                 "profile run peak (%" PRIu64 " %s of %" PRIu64 " tokens) - %s outside "
+                 "PyTorch%s = %s", cap, w,
+                 vl_fmt_bytes(k->profile_peak, r->units, p, sizeof p), k->profile_seqs,
+                 k->profile_seqs == 1 ? "sequence" : "sequences", k->profile_tokens,
+                 vl_fmt_bytes(k->non_torch, r->units, n, sizeof n), comm, rest);
+}
+
+/* The facts that only some runs have, each with its label: a line, or false. */
+typedef bool (*fact_line)(const report *r, char *buf, size_t len);
+/* Serving capacity: what the engine may use, the paged cache, the cache an engine gives
+ * itself (vl_kv_budget_of) and the sequences it holds at once; false unless the engine takes
+ * a share, --kv-block is in force or max-concurrency solved. */
 static bool serving_line(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
     const vl_inference *inf = &r->breakdown->inf;
     if (s->mode != VL_MODE_INFER ||
-        (s->gpu_util == VL_PPM && !s->kv_block && !(r->solution &&
-                                                    r->solved == VL_SOLVE_MAX_CONCURRENCY)))
+        (vl_settings_share(s) == VL_PPM && !s->kv_block &&
+         !(r->solution && r->solved == VL_SOLVE_MAX_CONCURRENCY)))
         return false;
-    char u[32], blocks[128] = "", cache[512] = "", seq[96] = "";
+    char u[32], blocks[128] = "", cache[512] = "", seq[96] = "", head[160];
     if (s->kv_block)
         snprintf(blocks, sizeof blocks, "; the KV cache paged in blocks of %" PRIu64
-                 " tokens: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
-                 inf->cached_slots, inf->cached_tokens);
+                 " %s: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
+                 s->kv_block == 1 ? "token" : "tokens", inf->cached_slots, inf->cached_tokens);
     const uint64_t capacity = report_capacity(s, r->gpu);
     vl_kv_budget k;
     const bool cache_left = !report_kv_budget(r, &k);
-    if (cache_left || k.profile_seqs) {
-        char a[32], w[32], p[32], n[32], tok[32], cm[32], ss[32], ge[32], comm[160] = "",
-            rest[96];
-        size_t o = 0;
-        if (k.communicators)
-            o += (size_t)snprintf(comm + o, sizeof comm - o, " - %s communicators",
-                                  vl_fmt_bytes(k.communicators, r->units, cm, sizeof cm));
-        if (k.sampler_state)
-            o += (size_t)snprintf(comm + o, sizeof comm - o, " - %s sampler state",
-                                  vl_fmt_bytes(k.sampler_state, r->units, ss, sizeof ss));
-        if (k.graph_estimate)
-            snprintf(comm + o, sizeof comm - o, " - %s CUDA graphs (its estimate)",
-                     vl_fmt_bytes(k.graph_estimate, r->units, ge, sizeof ge));
-        if (cache_left)
-            snprintf(rest, sizeof rest, "%s, %s tokens",
-                     vl_fmt_bytes(k.available, r->units, a, sizeof a),
-                     vl_fmt_int(k.tokens, tok, sizeof tok));
-        else /* what vLLM then says: "No available memory for the cache blocks" */
-            snprintf(rest, sizeof rest, "nothing, %s short: the engine stops before serving",
-                     vl_fmt_bytes(k.shortfall, r->units, a, sizeof a));
-        snprintf(cache, sizeof cache, "; its KV cache (what its profile run leaves): %s - %s "
-                 "weights - %s profile run peak (%" PRIu64 " %s of %" PRIu64
-                 " tokens) - %s outside PyTorch%s = %s",
-                 vl_fmt_bytes(capacity, r->units, u, sizeof u),
-                 vl_fmt_bytes(k.weights, r->units, w, sizeof w),
-                 vl_fmt_bytes(k.profile_peak, r->units, p, sizeof p), k.profile_seqs,
-                 k.profile_seqs == 1 ? "sequence" : "sequences", k.profile_tokens,
-                 vl_fmt_bytes(k.non_torch, r->units, n, sizeof n), comm, rest);
-    }
+    if (k.sizing != VL_KV_NONE)
+        kv_budget_text(r, &k, cache_left, cache, sizeof cache);
     vl_solution c;
     vl_settings copy = *s;
     const vl_runtime rt = report_runtime(r);
     if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c))
         snprintf(seq, sizeof seq, "; room for %" PRIu64 " %s of %" PRIu64 " tokens at once",
                  c.answer, c.answer == 1 ? "sequence" : "sequences", s->seq + s->gen);
-    snprintf(buf, len, "the engine may use %g%% of each GPU, %s%s%s%s",
-             100.0 * (double)s->gpu_util / (double)VL_PPM,
-             vl_fmt_bytes(capacity, r->units, u, sizeof u), blocks, cache, seq);
+    if (s->framework->kv_sizing == VL_KV_STATIC)
+        snprintf(head, sizeof head, "the engine keeps its weights and KV pool in %g of the "
+                 "memory free before the weights load (mem_fraction_static), the rest for its "
+                 "runtime", (double)(k.share ? k.share : vl_settings_share(s)) / (double)VL_PPM);
+    else
+        snprintf(head, sizeof head, "the engine may use %g%% of each GPU, %s",
+                 100.0 * (double)vl_settings_share(s) / (double)VL_PPM,
+                 vl_fmt_bytes(capacity, r->units, u, sizeof u));
+    snprintf(buf, len, "%s%s%s%s", head, blocks, cache, seq);
     return true;
 }
 

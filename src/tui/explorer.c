@@ -789,6 +789,10 @@ static void framework_default(const explorer *e, slider_id id, char *buf, size_t
                                                      : VL_SAMPLER_FLASHINFER]);
         return;
     }
+    if (id == VL_SET_GPU_UTIL) {
+        snprintf(buf, len, "auto %g%%", (double)f.gpu_util * 100 / (double)VL_PPM);
+        return;
+    }
     const uint64_t v = id == VL_SET_PREFILL_CHUNK ? f.prefill_chunk : f.profile_seqs;
     char n[32];
     if (v)
@@ -807,7 +811,7 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         vl_fmt_bytes(v, units, buf, len);
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
-    else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS ||
+    else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS || id == VL_SET_GPU_UTIL ||
               id == VL_SET_SAMPLER || id == VL_SET_USE_REENTRANT ||
               id == VL_SET_FSDP_MIXED_PRECISION) && v == 0)
         framework_default(e, id, buf, len);

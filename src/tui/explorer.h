@@ -41,8 +41,8 @@ typedef struct explorer {
     vl_breakdown zero[4];     /* the same run at ZeRO 0..3 (report_zero_sweep) */
     vl_peak peak;             /* the step's peak (vl_timeline_for), what must fit */
     char peak_phase[VL_PHASE_LEN];
-    /* serving under a framework that profiles (vLLM): the KV cache it gives itself, or
-     * what it lacks (kv.shortfall); kv.profile_seqs is 0 under the others */
+    /* serving under an engine that sizes its KV cache (vLLM, SGLang): the cache it gives
+     * itself, or what it lacks (kv.shortfall); kv.sizing is none under the others */
     vl_kv_budget kv;
     bool overhead_given;      /* the overhead replaces the modelled CUDA context */
     const char *error;        /* why there is no breakdown, or NULL */

@@ -355,21 +355,23 @@ static int draw_training_facts(const ui *u, int y, int last)
     return y;
 }
 
-/* Serving under an engine that sizes its KV cache from a profile run (vLLM): what the run
- * leaves of the engine's share, term by term, or by how much it falls short; in r's rows
- * from y to last. */
+/* Serving under an engine that sizes its KV cache itself: what vLLM's profile run leaves
+ * of its share, or what SGLang's static share of the memory free before the weights leaves
+ * beside them, term by term, or by how much it falls short; in r's rows from y to last. */
 static int draw_serving_facts(const ui *u, rect r, int y, int last)
 {
     const vl_kv_budget *k = &u->ex.kv;
     const vl_settings s = explorer_settings(&u->ex);
-    if (!k->profile_seqs || y > last || u->ex.error)
+    if (k->sizing == VL_KV_NONE || y > last || u->ex.error)
         return y;
-    char cap[32], w[32], p[32], n[32], cm[32], ss[32], ge[32], got[32], tok[32];
+    char cap[32], w[32], p[32], n[32], cm[32], ss[32], ge[32], got[32], tok[32], fr[32];
     char comm[256] = "", rest[160], line[640];
     const uint64_t seqs = k->per_sequence ? k->available / k->per_sequence : 0;
     size_t o = 0;
     if (k->communicators)
-        o += (size_t)snprintf(comm + o, sizeof comm - o, _(" - %s communicators"),
+        o += (size_t)snprintf(comm + o, sizeof comm - o,
+                              k->sizing == VL_KV_STATIC ? _(" and %s of communicators")
+                                                        : _(" - %s communicators"),
                               ui_bytes(u, k->communicators, cm, sizeof cm));
     if (k->sampler_state)
         o += (size_t)snprintf(comm + o, sizeof comm - o, _(" - %s sampler state"),
@@ -386,12 +388,20 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
                     "%s, %s tokens: %llu sequences of %llu at once", seqs),
                  ui_bytes(u, k->available, got, sizeof got), vl_fmt_int(k->tokens, tok, sizeof tok),
                  (unsigned long long)seqs, (unsigned long long)(s.seq + s.gen));
-    snprintf(line, sizeof line,
-             _(" the engine's KV cache: %s (what its profile run leaves: %s of the GPU - %s "
-               "weights - %s profile run - %s outside PyTorch%s)"),
-             rest, ui_bytes(u, k->capacity, cap, sizeof cap), ui_bytes(u, k->weights, w, sizeof w),
-             ui_bytes(u, k->profile_peak, p, sizeof p), ui_bytes(u, k->non_torch, n, sizeof n),
-             comm);
+    ui_bytes(u, k->capacity, cap, sizeof cap);
+    ui_bytes(u, k->weights, w, sizeof w);
+    if (k->sizing == VL_KV_STATIC)
+        snprintf(line, sizeof line,
+                 _(" the engine's KV pool: %s (%g x %s free before the weights load, once CUDA's "
+                   "context%s is made, = %s - %s weights)"),
+                 rest, (double)k->share / (double)VL_PPM, ui_bytes(u, k->free_at_load, fr, sizeof fr),
+                 comm, cap, w);
+    else
+        snprintf(line, sizeof line,
+                 _(" the engine's KV cache: %s (what its profile run leaves: %s of the GPU - %s "
+                   "weights - %s profile run - %s outside PyTorch%s)"),
+                 rest, cap, w, ui_bytes(u, k->profile_peak, p, sizeof p),
+                 ui_bytes(u, k->non_torch, n, sizeof n), comm);
     return draw_wrap(y, last, r.x, r.w, seqs ? C_NORMAL : C_BAD, line); /* none fits: bad */
 }
 
