@@ -410,10 +410,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "autocast (default current: 0.22 and later, or no trl)",
         .label = N_("trl"), .inert = trl_inert},
     ROW(VL_SET_VLLM) .flag = "vllm", FIELD(vllm), ENUM(vl_vllm_names, VL_N_VLLMS),
-        .current_from = "0.18", .modes = VL_IN_INFER, .arg = "V",
-        .help = "the vLLM release under the vllm profile, 0.8 to 0.17: before 0.18 its "
-                "sampler sorts the vocabulary for top-k and top-p (default current: 0.18 and "
-                "later)",
+        .current_from = "0.34", .modes = VL_IN_INFER, .arg = "V",
+        .help = "the vLLM release under the vllm profile, 0.8 to 0.33: its sampler, model "
+                "runner, profile run and share of the GPU (default current: 0.33's, and "
+                "later releases')",
         .label = N_("vLLM release"), .inert = vllm_inert},
     ROW(VL_SET_SAMPLER) .flag = "sampler", FIELD(sampler), ENUM(vl_sampler_names, VL_N_SAMPLERS),
         .modes = VL_IN_INFER, .arg = "S",
