@@ -138,6 +138,36 @@ k = q95["kv_cache"]
 assert k["shortfall"] == 0 and k["bytes"] == q95["usable"] - (k["weights"] + k["profile_peak"]
                                                               + k["non_torch"] + k["communicators"])
 PY
+    # SGLang's pool: mem_fraction_static (its rule on an H100: 0.83, 0.874 under 0.4.8, which
+    # 0.4.9 is; --gpu-util's 0.88) of
+    # what CUDA leaves once its context (and over NVLink the communicators, 1.96 GiB) are
+    # made, less the weights, in one-token pages; the run may use the whole GPU.
+    checks=$((checks + 1))
+    sgl="estimate --preset llama-3.1-8b --mode infer --framework sglang --gpu h100-80gb"
+    "$VRAMLAB" $sgl --format json > "$tmp/s83.json"
+    "$VRAMLAB" $sgl --gpu-util 0.88 --format json > "$tmp/s88.json"
+    "$VRAMLAB" $sgl --gpus 2 --format json > "$tmp/s2.json"
+    "$VRAMLAB" $sgl --sglang 0.4.9 --format json > "$tmp/s049.json"
+    "$VRAMLAB" $sgl --gpu-util 0.88 > "$tmp/s88.txt"
+    grep -q "its KV pool: 0.88 x 78.92 GiB free before the weights load (once CUDA's context is made) = 69.45 GiB - 14.99 GiB weights = 54.46 GiB, 446,158 tokens" \
+        "$tmp/s88.txt" || fail "no SGLang pool in the serving line: $(grep serving "$tmp/s88.txt")"
+    python3 - "$tmp/s83.json" "$tmp/s88.json" "$tmp/s2.json" "$tmp/s049.json" <<'PY' || fail "JSON SGLang check"
+import json, sys
+s83, s88, s2, s049 = (json.load(open(f)) for f in sys.argv[1:])
+cuda = 81090 * 2**20
+# two GPUs reserve 128 MiB more: 14,032 of 81,559 MiB, 0.828
+for d, share, tp in ((s83, 0.83, 1), (s88, 0.88, 1), (s2, 0.828, 2), (s049, 0.874, 1)):
+    v, k, pk = d["serving"], d["serving"]["kv_cache"], d["peak"]
+    assert v["gpu_util"] == share and v["usable"] == cuda and k["sizing"] == "static", v
+    comm = 2104533893 if tp == 2 else 0
+    assert k["communicators"] == comm and pk["communicators"] == comm, k
+    assert k["free_at_load"] == cuda - (pk["context"] - pk["lazy_kernels"]) - comm, k
+    assert k["bytes"] == k["free_at_load"] * round(share * 10**6) // 10**6 - k["weights"], k
+    assert k["tokens"] == k["bytes"] // (131072 // tp), k
+    assert k["profile_peak"] == k["non_torch"] == k["profile_seqs"] == k["shortfall"] == 0, k
+assert s83["settings"]["gpu_util"] == 0 and s88["settings"]["gpu_util"] == 0.88
+assert s049["settings"]["sglang"] == "0.4.8" and s83["settings"]["sglang"] == "current"
+PY
     # Offload moves bytes without losing any: GPU + CPU = the run without offload.
     checks=$((checks + 1))
     "$VRAMLAB" estimate --zero 3 --gpus 16 --format json > "$tmp/no.json"

@@ -981,6 +981,11 @@ static void test_transformers_releases(void **state)
         {VL_SET_VLLM, "0.10.2", VL_VLLM_0_10},      {VL_SET_VLLM, "0.17.1", VL_VLLM_0_17},
         {VL_SET_VLLM, "0.19.1", VL_VLLM_0_19},      {VL_SET_VLLM, "0.33.2", VL_VLLM_0_33},
         {VL_SET_VLLM, "0.34.0", VL_VLLM_CURRENT},   {VL_SET_VLLM, "0.1.7", -1},
+        /* SGLang's lines span the releases up to the next */
+        {VL_SET_SGLANG, "0.4.9", VL_SGL_0_4_8},     {VL_SET_SGLANG, "0.5.2", VL_SGL_0_4_8},
+        {VL_SET_SGLANG, "0.4.6", VL_SGL_0_4_6},     {VL_SET_SGLANG, "0.4.10", VL_SGL_0_4_8},
+        {VL_SET_SGLANG, "0.5.19", VL_SGL_0_5_10},   {VL_SET_SGLANG, "0.5.23", VL_SGL_CURRENT},
+        {VL_SET_SGLANG, "0.3.5", VL_SGL_0_3},       {VL_SET_SGLANG, "0.2.9", -1},
         {VL_SET_VLLM, "0.7.3", -1},
         {VL_SET_TRL, "0.13.0", VL_TRL_0_13},        {VL_SET_TRL, "0.22.1", VL_TRL_CURRENT},
         {VL_SET_TRL, "0.7.5", -1},                  {VL_SET_CUDA, "11.2.1", VL_CUDA_11_2},
@@ -1835,6 +1840,44 @@ static void test_sglang(void **state)
         assert_int_equal(f.gpu_util, want[i].share);
         assert_int_equal(vl_sglang_fraction(&f, &s, &rt), want[i].share);
     }
+    /* by release, for one GPU of an RTX 4090's, an A100 40GB's, an H100's, an H200's and a
+     * B200's memory (the tp table before mid-2025; 0.4.6 and 0.4.7's rules over 96 GiB and
+     * 180,000 MiB; 0.4.8's buckets; the reserve, without and with prefill graphs, and
+     * 0.5.20's second row), each as SGLang's code gives it */
+    static const uint64_t mibs[5] = {24564, 40960, 81559, 143771, 183359};
+    static const struct {
+        vl_sglang line;
+        uint64_t share[5];
+    } lines[] = {
+        {VL_SGL_0_3, {880000, 880000, 880000, 880000, 880000}},
+        {VL_SGL_0_4_6, {880000, 880000, 880000, 871796, 899476}},
+        {VL_SGL_0_4_7, {880000, 880000, 880000, 871796, 790000}},
+        {VL_SGL_0_4_8, {879000, 750000, 874000, 911000, 821000}},
+        {VL_SGL_0_5_3, {847000, 833000, 835000, 907000, 857000}},
+        {VL_SGL_0_5_10, {833000, 823000, 830000, 903000, 854000}},
+        {VL_SGL_CURRENT, {704000, 823000, 830000, 903000, 854000}},
+    };
+    s.gpus = 1;
+    s.prefill_chunk = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        for (size_t g = 0; g < 5; g++) {
+            vl_runtime rt = hopper;
+            rt.memory = rt.smi_memory = mibs[g] << 20;
+            s.sglang = lines[i].line;
+            vl_framework f;
+            vl_framework_of(&s, &rt, &f);
+            assert_int_equal(f.gpu_util, lines[i].share[g]);
+        }
+    /* eight GPUs: 0.83 in 0.3, 0.82 in 0.3.6, 0.81 in 0.4 */
+    s.gpus = 8;
+    static const vl_sglang eight[] = {VL_SGL_0_3, VL_SGL_0_3_6, VL_SGL_0_4};
+    for (size_t i = 0; i < 3; i++) {
+        s.sglang = eight[i];
+        vl_framework f;
+        vl_framework_of(&s, &hopper, &f);
+        assert_int_equal(f.gpu_util, 830000 - 10000 * i);
+    }
+    s.sglang = VL_SGL_CURRENT;
     /* --gpu-util names mem_fraction_static; the run may use the whole GPU, which SGLang's
      * share does not bound */
     s.gpus = 1;

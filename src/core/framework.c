@@ -549,10 +549,11 @@ void vl_framework_on_sampler(vl_framework *f, const vl_settings *s)
     f->sampler_triton = s->sampler == VL_SAMPLER_TRITON;
 }
 
-/* SGLang's defaults by the GPU's memory, nvidia-smi's total in MiB: its chunked prefill
- * and its decode CUDA graphs' largest batch under four tensor-parallel GPUs and from four
- * (python/sglang/srt/arg_groups/memory_hook.py, handle_gpu_memory_settings, SGLang 0.5.23;
- * 4096 and 160 where the memory is unknown) */
+/* SGLang's chunked prefill and decode CUDA graphs' largest batch from 0.5.3: by the GPU's
+ * memory, nvidia-smi's total in MiB, under four tensor-parallel GPUs and from four
+ * (server_args.py, _handle_gpu_memory_settings; arg_groups/memory_hook.py,
+ * handle_gpu_memory_settings from 0.5.19; 4096 and 160 where the memory is unknown); 0.5.20
+ * raised the second row's from 2048 and 24 (80 from four GPUs) */
 static const struct sglang_bucket {
     uint64_t below_mib, chunk, max_bs, max_bs_tp4;
 } sglang_buckets[] = {
@@ -563,17 +564,60 @@ static const struct sglang_bucket {
     {UINT64_MAX, 16384, 512, 512}, /* "B200, MI300" */
 };
 
+/* SGLang release line's chunked prefill and decode graphs' largest batch on a GPU of `mib`
+ * MiB (0: unknown) at tensor parallelism tp.  Before 0.5.3 (server_args.py, __post_init__):
+ * 8192 and 160 (0.3); under 25,000 MiB 2048 and 4 (0.3.6), 8 (80 from four GPUs; 0.4);
+ * over 96 GiB a largest batch of 256 (0.4.6), over 180,000 MiB 16384 and 512 (0.4.7);
+ * buckets from 0.4.7.post1 (sgl-project/sglang pull request #7054): under 35 GiB 2048 and 8
+ * (80), under 160 GiB 8192, else 16384 (4096 unknown), and batches of 256 over 90 GiB, 512
+ * over 160,000 MiB, else 160. */
+static void sglang_defaults(vl_sglang line, uint64_t mib, uint64_t tp, uint64_t *chunk,
+                            uint64_t *max_bs)
+{
+    const bool small = mib && mib < 25000, tp4 = tp >= 4;
+    switch (line) {
+    case VL_SGL_0_3:
+        *chunk = 8192, *max_bs = 160;
+        return;
+    case VL_SGL_0_3_6:
+        *chunk = small ? 2048 : 8192, *max_bs = small ? 4 : 160;
+        return;
+    case VL_SGL_0_4: case VL_SGL_0_4_6: case VL_SGL_0_4_7:
+        if (line == VL_SGL_0_4_7 && mib > 180000) {
+            *chunk = 16384, *max_bs = 512;
+            return;
+        }
+        *chunk = small ? 2048 : 8192;
+        *max_bs = small ? (tp4 ? 80 : 8) : line != VL_SGL_0_4 && mib > 96 * 1024 ? 256 : 160;
+        return;
+    case VL_SGL_0_4_8:
+        *chunk = !mib ? 4096 : mib < 35 * 1024 ? 2048 : mib < 160 * 1024 ? 8192 : 16384;
+        *max_bs = mib && mib < 35 * 1024 ? (tp4 ? 80 : 8)
+                  : mib > 160000         ? 512
+                  : mib > 90 * 1024      ? 256
+                                         : 160;
+        return;
+    case VL_SGL_0_5_3: case VL_SGL_0_5_10: case VL_SGL_CURRENT: case VL_N_SGLANGS:
+        break;
+    }
+    if (!mib) {
+        *chunk = 4096, *max_bs = 160;
+        return;
+    }
+    size_t i = 0;
+    while (mib >= sglang_buckets[i].below_mib)
+        i++;
+    *chunk = sglang_buckets[i].chunk;
+    *max_bs = tp4 ? sglang_buckets[i].max_bs_tp4 : sglang_buckets[i].max_bs;
+    if (line != VL_SGL_CURRENT && i == 1) /* 20 to 35 GiB before 0.5.20 */
+        *chunk = 2048, *max_bs = tp4 ? 80 : 24;
+}
+
 void vl_framework_on_gpu(vl_framework *f, const vl_settings *s, const vl_runtime *rt)
 {
-    if (f->kv_sizing == VL_KV_STATIC) {
-        const uint64_t mib = rt->smi_memory / (1024 * 1024);
-        size_t i = 0;
-        while (mib >= sglang_buckets[i].below_mib)
-            i++;
-        const bool tp4 = vl_infer_tp(s) >= 4;
-        f->prefill_chunk = mib ? sglang_buckets[i].chunk : 4096;
-        f->graph_batch = !mib ? 160 : tp4 ? sglang_buckets[i].max_bs_tp4 : sglang_buckets[i].max_bs;
-    }
+    if (f->kv_sizing == VL_KV_STATIC)
+        sglang_defaults(s->sglang, rt->smi_memory >> 20, vl_infer_tp(s), &f->prefill_chunk,
+                        &f->graph_batch);
     if (f->small_gpu_below && rt->memory &&
         (rt->memory < f->small_gpu_below || rt->arch == f->small_gpu_arch)) {
         f->prefill_chunk = f->small_prefill_chunk;
@@ -598,29 +642,82 @@ static uint64_t sglang_prefill_graphs(uint64_t most)
     return n;
 }
 
+/* SGLang's mem_fraction_static before mid-2025 by tensor (0.4.6 on: x pipeline) parallel
+ * GPUs (server_args.py, __post_init__): 0.88 on one, 0.87 from two, 0.85 from four, from
+ * eight 0.83 (0.3), 0.82 (0.3.6), 0.81 (0.4 on), 0.79 from sixteen. */
+static uint64_t sglang_by_gpus(vl_sglang line, uint64_t n)
+{
+    if (n >= 16)
+        return 790000;
+    if (n >= 8)
+        return line == VL_SGL_0_3 ? 830000 : line == VL_SGL_0_3_6 ? 820000 : 810000;
+    return n >= 4 ? 850000 : n >= 2 ? 870000 : 880000;
+}
+
+/* Python's round(num / den, 3) in millionths, 0.001 at least, for num < den: half up (an
+ * exact half, which a double may round either way, needs a rare memory size) */
+static uint64_t sglang_round(uint64_t num, uint64_t den)
+{
+    const uint64_t thousandths = (num * 2000 + den) / (2 * den);
+    return thousandths ? thousandths * 1000 : 1000;
+}
+
 uint64_t vl_sglang_fraction(const vl_framework *f, const vl_settings *s, const vl_runtime *rt)
 {
-    /* handle_gpu_memory_settings (memory_hook.py): reserved_mem, in MiB, is 512 ("constant
-     * meta data ... + activation slack") + 1.5 a token of the chunked prefill (2048 at
-     * least; max_prefill_tokens, 16384, without chunking) + 1024 x tp x pp / 8 + the CUDA
-     * graphs' (reserve_for_graph_mb: 2 a decode batch up to max_bs, 8 a prefill graph
-     * size), 10 GiB at least on GPUs over 60 GiB; mem_fraction_static = round((gpu_mem -
-     * reserved_mem) / gpu_mem, 3), 0.95 where the memory is unknown.  Counted in half MiB,
-     * exactly. */
-    const uint64_t mib = rt->smi_memory / (1024 * 1024);
+    const uint64_t mib = rt->smi_memory >> 20, n = vl_infer_tp(s) * s->pp;
+    const vl_sglang line = s->sglang;
+    switch (line) {
+    case VL_SGL_0_3: case VL_SGL_0_3_6: case VL_SGL_0_4:
+        return sglang_by_gpus(line, vl_infer_tp(s));
+    case VL_SGL_0_4_6: case VL_SGL_0_4_7: {
+        /* 0.4.6.post2 to 0.4.7: the table up to 81,920 MiB, else 0.88; over 96 GiB
+         * min(m + 48 GiB x (1 - m) / gpu_mem, (gpu_mem - 18 GiB) / gpu_mem), unrounded;
+         * 0.79 over 180,000 MiB from 0.4.7 */
+        if (line == VL_SGL_0_4_7 && mib > 180000)
+            return 790000;
+        double m = mib && mib <= 81920 ? (double)sglang_by_gpus(line, n) / VL_PPM : 0.88;
+        if (mib > 96 * 1024) {
+            const double grown = m + 48.0 * 1024 * (1 - m) / (double)mib,
+                         kept = (double)(mib - 18 * 1024) / (double)mib;
+            m = grown < kept ? grown : kept;
+        }
+        return (uint64_t)(m * VL_PPM + 0.5);
+    }
+    case VL_SGL_0_4_8: {
+        /* reserved_mem by bucket (pull request #7054), in tenths of a MiB: (2.8 + n / 10)
+         * GiB under 35 GiB, (9.5 + n / 2) under 90 GiB, (12 + n / 2) under 160 GiB, else 32
+         * GiB; 0.88 where the memory is unknown */
+        if (!mib)
+            return 880000;
+        const uint64_t tenths = mib < 35 * 1024    ? (28 + n) * 1024
+                                : mib < 90 * 1024  ? (95 + 5 * n) * 1024
+                                : mib < 160 * 1024 ? (120 + 5 * n) * 1024
+                                                   : 320 * 1024;
+        return tenths >= 10 * mib ? 1000 : sglang_round(10 * mib - tenths, 10 * mib);
+    }
+    case VL_SGL_0_5_3: case VL_SGL_0_5_10: case VL_SGL_CURRENT: case VL_N_SGLANGS:
+        break;
+    }
+    /* from 0.5.3 (pull request #10975; handle_gpu_memory_settings in memory_hook.py from
+     * 0.5.19): reserved_mem, in MiB, is 512 ("constant meta data ... + activation slack")
+     * + 1.5 a token of the chunked prefill (2048 at least; max_prefill_tokens, 16384,
+     * without chunking) + 1024 x tp x pp / 8 + the CUDA graphs' (2 a decode batch up to
+     * max_bs; from 0.5.10, when prefill graphs came on by default, 8 a prefill graph size),
+     * 10 GiB at least on GPUs over 60 GiB; mem_fraction_static = round((gpu_mem -
+     * reserved_mem) / gpu_mem, 3); where the memory is unknown 0.88, 0.95 from 0.5.20.
+     * Counted in half MiB, exactly. */
     if (!mib)
-        return 950000;
+        return line == VL_SGL_CURRENT ? 950000 : 880000;
     const uint64_t tokens = f->prefill_chunk ? f->prefill_chunk : 16384;
-    uint64_t half = 2 * 512 + 3 * (tokens > 2048 ? tokens : 2048) +
-                    2 * 128 * vl_infer_tp(s) * s->pp;
-    if (f->cuda_graphs)
-        half += 2 * (2 * f->graph_batch + 8 * sglang_prefill_graphs(f->prefill_chunk));
+    uint64_t half = 2 * 512 + 3 * (tokens > 2048 ? tokens : 2048) + 2 * 128 * n;
+    if (f->cuda_graphs) {
+        half += 2 * 2 * f->graph_batch;
+        if (line != VL_SGL_0_5_3)
+            half += 2 * 8 * sglang_prefill_graphs(f->prefill_chunk);
+    }
     if (mib > 60 * 1024 && half < 2 * 10 * 1024)
         half = 2 * 10 * 1024;
-    if (half >= 2 * mib)
-        return 1000; /* the least it rounds to above 0 */
-    const uint64_t thousandths = ((2 * mib - half) * 1000 + mib) / (2 * mib);
-    return thousandths ? thousandths * 1000 : 1000;
+    return half >= 2 * mib ? 1000 : sglang_round(2 * mib - half, 2 * mib);
 }
 
 void vl_framework_on_length(vl_framework *f, const vl_settings *s)

@@ -22,6 +22,7 @@ const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES] = {VL_BITSANDBYTES_LI
 const char *const vl_framework_names[VL_N_FRAMEWORKS] = {VL_FRAMEWORK_LIST(VL_ENUM_NAME)};
 const char *const vl_link_names[VL_N_LINKS] = {VL_LINKS(VL_ENUM_NAME)};
 const char *const vl_vllm_names[VL_N_VLLMS] = {VL_VLLM_LIST(VL_ENUM_NAME)};
+const char *const vl_sglang_names[VL_N_SGLANGS] = {VL_SGLANG_LIST(VL_ENUM_NAME)};
 const char *const vl_sampler_names[VL_N_SAMPLERS] = {VL_SAMPLER_LIST(VL_ENUM_NAME)};
 const char *const vl_trl_names[VL_N_TRLS] = {VL_TRL_LIST(VL_ENUM_NAME)};
 const char *const vl_cuda_names[VL_N_CUDAS] = {VL_CUDA_LIST(VL_ENUM_NAME)};
@@ -198,6 +199,11 @@ static const char *trl_inert(const vl_settings *s)
 static const char *vllm_inert(const vl_settings *s)
 {
     return s->framework->sampler_triton ? NULL : N_("the framework is not vLLM's V1 engine");
+}
+
+static const char *sglang_inert(const vl_settings *s)
+{
+    return s->framework->kv_sizing == VL_KV_STATIC ? NULL : N_("the framework is not SGLang's");
 }
 
 static const char *interconnect_inert(const vl_settings *s)
@@ -423,6 +429,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "FlashInfer for top-p & top-k sampling\"); default auto, the release's: "
                 "sort before 0.18, triton from 0.18",
         .label = N_("sampler"), .inert = vllm_inert, .json_break = true},
+    ROW(VL_SET_SGLANG) .flag = "sglang", FIELD(sglang), ENUM(vl_sglang_names, VL_N_SGLANGS),
+        .current_from = "0.5.20", .lines_span = true, .modes = VL_IN_INFER, .arg = "V",
+        .help = "the SGLang release under the sglang profile, 0.3 to 0.5.10: its default "
+                "mem_fraction_static, chunked prefill and CUDA graphs (default current: 0.5.20 "
+                "and later)",
+        .label = N_("SGLang release"), .inert = sglang_inert},
     ROW(VL_SET_HEAD) .flag = "head", FIELD(head), ENUM(vl_head_names, VL_N_HEADS),
         .modes = VL_IN_TRAIN, .arg = "H",
         .help = "what the model ends in: lm (next-token logits over the vocabulary), cls "
@@ -651,7 +663,8 @@ static int release_cmp(const unsigned long a[3], const unsigned long b[3])
 
 /* Which choice of a release list text names, when it is none of d's names: current (0)
  * for a release from d->current_from on, a listed line's for a patch release of it
- * ("4.40.2" is 4.40, "0.41.1" is 0.41), d->older_as for one before the first line, or -1. */
+ * ("4.40.2" is 4.40, "0.41.1" is 0.41) or, where lines span, for any release up to the next
+ * line ("0.4.9" is 0.4.8), d->older_as for one before the first line, or -1. */
 static int release_choice(const vl_setting_desc *d, const char *text)
 {
     unsigned long want[3], from[3], first[3];
@@ -661,12 +674,17 @@ static int release_choice(const vl_setting_desc *d, const char *text)
         return 0;
     if (d->older_as && release_parts(d->names[1], first) && release_cmp(want, first) < 0)
         return vl_lookup(d->names, d->n_names, d->older_as);
+    int best = -1; /* lines_span: the newest line at or before it */
+    unsigned long line[3], at[3];
     for (int c = 1; c < d->n_names; c++) {
         size_t n = strlen(d->names[c]);
-        if (strncmp(text, d->names[c], n) == 0 && text[n] == '.')
+        if (!d->lines_span && strncmp(text, d->names[c], n) == 0 && text[n] == '.')
             return c;
+        if (d->lines_span && release_parts(d->names[c], line) && release_cmp(line, want) <= 0 &&
+            (best < 0 || (release_parts(d->names[best], at) && release_cmp(line, at) > 0)))
+            best = c;
     }
-    return -1;
+    return best;
 }
 
 /* For a release that no line of d's list covers, the first listed line after it (0.7.5:

@@ -121,6 +121,14 @@
     X(VL_VLLM_0_25, "0.25") X(VL_VLLM_0_26, "0.26") X(VL_VLLM_0_27, "0.27")                   \
     X(VL_VLLM_0_28, "0.28") X(VL_VLLM_0_29, "0.29") X(VL_VLLM_0_30, "0.30")                   \
     X(VL_VLLM_0_31, "0.31") X(VL_VLLM_0_32, "0.32") X(VL_VLLM_0_33, "0.33")
+/* SGLang release lines (--sglang), for the sglang profile, in order: its default
+ * mem_fraction_static, chunked prefill and decode CUDA graphs (vl_framework_on_gpu,
+ * vl_sglang_fraction).  A line stands for the releases from it to the next (0.4.8 for
+ * 0.4.7.post1 on); 0.3 is the first modelled; current is 0.5.20 and later. */
+#define VL_SGLANG_LIST(X)                                                                     \
+    X(VL_SGL_CURRENT, "current") X(VL_SGL_0_3, "0.3") X(VL_SGL_0_3_6, "0.3.6")                \
+    X(VL_SGL_0_4, "0.4") X(VL_SGL_0_4_6, "0.4.6") X(VL_SGL_0_4_7, "0.4.7")                    \
+    X(VL_SGL_0_4_8, "0.4.8") X(VL_SGL_0_5_3, "0.5.3") X(VL_SGL_0_5_10, "0.5.10")
 /* The V1 engine's top-k/top-p (--sampler): auto is the release's (vl_framework_on_vllm);
  * sort, PyTorch's (apply_top_k_top_p: the vocabulary sorted); triton, the in-place kernels
  * of 0.18; flashinfer, FlashInfer's sampling kernels, which vLLM took whenever FlashInfer
@@ -175,6 +183,7 @@ typedef enum { VL_BITSANDBYTES_LIST(VL_ENUM_ID) VL_N_BITSANDBYTES } vl_bitsandby
 typedef enum { VL_FRAMEWORK_LIST(VL_ENUM_ID) VL_N_FRAMEWORKS } vl_framework_id;
 typedef enum { VL_LINKS(VL_ENUM_ID) VL_N_LINKS } vl_link;
 typedef enum { VL_VLLM_LIST(VL_ENUM_ID) VL_N_VLLMS } vl_vllm;
+typedef enum { VL_SGLANG_LIST(VL_ENUM_ID) VL_N_SGLANGS } vl_sglang;
 typedef enum { VL_SAMPLER_LIST(VL_ENUM_ID) VL_N_SAMPLERS } vl_sampler;
 typedef enum { VL_TRL_LIST(VL_ENUM_ID) VL_N_TRLS } vl_trl;
 typedef enum { VL_CUDA_LIST(VL_ENUM_ID) VL_N_CUDAS } vl_cuda;
@@ -208,6 +217,7 @@ extern const char *const vl_bitsandbytes_names[VL_N_BITSANDBYTES];
 extern const char *const vl_framework_names[VL_N_FRAMEWORKS];
 extern const char *const vl_link_names[VL_N_LINKS];
 extern const char *const vl_vllm_names[VL_N_VLLMS];
+extern const char *const vl_sglang_names[VL_N_SGLANGS];
 extern const char *const vl_sampler_names[VL_N_SAMPLERS];
 extern const char *const vl_choice_names[VL_N_CHOICES];
 extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
@@ -239,6 +249,7 @@ typedef struct vl_settings {
     vl_bitsandbytes bitsandbytes; /* the bitsandbytes release under QLoRA */
     vl_vllm vllm;          /* the vLLM release under the V1 engine's profile */
     vl_sampler sampler;    /* the V1 engine's top-k/top-p implementation (auto: the release's) */
+    vl_sglang sglang;      /* the SGLang release under the sglang profile */
     vl_trl trl;            /* the trl release whose SFTTrainer trains, for profiles that
                             * use transformers */
     vl_cuda cuda;          /* the CUDA release PyTorch was built with */
@@ -344,6 +355,7 @@ typedef struct vl_settings {
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
     X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm") X(VL_SET_SAMPLER, "sampler")                  \
+    X(VL_SET_SGLANG, "sglang")                                                                \
     X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels") X(VL_SET_LOSS_DTYPE, "loss_dtype")      \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \
     X(VL_SET_VPP, "vpp")                                                                      \
@@ -397,6 +409,9 @@ typedef struct vl_setting_desc {
     /* a release list's choice for a release older than its first line, where those behave
      * as it in every modelled respect ("4.31", "current"); NULL: refused */
     const char *older_as;
+    /* a release list whose lines each stand for the releases up to the next listed one
+     * ("0.4.9" is 0.4.8's), not only for their own patch releases */
+    bool lines_span;
     uint64_t min, max;       /* VL_ST_COUNT, VL_ST_SIZE: the accepted range */
     bool zero_ok;            /* 0 is also valid, though not typed (off, or the default) */
     unsigned modes;          /* VL_IN_TRAIN, VL_IN_INFER */

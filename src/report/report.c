@@ -249,6 +249,9 @@ static void settings_line(const report *r, char *buf, size_t len)
         if (named(s, VL_SET_SAMPLER, VL_SAMPLER_AUTO))
             snprintf(release + strlen(release), sizeof release - strlen(release),
                      ", %s sampler", vl_sampler_names[s->sampler]);
+        if (named(s, VL_SET_SGLANG, VL_SGL_CURRENT))
+            snprintf(release + strlen(release), sizeof release - strlen(release),
+                     ", SGLang %s", vl_sglang_names[s->sglang]);
         snprintf(buf, len,
                  "inference, weights %s%s, KV cache %s, %" PRIu64 " GPU%s%s, batch %" PRIu64
                  ", prompt %" PRIu64 " + %" PRIu64 " generated tokens, %s attention, %s%s, "
