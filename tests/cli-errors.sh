@@ -281,7 +281,12 @@ expect 2 "$e --interconnect: unknown value 'nvlnk' (expected auto, pcie or nvlin
 expect 2 "$e --interconnect: unknown value 'infiniband' (expected auto, pcie or nvlink)" \
     estimate --interconnect infiniband
 expect 2 "$e --vllm applies to --mode infer only" estimate --vllm 0.10
-expect 2 "$e --vllm: unknown value '0.7' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20, 0.21, 0.22, 0.23, 0.24, 0.25, 0.26, 0.27, 0.28, 0.29, 0.30, 0.31, 0.32 or 0.33); the first modelled after it is 0.8" \
+expect 2 "$e --sglang applies to --mode infer only" estimate --sglang 0.4
+expect 2 "$e --sglang: unknown value '0.2.9' (expected current, 0.3, 0.3.6, 0.4, 0.4.6, 0.4.7, 0.4.8, 0.5.3 or 0.5.10); the first modelled after it is 0.3" \
+    estimate --mode infer --framework sglang --sglang 0.2.9
+expect 2 "$e --sglang: unknown value '0.4.7.post1' (expected current, 0.3, 0.3.6, 0.4, 0.4.6, 0.4.7, 0.4.8, 0.5.3 or 0.5.10)" \
+    estimate --mode infer --framework sglang --sglang 0.4.7.post1
+expect 2 "$e --vllm: unknown value '0.7' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20, 0.21, 0.22, 0.23, 0.24, 0.25, 0.26, 0.27, 0.28, 0.29, 0.30, 0.31, 0.32, 0.33 or 0.34); the first modelled after it is 0.8" \
     estimate --mode infer --framework vllm --vllm 0.7
 expect 2 "$e --trl applies to --mode train only" estimate --mode infer --trl 0.13
 expect 2 "$e --trl: unknown value '0.7.5' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20 or 0.21); the first modelled after it is 0.8" \

@@ -14,6 +14,7 @@
 #include "core/runtime.h"
 #include "core/solve.h"
 #include "core/timeline.h"
+#include "core/units.h"
 #include "helpers.h"
 
 #define MIB 1048576ULL
@@ -980,7 +981,8 @@ static void test_transformers_releases(void **state)
         {VL_SET_BITSANDBYTES, "0.43.3", VL_BNB_CURRENT}, {VL_SET_BITSANDBYTES, "0.40.2", -1},
         {VL_SET_VLLM, "0.10.2", VL_VLLM_0_10},      {VL_SET_VLLM, "0.17.1", VL_VLLM_0_17},
         {VL_SET_VLLM, "0.19.1", VL_VLLM_0_19},      {VL_SET_VLLM, "0.33.2", VL_VLLM_0_33},
-        {VL_SET_VLLM, "0.34.0", VL_VLLM_CURRENT},   {VL_SET_VLLM, "0.1.7", -1},
+        {VL_SET_VLLM, "0.34.1", VL_VLLM_0_34},      {VL_SET_VLLM, "0.35.0", VL_VLLM_CURRENT},
+        {VL_SET_VLLM, "0.1.7", -1},
         /* SGLang's lines span the releases up to the next */
         {VL_SET_SGLANG, "0.4.9", VL_SGL_0_4_8},     {VL_SET_SGLANG, "0.5.2", VL_SGL_0_4_8},
         {VL_SET_SGLANG, "0.4.6", VL_SGL_0_4_6},     {VL_SET_SGLANG, "0.4.10", VL_SGL_0_4_8},
@@ -1388,8 +1390,8 @@ static void test_kv_budget(void **state)
     (void)state;
     vl_model m = tiny_llama();
     vl_settings s = serve(5000, 10, 2);
-    vl_settings_take_framework(&s, fw("vllm")); /* its defaults: 92% of the GPU, blocks of 16 */
-    assert_int_equal(s.gpu_util, 920000);
+    vl_settings_take_framework(&s, fw("vllm")); /* its defaults: all of the GPU, blocks of 16 */
+    assert_int_equal(s.gpu_util, VL_PPM);
     assert_int_equal(s.kv_block, 16);
     s.vllm = VL_VLLM_0_19; /* 90% before 0.20, and no CUDA graph estimate or V2 runner */
     vl_settings_on_vllm(&s);
@@ -1601,7 +1603,8 @@ static void test_vllm_v2(void **state)
         {VL_VLLM_0_20, V1, false, true, 920000},     {VL_VLLM_0_24, V1, false, true, 920000},
         {VL_VLLM_0_25, DENSE, false, true, 920000},  {VL_VLLM_0_28, DENSE, false, true, 920000},
         {VL_VLLM_0_29, V2, false, true, 920000},     {VL_VLLM_0_32, V2, false, true, 920000},
-        {VL_VLLM_0_33, V2, true, true, 920000},      {VL_VLLM_CURRENT, V2, true, true, 920000},
+        {VL_VLLM_0_33, V2, true, true, 920000},      {VL_VLLM_0_34, V2, true, true, VL_PPM},
+        {VL_VLLM_CURRENT, V2, true, true, VL_PPM},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_settings s = serve(512, 0, 1);
@@ -1614,6 +1617,8 @@ static void test_vllm_v2(void **state)
         assert_int_equal(f.profile_sampler_params, want[i].params);
         assert_int_equal(f.graph_estimate, want[i].estimate);
         assert_int_equal(s.gpu_util, want[i].util);
+        /* the extensible KV cache from 0.34, the profile's estimate before */
+        assert_int_equal(f.kv_sizing, want[i].util == VL_PPM ? VL_KV_EXTENSIBLE : VL_KV_PROFILE);
     }
     vl_settings s = serve(512, 0, 1);
     vl_settings_take_framework(&s, fw("vllm-v0"));
@@ -1697,6 +1702,7 @@ static void test_vllm_v2(void **state)
     assert_true(vl_graph_estimate(&moe.arch, &s, &f) > 0);
     /* the KV cache is what is left after all six */
     s.vllm = VL_VLLM_0_29;
+    s.gpu_util = 920000;
     vl_framework_of(&s, &hopper, &f);
     vl_kv_budget k;
     const uint64_t cap = 1ULL << 30;
@@ -1707,6 +1713,35 @@ static void test_vllm_v2(void **state)
                          k.graph_estimate + k.available,
                      cap);
     assert_false(ovf);
+    /* 0.34's extensible cache on an 8 GiB GPU: what is free after warmup and capture (the
+     * GPU less the CUDA context and what the engine keeps) less a margin of max(1 GiB, 0.75
+     * x the transient peak) and the peak; under a share that is less, the share */
+    s.vllm = VL_VLLM_CURRENT;
+    s.gpu_util = VL_PPM;
+    vl_runtime rt = hopper;
+    rt.memory = 8ULL << 30;
+    vl_framework_of(&s, &rt, &f);
+    assert_null(vl_kv_budget_of(&m, &s, &f, &rt, rt.memory, &k));
+    const uint64_t context = vl_cuda_context_bytes(VL_ARCH_HOPPER, 1204, NULL);
+    assert_int_equal(k.sizing, VL_KV_EXTENSIBLE);
+    assert_int_equal(k.context, context);
+    assert_true(k.profile_peak < VL_GIB); /* a tiny model: the floor */
+    assert_int_equal(k.margin, VL_GIB);
+    assert_int_equal(k.capacity, rt.memory - context - VL_GIB);
+    const uint64_t kept = k.weights + k.non_torch + k.communicators + k.sampler_state +
+                          k.graph_estimate + k.profile_peak;
+    assert_int_equal(k.available, k.capacity - kept);
+    assert_null(vl_kv_budget_of(&m, &s, &f, &rt, rt.memory / 2, &k));
+    assert_int_equal(k.capacity, rt.memory / 2);
+    assert_int_equal(k.available, rt.memory / 2 - kept);
+    /* a profile run of a million tokens peaks above 4/3 GiB: the margin is 0.75 x it */
+    s.prefill_chunk = 1ULL << 20;
+    rt.memory = 64ULL << 30;
+    vl_framework_of(&s, &rt, &f);
+    assert_null(vl_kv_budget_of(&m, &s, &f, &rt, rt.memory, &k));
+    assert_true(k.profile_peak > (4ULL << 30) / 3);
+    assert_int_equal(k.margin, k.profile_peak - k.profile_peak / 4);
+    assert_int_equal(k.capacity, rt.memory - context - k.margin);
 }
 
 /* The communicators' buffers: vLLM's comm_nvlink, 3.58 - 1.79 = 1.79 GiB (its -tp 2 and -tp 1
@@ -1928,13 +1963,13 @@ static void test_sglang(void **state)
     assert_int_equal(k.sizing, VL_KV_STATIC);
     assert_int_equal(k.available, 0);
     assert_int_equal(k.shortfall, k.weights - k.capacity);
-    /* under vLLM 0 is the profile's own share; the run may use that much */
+    /* under vLLM's V0 engine 0 is the profile's own share; the run may use that much */
     vl_settings v = serve(512, 0, 1);
-    vl_settings_take_framework(&v, fw("vllm"));
+    vl_settings_take_framework(&v, fw("vllm-v0"));
     v.gpu_util = 0;
     vl_framework_of(&v, &rt, &f);
-    assert_int_equal(f.gpu_util, 920000);
-    assert_int_equal(vl_usable_memory(&v, 1000000), 920000);
+    assert_int_equal(f.gpu_util, 900000);
+    assert_int_equal(vl_usable_memory(&v, 1000000), 900000);
 }
 
 static void test_serving(void **state)

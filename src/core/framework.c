@@ -300,14 +300,17 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * workspace_shapes; shared_buffers, "persistent buffers that are shared across
          * FusedMoEModularKernel instances"; model_executor/layers/fused_moe) */
         .moe_workspace_kept = true,
-        /* 0.33's runner and sizing: the V2 runner for every model (vllm/config/vllm.py,
-         * use_v2_model_runner, vllm pull request #53183); its profile run samples once more
-         * with the warmup's parameters (v1/worker/gpu/model_runner.py, _dummy_sampler_run:
-         * "the profiled peak must too"); the CUDA graphs' memory estimate taken off the KV
-         * cache (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default since 0.20.0) with
-         * 92% of each GPU unless told (vllm/config/cache.py, vllm pull request #38284) */
+        /* 0.34's runner and sizing: the V2 runner for every model (vllm/config/vllm.py,
+         * use_v2_model_runner, vllm pull request #53183; the only one from 0.34); its
+         * profile run samples once more with the warmup's parameters (v1/worker/gpu/
+         * model_runner.py, _dummy_sampler_run: "the profiled peak must too"); the CUDA
+         * graphs' memory off the KV cache (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS from
+         * 0.20.0; measured after capture from 0.34.0); the extensible KV cache, sized from
+         * the memory free after warmup and capture within all of each GPU unless told
+         * (v1/worker/extensible_kv_cache.py, measure_kv_cache_bytes; vllm/config/cache.py,
+         * resolved_gpu_memory_utilization: 1.0 with it) */
         .model_runner = VL_RUNNER_V2, .profile_sampler_params = true, .graph_estimate = true,
-        .kv_sizing = VL_KV_PROFILE, .gpu_util = 920000, .kv_block = 16,
+        .kv_sizing = VL_KV_EXTENSIBLE, .gpu_util = VL_PPM, .kv_block = 16,
         /* the V1 worker profiles one forward of max_num_batched_tokens shared over
          * max_num_seqs requests (1024 with the 8192 above; 256 with 2048) and the sampler
          * over them, then gives the KV cache what is left of its share of cudaMemGetInfo's
@@ -528,6 +531,11 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
      * VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS "0" in 0.19) */
     if (line < 20)
         f->graph_estimate = false;
+    /* the extensible KV cache, the default on CUDA from 0.34.0 (vllm/config/cache.py,
+     * enable_extensible_kv_cache): sized after warmup and capture, not from the profile
+     * run's estimate */
+    if (line < 34 && f->kv_sizing == VL_KV_EXTENSIBLE)
+        f->kv_sizing = VL_KV_PROFILE;
 }
 
 bool vl_runs_v2(const vl_framework *f, bool moe)
@@ -735,7 +743,8 @@ uint64_t vl_settings_share(const vl_settings *s)
 
 bool vl_sizes_kv(const vl_framework *f)
 {
-    return f->kv_sizing == VL_KV_STATIC || (f->kv_sizing == VL_KV_PROFILE && f->profile_seqs);
+    return f->kv_sizing == VL_KV_STATIC ||
+           (f->kv_sizing != VL_KV_NONE && f->profile_seqs); /* profile, extensible */
 }
 
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,

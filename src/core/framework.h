@@ -36,11 +36,14 @@
 #define VL_MODEL_RUNNERS(X) \
     X(VL_RUNNER_V1, "v1") X(VL_RUNNER_V2_DENSE, "v2-dense") X(VL_RUNNER_V2, "v2")
 /* How a serving engine sizes its KV cache (vl_kv_budget_of): none, it holds the run's own
- * tokens; profile, vLLM's: its share of the GPU (gpu_util of CUDA's total) less the weights
- * and what a profile run takes; static, SGLang's: mem_fraction_static (gpu_util) of the
- * memory free before the weights load, less what they take */
-#define VL_KV_SIZINGS(X) \
-    X(VL_KV_NONE, "none") X(VL_KV_PROFILE, "profile") X(VL_KV_STATIC, "static")
+ * tokens; profile, vLLM's to 0.33: its share of the GPU (gpu_util of CUDA's total) less the
+ * weights and what a profile run takes; extensible, vLLM's from 0.34: what is free after
+ * warmup and CUDA graph capture, within its share, less a margin and the transient peak;
+ * static, SGLang's: mem_fraction_static (gpu_util) of the memory free before the weights
+ * load, less what they take */
+#define VL_KV_SIZINGS(X)                                                            \
+    X(VL_KV_NONE, "none") X(VL_KV_PROFILE, "profile") X(VL_KV_EXTENSIBLE, "extensible") \
+    X(VL_KV_STATIC, "static")
 
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
@@ -229,7 +232,7 @@ void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
 /* f under trl release v's SFTTrainer, when f's models are transformers'. */
 void vl_framework_on_trl(vl_framework *f, vl_trl v);
 /* The minor number of vLLM release line v (0.x); current is the newest modelled. */
-#define VL_VLLM_NEWEST 33
+#define VL_VLLM_NEWEST 34
 unsigned vl_vllm_line(vl_vllm v);
 /* f as vLLM release v runs it, when f is the V1 engine's (the profile's sampler_triton):
  * its sampler, model runner, profile run and CUDA graph estimate. */

@@ -416,10 +416,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "autocast (default current: 0.22 and later, or no trl)",
         .label = N_("trl"), .inert = trl_inert},
     ROW(VL_SET_VLLM) .flag = "vllm", FIELD(vllm), ENUM(vl_vllm_names, VL_N_VLLMS),
-        .current_from = "0.34", .modes = VL_IN_INFER, .arg = "V",
-        .help = "the vLLM release under the vllm profile, 0.8 to 0.33: its sampler, model "
-                "runner, profile run and share of the GPU (default current: 0.33's, and "
-                "later releases')",
+        .current_from = "0.35", .modes = VL_IN_INFER, .arg = "V",
+        .help = "the vLLM release under the vllm profile, 0.8 to 0.34: its sampler, model "
+                "runner, profile run, KV cache sizing and share of the GPU (default current: "
+                "0.34's, and later releases')",
         .label = N_("vLLM release"), .inert = vllm_inert},
     ROW(VL_SET_SAMPLER) .flag = "sampler", FIELD(sampler), ENUM(vl_sampler_names, VL_N_SAMPLERS),
         .modes = VL_IN_INFER, .arg = "S",
@@ -479,8 +479,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         RANGE(1, VL_PPM), .zero_ok = true, .modes = VL_IN_INFER, .arg = "F",
         .help = "fraction of each GPU's memory the engine may use; sglang: its "
                 "mem_fraction_static, of the memory free before the weights (default or 0 the "
-                "framework's: vllm 0.92, 0.9 before 0.20; sglang its rule for the GPU; the "
-                "others 1)",
+                "framework's: vllm 1, 0.92 from 0.20 to 0.33, 0.9 before; sglang its rule for "
+                "the GPU; the others 1)",
         .label = N_("GPU mem. util."), SLIDER(VL_PPM / 100, VL_PPM, VL_STEP_PERCENT)},
     ROW(VL_SET_KV_BLOCK) .flag = "kv-block", FIELD(kv_block), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_KV_BLOCK), .zero_ok = true, .modes = VL_IN_INFER, .arg = "N",
@@ -1066,9 +1066,13 @@ void vl_settings_on_transformers(vl_settings *s)
 void vl_settings_on_vllm(vl_settings *s)
 {
     /* gpu_memory_utilization's default went from 0.9 to 0.92 in 0.20.0, as the CUDA graphs'
-     * estimate began to come off the cache (vllm pull request #38284) */
-    if (!vllm_inert(s))
-        s->gpu_util = vl_vllm_line(s->vllm) < 20 ? 900000 : s->framework->gpu_util;
+     * estimate began to come off the cache (vllm pull request #38284), and to 1.0 in 0.34.0
+     * with the extensible KV cache (vllm/config/cache.py, resolved_gpu_memory_utilization:
+     * "1.0 ... and 0.92 otherwise") */
+    if (!vllm_inert(s)) {
+        const unsigned line = vl_vllm_line(s->vllm);
+        s->gpu_util = line < 20 ? 900000 : line < 34 ? 920000 : s->framework->gpu_util;
+    }
 }
 
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)

@@ -110,7 +110,7 @@
 /* vLLM release lines (--vllm), for the V1 engine (the vllm profile), in order: the
  * sampler, the model runner, the profile run and the CUDA graph estimate by release
  * (vl_framework_on_vllm), the share of each GPU (vl_settings_on_vllm).  0.8 (V1 the default)
- * is the first modelled; current is the newest, 0.33 (VL_VLLM_NEWEST). */
+ * is the first modelled; current is the newest, 0.34 (VL_VLLM_NEWEST). */
 #define VL_VLLM_LIST(X)                                                                       \
     X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_8, "0.8") X(VL_VLLM_0_9, "0.9")                 \
     X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
@@ -120,7 +120,8 @@
     X(VL_VLLM_0_22, "0.22") X(VL_VLLM_0_23, "0.23") X(VL_VLLM_0_24, "0.24")                   \
     X(VL_VLLM_0_25, "0.25") X(VL_VLLM_0_26, "0.26") X(VL_VLLM_0_27, "0.27")                   \
     X(VL_VLLM_0_28, "0.28") X(VL_VLLM_0_29, "0.29") X(VL_VLLM_0_30, "0.30")                   \
-    X(VL_VLLM_0_31, "0.31") X(VL_VLLM_0_32, "0.32") X(VL_VLLM_0_33, "0.33")
+    X(VL_VLLM_0_31, "0.31") X(VL_VLLM_0_32, "0.32") X(VL_VLLM_0_33, "0.33")                   \
+    X(VL_VLLM_0_34, "0.34")
 /* SGLang release lines (--sglang), for the sglang profile, in order: its default
  * mem_fraction_static, chunked prefill and decode CUDA graphs (vl_framework_on_gpu,
  * vl_sglang_fraction).  A line stands for the releases from it to the next (0.4.8 for

@@ -26,6 +26,27 @@ static uint64_t whole_blocks(uint64_t bytes, uint64_t per_token, uint64_t block)
     return per_token ? bytes / (per_token * block) * block : 0;
 }
 
+/* vLLM's extensible KV cache from 0.34 (v1/worker/extensible_kv_cache.py,
+ * measure_kv_cache_bytes), for vl_kv_budget_of: it measures the free memory once warmup and
+ * CUDA graph capture are done and gives the cache min(its share, the free memory - a margin)
+ * less what it keeps and the transient peak: what `share` becomes.  The free memory is the
+ * GPU's less the CUDA context and what it keeps; the margin max(1 GiB, 0.75 x the peak)
+ * (KV_CACHE_MARGIN_FLOOR_BYTES, KV_CACHE_MARGIN_FRACTION; the peak, allocated_bytes peak -
+ * current over the sizing warmup's steps, is the profile run's). */
+static uint64_t extensible_limit(const vl_settings *run, const vl_runtime *rt,
+                                 vl_kv_budget *out, uint64_t share)
+{
+    out->context =
+        rt->overhead_given ? run->overhead : vl_cuda_context_bytes(rt->arch, rt->cuda, NULL);
+    const uint64_t three_quarters = out->profile_peak - out->profile_peak / 4;
+    out->margin = three_quarters > VL_GIB ? three_quarters : VL_GIB;
+    if (!rt->memory) /* no GPU known: the share alone */
+        return share;
+    const uint64_t held = out->context + out->margin; /* each under 2^62 */
+    const uint64_t device = rt->memory > held ? rt->memory - held : 0;
+    return device < share ? device : share;
+}
+
 /* SGLang's pool (vl_kv_budget_of under static sizing), for run (s under f): what CUDA
  * leaves free once its context and the communicators are made (model_runner.py,
  * init_torch_distributed, "pre_model_load_memory"), times mem_fraction_static, less what the
@@ -101,7 +122,6 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     }
     out->profile_seqs = p.batch;
     out->profile_tokens = p.seq;
-    out->capacity = capacity;
     out->weights = t.end[VL_TL_WEIGHTS];
     out->profile_peak = vl_profile_peak(&t, rt);
     out->non_torch = f->profile_non_torch;
@@ -110,16 +130,19 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     out->sampler_state = vl_sampler_state(&m->arch, f);
     out->graph_estimate = vl_graph_estimate(&m->arch, &run, f);
     bool ovf = false;
-    const uint64_t taken =
-        vl_add(vl_add(vl_add(out->weights, out->profile_peak, &ovf),
-                      vl_add(out->non_torch, out->communicators, &ovf), &ovf),
-               vl_add(out->sampler_state, out->graph_estimate, &ovf), &ovf);
-    if (ovf || taken >= capacity) {
-        out->shortfall = ovf ? UINT64_MAX : taken - capacity;
+    /* what stays once warmup and capture are done, beside the profile run's peak */
+    const uint64_t kept = vl_add(vl_add(out->weights, vl_add(out->non_torch, out->communicators,
+                                                             &ovf), &ovf),
+                                 vl_add(out->sampler_state, out->graph_estimate, &ovf), &ovf);
+    out->capacity =
+        f->kv_sizing == VL_KV_EXTENSIBLE ? extensible_limit(&run, rt, out, capacity) : capacity;
+    const uint64_t taken = vl_add(kept, out->profile_peak, &ovf);
+    if (ovf || taken >= out->capacity) {
+        out->shortfall = ovf ? UINT64_MAX : taken - out->capacity;
         return "the weights and the profile run leave nothing of the engine's share for the "
                "KV cache";
     }
-    out->available = capacity - taken;
+    out->available = out->capacity - taken;
     out->tokens = whole_blocks(out->available, b.inf.kv_gpu_per_token, run.kv_block);
     return NULL;
 }

@@ -38,12 +38,13 @@ const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint6
  * (vLLM V1's determine_available_memory); the cache holds whole blocks of kv_block tokens. */
 typedef struct vl_kv_budget {
     vl_kv_sizing sizing;    /* how the engine sized it; none: it did not */
-    uint64_t share;         /* gpu_util: of what CUDA reports (profile), of free_at_load
-                             * (static), in millionths */
+    uint64_t share;         /* gpu_util: of what CUDA reports (profile, extensible), of
+                             * free_at_load (static), in millionths */
     uint64_t free_at_load;  /* static: what CUDA leaves free before the weights load, its
                              * context and the communicators made */
     uint64_t capacity;      /* the engine's share: gpu_util of what CUDA reports (profile), of
-                             * free_at_load (static) */
+                             * free_at_load (static); extensible: that or, where less, what
+                             * CUDA reports less the context and the margin */
     uint64_t weights;       /* with what the model registers beside them (RoPE tables) */
     uint64_t profile_peak;  /* the profile run's peak over the weights */
     uint64_t non_torch;     /* what the run added outside PyTorch's allocator */
@@ -51,6 +52,8 @@ typedef struct vl_kv_budget {
                              * (vl_communicator_bytes) */
     uint64_t sampler_state; /* what vLLM's V2 runner keeps for its sampler (vl_sampler_state) */
     uint64_t graph_estimate; /* vLLM's estimate of its CUDA graphs (vl_graph_estimate) */
+    uint64_t context;       /* extensible: the CUDA context, outside what it measures free */
+    uint64_t margin;        /* extensible: what it keeps free beyond the transient peak */
     uint64_t available;     /* capacity less the six (static: less the weights): the KV cache */
     uint64_t shortfall;     /* what they take beyond capacity, where nothing is left
                              * (vLLM then stops: "No available memory for the cache

@@ -204,11 +204,13 @@ static void write_json_serving(FILE *out, const report *r)
                 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
                 ", \"profile_peak\": %" PRIu64 ", \"non_torch\": %" PRIu64
                 ", \"communicators\": %" PRIu64 ", \"sampler_state\": %" PRIu64
-                ", \"cuda_graph_estimate\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
+                ", \"cuda_graph_estimate\": %" PRIu64 ", \"context\": %" PRIu64
+                ", \"margin\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
                 ", \"profile_tokens\": %" PRIu64 ", \"shortfall\": %" PRIu64 "}},\n",
                 vl_kv_sizing_names[k.sizing], k.free_at_load, k.available, k.tokens, k.weights,
                 k.profile_peak, k.non_torch, k.communicators,
-                k.sampler_state, k.graph_estimate, k.profile_seqs, k.profile_tokens,
+                k.sampler_state, k.graph_estimate, k.context, k.margin, k.profile_seqs,
+                k.profile_tokens,
                 k.shortfall);
 }
 

@@ -606,8 +606,10 @@ static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_le
     if (k->sampler_state)
         o += (size_t)snprintf(comm + o, sizeof comm - o, " - %s sampler state",
                               vl_fmt_bytes(k->sampler_state, r->units, ss, sizeof ss));
-    if (k->graph_estimate)
-        snprintf(comm + o, sizeof comm - o, " - %s CUDA graphs (its estimate)",
+    if (k->graph_estimate) /* measured after capture from 0.34, estimated before */
+        snprintf(comm + o, sizeof comm - o,
+                 k->sizing == VL_KV_EXTENSIBLE ? " - %s CUDA graphs" : " - %s CUDA graphs (its "
+                                                                       "estimate)",
                  vl_fmt_bytes(k->graph_estimate, r->units, ge, sizeof ge));
     if (cache_left)
         snprintf(rest, sizeof rest, "%s, %s tokens", vl_fmt_bytes(k->available, r->units, a, sizeof a),
@@ -617,11 +619,28 @@ static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_le
                  vl_fmt_bytes(k->shortfall, r->units, a, sizeof a));
     vl_fmt_bytes(k->capacity, r->units, cap, sizeof cap);
     vl_fmt_bytes(k->weights, r->units, w, sizeof w);
+    char head[160] = "";
+    if (k->sizing == VL_KV_EXTENSIBLE) /* the GPU less the context and the margin, or the share */
+        snprintf(head, sizeof head, k->capacity + k->context + k->margin ==
+                                        vl_gpu_capacity(r->gpu)
+                                        ? " (what is free after warmup and CUDA graph capture: "
+                                          "%s - %s CUDA context - %s margin)"
+                                        : " (its share, less than what is free after warmup and "
+                                          "CUDA graph capture)",
+                 vl_fmt_bytes(vl_gpu_capacity(r->gpu), r->units, free, sizeof free),
+                 vl_fmt_bytes(k->context, r->units, n, sizeof n),
+                 vl_fmt_bytes(k->margin, r->units, p, sizeof p));
     if (k->sizing == VL_KV_STATIC)
         snprintf(buf, len, "; its KV pool: %g x %s free before the weights load (once CUDA's "
                  "context%s is made) = %s - %s weights = %s",
                  (double)k->share / (double)VL_PPM,
                  vl_fmt_bytes(k->free_at_load, r->units, free, sizeof free), comm, cap, w, rest);
+    else if (k->sizing == VL_KV_EXTENSIBLE)
+        snprintf(buf, len, "; its KV cache: %s%s - %s weights - %s transient peak (its profile "
+                 "run's, %" PRIu64 " %s of %" PRIu64 " tokens) - %s outside PyTorch%s = %s", cap,
+                 head, w, vl_fmt_bytes(k->profile_peak, r->units, p, sizeof p), k->profile_seqs,
+                 k->profile_seqs == 1 ? "sequence" : "sequences", k->profile_tokens,
+                 vl_fmt_bytes(k->non_torch, r->units, n, sizeof n), comm, rest);
     else
         snprintf(buf, len, "; its KV cache (what its profile run leaves): %s - %s weights - %s "
                  "profile run peak (%" PRIu64 " %s of %" PRIu64 " tokens) - %s outside "

@@ -376,8 +376,10 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
     if (k->sampler_state)
         o += (size_t)snprintf(comm + o, sizeof comm - o, _(" - %s sampler state"),
                               ui_bytes(u, k->sampler_state, ss, sizeof ss));
-    if (k->graph_estimate)
-        snprintf(comm + o, sizeof comm - o, _(" - %s CUDA graphs (its estimate)"),
+    if (k->graph_estimate) /* measured after capture from 0.34, estimated before */
+        snprintf(comm + o, sizeof comm - o,
+                 k->sizing == VL_KV_EXTENSIBLE ? _(" - %s CUDA graphs")
+                                               : _(" - %s CUDA graphs (its estimate)"),
                  ui_bytes(u, k->graph_estimate, ge, sizeof ge));
     if (k->shortfall || !k->available)
         snprintf(rest, sizeof rest, _("none, %s short: the engine stops before serving"),
@@ -396,6 +398,14 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
                    "context%s is made, = %s - %s weights)"),
                  rest, (double)k->share / (double)VL_PPM, ui_bytes(u, k->free_at_load, fr, sizeof fr),
                  comm, cap, w);
+    else if (k->sizing == VL_KV_EXTENSIBLE) /* measured after warmup and capture */
+        snprintf(line, sizeof line,
+                 _(" the engine's KV cache: %s (what warmup and CUDA graph capture leave: %s "
+                   "- %s weights - %s transient peak - %s outside PyTorch%s, where %s is the "
+                   "GPU's free memory less a margin of %s, or the engine's share)"),
+                 rest, cap, w, ui_bytes(u, k->profile_peak, p, sizeof p),
+                 ui_bytes(u, k->non_torch, n, sizeof n), comm, cap,
+                 ui_bytes(u, k->margin, fr, sizeof fr));
     else
         snprintf(line, sizeof line,
                  _(" the engine's KV cache: %s (what its profile run leaves: %s of the GPU - %s "
