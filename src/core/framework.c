@@ -61,8 +61,8 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 
 /* A framework that takes of each GPU what the run asks for: no share of its own, one
  * contiguous KV cache of the run's tokens, no profile run. */
-#define NO_KV_SIZING .kv_sizing = VL_KV_NONE, .gpu_util = VL_PPM, .kv_block = 0, .profile_seqs = 0, .profile_non_torch = 0, \
-    ONE_SIZE_FOR_ALL
+#define NO_KV_SIZING .kv_sizing = VL_KV_NONE, .gpu_util = VL_PPM, .kv_block = 0, \
+    .profile_seqs = 0, .profile_non_torch = 0, ONE_SIZE_FOR_ALL
 /* The same serving defaults on every GPU. */
 #define ONE_SIZE_FOR_ALL .small_gpu_below = 0, .small_gpu_arch = VL_ARCH_UNKNOWN, \
     .small_prefill_chunk = 0, .small_profile_seqs = 0
@@ -413,7 +413,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * QwQ-32B at -tp 4) */
         .comm_nvlink = 2104533893, .comm_pcie = 139586437,
         /* an H100's chunked_prefill_size and decode graphs' max_bs; vl_framework_on_gpu
-         * takes the GPU's (SGLANG_BUCKETS) */
+         * takes the GPU's, by release (sglang_defaults) */
         .prefill_chunk = 8192, .graph_batch = 256, .sampler_sort = false,
         .sampler_triton = false, .model_runner = VL_RUNNER_V1,
         /* the token pool holds what mem_fraction_static of the memory free before the
@@ -949,8 +949,8 @@ bool vl_framework_set(vl_framework *f, const char *key, const char *value, char 
         const char *why;
         uint64_t v;
         if (!vl_parse_fraction(value, &v, &why) || v < d->min || v > d->max) {
-            snprintf(err, len, "%s must be a fraction %s 0 and at most 1 (0.9, 90%%)", key,
-                     d->min ? "above" : "from");
+            snprintf(err, len, "%s must be a fraction %s (0.9, 90%%)", key,
+                     d->min ? "above 0 and at most 1" : "from 0 to 1");
             return false;
         }
         *(uint64_t *)field = v;

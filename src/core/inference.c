@@ -19,8 +19,7 @@ uint64_t vl_usable_memory(const vl_settings *s, uint64_t memory)
     const uint64_t share = vl_settings_share(s);
     if (s->mode != VL_MODE_INFER || s->framework->kv_sizing == VL_KV_STATIC || !share)
         return memory;
-    /* memory < 2^46 and gpu_util <= 10^6: each product stays below 2^66 only in parts */
-    return memory / VL_PPM * share + memory % VL_PPM * share / VL_PPM;
+    return vl_ppm_of(memory, share);
 }
 
 /* Tokens rounded up to whole blocks of a paged cache (vLLM's PagedAttention, Kwon et al.

@@ -36,14 +36,14 @@ static uint64_t whole_blocks(uint64_t bytes, uint64_t per_token, uint64_t block)
 static uint64_t extensible_limit(const vl_settings *run, const vl_runtime *rt,
                                  vl_kv_budget *out, uint64_t share)
 {
-    out->context =
-        rt->overhead_given ? run->overhead : vl_cuda_context_bytes(rt->arch, rt->cuda, NULL);
+    out->context = vl_runtime_context(rt, run->overhead, NULL);
     const uint64_t three_quarters = out->profile_peak - out->profile_peak / 4;
     out->margin = three_quarters > VL_GIB ? three_quarters : VL_GIB;
     if (!rt->memory) /* no GPU known: the share alone */
         return share;
-    const uint64_t held = out->context + out->margin; /* each under 2^62 */
-    const uint64_t device = rt->memory > held ? rt->memory - held : 0;
+    bool ovf = false;
+    const uint64_t held = vl_add(out->context, out->margin, &ovf);
+    const uint64_t device = !ovf && rt->memory > held ? rt->memory - held : 0;
     return device < share ? device : share;
 }
 
@@ -68,15 +68,12 @@ static const char *static_budget(const vl_model *m, const vl_settings *run, cons
     out->weights = t.end[VL_TL_WEIGHTS];
     vl_timeline_free(&t);
     out->communicators = vl_communicator_bytes(f, run, rt);
-    const uint64_t context =
-        rt->overhead_given ? run->overhead : vl_cuda_context_bytes(rt->arch, rt->cuda, NULL);
     bool ovf = false;
-    const uint64_t before = vl_add(context, out->communicators, &ovf);
+    const uint64_t before =
+        vl_add(vl_runtime_context(rt, run->overhead, NULL), out->communicators, &ovf);
     if (!ovf && before < rt->memory) {
         out->free_at_load = rt->memory - before;
-        /* free_at_load < 2^64 / 10^6 for every GPU (under 16 TiB) */
-        out->capacity = out->free_at_load / VL_PPM * f->gpu_util +
-                        out->free_at_load % VL_PPM * f->gpu_util / VL_PPM;
+        out->capacity = vl_ppm_of(out->free_at_load, f->gpu_util);
     }
     if (ovf || out->weights >= out->capacity) {
         out->shortfall = ovf ? UINT64_MAX : out->weights - out->capacity;

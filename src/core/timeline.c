@@ -1567,14 +1567,11 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
     vl_alloc_free_all(b.al);
     if (out->n_events)
         p->phase = out->phases[out->events[p->event].phase];
-    p->context = rt->overhead_given ? s.overhead
-                                    : vl_cuda_context_bytes(rt->arch, rt->cuda, &p->context_source);
+    p->context = vl_runtime_context(rt, s.overhead, &p->context_source);
     /* the kernels the step loads lazily: a serving engine's own measure of what its profile
      * forward adds outside PyTorch where it has one (vLLM's "non-torch forward increase
      * memory", which its KV budget takes off too), else all of PyTorch's modules */
-    if (rt->overhead_given)
-        p->context_source = "--overhead";
-    else
+    if (!rt->overhead_given)
         p->lazy_kernels = f->profile_non_torch ? f->profile_non_torch
                                                : vl_lazy_kernels_bytes(rt->cuda);
     p->context = vl_add(p->context, p->lazy_kernels, &ovf);
@@ -1643,6 +1640,15 @@ const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_ru
         at.profile_seqs = f.profile_seqs;
     }
     return vl_estimate(m, &at, out);
+}
+
+uint64_t vl_runtime_context(const vl_runtime *rt, uint64_t overhead, const char **source)
+{
+    if (!rt->overhead_given)
+        return vl_cuda_context_bytes(rt->arch, rt->cuda, source);
+    if (source)
+        *source = "--overhead";
+    return overhead;
 }
 
 uint64_t vl_runtime_cublas(const vl_runtime *rt)

@@ -118,6 +118,9 @@ const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_ru
 struct vl_gpu;
 vl_runtime vl_runtime_on(const struct vl_gpu *gpu, const vl_settings *s, bool overhead_given);
 
+/* The CUDA context on rt (vl_cuda_context_bytes), or the settings' overhead where it stands
+ * for the runtime; *source, when source is not NULL, says where it comes from. */
+uint64_t vl_runtime_context(const vl_runtime *rt, uint64_t overhead, const char **source);
 /* The cuBLAS workspace a run on rt allocates (0 when --overhead stands for it). */
 uint64_t vl_runtime_cublas(const vl_runtime *rt);
 /* What vLLM's V2 runner keeps for its sampler from the start, under f: a penalty count of

@@ -29,6 +29,12 @@ uint64_t vl_add(uint64_t a, uint64_t b, bool *ovf)
     return r;
 }
 
+uint64_t vl_ppm_of(uint64_t x, uint64_t ppm)
+{
+    /* in parts: x / 10^6 x ppm < 2^64 and x % 10^6 x ppm < 10^12 */
+    return x / VL_PPM * ppm + x % VL_PPM * ppm / VL_PPM;
+}
+
 uint64_t vl_ceil_div(uint64_t a, uint64_t b)
 {
     return a / b + (a % b != 0);

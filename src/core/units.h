@@ -34,6 +34,8 @@ bool vl_parse_real(const char *s, double *out, const char **why);
 /* A fraction from 0 to 1 ("0.4", "40%") in millionths (VL_PPM = 1); false with *why. */
 #define VL_PPM 1000000ULL
 bool vl_parse_fraction(const char *s, uint64_t *ppm, const char **why);
+/* floor(x x ppm / 10^6), exactly, for ppm <= 10^6 and x < 2^64 / 10^6 x 10^6. */
+uint64_t vl_ppm_of(uint64_t x, uint64_t ppm);
 
 /* 1234567 -> "1,234,567". Returns buf. */
 char *vl_fmt_int(uint64_t v, char *buf, size_t len);

@@ -588,8 +588,6 @@ void report_event_line(const report *r, size_t i, char *buf, size_t len)
              vl_fmt_bytes(e->reserved, r->units, rs, sizeof rs));
 }
 
-/* The facts that only some runs have, each with its label: a line, or false. */
-typedef bool (*fact_line)(const report *r, char *buf, size_t len);
 /* The KV cache an engine sizes itself (vl_kv_budget_of), term by term, for serving_line;
  * cache_left: whether anything is left for it. */
 static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_left, char *buf,
@@ -612,7 +610,8 @@ static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_le
                                                                        "estimate)",
                  vl_fmt_bytes(k->graph_estimate, r->units, ge, sizeof ge));
     if (cache_left)
-        snprintf(rest, sizeof rest, "%s, %s tokens", vl_fmt_bytes(k->available, r->units, a, sizeof a),
+        snprintf(rest, sizeof rest, "%s, %s tokens",
+                 vl_fmt_bytes(k->available, r->units, a, sizeof a),
                  vl_fmt_int(k->tokens, tok, sizeof tok));
     else /* what vLLM then says: "No available memory for the cache blocks" */
         snprintf(rest, sizeof rest, "nothing, %s short: the engine stops before serving",

@@ -133,7 +133,8 @@ static const slider_id order[] = {
     VL_SET_FSDP_MIXED_PRECISION, VL_SET_TP, VL_SET_PP, VL_SET_SP, VL_SET_GRAD_ACCUM,
     VL_SET_ZERO_GRAD, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
     VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES, VL_SET_TRL, VL_SET_VLLM,
-    VL_SET_SAMPLER, VL_SET_SGLANG, VL_SET_HEAD, VL_SET_LABELS, VL_SET_LOSS_DTYPE, VL_SET_MFU, VL_SET_TOKENS,
+    VL_SET_SAMPLER, VL_SET_SGLANG, VL_SET_HEAD, VL_SET_LABELS, VL_SET_LOSS_DTYPE, VL_SET_MFU,
+    VL_SET_TOKENS,
     VL_SET_GPU_UTIL, VL_SET_KV_BLOCK, VL_SET_PREFILL_CHUNK, VL_SET_PROFILE_SEQS,
     VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE, VL_SET_CPU_OFFLOAD,
     VL_SET_INTERCONNECT, VL_SET_CUDA,
@@ -812,8 +813,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         vl_fmt_bytes(v, units, buf, len);
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
-    else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS || id == VL_SET_GPU_UTIL ||
-              id == VL_SET_SAMPLER || id == VL_SET_USE_REENTRANT ||
+    else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS ||
+              id == VL_SET_GPU_UTIL || id == VL_SET_SAMPLER || id == VL_SET_USE_REENTRANT ||
               id == VL_SET_FSDP_MIXED_PRECISION) && v == 0)
         framework_default(e, id, buf, len);
     else if (id == VL_SET_INTERCONNECT && v == VL_LINK_AUTO) /* the GPU's, as it is now */

@@ -356,8 +356,9 @@ static int draw_training_facts(const ui *u, int y, int last)
 }
 
 /* Serving under an engine that sizes its KV cache itself: what vLLM's profile run leaves
- * of its share, or what SGLang's static share of the memory free before the weights leaves
- * beside them, term by term, or by how much it falls short; in r's rows from y to last. */
+ * of its share (to 0.33), what warmup and CUDA graph capture leave of the free memory (0.34),
+ * or what SGLang's static share of the memory free before the weights leaves beside them,
+ * term by term, or by how much it falls short; in r's rows from y to last. */
 static int draw_serving_facts(const ui *u, rect r, int y, int last)
 {
     const vl_kv_budget *k = &u->ex.kv;
