@@ -323,6 +323,8 @@ expect_slider $name framework vllm
 expect_slider $name "GPU mem. util." 100%
 expect_slider $name "KV block" 16
 expect_peak $name --preset llama-2-7b --mode infer --framework vllm
+expect_kv $name --preset llama-2-7b --mode infer --framework vllm # 0.34's, after warmup
+expect_screen $name "transient peak"
 to $name "vLLM release"
 keys $name Right
 expect_slider $name "vLLM release" 0.8
