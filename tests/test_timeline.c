@@ -1963,6 +1963,29 @@ static void test_sglang(void **state)
     assert_int_equal(k.sizing, VL_KV_STATIC);
     assert_int_equal(k.available, 0);
     assert_int_equal(k.shortfall, k.weights - k.capacity);
+    /* the weights as the free memory shows them, past their bytes: each tensor of 10 MiB or
+     * more in a segment of its own rounded up to 2 MiB.  Qwen2.5 32B's shape (QwQ 32B) over
+     * four GPUs, in bf16: qkv (10 + 2 x 2) x 128 x 5120 x 2 = 17.5 MiB (0.5 past), o 12.5
+     * MiB (1.5), gate-up 135 MiB (1), down 67.5 MiB (0.5), 64 layers; the embeddings and
+     * the output layer, 38,016 rows of 5120 x 2, 371.25 MiB each (0.75) */
+    vl_model q = model_of((vl_arch){.hidden = 5120, .layers = 64, .heads = 40, .kv_heads = 8,
+                                    .ffn = 27648, .vocab = 152064});
+    vl_settings sq = serve(512, 0, 1);
+    vl_settings_take_framework(&sq, fw("sglang"));
+    sq.gpus = 4;
+    const uint64_t MiB = 1 << 20;
+    assert_int_equal(vl_weight_segment_tails(&q.arch, &sq, 64, true),
+                     64 * (MiB / 2 + 3 * MiB / 2 + MiB + MiB / 2) + 2 * (3 * MiB / 4));
+    assert_int_equal(vl_weight_segment_tails(&q.arch, &sq, 64, false),
+                     64 * (MiB / 2 + 3 * MiB / 2 + MiB + MiB / 2) + 3 * MiB / 4);
+    sq.weight_dtype = VL_DT_INT4; /* packed: not modelled */
+    assert_int_equal(vl_weight_segment_tails(&q.arch, &sq, 64, true), 0);
+    /* on one GPU every tensor of Llama 3.1 8B's shape is whole 2 MiB */
+    vl_model l = model_of((vl_arch){.hidden = 4096, .layers = 32, .heads = 32, .kv_heads = 8,
+                                    .ffn = 14336, .vocab = 128256});
+    sq.weight_dtype = VL_DT_BF16;
+    sq.gpus = 1;
+    assert_int_equal(vl_weight_segment_tails(&l.arch, &sq, 32, true), 0);
     /* under vLLM's V0 engine 0 is the profile's own share; the run may use that much */
     vl_settings v = serve(512, 0, 1);
     vl_settings_take_framework(&v, fw("vllm-v0"));

@@ -203,6 +203,37 @@ static shard shard_of(const vl_arch *a, const vl_settings *s, bool logits)
  * data beside it (bitsandbytes/nn/modules.py); the 16-bit copy goes when the next arrives.
  * The largest matrix this GPU quantizes: the MLP's, the attention's query or output, or a
  * 4-bit output layer on the stage that computes the logits. */
+/* The bytes past a tensor of `bytes` that loading it leaves in PyTorch's caching allocator:
+ * from 10 MiB (kMinLargeAlloc) a segment of its own, rounded up to 2 MiB (kRoundLarge);
+ * smaller ones share segments, counted as none. */
+static uint64_t segment_tail(uint64_t bytes)
+{
+    return bytes < VL_ALLOC_MIN_LARGE ? 0 : vl_alloc_segment(vl_alloc_round(bytes)) - bytes;
+}
+
+uint64_t vl_weight_segment_tails(const vl_arch *a, const vl_settings *s, uint64_t layers,
+                                 bool logits)
+{
+    const unsigned bits = vl_dtype_bits(s->weight_dtype);
+    if (bits < 8 || a->kv_lora_rank) /* packed or multi-latent: not modelled */
+        return 0;
+    const uint64_t B = bits / 8, h = a->hidden, d = a->head_dim;
+    const shard g = shard_of(a, s, logits);
+    /* vLLM's and SGLang's layers: QKVParallelLinear, RowParallelLinear, and for a dense MLP
+     * MergedColumnParallelLinear (gate and up in one) and the down projection; the experts
+     * of a mixture are a few stacked tensors, their tails a rounding error */
+    uint64_t layer = segment_tail((g.heads + 2 * g.kv_heads) * d * h * B) +
+                     segment_tail(h * g.heads * d * B);
+    if (a->experts <= 1)
+        layer += segment_tail((a->mlp == VL_MLP_GATED ? 2 : 1) * g.ffn * h * B) +
+                 segment_tail(h * g.ffn * B);
+    /* the embeddings and the output layer, rows of the vocabulary split over the GPUs, in
+     * 16 bits (32 with fp32 weights) */
+    const uint64_t rows = vl_ceil_div(a->vocab, vl_infer_tp(s)) * h * (bits == 32 ? 4 : 2);
+    const uint64_t head = logits && !a->tie_embeddings ? segment_tail(rows) : 0;
+    return layer * layers + segment_tail(rows) + head;
+}
+
 uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
 {
     if (!vl_dtype_bnb4(s->weight_dtype))

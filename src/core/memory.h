@@ -268,6 +268,12 @@ uint64_t vl_infer_act_bytes(const vl_settings *s);
 /* Inference, bnb4: the 16-bit copy of the largest matrix this GPU quantizes as it loads
  * (0 for other weight dtypes). */
 uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
+/* What PyTorch's caching allocator holds past a GPU's weights once they are loaded tensor by
+ * tensor in a serving engine's layout, for `layers` layers, the embeddings and, with logits,
+ * the output layer: each tensor of 10 MiB or more in a segment of its own rounded up to
+ * 2 MiB; 0 for packed weights (under 8 bits) and multi-latent attention, not modelled. */
+uint64_t vl_weight_segment_tails(const vl_arch *a, const vl_settings *s, uint64_t layers,
+                                 bool logits);
 /* bnb4 weights computing in fp32: the framework's Linear4bit casts its input to
  * bnb_4bit_compute_dtype (bnb_compute_cast) and that dtype is fp32. */
 bool vl_bnb4_fp32(const vl_settings *s);

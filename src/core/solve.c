@@ -53,7 +53,8 @@ static uint64_t extensible_limit(const vl_settings *run, const vl_runtime *rt,
  * weights take as they load (kv_cache_configurator.py, _profile_available_bytes: free memory
  * now - pre_model_load_memory x (1 - mem_fraction_static)), in whole pages. */
 static const char *static_budget(const vl_model *m, const vl_settings *run, const vl_framework *f,
-                                 const vl_runtime *rt, uint64_t per_token, vl_kv_budget *out)
+                                 const vl_runtime *rt, const vl_inference *inf,
+                                 vl_kv_budget *out)
 {
     vl_settings one = *run; /* the weights, as one token's run loads them */
     one.batch = one.seq = 1;
@@ -65,7 +66,10 @@ static const char *static_budget(const vl_model *m, const vl_settings *run, cons
         out->sizing = VL_KV_NONE;
         return "the engine's weights are not valid for this model";
     }
-    out->weights = t.end[VL_TL_WEIGHTS];
+    /* as the free memory shows them: with what each tensor's segment holds past it (the
+     * rank that holds the most: the stage's layers, the embeddings and the output layer) */
+    out->weights = t.end[VL_TL_WEIGHTS] +
+                   vl_weight_segment_tails(&m->arch, run, inf->stage_layers, true);
     vl_timeline_free(&t);
     out->communicators = vl_communicator_bytes(f, run, rt);
     bool ovf = false;
@@ -80,7 +84,7 @@ static const char *static_budget(const vl_model *m, const vl_settings *run, cons
         return "the weights leave nothing of the engine's static share for the KV cache";
     }
     out->available = out->capacity - out->weights;
-    out->tokens = whole_blocks(out->available, per_token, run->kv_block);
+    out->tokens = whole_blocks(out->available, inf->kv_gpu_per_token, run->kv_block);
     return NULL;
 }
 
@@ -100,7 +104,7 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     out->share = f->gpu_util;
     out->per_sequence = b.inf.kv_gpu_per_token * b.inf.cached_slots;
     if (f->kv_sizing == VL_KV_STATIC)
-        return static_budget(m, &run, f, rt, b.inf.kv_gpu_per_token, out);
+        return static_budget(m, &run, f, rt, &b.inf, out);
     /* the profile run: the step's token budget (the whole request where prefill is not
      * chunked) shared evenly over as many sequences as it allows (_dummy_run) */
     const uint64_t budget = f->prefill_chunk ? f->prefill_chunk : s->seq + s->gen;
