@@ -197,12 +197,6 @@ static shard shard_of(const vl_arch *a, const vl_settings *s, bool logits)
                    vl_infer_act_bytes(s)};
 }
 
-/* bitsandbytes quantizes on the GPU as the weights load: Params4bit._quantize (transformers'
- * loader, Params4bit(...).to(device)) and Lightning's _Linear4bit._quantize_weight move each
- * matrix there in 16 bits, w.contiguous().to(device), and quantize_4bit(w) writes the 4-bit
- * data beside it (bitsandbytes/nn/modules.py); the 16-bit copy goes when the next arrives.
- * The largest matrix this GPU quantizes: the MLP's, the attention's query or output, or a
- * 4-bit output layer on the stage that computes the logits. */
 /* The bytes past a tensor of `bytes` that loading it leaves in PyTorch's caching allocator:
  * from 10 MiB (kMinLargeAlloc) a segment of its own, rounded up to 2 MiB (kRoundLarge);
  * smaller ones share segments, counted as none. */
@@ -234,6 +228,12 @@ uint64_t vl_weight_segment_tails(const vl_arch *a, const vl_settings *s, uint64_
     return layer * layers + segment_tail(rows) + head;
 }
 
+/* bitsandbytes quantizes on the GPU as the weights load: Params4bit._quantize (transformers'
+ * loader, Params4bit(...).to(device)) and Lightning's _Linear4bit._quantize_weight move each
+ * matrix there in 16 bits, w.contiguous().to(device), and quantize_4bit(w) writes the 4-bit
+ * data beside it (bitsandbytes/nn/modules.py); the 16-bit copy goes when the next arrives.
+ * The largest matrix this GPU quantizes: the MLP's, the attention's query or output, or a
+ * 4-bit output layer on the stage that computes the logits. */
 uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
 {
     if (!vl_dtype_bnb4(s->weight_dtype))
