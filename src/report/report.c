@@ -630,8 +630,8 @@ static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_le
                  vl_fmt_bytes(k->context, r->units, n, sizeof n),
                  vl_fmt_bytes(k->margin, r->units, p, sizeof p));
     if (k->sizing == VL_KV_STATIC)
-        snprintf(buf, len, "; its KV pool: %g x %s free before the weights load (once CUDA's "
-                 "context%s is made) = %s - %s weights = %s",
+        snprintf(buf, len, "; its KV pool: %g x %s free before the weights load (after CUDA's "
+                 "context%s) = %s - %s weights = %s",
                  (double)k->share / (double)VL_PPM,
                  vl_fmt_bytes(k->free_at_load, r->units, free, sizeof free), comm, cap, w, rest);
     else if (k->sizing == VL_KV_EXTENSIBLE)

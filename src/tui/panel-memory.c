@@ -395,10 +395,10 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
     ui_bytes(u, k->weights, w, sizeof w);
     if (k->sizing == VL_KV_STATIC)
         snprintf(line, sizeof line,
-                 _(" the engine's KV pool: %s (%g x %s free before the weights load, once CUDA's "
-                   "context%s is made, = %s - %s weights)"),
-                 rest, (double)k->share / (double)VL_PPM, ui_bytes(u, k->free_at_load, fr, sizeof fr),
-                 comm, cap, w);
+                 _(" the engine's KV pool: %s (%g x %s free before the weights load, after "
+                   "CUDA's context%s, = %s - %s weights)"),
+                 rest, (double)k->share / (double)VL_PPM,
+                 ui_bytes(u, k->free_at_load, fr, sizeof fr), comm, cap, w);
     else if (k->sizing == VL_KV_EXTENSIBLE) /* measured after warmup and capture */
         snprintf(line, sizeof line,
                  _(" the engine's KV cache: %s (what warmup and CUDA graph capture leave: %s "
