@@ -675,16 +675,18 @@ static bool serving_line(const report *r, char *buf, size_t len)
     vl_solution c;
     vl_settings copy = *s;
     const vl_runtime rt = report_runtime(r);
+    vl_framework f; /* its share, the engine's rule resolved */
+    vl_framework_of(s, &rt, &f);
     if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c))
         snprintf(seq, sizeof seq, "; room for %" PRIu64 " %s of %" PRIu64 " tokens at once",
                  c.answer, c.answer == 1 ? "sequence" : "sequences", s->seq + s->gen);
     if (s->framework->kv_sizing == VL_KV_STATIC)
         snprintf(head, sizeof head, "the engine keeps its weights and KV pool in %g of the "
                  "memory free before the weights load (mem_fraction_static), the rest for its "
-                 "runtime", (double)(k.share ? k.share : vl_settings_share(s)) / (double)VL_PPM);
+                 "runtime", (double)f.gpu_util / (double)VL_PPM);
     else
         snprintf(head, sizeof head, "the engine may use %g%% of each GPU, %s",
-                 100.0 * (double)vl_settings_share(s) / (double)VL_PPM,
+                 100.0 * (double)f.gpu_util / (double)VL_PPM,
                  vl_fmt_bytes(capacity, r->units, u, sizeof u));
     snprintf(buf, len, "%s%s%s%s", head, blocks, cache, seq);
     return true;
