@@ -173,6 +173,42 @@ for d, share, tp in ((s83, 0.83, 1), (s88, 0.88, 1), (s2, 0.828, 2), (s049, 0.87
 assert s83["settings"]["gpu_util"] == 0 and s88["settings"]["gpu_util"] == 0.88
 assert s049["settings"]["sglang"] == "0.4.8" and s83["settings"]["sglang"] == "current"
 PY
+    # The fit under a serving engine: Llama 3.1 70B under SGLang on two H100s peaks within
+    # the GPU, but 0.828 of the free memory is short of the weights, so it does not fit,
+    # short by that and one sequence's cache, and min-gpus passes over 2 to 4 (the next
+    # tensor-parallel count); Llama 3.1 8B under vLLM: max-batch is what the engine's cache
+    # holds (max-concurrency), one past it short by the cache's remainder, though the peak
+    # there fits the GPU.
+    checks=$((checks + 1))
+    s70="estimate --preset llama-3.1-70b --mode infer --framework sglang --gpu h100-80gb"
+    v8="estimate --preset llama-3.1-8b --mode infer --framework vllm --gpu h100-80gb --seq 4096"
+    "$VRAMLAB" $s70 --gpus 2 --format json > "$tmp/f70.json"
+    "$VRAMLAB" $s70 --solve min-gpus --format json > "$tmp/f70g.json"
+    "$VRAMLAB" $s70 --gpus 2 --check-fit > /dev/null && fail "--check-fit: 70B under SGLang on 2"
+    "$VRAMLAB" $v8 --gen 1024 --solve max-batch --format json > "$tmp/f8b.json"
+    "$VRAMLAB" $v8 --gen 1024 --solve max-concurrency --format json > "$tmp/f8c.json"
+    "$VRAMLAB" $v8 --gen 1024 --batch 98 --format json > "$tmp/f8n.json"
+    python3 - "$tmp/f70.json" "$tmp/f70g.json" "$tmp/f8b.json" "$tmp/f8c.json" \
+        "$tmp/f8n.json" <<'PY' || fail "JSON serving fit check"
+import json, sys
+f70, f70g, f8b, f8c, f8n = (json.load(open(f)) for f in sys.argv[1:])
+g, v, k = f70["gpu"], f70["serving"], f70["serving"]["kv_cache"]
+assert f70["peak"]["device"] < g["capacity"] and k["shortfall"] > 0 and k["bytes"] == 0, k
+assert k["shortfall"] == k["weights"] - k["free_at_load"] * 828000 // 10**6, k
+assert not g["fits"] and g["bound_by"] == "share", g
+assert g["headroom"] == -(k["shortfall"] + v["kv_bytes_per_sequence"]), g
+sv = f70g["solve"]
+assert (sv["answer"], sv["next"], sv["next_bound_by"]) == (4, 2, "share"), sv
+assert sv["next_over"] == -g["headroom"] and f70g["gpu"]["fits"], sv
+held = f8c["solve"]["answer"]
+assert f8b["solve"]["answer"] == held and f8b["solve"]["next"] == held + 1, (f8b["solve"], held)
+per, kb = f8b["serving"]["kv_bytes_per_sequence"], f8b["serving"]["kv_cache"]["bytes"]
+assert f8b["solve"]["next_bound_by"] == "kv_cache" and f8b["solve"]["next_over"] == (held + 1) * per - kb
+assert f8b["gpu"]["fits"] and f8b["gpu"]["headroom"] == min(kb - held * per,
+                                                           f8b["gpu"]["capacity"] - f8b["peak"]["device"])
+assert f8n["peak"]["device"] <= f8n["gpu"]["capacity"] and not f8n["gpu"]["fits"], f8n["gpu"]
+assert f8n["gpu"]["bound_by"] == "kv_cache" and f8n["gpu"]["headroom"] == kb - (held + 1) * per
+PY
     # Offload moves bytes without losing any: GPU + CPU = the run without offload.
     checks=$((checks + 1))
     "$VRAMLAB" estimate --zero 3 --gpus 16 --format json > "$tmp/no.json"

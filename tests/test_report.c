@@ -79,26 +79,6 @@ static void test_xml_and_json_escapes(void **state)
     free(buf);
 }
 
-static void test_fit_and_headroom(void **state)
-{
-    (void)state;
-    report_fit f = report_fit_of(60, 80);
-    assert_true(f.fits);
-    assert_int_equal(f.margin, 20);
-    f = report_fit_of(80, 80); /* exactly full fits */
-    assert_true(f.fits);
-    assert_int_equal(f.margin, 0);
-    f = report_fit_of(81, 80);
-    assert_false(f.fits);
-    assert_int_equal(f.margin, 1);
-    assert_int_equal(report_headroom(60, 80), 20);
-    assert_int_equal(report_headroom(100, 80), -20);
-    /* beyond int64_t: saturated, never wrapped */
-    assert_int_equal(report_headroom(0, UINT64_MAX), INT64_MAX);
-    assert_int_equal(report_headroom(UINT64_MAX, 0), -INT64_MAX);
-    assert_int_equal(report_headroom((uint64_t)INT64_MAX + 1, 1), -INT64_MAX);
-}
-
 static void test_share_and_scale(void **state)
 {
     (void)state;
@@ -195,7 +175,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_terminal_escapes),
         cmocka_unit_test(test_xml_and_json_escapes),
-        cmocka_unit_test(test_fit_and_headroom),
         cmocka_unit_test(test_share_and_scale),
         cmocka_unit_test(test_zero_sweep),
         cmocka_unit_test(test_phases),

@@ -86,7 +86,8 @@ static const struct app_opt {
     [OPT_TIMELINE] = {"timeline", NULL, "list the step's tensors as they are allocated and "
                       "freed, with the memory after each", GROUP_OUTPUT},
     [OPT_CHECK_FIT] = {"check-fit", NULL, "exit 1 when the run does not fit the GPU at its "
-                       "peak", GROUP_OUTPUT},
+                       "peak, or a serving engine's KV cache does not hold the batch",
+                       GROUP_OUTPUT},
     [OPT_SOLVE] = {"solve", "S", "max-batch, max-context or min-gpus: the exact largest "
                    "(smallest) value that fits the GPU, and the breakdown there; "
                    "max-concurrency: the sequences a serving engine's KV cache holds at once",

@@ -148,6 +148,54 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     return NULL;
 }
 
+const char *const vl_fit_by_names[VL_N_FIT_BY] = {"peak", "share", "kv_cache"};
+
+vl_fit vl_fit_of(uint64_t device, uint64_t capacity, const vl_kv_budget *k, uint64_t batch)
+{
+    vl_fit f = {.fits = device <= capacity, .by = VL_FIT_PEAK, .device = device};
+    f.margin = f.fits ? capacity - device : device - capacity;
+    if (!k || k->sizing == VL_KV_NONE)
+        return f;
+    bool ovf = false;
+    const uint64_t need = vl_mul(batch, k->per_sequence, &ovf); /* the batch's cache */
+    if (!k->available) { /* the engine stops before serving */
+        const uint64_t over = vl_add(k->shortfall, need, &ovf);
+        return (vl_fit){false, ovf ? UINT64_MAX : over, VL_FIT_SHARE, 0, device};
+    }
+    f.held = k->per_sequence ? k->available / k->per_sequence : 0;
+    if (ovf || need > k->available)
+        return (vl_fit){false, ovf ? UINT64_MAX : need - k->available, VL_FIT_KV_CACHE,
+                        f.held, device};
+    if (f.fits && k->available - need < f.margin) {
+        f.margin = k->available - need;
+        f.by = VL_FIT_KV_CACHE;
+    }
+    return f;
+}
+
+bool vl_fit_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
+                uint64_t capacity, vl_fit *out, char *err, size_t len)
+{
+    vl_timeline t;
+    const bool ok = vl_timeline_for(m, s, rt, &t, err, len);
+    const uint64_t device = ok ? t.peak.device : 0;
+    vl_timeline_free(&t);
+    if (!ok)
+        return false;
+    vl_framework f;
+    vl_framework_of(s, rt, &f);
+    vl_kv_budget k; /* sizing none where the engine sizes none, or in training */
+    vl_kv_budget_of(m, s, &f, rt, capacity, &k);
+    *out = vl_fit_of(device, capacity, &k, s->batch);
+    return true;
+}
+
+int64_t vl_fit_headroom(const vl_fit *f)
+{
+    const int64_t m = f->margin > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)f->margin;
+    return f->fits ? m : -m;
+}
+
 /* The sequences a serving engine's KV cache holds at once: the cache it sizes itself, or,
  * where it does not profile, what the steady-state sum leaves of capacity beside the
  * weights, the run's workspace and the overhead. */
@@ -181,6 +229,9 @@ static const char *max_concurrency(const vl_model *m, const vl_settings *s, uint
     out->answer = room / per_seq;
     out->next = out->answer + 1;
     out->next_total = fixed + out->next * per_seq;
+    out->next_fit = (vl_fit){false, out->next * per_seq - room,
+                             vl_sizes_kv(&f) ? VL_FIT_KV_CACHE : VL_FIT_PEAK, out->answer,
+                             out->next_total};
     return NULL;
 }
 
@@ -210,25 +261,32 @@ static unsigned bisect_tries(uint64_t hi)
     return bits + 3;
 }
 
-/* What must fit at v: the step's peak on the device (vl_timeline_for), or 0 when the
- * settings are invalid there or the result overflows. */
-static uint64_t total_at(search *q, vl_settings s, uint64_t v)
+/* The run at v judged (vl_fit_for) in *out; false when the settings are invalid there or
+ * the result overflows. */
+static bool judge_at(search *q, vl_settings s, uint64_t v, uint64_t capacity, vl_fit *out)
 {
-    vl_timeline t;
     char why[8];
     *field(&s, q->what) = v;
-    uint64_t peak = vl_timeline_for(q->m, &s, q->rt, &t, why, sizeof why) ? t.peak.device : 0;
-    vl_timeline_free(&t);
+    const bool ok = vl_fit_for(q->m, &s, q->rt, capacity, out, why, sizeof why);
     q->tried++;
     if (q->watch)
         q->watch(q->ctx, q->tried, q->tried > q->most ? q->tried : q->most);
-    return peak;
+    return ok;
 }
 
 static bool fits_at(search *q, const vl_settings *s, uint64_t v, uint64_t capacity)
 {
-    uint64_t t = total_at(q, *s, v);
-    return t != 0 && t <= capacity;
+    vl_fit f;
+    return judge_at(q, *s, v, capacity, &f) && f.fits;
+}
+
+/* The value past the answer, and why it does not fit. */
+static void next_of(search *q, const vl_settings *s, uint64_t next, uint64_t capacity,
+                    vl_solution *out)
+{
+    out->next = next;
+    if (judge_at(q, *s, next, capacity, &out->next_fit))
+        out->next_total = out->next_fit.device;
 }
 
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
@@ -251,19 +309,22 @@ const char *vl_solve_fit_watched(const vl_model *m, vl_settings *s, vl_solve wha
     if (what == VL_SOLVE_MIN_GPUS && s->mode == VL_MODE_INFER) {
         /* tensor parallelism: only counts that divide the heads are valid, so scan them,
          * in whole pipeline stages with --pp (GPUs = tensor x pipeline parallel) */
-        q.most = 2 * (unsigned)m->arch.heads + 1;
-        uint64_t prev = 0; /* the last valid count that did not fit */
+        q.most = (unsigned)m->arch.heads;
+        vl_fit prev = {0}, f;
         for (uint64_t t = 1; t <= m->arch.heads; t++) {
             const uint64_t n = t * s->pp;
-            if (total_at(&q, *s, n) == 0) /* not a valid layout */
+            if (!judge_at(&q, *s, n, capacity, &f)) /* not a valid layout */
                 continue;
-            if (!fits_at(&q, s, n, capacity)) {
-                prev = n;
+            if (!f.fits) { /* the last valid count that did not fit */
+                out->next = n;
+                prev = f;
                 continue;
             }
             out->answer = s->gpus = n;
-            out->next = prev;
-            out->next_total = prev ? total_at(&q, *s, prev) : 0;
+            if (out->next) {
+                out->next_total = prev.device;
+                out->next_fit = prev;
+            }
             return NULL;
         }
         return "no tensor-parallel GPU count (a divisor of the attention heads) fits";
@@ -285,10 +346,8 @@ const char *vl_solve_fit_watched(const vl_model *m, vl_settings *s, vl_solve wha
                 lo = mid + 1;
         }
         out->answer = s->gpus = hi * unit;
-        if (hi > 1) {
-            out->next = (hi - 1) * unit;
-            out->next_total = total_at(&q, *s, out->next);
-        }
+        if (hi > 1)
+            next_of(&q, s, (hi - 1) * unit, capacity, out);
         return NULL;
     }
     if (!fits_at(&q, s, 1, capacity))
@@ -303,9 +362,7 @@ const char *vl_solve_fit_watched(const vl_model *m, vl_settings *s, vl_solve wha
             hi = mid - 1;
     }
     out->answer = *field(s, what) = lo;
-    if (lo < (what == VL_SOLVE_MAX_BATCH ? VL_MAX_BATCH : VL_MAX_SEQ - s->gen)) {
-        out->next = lo + 1;
-        out->next_total = total_at(&q, *s, lo + 1);
-    }
+    if (lo < (what == VL_SOLVE_MAX_BATCH ? VL_MAX_BATCH : VL_MAX_SEQ - s->gen))
+        next_of(&q, s, lo + 1, capacity, out);
     return NULL;
 }

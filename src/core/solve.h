@@ -13,16 +13,37 @@ typedef enum {
 } vl_solve;
 extern const char *const vl_solve_names[VL_N_SOLVES];
 
+/* Whether a run fits its GPU, and by how much.  The step's peak on the device must fit what
+ * the run may use (vl_usable_memory); under a serving engine that sizes its KV cache
+ * (vl_sizes_kv) the engine must start, which it does not when its share leaves nothing for
+ * the cache beside the weights and what it keeps (vLLM: "No available memory for the cache
+ * blocks"; SGLang: "Not enough memory"), and its cache must hold the batch's sequences at
+ * once (vLLM also refuses to start when it cannot hold one).  The first condition that fails
+ * decides (the share, then the cache, then the peak); where all hold, the tighter. */
+typedef enum { VL_FIT_PEAK, VL_FIT_SHARE, VL_FIT_KV_CACHE, VL_N_FIT_BY } vl_fit_by;
+extern const char *const vl_fit_by_names[VL_N_FIT_BY]; /* "peak", "share", "kv_cache" */
+typedef struct vl_fit {
+    bool fits;
+    uint64_t margin; /* to spare, or over by: the GPU's bytes (peak), the engine's share's
+                      * (share: its shortfall and the batch's cache; kv cache: the batch's
+                      * cache against the engine's) */
+    vl_fit_by by;    /* the condition the margin is of */
+    uint64_t held;   /* the sequences of seq + gen tokens the engine's cache holds at once
+                      * (0 when it sizes none or has none) */
+    uint64_t device; /* the step's peak on the device it judged */
+} vl_fit;
+
 typedef struct vl_solution {
     uint64_t answer;     /* the batch, context or GPU count, set in the settings too */
     uint64_t next;       /* the next value past the answer (0 when there is none) */
     uint64_t next_total; /* what the next value needs on a GPU at its peak (0 when it is not
                           * computable) */
+    vl_fit next_fit;     /* the verdict there: what does not fit, by how much */
 } vl_solution;
 
 /* Searches the exact integer (memory grows with batch and context and shrinks with GPUs)
- * with which the step's peak on the device (vl_timeline_for: what nvidia-smi would show)
- * fits capacity, and leaves it in *s.  NULL, or why nothing fits.  max-concurrency
+ * with which the run fits capacity (vl_fit_for: the step's peak on the device, what
+ * nvidia-smi would show, and a serving engine's KV cache), and leaves it in *s.  NULL, or why nothing fits.  max-concurrency
  * (inference) is a serving engine's count instead, left out of *s: how many sequences of
  * seq + gen tokens its KV cache holds: the cache the engine sizes itself
  * (vl_kv_budget_of), or, for a framework that does not profile, what the weights, the
@@ -69,6 +90,19 @@ typedef struct vl_kv_budget {
  * vl_sizes_kv; or nothing is left: the figures and the shortfall are filled in). */
 const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_framework *f,
                             const vl_runtime *rt, uint64_t capacity, vl_kv_budget *out);
+
+/* The verdict for a step whose peak on the device is `device`, on a GPU of which the run may
+ * use `capacity`, `batch` sequences at once, under an engine whose KV cache is k (NULL, or
+ * k->sizing none: the peak alone decides). */
+vl_fit vl_fit_of(uint64_t device, uint64_t capacity, const vl_kv_budget *k, uint64_t batch);
+/* The verdict for s on runtime rt: its timeline's peak and, under an engine that sizes its
+ * KV cache, that cache (vl_kv_budget_of).  false, with the reason in err, when s has no
+ * timeline (vl_timeline_for). */
+bool vl_fit_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
+                uint64_t capacity, vl_fit *out, char *err, size_t len);
+/* The margin signed (negative when it does not fit), saturated to int64_t (JSON's
+ * "headroom"). */
+int64_t vl_fit_headroom(const vl_fit *f);
 
 /* What a serving engine's profile run measures in a timeline of it: the peak PyTorch's
  * allocator reached over the weights, less the KV cache and the runtime's pools (CUDA

@@ -307,9 +307,11 @@ void report_write_json(FILE *out, const report *r)
         fprintf(out, " \"cpu_per_node\": null,\n");
     fprintf(out, " \"gpu\": {\"name\": ");
     json_string(out, r->gpu->name);
-    fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64 "},\n",
-            vl_gpu_capacity(r->gpu), jbool(report_fits(r)),
-            report_headroom(report_judged(r), report_capacity(s, r->gpu)));
+    const vl_fit fit = report_judge(r);
+    fprintf(out, ", \"capacity\": %" PRIu64 ", \"fits\": %s, \"headroom\": %" PRId64
+            ", \"bound_by\": \"%s\"},\n",
+            vl_gpu_capacity(r->gpu), jbool(fit.fits), vl_fit_headroom(&fit),
+            vl_fit_by_names[fit.by]);
     write_json_inference(out, r);
     write_json_gguf(out, r);
     write_json_serving(out, r);
@@ -323,9 +325,11 @@ void report_write_json(FILE *out, const report *r)
         fprintf(out, " \"lora\": null,\n");
     if (r->solution)
         fprintf(out, " \"solve\": {\"what\": \"%s\", \"answer\": %" PRIu64 ", \"next\": %" PRIu64
-                ", \"next_total\": %" PRIu64 "},\n",
+                ", \"next_total\": %" PRIu64 ", \"next_over\": %" PRIu64
+                ", \"next_bound_by\": \"%s\"},\n",
                 vl_solve_names[r->solved], r->solution->answer, r->solution->next,
-                r->solution->next_total);
+                r->solution->next_total, r->solution->next_fit.margin,
+                vl_fit_by_names[r->solution->next_fit.by]);
     else
         fprintf(out, " \"solve\": null,\n");
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];

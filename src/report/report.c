@@ -33,16 +33,6 @@ void report_write(FILE *out, report_format f, const report *r)
 
 /* ---- fit, shares, scale ----------------------------------------------------------------- */
 
-report_fit report_fit_of(uint64_t total, uint64_t capacity)
-{
-    bool fits = total <= capacity;
-    return (report_fit){fits, fits ? capacity - total : total - capacity};
-}
-
-uint64_t report_judged(const report *r)
-{
-    return r->timeline ? r->timeline->peak.device : r->breakdown->total;
-}
 
 vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g)
 {
@@ -71,16 +61,34 @@ const char *report_kv_budget(const report *r, vl_kv_budget *k)
                            k);
 }
 
-bool report_fits(const report *r)
+vl_fit report_judge(const report *r)
 {
-    return report_fit_of(report_judged(r), report_capacity(r->settings, r->gpu)).fits;
+    vl_kv_budget k;
+    report_kv_budget(r, &k); /* sizing none where the engine sizes none */
+    return vl_fit_of(r->timeline ? r->timeline->peak.device : r->breakdown->total,
+                     report_capacity(r->settings, r->gpu), &k, r->settings->batch);
 }
 
-int64_t report_headroom(uint64_t total, uint64_t capacity)
+bool report_fits(const report *r)
 {
-    report_fit f = report_fit_of(total, capacity);
-    int64_t m = f.margin > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)f.margin;
-    return f.fits ? m : -m;
+    return report_judge(r).fits;
+}
+
+void report_over_text(const vl_fit *f, uint64_t batch, vl_units units, char *buf, size_t len)
+{
+    char o[40], n[32];
+    if (f->margin < (10ULL << 20)) /* too little to show in GiB */
+        snprintf(o, sizeof o, "%s bytes", vl_fmt_int(f->margin, n, sizeof n));
+    else
+        vl_fmt_bytes(f->margin, units, o, sizeof o);
+    if (f->by == VL_FIT_SHARE)
+        snprintf(buf, len, "the engine would stop before serving, its share %s short of the "
+                 "weights, what it keeps and the batch's KV cache", o);
+    else if (f->by == VL_FIT_KV_CACHE)
+        snprintf(buf, len, "the engine's KV cache holds %" PRIu64 " of the %" PRIu64
+                 " sequences at once, %s short", f->held, batch, o);
+    else
+        snprintf(buf, len, "over by %s", o);
 }
 
 double report_share(uint64_t part, uint64_t whole)
@@ -423,17 +431,26 @@ static void bpp_line(const report *r, char *buf, size_t len)
 
 void report_verdict(const report *r, char *buf, size_t len)
 {
-    report_fit f = report_fit_of(report_judged(r), report_capacity(r->settings, r->gpu));
-    char d[32];
-    snprintf(buf, len, "%s%s %s%s", r->timeline ? "at its peak, " : "",
-             f.fits ? "fits, with" : "does not fit: over by",
-             vl_fmt_bytes(f.margin, r->units, d, sizeof d), f.fits ? " to spare" : "");
+    const vl_fit f = report_judge(r);
+    char d[32], over[160];
+    if (!f.fits) {
+        report_over_text(&f, r->settings->batch, r->units, over, sizeof over);
+        snprintf(buf, len, "%sdoes not fit: %s",
+                 r->timeline && f.by == VL_FIT_PEAK ? "at its peak, " : "", over);
+    } else if (f.by == VL_FIT_KV_CACHE) {
+        snprintf(buf, len, "fits: the engine's KV cache holds %" PRIu64 " sequences at once, "
+                 "the %" PRIu64 " with %s to spare", f.held, r->settings->batch,
+                 vl_fmt_bytes(f.margin, r->units, d, sizeof d));
+    } else {
+        snprintf(buf, len, "%sfits, with %s to spare", r->timeline ? "at its peak, " : "",
+                 vl_fmt_bytes(f.margin, r->units, d, sizeof d));
+    }
 }
 
 void report_fit_line(const report *r, char *buf, size_t len)
 {
     const vl_gpu *g = r->gpu;
-    char cap[32], verdict[96], notes[192] = "", u[32], t[32];
+    char cap[32], verdict[256], notes[192] = "", u[32], t[32];
     report_verdict(r, verdict, sizeof verdict);
     /* where the figure comes from and the engine's share of it, in one parenthesis */
     size_t n = 0;
@@ -520,19 +537,20 @@ static bool speed_line(const report *r, char *buf, size_t len)
 static bool solve_line(const report *r, char *buf, size_t len)
 {
     const vl_solution *sol = r->solution;
-    char t[32], o[32];
+    char t[32], o[192];
     if (!sol)
         return false;
     int n = snprintf(buf, len, "%s = %" PRIu64 " on %s", vl_solve_names[r->solved], sol->answer,
                      r->gpu->name);
     if (sol->next && sol->next_total && n > 0 && (size_t)n < len) {
-        uint64_t over = sol->next_total - report_capacity(r->settings, r->gpu);
-        if (over < (10ULL << 20)) /* too little to show in GiB */
-            snprintf(o, sizeof o, "%s bytes", vl_fmt_int(over, t, sizeof t));
+        const vl_fit *f = &sol->next_fit; /* the sequences there: the batch, or the next */
+        report_over_text(f, r->solved == VL_SOLVE_MAX_BATCH ? sol->next : r->settings->batch,
+                         r->units, o, sizeof o);
+        if (f->by == VL_FIT_PEAK)
+            snprintf(buf + n, len - (size_t)n, " (%" PRIu64 " would need %s, %s)", sol->next,
+                     vl_fmt_bytes(sol->next_total, r->units, t, sizeof t), o);
         else
-            vl_fmt_bytes(over, r->units, o, sizeof o);
-        snprintf(buf + n, len - (size_t)n, " (%" PRIu64 " would need %s, over by %s)", sol->next,
-                 vl_fmt_bytes(sol->next_total, r->units, t, sizeof t), o);
+            snprintf(buf + n, len - (size_t)n, " (%" PRIu64 ": %s)", sol->next, o);
     }
     return true;
 }

@@ -32,12 +32,6 @@ typedef struct report {
 
 /* ---- the model: one policy for every front end ----------------------------------------- */
 
-/* Whether total bytes fit capacity, and by how much (spare) or how much over. */
-typedef struct report_fit {
-    bool fits;
-    uint64_t margin;
-} report_fit;
-report_fit report_fit_of(uint64_t total, uint64_t capacity);
 /* The GPU as the run is judged against: g, its memory --capacity's when given. */
 vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g);
 /* What the run may use of the GPU: all of its memory, or in inference --gpu-util of it. */
@@ -47,12 +41,15 @@ vl_runtime report_runtime(const report *r);
 /* The KV cache r's serving engine gives itself out of report_capacity (vl_kv_budget_of):
  * NULL, or why there is none (a framework that does not profile, nothing left). */
 const char *report_kv_budget(const report *r, vl_kv_budget *k);
+/* Whether r's run fits its GPU (vl_fit_of): the peak's device bytes when there is a
+ * timeline (what nvidia-smi would show at the step's peak), else the steady-state sum,
+ * and a serving engine's KV cache. */
+vl_fit report_judge(const report *r);
 bool report_fits(const report *r);
-/* What must fit the GPU: the peak's device bytes when there is a timeline (what nvidia-smi
- * would show at the step's peak), else the steady-state sum. */
-uint64_t report_judged(const report *r);
-/* capacity - total, saturated to the int64_t range (JSON's "headroom"). */
-int64_t report_headroom(uint64_t total, uint64_t capacity);
+/* What does not fit in f, and by how much: "over by 3.20 GiB", "the engine's KV cache holds
+ * 97 of the 128 sequences at once, 3.20 GiB short", "the engine would stop before serving,
+ * ...", with batch the sequences the run asks for. */
+void report_over_text(const vl_fit *f, uint64_t batch, vl_units units, char *buf, size_t len);
 /* part as a percentage of whole; 0 when whole is 0. */
 double report_share(uint64_t part, uint64_t whole);
 /* The bytes that fill a bar's full width when bars of these totals are drawn on one scale

@@ -228,7 +228,7 @@ void report_write_svg(FILE *out, const report *r)
                 vl_component_labels[c], vl_fmt_bytes(b->bytes[c], r->units, v, sizeof v),
                 report_share(b->bytes[c], b->total));
     }
-    char verdict[96];
+    char verdict[256];
     report_verdict(r, verdict, sizeof verdict);
     snprintf(line, sizeof line, "total %s per GPU: %s", vl_fmt_bytes(b->total, r->units, v, sizeof v),
              verdict);

@@ -460,8 +460,8 @@ static void draw_picker(const ui *u)
                      sc->display);
         } else { /* and whether this run fits on it, in 4 columns */
             const vl_gpu *g = &u->cat->gpus[k];
-            bool fits = !u->ex.error && report_fit_of(u->ex.peak.device, vl_gpu_capacity(g)).fits;
-            const char *verdict = u->ex.error ? "" : fits ? _("fits") : _("over");
+            const int judged = u->pick_fit[i]; /* 1 fits, 0 over, -1 not judged */
+            const char *verdict = judged < 0 ? "" : judged ? _("fits") : _("over");
             int pad = 4 - draw_width(verdict);
             snprintf(line, sizeof line, "%-20s %10s  %s%*s  %s", g->name,
                      ui_bytes(u, vl_gpu_capacity(g), n, sizeof n), verdict, pad > 0 ? pad : 0, "",

@@ -515,6 +515,7 @@ void explorer_recompute(explorer *e)
         vl_framework_of(&now, &rt, &f);
         vl_kv_budget_of(&e->model, &now, &f, &rt, report_capacity(&now, &e->card), &e->kv);
     }
+    e->fit = vl_fit_of(e->peak.device, report_capacity(&now, &e->card), &e->kv, now.batch);
 }
 
 void explorer_load_model(explorer *e, const vl_model *m)
@@ -867,4 +868,12 @@ const vl_gpu *explorer_gpu(const explorer *e)
 vl_runtime explorer_runtime(const explorer *e)
 {
     return vl_runtime_on(explorer_gpu(e), &e->s, e->overhead_given);
+}
+
+bool explorer_fit_on(const explorer *e, size_t gpu, vl_fit *out, char *why, size_t len)
+{
+    const vl_settings now = explorer_settings(e);
+    const vl_gpu card = report_gpu(&now, &e->cat->gpus[gpu]);
+    const vl_runtime rt = vl_runtime_on(&card, &e->s, e->overhead_given);
+    return vl_fit_for(&e->model, &now, &rt, report_capacity(&now, &card), out, why, len);
 }

@@ -44,6 +44,7 @@ typedef struct explorer {
     /* serving under an engine that sizes its KV cache (vLLM, SGLang): the cache it gives
      * itself, or what it lacks (kv.shortfall); kv.sizing is none under the others */
     vl_kv_budget kv;
+    vl_fit fit;               /* whether the run fits: the peak, and the engine's KV cache */
     bool overhead_given;      /* the overhead replaces the modelled CUDA context */
     const char *error;        /* why there is no breakdown, or NULL */
     char why[256];            /* the last refusal's or change's reason (explorer_set, notes) */
@@ -106,5 +107,8 @@ double explorer_fraction(const explorer *e, slider_id id);
 const vl_gpu *explorer_gpu(const explorer *e);
 /* The runtime the explorer's step runs on: its GPU's generation, its overhead if given. */
 vl_runtime explorer_runtime(const explorer *e);
+/* Whether the run on screen fits the catalog's GPU `gpu` (vl_fit_for on that GPU's runtime
+ * and capacity).  false, with why, when it cannot be judged there. */
+bool explorer_fit_on(const explorer *e, size_t gpu, vl_fit *out, char *why, size_t len);
 
 #endif

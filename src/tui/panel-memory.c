@@ -158,8 +158,9 @@ static void draw_memory(const ui *u)
     else
         snprintf(brief, sizeof brief, _(" total %s per GPU"), w);
     draw_either(r.y + 2 + bh + VL_N_COMPONENTS, r.x, r.w, C_HEADING, line, brief);
-    /* the steady-state sum above; the step's peak is what must fit */
-    report_fit fit = report_fit_of(e->peak.device, cap);
+    /* the steady-state sum above; the step's peak is what must fit, and a serving engine's
+     * KV cache must hold the batch */
+    const vl_fit fit = e->fit;
     char pk[32];
     ui_bytes(u, e->peak.device, pk, sizeof pk);
     ui_bytes(u, fit.margin, w, sizeof w);
@@ -173,13 +174,34 @@ static void draw_memory(const ui *u)
                  fit.fits ? _("    peak %s fits; CPU per node: %s")
                           : _("    peak %s over; CPU per node: %s"), pk, n);
     } else {
-        snprintf(line, sizeof line, fit.fits ? _("    peak %s (%s): fits, spare %s")
-                                             : _("    peak %s (%s): does not fit, over by %s"),
-                 pk, timeline_view_phase_text(e->peak.phase, phase, sizeof phase), w);
+        timeline_view_phase_text(e->peak.phase, phase, sizeof phase);
+        const unsigned long long held = fit.held, batch = explorer_settings(e).batch;
+        if (fit.by == VL_FIT_SHARE)
+            snprintf(line, sizeof line,
+                     _("    peak %s (%s): the engine stops before serving, %s short"), pk,
+                     phase, w);
+        else if (fit.by == VL_FIT_KV_CACHE && fit.fits)
+            snprintf(line, sizeof line,
+                     P_("    peak %s (%s): fits; its KV cache holds %llu sequence, spare %s",
+                        "    peak %s (%s): fits; its KV cache holds %llu sequences, spare %s",
+                        held), pk, phase, held, w);
+        else if (fit.by == VL_FIT_KV_CACHE)
+            snprintf(line, sizeof line,
+                     P_("    peak %s (%s): its KV cache holds %llu of the %llu sequence, %s "
+                        "short",
+                        "    peak %s (%s): its KV cache holds %llu of the %llu sequences, %s "
+                        "short", batch), pk, phase, held, batch, w);
+        else
+            snprintf(line, sizeof line, fit.fits ? _("    peak %s (%s): fits, spare %s")
+                                                 : _("    peak %s (%s): does not fit, over by %s"),
+                     pk, phase, w);
         mid[0] = '\0';
     }
-    snprintf(brief, sizeof brief, fit.fits ? _(" peak %s: %s spare") : _(" peak %s: %s over"),
-             pk, w);
+    if (fit.by == VL_FIT_PEAK || fit.fits)
+        snprintf(brief, sizeof brief, fit.fits ? _(" peak %s: %s spare") : _(" peak %s: %s over"),
+                 pk, w);
+    else /* the engine's cache decides: how much of it the batch lacks */
+        snprintf(brief, sizeof brief, _(" KV cache: %s short"), w);
     draw_either(r.y + 3 + bh + VL_N_COMPONENTS, r.x, r.w, fit.fits ? C_OK : C_BAD, line,
                 mid[0] && draw_width(mid) <= r.w ? mid : brief);
 }
@@ -232,7 +254,7 @@ static void draw_phases(const ui *u)
         int m = layout_cell(cap, full, bw);
         for (int k = 0; k < zh; k++)
             draw_text(y + k, r.x + 9 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
-        bool fits = report_fit_of(ph[i].total, cap).fits;
+        bool fits = ph[i].total <= cap;
         ui_bytes(u, ph[i].total, v, sizeof v);
         ui_bytes(u, ph[i].bytes[VL_C_KV_CACHE], kv, sizeof kv);
         if (with_kv && peak && n == 2)
@@ -307,7 +329,7 @@ static void draw_zero(const ui *u)
         int m = layout_cell(capacity, full, bw);
         for (int k = 0; k < zh; k++)
             draw_text(y + k, r.x + 8 + (m >= bw ? bw - 1 : m), 1, C_MARKER, u->g->marker);
-        bool fits = report_fit_of(b->total, capacity).fits;
+        bool fits = b->total <= capacity;
         snprintf(line, sizeof line, " %s %s", ui_bytes(u, b->total, v, sizeof v), verdict(fits));
         draw_text(y, r.x + 8 + bw, r.w - 8 - bw, fits ? C_OK : C_BAD, line);
     }
@@ -572,8 +594,14 @@ static int act_solve(ui *u, int arg)
     }
     e->selected = solved[what];
     e->focus = -1;
-    if (sol.next && sol.next_total)
-        snprintf(next, sizeof next, _("; %llu needs %s per GPU"), (unsigned long long)sol.next,
+    const unsigned long long after = sol.next;
+    if (sol.next && sol.next_total && sol.next_fit.by == VL_FIT_SHARE)
+        snprintf(next, sizeof next, _("; at %llu the engine stops before serving"), after);
+    else if (sol.next && sol.next_total && sol.next_fit.by == VL_FIT_KV_CACHE)
+        snprintf(next, sizeof next, _("; %llu: its KV cache is %s short"), after,
+                 ui_bytes(u, sol.next_fit.margin, n, sizeof n));
+    else if (sol.next && sol.next_total)
+        snprintf(next, sizeof next, _("; %llu needs %s per GPU"), after,
                  ui_bytes(u, sol.next_total, n, sizeof n));
     ui_say(u, false, _(" --solve %s on %s: %s%s (u undoes it; f again: %s)"), vl_solve_names[what],
            g->name, v, next, vl_solve_names[turns[u->solve]]);

@@ -174,10 +174,12 @@ static void draw_text_lines(const ui *u, const chart *c)
 {
     const timeline_view *v = &u->tl;
     const vl_peak *p = &v->t.peak;
-    const uint64_t capacity = vl_gpu_capacity(explorer_gpu(&u->ex));
+    const vl_settings s = explorer_settings(&u->ex);
+    const uint64_t capacity = report_capacity(&s, explorer_gpu(&u->ex));
     int y = c->top + c->h + 1;
     char line[512], dev[32], al[32], rs[32], cx[32], m[32], b[32], cap[32], ph[128], ctx[160];
-    report_fit fit = report_fit_of(p->device, capacity);
+    char verdict[160];
+    const vl_fit fit = u->ex.fit; /* this peak's, and the engine's KV cache */
     vl_fmt_bytes(p->device, VL_UNITS_GIB, dev, sizeof dev);
     vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
     vl_fmt_bytes(p->reserved, VL_UNITS_GIB, rs, sizeof rs);
@@ -192,11 +194,26 @@ static void draw_text_lines(const ui *u, const chart *c)
     if (p->communicators && n > 0 && (size_t)n < sizeof ctx)
         snprintf(ctx + n, sizeof ctx - (size_t)n, _(" + %s communicators"),
                  vl_fmt_bytes(p->communicators, VL_UNITS_GIB, x, sizeof x));
+    const unsigned long long held = fit.held, batch = s.batch;
+    if (fit.by == VL_FIT_SHARE)
+        snprintf(verdict, sizeof verdict, _("the engine stops before serving, %s short"), m);
+    else if (fit.by == VL_FIT_KV_CACHE && fit.fits)
+        snprintf(verdict, sizeof verdict,
+                 P_("fits %s; its KV cache holds %llu sequence, spare %s",
+                    "fits %s; its KV cache holds %llu sequences, spare %s", held), cap, held, m);
+    else if (fit.by == VL_FIT_KV_CACHE)
+        snprintf(verdict, sizeof verdict,
+                 P_("its KV cache holds %llu of the %llu sequence, %s short",
+                    "its KV cache holds %llu of the %llu sequences, %s short", batch), held,
+                 batch, m);
+    else
+        snprintf(verdict, sizeof verdict, fit.fits ? _("fits %s, spare %s") : _("over %s by %s"),
+                 cap, m);
     snprintf(line, sizeof line,
              _(" %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s; "
-               "%s %s, %s %s"),
+               "%s"),
              u->g->peak, dev, p->event, timeline_view_phase_text(p->phase, ph, sizeof ph), al, rs,
-             ctx, fit.fits ? _("fits") : _("over"), cap, fit.fits ? _("spare") : _("by"), m);
+             ctx, verdict);
     draw_text(y++, 0, u->lay.panel.w, fit.fits ? C_OK : C_BAD, line);
 
     const vl_event *ev = &v->t.events[v->cursor];

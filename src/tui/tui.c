@@ -110,6 +110,15 @@ void ui_filter(ui *u)
     }
     if (u->pick_sel >= u->n_pick)
         u->pick_sel = u->n_pick ? u->n_pick - 1 : 0;
+    /* the GPUs: whether the run on screen fits each, judged on its own runtime */
+    for (int k = 0; !models && k < u->n_pick; k++) {
+        vl_fit f;
+        char why[8];
+        u->pick_fit[k] = u->ex.error ? -1
+                         : explorer_fit_on(&u->ex, (size_t)u->pick[k], &f, why, sizeof why)
+                             ? f.fits
+                             : -1;
+    }
 }
 
 /* Typing into u->input: printable characters, backspace, Ctrl-U (all) and Ctrl-W (the last

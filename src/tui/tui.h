@@ -46,6 +46,8 @@ typedef struct ui {
     ui_mode mode;
     char input[128];            /* the text being typed: value, filter or name */
     int pick[PICK_MAX];         /* picker: catalog indices that match the filter */
+    signed char pick_fit[PICK_MAX]; /* GPU picker: the run fits pick[k] (1), not (0), or
+                                     * cannot be judged there (-1) */
     int n_pick, pick_sel;
     char message[4608];
     bool message_bad;
