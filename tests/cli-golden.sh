@@ -203,7 +203,8 @@ assert sv["next_over"] == -g["headroom"] and f70g["gpu"]["fits"], sv
 held = f8c["solve"]["answer"]
 assert f8b["solve"]["answer"] == held and f8b["solve"]["next"] == held + 1, (f8b["solve"], held)
 per, kb = f8b["serving"]["kv_bytes_per_sequence"], f8b["serving"]["kv_cache"]["bytes"]
-assert f8b["solve"]["next_bound_by"] == "kv_cache" and f8b["solve"]["next_over"] == (held + 1) * per - kb
+sb = f8b["solve"]
+assert sb["next_bound_by"] == "kv_cache" and sb["next_over"] == (held + 1) * per - kb, sb
 assert f8b["gpu"]["fits"] and f8b["gpu"]["headroom"] == min(kb - held * per,
                                                            f8b["gpu"]["capacity"] - f8b["peak"]["device"])
 assert f8n["peak"]["device"] <= f8n["gpu"]["capacity"] and not f8n["gpu"]["fits"], f8n["gpu"]

@@ -43,11 +43,11 @@ typedef struct vl_solution {
 
 /* Searches the exact integer (memory grows with batch and context and shrinks with GPUs)
  * with which the run fits capacity (vl_fit_for: the step's peak on the device, what
- * nvidia-smi would show, and a serving engine's KV cache), and leaves it in *s.  NULL, or why nothing fits.  max-concurrency
- * (inference) is a serving engine's count instead, left out of *s: how many sequences of
- * seq + gen tokens its KV cache holds: the cache the engine sizes itself
- * (vl_kv_budget_of), or, for a framework that does not profile, what the weights, the
- * workspace of the run as given and the overhead leave of capacity. */
+ * nvidia-smi would show, and a serving engine's KV cache), and leaves it in *s.  NULL, or
+ * why nothing fits.  max-concurrency (inference) is a serving engine's count instead, left
+ * out of *s: how many sequences of seq + gen tokens its KV cache holds: the cache the
+ * engine sizes itself (vl_kv_budget_of), or, for a framework that does not profile, what
+ * the weights, the workspace of the run as given and the overhead leave of capacity. */
 const char *vl_solve_fit(const vl_model *m, vl_settings *s, vl_solve what, uint64_t capacity,
                          const vl_runtime *rt, vl_solution *out);
 
