@@ -417,6 +417,16 @@ static void test_parallel_and_speed_sliders(void **state)
     assert_true(explorer_move(&e, VL_SET_CP, -1, false));
     assert_int_equal(e.s.cp, 1);
     assert_int_equal(e.s.gpus, 1); /* given back */
+    /* --zero-grad: inert where the gradients never live through the forward anyway:
+     * under ZeRO 2 and 3, and under DeepSpeed's ZeRO-1, which frees them in its step */
+    e.s.framework = vl_catalog_framework(&cat, "deepspeed");
+    e.s.zero = 1;
+    assert_non_null(strstr(explorer_inert(&e, VL_SET_ZERO_GRAD), "frees the gradients"));
+    e.s.framework = vl_catalog_framework(&cat, "hf");
+    assert_null(explorer_inert(&e, VL_SET_ZERO_GRAD));
+    e.s.zero = 2;
+    assert_non_null(explorer_inert(&e, VL_SET_ZERO_GRAD));
+    e.s.zero = 0;
     /* --vpp: inert below two pipeline stages, then 2 chunks with --pp 2 (32 layers, grad
      * accumulation a multiple of 2) */
     assert_non_null(strstr(explorer_inert(&e, VL_SET_VPP), "pipeline par. 2 or more"));

@@ -1264,14 +1264,27 @@ static void test_optimizer_and_buckets(void **state)
     assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
     vl_timeline_free(&t);
     /* ZeRO-1 under DeepSpeed: its reduce bucket, allocated whole (5e8 elements in the
-     * gradients' dtype) though 172,288 parameters train; the distributed optimizer of
-     * Megatron reduce-scatters within its gradient buffer, with no bucket beside it */
+     * gradients' dtype) though 172,288 parameters train, as backward starts and freed as it
+     * ends; the gradients autograd makes in backward live to the step, which frees them
+     * once this GPU's partition (86,144 x 4 B) is flattened and copied to fp32: nothing is
+     * left between steps.  The distributed optimizer of Megatron reduce-scatters within its
+     * gradient buffer, held from step to step, with no bucket beside it. */
     s.zero = 1;
     build(&m, &s, fw("deepspeed"), &t);
-    assert_int_equal(t.end[VL_TL_BUCKETS], 500000000ULL * 4);
+    const char *ipg = "ZeRO reduce bucket (ipg_buffer)", *mine = "gradient partition "
+                                                                "(grads_in_partition)";
+    assert_int_equal(event_bytes(&t, "loss backward", ipg), 500000000ULL * 4);
+    assert_string_equal(freed_in(&t, "loss backward", ipg), "backward embedding");
+    assert_string_equal(freed_in(&t, "loss backward", "head gradients"), "optimizer step");
+    assert_int_equal(event_bytes(&t, "optimizer step", mine), 172288 / 2 * 4);
+    assert_int_equal(event_bytes(&t, "optimizer step", "gradient partition, flattened"),
+                     172288 / 2 * 4);
+    assert_int_equal(t.end[VL_TL_BUCKETS], 0);
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 0);
     vl_timeline_free(&t);
     build(&m, &s, fw("megatron"), &t);
     assert_int_equal(t.end[VL_TL_BUCKETS], 0);
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
     vl_timeline_free(&t);
     /* ZeRO-2 under DeepSpeed, with 2 micro-batches: the bucket and the partition it reduces
      * into (86,144 x 4 B) are made as each backward starts and freed as it ends, after the
@@ -1280,7 +1293,7 @@ static void test_optimizer_and_buckets(void **state)
     s.zero = 2;
     s.grad_accum = 2;
     build(&m, &s, fw("deepspeed"), &t);
-    const char *ipg = "ZeRO reduce bucket (ipg_buffer)", *red = "gradient partition being reduced",
+    const char *red = "gradient partition being reduced",
                *avg = "gradient partition for the step (averaged_gradients)";
     assert_int_equal(event_bytes(&t, "micro-batch 1 loss backward", ipg), 500000000ULL * 4);
     assert_int_equal(event_bytes(&t, "micro-batch 2 loss backward", red), 172288 / 2 * 4);

@@ -747,6 +747,11 @@ bool vl_sizes_kv(const vl_framework *f)
            (f->kv_sizing != VL_KV_NONE && f->profile_seqs); /* profile, extensible */
 }
 
+bool vl_grads_freed_in_step(const vl_framework *f, unsigned zero)
+{
+    return zero == 1 && f->zero_impl == VL_ZERO_DEEPSPEED && !f->ddp_bucket_view;
+}
+
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
                                const vl_runtime *rt)
 {

@@ -203,6 +203,12 @@ uint64_t vl_sglang_fraction(const vl_framework *f, const vl_settings *s,
 uint64_t vl_settings_share(const vl_settings *s);
 /* Whether f's engine sizes its KV cache itself (vl_kv_budget_of). */
 bool vl_sizes_kv(const vl_framework *f);
+/* Whether f at ZeRO stage `zero` leaves the gradients to autograd and frees them in the
+ * optimizer step: DeepSpeed's ZeRO-1, whose hooks only make the reduce bucket; it reduces
+ * them as backward ends and frees them once this GPU's partition is copied to fp32
+ * (stage_1_and_2.py: setup_buckets, reduce_gradients, step's free_grad_in_param_list).
+ * Megatron's distributed optimizer keeps its gradient buffer (ddp_bucket_view). */
+bool vl_grads_freed_in_step(const vl_framework *f, unsigned zero);
 /* How s's GPUs are linked on rt: s's --interconnect, or rt's GPU's where s leaves it to auto. */
 vl_link vl_link_of(const vl_settings *s, const struct vl_runtime *rt);
 /* What f's communicators take of each GPU outside PyTorch's allocator under s on rt: its

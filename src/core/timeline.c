@@ -187,6 +187,8 @@ typedef struct step {
     int n_tensors;
     bool grads_held;            /* one gradient buffer kept for the whole run */
     bool partition_in_backward; /* DeepSpeed ZeRO-2: bucket and partition made in backward */
+    bool bucket_in_backward;    /* DeepSpeed ZeRO-1 and 2: the reduce bucket, in backward */
+    bool grads_freed_in_step;   /* DeepSpeed ZeRO-1: autograd's gradients, freed in the step */
     bool grads_before;          /* the step before's gradients live through the forward */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
@@ -585,8 +587,11 @@ static void gradient_plan(step *st, bool *ovf)
     st->grad_full = vl_mul(st->trainable, g, ovf);
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
-    st->grads_held = s->zero < 2 && (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
-    st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 && !st->grads_held;
+    st->grads_freed_in_step = vl_grads_freed_in_step(st->f, s->zero);
+    st->grads_held = s->zero < 2 && !st->grads_freed_in_step &&
+                     (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
+    st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 &&
+                       !st->grads_held && !st->grads_freed_in_step;
     st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
     /* DeepSpeed allocates its reduce bucket whole, reduce_bucket_size elements in the
@@ -601,6 +606,7 @@ static void gradient_plan(step *st, bool *ovf)
      * backward; independent_gradient_partition_epilogue, _release_ipg_buffers); the step
      * frees the copy.  ZeRO-3 keeps both from its start (stage3.py). */
     st->partition_in_backward = s->zero == 2 && !st->fsdp && !st->f->ddp_bucket_view;
+    st->bucket_in_backward = st->partition_in_backward || st->grads_freed_in_step;
     if (s->zero == 3) {
         const unsigned w = bd->bpp.gathered;
         if (s->lora_rank) {
@@ -932,10 +938,11 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         phase(b, "%sloss backward", tag);
     else
         phase(b, "%sbackward: gradient from the next stage", tag);
-    if (st->partition_in_backward) { /* engine.backward, before loss.backward */
+    if (st->bucket_in_backward) /* engine.backward, before loss.backward (ZeRO-1: the first
+                                 * gradient's hook) */
         ipg = alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket (ipg_buffer)");
+    if (st->partition_in_backward)
         in_partition = alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition being reduced");
-    }
     if (s->pp == 1) {
         uint32_t gout = gathers_outside(st)
                             ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
@@ -1046,8 +1053,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             b->averaged = alloc(b, VL_TL_GRADIENTS, st->grad_part,
                                 "gradient partition for the step (averaged_gradients)");
         release(b, in_partition);
-        release(b, ipg);
     }
+    release(b, ipg); /* _release_ipg_buffers */
     return grads;
 }
 
@@ -1085,7 +1092,7 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem, uint64_t sh
  * updates in place; 8-bit Adam (bitsandbytes) is one fused kernel; Lion (lion-pytorch) goes
  * parameter by parameter, two temporaries of the largest.  Offloaded: the CPU steps. */
 #define DS_SUB_GROUP 1000000000ULL /* DeepSpeed's ZeRO-3 sub_group_size default */
-static void optimizer_step(builder *b, const step *st)
+static void optimizer_step(builder *b, const step *st, uint32_t *grads)
 {
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
@@ -1138,7 +1145,22 @@ static void optimizer_step(builder *b, const step *st)
         const uint64_t group = vl_mul(DS_SUB_GROUP, bd->bpp.grad_copy, &b->ovf);
         copy = copy < group ? copy : group;
     }
+    /* DeepSpeed's ZeRO-1: the gradients of the other GPUs' partitions go first; this GPU's,
+     * reduced into grads_in_partition as backward ended, are flattened and copied to fp32,
+     * then go too */
+    uint32_t mine = 0, flat = 0;
+    if (st->grads_freed_in_step) {
+        const uint64_t part = vl_mul(vl_ceil_div(st->trainable, st->dp), st->grad_bytes, &b->ovf);
+        for (uint64_t i = 0; i < GRAD_SLOTS(st); i++) {
+            release(b, grads[i]);
+            grads[i] = 0;
+        }
+        mine = alloc(b, VL_TL_GRADIENTS, part, "gradient partition (grads_in_partition)");
+        flat = alloc(b, VL_TL_TRANSIENT, part, "gradient partition, flattened");
+    }
     const uint32_t grad = alloc(b, VL_TL_OPTIM_TEMP, copy, "fp32 gradient copy for the step");
+    release(b, flat);
+    release(b, mine);
     release(b, b->averaged);
     if (st->paged_on) { /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
         release(b, grad);
@@ -1176,7 +1198,7 @@ static bool build_train(builder *b, step *st)
         alloc(b, VL_TL_GRADIENTS, st->grad_full, "gradient buffer");
     if (bd->par.dp > 1 && s->zero == 0 && !st->grads_held)
         alloc(b, VL_TL_BUCKETS, st->grad_full, "DDP buckets (a copy of the gradients)");
-    if (!st->partition_in_backward)
+    if (!st->bucket_in_backward)
         alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
     /* --zero-grad backward: the loop drops the step before's gradients after the forward */
     uint32_t before = st->grads_before ? alloc(b, VL_TL_GRADIENTS, st->grad_full, BEFORE_WHAT) : 0;
@@ -1219,7 +1241,7 @@ static bool build_train(builder *b, step *st)
             backward(b, st, &mbs[m], gath, m == 0, grads, tag);
         }
     }
-    optimizer_step(b, st);
+    optimizer_step(b, st, grads);
     if (!st->grads_before) { /* else they live on to the next step's forward */
         phase(b, "zero_grad");
         for (uint64_t i = 0; i < GRAD_SLOTS(st); i++)
