@@ -102,7 +102,9 @@ static void test_int4_weights(void **state)
  * 2 B and, as the matmul dequantizes W = 4096 x 11008 = 45,088,768 weights, 2 B each; in
  * fp32 the down projection's 4 x 20 x 11008 B input and its 16- and 32-bit matrix (6W B)
  * at once.  One token takes gemv_4bit: no matrix, the fp32 input and output only (the
- * last position's fp32 logits, 4 x 32000 B, are then the larger). */
+ * last position's fp32 logits, 4 x 32000 B, are then the larger).  Beside the residual
+ * stream, transformers' forward keeps the embeddings' output and the layer's input
+ * (layer_input_held): 2 x 2 x 20 x 4096 B more. */
 static void test_bnb4(void **state)
 {
     (void)state;
@@ -117,23 +119,32 @@ static void test_bnb4(void **state)
     assert_int_equal(b.inf.scale_bytes, 404750336ULL);
     assert_int_equal(b.bytes[VL_C_WEIGHTS], rest + 404750336ULL);
     const uint64_t residual = 2 * 2 * 20 * 4096ULL, mlp = 3 * 20 * 11008ULL * 2, w = 45088768ULL;
-    assert_int_equal(b.inf.prefill.workspace, residual + mlp + 2 * w);
+    const uint64_t held = residual;
+    assert_int_equal(b.inf.prefill.workspace, residual + held + mlp + 2 * w);
     s.weight_dtype = VL_DT_BNB4_DQ;
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.scale_bytes, 102768640ULL);
     assert_int_equal(b.bytes[VL_C_WEIGHTS], rest + 102768640ULL);
     s.compute_dtype = VL_DT_FP32;
     assert_null(vl_estimate(&m, &s, &b));
-    assert_int_equal(b.inf.prefill.workspace, residual + mlp + 4 * 20 * 11008ULL + 6 * w);
+    assert_int_equal(b.inf.prefill.workspace, residual + held + mlp + 4 * 20 * 11008ULL + 6 * w);
     s.seq = 1;
     assert_null(vl_estimate(&m, &s, &b));
-    /* 3 x 11008 x 2 + 4 x (4096 + 11008) = 126,464 B, short of the fp32 logits */
+    /* 3 x 11008 x 2 + 4 x (4096 + 11008) = 126,464 B, short of the fp32 logits (128,000
+     * B), but not with the held embeddings' output and layer input beside it */
     assert_int_equal(3 * 11008ULL * 2 + 4 * (4096ULL + 11008), 126464);
+    assert_int_equal(b.inf.prefill.workspace, 2 * 2 * 4096ULL + 126464 + 2 * 2 * 4096ULL);
+    const vl_framework *hf = s.framework;
+    vl_framework plain = *hf; /* without them, the logits are the larger */
+    plain.layer_input_held = false;
+    s.framework = &plain;
+    assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.prefill.workspace, 2 * 2 * 4096ULL + 4 * 32000ULL);
+    s.framework = hf;
     s.batch = 2; /* two tokens: the matrix, and the MLP's 2 x 66,048 B */
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.prefill.workspace,
-                     2 * 2 * 2 * 4096ULL + 2 * 3 * 11008ULL * 2 + 4 * 2 * 11008ULL + 6 * w);
+                     2 * (2 * 2 * 2 * 4096ULL) + 2 * 3 * 11008ULL * 2 + 4 * 2 * 11008ULL + 6 * w);
     s.batch = 1;
     /* vLLM's 4-bit layers compute in their input's dtype: only the 16-bit matrix */
     vl_framework f = *s.framework;
@@ -141,7 +152,7 @@ static void test_bnb4(void **state)
     s.framework = &f;
     s.seq = 20;
     assert_null(vl_estimate(&m, &s, &b));
-    assert_int_equal(b.inf.prefill.workspace, residual + mlp + 2 * w);
+    assert_int_equal(b.inf.prefill.workspace, residual + held + mlp + 2 * w);
 }
 
 /* LitGPT's 4-bit Llama 2 7B (Lightning's BitsandbytesPrecision): the output layer in NF4
@@ -356,8 +367,9 @@ static void test_tensor_parallel(void **state)
  *   last the output layer (131,072,000) and the final norm (4096): the last is larger,
  *   2 x (16 x 202,383,360 + 131,076,096) = 6,738,419,712 bytes; its KV cache 2 x 16 x 32 x
  *   128 x 2 = 262,144 B a token, 536,870,912 for the prompt; its workspace the residual
- *   stream 2 x 2 x 2048 x 4096 = 33,554,432 + the MLP's 2 x 2048 x 3 x 11008 = 135,266,304
- *   (larger than Q, K, V and the logits).
+ *   stream 2 x 2 x 2048 x 4096 = 33,554,432, as much again for the embeddings' output and
+ *   the layer's input that transformers' forward keeps, + the MLP's 2 x 2048 x 3 x 11008 =
+ *   135,266,304 (larger than Q, K, V and the logits).
  *   --pp 3 --gpus 3 (32 layers do not divide by 3): ceil(32/3) = 11 layers, 2 x (11 x
  *   202,383,360 + 131,076,096) = 4,714,586,112 bytes, KV 2 x 11 x 32 x 128 x 2 = 180,224 B
  *   a token.
@@ -381,8 +393,8 @@ static void test_pipeline_serving(void **state)
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6738419712ULL);
     assert_int_equal(b.inf.kv_gpu_per_token, 2 * 16 * 32 * 128 * 2);
     assert_int_equal(b.bytes[VL_C_KV_CACHE], 536870912);
-    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 33554432 + 135266304);
-    assert_int_equal(b.total, 6738419712ULL + 536870912 + 168820736 + 1073741824);
+    assert_int_equal(b.bytes[VL_C_ACTIVATIONS], 2 * 33554432 + 135266304);
+    assert_int_equal(b.total, 6738419712ULL + 536870912 + 202375168 + 1073741824);
 
     s.pp = 3;
     s.gpus = 3;

@@ -887,12 +887,13 @@ static void test_transformers_releases(void **state)
     }
     /* generate before 4.45: the prefill's every position projected to bf16 logits, 512 x
      * 3000 x 2 B, and cast to fp32 beside them, x 4 B, where the MLP's three 512 x 352 x 2 B
-     * tensors were the largest of the layer; 4.45 projects the last position only */
+     * tensors were the largest of the layer, with the embeddings' output and the layer's
+     * input the forward keeps (2 x 512 x 128 x 2 B); 4.45 projects the last position only */
     {
         vl_timeline t44, t45;
         served_at(serve(512, 0, 1), VL_TF_4_44, VL_TF_4_45, &t44, &t45);
         assert_int_equal(t44.peak.tensors - t45.peak.tensors,
-                         512ULL * 3000 * (2 + 4) - 3ULL * 512 * 352 * 2);
+                         512ULL * 3000 * (2 + 4) - 3ULL * 512 * 352 * 2 - 2ULL * 512 * 128 * 2);
         vl_timeline_free(&t44);
         vl_timeline_free(&t45);
     }
@@ -2070,9 +2071,10 @@ static void test_serving(void **state)
  * tokens.  By hand: the KV cache is 2 (K, V) x 4 heads x 16 x 4 B = 512 B a token and a
  * layer; torch.cat grows each layer in turn.  The prefill's workspace (SDPA, so no s x s):
  * the residual stream in and out, 2 x 4 x 64 tokens x 64 = 32,768, plus the largest of the
- * MLP's two f-wide tensors (2 x 256 x 4 x 64 = 131,072), Q, K, V (49,152) and the last
- * position's fp32 logits (8,000): 163,840.  The peak is that workspace beside the weights
- * (689,152) and the prompt's cache (2 x 32 x 2 x 512 = 65,536): 918,528, in the prefill;
+ * MLP's two f-wide tensors (2 x 256 x 4 x 64 = 131,072) with the embeddings' output and the
+ * layer's input the forward keeps beside them (32,768), Q, K, V (49,152) and the last
+ * position's fp32 logits (8,000): 196,608.  The peak is that workspace beside the weights
+ * (689,152) and the prompt's cache (2 x 32 x 2 x 512 = 65,536): 951,296, in the prefill;
  * then the sampler: the whole vocabulary's fp32 logits and their softmax, 8,000 each. */
 static void test_golden_serving(void **state)
 {
@@ -2092,8 +2094,8 @@ static void test_golden_serving(void **state)
             assert_string_equal(vl_timeline_phase(&t, i), order[k]);
         }
     assert_int_equal(k, 4);
-    assert_int_equal(t.peak.tensors, 918528 + CUBLAS_HOPPER);
-    assert_int_equal(t.peak.allocated, 918528 + CUBLAS_HOPPER);
+    assert_int_equal(t.peak.tensors, 951296 + CUBLAS_HOPPER);
+    assert_int_equal(t.peak.allocated, 951296 + CUBLAS_HOPPER);
     assert_string_equal(t.peak.phase, "prefill");
     assert_string_equal(t.events[t.peak.event].what, "forward workspace");
     assert_int_equal(t.peak.alive[VL_TL_KV_CACHE], 65536);

@@ -416,7 +416,7 @@ for size in 100x30 200x60; do
     name=phases-$size
     start $name --preset llama-2-7b --mode infer --gen 1024 --no-color --ascii
     unset cols rows
-    expect_screen $name "14.71 GiB fits, KV 1.00 GiB"
+    expect_screen $name "14.74 GiB fits, KV 1.00 GiB"
     expect_screen $name "15.05 GiB fits, KV 1.50 GiB (peak)"
     case $size in
     100x30) expect_screen $name "decode adds 0.50 GiB of KV cache" ;;

@@ -215,7 +215,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  (unsigned long long)inf->prefill_tokens);
         snprintf(buf, len,
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP%s "
-                 "and %s%s%s%s%s, for %s (prefill %s, decode %s) = %s",
+                 "and %s%s%s%s%s%s, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
@@ -238,6 +238,9 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  inf->offload_copy ? " + an offloaded layer copied in for its forward" : "",
                  inf->moe_kept_bytes ? " + fused MoE's two workspaces, kept from the prefill on"
                                      : "",
+                 s->framework->layer_input_held
+                     ? " (attention and MLP each beside 2 hidden-size tensors the forward keeps)"
+                     : "",
                  inf->decode_peak ? "one new token per sequence"
                  : inf->prefill_seqs == s->batch && inf->prefill_tokens == s->seq
                      ? "the whole prompt"

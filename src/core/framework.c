@@ -216,6 +216,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * position are copied to fp32 and sampling keeps their softmax (utils.py, _sample) */
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
         .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 1, NO_KV_SIZING,
+        /* LlamaModel.forward (and its kind) keeps inputs_embeds by name through the layer
+         * loop, and the loop's hidden_states holds a layer's input while it runs, beside the
+         * layer's residual and normalized input */
+        .layer_input_held = true,
     },
     [VL_FW_MEGATRON] = {
         .name = "megatron",
@@ -269,10 +273,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * after the group's step), under ZeRO-3 a sub-group's
          * (stage3.py, _prepare_fp32_grad_for_sub_group and _release_sub_group) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
-        .grad_copy_at_step = true,
+        .grad_copy_at_step = true, /* ZeRO-1's gradients: vl_grads_freed_in_step */
         .zero_impl = VL_ZERO_DEEPSPEED,
-        /* the transformers model's checkpointing, as the hf profile's */
-        .checkpoint_reentrant = false, .adapter_units = false,
+        /* the transformers model's checkpointing and forward, as the hf profile's */
+        .checkpoint_reentrant = false, .adapter_units = false, .layer_input_held = true,
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
         .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
