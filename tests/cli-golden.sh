@@ -188,6 +188,9 @@ PY
     "$VRAMLAB" $v8 --gen 1024 --solve max-batch --format json > "$tmp/f8b.json"
     "$VRAMLAB" $v8 --gen 1024 --solve max-concurrency --format json > "$tmp/f8c.json"
     "$VRAMLAB" $v8 --gen 1024 --batch 98 --format json > "$tmp/f8n.json"
+    "$VRAMLAB" $v8 --gen 1024 --solve max-concurrency | grep -q \
+        "max-concurrency = 97 on h100-80gb (98: the engine's KV cache holds 97 of the 98 sequences" ||
+        fail "max-concurrency's next value under vLLM"
     python3 - "$tmp/f70.json" "$tmp/f70g.json" "$tmp/f8b.json" "$tmp/f8c.json" \
         "$tmp/f8n.json" <<'PY' || fail "JSON serving fit check"
 import json, sys
@@ -203,8 +206,8 @@ assert sv["next_over"] == -g["headroom"] and f70g["gpu"]["fits"], sv
 held = f8c["solve"]["answer"]
 assert f8b["solve"]["answer"] == held and f8b["solve"]["next"] == held + 1, (f8b["solve"], held)
 per, kb = f8b["serving"]["kv_bytes_per_sequence"], f8b["serving"]["kv_cache"]["bytes"]
-sb = f8b["solve"]
-assert sb["next_bound_by"] == "kv_cache" and sb["next_over"] == (held + 1) * per - kb, sb
+for sb in (f8b["solve"], f8c["solve"]):
+    assert sb["next_bound_by"] == "kv_cache" and sb["next_over"] == (held + 1) * per - kb, sb
 assert f8b["gpu"]["fits"] and f8b["gpu"]["headroom"] == min(kb - held * per,
                                                            f8b["gpu"]["capacity"] - f8b["peak"]["device"])
 assert f8n["peak"]["device"] <= f8n["gpu"]["capacity"] and not f8n["gpu"]["fits"], f8n["gpu"]

@@ -438,7 +438,7 @@ start $name $s70 --gpus 2 --no-color --ascii
 expect_screen $name "): the engine stops before serving, 2.33 GiB short"
 expect_peak $name $s70 --gpus 2
 keys $name 5                                       # the Timeline panel
-expect_screen $name "; the engine stops before serving, 2.33 GiB short"
+expect_screen $name "; on 79.19 GiB, the engine stops before serving"
 keys $name 1 g                                     # the GPU picker: H100 over, H200 fits
 checks=$((checks + 1))
 screen $name | grep -qE '[ >]h100-80gb +79\.19 GiB  over ' || { fail "$name: picker's H100"; screen $name; }

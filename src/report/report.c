@@ -544,8 +544,8 @@ static bool solve_line(const report *r, char *buf, size_t len)
                      r->gpu->name);
     if (sol->next && sol->next_total && n > 0 && (size_t)n < len) {
         const vl_fit *f = &sol->next_fit; /* the sequences there: the batch, or the next */
-        report_over_text(f, r->solved == VL_SOLVE_MAX_BATCH ? sol->next : r->settings->batch,
-                         r->units, o, sizeof o);
+        const bool seqs = r->solved == VL_SOLVE_MAX_BATCH || r->solved == VL_SOLVE_MAX_CONCURRENCY;
+        report_over_text(f, seqs ? sol->next : r->settings->batch, r->units, o, sizeof o);
         if (f->by == VL_FIT_PEAK)
             snprintf(buf + n, len - (size_t)n, " (%" PRIu64 " would need %s, %s)", sol->next,
                      vl_fmt_bytes(sol->next_total, r->units, t, sizeof t), o);

@@ -229,6 +229,26 @@ char *ui_bytes(const ui *u, uint64_t bytes, char *buf, size_t len)
     return buf;
 }
 
+char *ui_fit_text(const ui *u, const vl_fit *f, uint64_t batch, char *buf, size_t len)
+{
+    char m[32];
+    ui_bytes(u, f->margin, m, sizeof m);
+    const unsigned long long held = f->held, b = batch;
+    if (f->by == VL_FIT_SHARE)
+        snprintf(buf, len, _("the engine stops before serving, %s short"), m);
+    else if (f->by == VL_FIT_KV_CACHE && f->fits)
+        snprintf(buf, len,
+                 P_("fits; its KV cache holds %llu sequence, spare %s",
+                    "fits; its KV cache holds %llu sequences, spare %s", held), held, m);
+    else if (f->by == VL_FIT_KV_CACHE)
+        snprintf(buf, len,
+                 P_("its KV cache holds %llu of the %llu sequence, %s short",
+                    "its KV cache holds %llu of the %llu sequences, %s short", b), held, b, m);
+    else
+        snprintf(buf, len, f->fits ? _("fits, spare %s") : _("does not fit, over by %s"), m);
+    return buf;
+}
+
 static void draw_status(const ui *u)
 {
     rect r = u->lay.status;

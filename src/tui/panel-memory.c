@@ -174,27 +174,10 @@ static void draw_memory(const ui *u)
                  fit.fits ? _("    peak %s fits; CPU per node: %s")
                           : _("    peak %s over; CPU per node: %s"), pk, n);
     } else {
-        timeline_view_phase_text(e->peak.phase, phase, sizeof phase);
-        const unsigned long long held = fit.held, batch = explorer_settings(e).batch;
-        if (fit.by == VL_FIT_SHARE)
-            snprintf(line, sizeof line,
-                     _("    peak %s (%s): the engine stops before serving, %s short"), pk,
-                     phase, w);
-        else if (fit.by == VL_FIT_KV_CACHE && fit.fits)
-            snprintf(line, sizeof line,
-                     P_("    peak %s (%s): fits; its KV cache holds %llu sequence, spare %s",
-                        "    peak %s (%s): fits; its KV cache holds %llu sequences, spare %s",
-                        held), pk, phase, held, w);
-        else if (fit.by == VL_FIT_KV_CACHE)
-            snprintf(line, sizeof line,
-                     P_("    peak %s (%s): its KV cache holds %llu of the %llu sequence, %s "
-                        "short",
-                        "    peak %s (%s): its KV cache holds %llu of the %llu sequences, %s "
-                        "short", batch), pk, phase, held, batch, w);
-        else
-            snprintf(line, sizeof line, fit.fits ? _("    peak %s (%s): fits, spare %s")
-                                                 : _("    peak %s (%s): does not fit, over by %s"),
-                     pk, phase, w);
+        char verdict[160];
+        snprintf(line, sizeof line, _("    peak %s (%s): %s"), pk,
+                 timeline_view_phase_text(e->peak.phase, phase, sizeof phase),
+                 ui_fit_text(u, &fit, explorer_settings(e).batch, verdict, sizeof verdict));
         mid[0] = '\0';
     }
     if (fit.by == VL_FIT_PEAK || fit.fits)

@@ -184,7 +184,6 @@ static void draw_text_lines(const ui *u, const chart *c)
     vl_fmt_bytes(p->allocated, VL_UNITS_GIB, al, sizeof al);
     vl_fmt_bytes(p->reserved, VL_UNITS_GIB, rs, sizeof rs);
     vl_fmt_bytes(p->context, VL_UNITS_GIB, cx, sizeof cx);
-    vl_fmt_bytes(fit.margin, VL_UNITS_GIB, m, sizeof m);
     vl_fmt_bytes(capacity, VL_UNITS_GIB, cap, sizeof cap);
     int n = snprintf(ctx, sizeof ctx, _("%s context"), cx);
     char x[32];
@@ -194,26 +193,12 @@ static void draw_text_lines(const ui *u, const chart *c)
     if (p->communicators && n > 0 && (size_t)n < sizeof ctx)
         snprintf(ctx + n, sizeof ctx - (size_t)n, _(" + %s communicators"),
                  vl_fmt_bytes(p->communicators, VL_UNITS_GIB, x, sizeof x));
-    const unsigned long long held = fit.held, batch = s.batch;
-    if (fit.by == VL_FIT_SHARE)
-        snprintf(verdict, sizeof verdict, _("the engine stops before serving, %s short"), m);
-    else if (fit.by == VL_FIT_KV_CACHE && fit.fits)
-        snprintf(verdict, sizeof verdict,
-                 P_("fits %s; its KV cache holds %llu sequence, spare %s",
-                    "fits %s; its KV cache holds %llu sequences, spare %s", held), cap, held, m);
-    else if (fit.by == VL_FIT_KV_CACHE)
-        snprintf(verdict, sizeof verdict,
-                 P_("its KV cache holds %llu of the %llu sequence, %s short",
-                    "its KV cache holds %llu of the %llu sequences, %s short", batch), held,
-                 batch, m);
-    else
-        snprintf(verdict, sizeof verdict, fit.fits ? _("fits %s, spare %s") : _("over %s by %s"),
-                 cap, m);
+    ui_fit_text(u, &fit, s.batch, verdict, sizeof verdict);
     snprintf(line, sizeof line,
              _(" %s peak %s on the GPU after event %zu, in %s: %s allocated, %s reserved + %s; "
-               "%s"),
+               "on %s, %s"),
              u->g->peak, dev, p->event, timeline_view_phase_text(p->phase, ph, sizeof ph), al, rs,
-             ctx, verdict);
+             ctx, cap, verdict);
     draw_text(y++, 0, u->lay.panel.w, fit.fits ? C_OK : C_BAD, line);
 
     const vl_event *ev = &v->t.events[v->cursor];

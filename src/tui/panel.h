@@ -91,5 +91,10 @@ int draw_wrap(int y, int last, int x, int w, ui_color c, const char *s);
 /* bytes in the screen's units (--units): "146.20 GiB", and TiB (TB) where GiB (GB) would
  * need 7 digits before the point. */
 char *ui_bytes(const ui *u, uint64_t bytes, char *buf, size_t len);
+/* The verdict f (vl_fit_of) in words, for a run of `batch` sequences: "fits, spare 1.50
+ * GiB", "does not fit, over by 3.20 GiB", or under a serving engine "fits; its KV cache
+ * holds 97 sequences, spare ...", "its KV cache holds 97 of the 128 sequences, ... short",
+ * "the engine stops before serving, ... short".  Returns buf. */
+char *ui_fit_text(const ui *u, const vl_fit *f, uint64_t batch, char *buf, size_t len);
 
 #endif
