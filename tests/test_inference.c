@@ -629,6 +629,12 @@ static void test_fit_verdict(void **state)
     assert_false(f.fits);
     assert_int_equal(f.margin, G);
 
+    k.per_sequence = 0; /* a model that caches nothing (an encoder): the peak alone */
+    f = vl_fit_of(50 * G, 80 * G, &k, 11);
+    assert_true(f.fits && f.by == VL_FIT_PEAK);
+    assert_int_equal(f.margin, 30 * G);
+    assert_int_equal(f.held, 0);
+    k.per_sequence = G;
     k.sizing = VL_KV_NONE; /* a framework that sizes none: the peak alone */
     f = vl_fit_of(50 * G, 80 * G, &k, 11);
     assert_true(f.fits && f.by == VL_FIT_PEAK);

@@ -162,7 +162,9 @@ vl_fit vl_fit_of(uint64_t device, uint64_t capacity, const vl_kv_budget *k, uint
         const uint64_t over = vl_add(k->shortfall, need, &ovf);
         return (vl_fit){false, ovf ? UINT64_MAX : over, VL_FIT_SHARE, 0, device};
     }
-    f.held = k->per_sequence ? k->available / k->per_sequence : 0;
+    if (!k->per_sequence) /* a model that caches nothing (an encoder): the peak decides */
+        return f;
+    f.held = k->available / k->per_sequence;
     if (ovf || need > k->available)
         return (vl_fit){false, ovf ? UINT64_MAX : need - k->available, VL_FIT_KV_CACHE,
                         f.held, device};

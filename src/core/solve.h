@@ -29,7 +29,7 @@ typedef struct vl_fit {
                       * cache against the engine's) */
     vl_fit_by by;    /* the condition the margin is of */
     uint64_t held;   /* the sequences of seq + gen tokens the engine's cache holds at once
-                      * (0 when it sizes none or has none) */
+                      * (0 when it sizes none, has none, or the model caches nothing) */
     uint64_t device; /* the step's peak on the device it judged */
 } vl_fit;
 
