@@ -897,6 +897,39 @@ static void test_transformers_releases(void **state)
         vl_timeline_free(&t44);
         vl_timeline_free(&t45);
     }
+    /* before 4.39 each attention layer kept cos and sin of every position: the tiny Llama's
+     * 3 layers x 2 x 4096 positions x 16 head dim, in the dtype the model loaded in: 16 bits
+     * served, 32 under autocast's fp32 model, 16 for a pure 16-bit run */
+    {
+        const char *tables = "RoPE cos and sin tables, each attention layer's";
+        for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+            vl_framework f = *fw("hf");
+            vl_framework_on_transformers(&f, want[i].v);
+            assert_int_equal(f.rope_tables, want[i].v != VL_TF_CURRENT && want[i].v < VL_TF_4_39);
+        }
+        vl_timeline t38, t39;
+        served_at(serve(8, 4, 1), VL_TF_4_38, VL_TF_4_39, &t38, &t39);
+        assert_int_equal(event_bytes(&t38, "load weights", tables), 3ULL * 2 * 4096 * 16 * 2);
+        assert_int_equal(t38.end[VL_TL_WEIGHTS] - t39.end[VL_TL_WEIGHTS], 3ULL * 2 * 4096 * 16 * 2);
+        vl_timeline_free(&t38);
+        vl_timeline_free(&t39);
+        const vl_model lm = tiny_llama();
+        static const struct {
+            vl_precision p;
+            uint64_t bytes;
+        } trained[] = {{VL_BF16_AMP, 4}, {VL_FP32, 4}, {VL_BF16, 2}, {VL_BF16_MIXED, 2}};
+        for (size_t i = 0; i < sizeof trained / sizeof *trained; i++) {
+            vl_settings ts = train(trained[i].p, 64, 2);
+            vl_settings_take_framework(&ts, fw("hf"));
+            ts.transformers = VL_TF_4_38;
+            vl_timeline t;
+            char err[128];
+            assert_true(vl_timeline_for(&lm, &ts, &hopper, &t, err, sizeof err));
+            assert_int_equal(event_bytes(&t, "step start (the state kept between steps)", tables),
+                             3ULL * 2 * 4096 * 16 * trained[i].bytes);
+            vl_timeline_free(&t);
+        }
+    }
     /* the releases compose: transformers 4.54 on PyTorch 2.7 steps foreach, 4.31 on 1.13
      * transformers' own loop; DeepSpeed's FusedAdam is no Trainer default */
     vl_settings s = train(VL_BF16, 64, 2);

@@ -474,6 +474,12 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
      * (num_logits_to_keep) from 4.45; before, the forward projected every position */
     if (v < VL_TF_4_45)
         f->prefill_logits_all = true;
+    /* each attention layer made its own rotary embedding, which registered cos and sin
+     * of every position as buffers: LlamaRotaryEmbedding's _cos_cached and _sin_cached
+     * (kept "for BC" in 4.38, whose warning says they go in 4.39), MistralRotaryEmbedding's
+     * and Qwen2RotaryEmbedding's _set_cos_sin_cache (models/llama, mistral, qwen2) */
+    if (v < VL_TF_4_39)
+        f->rope_tables = true;
     /* generate passed the cache as tuples of past_key_values until 4.42 (pull request
      * #30536, "Reduce by 2 the memory requirement in generate()"): the step before's cache
      * and outputs, the prefill's logits among them, stayed referenced while a decode step
@@ -751,6 +757,15 @@ bool vl_sizes_kv(const vl_framework *f)
            (f->kv_sizing != VL_KV_NONE && f->profile_seqs); /* profile, extensible */
 }
 
+uint64_t vl_rope_tables_bytes(const vl_framework *f, const vl_arch *a, uint64_t layers,
+                              unsigned bytes, bool *ovf)
+{
+    if (!f->rope_tables || a->position != VL_POS_ROPE)
+        return 0;
+    return vl_mul(vl_mul(vl_mul(layers, a->max_positions, ovf), a->head_dim, ovf), 2 * bytes,
+                  ovf);
+}
+
 bool vl_grads_freed_in_step(const vl_framework *f, unsigned zero)
 {
     return zero == 1 && f->zero_impl == VL_ZERO_DEEPSPEED && !f->ddp_bucket_view;
@@ -901,6 +916,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("profile_sampler_params", profile_sampler_params),
     BOOL("graph_estimate", graph_estimate),
     BOOL("rope_cache", rope_cache),
+    BOOL("rope_tables", rope_tables),
     BOOL("layer_input_held", layer_input_held),
     ENUM("kv_sizing", kv_sizing, vl_kv_sizing_names, VL_N_KV_SIZINGS),
     FRACTION("gpu_util", gpu_util, 0), /* 0: the engine's rule */

@@ -148,6 +148,8 @@ typedef struct vl_framework {
     bool profile_run;           /* not a preset's: set while the engine's profile run is
                                  * built (vl_kv_budget_of) */
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
+    bool rope_tables;           /* every attention layer keeps cos and sin tables of every
+                                 * position, in the model's load dtype (vl_rope_tables_bytes) */
     bool layer_input_held;      /* a forward's decoder layer keeps its input alive to its end
                                  * and the MLP's output lands beside its intermediates: two
                                  * hidden-size tensors more at the attention and the MLP */
@@ -201,6 +203,11 @@ uint64_t vl_sglang_fraction(const vl_framework *f, const vl_settings *s,
 /* The share s gives its engine (--gpu-util), else its framework's; 0: the engine's rule
  * (vl_framework_of resolves it). */
 uint64_t vl_settings_share(const vl_settings *s);
+/* The RoPE tables a framework with rope_tables keeps: `layers` attention layers' cos and
+ * sin, max_positions x head_dim each, of `bytes` an element (the dtype the model loaded
+ * in); 0 without them, or without RoPE. */
+uint64_t vl_rope_tables_bytes(const vl_framework *f, const vl_arch *a, uint64_t layers,
+                              unsigned bytes, bool *ovf);
 /* Whether f's engine sizes its KV cache itself (vl_kv_budget_of). */
 bool vl_sizes_kv(const vl_framework *f);
 /* Whether f at ZeRO stage `zero` leaves the gradients to autograd and frees them in the
@@ -273,7 +280,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 63
+#define VL_N_FRAMEWORK_FIELDS 64
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

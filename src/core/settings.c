@@ -400,8 +400,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "before 5.0 gradient checkpointing is reentrant, before 4.49 the loss copies the "
                 "shifted logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, "
                 "before 4.45 generate's prefill projects every prompt position, before 4.42 "
-                "it holds the step before's KV cache through a decode step, before 4.36 "
-                "attention is eager, the Trainer's AdamW is fused only from 4.54 and is "
+                "it holds the step before's KV cache through a decode step, before 4.39 "
+                "each attention layer keeps RoPE cos and sin tables of every position, "
+                "before 4.36 attention is eager, the Trainer's AdamW is fused only from 4.54 "
+                "and is "
                 "transformers' own before 4.32 (default current: 5.0 and later)",
         .label = N_("transformers"), .inert = transformers_inert},
     ROW(VL_SET_BITSANDBYTES) .flag = "bitsandbytes", FIELD(bitsandbytes),

@@ -1181,12 +1181,20 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
 }
 
 #define BEFORE_WHAT "the step before's gradients, until zero_grad (--zero-grad backward)"
+#define ROPE_TABLES_WHAT "RoPE cos and sin tables, each attention layer's"
 static bool build_train(builder *b, step *st)
 {
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
     phase(b, "step start (the state kept between steps)");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    /* in the dtype the model loaded in: fp32 under autocast, 16 bits for a pure 16-bit run,
+     * mixed precision's 16-bit model and QLoRA's (its 4-bit layers load in 16 bits) */
+    const bool fp32_load = s->precision == VL_FP32 ||
+                           ((s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP) &&
+                            !s->qlora);
+    alloc(b, VL_TL_WEIGHTS, vl_rope_tables_bytes(st->f, st->a, st->layers, fp32_load ? 4 : 2,
+                                                 &b->ovf), ROPE_TABLES_WHAT);
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
     const uint64_t opt = bd->bytes[VL_C_OPTIMIZER] - st->paged;
     alloc(b, VL_TL_OPTIMIZER, opt > st->step_grad_copy ? opt - st->step_grad_copy : 0,
@@ -1412,6 +1420,9 @@ static bool build_serve(builder *b, step *st)
     const uint64_t L = inf->stage_layers;
     phase(b, "load weights");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    alloc(b, VL_TL_WEIGHTS,
+          vl_rope_tables_bytes(st->f, st->a, L, (unsigned)vl_infer_act_bytes(s), &b->ovf),
+          ROPE_TABLES_WHAT);
     transient(b, VL_TL_TRANSIENT, vl_bnb4_load_copy(st->a, s, inf->logits, &b->ovf),
               "a matrix in 16 bits while bitsandbytes quantizes it");
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
