@@ -1190,9 +1190,8 @@ static bool build_train(builder *b, step *st)
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
     /* in the dtype the model loaded in: fp32 under autocast, 16 bits for a pure 16-bit run,
      * mixed precision's 16-bit model and QLoRA's (its 4-bit layers load in 16 bits) */
-    const bool fp32_load = s->precision == VL_FP32 ||
-                           ((s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP) &&
-                            !s->qlora);
+    const bool fp32_load =
+        s->precision == VL_FP32 || (vl_precision_is_amp(s->precision) && !s->qlora);
     alloc(b, VL_TL_WEIGHTS, vl_rope_tables_bytes(st->f, st->a, st->layers, fp32_load ? 4 : 2,
                                                  &b->ovf), ROPE_TABLES_WHAT);
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);

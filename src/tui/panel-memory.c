@@ -578,12 +578,13 @@ static int act_solve(ui *u, int arg)
     e->selected = solved[what];
     e->focus = -1;
     const unsigned long long after = sol.next;
-    if (sol.next && sol.next_total && sol.next_fit.by == VL_FIT_SHARE)
+    const vl_fit_by by = sol.next && sol.next_total ? sol.next_fit.by : VL_N_FIT_BY;
+    if (by == VL_FIT_SHARE)
         snprintf(next, sizeof next, _("; at %llu the engine stops before serving"), after);
-    else if (sol.next && sol.next_total && sol.next_fit.by == VL_FIT_KV_CACHE)
+    else if (by == VL_FIT_KV_CACHE)
         snprintf(next, sizeof next, _("; %llu: its KV cache is %s short"), after,
                  ui_bytes(u, sol.next_fit.margin, n, sizeof n));
-    else if (sol.next && sol.next_total)
+    else if (by == VL_FIT_PEAK)
         snprintf(next, sizeof next, _("; %llu needs %s per GPU"), after,
                  ui_bytes(u, sol.next_total, n, sizeof n));
     ui_say(u, false, _(" --solve %s on %s: %s%s (u undoes it; f again: %s)"), vl_solve_names[what],
