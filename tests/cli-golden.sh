@@ -68,9 +68,12 @@ assert set(g) == set(parts) | {"total"}
 assert all(isinstance(g[k], int) for k in g)
 assert g["total"] == sum(g[k] for k in parts)
 pk = d["peak"] # the peak: above the sum's model states, reserved over allocated, + context and
-# one data-parallel group's communicator over NVLink (an H100 SXM's link), 688 MiB
+# one data-parallel group's communicator over NVLink (an H100 SXM's link), 688 MiB, with
+# NCCL's NVLink SHARP buffers: 16 channels x 2 x 1 MiB for each of the 4 GPUs and a 2 MiB
+# credit granule (NCCL 2.22 and later)
 assert all(isinstance(pk[k], int) for k in ("allocated", "reserved", "device", "context"))
-assert pk["communicators"] == 721420288 and pk["interconnect"] == "nvlink"
+assert pk["nvls"] == 16 * 2 * 2**20 * 4 + 2 * 2**20
+assert pk["communicators"] == 721420288 + pk["nvls"] and pk["interconnect"] == "nvlink"
 assert pk["allocated"] <= pk["reserved"]
 assert pk["device"] == pk["reserved"] + pk["context"] + pk["communicators"]
 assert sum(pk["alive"].values()) <= pk["allocated"] and pk["phase"]
@@ -105,7 +108,7 @@ import json, sys
 nv, pc, hp = (json.load(open(f)) for f in sys.argv[1:])
 for d, link, comm in ((nv, "nvlink", 1921997865), (pc, "pcie", 171798692), (hp, "pcie", 171798692)):
     pk, k = d["peak"], d["serving"]["kv_cache"]
-    assert pk["interconnect"] == link and pk["communicators"] == comm, pk
+    assert pk["interconnect"] == link and pk["communicators"] == comm and pk["nvls"] == 0, pk
     assert pk["device"] == pk["reserved"] + pk["context"] + pk["managed"] + comm
     assert k["communicators"] == comm
     # vLLM 0.34's extensible cache: what is free after warmup and capture (the GPU less the

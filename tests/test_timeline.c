@@ -1837,30 +1837,80 @@ static void test_communicators(void **state)
                          t.peak.reserved + t.peak.context + t.peak.managed + cases[i].want);
         vl_timeline_free(&t);
     }
-    /* training: tp x pp x dp over 8 GPUs */
+    /* training: tp x pp x dp; NCCL's NVLS buffers worked by hand from nvls.cc: 16
+     * channels x 2 x (4 MiB + 2 MiB) a GPU of the group on the node from NCCL 2.17 (torch
+     * 2.2's 2.19.3), 16 x 2 x (1 + 2) MiB in 2.21 (torch 2.5), 16 x 2 x 1 MiB and a 2 MiB
+     * credit granule from 2.22 (current: 2.30.4); Blackwell 32 channels in 2.26 (torch
+     * 2.7), 24 from 2.27 (torch 2.8); off for a group of two before 2.28.7 */
+    enum { H = VL_ARCH_HOPPER, AM = VL_ARCH_AMPERE, BW = VL_ARCH_BLACKWELL };
+    const uint64_t B = 721420288, MiB = 1048576;
     static const struct {
-        uint64_t tp, pp;
+        const char *framework;
+        vl_torch torch;
+        int arch;
+        unsigned cuda;
+        uint64_t gpus, per_node, tp, pp;
         int link;
-        uint64_t want;
     } train_cases[] = {
-        {1, 1, N, 721420288},     /* dp 8 */
-        {2, 1, N, 2 * 721420288}, /* tp 2, dp 4 */
-        {8, 1, N, 721420288},     /* tp 8, dp 1 */
-        {2, 4, N, 721420288},     /* tp 2, pp 4, dp 1 */
-        {1, 8, N, 0},             /* pipeline stages alone */
-        {1, 1, P, 0},             /* not measured over PCIe */
+        {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 1, 1, N}, /* dp 8 */
+        {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 2, 1, N}, /* tp 2, dp 4 */
+        {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 8, 1, N}, /* tp 8, dp 1 */
+        {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 2, 4, N}, /* tp 2, pp 4, dp 1 */
+        {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 1, 8, N}, /* pipeline stages alone */
+        {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 1, 1, P}, /* not measured over PCIe */
+        {"hf", VL_TORCH_2_2, H, 1201, 8, 8, 1, 1, N},
+        {"hf", VL_TORCH_2_2, H, 1201, 8, 8, 2, 1, N},   /* the pair has none */
+        {"hf", VL_TORCH_2_2, AM, 1201, 8, 8, 1, 1, N},  /* no multicast */
+        {"hf", VL_TORCH_2_2, H, 1108, 8, 8, 1, 1, N},   /* NCCL built for CUDA 11 */
+        {"hf", VL_TORCH_2_0, H, 1201, 8, 8, 1, 1, N},   /* NCCL 2.14 */
+        {"deepspeed", VL_TORCH_2_2, H, 1201, 8, 8, 1, 1, N},
+        {"hf", VL_TORCH_2_2, H, 1201, 16, 8, 1, 1, N},  /* two nodes: 8 GPUs on each */
+        {"hf", VL_TORCH_2_2, H, 1201, 16, 8, 4, 1, N},  /* tp 4's; dp 4 has two GPUs a node */
+        {"hf", VL_TORCH_2_5, H, 1204, 8, 8, 1, 1, N},
+        {"hf", VL_TORCH_2_7, BW, 1208, 8, 8, 1, 1, N},
+        {"hf", VL_TORCH_2_8, BW, 1208, 8, 8, 1, 1, N},
+        {"hf", VL_TORCH_2_9, H, 1208, 8, 8, 2, 1, N},
+        {"vllm", VL_TORCH_2_2, H, 1201, 8, 8, 1, 1, N}, /* measured with them */
     };
+    const uint64_t want[][2] = {
+        {B + 258 * MiB, 258 * MiB},
+        {2 * B + 66 * MiB + 130 * MiB, 196 * MiB},
+        {B + 258 * MiB, 258 * MiB},
+        {B + 66 * MiB, 66 * MiB},
+        {0, 0},
+        {0, 0},
+        {B + 1536 * MiB, 1536 * MiB},
+        {2 * B + 768 * MiB, 768 * MiB},
+        {B, 0},
+        {B, 0},
+        {B, 0},
+        {2 * (B + 1536 * MiB), 2 * 1536 * MiB},
+        {B + 1536 * MiB, 1536 * MiB},
+        {2 * B + 768 * MiB, 768 * MiB},
+        {B + 768 * MiB, 768 * MiB},
+        {B + 514 * MiB, 514 * MiB},
+        {B + 386 * MiB, 386 * MiB},
+        {2 * B + 130 * MiB, 130 * MiB},
+        {nvlink, 0},
+    };
+    _Static_assert(sizeof train_cases / sizeof *train_cases == sizeof want / sizeof *want, "");
     for (size_t i = 0; i < sizeof train_cases / sizeof *train_cases; i++) {
         vl_settings s = train(VL_BF16_MIXED, 64, 2);
-        vl_settings_take_framework(&s, fw("hf"));
-        s.gpus = 8;
+        vl_settings_take_framework(&s, fw(train_cases[i].framework));
+        s.torch = train_cases[i].torch;
+        s.gpus = train_cases[i].gpus;
+        s.gpus_per_node = train_cases[i].per_node;
         s.tp = train_cases[i].tp;
         s.pp = train_cases[i].pp;
         vl_runtime rt = hopper;
+        rt.arch = (vl_gpu_arch)train_cases[i].arch;
+        rt.cuda = train_cases[i].cuda;
         rt.interconnect = (vl_link)train_cases[i].link;
         vl_framework f;
         vl_framework_of(&s, &rt, &f);
-        assert_int_equal(vl_communicator_bytes(&f, &s, &rt), train_cases[i].want);
+        uint64_t nvls = 1;
+        assert_int_equal(vl_communicator_bytes(&f, &s, &rt, &nvls), want[i][0]);
+        assert_int_equal(nvls, want[i][1]);
     }
     /* vLLM's KV cache on two GPUs: over PCIe larger than over NVLink by the difference */
     vl_settings s = serve(512, 0, 1);

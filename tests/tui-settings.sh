@@ -138,8 +138,8 @@ for size in 80x24 200x60; do
     expect_peak $name --preset llama-2-7b --overhead 4GiB
     keys $name Left
     expect_peak $name --preset llama-2-7b --overhead 3GiB
-    keys $name j Left                               # GPUs per node: only with offload
-    expect_screen $name "GPUs per node has no effect now: CPU memory per node applies to offload"
+    keys $name j Left                               # GPUs per node: offload or NVLS only
+    expect_screen $name "GPUs per node has no effect now: only offload and NVLink SHARP use it"
     keys $name q
     exited $name 0
     name=plan-node-$size

@@ -76,7 +76,10 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
  * more memory used").  One PyTorch NCCL process group over NVLink took 688 MB of each of four
  * A100s after its first all-reduce, 544 MB in groups of two (NVIDIA/nccl issue #964,
  * August 2023): 688 MiB.  Over PCIe not measured: 0. */
-#define TORCH_COMM .comm_nvlink = 721420288, .comm_pcie = 0
+#define TORCH_COMM .comm_nvlink = 721420288, .comm_pcie = 0, .nvls = true
+/* PyTorch's DDP and FSDP, and the Trainer and accelerate around them, run every collective
+ * on the default process group: one communicator */
+#define TORCH_DP .dp_communicators = 1
 
 /* What vLLM's tensor parallelism adds outside PyTorch on each GPU: the NCCL communicator
  * (PyNcclCommunicator) and, where every GPU reaches every other over NVLink, vLLM's custom
@@ -87,7 +90,8 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
  * 0.20 - 0.04 = 0.16 GiB, vLLM 0.8.5 on four RTX 2080 Ti 22GB ("non_torch_memory takes
  * 0.20GiB" in three of one author's TP 4 logs, June 2025 blog posts on DeepSeek-R1-0528-Qwen3-8B
  * and Qwen3-30B-A3B; 0.04 GiB on one GPU, the V0 figure below). */
-#define VLLM_COMM .comm_nvlink = 1921997865, .comm_pcie = 171798692
+#define VLLM_COMM .comm_nvlink = 1921997865, .comm_pcie = 171798692, .dp_communicators = 1, \
+    .nvls = false /* measured on H100s, with what NCCL took for NVLS */
 
 /* vLLM's model code and what both engines serve it with. */
 #define VLLM_MODEL                                                                           \
@@ -128,7 +132,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .name = "pytorch",
         .display = "PyTorch, plain eager modules",
         RUNTIME_DEFAULTS,
-        TORCH_COMM,
+        TORCH_COMM, TORCH_DP,
         TORCH_OPTIMIZER,
         /* softmax(q·kᵀ)·v written out, in the activations' dtype: nothing upcast, no mask
          * tensor (the causal mask is applied in place), separate q, k, v nn.Linear, nn.GELU
@@ -166,7 +170,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .display = "Hugging Face transformers Trainer + PEFT",
         .transformers = true,
         RUNTIME_DEFAULTS,
-        TORCH_COMM,
+        TORCH_COMM, TORCH_DP,
         TORCH_GRADIENTS,
         /* transformers >= 4.36: attn_implementation defaults to "sdpa" with torch >= 2.1.1
          * (modeling_utils.py, _autoset_attn_implementation); "eager" is
@@ -225,7 +229,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .name = "megatron",
         .display = "Megatron-LM (Megatron-Core, Transformer Engine)",
         RUNTIME_DEFAULTS,
-        TORCH_COMM,
+        TORCH_COMM, TORCH_DP,
         /* TE's fused attention (flash), linear_qkv one fused projection, a fused bias-GELU
          * (tanh approximation, one saved input), vocab-parallel cross-entropy in fp32
          * (megatron/core/tensor_parallel/cross_entropy.py) */
@@ -259,6 +263,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .transformers = true,
         RUNTIME_DEFAULTS,
         TORCH_COMM,
+        /* the world group gathers the parameters (zero.Init's ds_process_group) and runs the
+         * barriers; the gradients are reduced on its clone (utils/groups.py,
+         * _clone_world_group: dist.new_group of every rank), a communicator of its own */
+        .dp_communicators = 2,
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
@@ -367,7 +375,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .name = "litgpt",
         .display = "LitGPT (Lightning AI)",
         RUNTIME_DEFAULTS,
-        TORCH_COMM,
+        TORCH_COMM, TORCH_DP,
         TORCH_OPTIMIZER,
         /* litgpt/model.py: CausalSelfAttention's one qkv nn.Linear and
          * F.scaled_dot_product_attention(..., is_causal=mask is None), no mask tensor in
@@ -415,7 +423,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * eight H200s (sgl-project/sglang pull request #11716's log); 0.13 GiB on four L4s
          * over PCIe, custom all-reduce off (didier-durand/llms-in-clouds, docs/sglang.md,
          * QwQ-32B at -tp 4) */
-        .comm_nvlink = 2104533893, .comm_pcie = 139586437,
+        .comm_nvlink = 2104533893, .comm_pcie = 139586437, .dp_communicators = 1,
+        /* NCCL_NVLS_ENABLE=0 unless --enable-nccl-nvls (sgl-project/sglang pull request
+         * #631, "Disable NCCL_NVLS by default"; _set_envs_and_config) */
+        .nvls = false,
         /* an H100's chunked_prefill_size and decode graphs' max_bs; vl_framework_on_gpu
          * takes the GPU's, by release (sglang_defaults) */
         .prefill_chunk = 8192, .graph_batch = 256, .sampler_sort = false,
@@ -771,25 +782,70 @@ bool vl_grads_freed_in_step(const vl_framework *f, unsigned zero)
     return zero == 1 && f->zero_impl == VL_ZERO_DEEPSPEED && !f->ddp_bucket_view;
 }
 
-uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
-                               const vl_runtime *rt)
-{
-    if (rt->overhead_given)
-        return 0;
-    return vl_communicator_groups(s) *
-           (vl_link_of(s, rt) == VL_LINK_NVLINK ? f->comm_nvlink : f->comm_pcie);
-}
+/* A parallel group that runs collectives: its GPUs, the stride between its ranks (the
+ * groups nested inside it: tensor, then context, then data and expert parallel, as
+ * Megatron-Core orders them) and the communicators it opens. */
+typedef struct {
+    uint64_t gpus, stride, communicators;
+} comm_group;
 
-unsigned vl_communicator_groups(const vl_settings *s)
+static size_t comm_groups(const vl_settings *s, comm_group g[4])
 {
+    size_t n = 0;
     /* a serving engine's are its tensor-parallel group's: vLLM's logs of Llama 3.1 8B on 2
      * and 4 H100s in pipeline stages show no more outside PyTorch than on one GPU (0.07 GiB
      * against 0.25; jgchn/llm-d-planner, v0.19.0 logs); in training every parallel group
      * of two or more that runs collectives (tensor, data, context, expert) has its own
      * communicator, and pipeline stages only send to their neighbours */
-    if (s->mode == VL_MODE_INFER)
-        return vl_infer_tp(s) >= 2;
-    return (unsigned)(s->tp >= 2) + (vl_train_dp(s) >= 2) + (s->cp >= 2) + (s->ep >= 2);
+    if (s->mode == VL_MODE_INFER) {
+        if (vl_infer_tp(s) >= 2)
+            g[n++] = (comm_group){vl_infer_tp(s), 1, 1};
+        return n;
+    }
+    const uint64_t dp = vl_train_dp(s);
+    if (s->tp >= 2)
+        g[n++] = (comm_group){s->tp, 1, 1};
+    if (s->cp >= 2)
+        g[n++] = (comm_group){s->cp, s->tp, 1};
+    if (dp >= 2)
+        g[n++] = (comm_group){dp, s->tp * s->cp, s->framework->dp_communicators};
+    if (s->ep >= 2)
+        g[n++] = (comm_group){s->ep, s->tp * s->cp, 1};
+    return n;
+}
+
+uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
+                               const vl_runtime *rt, uint64_t *nvls)
+{
+    if (nvls)
+        *nvls = 0;
+    if (rt->overhead_given)
+        return 0;
+    const vl_link link = vl_link_of(s, rt);
+    const uint64_t buffers = link == VL_LINK_NVLINK ? f->comm_nvlink : f->comm_pcie;
+    const uint64_t per_node = vl_gpus_per_node(s);
+    comm_group g[4];
+    uint64_t total = 0, sharp = 0;
+    for (size_t i = 0, n = comm_groups(s, g); i < n; i++) {
+        /* the group's GPUs on one node: its ranks are stride apart */
+        const uint64_t room = per_node / g[i].stride ? per_node / g[i].stride : 1;
+        const uint64_t local = g[i].gpus < room ? g[i].gpus : room;
+        const uint64_t each = f->nvls ? vl_nvls_bytes(s->torch, rt, link, local) : 0;
+        total += g[i].communicators * (buffers + each);
+        sharp += g[i].communicators * each;
+    }
+    if (nvls)
+        *nvls = sharp;
+    return total;
+}
+
+unsigned vl_communicator_groups(const vl_settings *s)
+{
+    comm_group g[4];
+    unsigned count = 0;
+    for (size_t i = 0, n = comm_groups(s, g); i < n; i++)
+        count += (unsigned)g[i].communicators;
+    return count;
 }
 
 vl_link vl_link_of(const vl_settings *s, const vl_runtime *rt)
@@ -902,6 +958,8 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
     COUNT("comm_nvlink", comm_nvlink, 0, VL_MAX_OVERHEAD),
     COUNT("comm_pcie", comm_pcie, 0, VL_MAX_OVERHEAD),
+    COUNT("dp_communicators", dp_communicators, 1, 8),
+    BOOL("nvls", nvls),
     COUNT("prefill_chunk", prefill_chunk, 0, VL_MAX_SEQ),
     BOOL("kv_preallocated", kv_preallocated),
     BOOL("prefill_logits_all", prefill_logits_all),

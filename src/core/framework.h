@@ -128,6 +128,14 @@ typedef struct vl_framework {
      * buffers with them), by how the GPUs are linked (vl_communicator_bytes); 0: not
      * modelled */
     uint64_t comm_nvlink, comm_pcie;
+    uint64_t dp_communicators;  /* communicators of the data-parallel GPUs: PyTorch's DDP and
+                                 * FSDP use the default process group; DeepSpeed gathers
+                                 * parameters on the world group and reduces gradients on a
+                                 * clone of it */
+    bool nvls;                  /* NCCL's NVLink SHARP buffers come on top of comm_nvlink
+                                 * (NCCL_NVLS_ENABLE left at NCCL's default; vl_nvls_bytes);
+                                 * false where the engine turns NVLS off or comm_nvlink was
+                                 * measured with them */
     /* serving */
     uint64_t prefill_chunk;     /* tokens per prefill step; 0 = the whole prompt at once */
     bool kv_preallocated;       /* the KV cache is allocated once (paged), not grown */
@@ -219,14 +227,15 @@ bool vl_grads_freed_in_step(const vl_framework *f, unsigned zero);
 /* How s's GPUs are linked on rt: s's --interconnect, or rt's GPU's where s leaves it to auto. */
 vl_link vl_link_of(const vl_settings *s, const struct vl_runtime *rt);
 /* What f's communicators take of each GPU outside PyTorch's allocator under s on rt: its
- * comm_nvlink or comm_pcie (by vl_link_of) for each parallel group of two or more GPUs that
- * runs collectives: in inference the tensor-parallel group (pipeline stages alone add
- * none), in training the tensor, data, context and expert groups; nothing where --overhead
- * stands for the runtime. */
+ * comm_nvlink or comm_pcie (by vl_link_of) for each communicator of a parallel group of two
+ * or more GPUs that runs collectives (in inference the tensor-parallel group, pipeline
+ * stages alone adding none; in training the tensor, data (f's dp_communicators), context
+ * and expert groups), and where f counts them, NCCL's NVLink SHARP buffers for the group's
+ * GPUs on a node (vl_nvls_bytes), which *nvls (when not NULL) gets; nothing where
+ * --overhead stands for the runtime. */
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
-                               const struct vl_runtime *rt);
-/* The parallel groups of two or more GPUs under s that run collectives, each a
- * communicator. */
+                               const struct vl_runtime *rt, uint64_t *nvls);
+/* The communicators of s's parallel groups of two or more GPUs that run collectives. */
 unsigned vl_communicator_groups(const vl_settings *s);
 /* f's token budget for a run of s's sequence: the whole sequence, prefill_chunk at least,
  * where it has whole_prompt_upto tokens or fewer. */
@@ -280,7 +289,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 64
+#define VL_N_FRAMEWORK_FIELDS 66
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -1,8 +1,9 @@
-/* runtime.c: PyTorch's caching allocator replayed, and the CUDA context. */
+/* runtime.c: PyTorch's caching allocator replayed, the CUDA context, and NCCL's NVLS buffers. */
 #include "runtime.h"
 
 #include <stdlib.h>
 
+#include "timeline.h" /* vl_runtime */
 #include "units.h"
 
 const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS] = {VL_GPU_ARCHS(VL_ENUM_NAME)};
@@ -359,4 +360,57 @@ uint64_t vl_cublas_workspace_bytes(vl_gpu_arch arch)
         break;
     }
     return 4096 * 1024 * 8;
+}
+
+/* The NCCL release in PyTorch's CUDA 12 wheels on PyPI (each wheel's Requires-Dist pins
+ * nvidia-nccl-cu12), as major * 10000 + minor * 100 + patch: 2.1 2.18.1, 2.2 2.19.3, 2.3 and
+ * 2.4 2.20.5, 2.5 and 2.6 2.21.5, 2.7 2.26.2, 2.8 2.27.3, 2.9 2.27.5; current as 2.11's
+ * 2.30.4 (pytorch/pytorch issue #182941).  0: an NCCL before NVLS came in 2.17. */
+static unsigned nccl_release(vl_torch t)
+{
+    switch (t) {
+    case VL_TORCH_2_1: return 21801;
+    case VL_TORCH_2_2: return 21903;
+    case VL_TORCH_2_3: case VL_TORCH_2_4: return 22005;
+    case VL_TORCH_2_5: case VL_TORCH_2_6: return 22105;
+    case VL_TORCH_2_7: return 22602;
+    case VL_TORCH_2_8: return 22703;
+    case VL_TORCH_2_9: return 22705;
+    case VL_TORCH_CURRENT: return 23004;
+    default: return 0;
+    }
+}
+
+/* src/transport/nvls.cc of each NCCL release (NVIDIA/nccl tags).  NVLS needs an NCCL built
+ * with CUDA 12.1 or later (CUDART_VERSION >= 12010), an NVSwitch and compute capability 9.0
+ * or later (graph/search.cc), and more than two GPUs of the communicator on the node
+ * (gpuCount <= 2 turns it off) until 2.28.7, which takes two.  On one node the heads are
+ * the communicator's GPUs there (the search's channels: one a GPU).  Each GPU's buffer is
+ * physical memory (cuMemCreate), bound to a multicast object that maps it and takes none:
+ *   2.17 to 2.20: nChannels x 2 x (NCCL_BUFFSIZE 4 MiB + NVLS_MEM_ALIGN_SIZE 2 MiB) x heads,
+ *     at communicator init (1.5 GiB on 8 GPUs: "nvlsTotalSize 1610612736" in an NCCL 2.18
+ *     log of 8 H800s);
+ *   2.21: the buffer a step of 128 KiB x NCCL_STEPS 8 = 1 MiB ("Reduce NVLS memory usage");
+ *   2.22 and later: 1 MiB a buffer and no 2 MiB slot, made when a collective first takes
+ *     NVLS (runtime connect), with a credit buffer of one allocation granule at init (2 MiB
+ *     in NCCL's logging example).
+ * nChannels: NCCL_NVLS_NCHANNELS, 16 (sm90); on Blackwell 32 from 2.25 and 24 within one
+ * NVLink domain from 2.27.  2.20 and 2.21 multiply the communicator's channel count, at
+ * least the 16 NVLS ones (graph/connect.cc), counted as 16.  Before 2.26 the buffers are
+ * rounded up to the multicast granularity, not counted. */
+uint64_t vl_nvls_bytes(vl_torch torch, const vl_runtime *rt, vl_link link, uint64_t gpus)
+{
+    const unsigned nccl = nccl_release(torch);
+    if (nccl < 21701 || rt->cuda < 1201 || link != VL_LINK_NVLINK ||
+        (rt->arch != VL_ARCH_HOPPER && rt->arch != VL_ARCH_BLACKWELL) ||
+        gpus < (nccl >= 22807 ? 2u : 3u))
+        return 0;
+    const uint64_t mib = 1048576, heads = gpus;
+    if (nccl < 22105)
+        return 16 * 2 * (4 * mib + 2 * mib) * heads;
+    if (nccl < 22203)
+        return 16 * 2 * (1 * mib + 2 * mib) * heads;
+    const uint64_t channels =
+        rt->arch == VL_ARCH_BLACKWELL ? (nccl >= 22703 ? 24 : 32) : 16;
+    return channels * 2 * mib * heads + 2 * mib;
 }

@@ -67,4 +67,12 @@ uint64_t vl_lazy_kernels_bytes(unsigned cuda);
  * and keeps for the handle's life (one handle and stream here), by default. */
 uint64_t vl_cublas_workspace_bytes(vl_gpu_arch arch);
 
+/* What NCCL's NVLink SHARP (NVLS) takes of each GPU for one communicator whose GPUs on a
+ * node are `gpus`, under the NCCL release of PyTorch release torch's wheels, on rt's GPU
+ * linked by link: 0 where NVLS is off (no NVSwitch multicast, CUDA before 12.1, too few
+ * GPUs, an NCCL before 2.17). */
+struct vl_runtime;
+uint64_t vl_nvls_bytes(vl_torch torch, const struct vl_runtime *rt, vl_link link,
+                       uint64_t gpus);
+
 #endif

@@ -137,7 +137,10 @@ static const char *labels_inert(const vl_settings *s)
 
 static const char *per_node_inert(const vl_settings *s)
 {
-    return s->offload != VL_OFFLOAD_NONE ? NULL : N_("CPU memory per node applies to offload");
+    /* a communicator's GPUs on a node size NCCL's NVLink SHARP buffers (vl_nvls_bytes) */
+    return s->offload != VL_OFFLOAD_NONE || (s->framework->nvls && vl_communicator_groups(s))
+               ? NULL
+               : N_("only offload and NVLink SHARP use it");
 }
 
 static const char *mfu_inert(const vl_settings *s)
@@ -353,7 +356,9 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = N_("FSDP MixedPrec"), .inert = fsdp_mp_inert},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
-        .arg = "N", .help = "GPUs a node, for offload's CPU memory per node (default 8)",
+        .arg = "N", .help = "GPUs a node, for offload's CPU memory per node and the "
+                            "NVLink SHARP buffers of a communicator's GPUs on a node "
+                            "(default 8)",
         .label = N_("GPUs per node"), SLIDER(1, 64, VL_STEP_POW2), .inert = per_node_inert,
         .json_break = true},
     ROW(VL_SET_TP) .flag = "tp", FIELD(tp), .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS),
@@ -391,7 +396,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
                 "input, before 2.0 zero_grad keeps the gradients and AdamW steps a tensor at "
                 "a time, before 2.2 mean keeps its input, before 2.8 the Trainer's AdamW is "
-                "foreach, not fused (default current)",
+                "foreach, not fused; its wheels' NCCL sizes the NVLink SHARP buffers, 1.5 GiB "
+                "a GPU of eight from 2.1 to 2.4 (default current)",
         .label = N_("PyTorch")},
     ROW(VL_SET_TRANSFORMERS) .flag = "transformers", FIELD(transformers),
         ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .current_from = "5.0", .older_as = "4.31",

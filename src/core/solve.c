@@ -71,7 +71,7 @@ static const char *static_budget(const vl_model *m, const vl_settings *run, cons
     out->weights = t.end[VL_TL_WEIGHTS] +
                    vl_weight_segment_tails(&m->arch, run, inf->stage_layers, true);
     vl_timeline_free(&t);
-    out->communicators = vl_communicator_bytes(f, run, rt);
+    out->communicators = vl_communicator_bytes(f, run, rt, NULL);
     bool ovf = false;
     const uint64_t before =
         vl_add(vl_runtime_context(rt, run->overhead, NULL), out->communicators, &ovf);

@@ -1608,7 +1608,7 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framew
                                                : vl_lazy_kernels_bytes(rt->cuda);
     p->context = vl_add(p->context, p->lazy_kernels, &ovf);
     p->managed = st.paged;
-    p->communicators = vl_communicator_bytes(f, &s, rt);
+    p->communicators = vl_communicator_bytes(f, &s, rt, &p->nvls);
     p->link = vl_link_of(&s, rt);
     p->device = vl_peak_on_gpu(p, p->reserved, &ovf);
     if (!ok) {

@@ -63,6 +63,7 @@ typedef struct vl_peak {
     uint64_t lazy_kernels;      /* what the context gains as the step's kernels load */
     uint64_t communicators;     /* the framework's communicators, outside the allocator
                                  * (vl_communicator_bytes) */
+    uint64_t nvls;              /* of them, NCCL's NVLink SHARP buffers */
     vl_link link;               /* how the GPUs are linked (vl_link_of) */
     const char *context_source;
     uint64_t tensors;           /* at the peak: the live tensors' own bytes */

@@ -119,9 +119,9 @@ static void write_json_peak(FILE *out, const report *r)
     fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
                  ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"lazy_kernels\": %" PRIu64
                  ", \"managed\": %" PRIu64 ", \"communicators\": %" PRIu64
-                 ", \"interconnect\": \"%s\", \"phase\": ",
+                 ", \"nvls\": %" PRIu64 ", \"interconnect\": \"%s\", \"phase\": ",
             p->allocated, p->reserved, p->device, p->context, p->lazy_kernels, p->managed,
-            p->communicators, vl_link_names[p->link]);
+            p->communicators, p->nvls, vl_link_names[p->link]);
     json_string(out, p->phase);
     fprintf(out, ",\n          \"alive\": {");
     for (int c = 0; c < VL_N_TL_COMPONENTS; c++)

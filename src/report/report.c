@@ -557,11 +557,15 @@ static bool solve_line(const report *r, char *buf, size_t len)
 
 const char *report_peak_extras(const vl_peak *p, vl_units units, char *buf, size_t len)
 {
-    char mg[32], cm[32], paged[96] = "", comm[96] = "";
+    char mg[32], cm[32], nv[32], paged[96] = "", comm[128] = "";
     if (p->managed)
         snprintf(paged, sizeof paged, " + %s paged optimizer states (CUDA managed memory)",
                  vl_fmt_bytes(p->managed, units, mg, sizeof mg));
-    if (p->communicators)
+    if (p->nvls)
+        snprintf(comm, sizeof comm, " + %s communicators' buffers (%s; %s of them NVLink SHARP)",
+                 vl_fmt_bytes(p->communicators, units, cm, sizeof cm), vl_link_names[p->link],
+                 vl_fmt_bytes(p->nvls, units, nv, sizeof nv));
+    else if (p->communicators)
         snprintf(comm, sizeof comm, " + %s communicators' buffers (%s)",
                  vl_fmt_bytes(p->communicators, units, cm, sizeof cm), vl_link_names[p->link]);
     snprintf(buf, len, "%s%s", paged, comm);
@@ -575,7 +579,7 @@ static bool peak_line(const report *r, char *buf, size_t len)
     if (!t)
         return false;
     const vl_peak *p = &t->peak;
-    char d[32], a[32], rs[32], c[32], sum[32], paged[192], cuda[32] = "";
+    char d[32], a[32], rs[32], c[32], sum[32], paged[256], cuda[32] = "";
     report_peak_extras(p, r->units, paged, sizeof paged);
     const vl_settings *s = r->settings;
     if (!report_runtime(r).overhead_given) /* the release the context is modelled for */

@@ -117,7 +117,7 @@ static void write_timeline(FILE *out, const report *r, double y)
     const vl_timeline *t = r->timeline;
     const vl_peak *p = &t->peak;
     report_tl_column cols[TL_COLUMNS];
-    char attrs[128], line[512], v[32], a[32], rs[32], cx[32], paged[192];
+    char attrs[128], line[512], v[32], a[32], rs[32], cx[32], paged[256];
     int n = report_tl_columns(t, TL_COLUMNS, cols);
     const uint64_t capacity = vl_gpu_capacity(r->gpu);
     uint64_t full = capacity > p->device ? capacity : p->device;
