@@ -95,6 +95,53 @@ static void test_int4_weights(void **state)
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL * 2 + 266240ULL * 2);
 }
 
+/* GPTQ's and AWQ's checkpoints, Llama 2 7B by hand: beside the 101,187,584 B of scales, a
+ * 4-bit zero point for each of the 50,593,792 groups, 25,296,896 B.  Under transformers GPTQ
+ * brings exllama's buffer, the largest layer matrix (4096 x 11008 = 45,088,768) in fp16,
+ * 90,177,536 B (half of it on each of two GPUs), with the weights; vLLM's kernels and AWQ
+ * have none.  AWQ's GEMM dequantizes a matrix to fp16 for a forward of 1,024 tokens or more
+ * (batch x prompt): the MLP's 2 x 45,088,768 B in the prefill's workspace, none at 1,023. */
+static void test_int4_formats(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.weight_dtype = VL_DT_INT4;
+    vl_breakdown sym, b;
+    assert_null(vl_estimate(&m, &s, &sym));
+    assert_int_equal(sym.inf.dq_buffer_bytes, 0);
+    const uint64_t zeros = 25296896ULL, dq = 90177536ULL;
+    s.int4_format = VL_INT4_GPTQ;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.scale_bytes, 101187584ULL + zeros);
+    assert_int_equal(b.inf.dq_buffer_bytes, dq);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + zeros + dq);
+    s.gpus = 2;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.dq_buffer_bytes, dq / 2);
+    s.gpus = 1;
+    vl_settings_take_framework(&s, vl_framework_find("vllm"));
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.dq_buffer_bytes, 0);
+    assert_int_equal(b.inf.scale_bytes, 101187584ULL + zeros);
+    vl_settings_take_framework(&s, vl_framework_find("hf"));
+    s.int4_format = VL_INT4_AWQ;
+    const struct {
+        uint64_t batch, seq, extra;
+    } runs[] = {{1, 1023, 0}, {1, 1024, dq}, {2, 512, dq}, {2, 511, 0}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        s.batch = runs[i].batch;
+        s.seq = runs[i].seq;
+        s.int4_format = VL_INT4_SYMMETRIC;
+        assert_null(vl_estimate(&m, &s, &sym));
+        s.int4_format = VL_INT4_AWQ;
+        assert_null(vl_estimate(&m, &s, &b));
+        assert_int_equal(b.inf.dq_buffer_bytes, 0);
+        assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + zeros);
+        assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + runs[i].extra);
+    }
+}
+
 /* bitsandbytes 4-bit, Llama 2 7B by hand: the 6,476,005,376 matrix weights in
  * 101,187,584 blocks of 64; bnb4 keeps an fp32 absmax each (404,750,336 B), bnb4-dq a byte
  * each and an fp32 absmax a 256 of them (101,187,584 + 4 x 395,264 = 102,768,640 B, the
@@ -826,7 +873,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encoder),
         cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
-        cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_bnb4),
+        cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_int4_formats),
+        cmocka_unit_test(test_bnb4),
         cmocka_unit_test(test_litgpt_bnb4),
         cmocka_unit_test(test_rope_cache),
         cmocka_unit_test(test_tensor_parallel),

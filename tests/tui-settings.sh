@@ -105,6 +105,22 @@ expect_peak() { # expect_peak NAME ESTIMATE-ARGS...: the peak line says estimate
     *) fail "$name: peak line '$line', estimate $*: peak $p, headroom $room"; screen "$name" ;;
     esac
 }
+expect_kv() { # expect_kv NAME ESTIMATE-ARGS...: the serving line says estimate's KV cache
+    name=$1
+    shift
+    kv=$("$VRAMLAB" estimate "$@" --format json |
+        sed -n 's/.*"kv_cache": {"sizing": "\([a-z]*\)", "free_at_load": [0-9]*, "bytes": \([0-9]*\), "tokens": \([0-9]*\),.*"shortfall": \([0-9]*\)}.*/\1 \2 \3 \4/p')
+    set -- $kv
+    what="KV cache" # SGLang's is a pool
+    [ "$1" = static ] && what="KV pool"
+    if [ "${2:-0}" -gt 0 ]; then
+        want="$what: $(awk -v b="$2" 'BEGIN { printf "%.2f GiB", b / 2^30 }'), $(echo "$3" |
+            sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') tokens"
+    else
+        want="$what: none, $(awk -v b="${4:-0}" 'BEGIN { printf "%.2f GiB", b / 2^30 }') short"
+    fi
+    expect_screen "$name" "$want"
+}
 for size in 80x24 200x60; do
     cols=${size%x*} rows=${size#*x}
     name=plan-$size
@@ -290,6 +306,26 @@ PY
     done
 fi
 
+# int4's format after its group: symmetric by default, a step to gptq brings the zero points
+# and exllama's buffer into the total and the peak vramlab estimate gives; inert for bf16
+name=int4-format
+start $name --preset llama-2-7b --mode infer --weight-dtype int4 --seq 512 --no-color --ascii
+to $name "int4 format"
+expect_slider $name "int4 format" symmetric
+keys $name Right
+expect_slider $name "int4 format" gptq
+expect_total $name --preset llama-2-7b --mode infer --weight-dtype int4 --int4-format gptq --seq 512
+expect_peak $name --preset llama-2-7b --mode infer --weight-dtype int4 --int4-format gptq --seq 512
+keys $name q
+exited $name 0
+name=int4-format-bf16
+start $name --preset llama-2-7b --mode infer --no-color --ascii
+to $name "int4 format"
+keys $name Right
+expect_screen $name "int4 format has no effect now: the format applies to int4 weights"
+keys $name q
+exited $name 0
+
 # bitsandbytes' compute dtype in serving, after the weight dtype: the framework's
 # (transformers' fp32, LitGPT's bf16), and a step to fp16 gives the total vramlab estimate
 # gives for it
@@ -381,22 +417,6 @@ exited $name 0
 # its bytes and tokens, or what the weights and the profile run take beyond the engine's
 # share (Qwen2.5 72B on two H100s at vLLM's 0.9, which vLLM refuses), and the cache once the
 # share grows to 95%
-expect_kv() { # expect_kv NAME ESTIMATE-ARGS...
-    name=$1
-    shift
-    kv=$("$VRAMLAB" estimate "$@" --format json |
-        sed -n 's/.*"kv_cache": {"sizing": "\([a-z]*\)", "free_at_load": [0-9]*, "bytes": \([0-9]*\), "tokens": \([0-9]*\),.*"shortfall": \([0-9]*\)}.*/\1 \2 \3 \4/p')
-    set -- $kv
-    what="KV cache" # SGLang's is a pool
-    [ "$1" = static ] && what="KV pool"
-    if [ "${2:-0}" -gt 0 ]; then
-        want="$what: $(awk -v b="$2" 'BEGIN { printf "%.2f GiB", b / 2^30 }'), $(echo "$3" |
-            sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') tokens"
-    else
-        want="$what: none, $(awk -v b="${4:-0}" 'BEGIN { printf "%.2f GiB", b / 2^30 }') short"
-    fi
-    expect_screen "$name" "$want"
-}
 name=engine-kv
 start $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
     --gpus 2 --seq 8192 --no-color --ascii

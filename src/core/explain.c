@@ -99,7 +99,7 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                           char *buf, size_t len)
 {
     const vl_inference *inf = &b->inf;
-    char v[32], x[64], y[32], z[32], w[48], tp[96] = "";
+    char v[32], x[64], y[32], z[32], w[64], tp[96] = "";
     const char *wd = vl_dtype_names[s->weight_dtype];
     const bool quant = vl_dtype_quantized(s->weight_dtype);
 
@@ -118,21 +118,27 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     if (tpn > 1)
         snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)tpn);
     /* the weights this GPU holds: less what --cpu-offload keeps in CPU memory, and an
-     * engine's RoPE table beside them */
-    char held[192] = "";
+     * engine's RoPE table and GPTQ's exllama buffer beside them */
+    char held[256] = "";
     const uint64_t rope = c == VL_C_WEIGHTS ? inf->rope_cache_bytes : 0;
+    const uint64_t dq = c == VL_C_WEIGHTS ? inf->dq_buffer_bytes : 0;
     if (c == VL_C_WEIGHTS && inf->offloaded_bytes) {
         char all[32], off[32];
         snprintf(held, sizeof held, "%s - %s in CPU memory (--cpu-offload)",
-                 vl_fmt_bytes(b->bytes[c] - rope + inf->offloaded_bytes, u, all, sizeof all),
+                 vl_fmt_bytes(b->bytes[c] - rope - dq + inf->offloaded_bytes, u, all, sizeof all),
                  vl_fmt_bytes(inf->offloaded_bytes, u, off, sizeof off));
-    } else if (rope) {
-        vl_fmt_bytes(b->bytes[c] - rope, u, held, sizeof held);
+    } else if (rope || dq) {
+        vl_fmt_bytes(b->bytes[c] - rope - dq, u, held, sizeof held);
     }
     if (rope) {
         char r[32];
         append(held, sizeof held, " + %s RoPE cos/sin cache (the engine's, every position)",
                vl_fmt_bytes(rope, u, r, sizeof r));
+    }
+    if (dq) {
+        char r[32];
+        append(held, sizeof held, " + %s exllama's buffer (GPTQ: the largest matrix in fp16)",
+               vl_fmt_bytes(dq, u, r, sizeof r));
     }
     append(held, sizeof held, "%s%s", held[0] ? " = " : "", v);
     switch (c) {
@@ -151,8 +157,9 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         vl_fmt_count(inf->stage_embedding - inf->stage_qhead, y, sizeof y);
         vl_fmt_count(inf->stage_other, z, sizeof z);
         if (s->weight_dtype == VL_DT_INT4)
-            snprintf(w, sizeof w, " + %llu-weight group scales",
-                     (unsigned long long)s->group_size);
+            snprintf(w, sizeof w, " + %llu-weight group scales%s",
+                     (unsigned long long)s->group_size,
+                     s->int4_format == VL_INT4_SYMMETRIC ? "" : " and 4-bit zero points");
         else if (vl_dtype_bnb4(s->weight_dtype))
             snprintf(w, sizeof w, " + %s", s->weight_dtype == VL_DT_BNB4_DQ
                                                ? "8-bit absmax a 64 + fp32 a 16384"
@@ -525,9 +532,13 @@ const char *vl_convention(const vl_settings *s)
                "gives it (without an importance matrix; iq1-iq3 with one), its bytes from the "
                "ggml block layouts; computation in 16-bit";
     if (s->mode == VL_MODE_INFER)
-        return s->weight_dtype == VL_DT_INT4
-                   ? "inference: the layers' matrices in int4 with one 16-bit scale per group; "
-                     "embeddings, norms and routers in 16-bit; computation in 16-bit"
+        return s->weight_dtype == VL_DT_INT4 && s->int4_format != VL_INT4_SYMMETRIC
+                   ? "inference: the layers' matrices in int4 with one 16-bit scale and a 4-bit "
+                     "zero point per group (--int4-format); embeddings, norms and routers in "
+                     "16-bit; computation in 16-bit"
+               : s->weight_dtype == VL_DT_INT4
+                   ? "inference: the layers' matrices in int4 with one 16-bit scale per group "
+                     "(symmetric); embeddings, norms and routers in 16-bit; computation in 16-bit"
                : vl_dtype_bnb4(s->weight_dtype)
                    ? "inference: the layers' matrices in bitsandbytes' 4 bits with block absmax; "
                      "embeddings, norms and routers in 16-bit; computation in 16-bit, a 4-bit "

@@ -95,11 +95,17 @@ static uint64_t bnb4_one(const vl_settings *s, uint64_t in, uint64_t out, uint64
     return vl_add(x, cast > run ? cast : run, ovf);
 }
 
-/* ... for the MLP's matrices, the larger of the up (h in, ffn out) and down (ffn in, h out)
- * projections, over bt tokens */
-static uint64_t bnb4_matmul(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t bt,
-                            bool *ovf)
+/* What a quantized matmul adds for the MLP's matrices over bt tokens: bitsandbytes' for the
+ * larger of the up (h in, ffn out) and down (ffn in, h out) projections; AWQ's under
+ * transformers, whose WQLinear_GEMM dequantizes its whole matrix to fp16 for torch.matmul
+ * when a forward has 1,024 tokens or more (FP16_MATMUL_HEURISTIC_CONDITION, AutoAWQ
+ * awq/modules/linear/gemm.py) and otherwise reads the 4-bit weights in its GEMM kernel. */
+static uint64_t quant_matmul(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t bt,
+                             bool *ovf)
 {
+    if (s->weight_dtype == VL_DT_INT4 && s->int4_format == VL_INT4_AWQ &&
+        s->framework->transformers)
+        return bt >= 1024 ? vl_mul(2 * a->hidden, g->ffn, ovf) : 0;
     if (!vl_dtype_bnb4(s->weight_dtype))
         return 0;
     const uint64_t up = bnb4_one(s, a->hidden, g->ffn, bt, ovf);
@@ -165,7 +171,7 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     if (vl_bnb4_head(s) && g->vocab)
         logits = vl_add(logits, bnb4_one(s, a->hidden, g->vocab, rows, ovf), ovf);
     uint64_t big = attn > mlp ? attn : mlp;
-    mlp = vl_add(mlp, bnb4_matmul(a, s, g, bt, ovf), ovf);
+    mlp = vl_add(mlp, quant_matmul(a, s, g, bt, ovf), ovf);
     big = big > mlp ? big : mlp;
     /* the layer's input, held by its caller, and the block's output beside the rest */
     if (s->framework->layer_input_held)
@@ -245,6 +251,20 @@ uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, 
     return vl_mul(2, vl_mul(a->hidden, wide, ovf), ovf);
 }
 
+/* transformers' GPTQ layers run auto-gptq's exllama kernel by default (GPTQConfig's
+ * use_exllama, exllama_config version 1), and optimum's post_init_model calls
+ * autogptq_post_init, which makes each GPU one temp_dq of qweight.numel() x 8 halves for the
+ * largest quantized matrix, zeroed and kept, the kernel's cuBLAS path dequantizing into it
+ * (auto_gptq/modeling/_utils.py).  Its act-order buffer (temp_state, max_input_len x the
+ * widest dimension) is made only for desc_act checkpoints, not counted. */
+uint64_t vl_int4_dq_buffer(const vl_params *p, const vl_settings *s, bool *ovf)
+{
+    if (s->weight_dtype != VL_DT_INT4 || s->int4_format != VL_INT4_GPTQ ||
+        !s->framework->transformers)
+        return 0;
+    return vl_mul(2, vl_ceil_div(p->largest_layer_matrix, vl_infer_tp(s)), ovf);
+}
+
 uint64_t vl_infer_act_bytes(const vl_settings *s)
 {
     return s->weight_dtype == VL_DT_FP32 ? 4 : 2;
@@ -292,12 +312,17 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     if (!inf->gguf_on) {
         const unsigned wbits = vl_dtype_bits(s->weight_dtype);
         const unsigned ebits = vl_dtype_quantized(s->weight_dtype) ? 16 : wbits;
-        /* int4: one 16-bit scale per group of weights along a row; bnb4: the block absmax */
+        /* int4: one 16-bit scale per group of weights along a row, and in GPTQ's and AWQ's
+         * checkpoints a 4-bit zero point (qzeros, eight to an int32; GPTQ's g_idx, 4 B an
+         * input feature of a matrix, under 0.1%, not counted); bnb4: the block absmax */
         const vl_dtype wd = s->weight_dtype;
         const uint64_t q = vl_add(st->linear, st->qhead, ovf);
-        inf->scale_bytes = wd == VL_DT_INT4   ? 2 * vl_ceil_div(st->linear, s->group_size)
-                           : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(q, wd == VL_DT_BNB4_DQ)
-                                               : 0;
+        const uint64_t groups = vl_ceil_div(st->linear, s->group_size);
+        inf->scale_bytes =
+            wd == VL_DT_INT4
+                ? 2 * groups + (s->int4_format == VL_INT4_SYMMETRIC ? 0 : vl_ceil_div(groups, 2))
+            : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(q, wd == VL_DT_BNB4_DQ)
+                                : 0;
         inf->replicated_bytes = packed(st->other, ebits, ovf);
         uint64_t weights = packed(vl_ceil_div(st->linear, N), wbits, ovf);
         weights = vl_add(weights, packed(vl_ceil_div(st->qhead, N), wbits, ovf), ovf);
@@ -320,6 +345,8 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
                                          vl_infer_act_bytes(s), ovf)
                                 : 0;
     out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->rope_cache_bytes, ovf);
+    inf->dq_buffer_bytes = vl_int4_dq_buffer(&out->params, s, ovf);
+    out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->dq_buffer_bytes, ovf);
     /* an offloaded layer runs from a copy of its state on the GPU (maybe_offload_to_cpu's
      * forward: v.to(device) of the module's state_dict, dropped when the forward returns):
      * one layer's matrices at a time, this GPU's share */

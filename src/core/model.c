@@ -250,8 +250,9 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
     uint64_t active_layer = p->attention + p->mlp_active + p->router + p->norms;
     p->active = vl_add(vl_add(vl_mul(active_layer, routed, &ovf), dense, &ovf), p->outside, &ovf);
 
-    const uint64_t candidates[] = {p->embedding, p->positions, attn_largest, h * a->ffn,
-                                   h * a->moe_ffn, h * a->shared_ffn};
+    const uint64_t layer[] = {attn_largest, h * a->ffn, h * a->moe_ffn, h * a->shared_ffn};
+    p->largest_layer_matrix = max_of(layer, sizeof layer / sizeof layer[0]);
+    const uint64_t candidates[] = {p->embedding, p->positions, p->largest_layer_matrix};
     p->largest_matrix = max_of(candidates, sizeof candidates / sizeof candidates[0]);
     return !ovf;
 }

@@ -107,6 +107,7 @@ typedef struct vl_params {
     uint64_t total;
     uint64_t active;            /* what one token touches (MoE); = total when dense */
     uint64_t largest_matrix;    /* the largest single weight tensor (ZeRO-3 live params) */
+    uint64_t largest_layer_matrix; /* of the layers' matrices (attention, MLP, experts) */
 } vl_params;
 
 /* Fills defaults a preset may omit: kv_heads = heads, head_dim = hidden / heads,

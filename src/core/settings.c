@@ -37,6 +37,8 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
 const char *const vl_choice_names[VL_N_CHOICES] = {VL_CHOICE_LIST(VL_ENUM_NAME)};
 const char *const vl_zero_grad_names[VL_N_ZERO_GRADS] = {VL_ZERO_GRAD_LIST(VL_ENUM_NAME)};
+const char *const vl_int4_format_names[VL_N_INT4_FORMATS] = {
+    VL_INT4_FORMAT_LIST(VL_ENUM_NAME)};
 const char *const vl_dtype_names[VL_N_DTYPES] = {
     VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
@@ -123,6 +125,11 @@ static const char *sp_inert(const vl_settings *s)
 static const char *group_inert(const vl_settings *s)
 {
     return s->weight_dtype == VL_DT_INT4 ? NULL : N_("groups apply to int4 weights");
+}
+
+static const char *int4_format_inert(const vl_settings *s)
+{
+    return s->weight_dtype == VL_DT_INT4 ? NULL : N_("the format applies to int4 weights");
 }
 
 static const char *compute_inert(const vl_settings *s)
@@ -310,6 +317,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
         .help = "int4: weights per 16-bit scale (default 128)", .label = N_("int4 group"),
         SLIDER(16, 1024, VL_STEP_POW2), .inert = group_inert, .json_break = true},
+    ROW(VL_SET_INT4_FORMAT) .flag = "int4-format", FIELD(int4_format),
+        ENUM(vl_int4_format_names, VL_N_INT4_FORMATS), .modes = VL_IN_INFER, .arg = "F",
+        .help = "int4 weights' layout: symmetric (a 16-bit scale a group, as compressed-tensors' "
+                "W4A16), gptq or awq (and a 4-bit zero point a group; under transformers GPTQ's "
+                "exllama kernel keeps the largest matrix's fp16 buffer, AWQ's GEMM dequantizes a "
+                "whole matrix for a forward of 1,024 tokens or more) (default symmetric)",
+        .label = N_("int4 format"), .inert = int4_format_inert},
     ROW(VL_SET_COMPUTE_DTYPE) .flag = "compute-dtype", FIELD(compute_dtype),
         ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "
@@ -844,6 +858,7 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
+        .int4_format = VL_INT4_SYMMETRIC,
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .double_quant = true, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,

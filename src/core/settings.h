@@ -52,6 +52,12 @@
  * before the forward (the Trainer's), or after the forward, before backward, so that the
  * step before's gradients live through the forward (--zero-grad). */
 #define VL_ZERO_GRAD_LIST(X) X(VL_ZERO_GRAD_STEP, "step") X(VL_ZERO_GRAD_BACKWARD, "backward")
+/* How int4 weights are laid out (--int4-format): symmetric, a 16-bit scale a group (as
+ * compressed-tensors' W4A16 checkpoints); gptq and awq add a 4-bit zero point a group, and
+ * under transformers bring their kernels' buffers (vl_int4_dq_buffer, the prefill's
+ * dequantized matrix). */
+#define VL_INT4_FORMAT_LIST(X)                                                                \
+    X(VL_INT4_SYMMETRIC, "symmetric") X(VL_INT4_GPTQ, "gptq") X(VL_INT4_AWQ, "awq")
 /* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
@@ -194,6 +200,7 @@ typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
 typedef enum { VL_CHOICE_LIST(VL_ENUM_ID) VL_N_CHOICES } vl_choice;
 typedef enum { VL_ZERO_GRAD_LIST(VL_ENUM_ID) VL_N_ZERO_GRADS } vl_zero_grad;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
+typedef enum { VL_INT4_FORMAT_LIST(VL_ENUM_ID) VL_N_INT4_FORMATS } vl_int4_format;
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
 } vl_dtype;
@@ -222,6 +229,7 @@ extern const char *const vl_sglang_names[VL_N_SGLANGS];
 extern const char *const vl_sampler_names[VL_N_SAMPLERS];
 extern const char *const vl_choice_names[VL_N_CHOICES];
 extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
+extern const char *const vl_int4_format_names[VL_N_INT4_FORMATS];
 extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300) */
@@ -271,6 +279,7 @@ typedef struct vl_settings {
     vl_choice fsdp_mixed_precision;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
+    vl_int4_format int4_format; /* inference, int4: the checkpoint's layout */
     vl_dtype compute_dtype; /* inference, bnb4: bnb_4bit_compute_dtype (fp32, fp16, bf16) */
     uint64_t overhead;     /* bytes */
     /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
@@ -345,6 +354,7 @@ typedef struct vl_settings {
     X(VL_SET_ATTENTION, "attention") X(VL_SET_FP32_GRADS, "fp32_grads")                       \
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
     X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \
+    X(VL_SET_INT4_FORMAT, "int4_format")                                                      \
     X(VL_SET_COMPUTE_DTYPE, "compute_dtype")                                                  \
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \

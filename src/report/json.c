@@ -74,11 +74,11 @@ static void write_json_inference(FILE *out, const report *r)
             ", \"kv_heads_per_gpu\": %" PRIu64 ",\n               \"prompt_tokens\": %" PRIu64
             ", \"cached_tokens\": %" PRIu64 ", \"offloaded_bytes\": %" PRIu64
             ", \"offload_copy_bytes\": %" PRIu64 ", \"rope_cache_bytes\": %" PRIu64
-            ",\n               ",
+            ", \"dq_buffer_bytes\": %" PRIu64 ",\n               ",
             inf->linear_params, inf->embedding_params, inf->other_params, inf->scale_bytes,
             inf->replicated_bytes, inf->kv_bytes_per_token, inf->kv_heads_per_gpu,
             inf->prompt_tokens, inf->cached_tokens, inf->offloaded_bytes, inf->offload_copy,
-            inf->rope_cache_bytes);
+            inf->rope_cache_bytes, inf->dq_buffer_bytes);
     json_phase(out, "prefill", &inf->prefill);
     fprintf(out, ",\n               ");
     json_phase(out, "decode", &inf->decode);

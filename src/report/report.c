@@ -148,7 +148,8 @@ const char *report_mode(const report *r)
 static void weight_detail(const vl_settings *s, char *buf, size_t len)
 {
     if (s->weight_dtype == VL_DT_INT4)
-        snprintf(buf, len, " (groups of %" PRIu64 ")", s->group_size);
+        snprintf(buf, len, " (%s, groups of %" PRIu64 ")", vl_int4_format_names[s->int4_format],
+                 s->group_size);
     else if (vl_dtype_bnb4(s->weight_dtype))
         snprintf(buf, len, " (computing in %s)", vl_dtype_names[s->compute_dtype]);
     else
