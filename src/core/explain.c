@@ -227,7 +227,10 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
                                                 : " (with s x s scores)",
-                 !vl_dtype_bnb4(s->weight_dtype) ? ""
+                 s->weight_dtype == VL_DT_INT4 && s->int4_format == VL_INT4_AWQ &&
+                         s->framework->transformers
+                     ? " (with AWQ's matrix dequantized to fp16, for 1,024 tokens or more)"
+                 : !vl_dtype_bnb4(s->weight_dtype) ? ""
                  : vl_bnb4_fp32(s)
                      ? " (with a 4-bit matmul's fp32 input, output and matrix, dequantized "
                        "through 16 bits, for more than one token)"
