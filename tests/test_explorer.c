@@ -332,6 +332,34 @@ static void test_finer_choice_sliders(void **state)
     assert_true(explorer_move(&e, VL_SET_GROUP_SIZE, -1, false)); /* 128 -> 64 */
     assert_int_equal(e.s.group_size, 64);
     assert_true(e.b.bytes[VL_C_WEIGHTS] > g128); /* twice the scales */
+    /* and their format: GPTQ's zero points and, under transformers, exllama's buffer */
+    assert_null(explorer_inert(&e, VL_SET_INT4_FORMAT));
+    uint64_t sym = e.b.bytes[VL_C_WEIGHTS];
+    assert_true(explorer_move(&e, VL_SET_INT4_FORMAT, 1, false));
+    assert_int_equal(e.s.int4_format, VL_INT4_GPTQ);
+    assert_true(e.b.inf.dq_buffer_bytes > 0);
+    assert_true(e.b.bytes[VL_C_WEIGHTS] > sym + e.b.inf.dq_buffer_bytes);
+    assert_null(explorer_set(&e, VL_SET_WEIGHT_DTYPE, "bf16"));
+    assert_non_null(explorer_inert(&e, VL_SET_INT4_FORMAT));
+}
+
+/* GPUs per node matter where a node's CPU memory holds what its GPUs offload (training's
+ * ZeRO-Offload, serving's --cpu-offload) or where a communicator's GPUs on a node size
+ * NVLink SHARP's buffers (a training profile's data-parallel group); a serving engine's
+ * measured communicator and one GPU leave them inert. */
+static void test_per_node_inert(void **state)
+{
+    (void)state;
+    explorer e;
+    start(&e, "llama-2-7b", VL_MODE_TRAIN);
+    assert_non_null(explorer_inert(&e, VL_SET_GPUS_PER_NODE)); /* one GPU */
+    assert_null(explorer_set(&e, VL_SET_GPUS, "8"));
+    assert_null(explorer_inert(&e, VL_SET_GPUS_PER_NODE)); /* hf's data-parallel group */
+    assert_true(explorer_move(&e, VL_SET_MODE, 1, false));
+    assert_null(explorer_set(&e, VL_SET_FRAMEWORK, "vllm"));
+    assert_non_null(explorer_inert(&e, VL_SET_GPUS_PER_NODE));
+    assert_null(explorer_set(&e, VL_SET_CPU_OFFLOAD, "4GiB"));
+    assert_null(explorer_inert(&e, VL_SET_GPUS_PER_NODE));
 }
 
 /* What a move raised to follow it, the move back gives back while it still holds the raised
@@ -529,7 +557,7 @@ int main(void)
         cmocka_unit_test(test_typed_values),
         cmocka_unit_test(test_framework_slider),
         cmocka_unit_test(test_choices),
-        cmocka_unit_test(test_finer_choice_sliders),
+        cmocka_unit_test(test_finer_choice_sliders), cmocka_unit_test(test_per_node_inert),
         cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_finetune_sliders),
         cmocka_unit_test(test_move_back_gives_back),

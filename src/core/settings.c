@@ -144,8 +144,12 @@ static const char *labels_inert(const vl_settings *s)
 
 static const char *per_node_inert(const vl_settings *s)
 {
-    /* a communicator's GPUs on a node size NCCL's NVLink SHARP buffers (vl_nvls_bytes) */
-    return s->offload != VL_OFFLOAD_NONE || (s->framework->nvls && vl_communicator_groups(s))
+    /* a node's CPU memory holds what its GPUs offload (ZeRO-Offload in training,
+     * --cpu-offload in serving), and a communicator's GPUs on a node size NCCL's NVLink
+     * SHARP buffers (vl_nvls_bytes) */
+    const bool offloads = s->mode == VL_MODE_INFER ? s->cpu_offload > 0
+                                                   : s->offload != VL_OFFLOAD_NONE;
+    return offloads || (s->framework->nvls && vl_communicator_groups(s))
                ? NULL
                : N_("only offload and NVLink SHARP use it");
 }
