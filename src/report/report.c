@@ -685,7 +685,7 @@ static bool serving_line(const report *r, char *buf, size_t len)
         (vl_settings_share(s) == VL_PPM && !s->kv_block &&
          !(r->solution && r->solved == VL_SOLVE_MAX_CONCURRENCY)))
         return false;
-    char u[32], blocks[128] = "", cache[512] = "", seq[96] = "", head[160];
+    char u[32], blocks[128] = "", cache[640] = "", seq[96] = "", head[160];
     if (s->kv_block)
         snprintf(blocks, sizeof blocks, "; the KV cache paged in blocks of %" PRIu64
                  " %s: %" PRIu64 " slots for a sequence of %" PRIu64, s->kv_block,
