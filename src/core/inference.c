@@ -251,13 +251,15 @@ uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, 
     return vl_mul(2, vl_mul(a->hidden, wide, ovf), ovf);
 }
 
-/* transformers' GPTQ layers run auto-gptq's exllama kernel by default (GPTQConfig's
- * use_exllama, exllama_config version 1), and optimum's post_init_model calls
+/* Inference, int4 GPTQ under a framework whose models are transformers': the buffer
+ * auto-gptq's exllama kernel dequantizes a matrix into, the largest of this GPU's layer
+ * matrices in fp16 (0 otherwise).  transformers' GPTQ layers run that kernel by default
+ * (GPTQConfig's use_exllama, exllama_config version 1), and optimum's post_init_model calls
  * autogptq_post_init, which makes each GPU one temp_dq of qweight.numel() x 8 halves for the
  * largest quantized matrix, zeroed and kept, the kernel's cuBLAS path dequantizing into it
  * (auto_gptq/modeling/_utils.py).  Its act-order buffer (temp_state, max_input_len x the
  * widest dimension) is made only for desc_act checkpoints, not counted. */
-uint64_t vl_int4_dq_buffer(const vl_params *p, const vl_settings *s, bool *ovf)
+static uint64_t int4_dq_buffer(const vl_params *p, const vl_settings *s, bool *ovf)
 {
     if (s->weight_dtype != VL_DT_INT4 || s->int4_format != VL_INT4_GPTQ ||
         !s->framework->transformers)
@@ -345,7 +347,7 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
                                          vl_infer_act_bytes(s), ovf)
                                 : 0;
     out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->rope_cache_bytes, ovf);
-    inf->dq_buffer_bytes = vl_int4_dq_buffer(&out->params, s, ovf);
+    inf->dq_buffer_bytes = int4_dq_buffer(&out->params, s, ovf);
     out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->dq_buffer_bytes, ovf);
     /* an offloaded layer runs from a copy of its state on the GPU (maybe_offload_to_cpu's
      * forward: v.to(device) of the module's state_dict, dropped when the forward returns):

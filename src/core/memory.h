@@ -121,7 +121,7 @@ typedef struct vl_inference {
                                 * 4-bit zero point); bnb4: the block absmax; over all GPUs */
     uint64_t replicated_bytes; /* weight bytes every GPU holds in full (other_params) */
     uint64_t rope_cache_bytes; /* the engine's RoPE cos/sin table (rope_cache), every GPU's */
-    uint64_t dq_buffer_bytes;  /* GPTQ's exllama buffer under transformers (vl_int4_dq_buffer) */
+    uint64_t dq_buffer_bytes;  /* GPTQ's exllama buffer under transformers (inference.c) */
     uint64_t layers, kv_heads, head_dim; /* the model's, for the formulas */
     /* pipeline-parallel serving (--pp): the stages, and the layers of the fullest one
      * (ceil(layers / pp)), whose weights, cache and workspace the breakdown shows */
@@ -266,10 +266,6 @@ uint64_t vl_train_dp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
  * 16 bits). */
 uint64_t vl_infer_act_bytes(const vl_settings *s);
-/* Inference, int4 GPTQ under a framework whose models are transformers': the buffer auto-gptq's
- * exllama kernel dequantizes a matrix into, the largest of this GPU's layer matrices in fp16
- * (0 otherwise). */
-uint64_t vl_int4_dq_buffer(const vl_params *p, const vl_settings *s, bool *ovf);
 /* Inference, bnb4: the 16-bit copy of the largest matrix this GPU quantizes as it loads
  * (0 for other weight dtypes). */
 uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);

@@ -54,7 +54,7 @@
 #define VL_ZERO_GRAD_LIST(X) X(VL_ZERO_GRAD_STEP, "step") X(VL_ZERO_GRAD_BACKWARD, "backward")
 /* How int4 weights are laid out (--int4-format): symmetric, a 16-bit scale a group (as
  * compressed-tensors' W4A16 checkpoints); gptq and awq add a 4-bit zero point a group, and
- * under transformers bring their kernels' buffers (vl_int4_dq_buffer, the prefill's
+ * under transformers bring their kernels' buffers (inference.c's int4_dq_buffer, the prefill's
  * dequantized matrix). */
 #define VL_INT4_FORMAT_LIST(X)                                                                \
     X(VL_INT4_SYMMETRIC, "symmetric") X(VL_INT4_GPTQ, "gptq") X(VL_INT4_AWQ, "awq")

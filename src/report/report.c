@@ -558,17 +558,17 @@ static bool solve_line(const report *r, char *buf, size_t len)
 
 const char *report_peak_extras(const vl_peak *p, vl_units units, char *buf, size_t len)
 {
-    char mg[32], cm[32], nv[32], paged[96] = "", comm[128] = "";
+    char mg[32], cm[32], nv[32], sharp[64] = "", paged[96] = "", comm[128] = "";
     if (p->managed)
         snprintf(paged, sizeof paged, " + %s paged optimizer states (CUDA managed memory)",
                  vl_fmt_bytes(p->managed, units, mg, sizeof mg));
     if (p->nvls)
-        snprintf(comm, sizeof comm, " + %s communicators' buffers (%s; %s of them NVLink SHARP)",
-                 vl_fmt_bytes(p->communicators, units, cm, sizeof cm), vl_link_names[p->link],
+        snprintf(sharp, sizeof sharp, "; %s of them NVLink SHARP",
                  vl_fmt_bytes(p->nvls, units, nv, sizeof nv));
-    else if (p->communicators)
-        snprintf(comm, sizeof comm, " + %s communicators' buffers (%s)",
-                 vl_fmt_bytes(p->communicators, units, cm, sizeof cm), vl_link_names[p->link]);
+    if (p->communicators)
+        snprintf(comm, sizeof comm, " + %s communicators' buffers (%s%s)",
+                 vl_fmt_bytes(p->communicators, units, cm, sizeof cm), vl_link_names[p->link],
+                 sharp);
     snprintf(buf, len, "%s%s", paged, comm);
     return buf;
 }
