@@ -22,8 +22,12 @@ field() {
 # smollm3: HuggingFaceTB/SmolLM3-3B; ernie4_5: baidu/ERNIE-4.5-0.3B-PT; qwen2_moe:
 # Qwen/Qwen1.5-MoE-A2.7B, also keras-hub's qwen1.5_moe_2.7b_en), keras-hub's
 # preset (distilbert: distil_bert_base_en_uncased), or what transformers' model classes
-# count (num_parameters(): RobertaModel of roberta-base, XLMRobertaModel of
-# xlm-roberta-base, GPTNeoForCausalLM of EleutherAI/gpt-neo-125M).  gemma3: the language
+# count (num_parameters(): RobertaModel of roberta-base and roberta-large, keras-hub's
+# roberta_base_en and roberta_large_en with the pooler, 1 token type and 2 more position
+# rows; XLMRobertaModel of xlm-roberta-base, GPTNeoForCausalLM of EleutherAI/gpt-neo-125M).
+# Code Llama 7B: togethercomputer/together-python's count; 34B's and TinyLlama's as their
+# presets say (codellama/CodeLlama-34b-hf's config.json has 32000 rows where mlc-llm's
+# copy has 32016: the file here follows the repository's).  gemma3: the language
 # model of google/gemma-3-4b-pt (text_config), keras-hub's gemma3_4b_text count
 # 3,880,099,328 of 262,144 embedding rows plus config.json's 64 more of 2560 (the preset
 # gemma-3-4b says so).
@@ -66,9 +70,13 @@ olmo-2-7b.json 7298617344 olmo-2-7b
 olmoe-1b-7b.json 6919161856 -
 granite-3.1-2b.json 2533531648 -
 granite-3.1-3b-a800m.json 3298793472 -
-roberta-base.json 124645632 -
+roberta-base.json 124645632 roberta-base
+roberta-large.json 355359744 roberta-large
 xlm-roberta-base.json 278043648 -
-distilbert-base-uncased.json 66362880 -
+distilbert-base-uncased.json 66362880 distilbert-base-uncased
+codellama-7b.json 6738546688 codellama-7b
+codellama-34b.json 33743970304 codellama-34b
+tinyllama-1.1b.json 1100048384 tinyllama-1.1b
 gpt-neo-125m.json 125198592 -
 stablelm-2-1.6b.json 1644515328 -
 smollm3-3b.json 3075098624 -
@@ -81,7 +89,8 @@ TABLE
 # give the same pure-bf16 eager training peak, and BERT's is below Llama's rule: the
 # preset's peak with the fp32 softmax forced back (a preset file with eager_softmax: fp32).
 for pair in bert-base-uncased.json:bert-base-uncased gpt2.json:gpt2 falcon-7b.json:falcon-7b \
-    llama-2-7b.json:llama-2-7b; do
+    llama-2-7b.json:llama-2-7b roberta-base.json:roberta-base \
+    distilbert-base-uncased.json:distilbert-base-uncased; do
     checks=$((checks + 1))
     run="--mode train --precision bf16 --attention eager --framework hf --seq 256 --batch 2"
     a=$(field allocated --hf-config "$hf/${pair%%:*}" $run)

@@ -111,6 +111,44 @@ static void test_bert(void **state)
     assert_int_equal(total(large), 335141888ULL); /* bert-large-uncased */
 }
 
+/* DistilBERT: BERT base's layers, 6 of them, no token types and no pooler: 30522·768 +
+ * 512·768 + 1536 = 23,835,648 + 6 x 7,087,872 = 66,362,880 (keras-hub's
+ * distil_bert_base_en_uncased).  RoBERTa: 514 position rows (2 before the padding index),
+ * one token type and BERT's pooler, as RobertaModel builds it; keras-hub's backbones have
+ * 512 rows, no token type and no pooler (roberta_base_en 124,052,736, roberta_large_en
+ * 354,307,072).  Base: 50265·768 + 514·768 + 768 + 1536 = 39,000,576, + 12 x 7,087,872,
+ * + 768² + 768 = 124,645,632; large: 52,000,768 + 24 x 12,596,224 + 1024² + 1024. */
+static void test_distilbert_roberta(void **state)
+{
+    (void)state;
+    vl_arch distil = {.hidden = 768, .layers = 6, .heads = 12, .ffn = 3072, .vocab = 30522,
+                      .max_positions = 512, .position = VL_POS_LEARNED, .embedding_norm = true,
+                      .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                      .norm_position = VL_NORM_POST, .attention_bias = true, .mlp_bias = true,
+                      .tie_embeddings = true};
+    vl_params p = counted(&distil);
+    assert_int_equal(p.per_layer, 7087872ULL);
+    assert_int_equal(p.pooler, 0);
+    assert_int_equal(p.total, 66362880ULL);
+    assert_true(vl_arch_encoder(&distil));
+    vl_arch base = {.hidden = 768, .layers = 12, .heads = 12, .ffn = 3072, .vocab = 50265,
+                    .max_positions = 514, .position = VL_POS_LEARNED, .token_types = 1,
+                    .embedding_norm = true, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                    .norm_position = VL_NORM_POST, .attention_bias = true, .mlp_bias = true,
+                    .tie_embeddings = true, .pooler = true};
+    p = counted(&base);
+    assert_int_equal(p.total, 124645632ULL);
+    assert_int_equal(p.total - p.pooler - 2 * 768 - 768, 124052736ULL);
+    vl_arch large = {.hidden = 1024, .layers = 24, .heads = 16, .ffn = 4096, .vocab = 50265,
+                     .max_positions = 514, .position = VL_POS_LEARNED, .token_types = 1,
+                     .embedding_norm = true, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                     .norm_position = VL_NORM_POST, .attention_bias = true, .mlp_bias = true,
+                     .tie_embeddings = true, .pooler = true};
+    p = counted(&large);
+    assert_int_equal(p.total, 355359744ULL);
+    assert_int_equal(p.total - p.pooler - 2 * 1024 - 1024, 354307072ULL);
+}
+
 /* OPT-13B: 2048 + 2 learned position rows; BLOOM-176B: ALiBi and an embedding LayerNorm,
  * 70·(12·14336² + 13·14336) + 250880·14336 + 2·(2·14336) = 176,247,271,424. */
 static void test_opt_bloom(void **state)
@@ -130,6 +168,25 @@ static void test_opt_bloom(void **state)
                      .norm = VL_NORM_LAYERNORM, .embedding_norm = true, .attention_bias = true,
                      .mlp_bias = true, .tie_embeddings = true};
     assert_int_equal(total(bloom), 176247271424ULL);
+    /* the other OPT sizes of Zhang et al. 2022, Table 1 (f = 4h), by the same count */
+    static const struct {
+        uint64_t h, layers, heads, exact;
+    } sizes[] = {
+        {2048, 24, 32, 1315758080ULL},   /* 1.3B */
+        {4096, 32, 32, 6658473984ULL},   /* 6.7B */
+        {7168, 48, 56, 29974540288ULL},  /* 30B */
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const uint64_t h = sizes[i].h;
+        vl_arch o = {.hidden = h, .layers = sizes[i].layers, .heads = sizes[i].heads,
+                     .ffn = 4 * h, .vocab = 50272, .max_positions = 2048, .position_offset = 2,
+                     .position = VL_POS_LEARNED, .mlp = VL_MLP_STANDARD,
+                     .norm = VL_NORM_LAYERNORM, .attention_bias = true, .mlp_bias = true,
+                     .tie_embeddings = true};
+        assert_int_equal(total(o), sizes[i].exact);
+        assert_int_equal(sizes[i].exact,
+                         sizes[i].layers * (12 * h * h + 13 * h) + (50272 + 2050) * h + 2 * h);
+    }
 }
 
 /* Falcon-40B: parallel attention and MLP with two LayerNorms per layer, 8 KV heads of 64:
@@ -256,6 +313,14 @@ static void test_current_families(void **state)
         {"Phi-4 mini", {LLAMA(3072, 32, 24, 8, 128, 8192, 200064, true)}, 3836021760ULL},
         {"Mistral Nemo 12B", {LLAMA(5120, 40, 32, 8, 128, 14336, 131072, false)}, 12247782400ULL},
         {"Mistral Small 24B", {LLAMA(5120, 40, 32, 8, 128, 32768, 131072, false)}, 23572403200ULL},
+        /* Code Llama 7B and 13B: Llama 2's with 16 infilling tokens, 32016 rows in the
+         * embeddings and the output layer (together-python's counts); 34B by hand, a layer
+         * 2·8192² + 2·8192·1024 + 3·8192·22016 + 2·8192 = 692,076,544, x 48, + 2·32000·8192
+         * + 8192.  TinyLlama 1.1B: the Hugging Face safetensors total. */
+        {"Code Llama 7B", {LLAMA(4096, 32, 32, 32, 128, 11008, 32016, false)}, 6738546688ULL},
+        {"Code Llama 13B", {LLAMA(5120, 40, 40, 40, 128, 13824, 32016, false)}, 13016028160ULL},
+        {"Code Llama 34B", {LLAMA(8192, 48, 64, 8, 128, 22016, 32000, false)}, 33743970304ULL},
+        {"TinyLlama 1.1B", {LLAMA(2048, 22, 32, 4, 64, 5632, 32000, false)}, 1100048384ULL},
         {"OLMo 2 13B", {LLAMA(5120, 40, 40, 40, 128, 13824, 100352, false),
                         .qk_norm = VL_QK_NORM_FULL}, 13716198400ULL},
         {"Pythia 70M", {NEOX(512, 6, 8, 50304)}, 70426624ULL},
@@ -402,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_falcon_7b_parallel_mqa),
         cmocka_unit_test(test_mixtral_moe),
         cmocka_unit_test(test_bert),
+        cmocka_unit_test(test_distilbert_roberta),
         cmocka_unit_test(test_opt_bloom),
         cmocka_unit_test(test_falcon_40b),
         cmocka_unit_test(test_deepseek_v3),

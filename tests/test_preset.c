@@ -25,8 +25,9 @@
  * the exact count of the stated shape, derived by hand: a GPT-2-style layer has
  * 12·h² + 13·h parameters when the attention is h wide, and the model adds (V + 2048)·h
  * embeddings and a 2·h final norm; e.g. 175B: 96·(12·12288² + 13·12288) +
- * (50257 + 2048)·12288 + 2·12288 = 174,604,259,328.  Active counts of MoE models are
- * derived in test_model.c. */
+ * (50257 + 2048)·12288 + 2·12288 = 174,604,259,328.  OPT's positions start at row 2:
+ * (V + 2050)·h, e.g. OPT-1.3B 24·(12·2048² + 13·2048) + (50272 + 2050)·2048 + 2·2048 =
+ * 1,315,758,080.  Active counts of MoE models are derived in test_model.c. */
 static const struct {
     const char *name;
     uint64_t params, rounded;
@@ -46,9 +47,17 @@ static const struct {
     {"gpt3-175b", 174604259328ULL, 175000000000ULL},
     {"bert-base-uncased", 109482240ULL, 0},
     {"bert-large-uncased", 335141888ULL, 0},
+    {"distilbert-base-uncased", 66362880ULL, 0},
+    /* keras-hub's 124,052,736 and 354,307,072, plus 2 position rows, 1 token type, pooler */
+    {"roberta-base", 124052736ULL + 3 * 768 + 768 * 768 + 768, 0},
+    {"roberta-large", 354307072ULL + 3 * 1024 + 1024 * 1024 + 1024, 0},
     {"llama-2-7b", 6738415616ULL, 0},
     {"llama-2-13b", 13015864320ULL, 0},
     {"llama-2-70b", 68976648192ULL, 0},
+    {"codellama-7b", 6738546688ULL, 0},
+    {"codellama-13b", 13016028160ULL, 0},
+    {"codellama-34b", 33743970304ULL, 0},
+    {"tinyllama-1.1b", 1100048384ULL, 0},
     {"llama-3-8b", 8030261248ULL, 0},
     {"llama-3-70b", 70553706496ULL, 0},
     {"llama-3.1-8b", 8030261248ULL, 0},
@@ -68,7 +77,10 @@ static const struct {
     {"phi-3-mini", 3821079552ULL, 0},
     {"falcon-7b", 6921720704ULL, 0},
     {"falcon-40b", 41835970560ULL, 0},
+    {"opt-1.3b", 1315758080ULL, 1300000000ULL},
+    {"opt-6.7b", 6658473984ULL, 6700000000ULL},
     {"opt-13b", 12853473280ULL, 13000000000ULL},
+    {"opt-30b", 29974540288ULL, 30000000000ULL},
     {"bloom-176b", 176247271424ULL, 0},
     {"deepseek-v3", 671026419200ULL, 0},
     {"llama-3.2-1b", 1235814400ULL, 1230000000ULL, true},
