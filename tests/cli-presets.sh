@@ -92,6 +92,12 @@ for spelled in "RTX 3090:rtx-3090" "rtx3090:rtx-3090" "A100 80GB:a100-80gb" "T4:
     grep -q "\"gpu\": {\"name\": \"${spelled#*:}\"" "$tmp/loose.json" ||
         fail "--gpu '${spelled%%:*}' is not ${spelled#*:}"
 done
+# the decimal point counts: "OPT-13B" is opt-13b and "opt 1.3b" is opt-1.3b, not both
+for spelled in "OPT-13B:opt-13b" "opt 1.3b:opt-1.3b" "Llama 3.1 8B:llama-3.1-8b"; do
+    "$VRAMLAB" estimate --preset "${spelled%%:*}" --format json > "$tmp/loose.json" ||
+        fail "--preset '${spelled%%:*}'"
+    check_json loose "$tmp/loose.json" name "${spelled#*:}"
+done
 "$VRAMLAB" estimate --preset Llama-2-7B --framework HF --format json > "$tmp/loose.json" ||
     fail "--preset Llama-2-7B --framework HF"
 check_json loose "$tmp/loose.json" name llama-2-7b
@@ -106,6 +112,10 @@ VRAMLAB_PRESETS="$tmp/twins" "$VRAMLAB" estimate --gpu "Lab Card" > /dev/null 2>
     fail "a name two presets spell alike: $(cat "$tmp/err")"
 VRAMLAB_PRESETS="$tmp/twins" "$VRAMLAB" estimate --gpu lab-card > /dev/null ||
     fail "the exact name of one of two alike"
+VRAMLAB_PRESETS="$tmp/twins" "$VRAMLAB" estimate --gpu LAB-CARD --format json > "$tmp/loose.json" ||
+    fail "one of two alike, spelled exactly in another case"
+checks=$((checks + 1))
+grep -q '"gpu": {"name": "lab-card"' "$tmp/loose.json" || fail "LAB-CARD is not lab-card"
 
 # Every shipped scenario runs.
 for f in "$srcdir"/presets/scenarios/*.yaml; do

@@ -245,13 +245,14 @@ static bool parse_all(vl_catalog *c, char err[VL_ERR_LEN])
 /* A folded name's room: a preset's name fits. */
 #define FOLDED_LEN sizeof(((vl_gpu *)0)->name)
 
-/* name as people write it folded to a preset's spelling: lower case, letters and digits
- * only ("RTX 3090", "rtx3090" and "rtx-3090" are one); false when it does not fit. */
+/* name as people write it folded to a preset's spelling: lower case, letters, digits and
+ * the decimal point only ("RTX 3090", "rtx3090" and "rtx-3090" are one; "OPT 1.3B" and
+ * "OPT-13B" are two); false when it does not fit. */
 static bool fold(const char *name, char *out, size_t len)
 {
     size_t n = 0;
     for (; *name; name++)
-        if (isalnum((unsigned char)*name)) {
+        if (isalnum((unsigned char)*name) || *name == '.') {
             if (n + 1 >= len)
                 return false;
             out[n++] = (char)tolower((unsigned char)*name);
@@ -260,14 +261,20 @@ static bool fold(const char *name, char *out, size_t len)
     return n > 0;
 }
 
-/* The entry of kind that name spells, exactly or else folded (fold), when one alone does. */
+/* The entry of kind that name spells: exactly, else in another case, else folded (fold)
+ * when one alone does. */
 static size_t loose_index_of(const vl_catalog *c, vl_kind kind, const char *name)
 {
     shelf s = shelf_of(c, kind);
     size_t i = index_of(c, kind, name), found = *s.n;
     char want[FOLDED_LEN], have[FOLDED_LEN];
-    if (i < *s.n || !fold(name, want, sizeof want))
+    if (i < *s.n)
         return i;
+    for (i = 0; i < *s.n; i++)
+        if (strcasecmp(entry_name(s, i), name) == 0)
+            return i;
+    if (!fold(name, want, sizeof want))
+        return *s.n;
     for (i = 0; i < *s.n; i++)
         if (fold(entry_name(s, i), have, sizeof have) && strcmp(have, want) == 0) {
             if (found < *s.n)
