@@ -157,16 +157,18 @@ static void test_builtin_models(void **state)
 }
 
 /* The GPU catalog: the total memory nvidia-smi reports, in MiB (its Memory-Usage column, as
- * posted in the threads each preset cites), or the datasheet's GB read as GiB where no such
- * output was found (the AMD parts); and a dense 16-bit rate for each. */
+ * posted in the threads each preset cites; the L40 the L40S's, its board), or the datasheet's
+ * GB read as GiB where no such output was found (the AMD parts); and a dense 16-bit rate for
+ * each. */
 static void test_builtin_gpus(void **state)
 {
     (void)state;
     /* generations by compute capability (NVIDIA, "CUDA GPUs"); AMD's are not modelled */
     enum { V = VL_ARCH_VOLTA, T = VL_ARCH_TURING, A = VL_ARCH_AMPERE, D = VL_ARCH_ADA,
            H = VL_ARCH_HOPPER, B = VL_ARCH_BLACKWELL, U = VL_ARCH_UNKNOWN };
-    /* the link of a server's GPUs: NVLink for the SXM parts (NVSwitch boards, V100's mesh),
-     * PCIe for cards (datasheets); AMD's Infinity Fabric is not modelled */
+    /* the link of a server's GPUs: NVLink for the SXM parts (NVSwitch boards, V100's mesh;
+     * the H20's HGX board), PCIe for cards, bridged pairs too (datasheets); AMD's Infinity
+     * Fabric is not modelled */
     enum { N = VL_LINK_NVLINK, P = VL_LINK_PCIE };
     static const struct {
         const char *name;
@@ -176,13 +178,16 @@ static void test_builtin_gpus(void **state)
     } gpus[] = {
         {"v100-16gb", 16160, 125e12, V, N},      {"v100-32gb", 32480, 125e12, V, N},
         {"t4", 15360, 65e12, T, P},              {"a10", 23028, 125e12, A, P},
-        {"l4", 23034, 121e12, D, P},             {"l40s", 46068, 362.05e12, D, P},
+        {"a10g", 23028, 70e12, A, P},            {"a40", 46068, 149.7e12, A, P},
+        {"rtx-a6000", 49140, 154.8e12, A, P},    {"l4", 23034, 121e12, D, P},
+        {"l40", 46068, 181.05e12, D, P},         {"l40s", 46068, 362.05e12, D, P},
         {"a100-40gb", 40960, 312e12, A, N},      {"a100-80gb", 81920, 312e12, A, N},
-        {"h100-pcie", 81559, 756.5e12, H, P},    {"h100-80gb", 81559, 989.4e12, H, N},
-        {"h200", 143771, 989.4e12, H, N},        {"b200", 183359, 2.25e15, B, N},
-        {"rtx-3090", 24576, 71e12, A, P},        {"rtx-4090", 24564, 165.2e12, D, P},
-        {"rtx-5090", 32607, 209.5e12, B, P},     {"mi250x", 128 * 1024, 383e12, U, P},
-        {"mi300x", 192 * 1024, 1307.4e12, U, P},
+        {"a800-80gb", 81920, 312e12, A, N},      {"h100-pcie", 81559, 756.5e12, H, P},
+        {"h100-80gb", 81559, 989.4e12, H, N},    {"h800", 81559, 989.4e12, H, N},
+        {"h20", 97871, 148e12, H, N},            {"h200", 143771, 989.4e12, H, N},
+        {"b200", 183359, 2.25e15, B, N},         {"rtx-3090", 24576, 71e12, A, P},
+        {"rtx-4090", 24564, 165.2e12, D, P},     {"rtx-5090", 32607, 209.5e12, B, P},
+        {"mi250x", 128 * 1024, 383e12, U, P},    {"mi300x", 192 * 1024, 1307.4e12, U, P},
     };
     vl_catalog c;
     load_builtin(&c);

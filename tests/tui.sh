@@ -350,10 +350,11 @@ screen pickers | sed -n '6,19p' | cut -c7-74 |
     awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "GiB") print $i }' |
     awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' ||
     fail "the GPUs are not listed by memory"
+expect_screen pickers "h100-80gb             79.19 GiB  fits"
 want=$("$VRAMLAB" estimate --preset llama-2-7b --zero 3 --gpus 8 --gpu t4 --format json |
     sed -n 's/.*"gpu": {.*"fits": \([a-z]*\).*/\1/p')
+keys pickers Home                                  # the smallest GPU heads the list
 expect_screen pickers "t4                    14.75 GiB  $([ "$want" = true ] && echo fits || echo over)"
-expect_screen pickers "h100-80gb             79.19 GiB  fits"
 keys pickers PPage PPage Home Escape
 keys pickers S C-u m y - r u n Enter
 keys pickers p m y - r u n
