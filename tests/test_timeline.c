@@ -1022,7 +1022,13 @@ static void test_transformers_releases(void **state)
         {VL_SET_SGLANG, "0.4.6", VL_SGL_0_4_6},     {VL_SET_SGLANG, "0.4.10", VL_SGL_0_4_8},
         {VL_SET_SGLANG, "0.5.19", VL_SGL_0_5_10},   {VL_SET_SGLANG, "0.5.23", VL_SGL_CURRENT},
         {VL_SET_SGLANG, "0.3.5", VL_SGL_0_3},       {VL_SET_SGLANG, "0.2.9", -1},
-        {VL_SET_VLLM, "0.7.3", -1},
+        {VL_SET_SGLANG, "0.4.7.post1", VL_SGL_0_4_7},
+        /* V0's lines: 0.3.1 to 0.6.3, 0.6.4, 0.6.5 on (vl_settings_check refuses them under
+         * the V1 profile) */
+        {VL_SET_VLLM, "0.4.1", VL_VLLM_0_3_1},      {VL_SET_VLLM, "0.6.3", VL_VLLM_0_3_1},
+        {VL_SET_VLLM, "0.6.4.post1", VL_VLLM_0_6_4}, {VL_SET_VLLM, "0.7.3", VL_VLLM_0_6_5},
+        {VL_SET_VLLM, "0.3.0", -1},                 {VL_SET_VLLM, "0.6.4x", -1},
+        {VL_SET_TORCH, "2.5.1+cu124", VL_TORCH_2_5}, {VL_SET_TORCH, "2.5.1.rc1", -1},
         {VL_SET_TRL, "0.13.0", VL_TRL_0_13},        {VL_SET_TRL, "0.22.1", VL_TRL_CURRENT},
         {VL_SET_TRL, "0.7.5", -1},                  {VL_SET_CUDA, "11.2.1", VL_CUDA_11_2},
         {VL_SET_CUDA, "13.1", VL_CUDA_CURRENT},     {VL_SET_CUDA, "12.7", -1},
@@ -1632,6 +1638,78 @@ static void test_vllm_release(void **state)
     assert_int_equal(k[0].available - k[1].available, k[1].profile_peak - k[0].profile_peak);
 }
 
+/* --vllm under the V0 engine: what its profile run counts.  From 0.3.1 to 0.6.3 the memory
+ * free at the start less the memory free after the run, so the allocator's reserved segments;
+ * 0.6.4 the allocator's peak and all CUDA reports used outside it, the context with it
+ * (pytorch/pytorch#86509's 287,047,680 B with lazy loading) and the 0.04 GiB the run's
+ * kernels add; from 0.6.5 the peak and what grew outside the allocator.  The V1 engine
+ * refuses V0's releases, and the V0 engine those after 0.10. */
+static void test_vllm_v0_release(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_vllm release;
+        vl_profile_counts counts;
+    } want[] = {
+        {VL_VLLM_0_3_1, VL_COUNTS_RESERVED}, {VL_VLLM_0_6_4, VL_COUNTS_CONTEXT},
+        {VL_VLLM_0_6_5, VL_COUNTS_INCREASE}, {VL_VLLM_0_8, VL_COUNTS_INCREASE},
+        {VL_VLLM_0_10, VL_COUNTS_INCREASE},  {VL_VLLM_CURRENT, VL_COUNTS_INCREASE},
+    };
+    vl_model m = tiny_llama();
+    const uint64_t cap = 1ULL << 30;
+    vl_settings s = serve(512, 0, 1);
+    vl_settings_take_framework(&s, fw("vllm-v0"));
+    vl_framework f;
+    vl_kv_budget now, k;
+    vl_framework_of(&s, &hopper, &f);
+    assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &now));
+    /* the profile run as the budget builds it, for its reserved segments */
+    vl_settings p = s;
+    p.batch = now.profile_seqs;
+    p.seq = now.profile_tokens;
+    vl_framework pf = f;
+    pf.profile_run = true;
+    vl_timeline t;
+    build(&m, &p, &pf, &t);
+    const uint64_t slack = t.peak.reserved - t.peak.allocated;
+    vl_timeline_free(&t);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        s.vllm = want[i].release;
+        assert_null(vl_settings_check(&s));
+        vl_framework_of(&s, &hopper, &f);
+        assert_int_equal(f.profile_counts, want[i].counts);
+        assert_null(vl_kv_budget_of(&m, &s, &f, &hopper, cap, &k));
+        assert_int_equal(k.weights, now.weights);
+        switch (want[i].counts) {
+        case VL_COUNTS_RESERVED:
+            assert_int_equal(k.profile_peak, now.profile_peak + slack);
+            assert_int_equal(k.non_torch, 42949673);
+            break;
+        case VL_COUNTS_CONTEXT:
+            assert_int_equal(k.profile_peak, now.profile_peak);
+            assert_int_equal(k.non_torch, 287047680ULL + 42949673);
+            break;
+        case VL_COUNTS_INCREASE:
+            assert_int_equal(k.profile_peak, now.profile_peak);
+            assert_int_equal(k.non_torch, 42949673);
+            break;
+        }
+        assert_int_equal(k.weights + k.profile_peak + k.non_torch + k.available, cap);
+    }
+    assert_true(slack > 0); /* the 0.3.1 row above differs from 0.6.5's */
+    s.vllm = VL_VLLM_0_11;
+    assert_non_null(vl_settings_check(&s));
+    /* the V1 engine's profile keeps its own accounting, and takes no V0 release */
+    vl_settings v1 = serve(512, 0, 1);
+    vl_settings_take_framework(&v1, fw("vllm"));
+    v1.vllm = VL_VLLM_0_6_4;
+    assert_non_null(vl_settings_check(&v1));
+    v1.vllm = VL_VLLM_0_8;
+    assert_null(vl_settings_check(&v1));
+    vl_framework_of(&v1, &hopper, &f);
+    assert_int_equal(f.profile_counts, VL_COUNTS_INCREASE);
+}
+
 /* --vllm from 0.20: 92% of the GPU by default and the CUDA graphs' estimate off the KV cache;
  * the V2 runner for dense models from 0.25 (its estimate 0 before 0.29), every model from
  * 0.29; its profile run samples with no parameters before 0.33.  The V0 engine keeps its own
@@ -1674,7 +1752,7 @@ static void test_vllm_v2(void **state)
     vl_framework f;
     vl_framework_of(&s, &hopper, &f);
     assert_int_equal(s.gpu_util, 900000);
-    assert_int_equal(f.model_runner, VL_RUNNER_V1);
+    assert_int_equal(f.model_runner, VL_RUNNER_V0);
     assert_false(f.graph_estimate);
     /* 0.25 to 0.28 run a mixture of experts on the V1 runner */
     assert_true(vl_runs_v2(vllm_at(VL_VLLM_0_25), false));
@@ -2881,6 +2959,7 @@ int main(void)
         cmocka_unit_test(test_communicators),
         cmocka_unit_test(test_sglang),
         cmocka_unit_test(test_vllm_release),
+        cmocka_unit_test(test_vllm_v0_release),
         cmocka_unit_test(test_vllm_v2),
         cmocka_unit_test(test_trl_release),
         cmocka_unit_test(test_cuda_release),

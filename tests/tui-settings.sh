@@ -487,7 +487,8 @@ exited $name 0
 unset cols rows
 
 # the vLLM release: 0.8 sorts the vocabulary in the profile's sampler, and the peak is
-# estimate's; under the V0 profile the setting is drawn disabled and says why
+# estimate's (V0's releases before it are skipped); under the V0 profile it steps through V0's
+# releases, 0.6.4's KV cache estimate's, and the sampler, V1's alone, is drawn disabled
 name=engine-release
 start $name --preset qwen3-8b --mode infer --framework vllm --gpu l40s --seq 1024 --no-color \
     --ascii
@@ -508,8 +509,13 @@ to $name framework
 keys $name Left                                    # vllm-v0, before vllm in the list
 expect_slider $name framework vllm-v0
 to $name "vLLM release"
+keys $name Left Left                               # 0.6.5, 0.6.4
+expect_slider $name "vLLM release" 0.6.4
+expect_kv $name --preset qwen3-8b --mode infer --framework vllm-v0 --gpu l40s --seq 1024 \
+    --vllm 0.6.4
+to $name sampler
 keys $name Right
-expect_screen $name "vLLM release has no effect now: the framework is not vLLM's V1 engine"
+expect_screen $name "sampler has no effect now: the framework is not vLLM's V1 engine"
 keys $name q
 exited $name 0
 

@@ -360,15 +360,17 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * memory profile samples with top_p 0.99 and top_k V - 1 "to reflect the accurate
          * memory usage" (vllm/worker/model_runner.py, profile_run) */
         .prefill_chunk = 2048, .whole_prompt_upto = 32768, .sampler_sort = true,
-        /* V0's worker, from vLLM 0.7 on (vllm pull requests #11809 and #12126, January
-         * 2025), sizes its cache as V1 does: one forward of max_num_batched_tokens over
-         * max_num_seqs sequences (256 by default) and the sampler, then gpu_util x CUDA's
-         * total - the weights - that run's PyTorch peak - what it added outside PyTorch
-         * (vllm/worker/worker.py, determine_num_available_blocks; its log's "non_torch_memory
-         * takes", 0.03 and 0.04 GiB for text models on one GPU: vllm#13882 on an RTX 4060,
+        .model_runner = VL_RUNNER_V0,
+        /* V0's worker, from vLLM 0.6.5 on (vllm pull request #10511, polished in #11809
+         * and #12126, January 2025), sizes its cache as V1 does: one forward of
+         * max_num_batched_tokens over max_num_seqs sequences (256 by default) and the
+         * sampler, then gpu_util x CUDA's total - the weights - that run's PyTorch peak -
+         * what it added outside PyTorch (vllm/worker/worker.py,
+         * determine_num_available_blocks; its log's "non_torch_memory takes", 0.03 and 0.04
+         * GiB for text models on one GPU: vllm#13882 on an RTX 4060,
          * Q07K/langgraph-mcp-example's README on an RTX 2060 with vLLM 0.8.4; 0.04 GiB).
-         * Releases before 0.7 read the peak otherwise (the device's free memory before and
-         * after, vllm pull request #10511), which this does not replay. */
+         * Releases before 0.6.5 counted the run otherwise: --vllm replays them
+         * (vl_framework_on_vllm). */
         VLLM_CACHE, .profile_seqs = 256, .profile_non_torch = 42949673, ONE_SIZE_FOR_ALL,
     },
     [VL_FW_LITGPT] = {
@@ -525,11 +527,27 @@ void vl_framework_on_trl(vl_framework *f, vl_trl v)
 
 unsigned vl_vllm_line(vl_vllm v)
 {
-    return v == VL_VLLM_CURRENT ? VL_VLLM_NEWEST : 8 + (unsigned)(v - VL_VLLM_0_8);
+    switch (v) {
+    case VL_VLLM_CURRENT: return VL_VLLM_NEWEST;
+    case VL_VLLM_0_3_1: return 3;
+    case VL_VLLM_0_6_4: case VL_VLLM_0_6_5: return 6;
+    default: return 8 + (unsigned)(v - VL_VLLM_0_8);
+    }
 }
 
 void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
 {
+    /* The V0 engine's profile run (vllm/worker/worker.py, determine_num_available_blocks):
+     * from 0.3.1 the memory free when the worker started less the memory free after the run
+     * (pull request #2863), which counts the allocator's reserved segments; 0.6.4 the
+     * allocator's peak and all that CUDA reports used outside it (#9352), the context
+     * with it; from 0.6.5 the peak and what grew outside it (#10511) */
+    if (vl_is_vllm_v0(f)) {
+        f->profile_counts = v == VL_VLLM_0_3_1   ? VL_COUNTS_RESERVED
+                            : v == VL_VLLM_0_6_4 ? VL_COUNTS_CONTEXT
+                                                 : VL_COUNTS_INCREASE;
+        return;
+    }
     if (!f->sampler_triton) /* not the V1 engine's profile */
         return;
     const unsigned line = vl_vllm_line(v);
@@ -557,6 +575,16 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
      * run's estimate */
     if (line < 34 && f->kv_sizing == VL_KV_EXTENSIBLE)
         f->kv_sizing = VL_KV_PROFILE;
+}
+
+bool vl_is_vllm(const vl_framework *f)
+{
+    return f->kv_sizing == VL_KV_PROFILE || f->kv_sizing == VL_KV_EXTENSIBLE;
+}
+
+bool vl_is_vllm_v0(const vl_framework *f)
+{
+    return vl_is_vllm(f) && f->model_runner == VL_RUNNER_V0;
 }
 
 bool vl_runs_v2(const vl_framework *f, bool moe)

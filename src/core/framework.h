@@ -32,9 +32,11 @@
 #define VL_ZERO_IMPLS(X) X(VL_ZERO_DEEPSPEED, "deepspeed") X(VL_ZERO_FSDP, "fsdp")
 /* vLLM's model runners: v1 (vllm/v1/worker/gpu_model_runner.py); v2-dense, the V2 runner
  * (vllm/v1/worker/gpu/) for dense models and V1 for mixtures of experts (0.25 to 0.28); v2,
- * the V2 runner for every model (0.29 and later) */
-#define VL_MODEL_RUNNERS(X) \
-    X(VL_RUNNER_V1, "v1") X(VL_RUNNER_V2_DENSE, "v2-dense") X(VL_RUNNER_V2, "v2")
+ * the V2 runner for every model (0.29 and later); v0, the V0 engine's
+ * (vllm/worker/model_runner.py), which names that engine's profile (vl_is_vllm_v0) */
+#define VL_MODEL_RUNNERS(X)                                                       \
+    X(VL_RUNNER_V1, "v1") X(VL_RUNNER_V2_DENSE, "v2-dense") X(VL_RUNNER_V2, "v2") \
+    X(VL_RUNNER_V0, "v0")
 /* How a serving engine sizes its KV cache (vl_kv_budget_of): none, it holds the run's own
  * tokens; profile, vLLM's to 0.33: its share of the GPU (gpu_util of CUDA's total) less the
  * weights and what a profile run takes; extensible, vLLM's from 0.34: what is free after
@@ -44,6 +46,13 @@
 #define VL_KV_SIZINGS(X)                                                            \
     X(VL_KV_NONE, "none") X(VL_KV_PROFILE, "profile") X(VL_KV_EXTENSIBLE, "extensible") \
     X(VL_KV_STATIC, "static")
+/* What a profile-sized engine takes off its share for what the profile run used
+ * (vl_kv_budget_of): increase, vLLM from 0.6.5: the weights, the allocator's peak and what
+ * grew outside it since the engine started; reserved, vLLM 0.3.1 to 0.6.3: the memory free
+ * at the start less the memory free after the run, the allocator's reserved segments with
+ * it; context, vLLM 0.6.4: the allocator's peak and everything outside it, the CUDA
+ * context too */
+typedef enum { VL_COUNTS_INCREASE, VL_COUNTS_RESERVED, VL_COUNTS_CONTEXT } vl_profile_counts;
 
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
@@ -155,6 +164,8 @@ typedef struct vl_framework {
                                  * off the KV cache (vl_graph_estimate) */
     bool profile_run;           /* not a preset's: set while the engine's profile run is
                                  * built (vl_kv_budget_of) */
+    vl_profile_counts profile_counts; /* not a preset's: the vLLM release's, from
+                                       * vl_framework_on_vllm */
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
     bool rope_tables;           /* every attention layer keeps cos and sin tables of every
                                  * position, in the model's load dtype (vl_rope_tables_bytes) */
@@ -256,9 +267,15 @@ void vl_framework_on_trl(vl_framework *f, vl_trl v);
 /* The minor number of vLLM release line v (0.x); current is the newest modelled. */
 #define VL_VLLM_NEWEST 34
 unsigned vl_vllm_line(vl_vllm v);
-/* f as vLLM release v runs it, when f is the V1 engine's (the profile's sampler_triton):
- * its sampler, model runner, profile run and CUDA graph estimate. */
+/* f as vLLM release v runs it: the V1 engine's (the profile's sampler_triton) sampler,
+ * model runner, profile run and CUDA graph estimate; what the V0 engine's profile run
+ * counts. */
 void vl_framework_on_vllm(vl_framework *f, vl_vllm v);
+/* Whether f is a vLLM engine's profile (it sizes its KV cache by a profile run, or after
+ * warmup), and whether the V0 engine's (its model runner); each holds for f whichever
+ * release it is taken at (vl_framework_on_vllm). */
+bool vl_is_vllm(const vl_framework *f);
+bool vl_is_vllm_v0(const vl_framework *f);
 /* Whether f's engine runs a model, a mixture of experts or not, on vLLM's V2 runner. */
 bool vl_runs_v2(const vl_framework *f, bool moe);
 /* f with the V1 engine's top-k/top-p as s->sampler names it (after the release's rule);

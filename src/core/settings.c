@@ -214,7 +214,14 @@ static const char *trl_inert(const vl_settings *s)
 
 static const char *vllm_inert(const vl_settings *s)
 {
-    return s->framework->sampler_triton ? NULL : N_("the framework is not vLLM's V1 engine");
+    return vl_is_vllm(s->framework) ? NULL : N_("the framework is not vLLM's");
+}
+
+static const char *sampler_inert(const vl_settings *s)
+{
+    return vl_is_vllm(s->framework) && !vl_is_vllm_v0(s->framework)
+               ? NULL
+               : N_("the framework is not vLLM's V1 engine");
 }
 
 static const char *sglang_inert(const vl_settings *s)
@@ -444,10 +451,11 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "autocast (default current: 0.22 and later, or no trl)",
         .label = N_("trl"), .inert = trl_inert},
     ROW(VL_SET_VLLM) .flag = "vllm", FIELD(vllm), ENUM(vl_vllm_names, VL_N_VLLMS),
-        .current_from = "0.35", .modes = VL_IN_INFER, .arg = "V",
-        .help = "the vLLM release under the vllm profile, 0.8 to 0.34: its sampler, model "
+        .current_from = "0.35", .lines_span = true, .modes = VL_IN_INFER, .arg = "V",
+        .help = "the vLLM release: under the vllm profile 0.8 to 0.34, its sampler, model "
                 "runner, profile run, KV cache sizing and share of the GPU (default current: "
-                "0.34's, and later releases')",
+                "0.34's, and later releases'); under vllm-v0 0.3.1 (to 0.6.3), 0.6.4 and 0.6.5 (to "
+                "0.10), what its profile run counts",
         .label = N_("vLLM release"), .inert = vllm_inert},
     ROW(VL_SET_SAMPLER) .flag = "sampler", FIELD(sampler), ENUM(vl_sampler_names, VL_N_SAMPLERS),
         .modes = VL_IN_INFER, .arg = "S",
@@ -456,7 +464,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "0.11.0 used wherever FlashInfer was installed; its log says \"Using "
                 "FlashInfer for top-p & top-k sampling\"); default auto, the release's: "
                 "sort before 0.18, triton from 0.18",
-        .label = N_("sampler"), .inert = vllm_inert, .json_break = true},
+        .label = N_("sampler"), .inert = sampler_inert, .json_break = true},
     ROW(VL_SET_SGLANG) .flag = "sglang", FIELD(sglang), ENUM(vl_sglang_names, VL_N_SGLANGS),
         .current_from = "0.5.20", .lines_span = true, .modes = VL_IN_INFER, .arg = "V",
         .help = "the SGLang release under the sglang profile, 0.3 to 0.5.10: its default "
@@ -652,8 +660,9 @@ static const char *fraction_range(const vl_setting_desc *d)
     return d->min ? _("above 0 and at most 1") : _("at least 0 and below 1");
 }
 
-/* A release number's first three parts ("2.10" is 2, 10, 0); false unless text is
- * numbers joined by dots. */
+/* A release number's first three parts ("2.10" is 2, 10, 0; "0.6.4.post1" 0, 6, 4); false
+ * unless text is numbers joined by dots, with at most a local version or a post or dev
+ * release after major.minor. */
 static bool release_parts(const char *text, unsigned long part[3])
 {
     part[0] = part[1] = part[2] = 0;
@@ -664,7 +673,10 @@ static bool release_parts(const char *text, unsigned long part[3])
         unsigned long n = strtoul(text, &end, 10);
         if (i < 3)
             part[i] = n;
-        if (*end == '\0')
+        /* the end, or after major.minor a local version (+cu124) or a post or dev release
+         * (.post1, .dev0), which name no other line */
+        if (*end == '\0' || (i >= 1 && (*end == '+' || strncmp(end, ".post", 5) == 0 ||
+                                         strncmp(end, ".dev", 4) == 0)))
             return true;
         if (*end != '.')
             return false;
@@ -953,6 +965,14 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->mode == VL_MODE_INFER && s->cpu_offload && vl_dtype_gguf(s->weight_dtype, NULL))
         return _("--cpu-offload with a GGUF --weight-dtype is not modelled (llama.cpp runs the "
                  "layers it keeps in CPU memory on the CPU: --n-gpu-layers)");
+    /* the V1 engine became the default in 0.8; 0.11 removed the V0 engine */
+    const bool v0 = vl_is_vllm_v0(s->framework);
+    if (s->mode == VL_MODE_INFER && vl_is_vllm(s->framework) && !v0 &&
+        vl_vllm_line(s->vllm) < 8)
+        return _("--vllm before 0.8 is a release of vLLM's V0 engine: --framework vllm-v0 (the "
+                 "vllm profile is the V1 engine's, from 0.8)");
+    if (s->mode == VL_MODE_INFER && v0 && s->vllm != VL_VLLM_CURRENT && vl_vllm_line(s->vllm) > 10)
+        return _("--vllm under vllm-v0 must be 0.10 or earlier (0.11 removed the V0 engine)");
     if (s->mode == VL_MODE_INFER)
         return s->seq + s->gen > VL_MAX_SEQ ? _("--seq plus --gen must be at most 16777216") : NULL;
     if (s->fp32_grads && pure16(s))

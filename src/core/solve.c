@@ -126,6 +126,12 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     out->weights = t.end[VL_TL_WEIGHTS];
     out->profile_peak = vl_profile_peak(&t, rt);
     out->non_torch = f->profile_non_torch;
+    /* what a V0 release counted of the same run (vl_framework_on_vllm): its reserved
+     * segments besides the peak, or the whole context outside the allocator */
+    if (f->profile_counts == VL_COUNTS_RESERVED)
+        out->profile_peak += t.peak.reserved - t.peak.allocated;
+    else if (f->profile_counts == VL_COUNTS_CONTEXT)
+        out->non_torch = t.peak.context;
     out->communicators = t.peak.communicators;
     vl_timeline_free(&t);
     out->sampler_state = vl_sampler_state(&m->arch, f);

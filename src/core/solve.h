@@ -67,8 +67,10 @@ typedef struct vl_kv_budget {
                              * free_at_load (static); extensible: that or, where less, what
                              * CUDA reports less the context and the margin */
     uint64_t weights;       /* with what the model registers beside them (RoPE tables) */
-    uint64_t profile_peak;  /* the profile run's peak over the weights */
-    uint64_t non_torch;     /* what the run added outside PyTorch's allocator */
+    uint64_t profile_peak;  /* the profile run's peak over the weights (vLLM 0.3.1 to 0.6.3:
+                             * with the allocator's reserved segments) */
+    uint64_t non_torch;     /* what the run added outside PyTorch's allocator (vLLM 0.6.4:
+                             * all there is outside it, the CUDA context too) */
     uint64_t communicators; /* what tensor parallelism's communicators add to it
                              * (vl_communicator_bytes) */
     uint64_t sampler_state; /* what vLLM's V2 runner keeps for its sampler (vl_sampler_state) */
