@@ -131,22 +131,22 @@ static void test_distilbert_roberta(void **state)
     assert_int_equal(p.pooler, 0);
     assert_int_equal(p.total, 66362880ULL);
     assert_true(vl_arch_encoder(&distil));
-    vl_arch base = {.hidden = 768, .layers = 12, .heads = 12, .ffn = 3072, .vocab = 50265,
-                    .max_positions = 514, .position = VL_POS_LEARNED, .token_types = 1,
-                    .embedding_norm = true, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                    .norm_position = VL_NORM_POST, .attention_bias = true, .mlp_bias = true,
-                    .tie_embeddings = true, .pooler = true};
-    p = counted(&base);
-    assert_int_equal(p.total, 124645632ULL);
-    assert_int_equal(p.total - p.pooler - 2 * 768 - 768, 124052736ULL);
-    vl_arch large = {.hidden = 1024, .layers = 24, .heads = 16, .ffn = 4096, .vocab = 50265,
-                     .max_positions = 514, .position = VL_POS_LEARNED, .token_types = 1,
-                     .embedding_norm = true, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+    static const struct {
+        uint64_t hidden, layers, heads, total, keras;
+    } roberta[] = {{768, 12, 12, 124645632ULL, 124052736ULL},
+                   {1024, 24, 16, 355359744ULL, 354307072ULL}};
+    for (size_t i = 0; i < sizeof roberta / sizeof *roberta; i++) {
+        const uint64_t h = roberta[i].hidden;
+        vl_arch a = {.hidden = h, .layers = roberta[i].layers, .heads = roberta[i].heads,
+                     .ffn = 4 * h, .vocab = 50265, .max_positions = 514,
+                     .position = VL_POS_LEARNED, .token_types = 1, .embedding_norm = true,
+                     .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
                      .norm_position = VL_NORM_POST, .attention_bias = true, .mlp_bias = true,
                      .tie_embeddings = true, .pooler = true};
-    p = counted(&large);
-    assert_int_equal(p.total, 355359744ULL);
-    assert_int_equal(p.total - p.pooler - 2 * 1024 - 1024, 354307072ULL);
+        p = counted(&a);
+        assert_int_equal(p.total, roberta[i].total);
+        assert_int_equal(p.total - p.pooler - 3 * h, roberta[i].keras);
+    }
 }
 
 /* OPT-13B: 2048 + 2 learned position rows; BLOOM-176B: ALiBi and an embedding LayerNorm,
