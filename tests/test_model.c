@@ -149,44 +149,38 @@ static void test_distilbert_roberta(void **state)
     }
 }
 
-/* OPT-13B: 2048 + 2 learned position rows; BLOOM-176B: ALiBi and an embedding LayerNorm,
- * 70·(12·14336² + 13·14336) + 250880·14336 + 2·(2·14336) = 176,247,271,424. */
+/* OPT (Zhang et al. 2022, Table 1: 1.3B, 6.7B, 13B, 30B; f = 4h): 2048 + 2 learned
+ * position rows, L·(12h² + 13h) + (50272 + 2050)·h + 2h; BLOOM-176B: ALiBi and an embedding
+ * LayerNorm, 70·(12·14336² + 13·14336) + 250880·14336 + 2·(2·14336) = 176,247,271,424. */
 static void test_opt_bloom(void **state)
 {
     (void)state;
-    vl_arch opt = {.hidden = 5120, .layers = 40, .heads = 40, .ffn = 20480, .vocab = 50272,
-                   .max_positions = 2048, .position_offset = 2, .position = VL_POS_LEARNED,
-                   .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM, .attention_bias = true,
-                   .mlp_bias = true, .tie_embeddings = true};
-    vl_params p;
-    vl_arch_defaults(&opt);
-    assert_true(vl_count_params(&opt, &p));
-    assert_int_equal(p.positions, 2050ULL * 5120);
-    assert_int_equal(p.total, 12853473280ULL);
+    static const struct {
+        uint64_t h, layers, heads, exact;
+    } opt[] = {
+        {2048, 24, 32, 1315758080ULL},   /* 1.3B */
+        {4096, 32, 32, 6658473984ULL},   /* 6.7B */
+        {5120, 40, 40, 12853473280ULL},  /* 13B */
+        {7168, 48, 56, 29974540288ULL},  /* 30B */
+    };
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+        const uint64_t h = opt[i].h;
+        vl_arch o = {.hidden = h, .layers = opt[i].layers, .heads = opt[i].heads,
+                     .ffn = 4 * h, .vocab = 50272, .max_positions = 2048, .position_offset = 2,
+                     .position = VL_POS_LEARNED, .mlp = VL_MLP_STANDARD,
+                     .norm = VL_NORM_LAYERNORM, .attention_bias = true, .mlp_bias = true,
+                     .tie_embeddings = true};
+        vl_params p = counted(&o);
+        assert_int_equal(p.positions, 2050 * h);
+        assert_int_equal(p.total, opt[i].exact);
+        assert_int_equal(opt[i].exact,
+                         opt[i].layers * (12 * h * h + 13 * h) + (50272 + 2050) * h + 2 * h);
+    }
     vl_arch bloom = {.hidden = 14336, .layers = 70, .heads = 112, .vocab = 250880,
                      .position = VL_POS_ALIBI, .mlp = VL_MLP_STANDARD,
                      .norm = VL_NORM_LAYERNORM, .embedding_norm = true, .attention_bias = true,
                      .mlp_bias = true, .tie_embeddings = true};
     assert_int_equal(total(bloom), 176247271424ULL);
-    /* the other OPT sizes of Zhang et al. 2022, Table 1 (f = 4h), by the same count */
-    static const struct {
-        uint64_t h, layers, heads, exact;
-    } sizes[] = {
-        {2048, 24, 32, 1315758080ULL},   /* 1.3B */
-        {4096, 32, 32, 6658473984ULL},   /* 6.7B */
-        {7168, 48, 56, 29974540288ULL},  /* 30B */
-    };
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        const uint64_t h = sizes[i].h;
-        vl_arch o = {.hidden = h, .layers = sizes[i].layers, .heads = sizes[i].heads,
-                     .ffn = 4 * h, .vocab = 50272, .max_positions = 2048, .position_offset = 2,
-                     .position = VL_POS_LEARNED, .mlp = VL_MLP_STANDARD,
-                     .norm = VL_NORM_LAYERNORM, .attention_bias = true, .mlp_bias = true,
-                     .tie_embeddings = true};
-        assert_int_equal(total(o), sizes[i].exact);
-        assert_int_equal(sizes[i].exact,
-                         sizes[i].layers * (12 * h * h + 13 * h) + (50272 + 2050) * h + 2 * h);
-    }
 }
 
 /* Falcon-40B: parallel attention and MLP with two LayerNorms per layer, 8 KV heads of 64:
