@@ -1263,6 +1263,55 @@ static void test_frozen_under_autocast(void **state)
     vl_timeline_free(&t);
 }
 
+/* Under DeepSpeed ZeRO-3 transformers loads the model in zero.Init, which swaps
+ * torch.nn.functional.linear for LinearFunctionForZeroStage3: every nn.Linear saves its
+ * input, frozen or not.  Against ZeRO-2 (no zero.Init), LoRA on q and v keeps in each
+ * layer the inputs of the frozen gate and up (one 16-bit tensor, h wide) and of down (f
+ * wide), and the frozen head's input once; o's input is attention's output, which SDPA's
+ * backward keeps under either. */
+static void test_zero3_linear(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    const uint64_t sb = 128, h = 128, f = 352, L = 3;
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.gpus = 2;
+    s.lora_rank = 8;
+    const vl_framework *ds = fw("deepspeed");
+    s.zero = 2;
+    const uint64_t zero2 = activations_at_backward(&m, &s, ds);
+    s.zero = 3;
+    assert_int_equal(activations_at_backward(&m, &s, ds),
+                     zero2 + L * 2 * (sb * h + sb * f) + 2 * sb * h);
+    /* lora_dropout gives each adapter a copy of its own: the frozen q, k, v's shared input
+     * is kept apart from them too */
+    s.lora_dropout = 100000;
+    s.zero = 2;
+    const uint64_t drop2 = activations_at_backward(&m, &s, ds);
+    s.zero = 3;
+    assert_int_equal(activations_at_backward(&m, &s, ds),
+                     drop2 + L * 2 * (2 * sb * h + sb * f) + 2 * sb * h);
+    vl_timeline t;
+    build(&m, &s, ds, &t);
+    assert_int_equal(event_bytes(&t, "forward layer 0", "frozen down_proj input (ZeRO-3's linear)"),
+                     2 * sb * f);
+    assert_int_equal(event_bytes(&t, "loss", "output-projection input (ZeRO-3's linear)"),
+                     2 * sb * h);
+    vl_timeline_free(&t);
+    /* not under autocast (the input it would keep is the uncast one), not for QLoRA's
+     * 4-bit layers (no zero.Init: transformers quantizes instead), not under FSDP */
+    const vl_precision amp_qlora_fsdp[] = {VL_BF16_AMP, VL_BF16, VL_BF16};
+    for (int i = 0; i < 3; i++) {
+        s.precision = amp_qlora_fsdp[i];
+        s.qlora = i == 1;
+        const vl_framework *x = i == 2 ? fw("hf") : ds;
+        s.zero = 2;
+        const uint64_t two = activations_at_backward(&m, &s, x);
+        s.zero = 3;
+        assert_int_equal(activations_at_backward(&m, &s, x), two);
+    }
+}
+
 static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim_impl impl)
 {
     vl_framework f = *fw("pytorch");
@@ -2952,6 +3001,7 @@ int main(void)
         cmocka_unit_test(test_torch_releases),
         cmocka_unit_test(test_transformers_releases),
         cmocka_unit_test(test_frozen_under_autocast),
+        cmocka_unit_test(test_zero3_linear),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),

@@ -267,6 +267,20 @@ static void ws_shape(uint64_t big, uint64_t gated_mlp, uint64_t *bytes, int *n, 
         *bytes = gated_mlp, *n = 3;
 }
 
+/* DeepSpeed's zero.Init, which transformers' from_pretrained enters under ZeRO-3 for a
+ * model it does not quantize, replaces torch.nn.functional.linear for the rest of the
+ * process with LinearFunctionForZeroStage3 (memory_efficient_linear, on by default:
+ * deepspeed/runtime/zero/partition_parameters.py and linear.py), whose forward saves its
+ * input whether or not the weight trains: under LoRA a frozen matrix keeps its input as a
+ * trained one would.  Under autocast that input would be the uncast tensor, not modelled
+ * (DeepSpeed's own precisions run without autocast). */
+static bool zero3_linear_keeps(const step *st)
+{
+    const vl_settings *s = st->s;
+    return s->zero == 3 && st->f->zero_impl == VL_ZERO_DEEPSPEED && st->f->transformers &&
+           s->lora_rank && !s->qlora && !vl_precision_is_amp(vl_compute_precision(s));
+}
+
 /* The layer's saved tensors: vl_activations_compute's, then what the framework changes.  The
  * terms are matched by the names memory.c gives them. */
 static void layer_terms(step *st, bool *ovf)
@@ -371,24 +385,33 @@ static void layer_terms(step *st, bool *ovf)
      * even when o_proj is frozen; bitsandbytes' 4-bit matmul keeps its input whether or not
      * the base is frozen. */
     const bool nf4 = s->qlora && f->nf4_keeps_input;
+    const bool z3 = zero3_linear_keeps(st);
     if ((!KEEPS(VL_LORA_O) || drop) &&
-        ((!eager && core_saved && f->prune_frozen_saves) || nf4))
-        add_term(st->layer, &st->n_layer, max, "attention output (kept by its backward or a 4-bit o_proj)",
+        ((!eager && core_saved && f->prune_frozen_saves) || nf4 || z3))
+        add_term(st->layer, &st->n_layer, max,
+                 z3 ? "attention output (kept by its backward or ZeRO-3's o_proj)"
+                    : "attention output (kept by its backward or a 4-bit o_proj)",
                  vl_mul(beta, vl_ceil_div(q, t), ovf));
-    /* A 4-bit matmul that keeps its input keeps the tensor its layer was given, cast to
-     * nothing (Linear4bit's compute dtype is an fp32 input's own): under autocast the fp32
-     * norm outputs and the fp32 product down reads, beside the 16-bit casts the adapters
-     * keep; else the inputs the adapters share, unless lora_dropout gives each adapter a
-     * copy. */
-    if (nf4) {
+    /* A frozen matrix that keeps its input (a 4-bit matmul that does, or ZeRO-3's linear)
+     * keeps the tensor its layer was given, cast to nothing (Linear4bit's compute dtype is an
+     * fp32 input's own): under autocast the fp32 norm outputs and the fp32 product down
+     * reads, beside the 16-bit casts the adapters keep; else the inputs the adapters share,
+     * unless lora_dropout gives each adapter a copy. */
+    if (nf4 || z3) {
         const uint64_t in = nf4_fp32 ? 4 : beta;
         const bool own = nf4_fp32 || drop;
         if (!qkv_kept || own)
-            add_term(st->layer, &st->n_layer, max, "4-bit q, k, v input", vl_mul(in, rs, ovf));
+            add_term(st->layer, &st->n_layer, max,
+                     z3 ? "frozen q, k, v input (ZeRO-3's linear)" : "4-bit q, k, v input",
+                     vl_mul(in, rs, ovf));
         if ((!mlp_in_kept || own) && !a->parallel_attention)
-            add_term(st->layer, &st->n_layer, max, "4-bit MLP input", vl_mul(in, rs, ovf));
+            add_term(st->layer, &st->n_layer, max,
+                     z3 ? "frozen MLP input (ZeRO-3's linear)" : "4-bit MLP input",
+                     vl_mul(in, rs, ovf));
         if (!KEEPS(VL_LORA_DOWN) || own)
-            add_term(st->layer, &st->n_layer, max, "4-bit down_proj input", vl_mul(in, mlp, ovf));
+            add_term(st->layer, &st->n_layer, max,
+                     z3 ? "frozen down_proj input (ZeRO-3's linear)" : "4-bit down_proj input",
+                     vl_mul(in, mlp, ovf));
     }
 #undef KEEPS
     /* The workspace of a layer's ops (ws_shape), in the forward: the largest tensor an op of
@@ -481,6 +504,9 @@ static void outside_terms(step *st, bool *ovf)
     }
     if (s->pp > 1)
         return;
+    if (st->f->head == VL_HEAD_LM && zero3_linear_keeps(st)) /* the frozen head's */
+        add_term(st->head, &st->n_head, max, "output-projection input (ZeRO-3's linear)",
+                 vl_mul(st->beta, st->sbh, ovf));
     if (st->f->head == VL_HEAD_MLM) /* BERT's transform: dense, GELU, LayerNorm */
         add_term(st->head, &st->n_head, max, "MLM transform: dense, GELU and norm inputs",
                  vl_add(vl_mul(2 * st->beta, st->sbh, ovf), vl_mul(st->rho, st->sbh, ovf), ovf));
