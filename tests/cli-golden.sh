@@ -123,6 +123,20 @@ assert pc["serving"]["kv_cache"]["bytes"] - nv["serving"]["kv_cache"]["bytes"] =
 assert nv["settings"]["interconnect"] == "auto" and pc["settings"]["interconnect"] == "pcie"
 assert nv["serving"]["kv_cache"]["shortfall"] == 0
 PY
+    # NCCL 2.20 (PyTorch 2.4's wheels) sizes NVLink SHARP by the communicator's channels: 24
+    # on eight GPUs of 18 NVLink links (the H100 SXM preset's nvlinks), 16 on the H800's 8:
+    # channels x 2 x (4 MiB + 2 MiB) for each of the 8 GPUs, a communicator of each group
+    checks=$((checks + 1))
+    ds="estimate --preset llama-2-7b --framework hf --gpus 8 --zero 3 --torch 2.4 --format json"
+    "$VRAMLAB" $ds --gpu h100-80gb > "$tmp/h100.json"
+    "$VRAMLAB" $ds --gpu h800 > "$tmp/h800.json"
+    python3 - "$tmp/h100.json" "$tmp/h800.json" <<'PY' || fail "JSON NVLink SHARP channels check"
+import json, sys
+h100, h800 = (json.load(open(f))["peak"] for f in sys.argv[1:])
+assert h100["nvls"] == 24 * 2 * 6 * 2**20 * 8, h100["nvls"]
+assert h800["nvls"] == 16 * 2 * 6 * 2**20 * 8, h800["nvls"]
+assert h100["communicators"] - h100["nvls"] == h800["communicators"] - h800["nvls"] == 721420288
+PY
     # Qwen2.5 72B on two H100s under vLLM 0.19: at its 0.9 its weights and profile run take
     # more than the engine's share, which vLLM refuses ("No available memory for the cache
     # blocks"): the profile's figures stay, the cache is empty and the shortfall is what they

@@ -1978,6 +1978,7 @@ static void test_communicators(void **state)
         unsigned cuda;
         uint64_t gpus, per_node, tp, pp;
         int link;
+        uint64_t nvlinks; /* 0: unknown */
     } train_cases[] = {
         {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 1, 1, N}, /* dp 8 */
         {"hf", VL_TORCH_CURRENT, H, 1204, 8, 8, 2, 1, N}, /* tp 2, dp 4 */
@@ -1998,6 +1999,12 @@ static void test_communicators(void **state)
         {"hf", VL_TORCH_2_8, BW, 1208, 8, 8, 1, 1, N},
         {"hf", VL_TORCH_2_9, H, 1208, 8, 8, 2, 1, N},
         {"vllm", VL_TORCH_2_2, H, 1201, 8, 8, 1, 1, N}, /* measured with them */
+        /* 2.20 and 2.21 take the communicator's channels: 24 on GPUs of 18 NVLink links */
+        {"hf", VL_TORCH_2_4, H, 1204, 8, 8, 1, 1, N, 18},
+        {"hf", VL_TORCH_2_4, H, 1204, 8, 8, 1, 1, N, 8},
+        {"hf", VL_TORCH_2_5, H, 1204, 8, 8, 1, 1, N, 18},
+        {"hf", VL_TORCH_2_2, H, 1201, 8, 8, 1, 1, N, 18}, /* 2.19: NCCL_NVLS_NCHANNELS */
+        {"hf", VL_TORCH_2_7, H, 1208, 8, 8, 1, 1, N, 18}, /* 2.26: likewise */
     };
     const uint64_t want[][2] = {
         {B + 258 * MiB, 258 * MiB},
@@ -2019,6 +2026,11 @@ static void test_communicators(void **state)
         {B + 386 * MiB, 386 * MiB},
         {2 * B + 130 * MiB, 130 * MiB},
         {nvlink, 0},
+        {B + 2304 * MiB, 2304 * MiB},
+        {B + 1536 * MiB, 1536 * MiB},
+        {B + 1152 * MiB, 1152 * MiB},
+        {B + 1536 * MiB, 1536 * MiB},
+        {B + 258 * MiB, 258 * MiB},
     };
     _Static_assert(sizeof train_cases / sizeof *train_cases == sizeof want / sizeof *want, "");
     for (size_t i = 0; i < sizeof train_cases / sizeof *train_cases; i++) {
@@ -2033,6 +2045,7 @@ static void test_communicators(void **state)
         rt.arch = (vl_gpu_arch)train_cases[i].arch;
         rt.cuda = train_cases[i].cuda;
         rt.interconnect = (vl_link)train_cases[i].link;
+        rt.nvlinks = train_cases[i].nvlinks;
         vl_framework f;
         vl_framework_of(&s, &rt, &f);
         uint64_t nvls = 1;

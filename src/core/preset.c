@@ -150,6 +150,8 @@ static const key_desc gpu_keys[] = {
     {"sms", T_COUNT, G(sms), .max = 4096},
     {"interconnect", T_ENUM, G(interconnect), .enum_names = vl_link_names, .n_enum = VL_N_LINKS,
      .enum_first = VL_LINK_PCIE},
+    /* NVLink 5's GPUs have 18 (NVIDIA Blackwell datasheets), as NVLink 4's H100 */
+    {"nvlinks", T_COUNT, G(nvlinks), .max = 64},
     {NULL, 0},
 };
 #undef G

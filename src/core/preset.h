@@ -38,6 +38,8 @@ typedef struct vl_gpu {
                              * unknown */
     uint64_t sms;           /* streaming multiprocessors (AMD: compute units); 0 = unknown */
     vl_link interconnect;   /* how a server's GPUs of this kind are linked: pcie or nvlink */
+    uint64_t nvlinks;       /* NVLink links of one GPU to its board's switches or peers; 0 =
+                             * none or unknown */
 } vl_gpu;
 
 /* What a run on g can use: the total CUDA reports where the preset knows it, nvidia-smi's

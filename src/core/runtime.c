@@ -395,9 +395,12 @@ static unsigned nccl_release(vl_torch t)
  *     NVLS (runtime connect), with a credit buffer of one allocation granule at init (2 MiB
  *     in NCCL's logging example).
  * nChannels: NCCL_NVLS_NCHANNELS, 16 (sm90); on Blackwell 32 from 2.25 and 24 within one
- * NVLink domain from 2.27.  2.20 and 2.21 multiply the communicator's channel count, at
- * least the 16 NVLS ones (graph/connect.cc), counted as 16.  Before 2.26 the buffers are
- * rounded up to the multicast granularity, not counted. */
+ * NVLink domain from 2.27.  2.20 and 2.21 multiply the communicator's channel count
+ * instead (comm->nChannels), at least the 16 NVLS ones (graph/connect.cc): 24 on an 8-GPU
+ * board of GPUs with 18 NVLink 4 links ("nvlsPerRankSize 301989888", 24 x 2 x 6 MiB, in
+ * NCCL 2.20.5's log of 8 H200s, vllm-project/vllm issue #9699), 16 with 8 (the H800's
+ * NCCL 2.18 log above: 16 channels) or unknown.  Before 2.26 the buffers are rounded up
+ * to the multicast granularity, not counted. */
 uint64_t vl_nvls_bytes(vl_torch torch, const vl_runtime *rt, vl_link link, uint64_t gpus)
 {
     const unsigned nccl = nccl_release(torch);
@@ -406,10 +409,13 @@ uint64_t vl_nvls_bytes(vl_torch torch, const vl_runtime *rt, vl_link link, uint6
         gpus < (nccl >= 22807 ? 2u : 3u))
         return 0;
     const uint64_t mib = 1048576, heads = gpus;
-    if (nccl < 22105)
+    const uint64_t comm_channels = rt->arch == VL_ARCH_HOPPER && rt->nvlinks >= 18 ? 24 : 16;
+    if (nccl < 22005)
         return 16 * 2 * (4 * mib + 2 * mib) * heads;
+    if (nccl < 22105)
+        return comm_channels * 2 * (4 * mib + 2 * mib) * heads;
     if (nccl < 22203)
-        return 16 * 2 * (1 * mib + 2 * mib) * heads;
+        return comm_channels * 2 * (1 * mib + 2 * mib) * heads;
     const uint64_t channels =
         rt->arch == VL_ARCH_BLACKWELL ? (nccl >= 22703 ? 24 : 32) : 16;
     return channels * 2 * mib * heads + 2 * mib;

@@ -1778,5 +1778,6 @@ vl_runtime vl_runtime_on(const vl_gpu *gpu, const vl_settings *s, bool overhead_
                         .cuda = vl_cuda_number(s->cuda), .overhead_given = overhead_given,
                         .sms = gpu ? gpu->sms : 0, .memory = gpu ? vl_gpu_capacity(gpu) : 0,
                         .smi_memory = gpu ? gpu->memory : 0,
-                        .interconnect = gpu ? gpu->interconnect : VL_LINK_PCIE};
+                        .interconnect = gpu ? gpu->interconnect : VL_LINK_PCIE,
+                        .nvlinks = gpu ? gpu->nvlinks : 0};
 }

@@ -96,6 +96,7 @@ typedef struct vl_runtime {
     uint64_t memory;            /* the GPU's memory as CUDA reports it; 0 = unknown */
     uint64_t smi_memory;        /* as nvidia-smi totals it (SGLang's defaults read it) */
     vl_link interconnect;       /* how its GPUs reach each other: pcie or nvlink */
+    uint64_t nvlinks;           /* the GPU's NVLink links; 0 = none or unknown */
 } vl_runtime;
 
 /* Builds the timeline of m under s and framework f.  f decides the attention kernel (it
