@@ -171,7 +171,7 @@ PY
     "$VRAMLAB" $sgl --gpus 2 --format json > "$tmp/s2.json"
     "$VRAMLAB" $sgl --sglang 0.4.9 --format json > "$tmp/s049.json"
     "$VRAMLAB" $sgl --gpu-util 0.88 > "$tmp/s88.txt"
-    grep -q "its KV pool: 0.88 x 78.92 GiB free before the weights load (after CUDA's context) = 69.45 GiB - 14.99 GiB weights = 54.46 GiB, 446,158 tokens" \
+    grep -q "its KV pool: 0.88 x 78.80 GiB free before the weights load (after CUDA's context) = 69.35 GiB - 14.99 GiB weights = 54.36 GiB, 445,290 tokens" \
         "$tmp/s88.txt" || fail "no SGLang pool in the serving line: $(grep serving "$tmp/s88.txt")"
     python3 - "$tmp/s83.json" "$tmp/s88.json" "$tmp/s2.json" "$tmp/s049.json" <<'PY' || fail "JSON SGLang check"
 import json, sys

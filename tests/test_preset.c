@@ -201,6 +201,19 @@ static void test_builtin_gpus(void **state)
         assert_int_equal(g->generation, gpus[i].generation);
         assert_int_equal(g->interconnect, gpus[i].link);
         assert_true(g->bandwidth > 0 && g->source[0] != '\0');
+        /* the compute capability within its generation's (NVIDIA, "CUDA GPUs"), none for
+         * AMD's; NVLink's links on the NVLink boards only */
+        const double cc = g->compute_capability;
+        switch (gpus[i].generation) {
+        case V: assert_true(cc == 7.0); break;
+        case T: assert_true(cc == 7.5); break;
+        case A: assert_true(cc == 8.0 || cc == 8.6); break;
+        case D: assert_true(cc == 8.9); break;
+        case H: assert_true(cc == 9.0); break;
+        case B: assert_true(cc == 10.0 || cc == 12.0); break;
+        default: assert_true(cc == 0); break;
+        }
+        assert_true((g->nvlinks > 0) == (gpus[i].link == N));
     }
     /* what a run can use: the total CUDA reports where the preset knows it (an H100 80GB:
      * 79.19 GiB as PyTorch and vLLM print it, 469 MiB under nvidia-smi's), nvidia-smi's
@@ -517,6 +530,12 @@ static const struct {
      "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large (over 2^64)"},
     {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:9: memory: must be between 1 and 70,368,744,177,664"},
     {"kind: gpu\nname: g\nmemory: 80GiB\nsms: 5000\n", "x.yaml:4:6: sms: must be between 0 and 4,096"},
+    {"kind: gpu\nname: g\nmemory: 80GiB\ncompute_capability: 8.65\n",
+     "x.yaml:4:1: compute_capability: 8.65 is no CUDA compute capability (major.minor, as 8.6; "
+     "or 0 when unknown)"},
+    {"kind: gpu\nname: g\nmemory: 80GiB\ncompute_capability: 86\n",
+     "x.yaml:4:1: compute_capability: 86 is no CUDA compute capability (major.minor, as 8.6; "
+     "or 0 when unknown)"},
     {"kind: gpu\nname: g\nmemory: 80GiB\ninterconnect: auto\n",
      "x.yaml:4:15: interconnect: unknown value 'auto' (expected pcie or nvlink)"},
     {"kind: gpu\nname: g\nmemory: 80GiB\ncuda_memory: 81GiB\n",

@@ -435,7 +435,7 @@ name=engine-sglang
 start $name --preset llama-3.1-8b --mode infer --framework sglang --gpu h100-80gb --seq 8192 \
     --no-color --ascii
 expect_slider $name "GPU mem. util." "auto 83%"
-expect_screen $name "(0.83 x 78.92 GiB free"
+expect_screen $name "(0.83 x 78.80 GiB free"
 expect_kv $name --preset llama-3.1-8b --mode infer --framework sglang --gpu h100-80gb --seq 8192
 to $name "GPU mem. util."
 keys $name Enter 0 . 8 8 Enter
@@ -455,7 +455,7 @@ name=engine-fit
 cols=200 rows=60
 s70="--preset llama-3.1-70b --mode infer --framework sglang --gpu h100-80gb"
 start $name $s70 --gpus 2 --no-color --ascii
-expect_screen $name "): the engine stops before serving, 2.33 GiB short"
+expect_screen $name "): the engine stops before serving, 2.43 GiB short"
 expect_peak $name $s70 --gpus 2
 keys $name 5                                       # the Timeline panel
 expect_screen $name "; on 79.19 GiB, the engine stops before serving"
@@ -474,14 +474,14 @@ exited $name 0
 name=engine-fit-vllm
 v8="--preset llama-3.1-8b --mode infer --framework vllm --gpu h100-80gb --seq 4096 --gen 1024"
 start $name $v8 --batch 98 --no-color --ascii
-expect_screen $name "its KV cache holds 97 of the 98 sequences, 0.23 GiB short"
+expect_screen $name "its KV cache holds 97 of the 98 sequences, 0.36 GiB short"
 expect_peak $name $v8 --batch 98
 to $name batch
 keys $name Left
 expect_screen $name "fits; its KV cache holds 97 sequences, spare "
 expect_peak $name $v8 --batch 97
 keys $name f                                       # max-batch: what the cache holds
-expect_screen $name " --solve max-batch on h100-80gb: 97; 98: its KV cache is 0.23 GiB short"
+expect_screen $name " --solve max-batch on h100-80gb: 97; 98: its KV cache is 0.36 GiB short"
 keys $name q
 exited $name 0
 unset cols rows

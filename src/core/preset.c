@@ -152,6 +152,7 @@ static const key_desc gpu_keys[] = {
      .enum_first = VL_LINK_PCIE},
     /* NVLink 5's GPUs have 18 (NVIDIA Blackwell datasheets), as NVLink 4's H100 */
     {"nvlinks", T_COUNT, G(nvlinks), .max = 64},
+    {"compute_capability", T_DOUBLE, G(compute_capability)},
     {NULL, 0},
 };
 #undef G
@@ -646,6 +647,11 @@ static bool load_gpu(vl_ydoc *d, vl_gpu *g)
             return vl_ydoc_fail(d, at, "%s: %g is below any GPU (at least %g, or 0 when unknown)",
                                 rates[i].key, x, rates[i].min);
     }
+    const double cc = g->compute_capability;
+    if (cc != 0 && (cc < 1 || cc >= 20 || fabs(cc * 10 - round(cc * 10)) > 1e-6))
+        return vl_ydoc_fail(d, w.marks[key_index(gpu_keys, "compute_capability")],
+                            "compute_capability: %g is no CUDA compute capability (major.minor, "
+                            "as 8.6; or 0 when unknown)", cc);
     if (g->cuda_memory > g->memory)
         return vl_ydoc_fail(d, w.marks[key_index(gpu_keys, "cuda_memory")],
                             "cuda_memory: more than the GPU's memory (what CUDA reports is "

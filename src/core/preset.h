@@ -40,6 +40,7 @@ typedef struct vl_gpu {
     vl_link interconnect;   /* how a server's GPUs of this kind are linked: pcie or nvlink */
     uint64_t nvlinks;       /* NVLink links of one GPU to its board's switches or peers; 0 =
                              * none or unknown */
+    double compute_capability; /* CUDA's major.minor (8.6); 0 = unknown (or not CUDA) */
 } vl_gpu;
 
 /* What a run on g can use: the total CUDA reports where the preset knows it, nvidia-smi's

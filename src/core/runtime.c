@@ -301,18 +301,22 @@ typedef struct context_row {
     const char *source;
 } context_row;
 
-/* pytorch/pytorch#86509: cudaMemGetInfo's used bytes after a first tensor, with every
- * kernel loaded at initialisation and with lazy loading, on one GPU with CUDA 11.7 */
-#define CONTEXT_EAGER 666632192ULL
-#define CONTEXT_LAZY 287047680ULL
+/* pytorch/pytorch#86509: cudaMemGetInfo's used bytes after torch.randn(20, 16, 50, 100)
+ * on one GPU with CUDA 11.7, every kernel loaded at initialisation and with lazy loading,
+ * less the tensor's segment: 6.4 MB is a large-pool request under 10 MiB, a 20 MiB
+ * segment (VL_ALLOC_LARGE_SEG) */
+#define CONTEXT_SEGMENT 20971520ULL
+#define CONTEXT_EAGER (666632192ULL - CONTEXT_SEGMENT)
+#define CONTEXT_LAZY (287047680ULL - CONTEXT_SEGMENT)
 #define LAZY_CUDA 1107 /* CUDA 11.7 */
 
 static const context_row context_rows[] = {
     {-1, 0, CONTEXT_EAGER,
      "pytorch/pytorch#86509: 666,632,192 B with CUDA_MODULE_LOADING=DEFAULT (all kernels "
-     "loaded, as before CUDA 11.7)"},
+     "loaded, as before CUDA 11.7), less its tensor's 20 MiB segment"},
     {-1, LAZY_CUDA, CONTEXT_LAZY,
-     "pytorch/pytorch#86509: 287,047,680 B with lazy module loading (CUDA >= 11.7)"},
+     "pytorch/pytorch#86509: 287,047,680 B with lazy module loading (CUDA >= 11.7), less its "
+     "tensor's 20 MiB segment (a GPU of unknown SMs)"},
     {VL_ARCH_VOLTA, 0, (1343ULL - 2) * 1048576,
      "transformers docs, model training anatomy (v4.27): 1343 MiB in nvidia-smi after "
      "torch.ones((1, 1)).to('cuda') on the V100 with CUDA 11.2 it trains BERT-large on (every "
@@ -322,12 +326,52 @@ static const context_row context_rows[] = {
      "with CUDA 13.0, context only"},
 };
 
-uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **source)
+/* The resident threads an SM holds, by compute capability (CUDA C++ Programming Guide,
+ * "Technical Specifications per Compute Capability": maximum number of resident threads
+ * per SM); 0 for one not listed here. */
+static uint64_t threads_per_sm(unsigned cc)
 {
+    switch (cc) {
+    case 70: case 80: case 90: case 100: return 2048;
+    case 86: case 89: case 120: return 1536;
+    case 75: return 1024;
+    default: return 0;
+    }
+}
+
+/* The driver reserves the context's local memory (the threads' stacks) for every thread
+ * the GPU can hold: max threads per SM x SMs x the per-thread stack, cudaLimitStackSize's
+ * default of 1 KiB (NVIDIA developer forums, "Local memory management": "context wide and
+ * is calculated as MAX_THREADS_PER_SM x SMs x LOCAL_MEM_PER_THREAD"; 216 MB on an A100's
+ * 108 SMs).  The rest, the lazy context's base, is a measurement less its GPU's stacks:
+ *   CUDA 11.7 to 12: 256 MiB in nvidia-smi for a process that only initialised CUDA, torch
+ *     2.7.1+cu128 on an RTX 3090 (invoke-ai/InvokeAI#9413), less 82 SMs x 1536 x 1 KiB;
+ *   CUDA 13: 426 MiB on an RTX 6000 Ada, PyTorch 2.10 with CUDA 13.0
+ *     (unslothai/unsloth-zoo#1053), less 142 SMs x 1536 x 1 KiB.
+ * On an H100 SXM with CUDA 12 that gives 397 MiB, where SGLang's log of one (sgl-project/
+ * sglang pull request #2907, CI) shows 78.81 of its 79.19 GiB free before the weights. */
+#define STACK_PER_THREAD 1024ULL
+#define LAZY_BASE_12 (268435456ULL - 82 * 1536 * STACK_PER_THREAD)
+#define LAZY_BASE_13 (446693376ULL - 142 * 1536 * STACK_PER_THREAD)
+
+uint64_t vl_cuda_context_bytes(const vl_runtime *rt, const char **source)
+{
+    const uint64_t stacks = rt->sms * threads_per_sm(rt->cc) * STACK_PER_THREAD;
+    if (rt->cuda >= LAZY_CUDA && stacks) {
+        if (source)
+            *source = rt->cuda >= 1300
+                          ? "the GPU's thread stacks (SMs x threads an SM x 1 KiB) and CUDA 13's "
+                            "lazy context (426 MiB on an RTX 6000 Ada less its stacks: "
+                            "unslothai/unsloth-zoo#1053)"
+                          : "the GPU's thread stacks (SMs x threads an SM x 1 KiB) and CUDA 12's "
+                            "lazy context (256 MiB on an RTX 3090 less its stacks: "
+                            "invoke-ai/InvokeAI#9413)";
+        return (rt->cuda >= 1300 ? LAZY_BASE_13 : LAZY_BASE_12) + stacks;
+    }
     const context_row *best = &context_rows[0];
     for (size_t i = 0; i < sizeof context_rows / sizeof *context_rows; i++) {
         const context_row *r = &context_rows[i];
-        if ((r->arch == -1 || r->arch == (int)arch) && cuda >= r->cuda_from &&
+        if ((r->arch == -1 || r->arch == (int)rt->arch) && rt->cuda >= r->cuda_from &&
             (r->cuda_from > best->cuda_from || (r->cuda_from == best->cuda_from && r->arch != -1)))
             best = r;
     }

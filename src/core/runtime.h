@@ -53,10 +53,11 @@ uint64_t vl_alloc_segment(uint64_t rounded);
 typedef enum { VL_GPU_ARCHS(VL_ENUM_ID) VL_N_GPU_ARCHS } vl_gpu_arch;
 extern const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS];
 
-/* Bytes the CUDA context takes on the device (driver state, loaded kernels) for a GPU
- * generation and a CUDA version (major * 100 + minor: 1201 for 12.1), and the source of the
- * figure in *source. */
-uint64_t vl_cuda_context_bytes(vl_gpu_arch arch, unsigned cuda, const char **source);
+/* Bytes the CUDA context takes on the device (driver state, the threads' stacks, loaded
+ * kernels) on rt's GPU (its generation, SMs and compute capability) under its CUDA
+ * version (major * 100 + minor: 1201 for 12.1), and the source of the figure in *source. */
+struct vl_runtime;
+uint64_t vl_cuda_context_bytes(const struct vl_runtime *rt, const char **source);
 
 /* Bytes the context gains during a training step as kernels load on first use: CUDA 11.7
  * and later load lazily (a context of that version holds no kernel before its first use);
@@ -71,7 +72,6 @@ uint64_t vl_cublas_workspace_bytes(vl_gpu_arch arch);
  * node are `gpus`, under the NCCL release of PyTorch release torch's wheels, on rt's GPU
  * linked by link: 0 where NVLS is off (no NVSwitch multicast, CUDA before 12.1, too few
  * GPUs, an NCCL before 2.17). */
-struct vl_runtime;
 uint64_t vl_nvls_bytes(vl_torch torch, const struct vl_runtime *rt, vl_link link,
                        uint64_t gpus);
 

@@ -1,6 +1,7 @@
 /* timeline.c: a training step or a serving run, tensor by tensor (timeline.h). */
 #include "timeline.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1703,7 +1704,7 @@ const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_ru
 uint64_t vl_runtime_context(const vl_runtime *rt, uint64_t overhead, const char **source)
 {
     if (!rt->overhead_given)
-        return vl_cuda_context_bytes(rt->arch, rt->cuda, source);
+        return vl_cuda_context_bytes(rt, source);
     if (source)
         *source = "--overhead";
     return overhead;
@@ -1779,5 +1780,6 @@ vl_runtime vl_runtime_on(const vl_gpu *gpu, const vl_settings *s, bool overhead_
                         .sms = gpu ? gpu->sms : 0, .memory = gpu ? vl_gpu_capacity(gpu) : 0,
                         .smi_memory = gpu ? gpu->memory : 0,
                         .interconnect = gpu ? gpu->interconnect : VL_LINK_PCIE,
-                        .nvlinks = gpu ? gpu->nvlinks : 0};
+                        .nvlinks = gpu ? gpu->nvlinks : 0,
+                        .cc = gpu ? (unsigned)lround(gpu->compute_capability * 10) : 0};
 }

@@ -97,6 +97,7 @@ typedef struct vl_runtime {
     uint64_t smi_memory;        /* as nvidia-smi totals it (SGLang's defaults read it) */
     vl_link interconnect;       /* how its GPUs reach each other: pcie or nvlink */
     uint64_t nvlinks;           /* the GPU's NVLink links; 0 = none or unknown */
+    unsigned cc;                /* compute capability, major * 10 + minor; 0 = unknown */
 } vl_runtime;
 
 /* Builds the timeline of m under s and framework f.  f decides the attention kernel (it
