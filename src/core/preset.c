@@ -150,7 +150,7 @@ static const key_desc gpu_keys[] = {
     {"sms", T_COUNT, G(sms), .max = 4096},
     {"interconnect", T_ENUM, G(interconnect), .enum_names = vl_link_names, .n_enum = VL_N_LINKS,
      .enum_first = VL_LINK_PCIE},
-    /* NVLink 5's GPUs have 18 (NVIDIA Blackwell datasheets), as NVLink 4's H100 */
+    /* 18 on an H100 SXM or a B200 (NVLink 4 and 5 datasheets): 64 is far above any */
     {"nvlinks", T_COUNT, G(nvlinks), .max = 64},
     {"compute_capability", T_DOUBLE, G(compute_capability)},
     {NULL, 0},
