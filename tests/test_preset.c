@@ -530,6 +530,8 @@ static const struct {
      "x.yaml:3:29: architecture.hidden_size: '99999999999999999999' is not a whole number: number too large (over 2^64)"},
     {"kind: gpu\nname: g\nmemory: 0\n", "x.yaml:3:9: memory: must be between 1 and 70,368,744,177,664"},
     {"kind: gpu\nname: g\nmemory: 80GiB\nsms: 5000\n", "x.yaml:4:6: sms: must be between 0 and 4,096"},
+    {"kind: gpu\nname: g\nmemory: 80GiB\nnvlinks: 72\n",
+     "x.yaml:4:10: nvlinks: must be between 0 and 64"},
     {"kind: gpu\nname: g\nmemory: 80GiB\ncompute_capability: 8.65\n",
      "x.yaml:4:1: compute_capability: 8.65 is no CUDA compute capability (major.minor, as 8.6; "
      "or 0 when unknown)"},
