@@ -478,6 +478,15 @@ for name in ["default.txt", "llama-2-7b-zero3-8gpu.json", "mistral-infer-int4-tp
 PY
 fi
 
+# The context line traces the peak's CUDA context: an H100's 132 SMs x 2048 threads x 1 KiB
+# of stack and CUDA 12's base, then the kernels a step loads; --overhead replaces it all.
+checks=$((checks + 1))
+"$VRAMLAB" estimate --gpu h100-80gb > "$tmp/ctx.txt"
+grep -q "^  context     0.74 GiB = 0.39 GiB at start (132 SMs x 2048 threads x 1 KiB of stack, 0.26 GiB, + 0.13 GiB of CUDA 12's lazy context" "$tmp/ctx.txt" ||
+    fail "no context line: $(grep '^  context' "$tmp/ctx.txt")"
+checks=$((checks + 1))
+! "$VRAMLAB" estimate --overhead 1GiB | grep -q "^  context " || fail "a context line under --overhead"
+
 # --check-fit: exit 1 when it does not fit, 0 when it does.
 checks=$((checks + 1))
 "$VRAMLAB" estimate --check-fit > /dev/null

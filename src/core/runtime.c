@@ -354,18 +354,23 @@ static uint64_t threads_per_sm(unsigned cc)
 #define LAZY_BASE_12 (268435456ULL - 82 * 1536 * STACK_PER_THREAD)
 #define LAZY_BASE_13 (446693376ULL - 142 * 1536 * STACK_PER_THREAD)
 
+uint64_t vl_context_stacks(const vl_runtime *rt, uint64_t *threads)
+{
+    const uint64_t per_sm = rt->cuda >= LAZY_CUDA ? threads_per_sm(rt->cc) : 0;
+    if (threads)
+        *threads = per_sm;
+    return rt->sms * per_sm * STACK_PER_THREAD;
+}
+
 uint64_t vl_cuda_context_bytes(const vl_runtime *rt, const char **source)
 {
-    const uint64_t stacks = rt->sms * threads_per_sm(rt->cc) * STACK_PER_THREAD;
-    if (rt->cuda >= LAZY_CUDA && stacks) {
+    const uint64_t stacks = vl_context_stacks(rt, NULL);
+    if (stacks) {
         if (source)
-            *source = rt->cuda >= 1300
-                          ? "the GPU's thread stacks (SMs x threads an SM x 1 KiB) and CUDA 13's "
-                            "lazy context (426 MiB on an RTX 6000 Ada less its stacks: "
-                            "unslothai/unsloth-zoo#1053)"
-                          : "the GPU's thread stacks (SMs x threads an SM x 1 KiB) and CUDA 12's "
-                            "lazy context (256 MiB on an RTX 3090 less its stacks: "
-                            "invoke-ai/InvokeAI#9413)";
+            *source = rt->cuda >= 1300 ? "CUDA 13's lazy context, 426 MiB on an RTX 6000 Ada "
+                                         "less its stacks (unslothai/unsloth-zoo#1053)"
+                                       : "CUDA 12's lazy context, 256 MiB on an RTX 3090 less "
+                                         "its stacks (invoke-ai/InvokeAI#9413)";
         return (rt->cuda >= 1300 ? LAZY_BASE_13 : LAZY_BASE_12) + stacks;
     }
     const context_row *best = &context_rows[0];

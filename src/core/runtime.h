@@ -58,6 +58,10 @@ extern const char *const vl_gpu_arch_names[VL_N_GPU_ARCHS];
  * version (major * 100 + minor: 1201 for 12.1), and the source of the figure in *source. */
 struct vl_runtime;
 uint64_t vl_cuda_context_bytes(const struct vl_runtime *rt, const char **source);
+/* Of that context, the threads' stacks the driver reserves under lazy loading: SMs x the
+ * resident threads of an SM (*threads, 0 where the capability is unknown) x 1 KiB; 0 where
+ * the context is a measured whole (the source then says whose). */
+uint64_t vl_context_stacks(const struct vl_runtime *rt, uint64_t *threads);
 
 /* Bytes the context gains during a training step as kernels load on first use: CUDA 11.7
  * and later load lazily (a context of that version holds no kernel before its first use);

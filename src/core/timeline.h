@@ -65,7 +65,7 @@ typedef struct vl_peak {
                                  * (vl_communicator_bytes) */
     uint64_t nvls;              /* of them, NCCL's NVLink SHARP buffers */
     vl_link link;               /* how the GPUs are linked (vl_link_of) */
-    const char *context_source;
+    const char *context_source; /* whose figure the context (without lazy_kernels) is */
     uint64_t tensors;           /* at the peak: the live tensors' own bytes */
     size_t event;               /* the event after which allocated peaks */
     const char *phase;

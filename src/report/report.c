@@ -600,6 +600,38 @@ static bool peak_line(const report *r, char *buf, size_t len)
     return true;
 }
 
+/* The CUDA context of the peak line, traced: the threads' stacks and the measured base, or a
+ * measured whole, then the kernels the run loads lazily; false under --overhead. */
+static bool context_line(const report *r, char *buf, size_t len)
+{
+    const vl_timeline *t = r->timeline;
+    const vl_runtime rt = report_runtime(r);
+    if (!t || rt.overhead_given)
+        return false;
+    const vl_peak *p = &t->peak;
+    char all[32], start[32], st[32], base[32], lazy[160] = "", part[32], stack[160] = "";
+    uint64_t threads;
+    const uint64_t stacks = vl_context_stacks(&rt, &threads);
+    if (stacks)
+        snprintf(stack, sizeof stack,
+                 "%" PRIu64 " SMs x %" PRIu64 " threads x 1 KiB of stack, %s, + %s of ", rt.sms,
+                 threads, vl_fmt_bytes(stacks, r->units, st, sizeof st),
+                 vl_fmt_bytes(p->context - p->lazy_kernels - stacks, r->units, base, sizeof base));
+    vl_framework f;
+    vl_framework_of(r->settings, &rt, &f);
+    if (p->lazy_kernels)
+        snprintf(lazy, sizeof lazy, " + %s of kernels loaded as the run first uses them (%s)",
+                 vl_fmt_bytes(p->lazy_kernels, r->units, part, sizeof part),
+                 f.profile_non_torch
+                     ? "what the engine measured its profile forward add outside PyTorch"
+                     : "eager loading's context less lazy loading's, pytorch/pytorch#86509");
+    snprintf(buf, len, "%s = %s at start (%s%s)%s",
+             vl_fmt_bytes(p->context, r->units, all, sizeof all),
+             vl_fmt_bytes(p->context - p->lazy_kernels, r->units, start, sizeof start), stack,
+             p->context_source, lazy);
+    return true;
+}
+
 void report_event_line(const report *r, size_t i, char *buf, size_t len)
 {
     const vl_event *e = &r->timeline->events[i];
@@ -788,7 +820,7 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
         {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line},
         {"experts", experts_line}};
     static const optional_fact results[] = {
-        {"peak", peak_line}, {"GGUF", gguf_line}, {"serving", serving_line},
+        {"peak", peak_line}, {"context", context_line}, {"GGUF", gguf_line}, {"serving", serving_line},
         {"phases", phases_line}, {"speed", speed_line},
         {"solved", solve_line}};
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];

@@ -82,7 +82,7 @@ void report_fit_line(const report *r, char *buf, size_t len);
 void report_verdict(const report *r, char *buf, size_t len);
 
 /* The facts above the numbers, in order: model, note, settings, ..., each with its label. */
-#define REPORT_MAX_FACTS (13 + VL_MAX_NOTES)
+#define REPORT_MAX_FACTS (14 + VL_MAX_NOTES)
 typedef struct report_fact {
     const char *label;
     char text[1024];
