@@ -820,8 +820,8 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
         {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line},
         {"experts", experts_line}};
     static const optional_fact results[] = {
-        {"peak", peak_line}, {"context", context_line}, {"GGUF", gguf_line}, {"serving", serving_line},
-        {"phases", phases_line}, {"speed", speed_line},
+        {"peak", peak_line}, {"context", context_line}, {"GGUF", gguf_line},
+        {"serving", serving_line}, {"phases", phases_line}, {"speed", speed_line},
         {"solved", solve_line}};
     char notes[VL_MAX_NOTES][VL_NOTE_LEN];
     int n = 0;
