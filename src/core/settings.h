@@ -54,8 +54,8 @@
 #define VL_ZERO_GRAD_LIST(X) X(VL_ZERO_GRAD_STEP, "step") X(VL_ZERO_GRAD_BACKWARD, "backward")
 /* How int4 weights are laid out (--int4-format): symmetric, a 16-bit scale a group (as
  * compressed-tensors' W4A16 checkpoints); gptq and awq add a 4-bit zero point a group, and
- * under transformers bring their kernels' buffers (inference.c's int4_dq_buffer, the prefill's
- * dequantized matrix). */
+ * under transformers bring their kernels' buffers (inference.c's int4_dq_buffer, the
+ * prefill's dequantized matrix). */
 #define VL_INT4_FORMAT_LIST(X)                                                                \
     X(VL_INT4_SYMMETRIC, "symmetric") X(VL_INT4_GPTQ, "gptq") X(VL_INT4_AWQ, "awq")
 /* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
@@ -121,7 +121,7 @@
  * (VL_VLLM_NEWEST). */
 #define VL_VLLM_LIST(X)                                                                       \
     X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_3_1, "0.3.1") X(VL_VLLM_0_6_4, "0.6.4")         \
-    X(VL_VLLM_0_6_5, "0.6.5") X(VL_VLLM_0_8, "0.8") X(VL_VLLM_0_9, "0.9")                         \
+    X(VL_VLLM_0_6_5, "0.6.5") X(VL_VLLM_0_8, "0.8") X(VL_VLLM_0_9, "0.9")                     \
     X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
     X(VL_VLLM_0_13, "0.13") X(VL_VLLM_0_14, "0.14") X(VL_VLLM_0_15, "0.15")                   \
     X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17") X(VL_VLLM_0_18, "0.18")                   \

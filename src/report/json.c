@@ -187,8 +187,7 @@ static void write_json_serving(FILE *out, const report *r)
     vl_solution c;
     vl_settings copy = *s;
     const char *none = vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c);
-    vl_framework f; /* its prefill chunk on this GPU */
-    vl_framework_of(s, &rt, &f);
+    const vl_framework f = report_framework(r); /* its prefill chunk on this GPU */
     fprintf(out, " \"serving\": {\"gpu_util\": %g, \"usable\": %" PRIu64 ", \"kv_block\": %" PRIu64
             ", \"prefill_chunk\": %" PRIu64 ", \"prompt_slots\": %" PRIu64
             ",\n             \"cached_slots\": %" PRIu64 ", \"kv_bytes_per_sequence\": %" PRIu64

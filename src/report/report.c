@@ -52,11 +52,18 @@ vl_runtime report_runtime(const report *r)
     return r->runtime ? *r->runtime : vl_runtime_on(r->gpu, r->settings, false);
 }
 
-const char *report_kv_budget(const report *r, vl_kv_budget *k)
+vl_framework report_framework(const report *r)
 {
     const vl_runtime rt = report_runtime(r);
     vl_framework f;
     vl_framework_of(r->settings, &rt, &f);
+    return f;
+}
+
+const char *report_kv_budget(const report *r, vl_kv_budget *k)
+{
+    const vl_runtime rt = report_runtime(r);
+    const vl_framework f = report_framework(r);
     return vl_kv_budget_of(r->model, r->settings, &f, &rt, report_capacity(r->settings, r->gpu),
                            k);
 }
@@ -617,8 +624,7 @@ static bool context_line(const report *r, char *buf, size_t len)
                  "%" PRIu64 " SMs x %" PRIu64 " threads x 1 KiB of stack, %s, + %s of ", rt.sms,
                  threads, vl_fmt_bytes(stacks, r->units, st, sizeof st),
                  vl_fmt_bytes(p->context - p->lazy_kernels - stacks, r->units, base, sizeof base));
-    vl_framework f;
-    vl_framework_of(r->settings, &rt, &f);
+    const vl_framework f = report_framework(r);
     if (p->lazy_kernels)
         snprintf(lazy, sizeof lazy, " + %s of kernels loaded as the run first uses them (%s)",
                  vl_fmt_bytes(p->lazy_kernels, r->units, part, sizeof part),
@@ -730,8 +736,7 @@ static bool serving_line(const report *r, char *buf, size_t len)
     vl_solution c;
     vl_settings copy = *s;
     const vl_runtime rt = report_runtime(r);
-    vl_framework f; /* its share, the engine's rule resolved */
-    vl_framework_of(s, &rt, &f);
+    const vl_framework f = report_framework(r); /* its share, the engine's rule resolved */
     if (!vl_solve_fit(r->model, &copy, VL_SOLVE_MAX_CONCURRENCY, capacity, &rt, &c))
         snprintf(seq, sizeof seq, "; room for %" PRIu64 " %s of %" PRIu64 " tokens at once",
                  c.answer, c.answer == 1 ? "sequence" : "sequences", s->seq + s->gen);

@@ -38,6 +38,8 @@ vl_gpu report_gpu(const vl_settings *s, const vl_gpu *g);
 uint64_t report_capacity(const vl_settings *s, const vl_gpu *g);
 /* The runtime r's run is on: r->runtime, or its GPU's with the context modelled. */
 vl_runtime report_runtime(const report *r);
+/* The framework r's run is on, as vl_framework_of resolves it on that runtime. */
+vl_framework report_framework(const report *r);
 /* The KV cache r's serving engine gives itself out of report_capacity (vl_kv_budget_of):
  * NULL, or why there is none (a framework that does not profile, nothing left). */
 const char *report_kv_budget(const report *r, vl_kv_budget *k);
