@@ -20,7 +20,6 @@
 #include "core/timeline.h"
 #include "core/units.h"
 
-#define MAX_ROWS 256
 #define MAX_ARGS 64
 
 static bool one_row; /* --one: print the peak, not a table row */
@@ -49,7 +48,11 @@ static int cmp_double(const void *a, const void *b);
 /* The median |error| and the worst error of n. */
 static void summary(const char *what, const double *errs, int n)
 {
-    static double mag[MAX_ROWS];
+    double *mag = malloc((size_t)n * sizeof *mag);
+    if (!mag) {
+        fprintf(stderr, "predict: out of memory\n");
+        return;
+    }
     double worst = 0;
     for (int i = 0; i < n; i++) {
         mag[i] = fabs(errs[i]);
@@ -58,6 +61,7 @@ static void summary(const char *what, const double *errs, int n)
     qsort(mag, (size_t)n, sizeof *mag, cmp_double);
     double median = n % 2 ? mag[n / 2] : (mag[n / 2 - 1] + mag[n / 2]) / 2;
     printf("  %-17s median |error| %.1f%%, worst %+.1f%%\n", what, median, worst);
+    free(mag);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -230,8 +234,8 @@ int main(int argc, char **argv)
     printf("%-34s %-11s %10s %10s %8s %10s %8s  %s\n", "id", "measure", "measured", "timeline",
            "error", "sum", "error", "peak phase");
     printf("%-34s %-11s %10s %10s %8s %10s %8s\n", "", "", "GiB", "GiB", "", "GiB", "");
-    static double errs[MAX_ROWS], sums[MAX_ROWS];
-    int n = 0, line = 0, bad = 0;
+    double *errs = NULL, *sums = NULL;
+    int n = 0, cap = 0, line = 0, bad = 0;
     char buf[4096];
     bool header = true;
     while (fgets(buf, sizeof buf, fp)) {
@@ -260,8 +264,21 @@ int main(int argc, char **argv)
             bad++;
             continue;
         }
+        if (n == cap) { /* room for the row's two errors */
+            cap = cap ? 2 * cap : 256;
+            double *ge = realloc(errs, (size_t)cap * sizeof *errs);
+            if (ge)
+                errs = ge;
+            double *gs = ge ? realloc(sums, (size_t)cap * sizeof *sums) : NULL;
+            if (!gs) {
+                fprintf(stderr, "predict: out of memory\n");
+                bad++;
+                break;
+            }
+            sums = gs;
+        }
         double e, se;
-        if (n < MAX_ROWS && run_row(col, line, &e, &se)) {
+        if (run_row(col, line, &e, &se)) {
             errs[n] = e;
             sums[n++] = se;
         }
@@ -274,5 +291,7 @@ int main(int argc, char **argv)
         summary("timeline", errs, n);
         summary("steady-state sum", sums, n);
     }
+    free(errs);
+    free(sums);
     return bad ? 2 : 0;
 }
