@@ -286,7 +286,7 @@ expect 2 "$e --sglang: unknown value '0.2.9' (expected current, 0.3, 0.3.6, 0.4,
     estimate --mode infer --framework sglang --sglang 0.2.9
 expect 2 "$e --sglang: unknown value '0.4.7x' (expected current, 0.3, 0.3.6, 0.4, 0.4.6, 0.4.7, 0.4.8, 0.5.3 or 0.5.10); did you mean '0.4.7'?" \
     estimate --mode infer --framework sglang --sglang 0.4.7x
-expect 2 "$e --vllm: unknown value '0.3.0' (expected current, 0.3.1, 0.6.4, 0.6.5, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20, 0.21, 0.22, 0.23, 0.24, 0.25, 0.26, 0.27, 0.28, 0.29, 0.30, 0.31, 0.32, 0.33 or 0.34); the first modelled after it is 0.3.1" \
+expect 2 "$e --vllm: unknown value '0.3.0' (expected current, 0.3.1, 0.5.3, 0.6.4, 0.6.5, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20, 0.21, 0.22, 0.23, 0.24, 0.25, 0.26, 0.27, 0.28, 0.29, 0.30, 0.31, 0.32, 0.33 or 0.34); the first modelled after it is 0.3.1" \
     estimate --mode infer --framework vllm-v0 --vllm 0.3.0
 expect 2 "$e --vllm before 0.8 is a release of vLLM's V0 engine: --framework vllm-v0 (the vllm profile is the V1 engine's, from 0.8)" \
     estimate --mode infer --framework vllm --vllm 0.7

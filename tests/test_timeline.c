@@ -1054,9 +1054,10 @@ static void test_transformers_releases(void **state)
         {VL_SET_SGLANG, "0.5.19", VL_SGL_0_5_10},   {VL_SET_SGLANG, "0.5.23", VL_SGL_CURRENT},
         {VL_SET_SGLANG, "0.3.5", VL_SGL_0_3},       {VL_SET_SGLANG, "0.2.9", -1},
         {VL_SET_SGLANG, "0.4.7.post1", VL_SGL_0_4_7},
-        /* V0's lines: 0.3.1 to 0.6.3, 0.6.4, 0.6.5 on (vl_settings_check refuses them under
-         * the V1 profile) */
-        {VL_SET_VLLM, "0.4.1", VL_VLLM_0_3_1},      {VL_SET_VLLM, "0.6.3", VL_VLLM_0_3_1},
+        /* V0's lines: 0.3.1 to 0.5.2, 0.5.3 to 0.6.3, 0.6.4, 0.6.5 on (vl_settings_check
+         * refuses them under the V1 profile) */
+        {VL_SET_VLLM, "0.4.1", VL_VLLM_0_3_1},      {VL_SET_VLLM, "0.5.2", VL_VLLM_0_3_1},
+        {VL_SET_VLLM, "0.5.3", VL_VLLM_0_5_3},      {VL_SET_VLLM, "0.6.3", VL_VLLM_0_5_3},
         {VL_SET_VLLM, "0.6.4.post1", VL_VLLM_0_6_4}, {VL_SET_VLLM, "0.7.3", VL_VLLM_0_6_5},
         {VL_SET_VLLM, "0.3.0", -1},                 {VL_SET_VLLM, "0.6.4x", -1},
         {VL_SET_TORCH, "2.5.1+cu124", VL_TORCH_2_5}, {VL_SET_TORCH, "2.5.1.rc1", -1},
@@ -1732,7 +1733,8 @@ static void test_vllm_v0_release(void **state)
         vl_vllm release;
         vl_profile_counts counts;
     } want[] = {
-        {VL_VLLM_0_3_1, VL_COUNTS_RESERVED}, {VL_VLLM_0_6_4, VL_COUNTS_CONTEXT},
+        {VL_VLLM_0_3_1, VL_COUNTS_RESERVED}, {VL_VLLM_0_5_3, VL_COUNTS_RESERVED},
+        {VL_VLLM_0_6_4, VL_COUNTS_CONTEXT},
         {VL_VLLM_0_6_5, VL_COUNTS_INCREASE}, {VL_VLLM_0_8, VL_COUNTS_INCREASE},
         {VL_VLLM_0_10, VL_COUNTS_INCREASE},  {VL_VLLM_CURRENT, VL_COUNTS_INCREASE},
     };
@@ -1789,6 +1791,33 @@ static void test_vllm_v0_release(void **state)
     assert_null(vl_settings_check(&v1));
     vl_framework_of(&v1, &hopper, &f);
     assert_int_equal(f.profile_counts, VL_COUNTS_INCREASE);
+}
+
+/* --vllm under the V0 engine: its prefill budget, the profile run's tokens (vllm/config.py,
+ * SchedulerConfig; engine/arg_utils.py, use_long_context).  A max_model_len of 32768 or
+ * less takes the whole sequence a step, 2048 at least; over 32768 none chunked before 0.5.3,
+ * 512 tokens a step from 0.5.3 to 0.6.4, 2048 from 0.6.5; --prefill-chunk over them all. */
+static void test_vllm_v0_budget(void **state)
+{
+    (void)state;
+    static const vl_vllm releases[] = {VL_VLLM_0_3_1, VL_VLLM_0_5_3, VL_VLLM_0_6_4,
+                                       VL_VLLM_0_6_5, VL_VLLM_CURRENT};
+    static const uint64_t over[] = {40000, 512, 512, 2048, 2048};
+    for (size_t i = 0; i < sizeof releases / sizeof *releases; i++) {
+        static const uint64_t lens[] = {300, 20000, 32768, 40000};
+        for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) {
+            vl_settings s = serve(lens[j], 0, 1);
+            vl_settings_take_framework(&s, fw("vllm-v0"));
+            s.vllm = releases[i];
+            vl_framework f;
+            vl_framework_of(&s, &hopper, &f);
+            const uint64_t want = lens[j] > 32768 ? over[i] : lens[j] < 2048 ? 2048 : lens[j];
+            assert_int_equal(f.prefill_chunk, want);
+            s.prefill_chunk = 1024;
+            vl_framework_of(&s, &hopper, &f);
+            assert_int_equal(f.prefill_chunk, 1024);
+        }
+    }
 }
 
 /* --vllm from 0.20: 92% of the GPU by default and the CUDA graphs' estimate off the KV cache;
@@ -3055,6 +3084,7 @@ int main(void)
         cmocka_unit_test(test_sglang),
         cmocka_unit_test(test_vllm_release),
         cmocka_unit_test(test_vllm_v0_release),
+        cmocka_unit_test(test_vllm_v0_budget),
         cmocka_unit_test(test_vllm_v2),
         cmocka_unit_test(test_trl_release),
         cmocka_unit_test(test_cuda_release),

@@ -350,7 +350,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         VLLM_GRAPHS,
         VLLM_COMM,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
-         * OpenAI server's default with chunked prefill), on by default only where
+         * OpenAI server's default with chunked prefill; earlier releases' budgets:
+         * vl_framework_on_length), on by default only where
          * max_model_len is over 32768 ("use_long_context = max_model_len > 32768",
          * _set_default_args_v0); off, the budget is max(max_model_len, 2048)
          * (config.py, SchedulerConfig): whole_prompt_upto says so, the run's seq + gen
@@ -530,6 +531,7 @@ unsigned vl_vllm_line(vl_vllm v)
     switch (v) {
     case VL_VLLM_CURRENT: return VL_VLLM_NEWEST;
     case VL_VLLM_0_3_1: return 3;
+    case VL_VLLM_0_5_3: return 5;
     case VL_VLLM_0_6_4: case VL_VLLM_0_6_5: return 6;
     default: return 8 + (unsigned)(v - VL_VLLM_0_8);
     }
@@ -543,9 +545,9 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
      * allocator's peak and all that CUDA reports used outside it (#9352), the context
      * with it; from 0.6.5 the peak and what grew outside it (#10511) */
     if (vl_is_vllm_v0(f)) {
-        f->profile_counts = v == VL_VLLM_0_3_1   ? VL_COUNTS_RESERVED
-                            : v == VL_VLLM_0_6_4 ? VL_COUNTS_CONTEXT
-                                                 : VL_COUNTS_INCREASE;
+        f->profile_counts = v == VL_VLLM_0_3_1 || v == VL_VLLM_0_5_3 ? VL_COUNTS_RESERVED
+                            : v == VL_VLLM_0_6_4                    ? VL_COUNTS_CONTEXT
+                                                                    : VL_COUNTS_INCREASE;
         return;
     }
     if (!f->sampler_triton) /* not the V1 engine's profile */
@@ -779,10 +781,23 @@ uint64_t vl_sglang_fraction(const vl_framework *f, const vl_settings *s, const v
 
 void vl_framework_on_length(vl_framework *f, const vl_settings *s)
 {
+    /* the V0 engine's budget by release (vllm/engine/arg_utils.py, use_long_context;
+     * vllm/config.py, SchedulerConfig): before 0.5.3 it chunked no prefill unless told, the
+     * budget max(max_model_len, 2048) whatever the length; from 0.5.3 it chunked those of a
+     * max_model_len over 32768, by 512 tokens until 0.6.4 ("the values that have the best
+     * balance between ITL and TTFT on A100"), by 2048 from 0.6.5 (the profile's) */
+    const bool v0 = vl_is_vllm_v0(f) && s->vllm != VL_VLLM_CURRENT;
+    if (v0 && s->vllm == VL_VLLM_0_3_1)
+        f->whole_prompt_upto = UINT64_MAX;
     const uint64_t len = s->seq + s->gen;
-    if (s->mode == VL_MODE_INFER && f->whole_prompt_upto && len <= f->whole_prompt_upto &&
-        len > f->prefill_chunk)
-        f->prefill_chunk = len;
+    if (s->mode != VL_MODE_INFER)
+        return;
+    if (f->whole_prompt_upto && len <= f->whole_prompt_upto) {
+        if (len > f->prefill_chunk)
+            f->prefill_chunk = len;
+    } else if (v0 && s->vllm < VL_VLLM_0_6_5) {
+        f->prefill_chunk = 512;
+    }
 }
 
 uint64_t vl_settings_share(const vl_settings *s)

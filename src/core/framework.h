@@ -249,7 +249,7 @@ uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
 /* The communicators of s's parallel groups of two or more GPUs that run collectives. */
 unsigned vl_communicator_groups(const vl_settings *s);
 /* f's token budget for a run of s's sequence: the whole sequence, prefill_chunk at least,
- * where it has whole_prompt_upto tokens or fewer. */
+ * where it has whole_prompt_upto tokens or fewer; the V0 engine's as its release chunked. */
 void vl_framework_on_length(vl_framework *f, const vl_settings *s);
 /* f with the prefill chunk and profile sequences s gives (--prefill-chunk, --profile-seqs;
  * 0 leaves f's). */

@@ -454,8 +454,9 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .current_from = "0.35", .lines_span = true, .modes = VL_IN_INFER, .arg = "V",
         .help = "the vLLM release: under the vllm profile 0.8 to 0.34, its sampler, model "
                 "runner, profile run, KV cache sizing and share of the GPU (default current: "
-                "0.34's, and later releases'); under vllm-v0 0.3.1 (to 0.6.3), 0.6.4 and 0.6.5 (to "
-                "0.10), what its profile run counts",
+                "0.34's, and later releases'); under vllm-v0 0.3.1 (to 0.5.2), 0.5.3 (to 0.6.3), "
+                "0.6.4 and 0.6.5 (to 0.10), what its profile run counts and how it chunks a "
+                "long prefill",
         .label = N_("vLLM release"), .inert = vllm_inert},
     ROW(VL_SET_SAMPLER) .flag = "sampler", FIELD(sampler), ENUM(vl_sampler_names, VL_N_SAMPLERS),
         .modes = VL_IN_INFER, .arg = "S",

@@ -115,13 +115,15 @@
     X(VL_BNB_0_43_0, "0.43.0") X(VL_BNB_0_43_1, "0.43.1")
 /* vLLM release lines (--vllm), in order, each up to the next.  Before 0.8, the V0 engine's
  * (the vllm-v0 profile): how its profile run counts what it takes (vl_framework_on_vllm),
- * 0.3.1 to 0.6.3, 0.6.4, and 0.6.5 on.  From 0.8 (V1 the default), the V1 engine's (the
+ * 0.3.1 to 0.6.3, 0.6.4, and 0.6.5 on, and its prefill budget (vl_framework_on_length),
+ * 0.3.1 to 0.5.2, 0.5.3 to 0.6.4, and 0.6.5 on.  From 0.8 (V1 the default), the V1 engine's (the
  * vllm profile): the sampler, the model runner, the profile run and the CUDA graph estimate
  * by release, the share of each GPU (vl_settings_on_vllm); current is the newest, 0.34
  * (VL_VLLM_NEWEST). */
 #define VL_VLLM_LIST(X)                                                                       \
-    X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_3_1, "0.3.1") X(VL_VLLM_0_6_4, "0.6.4")         \
-    X(VL_VLLM_0_6_5, "0.6.5") X(VL_VLLM_0_8, "0.8") X(VL_VLLM_0_9, "0.9")                     \
+    X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_3_1, "0.3.1") X(VL_VLLM_0_5_3, "0.5.3")         \
+    X(VL_VLLM_0_6_4, "0.6.4") X(VL_VLLM_0_6_5, "0.6.5") X(VL_VLLM_0_8, "0.8")                 \
+    X(VL_VLLM_0_9, "0.9")                                                                     \
     X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
     X(VL_VLLM_0_13, "0.13") X(VL_VLLM_0_14, "0.14") X(VL_VLLM_0_15, "0.15")                   \
     X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17") X(VL_VLLM_0_18, "0.18")                   \
