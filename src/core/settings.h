@@ -116,10 +116,10 @@
 /* vLLM release lines (--vllm), in order, each up to the next.  Before 0.8, the V0 engine's
  * (the vllm-v0 profile): how its profile run counts what it takes (vl_framework_on_vllm),
  * 0.3.1 to 0.6.3, 0.6.4, and 0.6.5 on, and its prefill budget (vl_framework_on_length),
- * 0.3.1 to 0.5.2, 0.5.3 to 0.6.4, and 0.6.5 on.  From 0.8 (V1 the default), the V1 engine's (the
- * vllm profile): the sampler, the model runner, the profile run and the CUDA graph estimate
- * by release, the share of each GPU (vl_settings_on_vllm); current is the newest, 0.34
- * (VL_VLLM_NEWEST). */
+ * 0.3.1 to 0.5.2, 0.5.3 to 0.6.4, and 0.6.5 on.  From 0.8 (V1 the default), the V1
+ * engine's (the vllm profile): the sampler, the model runner, the profile run and the CUDA
+ * graph estimate by release, the share of each GPU (vl_settings_on_vllm); current is the
+ * newest, 0.34 (VL_VLLM_NEWEST). */
 #define VL_VLLM_LIST(X)                                                                       \
     X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_3_1, "0.3.1") X(VL_VLLM_0_5_3, "0.5.3")         \
     X(VL_VLLM_0_6_4, "0.6.4") X(VL_VLLM_0_6_5, "0.6.5") X(VL_VLLM_0_8, "0.8")                 \
