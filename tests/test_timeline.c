@@ -2976,6 +2976,50 @@ static void test_paged_optimizer(void **state)
     vl_timeline_free(&paged);
 }
 
+/* An AWQ checkpoint of a model with tied embeddings, under transformers: AutoAWQ saved
+ * lm_head.weight beside the embeddings, so loading gives the output layer a 16-bit copy of
+ * its own, vocab x hidden x 2 B (Qwen2.5 0.5B's shape: 151,936 x 896 x 2 = 272,269,312 B),
+ * until the loader ties the weights again.  A one-token prompt peaks there: the weights and
+ * the copy (Qwen's speed benchmark of its AWQ checkpoint: 0.68 GiB, the weights 0.43).  None for an
+ * untied model, GPTQ's checkpoints, or vLLM, whose loader skips the key. */
+static void test_awq_tied_head(void **state)
+{
+    (void)state;
+    vl_model m = model_of((vl_arch){.hidden = 896, .layers = 24, .heads = 14, .kv_heads = 2,
+                                    .ffn = 4864, .vocab = 151936, .max_positions = 32768,
+                                    .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
+                                    .norm = VL_NORM_RMSNORM, .tie_embeddings = true});
+    vl_settings s = serve(1, 1, 1);
+    s.weight_dtype = VL_DT_INT4;
+    s.int4_format = VL_INT4_AWQ;
+    const char *what = "the checkpoint's own copy of the tied output layer, until the loader "
+                       "ties it";
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    const uint64_t copy = event_bytes(&t, "load weights", what);
+    assert_int_equal(copy, 151936ULL * 896 * 2);
+    assert_string_equal(t.peak.phase, "load weights");
+    assert_int_equal(t.peak.tensors, t.sum.bytes[VL_C_WEIGHTS] + copy);
+    vl_timeline_free(&t);
+    struct {
+        bool tied;
+        vl_int4_format format;
+        const char *framework;
+    } none[] = {{false, VL_INT4_AWQ, "hf"}, {true, VL_INT4_GPTQ, "hf"}, {true, VL_INT4_AWQ, "vllm"}};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        m.arch.tie_embeddings = none[i].tied;
+        s.int4_format = none[i].format;
+        vl_settings r = s;
+        vl_settings_take_framework(&r, fw(none[i].framework));
+        bool ovf = false;
+        assert_int_equal(vl_awq_tied_head_copy(&m.arch, &r, true, &ovf), 0);
+    }
+    m.arch.tie_embeddings = true;
+    s.int4_format = VL_INT4_AWQ;
+    bool ovf = false;
+    assert_int_equal(vl_awq_tied_head_copy(&m.arch, &s, false, &ovf), 0); /* no logits here */
+}
+
 /* Lightning's 4-bit layers (litgpt) on Llama 2 7B, by hand.  Serving a one-token prompt,
  * the step's peak is the loading: every weight (test_litgpt_bnb4 in test_inference.c) and
  * the 16-bit copy of the matrix being quantized, the 32000 x 4096 head's 262,144,000 B.
@@ -3100,6 +3144,7 @@ int main(void)
         cmocka_unit_test(test_fsdp_mixed_precision),
         cmocka_unit_test(test_paged_optimizer),
         cmocka_unit_test(test_lightning_bnb4),
+        cmocka_unit_test(test_awq_tied_head),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

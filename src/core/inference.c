@@ -251,6 +251,21 @@ uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, 
     return vl_mul(2, vl_mul(a->hidden, wide, ovf), ovf);
 }
 
+/* AutoAWQ's save_quantized writes the model's whole state_dict, each tensor cloned
+ * (awq/models/base.py, from v0.1.8 to v0.2.9), so the checkpoint of a model with tied
+ * embeddings holds lm_head.weight beside model.embed_tokens.weight; Qwen's AWQ guide saves
+ * its checkpoints so.  transformers' from_pretrained ties the weights before it loads and
+ * again after (modeling_utils.py): the checkpoint's copy loads, in 16 bits, into an output
+ * layer of its own, and goes when the second tie points that layer at the embeddings.
+ * vLLM's and SGLang's loaders skip the key for a tied model. */
+uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
+{
+    if (s->weight_dtype != VL_DT_INT4 || s->int4_format != VL_INT4_AWQ ||
+        !s->framework->transformers || !a->tie_embeddings || !logits)
+        return 0;
+    return vl_mul(2, vl_mul(a->vocab, a->hidden, ovf), ovf);
+}
+
 /* Inference, int4 GPTQ under a framework whose models are transformers': the buffer
  * auto-gptq's exllama kernel dequantizes a matrix into, the largest of this GPU's layer
  * matrices in fp16 (0 otherwise).  transformers' GPTQ layers run that kernel by default

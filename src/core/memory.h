@@ -269,6 +269,10 @@ uint64_t vl_infer_act_bytes(const vl_settings *s);
 /* Inference, bnb4: the 16-bit copy of the largest matrix this GPU quantizes as it loads
  * (0 for other weight dtypes). */
 uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
+/* Inference, AWQ under transformers, a model with tied embeddings, on the GPU that computes
+ * the logits: the checkpoint's own 16-bit copy of the output layer, alive until the loader
+ * ties the weights again (0 otherwise). */
+uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
 /* What PyTorch's caching allocator holds past a GPU's weights once they are loaded tensor by
  * tensor in a serving engine's layout, for `layers` layers, the embeddings and, with logits,
  * the output layer: each tensor of 10 MiB or more in a segment of its own rounded up to

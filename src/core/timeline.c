@@ -1446,6 +1446,10 @@ static bool build_serve(builder *b, step *st)
     const uint64_t L = inf->stage_layers;
     phase(b, "load weights");
     alloc(b, VL_TL_WEIGHTS, bd->bytes[VL_C_WEIGHTS], "weights");
+    /* before the RoPE tables: from_pretrained moves the model's buffers to the GPU once it
+     * has loaded and tied the weights (dispatch_model) */
+    transient(b, VL_TL_TRANSIENT, vl_awq_tied_head_copy(st->a, s, inf->logits, &b->ovf),
+              "the checkpoint's own copy of the tied output layer, until the loader ties it");
     alloc(b, VL_TL_WEIGHTS,
           vl_rope_tables_bytes(st->f, st->a, L, (unsigned)vl_infer_act_bytes(s), &b->ovf),
           ROPE_TABLES_WHAT);
