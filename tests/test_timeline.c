@@ -2980,8 +2980,8 @@ static void test_paged_optimizer(void **state)
  * lm_head.weight beside the embeddings, so loading gives the output layer a 16-bit copy of
  * its own, vocab x hidden x 2 B (Qwen2.5 0.5B's shape: 151,936 x 896 x 2 = 272,269,312 B),
  * until the loader ties the weights again.  A one-token prompt peaks there: the weights and
- * the copy (Qwen's speed benchmark of its AWQ checkpoint: 0.68 GiB, the weights 0.43).  None for an
- * untied model, GPTQ's checkpoints, or vLLM, whose loader skips the key. */
+ * the copy (Qwen's speed benchmark of its AWQ checkpoint: 0.68 GiB, the weights 0.43).
+ * None for an untied model, GPTQ's checkpoints, or vLLM, whose loader skips the key. */
 static void test_awq_tied_head(void **state)
 {
     (void)state;
@@ -3005,7 +3005,9 @@ static void test_awq_tied_head(void **state)
         bool tied;
         vl_int4_format format;
         const char *framework;
-    } none[] = {{false, VL_INT4_AWQ, "hf"}, {true, VL_INT4_GPTQ, "hf"}, {true, VL_INT4_AWQ, "vllm"}};
+    } none[] = {{false, VL_INT4_AWQ, "hf"},
+                {true, VL_INT4_GPTQ, "hf"},
+                {true, VL_INT4_AWQ, "vllm"}};
     for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
         m.arch.tie_embeddings = none[i].tied;
         s.int4_format = none[i].format;

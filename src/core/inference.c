@@ -257,7 +257,8 @@ uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, 
  * its checkpoints so.  transformers' from_pretrained ties the weights before it loads and
  * again after (modeling_utils.py): the checkpoint's copy loads, in 16 bits, into an output
  * layer of its own, and goes when the second tie points that layer at the embeddings.
- * vLLM's and SGLang's loaders skip the key for a tied model. */
+ * Only transformers' loader: vLLM's skips the key for a tied model (model_executor/models/
+ * qwen2.py, AutoWeightsLoader's skip_prefixes). */
 uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
 {
     if (s->weight_dtype != VL_DT_INT4 || s->int4_format != VL_INT4_AWQ ||
