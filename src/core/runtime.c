@@ -351,8 +351,17 @@ static uint64_t threads_per_sm(unsigned cc)
  * On an H100 SXM with CUDA 12 that gives 397 MiB, where SGLang's log of one (sgl-project/
  * sglang pull request #2907, CI) shows 78.81 of its 79.19 GiB free before the weights. */
 #define STACK_PER_THREAD 1024ULL
-#define LAZY_BASE_12 (268435456ULL - 82 * 1536 * STACK_PER_THREAD)
-#define LAZY_BASE_13 (446693376ULL - 142 * 1536 * STACK_PER_THREAD)
+static const struct {
+    unsigned cuda_from; /* this CUDA version or later (until the next row's) */
+    uint64_t base;
+    const char *source;
+} lazy_bases[] = {
+    {LAZY_CUDA, 268435456ULL - 82 * 1536 * STACK_PER_THREAD,
+     "CUDA 12's lazy context, 256 MiB on an RTX 3090 less its stacks (invoke-ai/InvokeAI#9413)"},
+    {1300, 446693376ULL - 142 * 1536 * STACK_PER_THREAD,
+     "CUDA 13's lazy context, 426 MiB on an RTX 6000 Ada less its stacks "
+     "(unslothai/unsloth-zoo#1053)"},
+};
 
 uint64_t vl_context_stacks(const vl_runtime *rt, uint64_t *threads)
 {
@@ -365,13 +374,14 @@ uint64_t vl_context_stacks(const vl_runtime *rt, uint64_t *threads)
 uint64_t vl_cuda_context_bytes(const vl_runtime *rt, const char **source)
 {
     const uint64_t stacks = vl_context_stacks(rt, NULL);
-    if (stacks) {
+    if (stacks) { /* lazy loading, so a CUDA of at least the first row's */
+        size_t i = 0;
+        while (i + 1 < sizeof lazy_bases / sizeof *lazy_bases &&
+               rt->cuda >= lazy_bases[i + 1].cuda_from)
+            i++;
         if (source)
-            *source = rt->cuda >= 1300 ? "CUDA 13's lazy context, 426 MiB on an RTX 6000 Ada "
-                                         "less its stacks (unslothai/unsloth-zoo#1053)"
-                                       : "CUDA 12's lazy context, 256 MiB on an RTX 3090 less "
-                                         "its stacks (invoke-ai/InvokeAI#9413)";
-        return (rt->cuda >= 1300 ? LAZY_BASE_13 : LAZY_BASE_12) + stacks;
+            *source = lazy_bases[i].source;
+        return lazy_bases[i].base + stacks;
     }
     const context_row *best = &context_rows[0];
     for (size_t i = 0; i < sizeof context_rows / sizeof *context_rows; i++) {
@@ -458,13 +468,12 @@ uint64_t vl_nvls_bytes(vl_torch torch, const vl_runtime *rt, vl_link link, uint6
         gpus < (nccl >= 22807 ? 2u : 3u))
         return 0;
     const uint64_t mib = 1048576, heads = gpus;
-    const uint64_t comm_channels = rt->arch == VL_ARCH_HOPPER && rt->nvlinks >= 18 ? 24 : 16;
-    if (nccl < 22005)
-        return 16 * 2 * (4 * mib + 2 * mib) * heads;
-    if (nccl < 22105)
-        return comm_channels * 2 * (4 * mib + 2 * mib) * heads;
-    if (nccl < 22203)
-        return comm_channels * 2 * (1 * mib + 2 * mib) * heads;
+    if (nccl < 22203) { /* a buffer and a 2 MiB slot a channel, twice */
+        const uint64_t channels =
+            nccl >= 22005 && rt->arch == VL_ARCH_HOPPER && rt->nvlinks >= 18 ? 24 : 16;
+        const uint64_t buffer = nccl < 22105 ? 4 * mib : 1 * mib;
+        return channels * 2 * (buffer + 2 * mib) * heads;
+    }
     const uint64_t channels =
         rt->arch == VL_ARCH_BLACKWELL ? (nccl >= 22703 ? 24 : 32) : 16;
     return channels * 2 * mib * heads + 2 * mib;

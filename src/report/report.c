@@ -624,11 +624,10 @@ static bool context_line(const report *r, char *buf, size_t len)
                  "%" PRIu64 " SMs x %" PRIu64 " threads x 1 KiB of stack, %s, + %s of ", rt.sms,
                  threads, vl_fmt_bytes(stacks, r->units, st, sizeof st),
                  vl_fmt_bytes(p->context - p->lazy_kernels - stacks, r->units, base, sizeof base));
-    const vl_framework f = report_framework(r);
-    if (p->lazy_kernels)
+    if (p->lazy_kernels) /* whose figure: an engine's measured profile, or PyTorch's */
         snprintf(lazy, sizeof lazy, " + %s of kernels loaded as the run first uses them (%s)",
                  vl_fmt_bytes(p->lazy_kernels, r->units, part, sizeof part),
-                 f.profile_non_torch
+                 report_framework(r).profile_non_torch
                      ? "what the engine measured its profile forward add outside PyTorch"
                      : "eager loading's context less lazy loading's, pytorch/pytorch#86509");
     snprintf(buf, len, "%s = %s at start (%s%s)%s",

@@ -269,13 +269,14 @@ int main(int argc, char **argv)
             double *ge = realloc(errs, (size_t)cap * sizeof *errs);
             if (ge)
                 errs = ge;
-            double *gs = ge ? realloc(sums, (size_t)cap * sizeof *sums) : NULL;
-            if (!gs) {
+            double *gs = realloc(sums, (size_t)cap * sizeof *sums);
+            if (gs)
+                sums = gs;
+            if (!ge || !gs) {
                 fprintf(stderr, "predict: out of memory\n");
                 bad++;
                 break;
             }
-            sums = gs;
         }
         double e, se;
         if (run_row(col, line, &e, &se)) {
