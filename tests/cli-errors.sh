@@ -44,6 +44,11 @@ expect 2 "$e --weight-dtype: unknown value 'q4_km' (expected fp32, fp16, bf16, f
 expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype q4_k_m
 expect 2 "$e --kv-dtype: unknown value 'bnb4' (expected fp32, fp16, bf16, fp8, int8 or int4)" estimate --mode infer --kv-dtype bnb4
 expect 2 "$e --compute-dtype: unknown value 'int8' (expected fp32, fp16 or bf16)" estimate --mode infer --weight-dtype bnb4 --compute-dtype int8
+expect 2 "$e --weight-format awq needs --weight-dtype int4 (AWQ's checkpoints are 4-bit)" \
+    estimate --mode infer --weight-dtype int8 --weight-format awq
+# --int4-format, its old name, reads the same and is named as the setting is
+expect 2 "$e --weight-format: unknown value 'exl2' (expected symmetric, gptq or awq)" \
+    estimate --mode infer --weight-dtype int4 --int4-format exl2
 expect 2 "$e --compute-dtype applies to --mode infer only" estimate --compute-dtype bf16
 expect 2 "$e --fsdp-mixed-precision: unknown value 'yes' (expected auto, true or false)" \
     estimate --zero 3 --gpus 8 --fsdp-mixed-precision yes

@@ -81,6 +81,26 @@ printf 'kind: scenario\nname: gguf\nmodel: gpt2\nsettings: {mode: infer, weight_
 "$VRAMLAB" estimate --preset-file "$tmp/gguf.yaml" --format json > "$tmp/g.json" ||
     fail "a scenario with a GGUF type"
 check_json gguf "$tmp/g.json" weight_dtype q4_k_m
+# A key an earlier release wrote (int4_format, now weight_format) still reads, into the same
+# setting; both at once are refused at the old one.
+printf 'kind: scenario\nname: old\nmodel: gpt2\nsettings: {mode: infer, weight_dtype: int4, int4_format: awq}\n' \
+    > "$tmp/old.yaml"
+"$VRAMLAB" estimate --preset-file "$tmp/old.yaml" --format json > "$tmp/o.json" ||
+    fail "a scenario with int4_format"
+check_json old-key "$tmp/o.json" weight_format awq
+printf 'kind: scenario\nname: both\nmodel: gpt2\nsettings: {mode: infer, weight_format: gptq, int4_format: awq}\n' \
+    > "$tmp/both.yaml"
+checks=$((checks + 1))
+"$VRAMLAB" estimate --preset-file "$tmp/both.yaml" > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q "both.yaml:4:46: settings.int4_format: give weight_format or int4_format, not both" "$tmp/err" ||
+    fail "a scenario with weight_format and int4_format: $(cat "$tmp/err")"
+# and so does the flag of the earlier release
+"$VRAMLAB" estimate --mode infer --weight-dtype int4 --int4-format gptq --format json \
+    > "$tmp/old-flag.json" || fail "--int4-format gptq"
+"$VRAMLAB" estimate --mode infer --weight-dtype int4 --weight-format gptq --format json \
+    > "$tmp/new-flag.json" || fail "--weight-format gptq"
+checks=$((checks + 1))
+cmp -s "$tmp/old-flag.json" "$tmp/new-flag.json" || fail "--int4-format is not --weight-format"
 
 # A name as people write it finds its preset: any case, spaces or hyphens ("RTX 3090",
 # "A100 80GB", "Llama-2-7B", "HF"); a name two presets spell alike finds neither, and one that

@@ -333,14 +333,31 @@ static void test_finer_choice_sliders(void **state)
     assert_int_equal(e.s.group_size, 64);
     assert_true(e.b.bytes[VL_C_WEIGHTS] > g128); /* twice the scales */
     /* and their format: GPTQ's zero points and, under transformers, exllama's buffer */
-    assert_null(explorer_inert(&e, VL_SET_INT4_FORMAT));
+    assert_null(explorer_inert(&e, VL_SET_WEIGHT_FORMAT));
     uint64_t sym = e.b.bytes[VL_C_WEIGHTS];
-    assert_true(explorer_move(&e, VL_SET_INT4_FORMAT, 1, false));
-    assert_int_equal(e.s.int4_format, VL_INT4_GPTQ);
+    assert_true(explorer_move(&e, VL_SET_WEIGHT_FORMAT, 1, false));
+    assert_int_equal(e.s.weight_format, VL_WFMT_GPTQ);
     assert_true(e.b.inf.dq_buffer_bytes > 0);
     assert_true(e.b.bytes[VL_C_WEIGHTS] > sym + e.b.inf.dq_buffer_bytes);
+    /* int8 keeps GPTQ's groups; AWQ's format takes int4 with it, and back */
+    assert_null(explorer_set(&e, VL_SET_WEIGHT_DTYPE, "int8"));
+    assert_int_equal(e.s.weight_format, VL_WFMT_GPTQ);
+    assert_null(explorer_inert(&e, VL_SET_GROUP_SIZE));
+    assert_true(explorer_move(&e, VL_SET_WEIGHT_FORMAT, 1, false));
+    assert_int_equal(e.s.weight_format, VL_WFMT_AWQ);
+    assert_int_equal(e.s.weight_dtype, VL_DT_INT4);
+    assert_non_null(strstr(e.note, "int4"));
+    assert_true(explorer_move(&e, VL_SET_WEIGHT_FORMAT, -1, false));
+    assert_int_equal(e.s.weight_format, VL_WFMT_GPTQ);
+    assert_int_equal(e.s.weight_dtype, VL_DT_INT8);
+    assert_true(explorer_move(&e, VL_SET_WEIGHT_FORMAT, -1, false)); /* int8, symmetric */
+    assert_non_null(explorer_inert(&e, VL_SET_GROUP_SIZE));
+    assert_null(explorer_set(&e, VL_SET_WEIGHT_DTYPE, "int4")); /* int8 drops AWQ's */
+    assert_null(explorer_set(&e, VL_SET_WEIGHT_FORMAT, "awq"));
+    assert_null(explorer_set(&e, VL_SET_WEIGHT_DTYPE, "int8"));
+    assert_int_equal(e.s.weight_format, VL_WFMT_SYMMETRIC);
     assert_null(explorer_set(&e, VL_SET_WEIGHT_DTYPE, "bf16"));
-    assert_non_null(explorer_inert(&e, VL_SET_INT4_FORMAT));
+    assert_non_null(explorer_inert(&e, VL_SET_WEIGHT_FORMAT));
 }
 
 /* GPUs per node matter where a node's CPU memory holds what its GPUs offload (training's

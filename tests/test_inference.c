@@ -97,7 +97,7 @@ static void test_int4_weights(void **state)
 
 /* GPTQ's and AWQ's checkpoints, Llama 2 7B by hand: beside the 101,187,584 B of scales, a
  * 4-bit zero point for each of the 50,593,792 groups, 25,296,896 B.  Under transformers GPTQ
- * brings exllama's buffer, the largest layer matrix (4096 x 11008 = 45,088,768) in fp16,
+ * brings exllama's buffer (or without it cuda-old's dequantized matrix, below), the largest layer matrix (4096 x 11008 = 45,088,768) in fp16,
  * 90,177,536 B (half of it on each of two GPUs), with the weights; vLLM's kernels and AWQ
  * have none.  AWQ's GEMM dequantizes a matrix to fp16 for a forward of 1,024 tokens or more
  * (batch x prompt): the MLP's 2 x 45,088,768 B in the prefill's workspace, none at 1,023. */
@@ -111,7 +111,7 @@ static void test_int4_formats(void **state)
     assert_null(vl_estimate(&m, &s, &sym));
     assert_int_equal(sym.inf.dq_buffer_bytes, 0);
     const uint64_t zeros = 25296896ULL, dq = 90177536ULL;
-    s.int4_format = VL_INT4_GPTQ;
+    s.weight_format = VL_WFMT_GPTQ;
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.scale_bytes, 101187584ULL + zeros);
     assert_int_equal(b.inf.dq_buffer_bytes, dq);
@@ -120,26 +120,93 @@ static void test_int4_formats(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.dq_buffer_bytes, dq / 2);
     s.gpus = 1;
+    /* --no-exllama: auto-gptq's cuda-old kernel, no buffer; for 128 rows or more it
+     * dequantizes the MLP's matrix through int32 and int8, 5 x 45,088,768 B, beside one of
+     * the MLP's three tensors (the two others, 2 x 11008 x 2 B a row, come off it) */
+    s.exllama = false;
+    const struct {
+        uint64_t seq, extra;
+    } old[] = {{127, 0}, {128, 225443840ULL - 44032ULL * 128}, {5000, 225443840ULL - 44032ULL * 5000},
+               {5120, 0}};
+    for (size_t i = 0; i < sizeof old / sizeof *old; i++) {
+        s.seq = old[i].seq;
+        s.weight_format = VL_WFMT_SYMMETRIC;
+        assert_null(vl_estimate(&m, &s, &sym));
+        s.weight_format = VL_WFMT_GPTQ;
+        assert_null(vl_estimate(&m, &s, &b));
+        assert_int_equal(b.inf.dq_buffer_bytes, 0);
+        assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + zeros);
+        assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + old[i].extra);
+    }
+    s.exllama = true;
+    s.seq = infer().seq;
     vl_settings_take_framework(&s, vl_framework_find("vllm"));
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.dq_buffer_bytes, 0);
     assert_int_equal(b.inf.scale_bytes, 101187584ULL + zeros);
     vl_settings_take_framework(&s, vl_framework_find("hf"));
-    s.int4_format = VL_INT4_AWQ;
+    s.weight_format = VL_WFMT_AWQ;
     const struct {
         uint64_t batch, seq, extra;
     } runs[] = {{1, 1023, 0}, {1, 1024, dq}, {2, 512, dq}, {2, 511, 0}};
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         s.batch = runs[i].batch;
         s.seq = runs[i].seq;
-        s.int4_format = VL_INT4_SYMMETRIC;
+        s.weight_format = VL_WFMT_SYMMETRIC;
         assert_null(vl_estimate(&m, &s, &sym));
-        s.int4_format = VL_INT4_AWQ;
+        s.weight_format = VL_WFMT_AWQ;
         assert_null(vl_estimate(&m, &s, &b));
         assert_int_equal(b.inf.dq_buffer_bytes, 0);
         assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + zeros);
         assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + runs[i].extra);
     }
+}
+
+/* An 8-bit GPTQ checkpoint, Llama 2 7B by hand: the 50,593,792 groups of 128 each keep a
+ * 16-bit scale (101,187,584 B) and an 8-bit zero point (50,593,792 B) beside the
+ * 6,476,005,376 B of weights; no exllama buffer.  Under transformers auto-gptq's cuda-old
+ * kernel dequantizes a matrix for 128 rows or more: the MLP's 4096 x 11008 at 6 B a weight,
+ * 270,532,608 B, beside one of its three tensors of rows x 11008 x 2 B; the MLP's other two,
+ * 44,032 B a row, come off it, so the prefill adds 270,532,608 - 44,032 x rows until 6,144
+ * rows, and nothing from there, below 128 rows, or under vLLM. */
+static void test_gptq_int8(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.weight_dtype = VL_DT_INT8;
+    vl_breakdown sym, b;
+    const struct {
+        uint64_t batch, seq, extra;
+    } runs[] = {{1, 127, 0},
+                {1, 128, 270532608ULL - 44032ULL * 128},
+                {2, 64, 270532608ULL - 44032ULL * 128},
+                {1, 4000, 270532608ULL - 44032ULL * 4000},
+                {1, 6144, 0},
+                {1, 8000, 0}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        s.batch = runs[i].batch;
+        s.seq = runs[i].seq;
+        s.weight_format = VL_WFMT_SYMMETRIC;
+        assert_null(vl_estimate(&m, &s, &sym));
+        assert_int_equal(sym.inf.scale_bytes, 0);
+        s.weight_format = VL_WFMT_GPTQ;
+        assert_null(vl_estimate(&m, &s, &b));
+        assert_int_equal(b.inf.scale_bytes, 101187584ULL + 50593792ULL);
+        assert_int_equal(b.inf.dq_buffer_bytes, 0);
+        assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + 151781376ULL);
+        assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + runs[i].extra);
+        assert_int_equal(b.inf.decode.workspace, sym.inf.decode.workspace);
+    }
+    vl_settings_take_framework(&s, vl_framework_find("vllm"));
+    s.seq = 1000;
+    s.weight_format = VL_WFMT_SYMMETRIC;
+    assert_null(vl_estimate(&m, &s, &sym));
+    s.weight_format = VL_WFMT_GPTQ;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace);
+    s.weight_format = VL_WFMT_AWQ; /* AWQ's checkpoints are 4-bit */
+    assert_non_null(vl_settings_check(&s));
 }
 
 /* bitsandbytes 4-bit, Llama 2 7B by hand: the 6,476,005,376 matrix weights in
@@ -874,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_encoder),
         cmocka_unit_test(test_kv_per_token),      cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_int4_weights),      cmocka_unit_test(test_int4_formats),
+        cmocka_unit_test(test_gptq_int8),
         cmocka_unit_test(test_bnb4),
         cmocka_unit_test(test_litgpt_bnb4),
         cmocka_unit_test(test_rope_cache),

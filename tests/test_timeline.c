@@ -2991,7 +2991,7 @@ static void test_awq_tied_head(void **state)
                                     .norm = VL_NORM_RMSNORM, .tie_embeddings = true});
     vl_settings s = serve(1, 1, 1);
     s.weight_dtype = VL_DT_INT4;
-    s.int4_format = VL_INT4_AWQ;
+    s.weight_format = VL_WFMT_AWQ;
     const char *what = "the checkpoint's own copy of the tied output layer, until the loader "
                        "ties it";
     vl_timeline t;
@@ -3003,21 +3003,21 @@ static void test_awq_tied_head(void **state)
     vl_timeline_free(&t);
     struct {
         bool tied;
-        vl_int4_format format;
+        vl_weight_format format;
         const char *framework;
-    } none[] = {{false, VL_INT4_AWQ, "hf"},
-                {true, VL_INT4_GPTQ, "hf"},
-                {true, VL_INT4_AWQ, "vllm"}};
+    } none[] = {{false, VL_WFMT_AWQ, "hf"},
+                {true, VL_WFMT_GPTQ, "hf"},
+                {true, VL_WFMT_AWQ, "vllm"}};
     for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
         m.arch.tie_embeddings = none[i].tied;
-        s.int4_format = none[i].format;
+        s.weight_format = none[i].format;
         vl_settings r = s;
         vl_settings_take_framework(&r, fw(none[i].framework));
         bool ovf = false;
         assert_int_equal(vl_awq_tied_head_copy(&m.arch, &r, true, &ovf), 0);
     }
     m.arch.tie_embeddings = true;
-    s.int4_format = VL_INT4_AWQ;
+    s.weight_format = VL_WFMT_AWQ;
     bool ovf = false;
     assert_int_equal(vl_awq_tied_head_copy(&m.arch, &s, false, &ovf), 0); /* no logits here */
 }

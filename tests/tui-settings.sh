@@ -306,23 +306,24 @@ PY
     done
 fi
 
-# int4's format after its group: symmetric by default, a step to gptq brings the zero points
-# and exllama's buffer into the total and the peak vramlab estimate gives; inert for bf16
-name=int4-format
+# the weights' format after their group: symmetric by default, a step to gptq brings int4's
+# zero points and exllama's buffer into the total and the peak vramlab estimate gives; inert
+# for bf16
+name=weight-format
 start $name --preset llama-2-7b --mode infer --weight-dtype int4 --seq 512 --no-color --ascii
-to $name "int4 format"
-expect_slider $name "int4 format" symmetric
+to $name "weight format"
+expect_slider $name "weight format" symmetric
 keys $name Right
-expect_slider $name "int4 format" gptq
-expect_total $name --preset llama-2-7b --mode infer --weight-dtype int4 --int4-format gptq --seq 512
-expect_peak $name --preset llama-2-7b --mode infer --weight-dtype int4 --int4-format gptq --seq 512
+expect_slider $name "weight format" gptq
+expect_total $name --preset llama-2-7b --mode infer --weight-dtype int4 --weight-format gptq --seq 512
+expect_peak $name --preset llama-2-7b --mode infer --weight-dtype int4 --weight-format gptq --seq 512
 keys $name q
 exited $name 0
-name=int4-format-bf16
+name=weight-format-bf16
 start $name --preset llama-2-7b --mode infer --no-color --ascii
-to $name "int4 format"
+to $name "weight format"
 keys $name Right
-expect_screen $name "int4 format has no effect now: the format applies to int4 weights"
+expect_screen $name "weight format has no effect now: the format applies to int4 and int8 weights"
 keys $name q
 exited $name 0
 

@@ -121,6 +121,9 @@ static void build_long_options(struct option *opts)
         bool sw = d->type == VL_ST_BOOL;
         opts[n++] = (struct option){d->flag, sw ? no_argument : required_argument, NULL,
                                     CODE_SETTING + k};
+        if (d->old_flag) /* the name an earlier release gave it */
+            opts[n++] = (struct option){d->old_flag, sw ? no_argument : required_argument, NULL,
+                                        CODE_SETTING + k};
         if (d->no_flag)
             opts[n++] = (struct option){d->no_flag, no_argument, NULL, CODE_NO_SETTING + k};
     }
@@ -134,7 +137,7 @@ static void build_long_options(struct option *opts)
                                     NULL, CODE_APP + i};
     opts[n] = (struct option){NULL, 0, NULL, 0};
 }
-#define N_LONG_OPTIONS (2 * VL_N_SETTINGS + N_ALIASES + N_APP_OPTIONS + 1)
+#define N_LONG_OPTIONS (3 * VL_N_SETTINGS + N_ALIASES + N_APP_OPTIONS + 1)
 
 int option_choice(const char *flag, const char *arg, const char *const *names, int n, int *out)
 {

@@ -156,10 +156,12 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         }
         vl_fmt_count(inf->stage_embedding - inf->stage_qhead, y, sizeof y);
         vl_fmt_count(inf->stage_other, z, sizeof z);
-        if (s->weight_dtype == VL_DT_INT4)
+        if (vl_weight_groups(s))
             snprintf(w, sizeof w, " + %llu-weight group scales%s",
                      (unsigned long long)s->group_size,
-                     s->int4_format == VL_INT4_SYMMETRIC ? "" : " and 4-bit zero points");
+                     s->weight_format == VL_WFMT_SYMMETRIC ? ""
+                     : s->weight_dtype == VL_DT_INT4      ? " and 4-bit zero points"
+                                                          : " and 8-bit zero points");
         else if (vl_dtype_bnb4(s->weight_dtype))
             snprintf(w, sizeof w, " + %s", s->weight_dtype == VL_DT_BNB4_DQ
                                                ? "8-bit absmax a 64 + fp32 a 16384"
@@ -227,9 +229,15 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  s->attention == VL_ATTN_FLASH  ? " (flash)"
                  : s->attention == VL_ATTN_SDPA ? " (sdpa)"
                                                 : " (with s x s scores)",
-                 s->weight_dtype == VL_DT_INT4 && s->int4_format == VL_INT4_AWQ &&
+                 s->weight_dtype == VL_DT_INT4 && s->weight_format == VL_WFMT_AWQ &&
                          s->framework->transformers
                      ? " (with AWQ's matrix dequantized to fp16, for 1,024 tokens or more)"
+                 : vl_gptq_cuda_old(s) && b->params.mlp == b->params.mlp_active
+                     ? (s->weight_dtype == VL_DT_INT8
+                            ? " (with GPTQ's cuda-old kernel's matrix dequantized through int32 "
+                              "and int16, 6 B a weight, for 128 tokens or more)"
+                            : " (with GPTQ's cuda-old kernel's matrix dequantized through int32 "
+                              "and int8, 5 B a weight, for 128 tokens or more)")
                  : !vl_dtype_bnb4(s->weight_dtype) ? ""
                  : vl_bnb4_fp32(s)
                      ? " (with a 4-bit matmul's fp32 input, output and matrix, dequantized "
@@ -535,10 +543,14 @@ const char *vl_convention(const vl_settings *s)
                "gives it (without an importance matrix; iq1-iq3 with one), its bytes from the "
                "ggml block layouts; computation in 16-bit";
     if (s->mode == VL_MODE_INFER)
-        return s->weight_dtype == VL_DT_INT4 && s->int4_format != VL_INT4_SYMMETRIC
+        return s->weight_dtype == VL_DT_INT4 && s->weight_format != VL_WFMT_SYMMETRIC
                    ? "inference: the layers' matrices in int4 with one 16-bit scale and a 4-bit "
-                     "zero point per group (--int4-format); embeddings, norms and routers in "
+                     "zero point per group (--weight-format); embeddings, norms and routers in "
                      "16-bit; computation in 16-bit"
+               : s->weight_dtype == VL_DT_INT8 && s->weight_format == VL_WFMT_GPTQ
+                   ? "inference: the layers' matrices in int8 with one 16-bit scale and an 8-bit "
+                     "zero point per group (GPTQ); embeddings, norms and routers in 16-bit; "
+                     "computation in 16-bit"
                : s->weight_dtype == VL_DT_INT4
                    ? "inference: the layers' matrices in int4 with one 16-bit scale per group "
                      "(symmetric); embeddings, norms and routers in 16-bit; computation in 16-bit"

@@ -95,19 +95,51 @@ static uint64_t bnb4_one(const vl_settings *s, uint64_t in, uint64_t out, uint64
     return vl_add(x, cast > run ? cast : run, ovf);
 }
 
-/* What a quantized matmul adds for the MLP's matrices over bt tokens: bitsandbytes' for the
- * larger of the up (h in, ffn out) and down (ffn in, h out) projections; AWQ's under
- * transformers, whose WQLinear_GEMM dequantizes its whole matrix to fp16 for torch.matmul
- * when a forward has 1,024 tokens or more (FP16_MATMUL_HEURISTIC_CONDITION, AutoAWQ
- * awq/modules/linear/gemm.py) and otherwise reads the 4-bit weights in its GEMM kernel. */
+/* transformers runs a GPTQ checkpoint in auto-gptq's cuda-old QuantLinear where exllama's
+ * kernels do not (they are 4-bit only, and --no-exllama turns them off:
+ * dynamically_import_QuantLinear, auto_gptq/utils/import_utils.py, 0.4.2 to 0.7.1).  Its
+ * forward (nn_modules/qlinear/qlinear_cuda_old.py) runs the CUDA kernel on fewer than
+ * kernel_switch_threshold rows (GPTQ_KERNEL_ROWS), and on more dequantizes the whole matrix
+ * for torch.matmul: the packed int32 words shifted into an int32 tensor of in x out elements
+ * and cast beside it to int16 for 8 bits, int8 for fewer (6 or 5 B a weight), then masked,
+ * less the zero points and times the scales into fp16 (at most as much again).  While the
+ * up or down projection does so, a gated MLP holds one tensor of bt x ffn (the activation,
+ * or the product it projects down) of its three, a plain one one of its two, so its peak is
+ * the larger of its own tensors and that one beside the dequantizing matrix: what this
+ * returns is the excess.  A mixture's experts: not modelled. */
+#define GPTQ_KERNEL_ROWS 128 /* QuantLinear's kernel_switch_threshold, by default */
+bool vl_gptq_cuda_old(const vl_settings *s)
+{
+    return s->weight_format == VL_WFMT_GPTQ && s->framework->transformers &&
+           (s->weight_dtype == VL_DT_INT8 || (s->weight_dtype == VL_DT_INT4 && !s->exllama));
+}
+
+static uint64_t gptq_cuda_old(const vl_arch *a, const vl_settings *s, const shard *g,
+                              uint64_t bt, bool *ovf)
+{
+    if (!vl_gptq_cuda_old(s) || a->experts > 1 || bt < GPTQ_KERNEL_ROWS)
+        return 0;
+    const uint64_t dq = vl_mul((s->weight_dtype == VL_DT_INT8 ? 6 : 5) * a->hidden, g->ffn, ovf);
+    const uint64_t others = vl_mul(vl_mul((a->mlp == VL_MLP_GATED ? 2 : 1) * bt, g->ffn, ovf),
+                                   g->beta, ovf);
+    return dq > others ? dq - others : 0;
+}
+
+/* What a quantized matmul adds for the MLP's matrices over bt tokens, whose own tensors
+ * (the activation, the up projection and their product, bt x ffn each) it is added to:
+ * bitsandbytes' for the larger of the up (h in, ffn out) and down (ffn in, h out)
+ * projections; AWQ's under transformers, whose WQLinear_GEMM dequantizes its whole matrix to
+ * fp16 for torch.matmul when a forward has 1,024 tokens or more (FP16_MATMUL_HEURISTIC_
+ * CONDITION, AutoAWQ awq/modules/linear/gemm.py) and otherwise reads the 4-bit weights in its
+ * GEMM kernel; and GPTQ's cuda-old kernel under transformers (gptq_cuda_old). */
 static uint64_t quant_matmul(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t bt,
                              bool *ovf)
 {
-    if (s->weight_dtype == VL_DT_INT4 && s->int4_format == VL_INT4_AWQ &&
+    if (s->weight_dtype == VL_DT_INT4 && s->weight_format == VL_WFMT_AWQ &&
         s->framework->transformers)
         return bt >= 1024 ? vl_mul(2 * a->hidden, g->ffn, ovf) : 0;
     if (!vl_dtype_bnb4(s->weight_dtype))
-        return 0;
+        return gptq_cuda_old(a, s, g, bt, ovf);
     const uint64_t up = bnb4_one(s, a->hidden, g->ffn, bt, ovf);
     const uint64_t down = bnb4_one(s, g->ffn, a->hidden, bt, ovf);
     return up > down ? up : down;
@@ -261,15 +293,15 @@ uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, 
  * qwen2.py, AutoWeightsLoader's skip_prefixes). */
 uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
 {
-    if (s->weight_dtype != VL_DT_INT4 || s->int4_format != VL_INT4_AWQ ||
+    if (s->weight_dtype != VL_DT_INT4 || s->weight_format != VL_WFMT_AWQ ||
         !s->framework->transformers || !a->tie_embeddings || !logits)
         return 0;
     return vl_mul(2, vl_mul(a->vocab, a->hidden, ovf), ovf);
 }
 
-/* Inference, int4 GPTQ under a framework whose models are transformers': the buffer
- * auto-gptq's exllama kernel dequantizes a matrix into, the largest of this GPU's layer
- * matrices in fp16 (0 otherwise).  transformers' GPTQ layers run that kernel by default
+/* Inference, int4 GPTQ under a framework whose models are transformers' and exllama's
+ * kernel (--exllama, the default): the buffer it dequantizes a matrix into, the largest of
+ * this GPU's layer matrices in fp16 (0 otherwise).  transformers' GPTQ layers run that kernel by default
  * (GPTQConfig's use_exllama, exllama_config version 1), and optimum's post_init_model calls
  * autogptq_post_init, which makes each GPU one temp_dq of qweight.numel() x 8 halves for the
  * largest quantized matrix, zeroed and kept, the kernel's cuBLAS path dequantizing into it
@@ -277,8 +309,8 @@ uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logi
  * widest dimension) is made only for desc_act checkpoints, not counted. */
 static uint64_t int4_dq_buffer(const vl_params *p, const vl_settings *s, bool *ovf)
 {
-    if (s->weight_dtype != VL_DT_INT4 || s->int4_format != VL_INT4_GPTQ ||
-        !s->framework->transformers)
+    if (s->weight_dtype != VL_DT_INT4 || s->weight_format != VL_WFMT_GPTQ ||
+        !s->framework->transformers || !s->exllama)
         return 0;
     return vl_mul(2, vl_ceil_div(p->largest_layer_matrix, vl_infer_tp(s)), ovf);
 }
@@ -330,15 +362,16 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
     if (!inf->gguf_on) {
         const unsigned wbits = vl_dtype_bits(s->weight_dtype);
         const unsigned ebits = vl_dtype_quantized(s->weight_dtype) ? 16 : wbits;
-        /* int4: one 16-bit scale per group of weights along a row, and in GPTQ's and AWQ's
-         * checkpoints a 4-bit zero point (qzeros, eight to an int32; GPTQ's g_idx, 4 B an
-         * input feature of a matrix, under 0.1%, not counted); bnb4: the block absmax */
+        /* int4, and int8 in GPTQ's format: one 16-bit scale per group of weights along a
+         * row, and in GPTQ's and AWQ's checkpoints a zero point of the weights' bits (qzeros,
+         * packed in int32 words; GPTQ's g_idx, 4 B an input feature of a matrix, under 0.1%,
+         * not counted); bnb4: the block absmax */
         const vl_dtype wd = s->weight_dtype;
         const uint64_t q = vl_add(st->linear, st->qhead, ovf);
         const uint64_t groups = vl_ceil_div(st->linear, s->group_size);
         inf->scale_bytes =
-            wd == VL_DT_INT4
-                ? 2 * groups + (s->int4_format == VL_INT4_SYMMETRIC ? 0 : vl_ceil_div(groups, 2))
+            vl_weight_groups(s)
+                ? 2 * groups + (s->weight_format == VL_WFMT_SYMMETRIC ? 0 : packed(groups, wbits, ovf))
             : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(q, wd == VL_DT_BNB4_DQ)
                                 : 0;
         inf->replicated_bytes = packed(st->other, ebits, ovf);

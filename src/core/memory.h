@@ -273,6 +273,9 @@ uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, 
  * the logits: the checkpoint's own 16-bit copy of the output layer, alive until the loader
  * ties the weights again (0 otherwise). */
 uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
+/* Inference: transformers runs the GPTQ weights in auto-gptq's cuda-old kernel (8 bits, or
+ * 4 with --no-exllama), which dequantizes a whole matrix for a forward of 128 rows or more. */
+bool vl_gptq_cuda_old(const vl_settings *s);
 /* What PyTorch's caching allocator holds past a GPU's weights once they are loaded tensor by
  * tensor in a serving engine's layout, for `layers` layers, the embeddings and, with logits,
  * the output layer: each tensor of 10 MiB or more in a segment of its own rounded up to

@@ -225,8 +225,10 @@ static const key_desc framework_head[] = {
 #undef ENUM
 
 /* A scenario's settings: the settings table's rows in vl_setting order (the given bit of
- * key i is 1 << i), then the GPU, then the old key flash_attn. */
-#define N_SETTINGS_KEYS (VL_N_SETTINGS + 3)
+ * key i is 1 << i), then the GPU, the old key flash_attn and the rows' old keys
+ * (int4_format), each read into its row's field. */
+#define OLD_KEYS (VL_N_SETTINGS + 2)
+#define N_SETTINGS_KEYS (2 * VL_N_SETTINGS + 3)
 static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
 {
     static const vtype types[] = {[VL_ST_COUNT] = T_COUNT, [VL_ST_SIZE] = T_SIZE,
@@ -246,10 +248,16 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
                                      sizeof(((vl_scenario *)0)->gpu)};
     keys[VL_N_SETTINGS + 1] = (key_desc){"flash_attn", T_BOOL, offsetof(vl_scenario, flash_attn),
                                          sizeof(bool)};
-    keys[VL_N_SETTINGS + 2] = (key_desc){NULL, 0};
+    size_t n = OLD_KEYS;
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        if (vl_setting_table[k].old_key) {
+            keys[n] = keys[k];
+            keys[n++].name = vl_setting_table[k].old_key;
+        }
+    keys[n] = (key_desc){NULL, 0};
 }
 
-#define MAX_KEYS 80
+#define MAX_KEYS N_SETTINGS_KEYS
 _Static_assert(MAX_FRAMEWORK_KEYS <= MAX_KEYS, "a framework preset's keys fit a walk");
 
 /* ---- values -------------------------------------------------------------------------- */
@@ -686,6 +694,14 @@ static bool load_settings(vl_ydoc *d, yaml_node_t *node, const char *prefix, vl_
         char why[128];
         vl_setting_parse(k, value, &s->settings.values, why, sizeof why);
         vl_patch_mark(&s->settings, k);
+    }
+    for (int i = OLD_KEYS; keys[i].name; i++) {
+        const vl_setting k = keys[i].setting;
+        if (set.seen[i] && set.seen[k])
+            return vl_ydoc_fail(d, set.marks[i], "%s%s: give %s or %s, not both", prefix,
+                                keys[i].name, vl_setting_keys[k], keys[i].name);
+        if (set.seen[i])
+            vl_patch_mark(&s->settings, k);
     }
     vl_settings all;
     vl_settings_default(&all);

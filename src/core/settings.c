@@ -37,8 +37,8 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
 const char *const vl_choice_names[VL_N_CHOICES] = {VL_CHOICE_LIST(VL_ENUM_NAME)};
 const char *const vl_zero_grad_names[VL_N_ZERO_GRADS] = {VL_ZERO_GRAD_LIST(VL_ENUM_NAME)};
-const char *const vl_int4_format_names[VL_N_INT4_FORMATS] = {
-    VL_INT4_FORMAT_LIST(VL_ENUM_NAME)};
+const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS] = {
+    VL_WEIGHT_FORMAT_LIST(VL_ENUM_NAME)};
 const char *const vl_dtype_names[VL_N_DTYPES] = {
     VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
@@ -66,6 +66,12 @@ bool vl_dtype_bnb4(vl_dtype d)
 bool vl_dtype_quantized(vl_dtype d)
 {
     return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4 || vl_dtype_bnb4(d);
+}
+
+bool vl_weight_groups(const vl_settings *s)
+{
+    return s->weight_dtype == VL_DT_INT4 ||
+           (s->weight_dtype == VL_DT_INT8 && s->weight_format == VL_WFMT_GPTQ);
 }
 
 bool vl_dtype_gguf(vl_dtype d, vl_gguf_ftype *ft)
@@ -124,12 +130,22 @@ static const char *sp_inert(const vl_settings *s)
 
 static const char *group_inert(const vl_settings *s)
 {
-    return s->weight_dtype == VL_DT_INT4 ? NULL : N_("groups apply to int4 weights");
+    return vl_weight_groups(s) ? NULL : N_("groups apply to int4 and GPTQ weights");
 }
 
-static const char *int4_format_inert(const vl_settings *s)
+static const char *weight_format_inert(const vl_settings *s)
 {
-    return s->weight_dtype == VL_DT_INT4 ? NULL : N_("the format applies to int4 weights");
+    return s->weight_dtype == VL_DT_INT4 || s->weight_dtype == VL_DT_INT8
+               ? NULL
+               : N_("the format applies to int4 and int8 weights");
+}
+
+static const char *exllama_inert(const vl_settings *s)
+{
+    return s->weight_dtype == VL_DT_INT4 && s->weight_format == VL_WFMT_GPTQ &&
+                   s->framework->transformers
+               ? NULL
+               : N_("exllama runs int4 GPTQ weights under transformers");
 }
 
 static const char *compute_inert(const vl_settings *s)
@@ -326,15 +342,26 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "the KV cache (default bf16)", .label = N_("KV cache dtype")},
     ROW(VL_SET_GROUP_SIZE) .flag = "group-size", FIELD(group_size), .type = VL_ST_COUNT,
         RANGE(1, VL_MAX_GROUP), .modes = VL_IN_INFER, .arg = "N",
-        .help = "int4: weights per 16-bit scale (default 128)", .label = N_("int4 group"),
+        .help = "int4 and GPTQ weights: weights per 16-bit scale (default 128)",
+        .label = N_("weight group"),
         SLIDER(16, 1024, VL_STEP_POW2), .inert = group_inert, .json_break = true},
-    ROW(VL_SET_INT4_FORMAT) .flag = "int4-format", FIELD(int4_format),
-        ENUM(vl_int4_format_names, VL_N_INT4_FORMATS), .modes = VL_IN_INFER, .arg = "F",
-        .help = "int4 weights' layout: symmetric (a 16-bit scale a group, as compressed-tensors' "
-                "W4A16), gptq or awq (and a 4-bit zero point a group; under transformers GPTQ's "
-                "exllama kernel keeps the largest matrix's fp16 buffer, AWQ's GEMM dequantizes a "
-                "whole matrix for a forward of 1,024 tokens or more) (default symmetric)",
-        .label = N_("int4 format"), .inert = int4_format_inert},
+    ROW(VL_SET_WEIGHT_FORMAT) .flag = "weight-format", .old_flag = "int4-format",
+        .old_key = "int4_format", FIELD(weight_format),
+        ENUM(vl_weight_format_names, VL_N_WEIGHT_FORMATS), .modes = VL_IN_INFER, .arg = "F",
+        .help = "int4 or int8 weights' layout: symmetric (int4: a 16-bit scale a group, as "
+                "compressed-tensors' W4A16; int8: a byte a weight), gptq (a 16-bit scale and a "
+                "zero point a group, int4 or int8) or awq (int4, likewise); under transformers "
+                "GPTQ's kernels keep or make a dequantized fp16 matrix, AWQ's GEMM dequantizes a "
+                "whole matrix for a forward of 1,024 tokens or more (default symmetric; "
+                "--int4-format is its old name)",
+        .label = N_("weight format"), .inert = weight_format_inert},
+    ROW(VL_SET_EXLLAMA) .flag = "exllama", .no_flag = "no-exllama", FIELD(exllama),
+        .type = VL_ST_BOOL, .modes = VL_IN_INFER,
+        .help = "int4 GPTQ under transformers: auto-gptq's exllama kernel and its kept fp16 "
+                "buffer (default on, as transformers has it); --no-exllama is GPTQConfig's "
+                "use_exllama=False, auto-gptq's cuda-old kernel, which dequantizes a whole "
+                "matrix for 128 tokens or more",
+        .label = N_("exllama"), .inert = exllama_inert},
     ROW(VL_SET_COMPUTE_DTYPE) .flag = "compute-dtype", FIELD(compute_dtype),
         ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "
@@ -572,7 +599,11 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
 
 int vl_setting_by_key(const char *name)
 {
-    return vl_lookup(vl_setting_keys, VL_N_SETTINGS, name);
+    int k = vl_lookup(vl_setting_keys, VL_N_SETTINGS, name);
+    for (int i = 0; k < 0 && i < VL_N_SETTINGS; i++)
+        if (vl_setting_table[i].old_key && strcmp(vl_setting_table[i].old_key, name) == 0)
+            k = i;
+    return k;
 }
 
 int vl_setting_by_flag(const char *name, bool *negated)
@@ -580,7 +611,7 @@ int vl_setting_by_flag(const char *name, bool *negated)
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
         bool no = d->no_flag && strcmp(d->no_flag, name) == 0;
-        if (strcmp(d->flag, name) == 0 || no) {
+        if (strcmp(d->flag, name) == 0 || no || (d->old_flag && strcmp(d->old_flag, name) == 0)) {
             if (negated)
                 *negated = no;
             return k;
@@ -875,10 +906,10 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .int4_format = VL_INT4_SYMMETRIC,
+        .weight_format = VL_WFMT_SYMMETRIC,
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false, .double_quant = true, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
+        .qlora = false, .double_quant = true, .exllama = true, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
          * "The Llama 3 Herd of Models", Table 4): 0.4 */
@@ -974,6 +1005,9 @@ const char *vl_settings_check(const vl_settings *s)
                  "vllm profile is the V1 engine's, from 0.8)");
     if (s->mode == VL_MODE_INFER && v0 && s->vllm != VL_VLLM_CURRENT && vl_vllm_line(s->vllm) > 10)
         return _("--vllm under vllm-v0 must be 0.10 or earlier (0.11 removed the V0 engine)");
+    if (s->mode == VL_MODE_INFER && s->weight_dtype == VL_DT_INT8 &&
+        s->weight_format == VL_WFMT_AWQ)
+        return _("--weight-format awq needs --weight-dtype int4 (AWQ's checkpoints are 4-bit)");
     if (s->mode == VL_MODE_INFER)
         return s->seq + s->gen > VL_MAX_SEQ ? _("--seq plus --gen must be at most 16777216") : NULL;
     if (s->fp32_grads && pure16(s))

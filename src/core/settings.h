@@ -52,12 +52,13 @@
  * before the forward (the Trainer's), or after the forward, before backward, so that the
  * step before's gradients live through the forward (--zero-grad). */
 #define VL_ZERO_GRAD_LIST(X) X(VL_ZERO_GRAD_STEP, "step") X(VL_ZERO_GRAD_BACKWARD, "backward")
-/* How int4 weights are laid out (--int4-format): symmetric, a 16-bit scale a group (as
- * compressed-tensors' W4A16 checkpoints); gptq and awq add a 4-bit zero point a group, and
- * under transformers bring their kernels' buffers (inference.c's int4_dq_buffer, the
- * prefill's dequantized matrix). */
-#define VL_INT4_FORMAT_LIST(X)                                                                \
-    X(VL_INT4_SYMMETRIC, "symmetric") X(VL_INT4_GPTQ, "gptq") X(VL_INT4_AWQ, "awq")
+/* How an int4 or int8 checkpoint lays its weights out (--weight-format): symmetric, int4's
+ * 16-bit scale a group (as compressed-tensors' W4A16 checkpoints) or int8's byte a weight;
+ * gptq has a 16-bit scale and a zero point a group in either, awq (4 bits only) likewise;
+ * under transformers both bring their kernels' buffers (inference.c's int4_dq_buffer and
+ * quant_matmul). */
+#define VL_WEIGHT_FORMAT_LIST(X)                                                              \
+    X(VL_WFMT_SYMMETRIC, "symmetric") X(VL_WFMT_GPTQ, "gptq") X(VL_WFMT_AWQ, "awq")
 /* ZeRO-Offload (Ren et al. 2021): the optimizer states, or with ZeRO-3 the weights too,
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
@@ -205,7 +206,7 @@ typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
 typedef enum { VL_CHOICE_LIST(VL_ENUM_ID) VL_N_CHOICES } vl_choice;
 typedef enum { VL_ZERO_GRAD_LIST(VL_ENUM_ID) VL_N_ZERO_GRADS } vl_zero_grad;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
-typedef enum { VL_INT4_FORMAT_LIST(VL_ENUM_ID) VL_N_INT4_FORMATS } vl_int4_format;
+typedef enum { VL_WEIGHT_FORMAT_LIST(VL_ENUM_ID) VL_N_WEIGHT_FORMATS } vl_weight_format;
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
 } vl_dtype;
@@ -234,7 +235,7 @@ extern const char *const vl_sglang_names[VL_N_SGLANGS];
 extern const char *const vl_sampler_names[VL_N_SAMPLERS];
 extern const char *const vl_choice_names[VL_N_CHOICES];
 extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
-extern const char *const vl_int4_format_names[VL_N_INT4_FORMATS];
+extern const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS];
 extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300) */
@@ -283,8 +284,9 @@ typedef struct vl_settings {
      * param_dtype) */
     vl_choice fsdp_mixed_precision;
     vl_dtype weight_dtype, kv_dtype; /* inference */
-    uint64_t group_size;   /* inference, int4: weights per 16-bit scale */
-    vl_int4_format int4_format; /* inference, int4: the checkpoint's layout */
+    uint64_t group_size;   /* inference, int4 or GPTQ: weights per 16-bit scale */
+    vl_weight_format weight_format; /* inference, int4 or int8: the checkpoint's layout */
+    bool exllama;          /* inference, 4-bit GPTQ under transformers: exllama's kernel */
     vl_dtype compute_dtype; /* inference, bnb4: bnb_4bit_compute_dtype (fp32, fp16, bf16) */
     uint64_t overhead;     /* bytes */
     /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
@@ -332,6 +334,10 @@ typedef struct vl_settings {
     uint64_t cpu_offload;
 } vl_settings;
 
+/* The weights carry a 16-bit scale a group of group_size: int4's, or int8's in GPTQ's
+ * format. */
+bool vl_weight_groups(const vl_settings *s);
+
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
 #define VL_MAX_GPUS  1048576ULL
 #define VL_MAX_BATCH 1048576ULL
@@ -359,7 +365,7 @@ typedef struct vl_settings {
     X(VL_SET_ATTENTION, "attention") X(VL_SET_FP32_GRADS, "fp32_grads")                       \
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
     X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \
-    X(VL_SET_INT4_FORMAT, "int4_format")                                                      \
+    X(VL_SET_WEIGHT_FORMAT, "weight_format") X(VL_SET_EXLLAMA, "exllama")                     \
     X(VL_SET_COMPUTE_DTYPE, "compute_dtype")                                                  \
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
@@ -413,6 +419,8 @@ extern const char *const vl_setting_keys[VL_N_SETTINGS]; /* YAML and JSON */
 
 typedef struct vl_setting_desc {
     const char *flag;        /* the command line's --flag */
+    /* the names an earlier release gave it (--old-flag, old_key), still read; NULL: none */
+    const char *old_flag, *old_key;
     const char *no_flag;     /* a switch's --no-flag, or NULL */
     vl_setting_type type;
     size_t offset, size;     /* the field in vl_settings */

@@ -151,11 +151,12 @@ const char *report_mode(const report *r)
     return r->settings->mode == VL_MODE_INFER ? "inference" : "training";
 }
 
-/* What the weight dtype takes besides its name: int4's group, bnb4's compute dtype. */
+/* What the weight dtype takes besides its name: int4's or GPTQ's group, bnb4's compute
+ * dtype. */
 static void weight_detail(const vl_settings *s, char *buf, size_t len)
 {
-    if (s->weight_dtype == VL_DT_INT4)
-        snprintf(buf, len, " (%s, groups of %" PRIu64 ")", vl_int4_format_names[s->int4_format],
+    if (vl_weight_groups(s))
+        snprintf(buf, len, " (%s, groups of %" PRIu64 ")", vl_weight_format_names[s->weight_format],
                  s->group_size);
     else if (vl_dtype_bnb4(s->weight_dtype))
         snprintf(buf, len, " (computing in %s)", vl_dtype_names[s->compute_dtype]);

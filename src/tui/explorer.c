@@ -125,8 +125,8 @@ static const struct {
 /* The order the sliders are listed in; each mode shows those that apply to it. */
 static const slider_id order[] = {
     SL_PARAMS, VL_SET_MODE, VL_SET_PRECISION, VL_SET_OPTIMIZER, VL_SET_PAGED_OPTIMIZER,
-    VL_SET_WEIGHT_DTYPE, VL_SET_GROUP_SIZE, VL_SET_INT4_FORMAT, VL_SET_COMPUTE_DTYPE,
-    VL_SET_KV_DTYPE, VL_SET_GPUS,
+    VL_SET_WEIGHT_DTYPE, VL_SET_GROUP_SIZE, VL_SET_WEIGHT_FORMAT, VL_SET_EXLLAMA,
+    VL_SET_COMPUTE_DTYPE, VL_SET_KV_DTYPE, VL_SET_GPUS,
     VL_SET_ZERO, VL_SET_BATCH, VL_SET_SEQ, VL_SET_GEN, VL_SET_RECOMPUTE, VL_SET_USE_REENTRANT,
     VL_SET_ATTENTION, SL_GPU,
     VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS, VL_SET_LORA_RANK, VL_SET_LORA_TARGETS,
@@ -150,7 +150,8 @@ static const struct {
     [VL_SET_OPTIMIZER] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_PAGED_OPTIMIZER] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
     [VL_SET_GROUP_SIZE] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
-    [VL_SET_INT4_FORMAT] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_WEIGHT_FORMAT] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
+    [VL_SET_EXLLAMA] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_WEIGHT_DTYPE] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_KV_DTYPE] = {VL_C_KV_CACHE, VL_C_KV_CACHE}, [VL_SET_GEN] = {VL_C_KV_CACHE, VL_C_KV_CACHE},
     [VL_SET_GPUS] = {VL_C_OPTIMIZER, VL_C_WEIGHTS}, [VL_SET_ZERO] = {VL_C_OPTIMIZER, VL_C_OPTIMIZER},
@@ -292,10 +293,11 @@ static uint64_t value_of(const explorer *e, slider_id id)
 }
 
 /* The settings that depend on one another follow the one just changed, and e->note says
- * so: QLoRA needs adapters, sequence parallel a tensor-parallel degree, an offload its ZeRO
- * stage (as the ZeRO comparison steps it down), the GPUs whole tensor x pipeline groups and
- * fp32 gradients a precision with fp32 master weights or autocast.  What an earlier move of
- * the same slider raised goes back first (e->raised), so Right then Left restores it. */
+ * so: QLoRA needs adapters, AWQ's format 4-bit weights, sequence parallel a tensor-parallel
+ * degree, an offload its ZeRO stage (as the ZeRO comparison steps it down), the GPUs whole
+ * tensor x pipeline groups and fp32 gradients a precision with fp32 master weights or
+ * autocast.  What an earlier move of the same slider raised goes back first (e->raised), so
+ * Right then Left restores it. */
 static void follow(explorer *e, slider_id id)
 {
     vl_settings *s = &e->s, was = *s;
@@ -322,6 +324,12 @@ static void follow(explorer *e, slider_id id)
         s->lora_rank = 16;
     if (!s->lora_rank)
         s->qlora = false;
+    if (s->weight_dtype == VL_DT_INT8 && s->weight_format == VL_WFMT_AWQ) {
+        if (id == VL_SET_WEIGHT_FORMAT)
+            s->weight_dtype = VL_DT_INT4;
+        else
+            s->weight_format = VL_WFMT_SYMMETRIC;
+    }
     if (s->tp < 2)
         s->sp = false;
     if (s->pp < 2) /* interleaving splits pipeline stages */
