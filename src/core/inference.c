@@ -369,11 +369,11 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
         const vl_dtype wd = s->weight_dtype;
         const uint64_t q = vl_add(st->linear, st->qhead, ovf);
         const uint64_t groups = vl_ceil_div(st->linear, s->group_size);
-        inf->scale_bytes =
-            vl_weight_groups(s)
-                ? 2 * groups + (s->weight_format == VL_WFMT_SYMMETRIC ? 0 : packed(groups, wbits, ovf))
-            : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(q, wd == VL_DT_BNB4_DQ)
-                                : 0;
+        const uint64_t zeros =
+            s->weight_format == VL_WFMT_SYMMETRIC ? 0 : packed(groups, wbits, ovf);
+        inf->scale_bytes = vl_weight_groups(s) ? 2 * groups + zeros
+                           : vl_dtype_bnb4(wd) ? vl_nf4_scale_bytes(q, wd == VL_DT_BNB4_DQ)
+                                               : 0;
         inf->replicated_bytes = packed(st->other, ebits, ovf);
         uint64_t weights = packed(vl_ceil_div(st->linear, N), wbits, ovf);
         weights = vl_add(weights, packed(vl_ceil_div(st->qhead, N), wbits, ovf), ovf);

@@ -906,10 +906,9 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .weight_format = VL_WFMT_SYMMETRIC,
-        .overhead = VL_GIB, .lora_rank = 0,
+        .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false, .double_quant = true, .exllama = true, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
+        .qlora = false, .double_quant = true, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
          * "The Llama 3 Herd of Models", Table 4): 0.4 */
