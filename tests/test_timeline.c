@@ -1384,6 +1384,17 @@ static void test_optimizer_and_buckets(void **state)
     assert_int_equal(t.end[VL_TL_BUCKETS], 0);
     assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
     vl_timeline_free(&t);
+    /* before PyTorch 2.0 zero_grad keeps the gradients: DDP's buckets stay beside them, and
+     * DeepSpeed at ZeRO-0 runs no DDP */
+    vl_framework old = *fw("pytorch");
+    vl_framework_on_torch(&old, VL_TORCH_1_13);
+    build(&m, &s, &old, &t);
+    assert_int_equal(t.end[VL_TL_BUCKETS], 172288 * 4);
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
+    vl_timeline_free(&t);
+    build(&m, &s, fw("deepspeed"), &t);
+    assert_int_equal(t.end[VL_TL_BUCKETS], 0);
+    vl_timeline_free(&t);
     /* ZeRO-1 under DeepSpeed: its reduce bucket, allocated whole (5e8 elements in the
      * gradients' dtype) though 172,288 parameters train, as backward starts and freed as it
      * ends; the gradients autograd makes in backward live to the step, which frees them

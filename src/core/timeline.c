@@ -1230,7 +1230,13 @@ static bool build_train(builder *b, step *st)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
     else if (st->grads_held)
         alloc(b, VL_TL_GRADIENTS, st->grad_full, "gradient buffer");
-    if (bd->par.dp > 1 && s->zero == 0 && !st->grads_held)
+    /* PyTorch's DDP (under a framework whose sharding is PyTorch's own, FSDP) makes its
+     * buckets once and keeps them for the run (torch/csrc/distributed/c10d/reducer.cpp,
+     * initialize_buckets): beside the gradients, also where they persist between steps
+     * (zero_grad without set_to_none, before PyTorch 2.0), unless the gradients are views
+     * of them (gradient_as_bucket_view) */
+    if (bd->par.dp > 1 && s->zero == 0 && st->f->zero_impl == VL_ZERO_FSDP &&
+        !st->f->ddp_bucket_view)
         alloc(b, VL_TL_BUCKETS, st->grad_full, "DDP buckets (a copy of the gradients)");
     if (!st->bucket_in_backward)
         alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
