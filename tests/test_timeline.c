@@ -478,8 +478,13 @@ static void check_invariants(const vl_timeline *t, const vl_settings *s)
     uint64_t at[VL_N_TL_COMPONENTS];
     vl_timeline_alive(t, t->peak.event, at);
     assert_memory_equal(at, t->peak.alive, sizeof at);
-    /* what is left is the state: no activation, no transient */
-    assert_int_equal(t->end[VL_TL_ACTIVATIONS], 0);
+    /* what is left is the state: no transient, and no activation but what the step began
+     * with (the logits a loop keeps, and their graph's) */
+    uint64_t kept = 0;
+    for (size_t i = 0; i < t->n_events && t->events[i].phase == 0; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && t->events[i].component == VL_TL_ACTIVATIONS)
+            kept += t->events[i].bytes;
+    assert_int_equal(t->end[VL_TL_ACTIVATIONS], kept);
     assert_int_equal(t->end[VL_TL_TRANSIENT], 0);
     assert_int_equal(t->end[VL_TL_OPTIM_TEMP], 0);
     assert_int_equal(t->end[VL_TL_GATHERED], 0);
@@ -3073,6 +3078,57 @@ static void test_lightning_bnb4(void **state)
     vl_timeline_free(&t);
 }
 
+/* LitGPT's fit() keeps each iteration's logits until the next forward returns, and with
+ * them the graph, where bitsandbytes 0.42's MatMul4Bit keeps its input on its context.  The
+ * tiny Llama, QLoRA (r 8 on q, v) in bf16, s = 64, b = 2, by hand: the logits are
+ * 128 x 3,000 x 2 B = 768,000; each layer keeps its q, k, v input, MLP input and down's
+ * input, 2 x (16,384 + 16,384 + 45,056) B, and the attention output, 2 x 16,384 B:
+ * 188,416 B a layer, 3 layers, less the first layer's q, k, v input (from the frozen
+ * embeddings, no grad: 32,768), plus the 4-bit head's input (32,768): 565,248 B.  Both
+ * live from the step's start until the forward has made the new logits, which then stay,
+ * with what backward leaves of their graph, into the next step. */
+static void test_loop_keeps_logits(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.lora_rank = 8;
+    s.qlora = true;
+    vl_framework f = *fw("litgpt");
+    vl_framework_on_bitsandbytes(&f, VL_BNB_0_42);
+    const char *start = "step start (the state kept between steps)";
+    const char *logits = "the micro-batch before's logits, which the loop keeps";
+    const char *graph = "the 4-bit layers' inputs its graph keeps (bitsandbytes before 0.43.2)";
+    vl_timeline t;
+    build(&m, &s, &f, &t);
+    assert_int_equal(event_bytes(&t, start, logits), 768000);
+    assert_int_equal(event_bytes(&t, start, graph), 565248);
+    assert_string_equal(freed_in(&t, start, logits), "loss");
+    assert_string_equal(freed_in(&t, start, graph), "loss");
+    assert_int_equal(t.end[VL_TL_ACTIVATIONS], 768000 + 565248);
+    check_invariants(&t, &s);
+    const uint64_t kept = t.peak.allocated;
+    vl_timeline_free(&t);
+    /* bitsandbytes 0.43.2 and later keep no input: the logits alone */
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(event_bytes(&t, start, logits), 768000);
+    assert_int_equal(allocs_in(&t, start, graph, NULL), 0);
+    vl_timeline_free(&t);
+    /* a run's first step, and a loop that drops its outputs (the Trainer's), keep neither */
+    s.loop_keeps_logits = VL_CHOICE_FALSE;
+    build(&m, &s, &f, &t);
+    assert_int_equal(allocs_in(&t, start, logits, NULL), 0);
+    assert_int_equal(t.end[VL_TL_ACTIVATIONS], 0);
+    assert_true(t.peak.allocated < kept);
+    vl_timeline_free(&t);
+    s.loop_keeps_logits = VL_CHOICE_AUTO;
+    vl_framework hf = *fw("hf");
+    vl_framework_on_bitsandbytes(&hf, VL_BNB_0_42);
+    build(&m, &s, &hf, &t);
+    assert_int_equal(allocs_in(&t, start, logits, NULL), 0);
+    vl_timeline_free(&t);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -3134,6 +3190,7 @@ int main(void)
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_zero3_linear),
         cmocka_unit_test(test_optimizer_and_buckets),
+        cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),

@@ -404,6 +404,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * MixedPrecision's param_dtype fp32 and leave the casts to autocast (lightning/
          * fabric/plugins/precision/fsdp.py, mixed_precision_config, since Lightning 2.0.3) */
         .checkpoint_reentrant = false, .adapter_units = false, .fsdp_mixed_precision = false,
+        /* fit() (litgpt/finetune/lora.py, full.py and adapter.py, as lit-gpt's train() before
+         * them) binds `logits = model(input_ids, lm_head_chunk_size=128)` and keeps the list
+         * until the next iteration's forward returns: the step before's logits and its
+         * autograd graph live through the next forward */
+        .loop_keeps_logits = true,
         /* GPT.set_kv_cache: a KVCache of zeros for max_seq_length, allocated once; GPT.forward
          * applies lm_head to every position it is given, and generate samples from the
          * last (generate/base.py) */
@@ -997,6 +1002,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("zero_impl", zero_impl, vl_zero_impl_names, VL_N_ZERO_IMPLS),
     BOOL("adapter_units", adapter_units),
     BOOL("checkpoint_reentrant", checkpoint_reentrant),
+    BOOL("loop_keeps_logits", loop_keeps_logits),
     BOOL("fsdp_mixed_precision", fsdp_mixed_precision),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
     COUNT("comm_nvlink", comm_nvlink, 0, VL_MAX_OVERHEAD),

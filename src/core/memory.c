@@ -45,6 +45,12 @@ bool vl_fsdp_casts_params(const vl_settings *s)
                                                      : s->fsdp_mixed_precision == VL_CHOICE_TRUE;
 }
 
+bool vl_loop_keeps_logits(const vl_settings *s)
+{
+    return s->loop_keeps_logits == VL_CHOICE_AUTO ? s->framework->loop_keeps_logits
+                                                  : s->loop_keeps_logits == VL_CHOICE_TRUE;
+}
+
 vl_precision vl_compute_precision(const vl_settings *s)
 {
     if (!vl_fsdp_casts_params(s))

@@ -35,6 +35,9 @@ unsigned vl_activation_bytes(vl_precision p);
 /* FSDP (--zero 2, 3 where the framework shards as FSDP) under autocast with a MixedPrecision
  * whose param_dtype is the autocast dtype: --fsdp-mixed-precision, else the framework's. */
 bool vl_fsdp_casts_params(const vl_settings *s);
+/* Training: the loop keeps the step before's logits and graph (--loop-keeps-logits, or the
+ * framework's loop_keeps_logits). */
+bool vl_loop_keeps_logits(const vl_settings *s);
 /* The precision the layers compute in: a pure 16-bit one where FSDP gathers 16-bit
  * parameters (vl_fsdp_casts_params), else the settings' own. */
 vl_precision vl_compute_precision(const vl_settings *s);

@@ -406,6 +406,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "autocast to cast (default auto, the framework's: hf true, as accelerate "
                 "sets it)",
         .label = N_("FSDP MixedPrec"), .inert = fsdp_mp_inert},
+    ROW(VL_SET_LOOP_KEEPS_LOGITS) .flag = "loop-keeps-logits", FIELD(loop_keeps_logits),
+        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
+        .help = "the training loop keeps the step before's logits until the next forward "
+                "returns, and with them its graph, whose bitsandbytes 4-bit layers before "
+                "0.43.2 keep their inputs; false for a run's first step, which has no step "
+                "before (default auto, the framework's: litgpt true)",
+        .label = N_("loop keeps logits")},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node and the "
@@ -908,7 +915,8 @@ void vl_settings_default(vl_settings *s)
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
         .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false, .double_quant = true, .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
+        .qlora = false, .double_quant = true, .loop_keeps_logits = VL_CHOICE_AUTO,
+        .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,
          * "The Llama 3 Herd of Models", Table 4): 0.4 */

@@ -44,6 +44,9 @@ typedef struct builder {
     bool ovf, nomem;
     uint32_t sampler_buffer;    /* vLLM V1's top-k/top-p buffer, once allocated (it stays) */
     uint32_t averaged;          /* DeepSpeed ZeRO-2's gradient partition for the step */
+    /* the loop's logits of the micro-batch before and what its graph keeps
+     * (loop_keeps_logits), until the next forward returns its own */
+    uint32_t kept_logits, kept_graph;
 } builder;
 
 static void phase(builder *b, const char *fmt, ...)
@@ -191,6 +194,9 @@ typedef struct step {
     bool bucket_in_backward;    /* DeepSpeed ZeRO-1 and 2: the reduce bucket, in backward */
     bool grads_freed_in_step;   /* DeepSpeed ZeRO-1: autograd's gradients, freed in the step */
     bool grads_before;          /* the step before's gradients live through the forward */
+    bool keeps_logits;          /* the loop keeps the micro-batch before's logits and graph
+                                 * through the next forward (vl_loop_keeps_logits) */
+    uint64_t kept_graph;        /* what that graph keeps: 4-bit layers' inputs (keeps_graph) */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
     bool inputs_held;           /* FSDP keeps each recomputed layer's input and its gradient
@@ -280,6 +286,25 @@ static bool zero3_linear_keeps(const step *st)
     const vl_settings *s = st->s;
     return s->zero == 3 && st->f->zero_impl == VL_ZERO_DEEPSPEED && st->f->transformers &&
            s->lora_rank && !s->qlora && !vl_precision_is_amp(vl_compute_precision(s));
+}
+
+/* bitsandbytes' MatMul4Bit before 0.43.2 kept its input as an attribute of its autograd
+ * context, ctx.tensors = (A, B) (bitsandbytes/autograd/_functions.py), which backward does
+ * not release: the inputs live as long as the graph, wherever the input requires grad.  A
+ * loop that keeps the logits keeps the graph, and with it, in each layer, the q, k, v input
+ * (not the first layer's, which comes from the frozen embeddings), the attention output, the
+ * MLP's input (the same tensor under parallel attention) and down's input, in `in` bytes an
+ * element (the attention output in the activations' dtype), and a 4-bit head's input. */
+static uint64_t keeps_graph(const step *st, uint64_t in, uint64_t rs, uint64_t q, uint64_t mlp,
+                            bool *ovf)
+{
+    const uint64_t mlp_in = st->a->parallel_attention ? 0 : rs;
+    const uint64_t layer =
+        vl_add(vl_mul(in, rs + mlp_in + mlp, ovf), vl_mul(st->beta, q, ovf), ovf);
+    uint64_t all = vl_mul(layer, st->layers, ovf) - vl_mul(in, rs, ovf);
+    if (st->f->bnb_quantize_head)
+        all = vl_add(all, vl_mul(in, rs, ovf), ovf);
+    return all;
 }
 
 /* The layer's saved tensors: vl_activations_compute's, then what the framework changes.  The
@@ -398,6 +423,8 @@ static void layer_terms(step *st, bool *ovf)
      * fp32 input's own): under autocast the fp32 norm outputs and the fp32 product down
      * reads, beside the 16-bit casts the adapters keep; else the inputs the adapters share,
      * unless lora_dropout gives each adapter a copy. */
+    st->kept_graph = nf4 ? keeps_graph(st, nf4_fp32 ? 4 : beta, rs, vl_ceil_div(q, t), mlp, ovf)
+                         : 0;
     if (nf4 || z3) {
         const uint64_t in = nf4_fp32 ? 4 : beta;
         const bool own = nf4_fp32 || drop;
@@ -619,6 +646,7 @@ static void gradient_plan(step *st, bool *ovf)
                      (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
     st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 &&
                        !st->grads_held && !st->grads_freed_in_step;
+    st->keeps_logits = vl_loop_keeps_logits(s) && s->pp <= 1;
     st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
     /* DeepSpeed allocates its reduce bucket whole, reduce_bucket_size elements in the
@@ -872,12 +900,19 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
             mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
     /* a 4-bit output layer's matrix, dequantized while it computes the logits */
     uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
-    uint32_t out = alloc(b, VL_TL_TRANSIENT, st->head_out, "logits");
+    /* logits the loop keeps are state for the next step */
+    const vl_tl_component lc = st->keeps_logits ? VL_TL_ACTIVATIONS : VL_TL_TRANSIENT;
+    uint32_t out = alloc(b, lc, st->head_out, "logits");
     release(b, hq);
+    if (st->keeps_logits) { /* the loop binds these: the micro-batch before's go */
+        release(b, b->kept_logits);
+        release(b, b->kept_graph);
+        b->kept_graph = 0;
+    }
     const bool lm = st->f->head != VL_HEAD_CLS;
     const uint64_t loss_in = vl_ceil_div(st->head_out, st->beta) * st->loss;
     uint32_t cast = st->loss != st->beta && lm
-                        ? alloc(b, VL_TL_TRANSIENT, loss_in, "logits cast for the loss")
+                        ? alloc(b, lc, loss_in, "logits cast for the loss")
                         : 0;
     if (cast && st->f->logits_cast_in_model) { /* the cast takes the logits' place */
         release(b, out);
@@ -891,6 +926,10 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
         mb->head[st->logprobs_term] = alloc(b, VL_TL_ACTIVATIONS, st->head[st->logprobs_term].bytes,
                                             st->head[st->logprobs_term].name);
     release(b, shifted);
+    if (st->keeps_logits) { /* kept by the loop: the logits, or the cast that replaced them */
+        b->kept_logits = out ? out : cast;
+        *(out ? &out : &cast) = 0;
+    }
     release(b, cast);
     release(b, out);
     release(b, gout);
@@ -1208,6 +1247,8 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
 }
 
 #define BEFORE_WHAT "the step before's gradients, until zero_grad (--zero-grad backward)"
+#define KEPT_LOGITS_WHAT "the micro-batch before's logits, which the loop keeps"
+#define KEPT_GRAPH_WHAT "the 4-bit layers' inputs its graph keeps (bitsandbytes before 0.43.2)"
 #define ROPE_TABLES_WHAT "RoPE cos and sin tables, each attention layer's"
 static bool build_train(builder *b, step *st)
 {
@@ -1242,6 +1283,10 @@ static bool build_train(builder *b, step *st)
         alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
     /* --zero-grad backward: the loop drops the step before's gradients after the forward */
     uint32_t before = st->grads_before ? alloc(b, VL_TL_GRADIENTS, st->grad_full, BEFORE_WHAT) : 0;
+    if (st->keeps_logits) {
+        b->kept_logits = alloc(b, VL_TL_ACTIVATIONS, st->head_out, KEPT_LOGITS_WHAT);
+        b->kept_graph = alloc(b, VL_TL_ACTIVATIONS, st->kept_graph, KEPT_GRAPH_WHAT);
+    }
 
     const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
     micro *mbs = calloc(k, sizeof *mbs);
@@ -1279,6 +1324,8 @@ static bool build_train(builder *b, step *st)
             if (m == 0)
                 release(b, before);
             backward(b, st, &mbs[m], gath, m == 0, grads, tag);
+            if (st->keeps_logits) /* what backward leaves of the graph the logits hold */
+                b->kept_graph = alloc(b, VL_TL_ACTIVATIONS, st->kept_graph, KEPT_GRAPH_WHAT);
         }
     }
     optimizer_step(b, st, grads);
