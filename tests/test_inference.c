@@ -95,6 +95,30 @@ static void test_int4_weights(void **state)
     assert_int_equal(b.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL * 2 + 266240ULL * 2);
 }
 
+/* A checkpoint format's runs against the symmetric one's: no exllama buffer, the weights
+ * `more` bytes more, each run's prefill workspace its extra bytes more, decode's the same. */
+typedef struct format_run {
+    uint64_t batch, seq, extra;
+} format_run;
+
+static void check_format_runs(const vl_model *m, vl_settings s, vl_weight_format format,
+                              uint64_t more, const format_run *runs, size_t n)
+{
+    vl_breakdown sym, b;
+    for (size_t i = 0; i < n; i++) {
+        s.batch = runs[i].batch;
+        s.seq = runs[i].seq;
+        s.weight_format = VL_WFMT_SYMMETRIC;
+        assert_null(vl_estimate(m, &s, &sym));
+        s.weight_format = format;
+        assert_null(vl_estimate(m, &s, &b));
+        assert_int_equal(b.inf.dq_buffer_bytes, 0);
+        assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + more);
+        assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + runs[i].extra);
+        assert_int_equal(b.inf.decode.workspace, sym.inf.decode.workspace);
+    }
+}
+
 /* GPTQ's and AWQ's checkpoints, Llama 2 7B by hand: beside the 101,187,584 B of scales, a
  * 4-bit zero point for each of the 50,593,792 groups, 25,296,896 B.  Under transformers GPTQ
  * brings exllama's buffer (or without it cuda-old's dequantized matrix, below), the largest layer matrix (4096 x 11008 = 45,088,768) in fp16,
@@ -124,42 +148,19 @@ static void test_int4_formats(void **state)
      * dequantizes the MLP's matrix through int32 and int8, 5 x 45,088,768 B, beside one of
      * the MLP's three tensors (the two others, 2 x 11008 x 2 B a row, come off it) */
     s.exllama = false;
-    const struct {
-        uint64_t seq, extra;
-    } old[] = {{127, 0}, {128, 225443840ULL - 44032ULL * 128}, {5000, 225443840ULL - 44032ULL * 5000},
-               {5120, 0}};
-    for (size_t i = 0; i < sizeof old / sizeof *old; i++) {
-        s.seq = old[i].seq;
-        s.weight_format = VL_WFMT_SYMMETRIC;
-        assert_null(vl_estimate(&m, &s, &sym));
-        s.weight_format = VL_WFMT_GPTQ;
-        assert_null(vl_estimate(&m, &s, &b));
-        assert_int_equal(b.inf.dq_buffer_bytes, 0);
-        assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + zeros);
-        assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + old[i].extra);
-    }
+    const format_run old[] = {{1, 127, 0},
+                              {1, 128, 225443840ULL - 44032ULL * 128},
+                              {1, 5000, 225443840ULL - 44032ULL * 5000},
+                              {1, 5120, 0}};
+    check_format_runs(&m, s, VL_WFMT_GPTQ, zeros, old, sizeof old / sizeof *old);
     s.exllama = true;
-    s.seq = infer().seq;
     vl_settings_take_framework(&s, vl_framework_find("vllm"));
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.dq_buffer_bytes, 0);
     assert_int_equal(b.inf.scale_bytes, 101187584ULL + zeros);
     vl_settings_take_framework(&s, vl_framework_find("hf"));
-    s.weight_format = VL_WFMT_AWQ;
-    const struct {
-        uint64_t batch, seq, extra;
-    } runs[] = {{1, 1023, 0}, {1, 1024, dq}, {2, 512, dq}, {2, 511, 0}};
-    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-        s.batch = runs[i].batch;
-        s.seq = runs[i].seq;
-        s.weight_format = VL_WFMT_SYMMETRIC;
-        assert_null(vl_estimate(&m, &s, &sym));
-        s.weight_format = VL_WFMT_AWQ;
-        assert_null(vl_estimate(&m, &s, &b));
-        assert_int_equal(b.inf.dq_buffer_bytes, 0);
-        assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + zeros);
-        assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + runs[i].extra);
-    }
+    const format_run awq[] = {{1, 1023, 0}, {1, 1024, dq}, {2, 512, dq}, {2, 511, 0}};
+    check_format_runs(&m, s, VL_WFMT_AWQ, zeros, awq, sizeof awq / sizeof *awq);
 }
 
 /* An 8-bit GPTQ checkpoint, Llama 2 7B by hand: the 50,593,792 groups of 128 each keep a
@@ -175,29 +176,20 @@ static void test_gptq_int8(void **state)
     vl_model m = llama2_7b();
     vl_settings s = infer();
     s.weight_dtype = VL_DT_INT8;
+    const format_run runs[] = {{1, 127, 0},
+                               {1, 128, 270532608ULL - 44032ULL * 128},
+                               {2, 64, 270532608ULL - 44032ULL * 128},
+                               {1, 4000, 270532608ULL - 44032ULL * 4000},
+                               {1, 6144, 0},
+                               {1, 8000, 0}};
+    check_format_runs(&m, s, VL_WFMT_GPTQ, 101187584ULL + 50593792ULL, runs,
+                      sizeof runs / sizeof *runs);
     vl_breakdown sym, b;
-    const struct {
-        uint64_t batch, seq, extra;
-    } runs[] = {{1, 127, 0},
-                {1, 128, 270532608ULL - 44032ULL * 128},
-                {2, 64, 270532608ULL - 44032ULL * 128},
-                {1, 4000, 270532608ULL - 44032ULL * 4000},
-                {1, 6144, 0},
-                {1, 8000, 0}};
-    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-        s.batch = runs[i].batch;
-        s.seq = runs[i].seq;
-        s.weight_format = VL_WFMT_SYMMETRIC;
-        assert_null(vl_estimate(&m, &s, &sym));
-        assert_int_equal(sym.inf.scale_bytes, 0);
-        s.weight_format = VL_WFMT_GPTQ;
-        assert_null(vl_estimate(&m, &s, &b));
-        assert_int_equal(b.inf.scale_bytes, 101187584ULL + 50593792ULL);
-        assert_int_equal(b.inf.dq_buffer_bytes, 0);
-        assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + 151781376ULL);
-        assert_int_equal(b.inf.prefill.workspace, sym.inf.prefill.workspace + runs[i].extra);
-        assert_int_equal(b.inf.decode.workspace, sym.inf.decode.workspace);
-    }
+    assert_null(vl_estimate(&m, &s, &sym));
+    assert_int_equal(sym.inf.scale_bytes, 0);
+    s.weight_format = VL_WFMT_GPTQ;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.scale_bytes, 101187584ULL + 50593792ULL);
     vl_settings_take_framework(&s, vl_framework_find("vllm"));
     s.seq = 1000;
     s.weight_format = VL_WFMT_SYMMETRIC;

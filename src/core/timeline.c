@@ -907,7 +907,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     if (st->keeps_logits) { /* the loop binds these: the micro-batch before's go */
         release(b, b->kept_logits);
         release(b, b->kept_graph);
-        b->kept_graph = 0;
+        b->kept_logits = b->kept_graph = 0;
     }
     const bool lm = st->f->head != VL_HEAD_CLS;
     const uint64_t loss_in = vl_ceil_div(st->head_out, st->beta) * st->loss;
