@@ -3129,6 +3129,35 @@ static void test_loop_keeps_logits(void **state)
     vl_timeline_free(&t);
 }
 
+/* LitGPT's GPT gives lm_head a matrix of its own, into which its converter copies a tied
+ * checkpoint's embeddings: the tiny GPT (tied, vocab 1,000 x hidden 64) has 64,000 more
+ * parameters under litgpt than under hf, and in bf16 inference 128,000 more bytes of
+ * weights; an untied model the same under both. */
+static void test_untied_head(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    vl_settings s = train(VL_BF16, 32, 2);
+    vl_timeline hf, lit;
+    build(&m, &s, fw("hf"), &hf);
+    build(&m, &s, fw("litgpt"), &lit);
+    assert_int_equal(lit.sum.P, hf.sum.P + 64000);
+    vl_timeline_free(&hf);
+    vl_timeline_free(&lit);
+    s = serve(1, 0, 1);
+    build(&m, &s, fw("hf"), &hf);
+    build(&m, &s, fw("litgpt"), &lit);
+    assert_int_equal(lit.sum.bytes[VL_C_WEIGHTS], hf.sum.bytes[VL_C_WEIGHTS] + 128000);
+    vl_timeline_free(&hf);
+    vl_timeline_free(&lit);
+    m = tiny_llama();
+    build(&m, &s, fw("hf"), &hf);
+    build(&m, &s, fw("litgpt"), &lit);
+    assert_int_equal(lit.sum.P, hf.sum.P);
+    vl_timeline_free(&hf);
+    vl_timeline_free(&lit);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -3191,6 +3220,7 @@ int main(void)
         cmocka_unit_test(test_zero3_linear),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_loop_keeps_logits),
+        cmocka_unit_test(test_untied_head),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),

@@ -409,6 +409,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * until the next iteration's forward returns: the step before's logits and its
          * autograd graph live through the next forward */
         .loop_keeps_logits = true,
+        /* GPT.__init__ (litgpt/model.py) makes lm_head an nn.Linear of its own and never
+         * ties it; convert_hf_checkpoint.py copies a tied checkpoint's embeddings into
+         * lm_head.weight, and finetune/lora.py refuses train.tie_embeddings */
+        .unties_embeddings = true,
         /* GPT.set_kv_cache: a KVCache of zeros for max_seq_length, allocated once; GPT.forward
          * applies lm_head to every position it is given, and generate samples from the
          * last (generate/base.py) */
@@ -1003,6 +1007,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("adapter_units", adapter_units),
     BOOL("checkpoint_reentrant", checkpoint_reentrant),
     BOOL("loop_keeps_logits", loop_keeps_logits),
+    BOOL("unties_embeddings", unties_embeddings),
     BOOL("fsdp_mixed_precision", fsdp_mixed_precision),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
     COUNT("comm_nvlink", comm_nvlink, 0, VL_MAX_OVERHEAD),

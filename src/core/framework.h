@@ -129,6 +129,8 @@ typedef struct vl_framework {
                                  * from a detached copy of its input (use_reentrant=True) */
     bool loop_keeps_logits;     /* the training loop keeps the step before's logits, and
                                  * with them its graph, until the next forward returns */
+    bool unties_embeddings;     /* the output layer is a matrix of its own even where the
+                                 * checkpoint ties it to the embeddings */
     bool fsdp_mixed_precision;  /* FSDP under autocast gathers the parameters in the
                                  * autocast dtype (MixedPrecision's param_dtype), so the
                                  * layers compute from 16-bit weights (vl_compute_precision) */
@@ -308,7 +310,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 67
+#define VL_N_FRAMEWORK_FIELDS 68
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

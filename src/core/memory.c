@@ -658,8 +658,21 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
     return NULL;
 }
 
-const char *vl_estimate(const vl_model *m, const vl_settings *s, vl_breakdown *out)
+const vl_model *vl_model_as_built(const vl_model *m, const vl_framework *f, vl_model *own)
 {
+    if (!f || !f->unties_embeddings || !m->arch.tie_embeddings)
+        return m;
+    *own = *m;
+    own->arch.tie_embeddings = false;
+    if (own->checkpoint_params) /* the copy is the framework's, not the checkpoint's */
+        own->checkpoint_params += m->arch.vocab * m->arch.hidden;
+    return own;
+}
+
+const char *vl_estimate(const vl_model *m0, const vl_settings *s, vl_breakdown *out)
+{
+    vl_model own;
+    const vl_model *m = vl_model_as_built(m0, s->framework, &own);
     memset(out, 0, sizeof *out);
     if (!vl_settings_valid(s, &m->arch, out->why, sizeof out->why))
         return out->why;

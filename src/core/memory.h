@@ -38,6 +38,10 @@ bool vl_fsdp_casts_params(const vl_settings *s);
 /* Training: the loop keeps the step before's logits and graph (--loop-keeps-logits, or the
  * framework's loop_keeps_logits). */
 bool vl_loop_keeps_logits(const vl_settings *s);
+/* The model as the framework builds it: m, or in own m with an output layer of its own
+ * where the framework unties the embeddings (unties_embeddings). */
+const vl_model *vl_model_as_built(const vl_model *m, const struct vl_framework *f,
+                                  vl_model *own);
 /* The precision the layers compute in: a pure 16-bit one where FSDP gathers 16-bit
  * parameters (vl_fsdp_casts_params), else the settings' own. */
 vl_precision vl_compute_precision(const vl_settings *s);

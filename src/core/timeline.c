@@ -1618,9 +1618,11 @@ static bool build_serve(builder *b, step *st)
 
 /* ---- the whole ---------------------------------------------------------------------------- */
 
-bool vl_timeline_build(const vl_model *m, const vl_settings *s0, const vl_framework *f,
+bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_framework *f,
                        const vl_runtime *rt, vl_timeline *out, char *err, size_t len)
 {
+    vl_model own;
+    const vl_model *m = vl_model_as_built(m0, f, &own);
     memset(out, 0, sizeof *out);
     vl_settings s = *s0;
     vl_settings_take_framework(&s, f); /* vl_estimate reads it too */
