@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/explain.h"
 #include "core/framework.h"
 #include "core/lora.h"
 #include "core/runtime.h"
@@ -3142,6 +3143,10 @@ static void test_untied_head(void **state)
     build(&m, &s, fw("hf"), &hf);
     build(&m, &s, fw("litgpt"), &lit);
     assert_int_equal(lit.sum.P, hf.sum.P + 64000);
+    vl_settings_take_framework(&s, fw("litgpt")); /* and says so */
+    char notes[4][VL_NOTE_LEN];
+    assert_true(vl_notes(&s, &m, &lit.sum, notes, 4) >= 1);
+    assert_non_null(strstr(notes[0], "held twice, 64,000 params more"));
     vl_timeline_free(&hf);
     vl_timeline_free(&lit);
     s = serve(1, 0, 1);

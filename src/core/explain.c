@@ -597,6 +597,12 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
                  "a context of %llu tokens is beyond the %llu positions %s was trained for: "
                  "the memory is computed all the same",
                  (unsigned long long)context, (unsigned long long)m->arch.max_positions, m->name);
+    if (s->framework->unties_embeddings && m->arch.tie_embeddings && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "%s gives the output layer a matrix of its own (unties_embeddings): the "
+                 "tied embeddings are held twice, %s params more",
+                 s->framework->display,
+                 vl_fmt_int(m->arch.vocab * m->arch.hidden, x, sizeof x));
     if (s->mode != VL_MODE_INFER && s->head == VL_HEAD_CLS && n < max) {
         vl_params p;
         bool ovf = false;
