@@ -156,12 +156,12 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
         }
         vl_fmt_count(inf->stage_embedding - inf->stage_qhead, y, sizeof y);
         vl_fmt_count(inf->stage_other, z, sizeof z);
-        if (vl_weight_groups(s))
-            snprintf(w, sizeof w, " + %llu-weight group scales%s",
-                     (unsigned long long)s->group_size,
-                     s->weight_format == VL_WFMT_SYMMETRIC ? ""
-                     : s->weight_dtype == VL_DT_INT4      ? " and 4-bit zero points"
-                                                          : " and 8-bit zero points");
+        if (vl_weight_groups(s) && s->weight_format == VL_WFMT_SYMMETRIC)
+            snprintf(w, sizeof w, " + %llu-weight group scales",
+                     (unsigned long long)s->group_size);
+        else if (vl_weight_groups(s))
+            snprintf(w, sizeof w, " + %llu-weight group scales and %u-bit zero points",
+                     (unsigned long long)s->group_size, vl_dtype_bits(s->weight_dtype));
         else if (vl_dtype_bnb4(s->weight_dtype))
             snprintf(w, sizeof w, " + %s", s->weight_dtype == VL_DT_BNB4_DQ
                                                ? "8-bit absmax a 64 + fp32 a 16384"
@@ -601,8 +601,7 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
         snprintf(notes[n++], VL_NOTE_LEN,
                  "%s gives the output layer a matrix of its own (unties_embeddings): the "
                  "tied embeddings are held twice, %s params more",
-                 s->framework->display,
-                 vl_fmt_int(m->arch.vocab * m->arch.hidden, x, sizeof x));
+                 s->framework->display, vl_fmt_int(b->params.lm_head, x, sizeof x));
     if (s->mode != VL_MODE_INFER && s->head == VL_HEAD_CLS && n < max) {
         vl_params p;
         bool ovf = false;
