@@ -301,12 +301,13 @@ uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logi
 
 /* Inference, int4 GPTQ under a framework whose models are transformers' and exllama's
  * kernel (--exllama, the default): the buffer it dequantizes a matrix into, the largest of
- * this GPU's layer matrices in fp16 (0 otherwise).  transformers' GPTQ layers run that kernel by default
- * (GPTQConfig's use_exllama, exllama_config version 1), and optimum's post_init_model calls
- * autogptq_post_init, which makes each GPU one temp_dq of qweight.numel() x 8 halves for the
- * largest quantized matrix, zeroed and kept, the kernel's cuBLAS path dequantizing into it
- * (auto_gptq/modeling/_utils.py).  Its act-order buffer (temp_state, max_input_len x the
- * widest dimension) is made only for desc_act checkpoints, not counted. */
+ * this GPU's layer matrices in fp16 (0 otherwise).  transformers' GPTQ layers run that
+ * kernel by default (GPTQConfig's use_exllama, exllama_config version 1), and optimum's
+ * post_init_model calls autogptq_post_init, which makes each GPU one temp_dq of
+ * qweight.numel() x 8 halves for the largest quantized matrix, zeroed and kept, the kernel's
+ * cuBLAS path dequantizing into it (auto_gptq/modeling/_utils.py).  Its act-order buffer
+ * (temp_state, max_input_len x the widest dimension) is made only for desc_act checkpoints,
+ * not counted. */
 static uint64_t int4_dq_buffer(const vl_params *p, const vl_settings *s, bool *ovf)
 {
     if (s->weight_dtype != VL_DT_INT4 || s->weight_format != VL_WFMT_GPTQ ||
