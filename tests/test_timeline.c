@@ -3163,6 +3163,81 @@ static void test_untied_head(void **state)
     vl_timeline_free(&lit);
 }
 
+/* What forward layer l keeps for backward: the live tensors after its last event less
+ * those after the layer before's. */
+static uint64_t kept_by_layer(const vl_timeline *t, int l)
+{
+    char phase[2][VL_PHASE_LEN];
+    size_t last[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        snprintf(phase[i], sizeof phase[i], "forward layer %d", l - 1 + i);
+    for (size_t e = 0; e < t->n_events; e++)
+        for (int i = 0; i < 2; i++)
+            if (strcmp(vl_timeline_phase(t, e), phase[i]) == 0)
+                last[i] = e;
+    assert_true(last[0] > 0 && last[1] > last[0]);
+    return t->events[last[1]].tensors - t->events[last[0]].tensors;
+}
+
+/* LitGPT's attention and LoRA (litgpt/model.py and lora.py at 5895df10), by hand, on a
+ * 256-wide layer of 8 heads of 32 (FFN 688), batch 2 x 64 tokens in bf16 (sb = 128,
+ * sbh = 32,768), LoRA of rank 8 on q and v with lora_dropout:
+ *   RMSNorm inputs upcast to fp32, 2 x 4sbh; the adapters' one dropped copy, 2sbh, and its
+ *   mask, sbh (one lora_A for q and v); Q, K and flash's output, 3 x 2sbh, and its row
+ *   statistics, 4 x 8 x sb; gate, up and their product, 3 x 2 x sb x 688; x.A, 2 x sb x 16;
+ *   V a view of the qkv output, which flash keeps whole, 2 x sb x 768; zero_pad's
+ *   index_copy source, the q and v adapters' output, 2 x sb x 512: 1,421,312 B.
+ * Counted from LitGPT's own modules on the CPU (saved-tensor hooks, with flash's saves and
+ * CUDA's bool dropout mask stood in), the layer keeps 1,425,408 B: these and lora_ind, the
+ * index tensor, 4,096 B.  With 2 KV heads, K and V are expanded to the query heads and
+ * copied (2 x 2sbh; the qkv output is no longer kept) and the pad is 2 x sb x 320; with one,
+ * the expand is a view, so V keeps the qkv output (2 x sb x 320) and the pad is 2 x sb x
+ * 288.  Adapting q, k and v needs no pad; an RMSNorm in bf16 (lit-gpt before 2023-10-24)
+ * keeps 2sbh a norm. */
+static void test_litgpt_layer(void **state)
+{
+    (void)state;
+    vl_model m = model_of((vl_arch){.hidden = 256, .layers = 3, .heads = 8, .ffn = 688,
+                                    .vocab = 512, .max_positions = 4096,
+                                    .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
+                                    .norm = VL_NORM_RMSNORM});
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.lora_rank = 8;
+    s.lora_dropout = 50000; /* 0.05, in millionths */
+    const uint64_t sb = 128, sbh = sb * 256;
+    const uint64_t common = 2 * 4 * sbh + 2 * sbh + sbh + 3 * 2 * sbh + 4 * 8 * sb +
+                            3 * 2 * sb * 688 + 2 * sb * 16;
+    vl_timeline t;
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(kept_by_layer(&t, 1), common + 2 * sb * 768 + 2 * sb * 512);
+    assert_int_equal(kept_by_layer(&t, 1), 1421312);
+    vl_timeline_free(&t);
+    m.arch.kv_heads = 2;
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(kept_by_layer(&t, 1), common + 2 * sbh + 2 * sb * 320);
+    vl_timeline_free(&t);
+    m.arch.kv_heads = 1;
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(kept_by_layer(&t, 1), common + 2 * sb * 320 + 2 * sb * 288);
+    vl_timeline_free(&t);
+    m.arch.kv_heads = 8;
+    s.lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_K) | (1u << VL_LORA_V);
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(kept_by_layer(&t, 1), common + 2 * sb * 8 + 2 * sb * 768);
+    vl_timeline_free(&t);
+    s.lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V);
+    s.norm_upcast = VL_CHOICE_FALSE;
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(kept_by_layer(&t, 1), 1421312 - 2 * 2 * sbh);
+    vl_timeline_free(&t);
+    /* PEFT's separate q and v adapters under hf: a dropout each, 2 x (2sbh + sbh), and no
+     * view or pad (hf's norm keeps the same fp32 input) */
+    s.norm_upcast = VL_CHOICE_AUTO;
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(kept_by_layer(&t, 1), common + 2 * sbh + sbh + 2 * sbh);
+    vl_timeline_free(&t);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -3226,6 +3301,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_untied_head),
+        cmocka_unit_test(test_litgpt_layer),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),

@@ -97,6 +97,7 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 #define VLLM_MODEL                                                                           \
     /* the FlashAttention backend, QKVParallelLinear (one fused projection) */              \
     .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,            \
+    .norm_upcast = true,                                                                     \
     .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,                            \
     .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,        \
     .nf4_returns_input_dtype = false,                                                        \
@@ -139,6 +140,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (approximate='none'), F.cross_entropy(logits.float(), y): what vramlab's per-tensor
          * activations (FORMULAS in vramlab(1)) count */
         .attention = VL_ATTN_EAGER, .softmax_fp32 = false, .materialized_mask = false,
+        .norm_upcast = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = false,
@@ -177,6 +179,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * eager_attention_forward: softmax(..., dtype=torch.float32).to(query.dtype), with
          * the 4-D additive mask of modeling_attn_mask_utils.py (b x 1 x s x s, model dtype) */
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
+        .norm_upcast = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         /* loss_utils.py, ForCausalLMLoss: logits = logits.float() before cross_entropy, the
          * labels shifted by padding them (earlier releases, 4.48 among them, copied
@@ -234,6 +237,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (tanh approximation, one saved input), vocab-parallel cross-entropy in fp32
          * (megatron/core/tensor_parallel/cross_entropy.py) */
         .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
+        .norm_upcast = true,
         .fused_qkv = true, .gelu = VL_GELU_TANH, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = false, /* no bitsandbytes layers */
@@ -268,6 +272,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * _clone_world_group: dist.new_group of every rank), a communicator of its own */
         .dp_communicators = 2,
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
+        .norm_upcast = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = true, /* bitsandbytes as hf runs it */
@@ -384,7 +389,18 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * F.scaled_dot_product_attention(..., is_causal=mask is None), no mask tensor in
          * training; RMSNorm upcasts to fp32; the MoE block loops over its experts */
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = false,
+        .norm_upcast = true,
         .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
+        /* CausalSelfAttention.forward views the qkv output as (B, T, groups, q per kv + 2,
+         * head size), permutes and splits it: in training it expands K and V to the query
+         * heads when there are fewer groups than heads ("flash attention requires it"), and
+         * reshape copies them; with as many groups as heads V stays a view of the qkv
+         * output, which SDPA keeps (q and k are new tensors, RoPE's) */
+        .sdpa_repeats_kv = true, .v_views_qkv = true,
+        /* litgpt/lora.py, LoRAQKVLinear: one lora_A over the enabled q, k, v (one
+         * lora_dropout), and zero_pad's index_copy, whose backward keeps its source (the
+         * adapters' output, reshaped: a copy) when not all of q, k, v are enabled */
+        .lora_qkv_pad = true,
         /* litgpt/utils.py, chunked_cross_entropy: cross_entropy on the logits as the model
          * returns them, 16-bit under bf16-true, with no upcast */
         .loss_dtype = VL_LOSS_BF16, .loss_shift_copy = false,
@@ -977,8 +993,12 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("softmax_fp32", softmax_fp32),
     BOOL("softmax_saves_input", softmax_saves_input),
     BOOL("mean_saves_input", mean_saves_input),
+    BOOL("norm_upcast", norm_upcast),
     BOOL("materialized_mask", materialized_mask),
     BOOL("fused_qkv", fused_qkv),
+    BOOL("sdpa_repeats_kv", sdpa_repeats_kv),
+    BOOL("v_views_qkv", v_views_qkv),
+    BOOL("lora_qkv_pad", lora_qkv_pad),
     ENUM("gelu", gelu, vl_gelu_names, VL_N_GELUS),
     ENUM("head", head, vl_head_names, VL_N_HEADS),
     COUNT("labels", labels, 1, 1048576),

@@ -81,9 +81,18 @@ typedef struct vl_framework {
                                  * beside their output (PyTorch before 1.11) */
     bool mean_saves_input;      /* mean keeps its input for backward: an RMSNorm's squares
                                  * (PyTorch before 2.2) */
+    bool norm_upcast;           /* an RMSNorm computes in fp32, keeping its input upcast;
+                                 * false: in the input's dtype */
     bool materialized_mask;     /* a b x 1 x s x s additive causal mask in the model dtype
                                  * (a decoder's; an encoder's is b x 1 x 1 x s) */
-    bool fused_qkv;             /* one QKV nn.Linear: autocast casts its input once */
+    bool fused_qkv;             /* one QKV nn.Linear: autocast casts its input once, and
+                                 * the q, k, v adapters on it share one lora_dropout */
+    bool sdpa_repeats_kv;       /* K and V are repeated to the query heads before the
+                                 * attention kernel, which keeps them so (GQA, MQA) */
+    bool v_views_qkv;           /* V is a view of the fused QKV output: where the attention
+                                 * keeps V as it is, it keeps the whole output */
+    bool lora_qkv_pad;          /* LoRA on a fused QKV pads its adapters' output with
+                                 * index_copy, which keeps it unless q, k, v all train */
     vl_gelu gelu;
     vl_head head;
     uint64_t labels;            /* cls: classes */
@@ -310,7 +319,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 68
+#define VL_N_FRAMEWORK_FIELDS 72
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -51,6 +51,12 @@ bool vl_loop_keeps_logits(const vl_settings *s)
                                                   : s->loop_keeps_logits == VL_CHOICE_TRUE;
 }
 
+bool vl_norm_upcast(const vl_settings *s)
+{
+    return s->norm_upcast == VL_CHOICE_AUTO ? s->framework->norm_upcast
+                                            : s->norm_upcast == VL_CHOICE_TRUE;
+}
+
 vl_precision vl_compute_precision(const vl_settings *s)
 {
     if (!vl_fsdp_casts_params(s))
@@ -181,26 +187,36 @@ static void term(vl_term *list, int *n, uint64_t *sum, const char *name, uint64_
 
 /* One norm's saved tensors: nn.LayerNorm keeps its input; Hugging Face's RMSNorm keeps its
  * input upcast to fp32 and the normalized tensor (for the weight's gradient) in the
- * residual dtype.  The per-token statistics (1/h of the input) are left out, as
+ * residual dtype, and one that computes in its input's dtype (upcast false) keeps its
+ * input as it is.  The per-token statistics (1/h of the input) are left out, as
  * Korthikanti et al. leave them out. */
 static void norm_terms(vl_term *list, int *n, uint64_t *sum, const vl_arch *a, uint64_t rho,
-                       uint64_t sbh, const char *const names[3], bool *ovf)
+                       uint64_t sbh, bool upcast, const char *const names[4], bool *ovf)
 {
     if (a->norm == VL_NORM_RMSNORM) {
-        term(list, n, sum, names[1], vl_mul(4, sbh, ovf), ovf);
+        term(list, n, sum, names[upcast ? 1 : 3], vl_mul(upcast ? 4 : rho, sbh, ovf), ovf);
         term(list, n, sum, names[2], vl_mul(rho, sbh, ovf), ovf);
     } else {
         term(list, n, sum, names[0], vl_mul(rho, sbh, ovf), ovf);
     }
 }
 
-static const char *const attn_norm[3] = {"attention norm input",
-                                         "attention norm input, upcast to fp32",
-                                         "attention norm, normalized input"};
-static const char *const mlp_norm[3] = {"MLP norm input", "MLP norm input, upcast to fp32",
-                                        "MLP norm, normalized input"};
-static const char *const final_norm[3] = {"final norm input", "final norm input, upcast to fp32",
-                                          "final norm, normalized input"};
+/* LayerNorm's input; RMSNorm's input upcast, normalized, and in its dtype (the RMSNorm
+ * names share "norm input, ", which vl_rmsnorm_input matches) */
+static const char *const attn_norm[4] = {
+    "attention norm input", "attention norm input, upcast to fp32",
+    "attention norm, normalized input", "attention norm input, in its dtype"};
+static const char *const mlp_norm[4] = {"MLP norm input", "MLP norm input, upcast to fp32",
+                                        "MLP norm, normalized input",
+                                        "MLP norm input, in its dtype"};
+static const char *const final_norm[4] = {
+    "final norm input", "final norm input, upcast to fp32", "final norm, normalized input",
+    "final norm input, in its dtype"};
+
+bool vl_rmsnorm_input(const char *term_name)
+{
+    return strstr(term_name, "norm input, ") != NULL;
+}
 
 /* trl's SFTTrainer (0.7.5 to 0.21, peft_module_casting_to_bf16 in trl/trainer/utils.py):
  * training a 4-bit model with bf16, once PEFT's prepare_model_for_kbit_training has upcast
@@ -228,6 +244,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
      * stream, the norms, the softmax) */
     const uint64_t beta = vl_activation_bytes(compute);
     const uint64_t rho = amp ? 4 : beta;
+    const bool upcast = vl_norm_upcast(s);
     /* context parallel cp (Megatron-Core): every tensor of the layers and the embeddings
      * holds this GPU's seq / cp tokens; attention runs over blocks (never the s x s scores,
      * which vl_settings_check refuses with --cp) with the other GPUs' keys and values passed
@@ -241,8 +258,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t mlp = vl_mul(sb, vl_active_mlp_width(a), ovf);
     const bool drop = a->dropout, gated = a->mlp == VL_MLP_GATED;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
-    /* the s² path keeps K and V as repeat_kv widened them to the a query heads */
+    /* the s² path keeps K and V as repeat_kv widened them to the a query heads, and so
+     * does a model that repeats them before its attention kernel */
     const bool explicit_core = core_saved && s->attention == VL_ATTN_EAGER;
+    const bool wide_kv = (explicit_core || s->framework->sdpa_repeats_kv) && kv != q;
     /* tensor parallel t (Korthikanti et al. 2022, Table 2): what attention and the MLP keep
      * is split by heads and by the FFN width (TS); the norms' inputs, the projections'
      * inputs and the residual dropout masks are whole on every GPU (RS) unless sequence
@@ -254,6 +273,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
      * an adapted one keeps the input its adapter shares, and the adapter its r-wide x.A */
 #define KEEPS(target) (!s->lora_rank || (s->lora_targets & (1u << (target))))
     const unsigned qkv_kept = KEEPS(VL_LORA_Q) + KEEPS(VL_LORA_K) + KEEPS(VL_LORA_V);
+    const bool fused = s->framework->fused_qkv;
     const unsigned mlp_in_kept = (gated && KEEPS(VL_LORA_GATE)) + KEEPS(VL_LORA_UP);
     vl_term *L = out->layer, *O = out->outside;
     uint64_t *ls = &out->layer_bytes, *os = &out->outside_bytes;
@@ -283,18 +303,24 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         out->in_flight = e < accum ? e : accum;
     }
     int *n = &out->n_layer;
-    norm_terms(L, n, ls, a, rho, RS(sbh), attn_norm, ovf);
+    norm_terms(L, n, ls, a, rho, RS(sbh), upcast, attn_norm, ovf);
     /* under autocast every nn.Linear casts the fp32 norm output for itself */
+    /* a fused QKV projection: autocast casts its input once */
     if (amp && qkv_kept)
-        term(L, n, ls, "q, k, v inputs (a 16-bit cast each)",
-             vl_mul(qkv_kept * beta, RS(sbh), ovf), ovf);
+        term(L, n, ls, fused ? "QKV input (a 16-bit cast)" : "q, k, v inputs (a 16-bit cast each)",
+             vl_mul((fused ? 1 : qkv_kept) * beta, RS(sbh), ovf), ovf);
     else if (!amp && (qkv_kept || (a->parallel_attention && mlp_in_kept)))
         term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
     term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
-    term(L, n, ls, explicit_core && kv != q ? "K, repeated to the query heads" : "K",
-         vl_mul(beta, TS(explicit_core ? q : kv), ovf), ovf);
-    term(L, n, ls, explicit_core && kv != q ? "V, repeated to the query heads" : "V",
-         vl_mul(beta, TS(explicit_core ? q : kv), ovf), ovf);
+    term(L, n, ls, wide_kv ? "K, repeated to the query heads" : "K",
+         vl_mul(beta, TS(wide_kv ? q : kv), ovf), ovf);
+    /* repeating a single KV head is a view (an expand over a size-1 dim), not a copy */
+    if (s->framework->v_views_qkv && (!wide_kv || a->kv_heads == 1))
+        term(L, n, ls, "V, a view that keeps the fused QKV output whole",
+             vl_mul(beta, TS(vl_add(q, vl_mul(2, kv, ovf), ovf)), ovf), ovf);
+    else
+        term(L, n, ls, wide_kv ? "V, repeated to the query heads" : "V",
+             vl_mul(beta, TS(wide_kv ? q : kv), ovf), ovf);
     if (explicit_core) {
         term(L, n, ls, amp ? "attention softmax output (fp32, s x s)"
                            : "attention softmax output (s x s per head)",
@@ -315,7 +341,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (drop)
         term(L, n, ls, "attention residual dropout mask", RS(sbh), ovf);
     if (!a->parallel_attention)
-        norm_terms(L, n, ls, a, rho, RS(sbh), mlp_norm, ovf);
+        norm_terms(L, n, ls, a, rho, RS(sbh), upcast, mlp_norm, ovf);
     if (amp && mlp_in_kept)
         term(L, n, ls, gated ? "gate, up inputs (a 16-bit cast each)"
                              : "MLP input (16-bit cast)",
@@ -354,19 +380,30 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
                                  : 1;
         term(L, n, ls, "LoRA adapters' x.A (r wide)",
              vl_mul(vl_mul(beta * per_token, sb, ovf), s->lora_rank, ovf), ovf);
+        /* adapters on some of a fused QKV's q, k, v: their output padded to its width by
+         * an index_copy that keeps its source, the output reshaped (a copy) */
+        if (s->framework->lora_qkv_pad && qkv_kept && qkv_kept < 3)
+            term(L, n, ls, "LoRA's q, k, v output before zero-padding (index_copy keeps it)",
+                 vl_mul(beta,
+                        TS(vl_add(KEEPS(VL_LORA_Q) ? q : 0,
+                                  vl_mul(KEEPS(VL_LORA_K) + KEEPS(VL_LORA_V), kv, ovf), ovf)),
+                        ovf),
+                 ovf);
     }
     if (s->lora_rank && s->lora_dropout) {
         /* PEFT's lora_dropout: each adapter reads dropout(x), a copy of its own, and keeps
          * it with its bool mask (native_dropout).  Under autocast the adapter keeps its
          * 16-bit cast of the copy, counted above as its cast.  The frozen base keeps
          * nothing, so without autocast the q, k, v (and gate, up) adapters stop sharing one
-         * input: a copy each; o's and down's copies stand in for their inputs. */
+         * input: a copy each; o's and down's copies stand in for their inputs.  On a fused
+         * QKV projection the q, k, v adapters are one, with one dropout. */
+        const unsigned qkv_drops = fused && qkv_kept ? 1 : qkv_kept;
         const uint64_t masks =
-            vl_add(vl_mul(qkv_kept + mlp_in_kept, RS(sbh), ovf),
+            vl_add(vl_mul(qkv_drops + mlp_in_kept, RS(sbh), ovf),
                    vl_add(KEEPS(VL_LORA_O) ? TS(q) : 0, KEEPS(VL_LORA_DOWN) ? TS(mlp) : 0, ovf),
                    ovf);
         term(L, n, ls, "LoRA dropout masks (bool)", masks, ovf);
-        const unsigned more = (qkv_kept > 1 ? qkv_kept - 1 : 0) +
+        const unsigned more = (qkv_drops > 1 ? qkv_drops - 1 : 0) +
                               (mlp_in_kept > 1 && !a->parallel_attention ? mlp_in_kept - 1 : 0);
         if (!amp && more)
             term(L, n, ls, "LoRA dropout: each adapter's own dropped input",
@@ -401,7 +438,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (pp == 1 && s->head == VL_HEAD_CLS) {
         /* a classifier (or pooler) reads a view of the last hidden state, so the whole
          * tensor stays saved; its logits are b x labels */
-        norm_terms(O, n, os, a, rho, RS(sbh), final_norm, ovf);
+        norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
         term(O, n, os, "classifier input (the last hidden state)", vl_mul(beta, sbh, ovf),
              ovf);
         if (a->pooler)
@@ -410,7 +447,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(O, n, os, VL_CLASS_LOGPROBS, vl_mul(vl_mul(4, s->batch, ovf), s->labels, ovf), ovf);
         term(O, n, os, "labels (int64)", vl_mul(8, s->batch, ovf), ovf);
     } else if (pp == 1) { /* else the output side is the last stage's */
-        norm_terms(O, n, os, a, rho, RS(sbh), final_norm, ovf);
+        norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
         if (!s->lora_rank) /* the output layer is frozen under LoRA */
             term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
         if (amp && !bf16_embeddings(s)) /* else the head is 16-bit itself */

@@ -38,6 +38,12 @@ bool vl_fsdp_casts_params(const vl_settings *s);
 /* Training: the loop keeps the step before's logits and graph (--loop-keeps-logits, or the
  * framework's loop_keeps_logits). */
 bool vl_loop_keeps_logits(const vl_settings *s);
+/* Training: an RMSNorm keeps its input upcast to fp32 (--norm-upcast, or the framework's
+ * norm_upcast). */
+bool vl_norm_upcast(const vl_settings *s);
+/* Whether a term vl_activations_compute names is an RMSNorm's input (upcast or not), whose
+ * squares mean kept before PyTorch 2.2. */
+bool vl_rmsnorm_input(const char *term_name);
 /* The model as the framework builds it: m, or in own m with an output layer of its own
  * where the framework unties the embeddings (unties_embeddings). */
 const vl_model *vl_model_as_built(const vl_model *m, const struct vl_framework *f,

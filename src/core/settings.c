@@ -413,6 +413,12 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "0.43.2 keep their inputs; false for a run's first step, which has no step "
                 "before (default auto, the framework's: litgpt true)",
         .label = N_("loop keeps logits")},
+    ROW(VL_SET_NORM_UPCAST) .flag = "norm-upcast", FIELD(norm_upcast),
+        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
+        .help = "an RMSNorm computes in fp32 and keeps its input upcast for backward; false "
+                "computes in the input's dtype, as lit-gpt did before 2023-10-24 (default "
+                "auto, the framework's: true in every built-in one)",
+        .label = N_("RMSNorm in fp32")},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node and the "
@@ -916,6 +922,7 @@ void vl_settings_default(vl_settings *s)
         .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .double_quant = true, .loop_keeps_logits = VL_CHOICE_AUTO,
+        .norm_upcast = VL_CHOICE_AUTO,
         .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
         /* Llama 3 405B trained at 38-43% BF16 MFU on 8K-16K H100s (Dubey et al. 2024,

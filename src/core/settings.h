@@ -286,6 +286,9 @@ typedef struct vl_settings {
     /* training: the loop keeps the step before's logits (and its graph) until the next
      * forward returns; auto is the framework's loop_keeps_logits */
     vl_choice loop_keeps_logits;
+    /* training: an RMSNorm computes in fp32 and keeps its input upcast; auto is the
+     * framework's norm_upcast */
+    vl_choice norm_upcast;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4 or GPTQ: weights per 16-bit scale */
     vl_weight_format weight_format; /* inference, int4 or int8: the checkpoint's layout */
@@ -374,7 +377,7 @@ bool vl_weight_groups(const vl_settings *s);
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
-    X(VL_SET_LOOP_KEEPS_LOGITS, "loop_keeps_logits")                                          \
+    X(VL_SET_LOOP_KEEPS_LOGITS, "loop_keeps_logits") X(VL_SET_NORM_UPCAST, "norm_upcast")     \
     X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \

@@ -380,11 +380,8 @@ static void layer_terms(step *st, bool *ovf)
                          starts(x.name, "MLP up projection output") ||
                          starts(x.name, "MLP activation") || starts(x.name, "routed experts'")))
             x.bytes = vl_mul(x.bytes / beta, 4, ovf);
-        /* a fused QKV projection: autocast casts its input once */
-        if (f->fused_qkv && amp && starts(x.name, "q, k, v inputs"))
-            x.bytes = vl_mul(beta, rs, ovf);
         st->layer[st->n_layer++] = x;
-        if (f->mean_saves_input && strstr(x.name, "norm input, upcast to fp32"))
+        if (f->mean_saves_input && vl_rmsnorm_input(x.name))
             add_term(st->layer, &st->n_layer, max, MEAN_SQUARES, x.bytes);
     }
     /* 16-bit eager attention with softmax(..., dtype=float32).to(dtype): the fp32 softmax is
@@ -527,7 +524,7 @@ static void outside_terms(step *st, bool *ovf)
         } /* a frozen fp32 head's 16-bit cast is no cached copy, but its matmul saves it for
            * the hidden state's gradient: kept under LoRA too */
         st->head[st->n_head++] = x;
-        if (st->f->mean_saves_input && strstr(x.name, "norm input, upcast to fp32"))
+        if (st->f->mean_saves_input && vl_rmsnorm_input(x.name))
             add_term(st->head, &st->n_head, max, MEAN_SQUARES, x.bytes);
     }
     if (s->pp > 1)
