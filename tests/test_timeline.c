@@ -3238,6 +3238,52 @@ static void test_litgpt_layer(void **state)
     vl_timeline_free(&t);
 }
 
+/* transformers' SDPA path before 4.54 (or under PyTorch before 2.5) hands SDPA K and V
+ * repeated to the query heads, copies SDPA keeps: test_litgpt_layer's layer without LoRA
+ * under hf, 16-bit (norms 2 x 4sbh, QKV and MLP inputs 2 x 2sbh, Q and flash's output
+ * 2 x 2sbh, row statistics 4 x 8 x sb, gate, up, product and down's input 4 x 2 x sb x
+ * 688, the normalized tensors 2 x 2sbh), with 2 KV heads: K and V 2sbh each, not 2 x sb
+ * x 64.  One KV head's repeat is a view of it: K and V stay 2 x sb x 32.  transformers
+ * 4.54 on PyTorch 2.5 passes enable_gqa instead. */
+static void test_hf_repeat_kv(void **state)
+{
+    (void)state;
+    vl_model m = model_of((vl_arch){.hidden = 256, .layers = 3, .heads = 8, .kv_heads = 2,
+                                    .ffn = 688, .vocab = 512, .max_positions = 4096,
+                                    .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
+                                    .norm = VL_NORM_RMSNORM});
+    vl_settings s = train(VL_BF16, 64, 2);
+    const uint64_t sb = 128, sbh = sb * 256;
+    const uint64_t rest = 2 * 4 * sbh + 2 * 2 * sbh + 2 * 2 * sbh + 4 * 8 * sb +
+                          4 * 2 * sb * 688 + 2 * 2 * sbh;
+    vl_framework f = *fw("hf");
+    vl_framework_on_transformers(&f, VL_TF_4_53);
+    vl_timeline t;
+    build(&m, &s, &f, &t);
+    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sbh);
+    vl_timeline_free(&t);
+    m.arch.kv_heads = 1;
+    build(&m, &s, &f, &t);
+    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sb * 32);
+    vl_timeline_free(&t);
+    m.arch.kv_heads = 2;
+    f = *fw("hf");
+    vl_framework_on_torch(&f, VL_TORCH_2_4);
+    build(&m, &s, &f, &t);
+    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sbh);
+    vl_timeline_free(&t);
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sb * 64);
+    vl_timeline_free(&t);
+    /* flash_attention_2 takes the KV heads as they are */
+    f = *fw("hf");
+    vl_framework_on_transformers(&f, VL_TF_4_53);
+    f.attention = VL_ATTN_FLASH;
+    build(&m, &s, &f, &t);
+    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sb * 64);
+    vl_timeline_free(&t);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -3302,6 +3348,7 @@ int main(void)
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_untied_head),
         cmocka_unit_test(test_litgpt_layer),
+        cmocka_unit_test(test_hf_repeat_kv),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),

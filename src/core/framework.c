@@ -15,6 +15,7 @@ const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENU
 const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS] = {VL_ZERO_IMPLS(VL_ENUM_NAME)};
 const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS] = {VL_MODEL_RUNNERS(VL_ENUM_NAME)};
 const char *const vl_kv_sizing_names[VL_N_KV_SIZINGS] = {VL_KV_SIZINGS(VL_ENUM_NAME)};
+const char *const vl_kv_repeat_names[VL_N_KV_REPEATS] = {VL_KV_REPEATS(VL_ENUM_NAME)};
 const char *const vl_allocator_names[VL_N_ALLOCATORS] = {VL_ALLOCATORS(VL_ENUM_NAME)};
 
 #define VL_COUNT_ITEM(id, name) +1
@@ -26,6 +27,7 @@ _Static_assert(0 VL_OPTIM_IMPLS(VL_COUNT_ITEM) == VL_N_OPTIM_IMPLS, "optimizer i
 _Static_assert(0 VL_ZERO_IMPLS(VL_COUNT_ITEM) == VL_N_ZERO_IMPLS, "ZeRO implementations");
 _Static_assert(0 VL_MODEL_RUNNERS(VL_COUNT_ITEM) == VL_N_MODEL_RUNNERS, "model runners");
 _Static_assert(0 VL_KV_SIZINGS(VL_COUNT_ITEM) == VL_N_KV_SIZINGS, "KV cache sizings");
+_Static_assert(0 VL_KV_REPEATS(VL_COUNT_ITEM) == VL_N_KV_REPEATS, "KV repeats");
 _Static_assert(0 VL_ALLOCATORS(VL_COUNT_ITEM) == VL_N_ALLOCATORS, "allocator names");
 _Static_assert(sizeof vl_attention_names / sizeof *vl_attention_names == VL_N_ATTENTIONS, "");
 _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_ALLOCATORS, "");
@@ -396,7 +398,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * heads when there are fewer groups than heads ("flash attention requires it"), and
          * reshape copies them; with as many groups as heads V stays a view of the qkv
          * output, which SDPA keeps (q and k are new tensors, RoPE's) */
-        .sdpa_repeats_kv = true, .v_views_qkv = true,
+        .kv_repeat = VL_KV_REPEAT_BEFORE_ROPE, .v_views_qkv = true,
         /* litgpt/lora.py, LoRAQKVLinear: one lora_A over the enabled q, k, v (one
          * lora_dropout), and zero_pad's index_copy, whose backward keeps its source (the
          * adapters' output, reshaped: a copy) when not all of q, k, v are enabled */
@@ -493,12 +495,22 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
     }
     if (t < VL_TORCH_2_2)
         f->mean_saves_input = true;
+    /* SDPA takes enable_gqa from 2.5 (transformers' use_gqa_in_sdpa); before, transformers
+     * repeats K and V for it (vl_framework_on_transformers) */
+    if (t < VL_TORCH_2_5 && f->transformers)
+        f->kv_repeat = VL_KV_REPEAT_AFTER_ROPE;
 }
 
 void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
 {
     if (v == VL_TF_CURRENT || !f->transformers)
         return;
+    /* the SDPA path repeats K and V to the query heads (repeat_kv) before calling
+     * scaled_dot_product_attention: LlamaSdpaAttention and its copies from 4.36,
+     * integrations/sdpa_attention.py from 4.48; from 4.54 it passes enable_gqa instead
+     * where PyTorch has it and there is no attention mask (use_gqa_in_sdpa) */
+    if (v < VL_TF_4_54)
+        f->kv_repeat = VL_KV_REPEAT_AFTER_ROPE;
     /* gradient_checkpointing_enable passes use_reentrant=False from 5.0 (pull request
      * #43203); True from 4.37 (#28538), and before, torch's own default, reentrant */
     f->checkpoint_reentrant = true;
@@ -996,7 +1008,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("norm_upcast", norm_upcast),
     BOOL("materialized_mask", materialized_mask),
     BOOL("fused_qkv", fused_qkv),
-    BOOL("sdpa_repeats_kv", sdpa_repeats_kv),
+    ENUM("kv_repeat", kv_repeat, vl_kv_repeat_names, VL_N_KV_REPEATS),
     BOOL("v_views_qkv", v_views_qkv),
     BOOL("lora_qkv_pad", lora_qkv_pad),
     ENUM("gelu", gelu, vl_gelu_names, VL_N_GELUS),

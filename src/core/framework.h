@@ -53,18 +53,27 @@
  * it; context, vLLM 0.6.4: the allocator's peak and everything outside it, the CUDA
  * context too */
 typedef enum { VL_COUNTS_INCREASE, VL_COUNTS_RESERVED, VL_COUNTS_CONTEXT } vl_profile_counts;
+/* Where the model repeats K and V to the query heads (GQA, MQA) for an attention kernel
+ * that keeps them: none, the kernel takes the KV heads as they are (flash, SDPA with
+ * enable_gqa); after-rope, transformers' repeat_kv before SDPA (copies, but one KV head's
+ * repeat is a view of it); before-rope, LitGPT's expand in training, whose RoPE then makes
+ * K a query-wide tensor of its own */
+#define VL_KV_REPEATS(X) X(VL_KV_REPEAT_NONE, "none") X(VL_KV_REPEAT_AFTER_ROPE, "after-rope") \
+    X(VL_KV_REPEAT_BEFORE_ROPE, "before-rope")
 
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
 typedef enum { VL_ZERO_IMPLS(VL_ENUM_ID) VL_N_ZERO_IMPLS } vl_zero_impl;
 typedef enum { VL_MODEL_RUNNERS(VL_ENUM_ID) VL_N_MODEL_RUNNERS } vl_model_runner;
 typedef enum { VL_KV_SIZINGS(VL_ENUM_ID) VL_N_KV_SIZINGS } vl_kv_sizing;
+typedef enum { VL_KV_REPEATS(VL_ENUM_ID) VL_N_KV_REPEATS } vl_kv_repeat;
 
 extern const char *const vl_gelu_names[VL_N_GELUS];
 extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
 extern const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS];
 extern const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS];
 extern const char *const vl_kv_sizing_names[VL_N_KV_SIZINGS];
+extern const char *const vl_kv_repeat_names[VL_N_KV_REPEATS];
 
 typedef struct vl_framework {
     char name[64];              /* "hf"; first: the catalog finds entries by it */
@@ -87,8 +96,7 @@ typedef struct vl_framework {
                                  * (a decoder's; an encoder's is b x 1 x 1 x s) */
     bool fused_qkv;             /* one QKV nn.Linear: autocast casts its input once, and
                                  * the q, k, v adapters on it share one lora_dropout */
-    bool sdpa_repeats_kv;       /* K and V are repeated to the query heads before the
-                                 * attention kernel, which keeps them so (GQA, MQA) */
+    vl_kv_repeat kv_repeat;     /* K and V repeated to the query heads for the kernel */
     bool v_views_qkv;           /* V is a view of the fused QKV output: where the attention
                                  * keeps V as it is, it keeps the whole output */
     bool lora_qkv_pad;          /* LoRA on a fused QKV pads its adapters' output with

@@ -258,10 +258,17 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t mlp = vl_mul(sb, vl_active_mlp_width(a), ovf);
     const bool drop = a->dropout, gated = a->mlp == VL_MLP_GATED;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
-    /* the s² path keeps K and V as repeat_kv widened them to the a query heads, and so
-     * does a model that repeats them before its attention kernel */
+    /* the s² path keeps K and V as repeat_kv widened them to the a query heads; a model
+     * that repeats them for SDPA (framework kv_repeat) too, as copies but for one KV
+     * head's (a view of it), and LitGPT's RoPE after its repeat makes K a copy anyway */
     const bool explicit_core = core_saved && s->attention == VL_ATTN_EAGER;
-    const bool wide_kv = (explicit_core || s->framework->sdpa_repeats_kv) && kv != q;
+    const vl_kv_repeat rep = s->framework->kv_repeat;
+    const bool kv_copies = a->kv_heads > 1, gqa = kv != q;
+    const bool wide_v = gqa && (explicit_core ||
+                                (kv_copies && ((rep == VL_KV_REPEAT_AFTER_ROPE &&
+                                             core_saved && s->attention == VL_ATTN_SDPA) ||
+                                            (rep == VL_KV_REPEAT_BEFORE_ROPE && core_saved))));
+    const bool wide_k = wide_v || (gqa && rep == VL_KV_REPEAT_BEFORE_ROPE && core_saved);
     /* tensor parallel t (Korthikanti et al. 2022, Table 2): what attention and the MLP keep
      * is split by heads and by the FFN width (TS); the norms' inputs, the projections'
      * inputs and the residual dropout masks are whole on every GPU (RS) unless sequence
@@ -304,23 +311,22 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     }
     int *n = &out->n_layer;
     norm_terms(L, n, ls, a, rho, RS(sbh), upcast, attn_norm, ovf);
-    /* under autocast every nn.Linear casts the fp32 norm output for itself */
-    /* a fused QKV projection: autocast casts its input once */
+    /* under autocast every nn.Linear casts the fp32 norm output for itself, a fused QKV
+     * projection once */
     if (amp && qkv_kept)
         term(L, n, ls, fused ? "QKV input (a 16-bit cast)" : "q, k, v inputs (a 16-bit cast each)",
              vl_mul((fused ? 1 : qkv_kept) * beta, RS(sbh), ovf), ovf);
     else if (!amp && (qkv_kept || (a->parallel_attention && mlp_in_kept)))
         term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
     term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
-    term(L, n, ls, wide_kv ? "K, repeated to the query heads" : "K",
-         vl_mul(beta, TS(wide_kv ? q : kv), ovf), ovf);
-    /* repeating a single KV head is a view (an expand over a size-1 dim), not a copy */
-    if (s->framework->v_views_qkv && (!wide_kv || a->kv_heads == 1))
+    term(L, n, ls, wide_k ? "K, repeated to the query heads" : "K",
+         vl_mul(beta, TS(wide_k ? q : kv), ovf), ovf);
+    if (s->framework->v_views_qkv && !wide_v)
         term(L, n, ls, "V, a view that keeps the fused QKV output whole",
              vl_mul(beta, TS(vl_add(q, vl_mul(2, kv, ovf), ovf)), ovf), ovf);
     else
-        term(L, n, ls, wide_kv ? "V, repeated to the query heads" : "V",
-             vl_mul(beta, TS(wide_kv ? q : kv), ovf), ovf);
+        term(L, n, ls, wide_v ? "V, repeated to the query heads" : "V",
+             vl_mul(beta, TS(wide_v ? q : kv), ovf), ovf);
     if (explicit_core) {
         term(L, n, ls, amp ? "attention softmax output (fp32, s x s)"
                            : "attention softmax output (s x s per head)",
