@@ -3179,6 +3179,15 @@ static uint64_t kept_by_layer(const vl_timeline *t, int l)
     return t->events[last[1]].tensors - t->events[last[0]].tensors;
 }
 
+/* A Llama-like model of 3 layers 256 wide, 8 heads of 32 and kv_heads KV heads, FFN 688. */
+static vl_model llama_256(uint64_t kv_heads)
+{
+    return model_of((vl_arch){.hidden = 256, .layers = 3, .heads = 8, .kv_heads = kv_heads,
+                              .ffn = 688, .vocab = 512, .max_positions = 4096,
+                              .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
+                              .norm = VL_NORM_RMSNORM});
+}
+
 /* LitGPT's attention and LoRA (litgpt/model.py and lora.py at 5895df10), by hand, on a
  * 256-wide layer of 8 heads of 32 (FFN 688), batch 2 x 64 tokens in bf16 (sb = 128,
  * sbh = 32,768), LoRA of rank 8 on q and v with lora_dropout:
@@ -3197,10 +3206,7 @@ static uint64_t kept_by_layer(const vl_timeline *t, int l)
 static void test_litgpt_layer(void **state)
 {
     (void)state;
-    vl_model m = model_of((vl_arch){.hidden = 256, .layers = 3, .heads = 8, .ffn = 688,
-                                    .vocab = 512, .max_positions = 4096,
-                                    .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
-                                    .norm = VL_NORM_RMSNORM});
+    vl_model m = llama_256(8);
     vl_settings s = train(VL_BF16, 64, 2);
     s.lora_rank = 8;
     s.lora_dropout = 50000; /* 0.05, in millionths */
@@ -3248,10 +3254,7 @@ static void test_litgpt_layer(void **state)
 static void test_hf_repeat_kv(void **state)
 {
     (void)state;
-    vl_model m = model_of((vl_arch){.hidden = 256, .layers = 3, .heads = 8, .kv_heads = 2,
-                                    .ffn = 688, .vocab = 512, .max_positions = 4096,
-                                    .position = VL_POS_ROPE, .mlp = VL_MLP_GATED,
-                                    .norm = VL_NORM_RMSNORM});
+    vl_model m = llama_256(2);
     vl_settings s = train(VL_BF16, 64, 2);
     const uint64_t sb = 128, sbh = sb * 256;
     const uint64_t rest = 2 * 4 * sbh + 2 * 2 * sbh + 2 * 2 * sbh + 4 * 8 * sb +

@@ -258,17 +258,20 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t mlp = vl_mul(sb, vl_active_mlp_width(a), ovf);
     const bool drop = a->dropout, gated = a->mlp == VL_MLP_GATED;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
-    /* the s² path keeps K and V as repeat_kv widened them to the a query heads; a model
-     * that repeats them for SDPA (framework kv_repeat) too, as copies but for one KV
-     * head's (a view of it), and LitGPT's RoPE after its repeat makes K a copy anyway */
+    /* K and V as the attention keeps them.  The s² path keeps them as repeat_kv widened
+     * them to the a query heads.  A model that repeats them for its kernel (the framework's
+     * kv_repeat: transformers' for SDPA, LitGPT's for any) keeps the copies, but one KV
+     * head's repeat is a view of it; LitGPT's RoPE, after its repeat, makes K a copy
+     * anyway. */
     const bool explicit_core = core_saved && s->attention == VL_ATTN_EAGER;
-    const vl_kv_repeat rep = s->framework->kv_repeat;
-    const bool kv_copies = a->kv_heads > 1, gqa = kv != q;
-    const bool wide_v = gqa && (explicit_core ||
-                                (kv_copies && ((rep == VL_KV_REPEAT_AFTER_ROPE &&
-                                             core_saved && s->attention == VL_ATTN_SDPA) ||
-                                            (rep == VL_KV_REPEAT_BEFORE_ROPE && core_saved))));
-    const bool wide_k = wide_v || (gqa && rep == VL_KV_REPEAT_BEFORE_ROPE && core_saved);
+    const vl_kv_repeat rep = core_saved && !explicit_core ? s->framework->kv_repeat
+                                                          : VL_KV_REPEAT_NONE;
+    const bool repeats = rep == VL_KV_REPEAT_BEFORE_ROPE ||
+                         (rep == VL_KV_REPEAT_AFTER_ROPE && s->attention == VL_ATTN_SDPA);
+    const bool gqa = kv != q;
+    const bool wide_v = gqa && (explicit_core || (repeats && a->kv_heads > 1));
+    const bool wide_k = gqa && (explicit_core || (repeats && (a->kv_heads > 1 ||
+                                                              rep == VL_KV_REPEAT_BEFORE_ROPE)));
     /* tensor parallel t (Korthikanti et al. 2022, Table 2): what attention and the MLP keep
      * is split by heads and by the FFN width (TS); the norms' inputs, the projections'
      * inputs and the residual dropout masks are whole on every GPU (RS) unless sequence
@@ -314,7 +317,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     /* under autocast every nn.Linear casts the fp32 norm output for itself, a fused QKV
      * projection once */
     if (amp && qkv_kept)
-        term(L, n, ls, fused ? "QKV input (a 16-bit cast)" : "q, k, v inputs (a 16-bit cast each)",
+        term(L, n, ls,
+             fused ? "QKV input (a 16-bit cast)" : "q, k, v inputs (a 16-bit cast each)",
              vl_mul((fused ? 1 : qkv_kept) * beta, RS(sbh), ovf), ovf);
     else if (!amp && (qkv_kept || (a->parallel_attention && mlp_in_kept)))
         term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
