@@ -30,6 +30,12 @@ unsigned vl_activation_bytes(vl_precision p)
     return p == VL_FP32 ? 4 : 2;
 }
 
+/* An auto/true/false setting: auto is the framework's choice. */
+static bool chosen(vl_choice c, bool framework_choice)
+{
+    return c == VL_CHOICE_AUTO ? framework_choice : c == VL_CHOICE_TRUE;
+}
+
 /* FSDP's MixedPrecision casts each unit's fp32 shard to param_dtype before it all-gathers it
  * (torch/distributed/fsdp/_flat_param.py, FlatParamHandle._use_low_precision_shard), so the
  * unit's forward and backward read 16-bit weights, autocast finds nothing to cast, and every
@@ -41,20 +47,17 @@ bool vl_fsdp_casts_params(const vl_settings *s)
 {
     if (vl_setting_table[VL_SET_FSDP_MIXED_PRECISION].inert(s)) /* FSDP under autocast? */
         return false;
-    return s->fsdp_mixed_precision == VL_CHOICE_AUTO ? s->framework->fsdp_mixed_precision
-                                                     : s->fsdp_mixed_precision == VL_CHOICE_TRUE;
+    return chosen(s->fsdp_mixed_precision, s->framework->fsdp_mixed_precision);
 }
 
 bool vl_loop_keeps_logits(const vl_settings *s)
 {
-    return s->loop_keeps_logits == VL_CHOICE_AUTO ? s->framework->loop_keeps_logits
-                                                  : s->loop_keeps_logits == VL_CHOICE_TRUE;
+    return chosen(s->loop_keeps_logits, s->framework->loop_keeps_logits);
 }
 
 bool vl_norm_upcast(const vl_settings *s)
 {
-    return s->norm_upcast == VL_CHOICE_AUTO ? s->framework->norm_upcast
-                                            : s->norm_upcast == VL_CHOICE_TRUE;
+    return chosen(s->norm_upcast, s->framework->norm_upcast);
 }
 
 vl_precision vl_compute_precision(const vl_settings *s)

@@ -265,6 +265,8 @@ static const char *vpp_inert(const vl_settings *s)
 
 #define FIELD(f) .offset = offsetof(vl_settings, f), .size = sizeof(((vl_settings *)0)->f)
 #define ENUM(list, n) .type = VL_ST_ENUM, .names = list, .n_names = n
+/* a training choice of auto, true or false, auto being the framework's */
+#define TRAIN_CHOICE ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B"
 #define RANGE(lo, hi) .min = lo, .max = hi
 #define SLIDER(lo, hi, st) .slider_min = lo, .slider_max = hi, .step = st
 #define ROW(id) [id] = {
@@ -312,7 +314,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "activations recomputed in backward (default none)",
         .label = N_("recompute")},
     ROW(VL_SET_USE_REENTRANT) .flag = "use-reentrant", FIELD(use_reentrant),
-        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
+        TRAIN_CHOICE,
         .help = "full recompute's torch.utils.checkpoint, a Trainer's "
                 "gradient_checkpointing_kwargs use_reentrant: true reruns a layer from a "
                 "detached copy of its input, which under FSDP with LoRA keeps every layer's "
@@ -399,7 +401,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",
         .label = N_("offload")},
     ROW(VL_SET_FSDP_MIXED_PRECISION) .flag = "fsdp-mixed-precision", FIELD(fsdp_mixed_precision),
-        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
+        TRAIN_CHOICE,
         .help = "FSDP's MixedPrecision under fp16-amp or bf16-amp: true gathers each unit's "
                 "parameters cast to 16 bits (param_dtype), so the layers run on 16-bit "
                 "weights and keep 16-bit activations; false gathers them in fp32 for "
@@ -407,14 +409,14 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "sets it)",
         .label = N_("FSDP MixedPrec"), .inert = fsdp_mp_inert},
     ROW(VL_SET_LOOP_KEEPS_LOGITS) .flag = "loop-keeps-logits", FIELD(loop_keeps_logits),
-        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
+        TRAIN_CHOICE,
         .help = "the training loop keeps the step before's logits until the next forward "
                 "returns, and with them its graph, whose bitsandbytes 4-bit layers before "
                 "0.43.2 keep their inputs; false for a run's first step, which has no step "
                 "before (default auto, the framework's: litgpt true)",
         .label = N_("loop keeps logits")},
     ROW(VL_SET_NORM_UPCAST) .flag = "norm-upcast", FIELD(norm_upcast),
-        ENUM(vl_choice_names, VL_N_CHOICES), .modes = VL_IN_TRAIN, .arg = "B",
+        TRAIN_CHOICE,
         .help = "an RMSNorm computes in fp32 and keeps its input upcast for backward; false "
                 "computes in the input's dtype, as lit-gpt did before 2023-10-24 (default "
                 "auto, the framework's: true in every built-in one)",
@@ -605,6 +607,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
 #undef ROW
 #undef SLIDER
 #undef RANGE
+#undef TRAIN_CHOICE
 #undef ENUM
 #undef FIELD
 
