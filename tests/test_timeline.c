@@ -126,7 +126,7 @@ static size_t end_of_forward(const vl_timeline *t)
     const size_t bwd = first_event_of(t, "loss backward");
     for (size_t i = first_event_of(t, "loss"); i < bwd; i++)
         if (t->events[i].kind == VL_EV_FREE &&
-            strcmp(t->events[i].what, "16-bit weight copies (autocast)") == 0)
+            strncmp(t->events[i].what, "16-bit weight copies", 20) == 0)
             return i;
     return bwd;
 }
@@ -590,6 +590,31 @@ static void test_pytorch_matches_the_sum(void **state)
                                                           alive[VL_TL_OPTIMIZER] + want);
                         vl_timeline_free(&t);
                     }
+}
+
+/* Eager attention's scores live while its function runs: made after what the layer saves
+ * up to the softmax, gone before the output projection and the MLP save theirs.  GPT-like,
+ * fp32, 3 x 40 tokens, 64 wide, 4 heads: the norm's input and output, Q, K and V, 3 x 40 x
+ * 64 x 4 B each, and the softmax's output, 3 x 4 x 40 x 40 x 4 B, are alive with the
+ * scores (as many bytes as the softmax's output). */
+static void test_eager_scores_before_mlp(void **state)
+{
+    (void)state;
+    const vl_model m = tiny_gpt();
+    const vl_settings s = train(VL_FP32, 40, 3);
+    vl_timeline t;
+    build(&m, &s, fw("pytorch"), &t);
+    const uint64_t sbh = 3 * 40 * 64 * 4, scores = 3 * 4 * 40 * 40 * 4;
+    uint64_t before = 0;
+    size_t i = first_event_of(&t, "forward layer 1");
+    for (; strcmp(t.events[i].what, "attention scores before softmax") != 0; i++)
+        before += t.events[i].bytes;
+    assert_int_equal(before, 5 * sbh + scores);
+    assert_int_equal(t.events[i].bytes, scores);
+    assert_int_equal(t.events[i + 1].kind, VL_EV_FREE);
+    assert_string_equal(t.events[i + 2].what, "attention output-projection input");
+    assert_string_equal(vl_timeline_phase(&t, i + 2), "forward layer 1");
+    vl_timeline_free(&t);
 }
 
 /* The index of the first allocation named what in phase or after it. */
@@ -2497,15 +2522,19 @@ static void test_per_tensor(void **state)
     assert_int_equal(k, 3);
     vl_timeline_free(&t);
 
-    /* autocast casts each matrix on its own: 16-bit copies of the 7, the norms stay fp32 */
+    /* autocast casts each matrix on its own: 16-bit copies of the 7 (q's, k's and v's
+     * named as made before the attention), the norms stay fp32 */
     s.precision = VL_BF16_AMP;
     build(&m, &s, fw("hf"), &t);
     k = 0;
     for (i = first_event_of(&t, "forward layer 1");
          i < t.n_events && strcmp(vl_timeline_phase(&t, i), "forward layer 1") == 0; i++)
         if (t.events[i].kind == VL_EV_ALLOC &&
-            strcmp(t.events[i].what, "16-bit weight copies (autocast)") == 0) {
+            strncmp(t.events[i].what, "16-bit weight copies", 20) == 0) {
             assert_true(k < 7);
+            assert_string_equal(t.events[i].what,
+                                k < 3 ? "16-bit weight copies (autocast), q's, k's or v's"
+                                      : "16-bit weight copies (autocast)");
             assert_int_equal(t.events[i].bytes, 2 * elems[k]);
             k++;
         }
@@ -3342,6 +3371,7 @@ int main(void)
         cmocka_unit_test(test_backward_stages),
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_pytorch_matches_the_sum),
+        cmocka_unit_test(test_eager_scores_before_mlp),
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_torch_releases),
         cmocka_unit_test(test_transformers_releases),

@@ -170,6 +170,7 @@ typedef struct step {
     int mlp_ws_n;
     unsigned char freed_by[MAX_LAYER_TERMS];
     uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
+    int attn_terms;             /* eager: layer[0 .. attn_terms) are made while they live */
     uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
     uint64_t dequant;           /* QLoRA: one base matrix in 16 bits (backward) */
     uint64_t dequant_fwd;       /* and as the forward's matmul holds it, named so */
@@ -223,8 +224,48 @@ static bool starts(const char *s, const char *prefix)
  * and dtype of the fp32 input it squares */
 #define MEAN_SQUARES "RMSNorm squares, kept by mean (PyTorch < 2.2)"
 #define SOFTMAX_CAST "attention softmax, its 16-bit cast for the value matmul"
+#define QKV_COPY "16-bit weight copies (autocast), q's, k's or v's"
 
 enum { FREED_BY_MLP, FREED_BY_VALUE, FREED_LAST };
+
+/* Made after eager attention's scores are gone: by the output projection (its input, the
+ * residual's dropout), the MLP and its norm, or the casts of their weights. */
+static bool after_attention(const char *name)
+{
+    static const char *const after[] = {"attention output", "attention residual dropout",
+                                        "MLP ", "gate, up inputs", "router probabilities",
+                                        "routed experts'", "4-bit MLP input", "4-bit down_proj",
+                                        "frozen MLP input", "frozen down_proj input",
+                                        "GELU written out", "16-bit weight copies",
+                                        "frozen weights' 16-bit casts"};
+    if (strcmp(name, QKV_COPY) == 0)
+        return false;
+    for (size_t i = 0; i < sizeof after / sizeof *after; i++)
+        if (starts(name, after[i]))
+            return true;
+    return false;
+}
+
+/* Orders a layer's n terms as its forward makes them around the attention (a stable
+ * partition: the ones made before its scores go, then after_attention's; the squares
+ * MEAN_SQUARES keeps go with the norm input before them) and returns how many come
+ * first. */
+static int attention_first(vl_term *t, int n)
+{
+    vl_term after[MAX_LAYER_TERMS];
+    int k = 0, m = 0;
+    bool prev = false;
+    for (int i = 0; i < n; i++) {
+        const bool late = strcmp(t[i].name, MEAN_SQUARES) == 0 ? prev : after_attention(t[i].name);
+        if (late)
+            after[m++] = t[i];
+        else
+            t[k++] = t[i];
+        prev = late;
+    }
+    memcpy(t + k, after, (size_t)m * sizeof *after);
+    return k;
+}
 
 /* The backward stage that frees a saved tensor of a layer, by its name: the MLP's (run
  * first), attention's value side (eager: the output projection's input, V and the
@@ -364,14 +405,16 @@ static void layer_terms(step *st, bool *ovf)
                          x.bytes - adapters);
             x.bytes = adapters;
         }
-        /* autocast casts each weight on its own: a copy a parameter tensor */
+        /* autocast casts each weight on its own: a copy a parameter tensor, as its
+         * projection runs (q, k and v before the attention: QKV_COPY) */
         if (!lora && st->n_tensors > 1 && starts(x.name, "16-bit weight copies")) {
             uint64_t left = x.bytes;
+            const int qkv = f->fused_qkv ? 1 : 3;
             for (int j = 0; j < st->n_tensors - 1; j++) {
                 const uint64_t c = vl_mul(beta, st->tensor[j], ovf);
                 if (c > left)
                     break;
-                add_term(st->layer, &st->n_layer, max, x.name, c);
+                add_term(st->layer, &st->n_layer, max, j < qkv ? QKV_COPY : x.name, c);
                 left -= c;
             }
             x.bytes = left; /* the biases, and what the loop left */
@@ -468,13 +511,16 @@ static void layer_terms(step *st, bool *ovf)
     st->probs_grad = eager && core_saved ? vl_mul(beta, ass, ovf) : 0;
     st->attn_ws_bytes = resid > ops[0] ? resid : ops[0];
     st->attn_ws_bytes = ops[2] > st->attn_ws_bytes ? ops[2] : st->attn_ws_bytes;
-    for (int i = 0; i < st->n_layer; i++)
-        st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST, eager);
     /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
-     * upcasts (autocast runs softmax in fp32) */
-    if (eager && s->recompute == VL_RECOMPUTE_NONE)
+     * upcasts (autocast runs softmax in fp32), made before the tensors the output
+     * projection and the MLP save */
+    if (eager && s->recompute == VL_RECOMPUTE_NONE) {
         st->fwd_transient =
             vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
+        st->attn_terms = attention_first(st->layer, st->n_layer);
+    }
+    for (int i = 0; i < st->n_layer; i++)
+        st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST, eager);
     st->dequant = act->layer_dequant_bytes;
     /* MatMul4Bit's forward casts the dequantized matrix to its input's dtype
      * (dequantize_4bit(B).to(A.dtype), bitsandbytes/autograd/_functions.py): an fp32 copy
@@ -872,9 +918,12 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                                               "checkpointed layer input");
             release_all(b, ws, 3);
         } else {
-            for (int i = 0; i < st->n_layer; i++)
-                ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
-            transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
+            for (int i = 0; i <= st->n_layer; i++) {
+                if (i == st->attn_terms) /* the attention's function returns */
+                    transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
+                if (i < st->n_layer)
+                    ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
+            }
         }
         all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant_fwd, st->dequant_fwd_what);
