@@ -881,7 +881,9 @@ static void test_interleaved_1f1b(void **state)
  * weights, gradients and states count 6,607,355,904 parameters; the output side keeps the
  * final RMSNorm's tensors (4 + 2 B a hidden value), the last hidden state the classifier
  * reads (2 B), b x 3 fp32 log-probabilities and b int64 labels, and no logits.  BERT-like
- * (tied, pooled) keeps its embeddings and adds a classifier of 4,096 x 3 with 3 biases. */
+ * (tied, pooled) keeps its embeddings and adds a classifier of 4,096 x 3 with 3 biases; its
+ * layers end with their norms (post-norm), so its output side has no final norm: the last
+ * hidden state, the pooler's b x 4,096 output, the log-probabilities and the labels. */
 static void test_cls_head(void **state)
 {
     (void)state;
@@ -912,6 +914,8 @@ static void test_cls_head(void **state)
     assert_true(vl_count_params(&enc.arch, &p));
     assert_null(vl_estimate(&enc, &s, &b));
     assert_int_equal(b.P, p.total + 4096 * 3 + 3);
+    assert_int_equal(b.act.outside_bytes - b.act.embedding_bytes,
+                     2 * sbh + 2 * 4 * 4096 + 4 * 4 * 3 + 8 * 4);
 }
 
 int main(void)

@@ -451,7 +451,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (pp == 1 && s->head == VL_HEAD_CLS) {
         /* a classifier (or pooler) reads a view of the last hidden state, so the whole
          * tensor stays saved; its logits are b x labels */
-        norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
+        if (a->norm_position == VL_NORM_PRE) /* post-norm layers end normalized */
+            norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
         term(O, n, os, "classifier input (the last hidden state)", vl_mul(beta, sbh, ovf),
              ovf);
         if (a->pooler)
@@ -460,7 +461,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(O, n, os, VL_CLASS_LOGPROBS, vl_mul(vl_mul(4, s->batch, ovf), s->labels, ovf), ovf);
         term(O, n, os, "labels (int64)", vl_mul(8, s->batch, ovf), ovf);
     } else if (pp == 1) { /* else the output side is the last stage's */
-        norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
+        if (a->norm_position == VL_NORM_PRE)
+            norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
         if (!s->lora_rank) /* the output layer is frozen under LoRA */
             term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
         if (amp && !bf16_embeddings(s)) /* else the head is 16-bit itself */
