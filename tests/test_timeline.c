@@ -2476,9 +2476,10 @@ static void test_all_to_all(void **state)
 
 /* Tensor by tensor, as PyTorch holds them (derived by hand for the tiny Llama: h 128, 8
  * heads of 16, 2 KV heads, gated MLP 352, two RMSNorm weights a layer, untied): autograd
- * makes a .grad for q (128 x 128), k and v (128 x 32), o, gate, up and down (128 x 352) and
- * the norms, and foreach AdamW's sqrt makes one temporary for each trainable tensor; a
- * ZeRO-2 partition is one buffer a layer. */
+ * makes a .grad for each as its op runs backward, gate, up and down (128 x 352) and the
+ * norms with the MLP, then o (128 x 128), then q (128 x 128), k and v (128 x 32); foreach
+ * AdamW's sqrt makes one temporary for each trainable tensor; a ZeRO-2 partition is one
+ * buffer a layer. */
 static void test_per_tensor(void **state)
 {
     (void)state;
@@ -2488,15 +2489,24 @@ static void test_per_tensor(void **state)
     vl_framework foreach = *fw("hf"); /* the Trainer's AdamW before PyTorch 2.8 */
     vl_framework_on_torch(&foreach, VL_TORCH_2_7);
     build(&m, &s, &foreach, &t);
+    /* the layer's tensors, q, k, v, o, gate, up, down and the norms, as born in backward */
     static const uint64_t elems[] = {16384, 4096, 4096, 16384, 45056, 45056, 45056, 256};
-    size_t i = first_event_of(&t, "backward layer 2"), k = 0;
-    for (; i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
-        if (t.events[i].kind == VL_EV_ALLOC && strcmp(t.events[i].what, "layer gradients") == 0) {
-            assert_true(k < sizeof elems / sizeof *elems);
-            assert_int_equal(t.events[i].bytes, 4 * elems[k]);
+    static const int born[] = {4, 5, 6, 7, 3, 0, 1, 2};
+    size_t i = first_event_of(&t, "backward layer 2"), k = 0, attn = 0;
+    for (; i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++) {
+        if (t.events[i].kind != VL_EV_ALLOC)
+            continue;
+        if (strcmp(t.events[i].what, "attention backward workspace (gradients in and out)") == 0)
+            attn = k;
+        if (strcmp(t.events[i].what, "layer gradients") == 0) {
+            assert_true(k < sizeof born / sizeof *born);
+            assert_int_equal(t.events[i].bytes, 4 * elems[born[k]]);
             k++;
         }
-    assert_int_equal(k, sizeof elems / sizeof *elems);
+    }
+    assert_int_equal(k, sizeof born / sizeof *born);
+    /* o's before attention's own backward, q's, k's and v's after it */
+    assert_int_equal(attn, 5);
     uint64_t temps = 0, n = 0;
     for (i = first_event_of(&t, "optimizer step"); i < t.n_events; i++)
         if (t.events[i].kind == VL_EV_ALLOC && t.events[i].component == VL_TL_OPTIM_TEMP) {

@@ -190,6 +190,7 @@ typedef struct step {
     /* a layer's trainable parameters as the tensors that hold them (elements) */
     uint64_t tensor[MAX_PARAM_TENSORS];
     int n_tensors;
+    int attn_tensors;           /* of them, attention's: tensor[0 .. attn_tensors) */
     bool grads_held;            /* one gradient buffer kept for the whole run */
     bool partition_in_backward; /* DeepSpeed ZeRO-2: bucket and partition made in backward */
     bool bucket_in_backward;    /* DeepSpeed ZeRO-1 and 2: the reduce bucket, in backward */
@@ -627,6 +628,8 @@ static void layer_tensors(step *st, uint64_t layer_params, bool *ovf)
         n = 0, sum = 0;
     memcpy(st->tensor, m, (size_t)n * sizeof *m);
     st->n_tensors = n;
+    /* q, k and v (or the fused QKV) and o lead: attention's */
+    st->attn_tensors = n ? (st->f->fused_qkv ? 2 : 4) : 0;
     if (layer_params > sum)
         st->tensor[st->n_tensors++] = layer_params - sum;
 }
@@ -1105,23 +1108,31 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         workspace(b, st->mlp_ws_bytes, st->mlp_ws_n, MLP_WS, ws);
         all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
-        /* autograd's AccumulateGrad makes each parameter's .grad on its own */
+        /* autograd's AccumulateGrad makes each parameter's .grad on its own, as the
+         * parameter's op runs backward: the MLP's matrices (and the rest: biases, norms, a
+         * layout layer_tensors does not split) now, attention's output projection once
+         * the MLP is done, q, k and v last (attn_tensors) */
         uint32_t g[MAX_PARAM_TENSORS] = {0};
         uint64_t bytes[MAX_PARAM_TENSORS] = {0};
-        for (int i = 0; i < st->n_tensors; i++) {
+        const int attn = st->attn_tensors;
+        for (int i = 0; i < st->n_tensors; i++)
             bytes[i] = vl_mul(st->tensor[i], st->grad_bytes, &b->ovf);
+        for (int i = attn; i < st->n_tensors; i++)
             g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
-        }
         release_all(b, ws, 3);
         /* then attention's, from its output back: the value side, then the softmax with
          * its gradients in and out (selective recompute rebuilds the core for it) */
         release_stage(b, st, ids, FREED_BY_MLP);
+        if (attn)
+            g[attn - 1] = new_gradient(b, bytes[attn - 1], "layer gradients", birth);
         transient(b, VL_TL_TRANSIENT, st->probs_grad, "gradient of the attention probabilities");
         release_stage(b, st, ids, FREED_BY_VALUE);
         uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
         workspace(b, st->attn_ws_bytes, 2, ATTN_WS, ws);
         release_all(b, ws, 3);
         release(b, core);
+        for (int i = 0; i + 1 < attn; i++)
+            g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
         for (int i = 0; i < st->n_layer; i++)
             release(b, ids[i]);
         if (st->inputs_held) /* its input's gradient, held beside the input (holds_inputs) */
