@@ -883,7 +883,8 @@ static void test_interleaved_1f1b(void **state)
  * reads (2 B), b x 3 fp32 log-probabilities and b int64 labels, and no logits.  BERT-like
  * (tied, pooled) keeps its embeddings and adds a classifier of 4,096 x 3 with 3 biases; its
  * layers end with their norms (post-norm), so its output side has no final norm: the last
- * hidden state, the pooler's b x 4,096 output, the log-probabilities and the labels. */
+ * hidden state, the pooler's b x 4,096 output, the log-probabilities and the labels.
+ * DistilBERT-like (no pooler) has a dense layer of its own before the classifier. */
 static void test_cls_head(void **state)
 {
     (void)state;
@@ -914,6 +915,16 @@ static void test_cls_head(void **state)
     assert_true(vl_count_params(&enc.arch, &p));
     assert_null(vl_estimate(&enc, &s, &b));
     assert_int_equal(b.P, p.total + 4096 * 3 + 3);
+    assert_int_equal(b.act.outside_bytes - b.act.embedding_bytes,
+                     2 * sbh + 2 * 4 * 4096 + 4 * 4 * 3 + 8 * 4);
+    /* DistilBERT-like, no pooler: its head has a dense layer of its own before the
+     * classifier (pre_classifier, 4,096 x 4,096 + 4,096), whose ReLU keeps b x 4,096 */
+    enc.arch.pooler = false;
+    enc.arch.embedding_norm = true;
+    assert_true(vl_arch_encoder(&enc.arch));
+    assert_true(vl_count_params(&enc.arch, &p));
+    assert_null(vl_estimate(&enc, &s, &b));
+    assert_int_equal(b.P, p.total + 4096 * 4096 + 4096 + 4096 * 3 + 3);
     assert_int_equal(b.act.outside_bytes - b.act.embedding_bytes,
                      2 * sbh + 2 * 4 * 4096 + 4 * 4 * 3 + 8 * 4);
 }

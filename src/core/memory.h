@@ -55,7 +55,8 @@ vl_precision vl_compute_precision(const vl_settings *s);
 /* The name of the cls head's saved log-probabilities among vl_activations.outside. */
 #define VL_CLASS_LOGPROBS "class log-probabilities (fp32)"
 /* --head cls: the classifier's parameters, labels x h, with a bias of labels in an encoder
- * (BertForSequenceClassification's classifier; the decoders' score has none). */
+ * (BertForSequenceClassification's classifier; the decoders' score has none), and an
+ * encoder without a pooler's dense layer before it (DistilBERT's pre_classifier). */
 uint64_t vl_cls_classifier(const vl_arch *a, const vl_settings *s, bool *ovf);
 
 /* §4.3: what one GPU holds of a P-parameter model state at bytes_per_param, when the
