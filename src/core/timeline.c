@@ -191,6 +191,8 @@ typedef struct step {
     uint64_t tensor[MAX_PARAM_TENSORS];
     int n_tensors;
     int attn_tensors;           /* of them, attention's: tensor[0 .. attn_tensors) */
+    int down_tensor;            /* and the MLP's down projection's, or -1 */
+    int down_in;                /* layer[down_in]: the input down_proj keeps, or -1 */
     bool grads_held;            /* one gradient buffer kept for the whole run */
     bool partition_in_backward; /* DeepSpeed ZeRO-2: bucket and partition made in backward */
     bool bucket_in_backward;    /* DeepSpeed ZeRO-1 and 2: the reduce bucket, in backward */
@@ -520,8 +522,14 @@ static void layer_terms(step *st, bool *ovf)
             vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
         st->attn_terms = attention_first(st->layer, st->n_layer);
     }
-    for (int i = 0; i < st->n_layer; i++)
+    st->down_in = -1;
+    for (int i = 0; i < st->n_layer; i++) {
         st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST, eager);
+        if (starts(st->layer[i].name, "MLP down projection input") ||
+            starts(st->layer[i].name, "4-bit down_proj input") ||
+            starts(st->layer[i].name, "frozen down_proj input"))
+            st->down_in = i;
+    }
     st->dequant = act->layer_dequant_bytes;
     /* MatMul4Bit's forward casts the dequantized matrix to its input's dtype
      * (dequantize_4bit(B).to(A.dtype), bitsandbytes/autograd/_functions.py): an fp32 copy
@@ -630,6 +638,7 @@ static void layer_tensors(step *st, uint64_t layer_params, bool *ovf)
     st->n_tensors = n;
     /* q, k and v (or the fused QKV) and o lead: attention's */
     st->attn_tensors = n ? (st->f->fused_qkv ? 2 : 4) : 0;
+    st->down_tensor = n ? n - 1 : -1; /* the MLP's last */
     if (layer_params > sum)
         st->tensor[st->n_tensors++] = layer_params - sum;
 }
@@ -1099,26 +1108,48 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         phase(b, "%sbackward layer %llu", tag, (unsigned long long)l);
         gather(b, st, gath, l, false);
         uint32_t *ids = &mb->layer[l * MAX_LAYER_TERMS];
-        if (full)
+        /* reentrant checkpointing (torch.utils.checkpoint's CheckpointFunction.backward)
+         * runs the layer's forward again and holds its output while it runs backward
+         * through it */
+        uint32_t rerun = 0;
+        if (full) {
             for (int i = 0; i < st->n_layer; i++)
                 if (!ids[i])
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
+            if (st->f->checkpoint_reentrant)
+                rerun = alloc(b, VL_TL_TRANSIENT, st->bd->act.checkpoint_bytes,
+                              "recomputed layer output (reentrant checkpoint)");
+        }
         /* the MLP's backward first, every saved tensor of the layer alive */
-        uint32_t ws[3];
-        workspace(b, st->mlp_ws_bytes, st->mlp_ws_n, MLP_WS, ws);
-        all_to_all(b, st, l);
-        transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
         /* autograd's AccumulateGrad makes each parameter's .grad on its own, as the
-         * parameter's op runs backward: the MLP's matrices (and the rest: biases, norms, a
-         * layout layer_tensors does not split) now, attention's output projection once
-         * the MLP is done, q, k and v last (attn_tensors) */
+         * parameter's op runs backward: down_proj's first, then the rest of the MLP's
+         * matrices (and the rest: biases, norms, a layout layer_tensors does not split),
+         * attention's output projection once the MLP is done, q, k and v last */
         uint32_t g[MAX_PARAM_TENSORS] = {0};
         uint64_t bytes[MAX_PARAM_TENSORS] = {0};
-        const int attn = st->attn_tensors;
+        const int attn = st->attn_tensors, down = st->down_tensor;
         for (int i = 0; i < st->n_tensors; i++)
             bytes[i] = vl_mul(st->tensor[i], st->grad_bytes, &b->ovf);
+        /* down_proj's backward: its input's gradient (the workspace's first tensor, from
+         * its matrix dequantized under QLoRA) and its weight's; the input it kept goes once
+         * it is done, before the activation's backward holds the rest of the workspace and
+         * the MLP's other matrices run theirs */
+        uint32_t ws[3];
+        workspace(b, st->mlp_ws_bytes, 1, MLP_WS, ws);
+        transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
+        if (down >= 0)
+            g[down] = new_gradient(b, bytes[down], "layer gradients", birth);
+        if (st->down_in >= 0) {
+            release(b, ids[st->down_in]);
+            ids[st->down_in] = 0;
+        }
+        for (int i = 1; i < st->mlp_ws_n; i++)
+            ws[i] = alloc(b, VL_TL_TRANSIENT, st->mlp_ws_bytes, MLP_WS);
+        all_to_all(b, st, l);
+        transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
         for (int i = attn; i < st->n_tensors; i++)
-            g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
+            if (i != down)
+                g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
         release_all(b, ws, 3);
         /* then attention's, from its output back: the value side, then the softmax with
          * its gradients in and out (selective recompute rebuilds the core for it) */
@@ -1135,6 +1166,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
         for (int i = 0; i < st->n_layer; i++)
             release(b, ids[i]);
+        release(b, rerun);
         if (st->inputs_held) /* its input's gradient, held beside the input (holds_inputs) */
             held[l] = alloc(b, VL_TL_TRANSIENT, st->bd->act.checkpoint_bytes,
                             "layer input's gradient, held by FSDP's reshard hook");
