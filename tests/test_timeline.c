@@ -660,31 +660,48 @@ static const char *freed_in(const vl_timeline *t, const char *in, const char *wh
     return NULL;
 }
 
+/* In backward layer 1, the MLP workspace's allocations (ws) and where `kept` is freed. */
+static size_t mlp_backward(const vl_timeline *t, const char *kept, size_t ws[3])
+{
+    size_t k = 0, gone = 0;
+    for (size_t i = first_event_of(t, "backward layer 1");
+         i < t->n_events && strcmp(vl_timeline_phase(t, i), "backward layer 1") == 0; i++) {
+        if (t->events[i].kind == VL_EV_ALLOC &&
+            strcmp(t->events[i].what, "MLP backward workspace (gradients in and out)") == 0) {
+            assert_true(k < 3);
+            ws[k++] = i;
+        }
+        if (t->events[i].kind == VL_EV_FREE && strcmp(t->events[i].what, kept) == 0)
+            gone = i;
+    }
+    assert_int_equal(k, 3); /* a gated MLP: the product's gradient and both factors' */
+    return gone;
+}
+
 /* The MLP's backward as autograd runs it (checked on the CPU with a gated MLP of 4-bit-like
  * matmuls that keep their inputs: the backward peaks two f-wide tensors over the forward's
- * end, not three): down_proj's backward makes its input's gradient, then the input it kept
- * goes, then the product's backward holds the rest of the workspace. */
+ * end, not three): down_proj's backward makes its input's gradient, then the input it
+ * saved goes, then the product's backward holds the rest of the workspace.  A 4-bit
+ * matmul that keeps its input on its node (bitsandbytes before 0.43.2) holds it to the end
+ * of the layer's graph. */
 static void test_mlp_backward_order(void **state)
 {
     (void)state;
     const vl_model m = tiny_llama();
-    const vl_settings s = train(VL_FP32, 64, 2);
+    vl_settings s = train(VL_FP32, 64, 2);
     vl_timeline t;
+    size_t ws[3];
     build(&m, &s, fw("pytorch"), &t);
-    size_t ws[3] = {0}, k = 0, gone = 0;
-    for (size_t i = first_event_of(&t, "backward layer 1");
-         i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 1") == 0; i++) {
-        if (t.events[i].kind == VL_EV_ALLOC &&
-            strcmp(t.events[i].what, "MLP backward workspace (gradients in and out)") == 0) {
-            assert_true(k < 3);
-            ws[k++] = i;
-        }
-        if (t.events[i].kind == VL_EV_FREE &&
-            strcmp(t.events[i].what, "MLP down projection input") == 0)
-            gone = i;
-    }
-    assert_int_equal(k, 3); /* a gated MLP: the product's gradient and both factors' */
+    size_t gone = mlp_backward(&t, "MLP down projection input", ws);
     assert_true(ws[0] < gone && gone < ws[1]);
+    vl_timeline_free(&t);
+    s.qlora = true;
+    s.lora_rank = 8; /* q and v: down_proj frozen, 4-bit */
+    vl_framework x = *fw("hf");
+    x.nf4_keeps_input = true;
+    build(&m, &s, &x, &t);
+    gone = mlp_backward(&t, "4-bit down_proj input", ws);
+    assert_true(gone > ws[2]);
     vl_timeline_free(&t);
 }
 

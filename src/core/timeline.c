@@ -522,11 +522,13 @@ static void layer_terms(step *st, bool *ovf)
             vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
         st->attn_terms = attention_first(st->layer, st->n_layer);
     }
+    /* the input down_proj saved for its backward, which frees it as it runs (a 4-bit
+     * matmul that keeps its input holds it on its node, to the end of the layer's graph:
+     * keeps_graph) */
     st->down_in = -1;
     for (int i = 0; i < st->n_layer; i++) {
         st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST, eager);
         if (starts(st->layer[i].name, "MLP down projection input") ||
-            starts(st->layer[i].name, "4-bit down_proj input") ||
             starts(st->layer[i].name, "frozen down_proj input"))
             st->down_in = i;
     }
