@@ -1122,8 +1122,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
                 rerun = alloc(b, VL_TL_TRANSIENT, st->bd->act.checkpoint_bytes,
                               "recomputed layer output (reentrant checkpoint)");
         }
-        /* the MLP's backward first, every saved tensor of the layer alive */
-        /* autograd's AccumulateGrad makes each parameter's .grad on its own, as the
+        /* the MLP's backward first, beside the layer's other saved tensors; autograd's
+         * AccumulateGrad makes each parameter's .grad on its own, as the
          * parameter's op runs backward: down_proj's first, then the rest of the MLP's
          * matrices (and the rest: biases, norms, a layout layer_tensors does not split),
          * attention's output projection once the MLP is done, q, k and v last */
