@@ -230,6 +230,14 @@ static bool bf16_embeddings(const vl_settings *s)
     return s->qlora && s->precision == VL_BF16_AMP && s->framework->qlora_bf16_embeddings;
 }
 
+/* --head cls: an encoder without a pooler has a dense layer of its own before the
+ * classifier (DistilBertForSequenceClassification's pre_classifier, h x h + h, its ReLU
+ * output kept). */
+static bool cls_dense(const vl_arch *a)
+{
+    return vl_arch_encoder(a) && !a->pooler;
+}
+
 bool vl_qlora_head(const vl_settings *s, const vl_params *p)
 {
     return s->qlora && s->lora_rank && s->framework->bnb_quantize_head && p->lm_head;
@@ -458,7 +466,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         if (a->pooler)
             term(O, n, os, "pooler output (tanh)",
                  vl_mul(vl_mul(beta, s->batch, ovf), a->hidden, ovf), ovf);
-        else if (vl_arch_encoder(a))
+        else if (cls_dense(a))
             term(O, n, os, "pre-classifier output (ReLU)",
                  vl_mul(vl_mul(beta, s->batch, ovf), a->hidden, ovf), ovf);
         term(O, n, os, VL_CLASS_LOGPROBS, vl_mul(vl_mul(4, s->batch, ovf), s->labels, ovf), ovf);
@@ -648,13 +656,11 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
 
 uint64_t vl_cls_classifier(const vl_arch *a, const vl_settings *s, bool *ovf)
 {
-    const bool encoder = vl_arch_encoder(a);
-    /* an encoder without a pooler has a dense layer of its own before the classifier
-     * (DistilBertForSequenceClassification's pre_classifier, h x h + h) */
     const uint64_t dense =
-        encoder && !a->pooler ? vl_add(vl_mul(a->hidden, a->hidden, ovf), a->hidden, ovf) : 0;
-    return vl_add(vl_add(vl_mul(a->hidden, s->labels, ovf), encoder ? s->labels : 0, ovf), dense,
-                  ovf);
+        cls_dense(a) ? vl_add(vl_mul(a->hidden, a->hidden, ovf), a->hidden, ovf) : 0;
+    return vl_add(vl_add(vl_mul(a->hidden, s->labels, ovf), vl_arch_encoder(a) ? s->labels : 0,
+                         ovf),
+                  dense, ovf);
 }
 
 /* --head cls (AutoModelForSequenceClassification): no vocabulary-wide output layer.  An

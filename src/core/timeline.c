@@ -231,22 +231,33 @@ static bool starts(const char *s, const char *prefix)
 
 enum { FREED_BY_MLP, FREED_BY_VALUE, FREED_LAST };
 
+/* Whether name starts with one of the n prefixes. */
+static bool starts_any(const char *name, const char *const *prefixes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (starts(name, prefixes[i]))
+            return true;
+    return false;
+}
+
+/* A saved tensor of the MLP's, which its backward (run first) frees. */
+static bool mlp_term(const char *name)
+{
+    static const char *const mlp[] = {"MLP ", "gate, up inputs", "router probabilities",
+                                      "routed experts'", "4-bit MLP input", "4-bit down_proj",
+                                      "GELU written out"};
+    return starts_any(name, mlp, sizeof mlp / sizeof *mlp);
+}
+
 /* Made after eager attention's scores are gone: by the output projection (its input, the
  * residual's dropout), the MLP and its norm, or the casts of their weights. */
 static bool after_attention(const char *name)
 {
     static const char *const after[] = {"attention output", "attention residual dropout",
-                                        "MLP ", "gate, up inputs", "router probabilities",
-                                        "routed experts'", "4-bit MLP input", "4-bit down_proj",
                                         "frozen MLP input", "frozen down_proj input",
-                                        "GELU written out", "16-bit weight copies",
-                                        "frozen weights' 16-bit casts"};
-    if (strcmp(name, QKV_COPY) == 0)
-        return false;
-    for (size_t i = 0; i < sizeof after / sizeof *after; i++)
-        if (starts(name, after[i]))
-            return true;
-    return false;
+                                        "16-bit weight copies", "frozen weights' 16-bit casts"};
+    return strcmp(name, QKV_COPY) != 0 &&
+           (mlp_term(name) || starts_any(name, after, sizeof after / sizeof *after));
 }
 
 /* Orders a layer's n terms as its forward makes them around the attention (a stable
@@ -278,25 +289,18 @@ static int attention_first(vl_term *t, int n)
  * before, whose squares MEAN_SQUARES are. */
 static unsigned char freed_by(const char *name, unsigned char prev, bool eager)
 {
-    static const char *const mlp[] = {"MLP ", "gate, up inputs", "router probabilities",
-                                      "routed experts'", "4-bit MLP input", "4-bit down_proj",
-                                      "GELU written out"};
     static const char *const value[] = {"V, ", "attention dropout", "attention output",
                                         SOFTMAX_CAST, "attention softmax output, cast to 16 bits"};
     if (strcmp(name, MEAN_SQUARES) == 0)
         return prev;
-    for (size_t i = 0; i < sizeof mlp / sizeof *mlp; i++)
-        if (starts(name, mlp[i]))
-            return FREED_BY_MLP;
+    if (mlp_term(name))
+        return FREED_BY_MLP;
     if (starts(name, "attention residual dropout"))
         return FREED_BY_VALUE;
     if (!eager)
         return FREED_LAST;
-    if (strcmp(name, "V") == 0)
+    if (strcmp(name, "V") == 0 || starts_any(name, value, sizeof value / sizeof *value))
         return FREED_BY_VALUE;
-    for (size_t i = 0; i < sizeof value / sizeof *value; i++)
-        if (starts(name, value[i]))
-            return FREED_BY_VALUE;
     return FREED_LAST;
 }
 
