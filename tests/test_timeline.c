@@ -902,12 +902,16 @@ static void test_torch_releases(void **state)
     (void)state;
     static const struct {
         vl_torch t;
-        bool softmax, persistent, single, mean;
+        bool softmax, persistent, single, denom, mean;
     } want[] = {
-        {VL_TORCH_1_10, true, true, true, true},     {VL_TORCH_1_11, false, true, true, true},
-        {VL_TORCH_1_13, false, true, true, true},    {VL_TORCH_2_0, false, false, false, true},
-        {VL_TORCH_2_1, false, false, false, true},   {VL_TORCH_2_2, false, false, false, false},
-        {VL_TORCH_2_9, false, false, false, false},  {VL_TORCH_CURRENT, false, false, false, false},
+        {VL_TORCH_1_10, true, true, true, true, true},
+        {VL_TORCH_1_11, false, true, true, true, true},
+        {VL_TORCH_1_13, false, true, true, true, true},
+        {VL_TORCH_2_0, false, false, false, true, true},
+        {VL_TORCH_2_1, false, false, false, false, true},
+        {VL_TORCH_2_2, false, false, false, false, false},
+        {VL_TORCH_2_9, false, false, false, false, false},
+        {VL_TORCH_CURRENT, false, false, false, false, false},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_framework f = *fw("pytorch"); /* foreach AdamW, gradients set to None */
@@ -915,6 +919,7 @@ static void test_torch_releases(void **state)
         assert_int_equal(f.softmax_saves_input, want[i].softmax);
         assert_int_equal(f.grads_persistent, want[i].persistent);
         assert_int_equal(f.optim_impl == VL_OPTIM_SINGLE_TENSOR, want[i].single);
+        assert_int_equal(f.foreach_denom_copy, want[i].denom);
         assert_int_equal(f.mean_saves_input, want[i].mean);
     }
     /* a profile that steps fused stays fused (DeepSpeed's and Megatron's own kernels),
@@ -1447,18 +1452,27 @@ static void test_zero3_linear(void **state)
     }
 }
 
+/* The most optimizer temporaries alive at once in the step under f. */
+static uint64_t optimizer_temp_under(const vl_model *m, const vl_settings *s,
+                                     const vl_framework *f)
+{
+    vl_timeline t;
+    build(m, s, f, &t);
+    uint64_t most = 0, alive[VL_N_TL_COMPONENTS];
+    for (size_t i = 0; i < t.n_events; i++) {
+        vl_timeline_alive(&t, i, alive);
+        if (alive[VL_TL_OPTIM_TEMP] > most)
+            most = alive[VL_TL_OPTIM_TEMP];
+    }
+    vl_timeline_free(&t);
+    return most;
+}
+
 static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim_impl impl)
 {
     vl_framework f = *fw("pytorch");
     f.optim_impl = impl;
-    vl_timeline t;
-    build(m, s, &f, &t);
-    uint64_t temp = 0;
-    for (size_t i = 0; i < t.n_events; i++)
-        if (t.events[i].component == VL_TL_OPTIM_TEMP && t.events[i].kind == VL_EV_ALLOC)
-            temp += t.events[i].bytes;
-    vl_timeline_free(&t);
-    return temp;
+    return optimizer_temp_under(m, s, &f);
 }
 
 static void test_optimizer_and_buckets(void **state)
@@ -1471,6 +1485,20 @@ static void test_optimizer_and_buckets(void **state)
     assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_FOREACH), 172288 * 4);
     assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_SINGLE_TENSOR), 2 * 64000 * 4);
     assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_FUSED), 0);
+    /* before PyTorch 2.1, denom = roots + eps out of place: a second 172,288 x 4 list
+     * alive beside the roots; the single-tensor loop is as it was */
+    vl_framework pre21 = *fw("pytorch");
+    vl_framework_on_torch(&pre21, VL_TORCH_2_0);
+    assert_int_equal(optimizer_temp_under(&m, &s, &pre21), 2 * 172288 * 4);
+    pre21.optim_impl = VL_OPTIM_SINGLE_TENSOR;
+    assert_int_equal(optimizer_temp_under(&m, &s, &pre21), 2 * 64000 * 4);
+    /* one list's worth, as one tensor, where the roots are not per parameter (adapters) */
+    s.lora_rank = 4;
+    const uint64_t lora = optimizer_temp(&m, &s, VL_OPTIM_FOREACH);
+    assert_true(lora > 0);
+    pre21.optim_impl = VL_OPTIM_FOREACH;
+    assert_int_equal(optimizer_temp_under(&m, &s, &pre21), 2 * lora);
+    s.lora_rank = 0;
     s.optimizer = VL_SGD_MOMENTUM;
     assert_int_equal(optimizer_temp(&m, &s, VL_OPTIM_FOREACH), 0);
 

@@ -38,7 +38,10 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 #define TORCH_OPTIMIZER                                                                      \
     /* torch/optim/optimizer.py, _default_to_fused_or_foreach: foreach when every           \
      * parameter is a CUDA tensor (torch >= 2.0) */                                         \
-    .optim_impl = VL_OPTIM_FOREACH, TORCH_GRADIENTS
+    .optim_impl = VL_OPTIM_FOREACH,                                                          \
+    /* torch/optim/adamw.py, _multi_tensor_adamw: eps added in place to the square roots     \
+     * (torch >= 2.1; vl_framework_on_torch) */                                              \
+    .foreach_denom_copy = false, TORCH_GRADIENTS
 /* The same gradients, whichever optimizer steps them. */
 #define TORCH_GRADIENTS                                                                      \
     /* Optimizer.zero_grad(set_to_none=True) is the default since torch 2.0: gradients are  \
@@ -478,8 +481,10 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
     /* Before 1.11 the softmax kept its input (issue #64000); before 2.0 Optimizer.zero_grad
      * and Module.zero_grad defaulted to set_to_none=False, zeroing the gradients in place,
      * and torch.optim stepped a tensor at a time unless asked for foreach (2.0's
-     * _default_to_fused_or_foreach made foreach the CUDA default); before 2.2 mean kept its
-     * input (issue #109876). */
+     * _default_to_fused_or_foreach made foreach the CUDA default); before 2.1 foreach Adam
+     * and AdamW made denom = torch._foreach_add(exp_avg_sq_sqrt, eps), a second list beside
+     * the square roots (issue #97712, closed by pull request #104898 and its stack, July
+     * 2023); before 2.2 mean kept its input (issue #109876). */
     if (t == VL_TORCH_CURRENT)
         return;
     /* transformers' TrainingArguments.optim defaults to adamw_torch_fused with PyTorch 2.8
@@ -493,6 +498,8 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
         if (f->optim_impl == VL_OPTIM_FOREACH)
             f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
     }
+    if (t < VL_TORCH_2_1)
+        f->foreach_denom_copy = true;
     if (t < VL_TORCH_2_2)
         f->mean_saves_input = true;
     /* SDPA takes enable_gqa from 2.5 (transformers' use_gqa_in_sdpa); before, transformers
@@ -1028,6 +1035,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("bnb_quantize_head", bnb_quantize_head),
     BOOL("bnb_quant_fp16", bnb_quant_fp16),
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
+    BOOL("foreach_denom_copy", foreach_denom_copy),
     BOOL("trainer_optim", trainer_optim),
     BOOL("grads_persistent", grads_persistent),
     BOOL("grad_copy_at_step", grad_copy_at_step),

@@ -129,6 +129,9 @@ typedef struct vl_framework {
                                  * dequantize to fp16, which a bf16 model then casts */
     /* the optimizer and gradients */
     vl_optim_impl optim_impl;
+    bool foreach_denom_copy;    /* foreach Adam adds eps out of place: a second list of
+                                 * temporaries, denom, beside the square roots (PyTorch
+                                 * before 2.1) */
     bool trainer_optim;         /* AdamW is the Trainer's default optim: fused on PyTorch 2.8
                                  * and later, foreach before (vl_framework_on_torch) */
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
@@ -327,7 +330,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 72
+#define VL_N_FRAMEWORK_FIELDS 73
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -24,6 +24,7 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 
 #define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
 #define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
+#define FOREACH_DENOM_WHAT "foreach temporary (denom, a root plus eps; PyTorch < 2.1)"
 /* torch/csrc/autograd/functions/accumulate_grad.h: into an existing .grad, in place */
 #define ACCUMULATED_WHAT "a gradient, added into the .grad it accumulates in"
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
@@ -1220,24 +1221,27 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
 }
 
 /* foreach's sqrt of the second moments, a tensor for each parameter tensor, all alive at
- * once (torch._foreach_sqrt returns a list), elem bytes an element. */
+ * once (torch._foreach_sqrt returns a list), elem bytes an element; before PyTorch 2.1 a
+ * second such list, denom, the roots plus eps (foreach_denom_copy). */
 static void foreach_temps(builder *b, const step *st, uint64_t elem, uint64_t shards)
 {
+    const int lists = st->f->foreach_denom_copy ? 2 : 1;
     const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
-    uint32_t *ids = gathered_ids(b, n);
+    uint32_t *ids = gathered_ids(b, n * (size_t)lists);
     if (!ids)
         return;
     size_t k = 0;
-    for (uint64_t l = 0; l < st->layers; l++)
-        for (int i = 0; i < st->n_tensors; i++)
-            ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
-                             vl_mul(vl_ceil_div(st->tensor[i], shards), elem, &b->ovf),
-                             FOREACH_WHAT);
-    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
-                     vl_mul(vl_ceil_div(st->head_params, shards), elem, &b->ovf), FOREACH_WHAT);
-    ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
-                     vl_mul(vl_ceil_div(st->embedding_params, shards), elem, &b->ovf),
-                     FOREACH_WHAT);
+    for (int list = 0; list < lists; list++) {
+        const char *what = list ? FOREACH_DENOM_WHAT : FOREACH_WHAT;
+        for (uint64_t l = 0; l < st->layers; l++)
+            for (int i = 0; i < st->n_tensors; i++)
+                ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
+                                 vl_mul(vl_ceil_div(st->tensor[i], shards), elem, &b->ovf), what);
+        ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
+                         vl_mul(vl_ceil_div(st->head_params, shards), elem, &b->ovf), what);
+        ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
+                         vl_mul(vl_ceil_div(st->embedding_params, shards), elem, &b->ovf), what);
+    }
     for (size_t i = 0; i < k; i++)
         release(b, ids[i]);
     free(ids);
@@ -1330,6 +1334,11 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
     if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
         foreach_temps(b, st, elem, s->zero ? st->dp : 1);
+    } else if (foreach && st->f->foreach_denom_copy) { /* the roots, then denom beside them */
+        uint32_t roots =
+            alloc(b, VL_TL_OPTIM_TEMP, temps, "foreach temporaries (sqrt of the moments)");
+        transient(b, VL_TL_OPTIM_TEMP, temps, "foreach temporaries (denom; PyTorch < 2.1)");
+        release(b, roots);
     } else if (foreach || s->optimizer == VL_MUON) {
         transient(b, VL_TL_OPTIM_TEMP, temps,
                   foreach ? "foreach temporaries (sqrt of the moments)" : "per-parameter temporaries");
