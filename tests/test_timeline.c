@@ -1817,9 +1817,9 @@ static void test_serving_defaults_by_gpu(void **state)
 static void test_vllm_release(void **state)
 {
     (void)state;
-    enum { AUTO = VL_SAMPLER_AUTO, SORT = VL_SAMPLER_SORT, TRITON = VL_SAMPLER_TRITON,
-           FI = VL_SAMPLER_FLASHINFER };
-    static const struct {
+    const vl_sampler AUTO = VL_SAMPLER_AUTO, SORT = VL_SAMPLER_SORT,
+                     TRITON = VL_SAMPLER_TRITON, FI = VL_SAMPLER_FLASHINFER;
+    const struct {
         const char *framework;
         vl_vllm release;
         vl_sampler sampler;
@@ -1969,8 +1969,8 @@ static void test_vllm_v0_budget(void **state)
 static void test_vllm_v2(void **state)
 {
     (void)state;
-    enum { V1 = VL_RUNNER_V1, DENSE = VL_RUNNER_V2_DENSE, V2 = VL_RUNNER_V2 };
-    static const struct {
+    const vl_model_runner V1 = VL_RUNNER_V1, DENSE = VL_RUNNER_V2_DENSE, V2 = VL_RUNNER_V2;
+    const struct {
         vl_vllm release;
         vl_model_runner runner;
         bool params, estimate;
