@@ -1475,6 +1475,61 @@ static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim
     return optimizer_temp_under(m, s, &f);
 }
 
+/* A matrix the head and the lookup share (tiny_gpt's 1,000 x 64 embedding, fp32 gradients
+ * under autocast): its two gradients meet in its AccumulateGrad's input buffer, where the
+ * lookup's whole-matrix gradient is added to the head's out of place, two 256,000 B
+ * tensors beside the head's.  A later micro-batch's head gradient waits there from the
+ * loss to the lookup.  Not under LoRA (a frozen matrix) or a classification head. */
+static void test_tied_gradients(void **state)
+{
+    (void)state;
+    const vl_model m = tiny_gpt();
+    vl_settings s = train(VL_BF16_AMP, 32, 2);
+    const uint64_t matrix = 1000 * 64 * 4;
+    const char *lookup = "the lookup's gradient of the tied matrix (embedding backward)";
+    const char *sum = "the tied matrix's two gradients, summed";
+    const char *wait = "the head's gradient of the tied matrix, waiting for the lookup's";
+    vl_timeline t;
+    build(&m, &s, fw("pytorch"), &t);
+    const size_t l = first_alloc(&t, "backward embedding", lookup);
+    const size_t i = first_alloc(&t, "backward embedding", sum);
+    assert_int_equal(t.events[l].bytes, matrix);
+    assert_int_equal(t.events[i].bytes, matrix);
+    uint64_t before[VL_N_TL_COMPONENTS], at[VL_N_TL_COMPONENTS];
+    alive_before(&t, l, before);
+    vl_timeline_alive(&t, i, at);
+    assert_int_equal(at[VL_TL_TRANSIENT] - before[VL_TL_TRANSIENT], 2 * matrix);
+    assert_true(at[VL_TL_GRADIENTS] >= matrix); /* the head's, in the buffer */
+    vl_timeline_free(&t);
+
+    s.grad_accum = 2;
+    build(&m, &s, fw("pytorch"), &t);
+    const size_t w = first_alloc(&t, "micro-batch 2 loss backward", wait);
+    assert_int_equal(t.events[w].bytes, matrix);
+    size_t gone = w;
+    while (gone < t.n_events &&
+           !(t.events[gone].kind == VL_EV_FREE && strcmp(t.events[gone].what, wait) == 0))
+        gone++;
+    assert_true(gone < t.n_events);
+    assert_string_equal(vl_timeline_phase(&t, gone), "micro-batch 2 backward embedding");
+    assert_true(gone > first_alloc(&t, "micro-batch 2 backward embedding", sum));
+    vl_timeline_free(&t);
+
+    /* frozen (LoRA), or not read by the head (a classification head) */
+    s.grad_accum = 1;
+    s.lora_rank = 4;
+    build(&m, &s, fw("pytorch"), &t);
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, "backward embedding", sum, &bytes), 0);
+    vl_timeline_free(&t);
+    s.lora_rank = 0;
+    vl_framework cls = *fw("pytorch");
+    cls.head = VL_HEAD_CLS;
+    build(&m, &s, &cls, &t);
+    assert_int_equal(allocs_in(&t, "backward embedding", sum, &bytes), 0);
+    vl_timeline_free(&t);
+}
+
 static void test_optimizer_and_buckets(void **state)
 {
     (void)state;
@@ -3489,6 +3544,7 @@ int main(void)
         cmocka_unit_test(test_transformers_releases),
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_zero3_linear),
+        cmocka_unit_test(test_tied_gradients),
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_untied_head),

@@ -27,6 +27,9 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
 #define FOREACH_DENOM_WHAT "foreach temporary (denom, a root plus eps; PyTorch < 2.1)"
 /* torch/csrc/autograd/functions/accumulate_grad.h: into an existing .grad, in place */
 #define ACCUMULATED_WHAT "a gradient, added into the .grad it accumulates in"
+#define TIED_WAIT_WHAT "the head's gradient of the tied matrix, waiting for the lookup's"
+#define TIED_LOOKUP_WHAT "the lookup's gradient of the tied matrix (embedding backward)"
+#define TIED_SUM_WHAT "the tied matrix's two gradients, summed"
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
 #define HEAD_DEQUANT_WHAT "4-bit output layer dequantized to 16 bits"
 #define DEQUANT_WHAT "4-bit matrix dequantized to 16 bits"
@@ -188,6 +191,8 @@ typedef struct step {
     unsigned grad_bytes;        /* a gradient element as backward makes it (gradient_plan) */
     uint64_t layer_grad, head_grad, embedding_grad, grad_full, grad_part, trainable;
     uint64_t head_params, embedding_params;
+    uint64_t tied_grad;         /* a tied matrix's gradient, which its two uses sum (0: none
+                                 * modelled; gradient_plan) */
     /* a layer's trainable parameters as the tensors that hold them (elements) */
     uint64_t tensor[MAX_PARAM_TENSORS];
     int n_tensors;
@@ -689,12 +694,21 @@ static void gradient_plan(step *st, bool *ovf)
      * does not read the tied matrix, whose gradient is then the embedding's */
     const uint64_t rest = st->trainable - layer_params * st->layers;
     uint64_t emb = 0;
+    st->tied_grad = 0;
     if (!s->lora_rank) {
         const vl_params *p = &bd->params;
         const bool head_reads = st->a->tie_embeddings && st->f->head != VL_HEAD_CLS;
         emb = (head_reads ? 0 : vl_ceil_div(p->embedding, s->tp)) + p->positions +
               p->token_types + p->embedding_norm;
         emb = emb < rest ? emb : rest;
+        /* the two gradients of a matrix the head and the lookup share meet in the input
+         * buffer of its AccumulateGrad (torch/csrc/autograd/input_buffer.cpp): the head's,
+         * a transposed view of its matmul's output, waits there through backward, and the
+         * lookup's (embedding_dense_backward: the whole matrix, mostly zeros) is added to it
+         * out of place, since a view cannot be added into.  Modelled on one GPU's whole
+         * model with its gradients kept (not ZeRO-2/3's or FSDP's reduced ones) */
+        if (head_reads && s->pp == 1 && s->zero < 2 && !st->fsdp)
+            st->tied_grad = vl_mul(vl_ceil_div(p->embedding, s->tp), g, ovf);
     }
     st->embedding_params = emb;
     st->head_params = rest - emb;
@@ -1060,6 +1074,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     /* held gradients are written in place; partitioned ones are born (and reduced away)
      * in every micro-batch's backward, the others in the first only */
     const bool birth = (born || part) && !st->grads_held;
+    uint32_t tied_wait = 0; /* a later micro-batch's gradient for the tied matrix */
     size_t n_pending = 0;
     uint64_t pending_bytes = 0;
     uint32_t *pending = part ? gathered_ids(b, st->layers + 2) : NULL;
@@ -1101,6 +1116,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
                       "residual-stream gradient");
         release(b, hq);
         uint32_t g = new_gradient(b, st->head_grad, "head gradients", birth);
+        if (!birth) /* a later micro-batch's, for the tied matrix: in its input buffer */
+            tied_wait = alloc(b, VL_TL_TRANSIENT, st->tied_grad, TIED_WAIT_WHAT);
         release(b, gl16 ? gl16 : gl);
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
@@ -1191,6 +1208,15 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             reduce_pending(b, st, pending, &n_pending, &pending_bytes, false);
     }
     phase(b, "%sbackward embedding", tag);
+    if (st->tied_grad) { /* the lookup's gradient, and the sum it makes with the head's */
+        uint32_t lookup = alloc(b, VL_TL_TRANSIENT, st->tied_grad, TIED_LOOKUP_WHAT);
+        uint32_t sum = alloc(b, VL_TL_TRANSIENT, st->tied_grad, TIED_SUM_WHAT);
+        /* the sum takes the head's place as the .grad (same bytes), or a later
+         * micro-batch's is added into the .grad */
+        release(b, lookup);
+        release(b, tied_wait);
+        release(b, sum);
+    }
     uint32_t g = new_gradient(b, st->embedding_grad, "embedding gradients", birth);
     keep_gradient(b, st, g, st->embedding_grad, born, &grads[HEAD_SLOT(st) + 1], pending,
                   &n_pending, &pending_bytes);
