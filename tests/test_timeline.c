@@ -1475,6 +1475,16 @@ static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim
     return optimizer_temp_under(m, s, &f);
 }
 
+/* The first event after event i that frees a tensor named what. */
+static size_t first_free_after(const vl_timeline *t, size_t i, const char *what)
+{
+    for (; i < t->n_events; i++)
+        if (t->events[i].kind == VL_EV_FREE && strcmp(t->events[i].what, what) == 0)
+            return i;
+    fail_msg("no '%s' freed", what);
+    return 0;
+}
+
 /* A matrix the head and the lookup share (tiny_gpt's 1,000 x 64 embedding, fp32 gradients
  * under autocast): its two gradients meet in its AccumulateGrad's input buffer, where the
  * lookup's whole-matrix gradient is added to the head's out of place, two 256,000 B
@@ -1504,19 +1514,33 @@ static void test_tied_gradients(void **state)
 
     s.grad_accum = 2;
     build(&m, &s, fw("pytorch"), &t);
-    const size_t w = first_alloc(&t, "micro-batch 2 loss backward", wait);
+    size_t w = first_alloc(&t, "micro-batch 2 loss backward", wait);
     assert_int_equal(t.events[w].bytes, matrix);
-    size_t gone = w;
-    while (gone < t.n_events &&
-           !(t.events[gone].kind == VL_EV_FREE && strcmp(t.events[gone].what, wait) == 0))
-        gone++;
-    assert_true(gone < t.n_events);
+    size_t gone = first_free_after(&t, w, wait);
     assert_string_equal(vl_timeline_phase(&t, gone), "micro-batch 2 backward embedding");
     assert_true(gone > first_alloc(&t, "micro-batch 2 backward embedding", sum));
     vl_timeline_free(&t);
 
-    /* frozen (LoRA), or not read by the head (a classification head) */
+    /* DeepSpeed's ZeRO-2 on 2 GPUs reduces from its hook on the AccumulateGrad: the head's
+     * gradient of the matrix is not reduced with the first layer's but waits, a gradient,
+     * to the lookup's, and the sum goes to the reduce bucket */
     s.grad_accum = 1;
+    s.gpus = 2;
+    s.zero = 2;
+    build(&m, &s, fw("deepspeed"), &t);
+    w = first_alloc(&t, "loss backward", wait);
+    assert_int_equal(t.events[w].component, VL_TL_GRADIENTS);
+    const size_t z = first_alloc(&t, "backward embedding", sum);
+    assert_int_equal(t.events[z].bytes, t.events[w].bytes);
+    assert_int_equal(t.events[z].component, VL_TL_GRADIENTS);
+    gone = first_free_after(&t, w, wait);
+    assert_string_equal(vl_timeline_phase(&t, gone), "backward embedding");
+    assert_string_equal(vl_timeline_phase(&t, first_free_after(&t, z, sum)), "backward embedding");
+    vl_timeline_free(&t);
+    s.gpus = 1;
+    s.zero = 0;
+
+    /* frozen (LoRA), or not read by the head (a classification head) */
     s.lora_rank = 4;
     build(&m, &s, fw("pytorch"), &t);
     uint64_t bytes = 0;

@@ -705,9 +705,10 @@ static void gradient_plan(step *st, bool *ovf)
          * buffer of its AccumulateGrad (torch/csrc/autograd/input_buffer.cpp): the head's,
          * a transposed view of its matmul's output, waits there through backward, and the
          * lookup's (embedding_dense_backward: the whole matrix, mostly zeros) is added to it
-         * out of place, since a view cannot be added into.  Modelled on one GPU's whole
-         * model with its gradients kept (not ZeRO-2/3's or FSDP's reduced ones) */
-        if (head_reads && s->pp == 1 && s->zero < 2 && !st->fsdp)
+         * out of place, since a view cannot be added into; DeepSpeed's ZeRO-2 and 3 reduce
+         * the sum, from their hook on that AccumulateGrad.  Not modelled under FSDP (the
+         * matrix a view of its unit's flat parameter) or pipeline stages */
+        if (head_reads && s->pp == 1 && !st->fsdp)
             st->tied_grad = vl_mul(vl_ceil_div(p->embedding, s->tp), g, ovf);
     }
     st->embedding_params = emb;
@@ -1074,7 +1075,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     /* held gradients are written in place; partitioned ones are born (and reduced away)
      * in every micro-batch's backward, the others in the first only */
     const bool birth = (born || part) && !st->grads_held;
-    uint32_t tied_wait = 0; /* a later micro-batch's gradient for the tied matrix */
+    uint32_t tied_wait = 0; /* the head's gradient of the tied matrix, in its input buffer */
     size_t n_pending = 0;
     uint64_t pending_bytes = 0;
     uint32_t *pending = part ? gathered_ids(b, st->layers + 2) : NULL;
@@ -1115,15 +1116,17 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf),
                       "residual-stream gradient");
         release(b, hq);
-        uint32_t g = new_gradient(b, st->head_grad, "head gradients", birth);
-        if (!birth) /* a later micro-batch's, for the tied matrix: in its input buffer */
-            tied_wait = alloc(b, VL_TL_TRANSIENT, st->tied_grad, TIED_WAIT_WHAT);
+        /* the tied matrix's gradient waits for the lookup's in its input buffer: beside
+         * the .grad of a later micro-batch, and apart from the reduction under ZeRO-2/3 */
+        const uint64_t waits = part || !birth ? st->tied_grad : 0;
+        uint32_t g = new_gradient(b, st->head_grad - (part ? waits : 0), "head gradients", birth);
+        tied_wait = alloc(b, part ? VL_TL_GRADIENTS : VL_TL_TRANSIENT, waits, TIED_WAIT_WHAT);
         release(b, gl16 ? gl16 : gl);
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
         release(b, gout);
-        keep_gradient(b, st, g, st->head_grad, born, &grads[HEAD_SLOT(st)], pending, &n_pending,
-                      &pending_bytes);
+        keep_gradient(b, st, g, st->head_grad - (part ? waits : 0), born, &grads[HEAD_SLOT(st)],
+                      pending, &n_pending, &pending_bytes);
     } else {
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->beta, st->sbh, &b->ovf),
                       "activation gradient from the next stage");
@@ -1208,14 +1211,20 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             reduce_pending(b, st, pending, &n_pending, &pending_bytes, false);
     }
     phase(b, "%sbackward embedding", tag);
-    if (st->tied_grad) { /* the lookup's gradient, and the sum it makes with the head's */
+    if (st->tied_grad) {
+        /* the lookup's gradient, and the sum it makes with the head's: the .grad in the
+         * head's place (same bytes), added into the .grad (a later micro-batch's), or
+         * reduced (ZeRO-2/3) */
         uint32_t lookup = alloc(b, VL_TL_TRANSIENT, st->tied_grad, TIED_LOOKUP_WHAT);
-        uint32_t sum = alloc(b, VL_TL_TRANSIENT, st->tied_grad, TIED_SUM_WHAT);
-        /* the sum takes the head's place as the .grad (same bytes), or a later
-         * micro-batch's is added into the .grad */
+        uint32_t sum = alloc(b, part ? VL_TL_GRADIENTS : VL_TL_TRANSIENT, st->tied_grad,
+                             TIED_SUM_WHAT);
         release(b, lookup);
         release(b, tied_wait);
-        release(b, sum);
+        if (part)
+            keep_gradient(b, st, sum, st->tied_grad, born, &grads[HEAD_SLOT(st)], pending,
+                          &n_pending, &pending_bytes);
+        else
+            release(b, sum);
     }
     uint32_t g = new_gradient(b, st->embedding_grad, "embedding gradients", birth);
     keep_gradient(b, st, g, st->embedding_grad, born, &grads[HEAD_SLOT(st) + 1], pending,
