@@ -29,20 +29,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 TARGET = 0.01
 TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one tie
 # (preset, layers kept, width divisor, batch, seq, precision, LoRA rank on q and v or 0,
-# full recomputation, AdamW's foreach path): no dropout
+# full recomputation, AdamW's foreach path, micro-batches a step): no dropout
 CASES = [
-    ("gpt2", 2, 1, 2, 256, "fp32", 0, False, False),
-    ("gpt2", 2, 1, 8, 512, "fp32", 0, False, False),
-    ("mistral-7b", 2, 4, 1, 1024, "fp32", 0, False, False),
-    ("mistral-7b", 2, 4, 4, 512, "fp32", 0, False, False),
-    ("gpt2", 2, 1, 4, 256, "bf16", 0, False, False),
-    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 0, False, False),
-    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 8, False, False),
-    ("mistral-7b", 2, 4, 1, 4096, "bf16-amp", 8, True, False),  # the peak in a recomputed layer
-    ("mistral-7b", 2, 4, 1, 64, "fp32", 0, False, True),  # the peak in the optimizer step
+    ("gpt2", 2, 1, 2, 256, "fp32", 0, False, False, 1),
+    ("gpt2", 2, 1, 8, 512, "fp32", 0, False, False, 1),
+    ("mistral-7b", 2, 4, 1, 1024, "fp32", 0, False, False, 1),
+    ("mistral-7b", 2, 4, 4, 512, "fp32", 0, False, False, 1),
+    ("gpt2", 2, 1, 4, 256, "bf16", 0, False, False, 1),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 0, False, False, 1),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 8, False, False, 1),
+    ("mistral-7b", 2, 4, 1, 4096, "bf16-amp", 8, True, False, 1),  # the peak in a recomputed layer
+    ("mistral-7b", 2, 4, 1, 64, "fp32", 0, False, True, 1),  # the peak in the optimizer step
     # the peak where the tied matrix's two gradients are summed (PyTorch 2.1 and later) or in
     # the optimizer step (before 2.1, two lists of temporaries)
-    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True),
+    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 1),
+    # the second micro-batch's sum, beside the head's gradient that waited for it
+    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 2),
 ]
 LORA_TARGETS = "q,v"
 
@@ -83,7 +85,7 @@ class Phases:
         self.active = False
 
 
-def child(arch, batch, seq, precision, rank, recompute, foreach):
+def child(arch, batch, seq, precision, rank, recompute, foreach, accum):
     import contextlib
     import torch
     import measure
@@ -104,18 +106,20 @@ def child(arch, batch, seq, precision, rank, recompute, foreach):
     targets = torch.randint(arch["vocab_size"], (batch, seq))
     meter = Phases()
     backward = [False]  # a layer run in backward is its recomputation, part of its backward
+    tag = [""]  # "micro-batch 2 " under accumulation, as vramlab names its phases
     for i, layer in enumerate(model.layers):
         def pre(mod, inputs, i=i):
-            meter.begin("%s layer %d" % ("backward" if backward[0] else "forward", i))
+            meter.begin("%s%s layer %d" % (tag[0], "backward" if backward[0] else "forward", i))
             if i == 0 and inputs[0].requires_grad and not backward[0]:
-                inputs[0].register_hook(lambda g: meter.begin("backward embedding"))
+                inputs[0].register_hook(lambda g, t=tag[0]: meter.begin(t + "backward embedding"))
 
         def post(mod, inputs, out, i=i):
             if out.requires_grad:  # not in a checkpointed forward, which keeps no graph
-                out.register_hook(lambda g, i=i: meter.begin("backward layer %d" % i))
+                out.register_hook(lambda g, i=i, t=tag[0]:
+                                  meter.begin("%sbackward layer %d" % (t, i)))
         layer.register_forward_pre_hook(pre)
         layer.register_forward_hook(post)
-    model.norm.register_forward_pre_hook(lambda mod, inputs: meter.begin("loss"))
+    model.norm.register_forward_pre_hook(lambda mod, inputs: meter.begin(tag[0] + "loss"))
 
     for step in range(2):
         if step == 1:
@@ -123,14 +127,19 @@ def child(arch, batch, seq, precision, rank, recompute, foreach):
             state = (measure.parameter_bytes(model) +
                      measure.unique_bytes(v for st in opt.state.values() for v in st.values()
                                           if isinstance(v, torch.Tensor)))
-            meter.start("forward embedding")
-        with autocast():
-            loss = model(ids, targets)
-        meter.begin("loss backward")
-        backward[0] = True
-        loss.backward()
-        backward[0] = False
-        del loss
+        for mb in range(accum):
+            tag[0] = "micro-batch %d " % (mb + 1) if accum > 1 else ""
+            if step == 1 and mb == 0:
+                meter.start(tag[0] + "forward embedding")
+            else:
+                meter.begin(tag[0] + "forward embedding")
+            with autocast():
+                loss = model(ids, targets)
+            meter.begin(tag[0] + "loss backward")
+            backward[0] = True
+            (loss / accum).backward()
+            backward[0] = False
+            del loss
         meter.begin("optimizer step")
         opt.step()
         meter.begin("zero_grad")
@@ -140,12 +149,12 @@ def child(arch, batch, seq, precision, rank, recompute, foreach):
     print(json.dumps({"peak": state + rise, "phase": name, "phases": meter.peaks}))
 
 
-def measured(arch, batch, seq, precision, rank, recompute, foreach):
+def measured(arch, batch, seq, precision, rank, recompute, foreach, accum):
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
                MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
                           json.dumps(arch), str(batch), str(seq), precision, str(rank),
-                          str(int(recompute)), str(int(foreach))],
+                          str(int(recompute)), str(int(foreach)), str(accum)],
                          env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -166,7 +175,7 @@ def denom_copy(version):
     return (major, minor) < (2, 1)
 
 
-def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach):
+def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach, accum):
     """The timeline's peak of the same step, by vramlab's flags (--overhead 0: no CUDA
     context, no cuBLAS workspace)."""
     import torch
@@ -186,7 +195,8 @@ def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach):
         out = subprocess.run(
             [predict, "--one", "--framework", "validate-cpu", "--preset-file", model,
              "--precision", precision, "--batch", str(batch), "--seq", str(seq),
-             "--overhead", "0"] + lora + (["--recompute", "full"] if recompute else []),
+             "--overhead", "0", "--grad-accum", str(accum)] + lora +
+            (["--recompute", "full"] if recompute else []),
             env=dict(os.environ, VRAMLAB_PRESETS=os.path.join(presets, "frameworks")),
             check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
     return int(out[0]), out[3].strip()
@@ -195,7 +205,7 @@ def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5],
-              int(sys.argv[6]), sys.argv[7] == "1", sys.argv[8] == "1")
+              int(sys.argv[6]), sys.argv[7] == "1", sys.argv[8] == "1", int(sys.argv[9]))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--predict", required=True, help="tests/validate/predict")
@@ -207,14 +217,16 @@ def main():
     args = ap.parse_args()
     import models
     cases = []
-    for preset, layers, divisor, batch, seq, precision, rank, recompute, foreach in CASES:
-        name = "%s/%d %s b=%d s=%d%s%s%s" % (preset, divisor, precision, batch, seq,
-                                             " LoRA r=%d %s" % (rank, LORA_TARGETS) if rank else "",
-                                             " recompute" if recompute else "",
-                                             " foreach" if foreach else "")
+    for preset, layers, divisor, batch, seq, precision, rank, recompute, foreach, accum in CASES:
+        name = "%s/%d %s b=%d s=%d%s%s%s%s" % (
+            preset, divisor, precision, batch, seq,
+            " LoRA r=%d %s" % (rank, LORA_TARGETS) if rank else "",
+            " recompute" if recompute else "", " foreach" if foreach else "",
+            " x%d micro-batches" % accum if accum > 1 else "")
         if not args.case or args.case in name:
             arch = models.from_preset(args.presets, preset, layers, divisor, False)
-            cases.append((name, (arch, batch, seq, precision, rank, recompute, foreach)))
+            cases.append((name, (arch, batch, seq, precision, rank, recompute, foreach,
+                                 accum)))
 
     def run(case):
         return measured(*case[1]), predicted(args.predict, *case[1])
