@@ -715,6 +715,8 @@ static void gradient_plan(step *st, bool *ovf)
     st->head_params = rest - emb;
     st->embedding_grad = vl_mul(emb, g, ovf);
     st->head_grad = vl_mul(rest - emb, g, ovf);
+    if (st->tied_grad > st->head_grad) /* the head's share is all there is to wait */
+        st->tied_grad = st->head_grad;
     st->grad_full = vl_mul(st->trainable, g, ovf);
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
@@ -1078,7 +1080,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     uint32_t tied_wait = 0; /* the head's gradient of the tied matrix, in its input buffer */
     size_t n_pending = 0;
     uint64_t pending_bytes = 0;
-    uint32_t *pending = part ? gathered_ids(b, st->layers + 2) : NULL;
+    /* the head's gradient, one a layer, the tied matrix's sum and the embedding's */
+    uint32_t *pending = part ? gathered_ids(b, st->layers + 3) : NULL;
     uint32_t *held = st->inputs_held ? gathered_ids(b, st->layers) : NULL;
     uint32_t resid = 0, ipg = 0, in_partition = 0;
     if (s->pp == 1)
@@ -1119,14 +1122,14 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         /* the tied matrix's gradient waits for the lookup's in its input buffer: beside
          * the .grad of a later micro-batch, and apart from the reduction under ZeRO-2/3 */
         const uint64_t waits = part || !birth ? st->tied_grad : 0;
-        uint32_t g = new_gradient(b, st->head_grad - (part ? waits : 0), "head gradients", birth);
+        uint32_t g = new_gradient(b, st->head_grad - waits, "head gradients", birth);
         tied_wait = alloc(b, part ? VL_TL_GRADIENTS : VL_TL_TRANSIENT, waits, TIED_WAIT_WHAT);
         release(b, gl16 ? gl16 : gl);
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
         release(b, gout);
-        keep_gradient(b, st, g, st->head_grad - (part ? waits : 0), born, &grads[HEAD_SLOT(st)],
-                      pending, &n_pending, &pending_bytes);
+        keep_gradient(b, st, g, st->head_grad - waits, born, &grads[HEAD_SLOT(st)], pending,
+                      &n_pending, &pending_bytes);
     } else {
         resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->beta, st->sbh, &b->ovf),
                       "activation gradient from the next stage");
