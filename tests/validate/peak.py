@@ -231,7 +231,7 @@ def main():
     def run(case):
         return measured(*case[1]), predicted(args.predict, *case[1])
     ok = True
-    print("%-56s %14s %14s %8s  %-22s %s" % ("case", "measured", "timeline", "error",
+    print("%-56s %14s %14s %8s  %-34s %s" % ("case", "measured", "timeline", "error",
                                            "measured phase", "timeline phase"))
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for (name, _), (got, (pred, phase)) in zip(cases, pool.map(run, cases)):
@@ -245,7 +245,7 @@ def main():
             tied = phase in rises and top - rises[phase] <= TIE * got["peak"]
             good = abs(err) <= TARGET and (phase == got["phase"] or tied)
             ok = ok and good
-            print("%-56s %14s %14s %+7.2f%%  %-22s %s%s" % (
+            print("%-56s %14s %14s %+7.2f%%  %-34s %s%s" % (
                 name, format(got["peak"], ","),
                 format(pred, ","), 100 * err, got["phase"], phase, "" if good else "  MISS"),
                 flush=True)
