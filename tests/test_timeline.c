@@ -618,13 +618,20 @@ static void test_eager_scores_before_mlp(void **state)
 }
 
 /* The index of the first allocation named what in phase or after it. */
+/* The first event from event i on of that kind on a tensor named what. */
+static size_t first_event_named(const vl_timeline *t, size_t i, vl_event_kind kind,
+                                const char *what)
+{
+    for (; i < t->n_events; i++)
+        if (t->events[i].kind == kind && strcmp(t->events[i].what, what) == 0)
+            return i;
+    fail_msg("no %s of '%s' after event %zu", kind == VL_EV_ALLOC ? "alloc" : "free", what, i);
+    return 0;
+}
+
 static size_t first_alloc(const vl_timeline *t, const char *phase, const char *what)
 {
-    for (size_t i = first_event_of(t, phase); i < t->n_events; i++)
-        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
-            return i;
-    fail_msg("no '%s' in '%s'", what, phase);
-    return 0;
+    return first_event_named(t, first_event_of(t, phase), VL_EV_ALLOC, what);
 }
 
 static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
@@ -1475,16 +1482,6 @@ static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim
     return optimizer_temp_under(m, s, &f);
 }
 
-/* The first event after event i that frees a tensor named what. */
-static size_t first_free_after(const vl_timeline *t, size_t i, const char *what)
-{
-    for (; i < t->n_events; i++)
-        if (t->events[i].kind == VL_EV_FREE && strcmp(t->events[i].what, what) == 0)
-            return i;
-    fail_msg("no '%s' freed", what);
-    return 0;
-}
-
 /* A matrix the head and the lookup share (tiny_gpt's 1,000 x 64 embedding, fp32 gradients
  * under autocast): its two gradients meet in its AccumulateGrad's input buffer, where the
  * lookup's whole-matrix gradient is added to the head's out of place, two 256,000 B
@@ -1516,7 +1513,7 @@ static void test_tied_gradients(void **state)
     build(&m, &s, fw("pytorch"), &t);
     size_t w = first_alloc(&t, "micro-batch 2 loss backward", wait);
     assert_int_equal(t.events[w].bytes, matrix);
-    size_t gone = first_free_after(&t, w, wait);
+    size_t gone = first_event_named(&t, w, VL_EV_FREE, wait);
     assert_string_equal(vl_timeline_phase(&t, gone), "micro-batch 2 backward embedding");
     assert_true(gone > first_alloc(&t, "micro-batch 2 backward embedding", sum));
     vl_timeline_free(&t);
@@ -1533,9 +1530,10 @@ static void test_tied_gradients(void **state)
     const size_t z = first_alloc(&t, "backward embedding", sum);
     assert_int_equal(t.events[z].bytes, t.events[w].bytes);
     assert_int_equal(t.events[z].component, VL_TL_GRADIENTS);
-    gone = first_free_after(&t, w, wait);
+    gone = first_event_named(&t, w, VL_EV_FREE, wait);
     assert_string_equal(vl_timeline_phase(&t, gone), "backward embedding");
-    assert_string_equal(vl_timeline_phase(&t, first_free_after(&t, z, sum)), "backward embedding");
+    assert_string_equal(vl_timeline_phase(&t, first_event_named(&t, z, VL_EV_FREE, sum)),
+                        "backward embedding");
     vl_timeline_free(&t);
     s.gpus = 1;
     s.zero = 0;

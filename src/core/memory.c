@@ -456,11 +456,11 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     if (drop)
         term(O, n, os, "embedding dropout mask", RS(sbh), ovf);
     out->embedding_bytes = out->outside_bytes;
+    if (pp == 1 && a->norm_position == VL_NORM_PRE) /* post-norm layers end normalized */
+        norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
     if (pp == 1 && s->head == VL_HEAD_CLS) {
         /* a classifier (or pooler) reads a view of the last hidden state, so the whole
          * tensor stays saved; its logits are b x labels */
-        if (a->norm_position == VL_NORM_PRE) /* post-norm layers end normalized */
-            norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
         term(O, n, os, "classifier input (the last hidden state)", vl_mul(beta, sbh, ovf),
              ovf);
         if (a->pooler)
@@ -472,8 +472,6 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(O, n, os, VL_CLASS_LOGPROBS, vl_mul(vl_mul(4, s->batch, ovf), s->labels, ovf), ovf);
         term(O, n, os, "labels (int64)", vl_mul(8, s->batch, ovf), ovf);
     } else if (pp == 1) { /* else the output side is the last stage's */
-        if (a->norm_position == VL_NORM_PRE)
-            norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
         if (!s->lora_rank) /* the output layer is frozen under LoRA */
             term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
         if (amp && !bf16_embeddings(s)) /* else the head is 16-bit itself */
@@ -656,11 +654,11 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
 
 uint64_t vl_cls_classifier(const vl_arch *a, const vl_settings *s, bool *ovf)
 {
-    const uint64_t dense =
-        cls_dense(a) ? vl_add(vl_mul(a->hidden, a->hidden, ovf), a->hidden, ovf) : 0;
-    return vl_add(vl_add(vl_mul(a->hidden, s->labels, ovf), vl_arch_encoder(a) ? s->labels : 0,
-                         ovf),
-                  dense, ovf);
+    uint64_t n =
+        vl_add(vl_mul(a->hidden, s->labels, ovf), vl_arch_encoder(a) ? s->labels : 0, ovf);
+    if (cls_dense(a))
+        n = vl_add(n, vl_add(vl_mul(a->hidden, a->hidden, ovf), a->hidden, ovf), ovf);
+    return n;
 }
 
 /* --head cls (AutoModelForSequenceClassification): no vocabulary-wide output layer.  An

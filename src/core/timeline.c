@@ -693,8 +693,7 @@ static void gradient_plan(step *st, bool *ovf)
      * born in the loss's backward, the embedding side's at the end; a classification head
      * does not read the tied matrix, whose gradient is then the embedding's */
     const uint64_t rest = st->trainable - layer_params * st->layers;
-    uint64_t emb = 0;
-    st->tied_grad = 0;
+    uint64_t emb = 0, tied = 0;
     if (!s->lora_rank) {
         const vl_params *p = &bd->params;
         const bool head_reads = st->a->tie_embeddings && st->f->head != VL_HEAD_CLS;
@@ -709,14 +708,13 @@ static void gradient_plan(step *st, bool *ovf)
          * the sum, from their hook on that AccumulateGrad.  Not modelled under FSDP (the
          * matrix a view of its unit's flat parameter) or pipeline stages */
         if (head_reads && s->pp == 1 && !st->fsdp)
-            st->tied_grad = vl_mul(vl_ceil_div(p->embedding, s->tp), g, ovf);
+            tied = vl_mul(vl_ceil_div(p->embedding, s->tp), g, ovf);
     }
     st->embedding_params = emb;
     st->head_params = rest - emb;
     st->embedding_grad = vl_mul(emb, g, ovf);
     st->head_grad = vl_mul(rest - emb, g, ovf);
-    if (st->tied_grad > st->head_grad) /* the head's share is all there is to wait */
-        st->tied_grad = st->head_grad;
+    st->tied_grad = tied < st->head_grad ? tied : st->head_grad; /* within the head's share */
     st->grad_full = vl_mul(st->trainable, g, ovf);
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
@@ -1372,14 +1370,13 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
     if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
         foreach_temps(b, st, elem, s->zero ? st->dp : 1);
-    } else if (foreach && st->f->foreach_denom_copy) { /* the roots, then denom beside them */
-        uint32_t roots =
-            alloc(b, VL_TL_OPTIM_TEMP, temps, "foreach temporaries (sqrt of the moments)");
-        transient(b, VL_TL_OPTIM_TEMP, temps, "foreach temporaries (denom; PyTorch < 2.1)");
+    } else if (foreach || s->optimizer == VL_MUON) { /* foreach: the roots, denom beside them */
+        uint32_t roots = alloc(b, VL_TL_OPTIM_TEMP, temps,
+                               foreach ? "foreach temporaries (sqrt of the moments)"
+                                       : "per-parameter temporaries");
+        if (foreach && st->f->foreach_denom_copy)
+            transient(b, VL_TL_OPTIM_TEMP, temps, "foreach temporaries (denom; PyTorch < 2.1)");
         release(b, roots);
-    } else if (foreach || s->optimizer == VL_MUON) {
-        transient(b, VL_TL_OPTIM_TEMP, temps,
-                  foreach ? "foreach temporaries (sqrt of the moments)" : "per-parameter temporaries");
     } else { /* a loop over the parameters: two tensors the size of the largest, at once */
         uint32_t a = alloc(b, VL_TL_OPTIM_TEMP, temps / 2, "per-parameter temporaries");
         transient(b, VL_TL_OPTIM_TEMP, temps - temps / 2, "per-parameter temporaries");
