@@ -395,32 +395,36 @@ static void test_golden_tiny_gpt(void **state)
     }
     assert_int_equal(k, sizeof order / sizeof *order - 1);
     assert_int_equal(t.events[0].bytes, 689152);
+    /* two cuBLAS workspaces: the forward's thread's handle and autograd's thread's */
     assert_int_equal(t.events[1].bytes, CUBLAS_HOPPER);
-    assert_int_equal(t.events[2].bytes, 1378304);
+    assert_int_equal(t.events[2].bytes, CUBLAS_HOPPER);
+    assert_int_equal(t.events[3].bytes, 1378304);
     assert_int_equal(t.sum.act.total, 879872);
 
-    assert_int_equal(t.peak.tensors, 3476224 + CUBLAS_HOPPER);
-    assert_int_equal(t.peak.allocated, 3476480 + CUBLAS_HOPPER);
+    assert_int_equal(t.peak.tensors, 3476224 + 2 * CUBLAS_HOPPER);
+    assert_int_equal(t.peak.allocated, 3476480 + 2 * CUBLAS_HOPPER);
     assert_string_equal(t.peak.phase, "loss backward");
     assert_string_equal(t.events[t.peak.event].what, "head gradients");
     assert_int_equal(t.peak.alive[VL_TL_WEIGHTS], 689152);
-    assert_int_equal(t.peak.alive[VL_TL_RUNTIME], CUBLAS_HOPPER);
+    assert_int_equal(t.peak.alive[VL_TL_RUNTIME], 2 * CUBLAS_HOPPER);
+    assert_int_equal(t.peak.cublas, 2 * CUBLAS_HOPPER);
+    assert_int_equal(t.peak.cublas_own, 0);
     assert_int_equal(t.peak.alive[VL_TL_OPTIMIZER], 1378304);
     assert_int_equal(t.peak.alive[VL_TL_ACTIVATIONS], 879872);
     assert_int_equal(t.peak.alive[VL_TL_GRADIENTS], 256512);
     assert_int_equal(t.peak.alive[VL_TL_TRANSIENT], 256000 + 16384);
-    /* reserved: the weights (<= 1 MiB) in a 2 MiB small segment, the cuBLAS workspace in a
+    /* reserved: the weights (<= 1 MiB) in a 2 MiB small segment, each cuBLAS workspace in a
      * 32 MiB segment of its own, AdamW's 1.3 MiB in a 20 MiB large one; every other tensor
      * is small, and the small pool holds 689,152 + 880,128 + 256,000 + 16,384 = 1,841,664 B
      * when the head's 256,512 arrive: 255,488 B are left in the segment, so a second one
-     * opens.  2 + 32 + 20 + 2 MiB. */
-    assert_int_equal(t.peak.reserved, 56 * MIB);
+     * opens.  2 + 2 x 32 + 20 + 2 MiB. */
+    assert_int_equal(t.peak.reserved, 88 * MIB);
     /* the context of CUDA 12.4's lazy loading, and the kernels a training step loads: as
      * much as eager loading held, 666,632,192 B less its tensor's 20 MiB segment
      * (pytorch/pytorch#86509; a GPU of unknown SMs) */
     assert_int_equal(t.peak.lazy_kernels, 666632192ULL - 287047680ULL);
     assert_int_equal(t.peak.context, 666632192ULL - 20 * MIB);
-    assert_int_equal(t.peak.device, 56 * MIB + 666632192ULL - 20 * MIB);
+    assert_int_equal(t.peak.device, 88 * MIB + 666632192ULL - 20 * MIB);
     /* the state kept: weights and AdamW's moments */
     assert_int_equal(t.end[VL_TL_WEIGHTS] + t.end[VL_TL_OPTIMIZER], 2067456);
     vl_timeline_free(&t);
@@ -909,16 +913,16 @@ static void test_torch_releases(void **state)
     (void)state;
     static const struct {
         vl_torch t;
-        bool softmax, persistent, single, denom, mean;
+        bool softmax, persistent, single, denom, mean, cublas_cached;
     } want[] = {
-        {VL_TORCH_1_10, true, true, true, true, true},
-        {VL_TORCH_1_11, false, true, true, true, true},
-        {VL_TORCH_1_13, false, true, true, true, true},
-        {VL_TORCH_2_0, false, false, false, true, true},
-        {VL_TORCH_2_1, false, false, false, false, true},
-        {VL_TORCH_2_2, false, false, false, false, false},
-        {VL_TORCH_2_9, false, false, false, false, false},
-        {VL_TORCH_CURRENT, false, false, false, false, false},
+        {VL_TORCH_1_10, true, true, true, true, true, false},
+        {VL_TORCH_1_11, false, true, true, true, true, false},
+        {VL_TORCH_1_13, false, true, true, true, true, false},
+        {VL_TORCH_2_0, false, false, false, true, true, true},
+        {VL_TORCH_2_1, false, false, false, false, true, true},
+        {VL_TORCH_2_2, false, false, false, false, false, true},
+        {VL_TORCH_2_9, false, false, false, false, false, true},
+        {VL_TORCH_CURRENT, false, false, false, false, false, true},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_framework f = *fw("pytorch"); /* foreach AdamW, gradients set to None */
@@ -928,6 +932,7 @@ static void test_torch_releases(void **state)
         assert_int_equal(f.optim_impl == VL_OPTIM_SINGLE_TENSOR, want[i].single);
         assert_int_equal(f.foreach_denom_copy, want[i].denom);
         assert_int_equal(f.mean_saves_input, want[i].mean);
+        assert_int_equal(f.cublas_workspace_cached, want[i].cublas_cached);
     }
     /* a profile that steps fused stays fused (DeepSpeed's and Megatron's own kernels),
      * unless fused is the Trainer's default, which it is from PyTorch 2.8 (transformers'
@@ -962,6 +967,58 @@ static void test_torch_releases(void **state)
     vl_framework x = *fw("pytorch");
     x.mean_saves_input = true;
     assert_int_equal(alive[VL_TL_ACTIVATIONS], activations_at_backward(&m, &s, &x));
+}
+
+/* The cuBLAS workspaces: one a thread that multiplies, each with its own handle (the
+ * forward's, and in training autograd's thread for the GPU), from the caching allocator
+ * from PyTorch 2.0 (pull request #83461); cuBLAS's own before, outside it. */
+static size_t cublas_events(const vl_timeline *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strncmp(t->events[i].what, "cuBLAS", 6) == 0) {
+            assert_int_equal(t->events[i].bytes, CUBLAS_HOPPER);
+            n++;
+        }
+    return n;
+}
+
+static void test_cublas_workspaces(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    vl_framework cached = *fw("pytorch");
+    vl_timeline t, own_t;
+    build(&m, &s, &cached, &t);
+    assert_int_equal(cublas_events(&t), 2);
+    assert_int_equal(t.peak.cublas, 2 * CUBLAS_HOPPER);
+    assert_int_equal(t.peak.alive[VL_TL_RUNTIME], 2 * CUBLAS_HOPPER);
+    assert_int_equal(t.peak.cublas_own, 0);
+    /* cuBLAS's own workspaces: the same bytes outside the allocator, in the context; on a
+     * Hopper each took a 32 MiB segment of its own, so nvidia-smi's figure is the same */
+    vl_framework own = cached;
+    own.cublas_workspace_cached = false;
+    build(&m, &s, &own, &own_t);
+    assert_int_equal(cublas_events(&own_t), 0);
+    assert_int_equal(own_t.peak.cublas, 0);
+    assert_int_equal(own_t.peak.cublas_own, 2 * CUBLAS_HOPPER);
+    assert_int_equal(own_t.peak.allocated, t.peak.allocated - 2 * CUBLAS_HOPPER);
+    assert_int_equal(own_t.peak.reserved, t.peak.reserved - 2 * CUBLAS_HOPPER);
+    assert_int_equal(own_t.peak.context, t.peak.context + 2 * CUBLAS_HOPPER);
+    assert_int_equal(own_t.peak.device, t.peak.device);
+    vl_timeline_free(&own_t);
+    vl_timeline_free(&t);
+    /* serving multiplies on one thread */
+    s = serve(64, 16, 2);
+    build(&m, &s, &cached, &t);
+    assert_int_equal(cublas_events(&t), 1);
+    assert_int_equal(t.peak.cublas, CUBLAS_HOPPER);
+    vl_timeline_free(&t);
+    build(&m, &s, &own, &t);
+    assert_int_equal(cublas_events(&t), 0);
+    assert_int_equal(t.peak.cublas_own, CUBLAS_HOPPER);
+    vl_timeline_free(&t);
 }
 
 /* The tiny Llama served as s says under hf, on transformers a into ta and b into tb. */
@@ -1766,7 +1823,7 @@ static void test_kv_budget(void **state)
     p.gen = 0;
     vl_timeline t;
     build(&m, &p, &f, &t);
-    assert_int_equal(k.profile_peak, vl_profile_peak(&t, &hopper));
+    assert_int_equal(k.profile_peak, vl_profile_peak(&t));
     assert_int_equal(k.weights, t.end[VL_TL_WEIGHTS]);
     vl_timeline_free(&t);
     /* 384 B a token (2 x 3 layers x 2 KV heads x 16 x 2 B): whole blocks of 16 x 384 B; a
@@ -3563,6 +3620,7 @@ int main(void)
         cmocka_unit_test(test_reentrant_output),
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_torch_releases),
+        cmocka_unit_test(test_cublas_workspaces),
         cmocka_unit_test(test_transformers_releases),
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_zero3_linear),

@@ -57,12 +57,16 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .zero_impl = VL_ZERO_FSDP
 /* Sizes every profile shares. */
 #define RUNTIME_DEFAULTS                                                                     \
-    /* torch/nn/parallel/distributed.py: bucket_cap_mb=25 */                                \
+    /* torch/nn/parallel/distributed.py: bucket_cap_mb=25 */                                 \
     .ddp_bucket_bytes = 25 * MIB,                                                            \
-    /* DeepSpeed's defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size 5e8,     \
-     * stage3_prefetch_bucket_size 5e7 elements */                                          \
+    /* DeepSpeed's defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size 5e8,      \
+     * stage3_prefetch_bucket_size 5e7 elements */                                           \
     .reduce_bucket = 500000000, .prefetch_bucket = 50000000,                                 \
-    .allocator = VL_ALLOC_CACHING, .labels = 2
+    .allocator = VL_ALLOC_CACHING, .labels = 2,                                              \
+    /* aten/src/ATen/cuda/CublasHandlePool.cpp: a workspace for each (handle, stream) from   \
+     * the caching allocator, cublasSetWorkspace'd (pull request #83461; torch >= 2.0,       \
+     * vl_framework_on_torch) */                                                             \
+    .cublas_workspace_cached = true
 
 /* A framework that takes of each GPU what the run asks for: no share of its own, one
  * contiguous KV cache of the run's tokens, no profile run. */
@@ -495,6 +499,10 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
         f->softmax_saves_input = true;
     if (t < VL_TORCH_2_0) {
         f->grads_persistent = true;
+        /* 1.13 kept nothing allocated after a Linear where 2.0's nightly kept its 8,519,680 B
+         * workspace (issue #95668); 1.10's snapshot shows none (discuss.pytorch.org, topic
+         * 178671): cuBLAS made its own */
+        f->cublas_workspace_cached = false;
         if (f->optim_impl == VL_OPTIM_FOREACH)
             f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
     }
@@ -1050,6 +1058,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("unties_embeddings", unties_embeddings),
     BOOL("fsdp_mixed_precision", fsdp_mixed_precision),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),
+    BOOL("cublas_workspace_cached", cublas_workspace_cached),
     COUNT("comm_nvlink", comm_nvlink, 0, VL_MAX_OVERHEAD),
     COUNT("comm_pcie", comm_pcie, 0, VL_MAX_OVERHEAD),
     COUNT("dp_communicators", dp_communicators, 1, 8),

@@ -156,6 +156,9 @@ typedef struct vl_framework {
                                  * layers compute from 16-bit weights (vl_compute_precision) */
     /* the runtime */
     vl_allocator allocator;
+    bool cublas_workspace_cached; /* each cuBLAS handle's workspace comes from the caching
+                                   * allocator (PyTorch 2.0 and later); false: cuBLAS
+                                   * allocates its own, outside it */
     /* bytes of each GPU a communicator of the framework takes outside PyTorch's allocator
      * (NCCL's channel buffers; a serving engine's tensor-parallel group, its own all-reduce
      * buffers with them), by how the GPUs are linked (vl_communicator_bytes); 0: not
@@ -330,7 +333,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 73
+#define VL_N_FRAMEWORK_FIELDS 74
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

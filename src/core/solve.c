@@ -11,11 +11,11 @@
 const char *const vl_solve_names[VL_N_SOLVES] = {"max-batch", "max-context", "min-gpus",
                                                  "max-concurrency"};
 
-uint64_t vl_profile_peak(const vl_timeline *t, const vl_runtime *rt)
+uint64_t vl_profile_peak(const vl_timeline *t)
 {
     const vl_peak *p = &t->peak;
     return p->allocated - p->alive[VL_TL_WEIGHTS] - p->alive[VL_TL_KV_CACHE] -
-           (p->alive[VL_TL_RUNTIME] - vl_runtime_cublas(rt));
+           (p->alive[VL_TL_RUNTIME] - p->cublas);
 }
 
 /* The tokens `bytes` of cache hold in whole blocks of `block` tokens (0: one token). */
@@ -124,7 +124,7 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     out->profile_seqs = p.batch;
     out->profile_tokens = p.seq;
     out->weights = t.end[VL_TL_WEIGHTS];
-    out->profile_peak = vl_profile_peak(&t, rt);
+    out->profile_peak = vl_profile_peak(&t);
     out->non_torch = f->profile_non_torch;
     /* what a V0 release counted of the same run (vl_framework_on_vllm): its reserved
      * segments besides the peak, or the whole context outside the allocator */

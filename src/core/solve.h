@@ -110,7 +110,7 @@ int64_t vl_fit_headroom(const vl_fit *f);
  * allocator reached over the weights, less the KV cache and the runtime's pools (CUDA
  * graphs), which the engine makes after, and the sampler state it made before (counted on
  * their own), but the cuBLAS workspace, which the forward's first matmul allocates. */
-uint64_t vl_profile_peak(const vl_timeline *t, const vl_runtime *rt);
+uint64_t vl_profile_peak(const vl_timeline *t);
 
 /* Told after each value a search tries: how many it has tried, of at most `most` (each try
  * builds the step's timeline, which on a deep model takes a while). */

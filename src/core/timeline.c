@@ -23,6 +23,7 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
                "components shared with vl_estimate");
 
 #define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
+#define CUBLAS_BACKWARD_WHAT "cuBLAS workspace of autograd's GPU thread (its own handle)"
 #define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
 #define FOREACH_DENOM_WHAT "foreach temporary (denom, a root plus eps; PyTorch < 2.1)"
 /* torch/csrc/autograd/functions/accumulate_grad.h: into an existing .grad, in place */
@@ -216,7 +217,8 @@ typedef struct step {
     uint64_t cast_shard;        /* a layer's shard cast for its all-gather (FSDP) */
     uint64_t step_grad_copy;    /* the fp32 gradient copy made for the step (grad_copy_at_step) */
     uint64_t ahead, ahead_back; /* layers gathered ahead in the forward, in backward */
-    uint64_t cublas;            /* the cuBLAS workspace (0 when --overhead stands for it) */
+    uint64_t cublas;            /* a cuBLAS handle's workspace in the allocator (0 when
+                                 * cuBLAS makes its own or --overhead stands for it) */
     uint64_t sms;               /* the GPU's streaming multiprocessors (0: unknown) */
     bool v2;                    /* vLLM's V2 model runner samples (vl_runs_v2) */
     bool paged_on;              /* --paged-optimizer: bitsandbytes' fused, paged optimizer */
@@ -1401,7 +1403,12 @@ static bool build_train(builder *b, step *st)
         s->precision == VL_FP32 || (vl_precision_is_amp(s->precision) && !s->qlora);
     alloc(b, VL_TL_WEIGHTS, vl_rope_tables_bytes(st->f, st->a, st->layers, fp32_load ? 4 : 2,
                                                  &b->ovf), ROPE_TABLES_WHAT);
+    /* a workspace for each thread that multiplies, each of which reserves its own handle
+     * (aten/src/ATen/cuda/detail/DeviceThreadHandles.h): the one that runs the forward and
+     * autograd's thread for the GPU, which runs every CUDA node of backward
+     * (torch/csrc/autograd/engine.cpp, a worker thread a device); kept from the first step */
     alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
+    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_BACKWARD_WHAT);
     const uint64_t opt = bd->bytes[VL_C_OPTIMIZER] - st->paged;
     alloc(b, VL_TL_OPTIMIZER, opt > st->step_grad_copy ? opt - st->step_grad_copy : 0,
           st->step_grad_copy ? "optimizer states (the fp32 gradient copy left to the step)"
@@ -1780,7 +1787,7 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
     const vl_breakdown *bd = &out->sum;
     builder b = {.t = out, .al = vl_alloc_new(f->allocator)};
     step st = {.a = &m->arch, .s = &s, .f = f, .bd = bd,
-               .cublas = vl_runtime_cublas(rt),
+               .cublas = f->cublas_workspace_cached ? vl_runtime_cublas(rt) : 0,
                .sms = rt->sms,
                .v2 = s.mode == VL_MODE_INFER && vl_runs_v2(f, m->arch.experts > 1)};
     if (!b.al) {
@@ -1832,6 +1839,13 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
         p->lazy_kernels = f->profile_non_torch ? f->profile_non_torch
                                                : vl_lazy_kernels_bytes(rt->cuda);
     p->context = vl_add(p->context, p->lazy_kernels, &ovf);
+    const uint64_t handles = s.mode == VL_MODE_TRAIN ? 2 : 1; /* build_train's workspaces */
+    const uint64_t workspaces = vl_mul(handles, vl_runtime_cublas(rt), &ovf);
+    if (f->cublas_workspace_cached)
+        p->cublas = workspaces;
+    else
+        p->cublas_own = workspaces;
+    p->context = vl_add(p->context, p->cublas_own, &ovf);
     p->managed = st.paged;
     p->communicators = vl_communicator_bytes(f, &s, rt, &p->nvls);
     p->link = vl_link_of(&s, rt);

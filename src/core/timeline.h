@@ -61,6 +61,10 @@ typedef struct vl_peak {
     uint64_t context;           /* the CUDA context, or the overhead that replaces it, with
                                  * lazy_kernels */
     uint64_t lazy_kernels;      /* what the context gains as the step's kernels load */
+    uint64_t cublas_own;        /* in the context too: the workspaces cuBLAS makes itself,
+                                 * one a handle, where PyTorch gives it none (before 2.0) */
+    uint64_t cublas;            /* the cuBLAS handles' workspaces in the allocator, alive
+                                 * from the start (component runtime) */
     uint64_t communicators;     /* the framework's communicators, outside the allocator
                                  * (vl_communicator_bytes) */
     uint64_t nvls;              /* of them, NCCL's NVLink SHARP buffers */
@@ -124,7 +128,7 @@ vl_runtime vl_runtime_on(const struct vl_gpu *gpu, const vl_settings *s, bool ov
 /* The CUDA context on rt (vl_cuda_context_bytes), or the settings' overhead where it stands
  * for the runtime; *source, when source is not NULL, says where it comes from. */
 uint64_t vl_runtime_context(const vl_runtime *rt, uint64_t overhead, const char **source);
-/* The cuBLAS workspace a run on rt allocates (0 when --overhead stands for it). */
+/* A cuBLAS handle's workspace on rt (0 when --overhead stands for it). */
 uint64_t vl_runtime_cublas(const vl_runtime *rt);
 /* What vLLM's V2 runner keeps for its sampler from the start, under f: a penalty count of
  * every vocabulary entry (int32) and two bit masks of the vocabulary (the prompt's tokens, a

@@ -118,10 +118,10 @@ static void write_json_peak(FILE *out, const report *r)
     const vl_peak *p = &t->peak;
     fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
                  ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"lazy_kernels\": %" PRIu64
-                 ", \"managed\": %" PRIu64 ", \"communicators\": %" PRIu64
+                 ", \"cublas_own\": %" PRIu64 ", \"managed\": %" PRIu64 ", \"communicators\": %" PRIu64
                  ", \"nvls\": %" PRIu64 ", \"interconnect\": \"%s\", \"phase\": ",
-            p->allocated, p->reserved, p->device, p->context, p->lazy_kernels, p->managed,
-            p->communicators, p->nvls, vl_link_names[p->link]);
+            p->allocated, p->reserved, p->device, p->context, p->lazy_kernels,
+            p->cublas_own, p->managed, p->communicators, p->nvls, vl_link_names[p->link]);
     json_string(out, p->phase);
     fprintf(out, ",\n          \"alive\": {");
     for (int c = 0; c < VL_N_TL_COMPONENTS; c++)

@@ -618,23 +618,29 @@ static bool context_line(const report *r, char *buf, size_t len)
         return false;
     const vl_peak *p = &t->peak;
     char all[32], start[32], st[32], base[32], lazy[160] = "", part[32], stack[160] = "";
+    char own[120] = "", ob[32];
     uint64_t threads;
     const uint64_t stacks = vl_context_stacks(&rt, &threads);
     if (stacks)
         snprintf(stack, sizeof stack,
                  "%" PRIu64 " SMs x %" PRIu64 " threads x 1 KiB of stack, %s, + %s of ", rt.sms,
                  threads, vl_fmt_bytes(stacks, r->units, st, sizeof st),
-                 vl_fmt_bytes(p->context - p->lazy_kernels - stacks, r->units, base, sizeof base));
+                 vl_fmt_bytes(p->context - p->lazy_kernels - p->cublas_own - stacks, r->units,
+                              base, sizeof base));
     if (p->lazy_kernels) /* whose figure: an engine's measured profile, or PyTorch's */
         snprintf(lazy, sizeof lazy, " + %s of kernels loaded as the run first uses them (%s)",
                  vl_fmt_bytes(p->lazy_kernels, r->units, part, sizeof part),
                  report_framework(r).profile_non_torch
                      ? "what the engine measured its profile forward add outside PyTorch"
                      : "eager loading's context less lazy loading's, pytorch/pytorch#86509");
-    snprintf(buf, len, "%s = %s at start (%s%s)%s",
+    if (p->cublas_own)
+        snprintf(own, sizeof own, " + %s of workspaces cuBLAS makes itself (PyTorch < 2.0)",
+                 vl_fmt_bytes(p->cublas_own, r->units, ob, sizeof ob));
+    snprintf(buf, len, "%s = %s at start (%s%s)%s%s",
              vl_fmt_bytes(p->context, r->units, all, sizeof all),
-             vl_fmt_bytes(p->context - p->lazy_kernels, r->units, start, sizeof start), stack,
-             p->context_source, lazy);
+             vl_fmt_bytes(p->context - p->lazy_kernels - p->cublas_own, r->units, start,
+                          sizeof start),
+             stack, p->context_source, lazy, own);
     return true;
 }
 
