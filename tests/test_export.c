@@ -149,12 +149,16 @@ static void test_create_fails(void **state)
 }
 
 /* A scenario saved from a model that came from a file embeds the model itself: GPT-2 cut to
- * 2 layers, named gpt2, loads back as those 2 layers, not as the built-in 12-layer gpt2. */
+ * 2 layers, named gpt2, loads back as those 2 layers, not as the built-in 12-layer gpt2,
+ * with the keys that differ from their defaults (a bias on the output layer, no attention
+ * dropout beside the residual stream's). */
 static void test_scenario_embeds_file_model(void **state)
 {
     (void)state;
     vl_model m = *vl_catalog_model(&cat, "gpt2");
     m.arch.layers = 2;
+    m.arch.head_bias = true;
+    m.arch.attention_dropout = VL_ATTN_DROPOUT_OFF;
     snprintf(m.display, sizeof m.display, "GPT-2, \"2 layers\"\x1b");
     snprintf(m.origin, sizeof m.origin, "/somewhere/gpt2.yaml");
     m.published_params = 0;

@@ -131,6 +131,14 @@ static void test_korthikanti_gpt3_layer(void **state)
     assert_int_equal(act.outside_bytes, embedding + 4 * sbh + 4ULL * 2048 * 50257 + 8 * 2048);
     assert_int_equal(act.total, 96 * 2868903936ULL + act.outside_bytes);
 
+    /* no dropout on the attention probabilities (attention_dropout: false, as OPT's): its
+     * 1-byte mask and 2-byte output go, 5as/h becomes 2as/h (the softmax output, which the
+     * matmul with V reads); the residual stream's masks stay in the 34 */
+    a.attention_dropout = VL_ATTN_DROPOUT_OFF;
+    vl_activations_compute(&a, &s, &act, &ovf);
+    assert_int_equal(act.layer_bytes, 34 * sbh + 2 * 96ULL * 2048 * 2048);
+    a.attention_dropout = VL_ATTN_DROPOUT_AS_DROPOUT;
+
     /* selective recompute: the 5as²b term goes, 34sbh stays (Korthikanti Table 2) */
     s.recompute = VL_RECOMPUTE_SELECTIVE;
     vl_activations_compute(&a, &s, &act, &ovf);

@@ -68,6 +68,31 @@ static void test_falcon_7b_parallel_mqa(void **state)
     assert_int_equal(total(a), 6921720704ULL);
 }
 
+/* Phi-1.5 and Phi-2: one LayerNorm a layer, biases on every linear layer and on the output
+ * layer, untied.  Phi-1.5 by hand (h 2048, f 8192, V 51200, 24 layers): a layer is the norm
+ * 4,096 + q, k, v, dense 4 x (2048^2 + 2048) + fc1 2048 x 8192 + 8192 + fc2 8192 x 2048 +
+ * 2048 = 50,354,176; x 24 = 1,208,500,224, + embeddings and output layer 2 x 104,857,600, +
+ * its bias 51,200, + final norm 4,096: 1,418,270,720 (num_parameters() of microsoft/phi-1_5's
+ * PhiForCausalLM).  Phi-2: 2,779,683,840 (microsoft/phi-2's safetensors total). */
+static void test_phi(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 2048, .layers = 24, .heads = 32, .ffn = 8192, .vocab = 51200,
+                 .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                 .attention_bias = true, .mlp_bias = true, .head_bias = true,
+                 .parallel_attention = true};
+    vl_params p = counted(&a);
+    assert_int_equal(p.per_layer, 50354176ULL);
+    assert_int_equal(p.lm_head, 104857600ULL);
+    assert_int_equal(p.head_bias, 51200ULL);
+    assert_int_equal(p.total, 1418270720ULL);
+    vl_arch phi2 = {.hidden = 2560, .layers = 32, .heads = 32, .ffn = 10240, .vocab = 51200,
+                    .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                    .attention_bias = true, .mlp_bias = true, .head_bias = true,
+                    .parallel_attention = true};
+    assert_int_equal(total(phi2), 2779683840ULL);
+}
+
 /* Mixtral 8x7B: 46,702,792,704 total (the published figure).  Active, by hand: attention
  * 41,943,040 + 2 experts x 176,160,768 + router 32,768 + norms 8,192 = 394,305,536 per
  * layer; x 32 + embeddings 262,144,000 + final norm 4,096 = 12,879,925,248. */
@@ -459,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_llama2_7b),
         cmocka_unit_test(test_mistral_7b_gqa),
         cmocka_unit_test(test_falcon_7b_parallel_mqa),
+        cmocka_unit_test(test_phi),
         cmocka_unit_test(test_mixtral_moe),
         cmocka_unit_test(test_bert),
         cmocka_unit_test(test_distilbert_roberta),

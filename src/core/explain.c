@@ -611,7 +611,8 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
             snprintf(notes[n++], VL_NOTE_LEN,
                      "a sequence-classification head (--head cls): its classifier, %s params, "
                      "stands in for the %s-param output layer",
-                     vl_fmt_int(classifier, c, sizeof c), vl_fmt_int(p.lm_head, x, sizeof x));
+                     vl_fmt_int(classifier, c, sizeof c),
+                     vl_fmt_int(p.lm_head + p.head_bias, x, sizeof x));
         else
             snprintf(notes[n++], VL_NOTE_LEN,
                      "a sequence-classification head (--head cls): its classifier, %s params, "

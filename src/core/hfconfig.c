@@ -223,21 +223,39 @@ static bool get_bool(hf *h, const char *const *keys, bool *out)
 
 /* True when any of the keys is a probability above 0 (dropout present in training).  A
  * quoted number is text, here as for every other number. */
-static bool get_dropout(hf *h, const char *const *keys, bool *out)
+/* A dropout probability at key into *p, when the file has the key (*found). */
+static bool get_probability(hf *h, const char *key, bool *found, double *p)
 {
+    const char *k[] = {key, NULL}, *which;
+    char got[64];
+    json_t *v = get(h, k, &which);
+    *found = v != NULL;
+    if (!v)
+        return true;
+    *p = json_is_number(v) ? json_number_value(v) : -1;
+    if (!(*p >= 0 && *p <= 1))
+        return fail_at(h, offset_of(h, which), "%s: expected a probability, got %s", which,
+                       describe(v, got, sizeof got));
+    return true;
+}
+
+/* The model's dropout: any of keys (the residual stream's, the embeddings') above 0 turns
+ * dropout on; attention, the attention probabilities' key, sets attention_dropout, by the
+ * configuration class's default (attention_on) where the file leaves it out. */
+static bool get_dropout(hf *h, const char *const *keys, const char *attention, bool attention_on)
+{
+    bool found;
+    double p;
     for (; *keys; keys++) {
-        const char *k[] = {*keys, NULL}, *which;
-        char got[64];
-        json_t *v = get(h, k, &which);
-        if (!v)
-            continue;
-        double p = json_is_number(v) ? json_number_value(v) : -1;
-        if (!(p >= 0 && p <= 1))
-            return fail_at(h, offset_of(h, which), "%s: expected a probability, got %s", which,
-                           describe(v, got, sizeof got));
-        if (p > 0)
-            *out = true;
+        if (!get_probability(h, *keys, &found, &p))
+            return false;
+        if (found && p > 0)
+            h->a->dropout = true;
     }
+    if (!get_probability(h, attention, &found, &p))
+        return false;
+    h->a->attention_dropout =
+        (found ? p > 0 : attention_on) ? VL_ATTN_DROPOUT_ON : VL_ATTN_DROPOUT_OFF;
     return true;
 }
 
@@ -524,7 +542,7 @@ static bool read_stablelm(hf *h)
     if (!read_common(h, false) || !get_bool(h, KEYS("use_qkv_bias"), &a->attention_bias) ||
         !get_bool(h, KEYS("use_parallel_residual"), &parallel) ||
         !get_bool(h, KEYS("qk_layernorm"), &qk_norm) ||
-        !get_dropout(h, KEYS("attention_dropout", "hidden_dropout"), &a->dropout))
+        !get_dropout(h, KEYS("hidden_dropout"), "attention_dropout", false))
         return false;
     if (qk_norm)
         return unsupported(h, KEYS("qk_layernorm"),
@@ -548,7 +566,7 @@ static bool read_gpt2(hf *h)
     gpt_traits(h->a);
     h->a->eager_softmax = VL_SOFTMAX_INPUT; /* GPT2Attention: softmax in the scores' dtype */
     return read_common(h, true) &&
-           get_dropout(h, KEYS("attn_pdrop", "resid_pdrop", "embd_pdrop"), &h->a->dropout);
+           get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attn_pdrop", true);
 }
 
 /* GPT-Neo: GPT-2's layout without q, k, v biases (the output projection keeps its own);
@@ -558,8 +576,7 @@ static bool read_gpt_neo(hf *h)
     gpt_traits(h->a);
     h->a->attention_bias = false;
     return read_common(h, true) &&
-           get_dropout(h, KEYS("embed_dropout", "attention_dropout", "resid_dropout"),
-                       &h->a->dropout);
+           get_dropout(h, KEYS("embed_dropout", "resid_dropout"), "attention_dropout", false);
 }
 
 static bool read_opt(hf *h)
@@ -571,7 +588,7 @@ static bool read_opt(hf *h)
     if (!read_common(h, true) || !get_bool(h, KEYS("do_layer_norm_before"), &pre) ||
         !get_bool(h, KEYS("enable_bias"), &bias) ||
         !get_count(h, KEYS("word_embed_proj_dim"), &proj, false) ||
-        !get_dropout(h, KEYS("dropout", "attention_dropout"), &h->a->dropout))
+        !get_dropout(h, KEYS("dropout"), "attention_dropout", false))
         return false;
     if (proj && proj != h->a->hidden)
         return unsupported(h, KEYS("word_embed_proj_dim"),
@@ -618,7 +635,7 @@ static bool read_gpt_bigcode(hf *h)
     bool multi_query = true;
     gpt_traits(h->a);
     if (!read_common(h, true) || !get_bool(h, KEYS("multi_query"), &multi_query) ||
-        !get_dropout(h, KEYS("attn_pdrop", "resid_pdrop", "embd_pdrop"), &h->a->dropout))
+        !get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attn_pdrop", true))
         return false;
     h->a->kv_heads = multi_query ? 1 : h->a->heads;
     return true;
@@ -638,8 +655,8 @@ static bool read_starcoder2(hf *h)
     a->norm = VL_NORM_LAYERNORM;
     if (!read_common(h, true) || !get_bool(h, KEYS("use_bias"), &bias) ||
         !get_count(h, KEYS("sliding_window"), &a->sliding_window, false) ||
-        !get_dropout(h, KEYS("attention_dropout", "residual_dropout", "embedding_dropout"),
-                     &a->dropout))
+        !get_dropout(h, KEYS("residual_dropout", "embedding_dropout"), "attention_dropout",
+                     false))
         return false;
     a->attention_bias = a->mlp_bias = bias;
     return true;
@@ -652,7 +669,7 @@ static bool read_bloom(hf *h)
     a->position = VL_POS_ALIBI;
     a->embedding_norm = true;
     return read_common(h, true) &&
-           get_dropout(h, KEYS("hidden_dropout", "attention_dropout"), &a->dropout);
+           get_dropout(h, KEYS("hidden_dropout"), "attention_dropout", false);
 }
 
 static bool read_gpt_neox(hf *h)
@@ -663,13 +680,35 @@ static bool read_gpt_neox(hf *h)
     a->position = VL_POS_ROPE;
     if (!read_common(h, false) || !get_bool(h, KEYS("attention_bias"), &attn_bias) ||
         !get_bool(h, KEYS("use_parallel_residual"), &parallel) ||
-        !get_dropout(h, KEYS("attention_dropout", "hidden_dropout"), &a->dropout))
+        !get_dropout(h, KEYS("hidden_dropout"), "attention_dropout", false))
         return false;
     if (!attn_bias)
         return unsupported(h, KEYS("attention_bias"),
                            "GPT-NeoX without attention biases is not supported");
     a->parallel_attention = parallel; /* with both norms of the layer */
     a->norms_per_layer = 2;
+    return true;
+}
+
+/* Phi-1, Phi-1.5 and Phi-2 (PhiConfig, models/phi/modeling_phi.py): one LayerNorm feeding
+ * attention and the MLP side by side, biases on every linear layer, the output layer's
+ * too, untied, RoPE on part of each head (no parameters); optional LayerNorms of head_dim
+ * on queries and keys (qk_layernorm).  PhiConfig's defaults are Phi-1.5's. */
+static bool read_phi(hf *h)
+{
+    vl_arch *a = h->a;
+    bool qk_norm = false;
+    gpt_traits(a);
+    a->position = VL_POS_ROPE;
+    a->parallel_attention = true;
+    a->norms_per_layer = 1;
+    a->head_bias = true;
+    a->hidden = 2048, a->layers = 24, a->heads = 32, a->ffn = 8192, a->vocab = 51200;
+    a->max_positions = 2048;
+    if (!read_common(h, false) || !get_bool(h, KEYS("qk_layernorm"), &qk_norm) ||
+        !get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attention_dropout", false))
+        return false;
+    a->qk_norm = qk_norm ? VL_QK_NORM_HEAD : VL_QK_NORM_NONE;
     return true;
 }
 
@@ -682,8 +721,7 @@ static bool read_bert(hf *h)
     a->pooler = true;
     a->eager_softmax = VL_SOFTMAX_INPUT; /* BertSelfAttention's nn.Softmax */
     return read_common(h, true) && get_count(h, KEYS("type_vocab_size"), &a->token_types, false) &&
-           get_dropout(h, KEYS("hidden_dropout_prob", "attention_probs_dropout_prob"),
-                       &a->dropout);
+           get_dropout(h, KEYS("hidden_dropout_prob"), "attention_probs_dropout_prob", true);
 }
 
 /* RoBERTa and XLM-RoBERTa: BERT's layout; max_position_embeddings already counts the
@@ -705,7 +743,7 @@ static bool read_distilbert(hf *h)
            get_count(h, KEYS("n_layers"), &a->layers, false) &&
            get_count(h, KEYS("n_heads"), &a->heads, false) &&
            get_count(h, KEYS("hidden_dim"), &a->ffn, false) && read_common(h, true) &&
-           get_dropout(h, KEYS("dropout", "attention_dropout"), &a->dropout);
+           get_dropout(h, KEYS("dropout"), "attention_dropout", true);
 }
 
 static bool read_deepseek(hf *h)
@@ -767,6 +805,7 @@ static const struct family {
     {"olmo2", read_olmo2},
     {"olmoe", read_olmoe},
     {"opt", read_opt},
+    {"phi", read_phi},
     {"phi3", read_mistral},
     {"qwen2", read_qwen2},
     {"qwen2_moe", read_qwen2_moe},

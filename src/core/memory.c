@@ -267,7 +267,8 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const uint64_t kv = vl_mul(sb, a->kv_heads * a->head_dim, ovf);
     const uint64_t ass = vl_mul(vl_mul(vl_mul(seq, seq, ovf), s->batch, ovf), a->heads, ovf);
     const uint64_t mlp = vl_mul(sb, vl_active_mlp_width(a), ovf);
-    const bool drop = a->dropout, gated = a->mlp == VL_MLP_GATED;
+    const bool drop = a->dropout, attn_drop = vl_attention_dropout(a),
+               gated = a->mlp == VL_MLP_GATED;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
     /* K and V as the attention keeps them.  The s² path keeps them as repeat_kv widened
      * them to the a query heads.  A model that repeats them for its kernel (the framework's
@@ -346,12 +347,12 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls, amp ? "attention softmax output (fp32, s x s)"
                            : "attention softmax output (s x s per head)",
              vl_mul(rho, TS(ass), ovf), ovf);
-        if (drop)
+        if (attn_drop)
             term(L, n, ls, "attention dropout mask", TS(ass), ovf);
-        if (drop || amp)
-            term(L, n, ls, !amp  ? "attention dropout output"
-                           : drop ? "attention dropout output, cast to 16 bits"
-                                  : "attention softmax output, cast to 16 bits",
+        if (attn_drop || amp)
+            term(L, n, ls, !amp       ? "attention dropout output"
+                           : attn_drop ? "attention dropout output, cast to 16 bits"
+                                       : "attention softmax output, cast to 16 bits",
                  vl_mul(beta, TS(ass), ovf), ovf);
     } else if (core_saved) {
         term(L, n, ls, "flash-attention row statistics (fp32)",
@@ -648,7 +649,8 @@ static void parallel_split(const vl_model *m, const vl_settings *s, vl_breakdown
     par->outside_params = vl_ceil_div(p->embedding, t) + p->positions + p->token_types +
                           p->embedding_norm;
     if (pp == 1)
-        par->outside_params += vl_ceil_div(p->lm_head, t) + p->final_norm + p->pooler;
+        par->outside_params += vl_ceil_div(p->lm_head, t) + vl_ceil_div(p->head_bias, t) +
+                               p->final_norm + p->pooler;
     par->params = vl_add(par->layer_params, par->outside_params, ovf);
 }
 
@@ -668,11 +670,12 @@ static void cls_params(const vl_arch *a, const vl_settings *s, vl_params *p, uin
                        bool *ovf)
 {
     const uint64_t classifier = vl_cls_classifier(a, s, ovf);
-    *P = vl_add(*P - (p->lm_head < *P ? p->lm_head : *P), classifier, ovf);
-    p->outside = vl_add(p->outside - p->lm_head, classifier, ovf);
-    p->total = vl_add(p->total - p->lm_head, classifier, ovf);
-    p->active = vl_add(p->active - p->lm_head, classifier, ovf);
-    p->lm_head = 0;
+    const uint64_t head = p->lm_head + p->head_bias;
+    *P = vl_add(*P - (head < *P ? head : *P), classifier, ovf);
+    p->outside = vl_add(p->outside - head, classifier, ovf);
+    p->total = vl_add(p->total - head, classifier, ovf);
+    p->active = vl_add(p->active - head, classifier, ovf);
+    p->lm_head = p->head_bias = 0;
 }
 
 /* LoRA: the adapters train; the base (all of P) is frozen, in the weights' dtype, or with
@@ -713,7 +716,8 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
         l->nf4_scale_bytes = vl_nf4_scale_bytes(out->P, s->double_quant);
     }
     if (bf16_embeddings(s))
-        l->bf16_params = out->params.embedding + out->params.positions + out->params.lm_head;
+        l->bf16_params = out->params.embedding + out->params.positions + out->params.lm_head +
+                         out->params.head_bias;
     if (l->bf16_params > out->P - l->nf4_params)
         l->bf16_params = out->P - l->nf4_params;
     l->frozen_bytes = vl_add(

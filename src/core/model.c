@@ -208,6 +208,13 @@ bool vl_arch_encoder(const vl_arch *a)
            (a->pooler || a->token_types > 0 || a->embedding_norm);
 }
 
+bool vl_attention_dropout(const vl_arch *a)
+{
+    return a->attention_dropout == VL_ATTN_DROPOUT_AS_DROPOUT
+               ? a->dropout
+               : a->attention_dropout == VL_ATTN_DROPOUT_ON;
+}
+
 bool vl_count_params(const vl_arch *a, vl_params *p)
 {
     bool ovf = false;
@@ -221,6 +228,7 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
     p->token_types = a->token_types * h;
     p->embedding_norm = a->embedding_norm ? norm : 0;
     p->lm_head = a->tie_embeddings ? 0 : p->embedding;
+    p->head_bias = a->head_bias ? a->vocab : 0;
     p->final_norm = a->norm_position == VL_NORM_PRE ? norm : 0;
     p->pooler = a->pooler ? h * h + h : 0;
 
@@ -243,7 +251,7 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
 
     p->per_layer = vl_add(vl_add(p->attention, p->mlp, &ovf), p->router + p->norms, &ovf);
     p->outside = p->embedding + p->positions + p->token_types + p->embedding_norm + p->lm_head +
-                 p->final_norm + p->pooler;
+                 p->head_bias + p->final_norm + p->pooler;
     const uint64_t routed = a->layers - a->dense_layers;
     const uint64_t dense = vl_mul(p->per_dense_layer, a->dense_layers, &ovf);
     p->total = vl_add(vl_add(vl_mul(p->per_layer, routed, &ovf), dense, &ovf), p->outside, &ovf);
@@ -292,7 +300,8 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
         o->vector += h;
     }
     o->vector += (a->embedding_norm ? vl_norm_params(a, h) : 0) +
-                 (a->norm_position == VL_NORM_PRE ? vl_norm_params(a, h) : 0);
+                 (a->norm_position == VL_NORM_PRE ? vl_norm_params(a, h) : 0) +
+                 (a->head_bias ? a->vocab : 0);
     /* attention, L layers */
     if (a->kv_lora_rank) {
         const uint64_t n = a->heads, qk = a->head_dim, rope = a->qk_rope_head_dim,

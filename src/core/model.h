@@ -23,6 +23,14 @@ typedef enum { VL_QK_NORM_NONE, VL_QK_NORM_HEAD, VL_QK_NORM_FULL } vl_qk_norm;
  * dtype=torch.float32) as transformers' Llama family writes it; input, in the scores' own
  * dtype (BERT's nn.Softmax, GPT-2's, Falcon's softmax(..., dtype=hidden_states.dtype)). */
 typedef enum { VL_SOFTMAX_FP32, VL_SOFTMAX_INPUT } vl_eager_softmax;
+/* Dropout on the attention probabilities, where it differs from the model's other dropout
+ * (OPT's and Phi's attention_dropout is 0 where their residual dropout is 0.1): as dropout
+ * says, off or on. */
+typedef enum {
+    VL_ATTN_DROPOUT_AS_DROPOUT,
+    VL_ATTN_DROPOUT_OFF,
+    VL_ATTN_DROPOUT_ON
+} vl_attn_dropout;
 
 typedef struct vl_arch {
     uint64_t hidden;            /* h */
@@ -42,8 +50,10 @@ typedef struct vl_arch {
     bool attention_bias;        /* q, k, v biases */
     bool mlp_bias;              /* MLP biases and the attention output-projection bias */
     bool tie_embeddings;
+    bool head_bias;             /* a bias on the output layer (Phi): V parameters */
     bool parallel_attention;    /* one norm per layer feeding attention and MLP (Falcon) */
     bool dropout;               /* dropout layers present in training */
+    vl_attn_dropout attention_dropout;
     vl_eager_softmax eager_softmax;
     uint64_t sliding_window;    /* 0 = none */
     uint64_t experts;           /* routed experts per layer; 1 = dense */
@@ -93,6 +103,7 @@ typedef struct vl_params {
     uint64_t token_types;       /* token-type embeddings */
     uint64_t embedding_norm;
     uint64_t lm_head;           /* V·h when untied, else 0 */
+    uint64_t head_bias;         /* V with head_bias, else 0 */
     uint64_t attention;         /* per layer, biases included */
     uint64_t mlp;               /* per layer, all experts, biases included */
     uint64_t mlp_active;        /* per layer, the experts one token uses */
@@ -131,6 +142,9 @@ uint64_t vl_active_mlp_width(const vl_arch *a);
  * embeddings, as DistilBERT has without the other two) reads its input in one
  * bidirectional pass: it keeps no KV cache and generates no tokens. */
 bool vl_arch_encoder(const vl_arch *a);
+
+/* Whether training drops out the attention probabilities. */
+bool vl_attention_dropout(const vl_arch *a);
 
 /* Exact parameter count; false only if it does not fit in 64 bits. */
 bool vl_count_params(const vl_arch *a, vl_params *out);

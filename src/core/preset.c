@@ -70,6 +70,8 @@ static const char *const norm_names[] = {"rmsnorm", "layernorm"};
 static const char *const norm_position_names[] = {"pre", "post"};
 static const char *const qk_norm_names[] = {"none", "head", "full"};
 static const char *const eager_softmax_names[] = {"fp32", "input"};
+/* "" is the default, as dropout says: not a value a preset writes */
+static const char *const attn_dropout_names[] = {"", "false", "true"};
 
 #define FIELD(type, f) .offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
 #define A(f) FIELD(vl_model, arch.f)
@@ -93,8 +95,11 @@ static const key_desc arch_keys[] = {
     {"attention_bias", T_BOOL, A(attention_bias)},
     {"mlp_bias", T_BOOL, A(mlp_bias)},
     {"tie_embeddings", T_BOOL, A(tie_embeddings)},
+    {"head_bias", T_BOOL, A(head_bias)},
     {"parallel_attention", T_BOOL, A(parallel_attention)},
     {"dropout", T_BOOL, A(dropout)},
+    {"attention_dropout", T_ENUM, A(attention_dropout), ENUM(attn_dropout_names),
+     .enum_first = VL_ATTN_DROPOUT_OFF},
     {"eager_softmax", T_ENUM, A(eager_softmax), ENUM(eager_softmax_names)},
     {"sliding_window", T_COUNT, A(sliding_window)},
     {"token_types", T_COUNT, A(token_types)},
@@ -474,6 +479,7 @@ void vl_describe_params(const vl_arch *a, const vl_params *p, char *buf, size_t 
     TERM("token types", p->token_types)
     TERM("embedding norm", p->embedding_norm)
     TERM("output layer", p->lm_head)
+    TERM("output-layer bias", p->head_bias)
     if (a->dense_layers && o < len)
         o += (size_t)snprintf(buf + o, len - o, " + %s dense layers x %s",
                               vl_fmt_int(a->dense_layers, n1, sizeof n1),
@@ -603,6 +609,8 @@ void vl_model_write_yaml(FILE *f, const vl_model *m, const char *indent)
             memcpy(&b, field, sizeof b);
             v = b;
         }
+        if (k->type == T_ENUM && v < (uint64_t)k->enum_first)
+            continue; /* a default no preset writes (attention_dropout: as dropout) */
         fprintf(f, "%s  %s: ", indent, k->name);
         if (k->type == T_ENUM)
             fprintf(f, "%s\n", v < (uint64_t)k->n_enum ? k->enum_names[v] : "?");

@@ -33,7 +33,8 @@ vl_train_speed vl_train_speed_of(const vl_model *m, const vl_breakdown *b, const
     /* what a token multiplies: its active weights less the looked-up tables, and the output
      * layer (V x h, tied or not) */
     uint64_t active = m->free_params ? b->P : p->active;
-    uint64_t lookup = p->embedding + p->positions + p->token_types + p->embedding_norm + p->lm_head;
+    uint64_t lookup = p->embedding + p->positions + p->token_types + p->embedding_norm +
+                      p->lm_head + p->head_bias;
     v.matmul_params = (active > lookup ? active - lookup : 0) + a->vocab * a->hidden;
     uint64_t output = a->vocab * a->hidden;
 

@@ -447,7 +447,7 @@ static void layer_terms(step *st, bool *ovf)
      * dropout the dropout output is that operand already) */
     if (eager && core_saved && upcast16) {
         add_term(st->layer, &st->n_layer, max, "attention softmax in fp32", vl_mul(4 - beta, ass, ovf));
-        if (!a->dropout)
+        if (!vl_attention_dropout(a))
             add_term(st->layer, &st->n_layer, max, SOFTMAX_CAST, vl_mul(beta, ass, ovf));
     }
     /* PyTorch before 1.11 kept the softmax's input too: the scores as the softmax reads
