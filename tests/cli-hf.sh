@@ -55,6 +55,7 @@ qwen2.5-0.5b.json 494032768 qwen2.5-0.5b
 gemma-2b.json 2506172416 gemma-2b
 phi-3-mini.json 3821079552 phi-3-mini
 phi-2.json 2779683840 phi-2
+gpt-j-6b.json 6050882784 gpt-j-6b
 gpt2.json 124439808 gpt2
 opt-13b.json 12853473280 opt-13b
 falcon-7b.json 6921720704 falcon-7b
@@ -93,7 +94,8 @@ TABLE
 # preset's peak with the fp32 softmax forced back (a preset file with eager_softmax: fp32).
 for pair in bert-base-uncased.json:bert-base-uncased gpt2.json:gpt2 falcon-7b.json:falcon-7b \
     llama-2-7b.json:llama-2-7b roberta-base.json:roberta-base \
-    distilbert-base-uncased.json:distilbert-base-uncased opt-13b.json:opt-13b phi-2.json:phi-2; do
+    distilbert-base-uncased.json:distilbert-base-uncased opt-13b.json:opt-13b phi-2.json:phi-2 \
+    gpt-j-6b.json:gpt-j-6b; do
     checks=$((checks + 1))
     run="--mode train --precision bf16 --attention eager --framework hf --seq 256 --batch 2"
     for key in allocated activations; do
@@ -162,7 +164,7 @@ expect_error() { # expect_error FILE MESSAGE: --hf-config tests/hf/FILE is refus
     # "vramlab: tests/hf/FILE" and MESSAGE
     expect 2 "vramlab: $hf/$1$2" estimate --hf-config "$hf/$1"
 }
-supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_bigcode, gpt_neo, gpt_neox, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, roberta, smollm3, stablelm, starcoder2 or xlm-roberta"
+supported="bert, bloom, deepseek_v2, deepseek_v3, distilbert, ernie4_5, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_bigcode, gpt_neo, gpt_neox, gptj, granite, granitemoe, llama, mistral, mixtral, olmo2, olmoe, opt, phi, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, roberta, smollm3, stablelm, starcoder2 or xlm-roberta"
 expect_error unsupported-t5.json ":6:17: model_type \"t5\" is not supported (supported: $supported)"
 expect_error no-model-type.json ":1:1: missing key 'model_type' (supported: $supported)"
 expect_error missing-layers.json ":1:1: missing key 'num_hidden_layers'"

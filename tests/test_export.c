@@ -159,6 +159,7 @@ static void test_scenario_embeds_file_model(void **state)
     m.arch.layers = 2;
     m.arch.head_bias = true;
     m.arch.attention_dropout = VL_ATTN_DROPOUT_OFF;
+    m.arch.attention_out_bias = VL_OUT_BIAS_OFF;
     snprintf(m.display, sizeof m.display, "GPT-2, \"2 layers\"\x1b");
     snprintf(m.origin, sizeof m.origin, "/somewhere/gpt2.yaml");
     m.published_params = 0;

@@ -249,8 +249,13 @@ static void test_conservation(void **state)
     vl_arch qwen3 = {.hidden = 1024, .layers = 28, .heads = 16, .kv_heads = 8, .head_dim = 128,
                      .ffn = 3072, .vocab = 151936, .tie_embeddings = true,
                      .qk_norm = VL_QK_NORM_HEAD};
-    vl_arch *archs[] = {&ds, &qwen3};
-    for (size_t i = 0; i < 2; i++) {
+    /* GPT-J: biases on the MLP and the output layer (output.bias), none on attention */
+    vl_arch gptj = {.hidden = 4096, .layers = 28, .heads = 16, .vocab = 50400,
+                    .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                    .mlp_bias = true, .attention_out_bias = VL_OUT_BIAS_OFF, .head_bias = true,
+                    .parallel_attention = true};
+    vl_arch *archs[] = {&ds, &qwen3, &gptj};
+    for (size_t i = 0; i < sizeof archs / sizeof *archs; i++) {
         vl_arch_defaults(archs[i]);
         vl_params p;
         assert_true(vl_count_params(archs[i], &p));

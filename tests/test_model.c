@@ -93,6 +93,26 @@ static void test_phi(void **state)
     assert_int_equal(total(phi2), 2779683840ULL);
 }
 
+/* GPT-J 6B: Phi's layout without attention biases (attention_out_bias off beside the MLP's).
+ * By hand (h 4096, f 16384, V 50400, 28 layers): a layer is ln_1 8,192 + q, k, v, out
+ * 4 x 4096^2 + fc_in 4096 x 16384 + 16384 + fc_out 16384 x 4096 + 4096 = 201,355,264;
+ * x 28 = 5,637,947,392, + embeddings and output layer 2 x 206,438,400, + its bias 50,400, +
+ * ln_f 8,192: 6,050,882,784, EleutherAI/gpt-j-6b's weight files summed. */
+static void test_gptj(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 4096, .layers = 28, .heads = 16, .vocab = 50400,
+                 .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
+                 .mlp_bias = true, .attention_out_bias = VL_OUT_BIAS_OFF, .head_bias = true,
+                 .parallel_attention = true};
+    vl_params p = counted(&a);
+    assert_int_equal(p.per_layer, 201355264ULL);
+    assert_int_equal(p.total, 6050882784ULL);
+    /* the output projection's bias as mlp_bias has it (attention_out_bias at its default) */
+    a.attention_out_bias = VL_OUT_BIAS_AS_MLP;
+    assert_int_equal(total(a), 6050882784ULL + 28 * 4096);
+}
+
 /* Mixtral 8x7B: 46,702,792,704 total (the published figure).  Active, by hand: attention
  * 41,943,040 + 2 experts x 176,160,768 + router 32,768 + norms 8,192 = 394,305,536 per
  * layer; x 32 + embeddings 262,144,000 + final norm 4,096 = 12,879,925,248. */
@@ -485,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_mistral_7b_gqa),
         cmocka_unit_test(test_falcon_7b_parallel_mqa),
         cmocka_unit_test(test_phi),
+        cmocka_unit_test(test_gptj),
         cmocka_unit_test(test_mixtral_moe),
         cmocka_unit_test(test_bert),
         cmocka_unit_test(test_distilbert_roberta),

@@ -76,6 +76,7 @@ static const struct {
     {"gemma-7b", 8537680896ULL, 0},
     {"phi-3-mini", 3821079552ULL, 0},
     {"phi-2", 2779683840ULL, 0},
+    {"gpt-j-6b", 6050882784ULL, 0},
     {"falcon-7b", 6921720704ULL, 0},
     {"falcon-40b", 41835970560ULL, 0},
     {"opt-1.3b", 1315758080ULL, 1300000000ULL},

@@ -441,7 +441,7 @@ static void attention(quantizer *q, uint64_t l)
     }
     if (a->attention_bias)
         kept(q, qw + 2 * kvw);
-    if (a->mlp_bias)
+    if (vl_attention_out_bias(a))
         kept(q, h);
 }
 
@@ -500,6 +500,8 @@ bool vl_gguf_weights_of(const vl_arch *a, const vl_gguf_layout *layout, vl_gguf_
         kept(&q, vl_norm_params(a, h));
     if (!a->tie_embeddings)
         matrix(&q, CAT_OUTPUT, 0, h, a->vocab, 1);
+    if (a->head_bias)
+        kept(&q, a->vocab); /* output.bias */
     if (a->pooler) {
         matrix(&q, CAT_OTHER, 0, h, h, 1);
         kept(&q, h);

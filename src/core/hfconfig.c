@@ -712,6 +712,25 @@ static bool read_phi(hf *h)
     return true;
 }
 
+/* GPT-J (GPTJConfig, models/gptj/modeling_gptj.py): Phi's layout before it, with no bias
+ * on q, k, v or the attention's output projection; the MLP and the output layer keep
+ * theirs.  GPTJConfig's defaults are GPT-J 6B's. */
+static bool read_gptj(hf *h)
+{
+    vl_arch *a = h->a;
+    gpt_traits(a);
+    a->position = VL_POS_ROPE;
+    a->parallel_attention = true;
+    a->norms_per_layer = 1;
+    a->attention_bias = false;
+    a->attention_out_bias = VL_OUT_BIAS_OFF;
+    a->head_bias = true;
+    a->hidden = 4096, a->layers = 28, a->heads = 16, a->vocab = 50400;
+    a->max_positions = 2048;
+    return read_common(h, false) &&
+           get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attn_pdrop", false);
+}
+
 static bool read_bert(hf *h)
 {
     vl_arch *a = h->a;
@@ -797,6 +816,7 @@ static const struct family {
     {"gpt_bigcode", read_gpt_bigcode},
     {"gpt_neo", read_gpt_neo},
     {"gpt_neox", read_gpt_neox},
+    {"gptj", read_gptj},
     {"granite", read_llama},
     {"granitemoe", read_granitemoe},
     {"llama", read_llama},

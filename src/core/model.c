@@ -215,6 +215,12 @@ bool vl_attention_dropout(const vl_arch *a)
                : a->attention_dropout == VL_ATTN_DROPOUT_ON;
 }
 
+bool vl_attention_out_bias(const vl_arch *a)
+{
+    return a->attention_out_bias == VL_OUT_BIAS_AS_MLP ? a->mlp_bias
+                                                       : a->attention_out_bias == VL_OUT_BIAS_ON;
+}
+
 bool vl_count_params(const vl_arch *a, vl_params *p)
 {
     bool ovf = false;
@@ -233,7 +239,7 @@ bool vl_count_params(const vl_arch *a, vl_params *p)
     p->pooler = a->pooler ? h * h + h : 0;
 
     p->attention = a->kv_lora_rank ? mla_params(a, &attn_largest) : mha_params(a, &attn_largest);
-    if (a->mlp_bias)
+    if (vl_attention_out_bias(a))
         p->attention += h; /* output-projection bias */
 
     const uint64_t expert = vl_mlp_params(a, a->moe_ffn), shared = vl_mlp_params(a, a->shared_ffn);
@@ -324,7 +330,7 @@ bool vl_param_shapes(const vl_arch *a, vl_shapes *o)
         if (a->attention_bias)
             o->vector = vl_add(o->vector, vl_mul(q + 2 * kv, L, &ovf), &ovf);
     }
-    if (a->mlp_bias)
+    if (vl_attention_out_bias(a))
         o->vector = vl_add(o->vector, vl_mul(h, L, &ovf), &ovf); /* output-projection bias */
     o->vector =
         vl_add(o->vector, vl_mul(a->norms_per_layer * vl_norm_params(a, h), L, &ovf), &ovf);

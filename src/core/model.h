@@ -31,6 +31,9 @@ typedef enum {
     VL_ATTN_DROPOUT_OFF,
     VL_ATTN_DROPOUT_ON
 } vl_attn_dropout;
+/* The bias of attention's output projection, where it differs from the MLP's (GPT-J's MLP
+ * has biases, its attention none): as mlp_bias says, off or on. */
+typedef enum { VL_OUT_BIAS_AS_MLP, VL_OUT_BIAS_OFF, VL_OUT_BIAS_ON } vl_out_bias;
 
 typedef struct vl_arch {
     uint64_t hidden;            /* h */
@@ -48,7 +51,8 @@ typedef struct vl_arch {
     uint64_t norms_per_layer;   /* 0 = 2, or 1 with parallel_attention (Falcon-7B) */
     vl_qk_norm qk_norm;
     bool attention_bias;        /* q, k, v biases */
-    bool mlp_bias;              /* MLP biases and the attention output-projection bias */
+    bool mlp_bias;              /* MLP biases (and the attention output-projection bias) */
+    vl_out_bias attention_out_bias;
     bool tie_embeddings;
     bool head_bias;             /* a bias on the output layer (Phi): V parameters */
     bool parallel_attention;    /* one norm per layer feeding attention and MLP (Falcon) */
@@ -145,6 +149,8 @@ bool vl_arch_encoder(const vl_arch *a);
 
 /* Whether training drops out the attention probabilities. */
 bool vl_attention_dropout(const vl_arch *a);
+/* Whether attention's output projection has a bias. */
+bool vl_attention_out_bias(const vl_arch *a);
 
 /* Exact parameter count; false only if it does not fit in 64 bits. */
 bool vl_count_params(const vl_arch *a, vl_params *out);

@@ -70,8 +70,12 @@ static const char *const norm_names[] = {"rmsnorm", "layernorm"};
 static const char *const norm_position_names[] = {"pre", "post"};
 static const char *const qk_norm_names[] = {"none", "head", "full"};
 static const char *const eager_softmax_names[] = {"fp32", "input"};
-/* "" is the default, as dropout says: not a value a preset writes */
-static const char *const attn_dropout_names[] = {"", "false", "true"};
+/* A boolean whose default follows another key (attention_dropout: dropout's;
+ * attention_out_bias: mlp_bias's): "" is that default, not a value a preset writes. */
+static const char *const follows_names[] = {"", "false", "true"};
+_Static_assert(VL_ATTN_DROPOUT_OFF == 1 && VL_ATTN_DROPOUT_ON == 2 && VL_OUT_BIAS_OFF == 1 &&
+                   VL_OUT_BIAS_ON == 2,
+               "follows_names");
 
 #define FIELD(type, f) .offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
 #define A(f) FIELD(vl_model, arch.f)
@@ -94,11 +98,13 @@ static const key_desc arch_keys[] = {
     {"qk_norm", T_ENUM, A(qk_norm), ENUM(qk_norm_names)},
     {"attention_bias", T_BOOL, A(attention_bias)},
     {"mlp_bias", T_BOOL, A(mlp_bias)},
+    {"attention_out_bias", T_ENUM, A(attention_out_bias), ENUM(follows_names),
+     .enum_first = VL_OUT_BIAS_OFF},
     {"tie_embeddings", T_BOOL, A(tie_embeddings)},
     {"head_bias", T_BOOL, A(head_bias)},
     {"parallel_attention", T_BOOL, A(parallel_attention)},
     {"dropout", T_BOOL, A(dropout)},
-    {"attention_dropout", T_ENUM, A(attention_dropout), ENUM(attn_dropout_names),
+    {"attention_dropout", T_ENUM, A(attention_dropout), ENUM(follows_names),
      .enum_first = VL_ATTN_DROPOUT_OFF},
     {"eager_softmax", T_ENUM, A(eager_softmax), ENUM(eager_softmax_names)},
     {"sliding_window", T_COUNT, A(sliding_window)},
