@@ -1199,6 +1199,50 @@ static void test_transformers_releases(void **state)
         assert_int_equal(t.attention, attn[i].want);
     }
 
+    /* a model whose class ran SDPA from a later release (BERT's from 4.41) runs eager
+     * before it: the same step as --attention eager; flash stays, and a profile whose models
+     * are not transformers' is not concerned */
+    vl_model bert = tiny_gpt();
+    bert.arch.sdpa_from = VL_TF_4_41;
+    static const struct {
+        const char *framework;
+        vl_transformers v;
+        vl_attention asked, want;
+    } runs[] = {
+        {"hf", VL_TF_4_40, VL_ATTN_SDPA, VL_ATTN_EAGER},
+        {"hf", VL_TF_4_41, VL_ATTN_SDPA, VL_ATTN_SDPA},
+        {"hf", VL_TF_CURRENT, VL_ATTN_SDPA, VL_ATTN_SDPA},
+        {"hf", VL_TF_4_40, VL_ATTN_FLASH, VL_ATTN_FLASH},
+        {"pytorch", VL_TF_4_40, VL_ATTN_SDPA, VL_ATTN_SDPA},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        vl_settings t = train(VL_BF16, 64, 2);
+        vl_settings_take_framework(&t, fw(runs[i].framework));
+        t.transformers = runs[i].v;
+        t.attention = runs[i].asked;
+        assert_int_equal(vl_attention_for(&t, &bert.arch), runs[i].want);
+        vl_breakdown b, as_eager;
+        assert_null(vl_estimate(&bert, &t, &b));
+        assert_int_equal(b.attention, runs[i].want);
+        char notes[4][VL_NOTE_LEN];
+        const int n = vl_notes(&t, &bert, &b, notes, 4);
+        bool said = false;
+        for (int k = 0; k < n; k++)
+            said = said || strstr(notes[k], "runs SDPA from transformers 4.41 on: under 4.40, "
+                                            "attention is eager") != NULL;
+        assert_int_equal(said, runs[i].want != runs[i].asked);
+        t.attention = runs[i].want;
+        t.transformers = VL_TF_CURRENT;
+        assert_null(vl_estimate(&bert, &t, &as_eager));
+        assert_int_equal(b.act.total, as_eager.act.total);
+        if (i == 0) { /* and the eager run keeps the scores the SDPA run does not */
+            vl_breakdown sdpa;
+            t.attention = VL_ATTN_SDPA;
+            assert_null(vl_estimate(&bert, &t, &sdpa));
+            assert_true(b.act.total > sdpa.act.total);
+        }
+    }
+
     /* releases as pip prints them: a patch release is its line, a release past the list
      * is current, one before the first modelled is that line where the earlier ones behave
      * as it (transformers, PyTorch, CUDA) and refused where they do not (bitsandbytes before

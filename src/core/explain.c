@@ -226,8 +226,8 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                  "workspace of the %s phase: residual stream + the largest of attention%s, MLP%s "
                  "and %s%s%s%s%s%s, for %s (prefill %s, decode %s) = %s",
                  inf->decode_peak ? "decode" : "prefill",
-                 s->attention == VL_ATTN_FLASH  ? " (flash)"
-                 : s->attention == VL_ATTN_SDPA ? " (sdpa)"
+                 b->attention == VL_ATTN_FLASH  ? " (flash)"
+                 : b->attention == VL_ATTN_SDPA ? " (sdpa)"
                                                 : " (with s x s scores)",
                  s->weight_dtype == VL_DT_INT4 && s->weight_format == VL_WFMT_AWQ &&
                          s->framework->transformers
@@ -460,8 +460,8 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
                      : vl_fsdp_casts_params(s) ? ", on the 16-bit weights FSDP gathers"
                                                : "",
                      s->recompute == VL_RECOMPUTE_SELECTIVE ? ", attention core recomputed"
-                     : s->attention == VL_ATTN_FLASH          ? ", flash attention"
-                     : s->attention == VL_ATTN_SDPA           ? ", sdpa attention"
+                     : b->attention == VL_ATTN_FLASH          ? ", flash attention"
+                     : b->attention == VL_ATTN_SDPA           ? ", sdpa attention"
                                                              : "",
                      b->lora.on ? "; frozen linear layers keep no input, adapters their x.A"
                                 : "",
@@ -597,6 +597,12 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
                  "a context of %llu tokens is beyond the %llu positions %s was trained for: "
                  "the memory is computed all the same",
                  (unsigned long long)context, (unsigned long long)m->arch.max_positions, m->name);
+    if (b->attention != s->attention && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "%s's class runs SDPA from transformers %s on: under %s, attention is eager "
+                 "(its s x s scores kept)",
+                 m->name, vl_transformers_names[m->arch.sdpa_from],
+                 vl_transformers_names[s->transformers]);
     if (s->framework->unties_embeddings && m->arch.tie_embeddings && n < max)
         snprintf(notes[n++], VL_NOTE_LEN,
                  "%s gives the output layer a matrix of its own (unties_embeddings): the "

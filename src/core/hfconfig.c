@@ -342,6 +342,14 @@ static bool read_mistral(hf *h)
            get_count(h, KEYS("sliding_window"), &h->a->sliding_window, false);
 }
 
+/* Phi-3: Mistral's keys; Phi3PreTrainedModel claimed no SDPA until transformers pull request
+ * #32457 (August 2024, after 4.44.0): from_pretrained ran it eager before 4.45. */
+static bool read_phi3(hf *h)
+{
+    h->a->sdpa_from = VL_TF_4_45;
+    return read_mistral(h);
+}
+
 static bool read_mixtral(hf *h)
 {
     return read_mistral(h) &&
@@ -564,6 +572,7 @@ static void gpt_traits(vl_arch *a)
 static bool read_gpt2(hf *h)
 {
     gpt_traits(h->a);
+    h->a->sdpa_from = VL_TF_4_42; /* GPT2SdpaAttention: transformers pull request #31172 */
     h->a->eager_softmax = VL_SOFTMAX_INPUT; /* GPT2Attention: softmax in the scores' dtype */
     return read_common(h, true) &&
            get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attn_pdrop", true);
@@ -675,6 +684,7 @@ static bool read_bloom(hf *h)
 static bool read_gpt_neox(hf *h)
 {
     vl_arch *a = h->a;
+    a->sdpa_from = VL_TF_4_42; /* transformers pull request #31031 */
     bool attn_bias = true, parallel = true;
     gpt_traits(a);
     a->position = VL_POS_ROPE;
@@ -739,13 +749,21 @@ static bool read_bert(hf *h)
     a->embedding_norm = true;
     a->pooler = true;
     a->eager_softmax = VL_SOFTMAX_INPUT; /* BertSelfAttention's nn.Softmax */
+    a->sdpa_from = VL_TF_4_41; /* BertSdpaSelfAttention: transformers pull request #28802 */
     return read_common(h, true) && get_count(h, KEYS("type_vocab_size"), &a->token_types, false) &&
            get_dropout(h, KEYS("hidden_dropout_prob"), "attention_probs_dropout_prob", true);
 }
 
 /* RoBERTa and XLM-RoBERTa: BERT's layout; max_position_embeddings already counts the
- * rows after the padding index (514 for 512 tokens), and type_vocab_size is 1. */
-#define read_roberta read_bert
+ * rows after the padding index (514 for 512 tokens), and type_vocab_size is 1.  Their SDPA
+ * came later than BERT's: transformers pull request #30510, released in 4.45.0. */
+static bool read_roberta(hf *h)
+{
+    if (!read_bert(h))
+        return false;
+    h->a->sdpa_from = VL_TF_4_45;
+    return true;
+}
 
 /* DistilBERT: BERT's post-norm layers under its own key names, no token types and no
  * pooler (DistilBertConfig; its defaults are distilbert-base's). */
@@ -756,6 +774,8 @@ static bool read_distilbert(hf *h)
     a->norm_position = VL_NORM_POST;
     a->embedding_norm = true;
     a->eager_softmax = VL_SOFTMAX_INPUT;
+    /* transformers pull request #33724, merged in October 2024, after 4.45.0 */
+    a->sdpa_from = VL_TF_4_46;
     a->hidden = 768, a->layers = 6, a->heads = 12, a->ffn = 3072, a->vocab = 30522;
     a->max_positions = 512;
     return get_count(h, KEYS("dim"), &a->hidden, false) &&
@@ -826,7 +846,7 @@ static const struct family {
     {"olmoe", read_olmoe},
     {"opt", read_opt},
     {"phi", read_phi},
-    {"phi3", read_mistral},
+    {"phi3", read_phi3},
     {"qwen2", read_qwen2},
     {"qwen2_moe", read_qwen2_moe},
     {"qwen3", read_qwen3},

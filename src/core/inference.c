@@ -176,7 +176,7 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     uint64_t residual = vl_mul(vl_mul(2 * g->beta, bt, ovf), a->hidden, ovf);
     uint64_t attn = vl_mul(vl_mul(bt, (g->heads + 2 * g->kv_heads) * a->head_dim, ovf), g->beta,
                            ovf);
-    if (s->attention == VL_ATTN_EAGER)
+    if (vl_attention_for(s, a) == VL_ATTN_EAGER)
         attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), 2 * g->heads * g->beta, ovf), ovf);
     const uint64_t gated = a->mlp == VL_MLP_GATED ? 3 : 2;
     uint64_t per_token_mlp = gated * g->ffn * g->beta;

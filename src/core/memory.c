@@ -275,11 +275,12 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
      * kv_repeat: transformers' for SDPA, LitGPT's for any) keeps the copies, but one KV
      * head's repeat is a view of it; LitGPT's RoPE, after its repeat, makes K a copy
      * anyway. */
-    const bool explicit_core = core_saved && s->attention == VL_ATTN_EAGER;
+    const vl_attention attention = vl_attention_for(s, a);
+    const bool explicit_core = core_saved && attention == VL_ATTN_EAGER;
     const vl_kv_repeat rep = core_saved && !explicit_core ? s->framework->kv_repeat
                                                           : VL_KV_REPEAT_NONE;
     const bool repeats = rep == VL_KV_REPEAT_BEFORE_ROPE ||
-                         (rep == VL_KV_REPEAT_AFTER_ROPE && s->attention == VL_ATTN_SDPA);
+                         (rep == VL_KV_REPEAT_AFTER_ROPE && attention == VL_ATTN_SDPA);
     const bool gqa = kv != q;
     const bool wide_v = gqa && (explicit_core || (repeats && a->kv_heads > 1));
     const bool wide_k = gqa && (explicit_core || (repeats && (a->kv_heads > 1 ||
@@ -751,6 +752,7 @@ const char *vl_estimate(const vl_model *m0, const vl_settings *s, vl_breakdown *
     if (!vl_count_params(&m->arch, &out->params))
         return "the model's parameter count does not fit in 64 bits";
     out->P = vl_model_params(m, &out->params);
+    out->attention = vl_attention_for(s, &m->arch);
     if (s->mode == VL_MODE_INFER)
         return vl_estimate_infer(m, s, out);
     if (s->head == VL_HEAD_CLS)

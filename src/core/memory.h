@@ -227,6 +227,7 @@ typedef struct vl_breakdown {
     vl_parallel par;       /* training */
     uint64_t bytes[VL_N_COMPONENTS]; /* per GPU; in inference, at the peak phase */
     uint64_t total;
+    vl_attention attention; /* the attention the run has (vl_attention_for) */
     char why[256];         /* vl_estimate's reason, when it has one */
 } vl_breakdown;
 

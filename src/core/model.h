@@ -59,6 +59,8 @@ typedef struct vl_arch {
     bool dropout;               /* dropout layers present in training */
     vl_attn_dropout attention_dropout;
     vl_eager_softmax eager_softmax;
+    int sdpa_from;              /* the transformers release (a vl_transformers) from which the
+                                 * model's class runs SDPA; 0: with the first, 4.36 */
     uint64_t sliding_window;    /* 0 = none */
     uint64_t experts;           /* routed experts per layer; 1 = dense */
     uint64_t experts_per_token; /* routed experts each token uses */

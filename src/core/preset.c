@@ -107,6 +107,8 @@ static const key_desc arch_keys[] = {
     {"attention_dropout", T_ENUM, A(attention_dropout), ENUM(follows_names),
      .enum_first = VL_ATTN_DROPOUT_OFF},
     {"eager_softmax", T_ENUM, A(eager_softmax), ENUM(eager_softmax_names)},
+    {"sdpa_from", T_ENUM, A(sdpa_from), .enum_names = vl_transformers_names,
+     .n_enum = VL_N_TRANSFORMERS, .enum_first = VL_TF_4_31},
     {"sliding_window", T_COUNT, A(sliding_window)},
     {"token_types", T_COUNT, A(token_types)},
     {"embedding_norm", T_BOOL, A(embedding_norm)},

@@ -476,7 +476,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "before 4.45 generate's prefill projects every prompt position, before 4.42 "
                 "it holds the step before's KV cache through a decode step, before 4.39 "
                 "each attention layer keeps RoPE cos and sin tables of every position, "
-                "before 4.36 attention is eager, the Trainer's AdamW is fused only from 4.54 "
+                "before 4.36 attention is eager (and before the release a model's class first "
+                "ran SDPA, its sdpa_from), the Trainer's AdamW is fused only from 4.54 "
                 "and is "
                 "transformers' own before 4.32 (default current: 5.0 and later)",
         .label = N_("transformers"), .inert = transformers_inert},
@@ -1097,6 +1098,12 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
                    "its input in one pass and generates no tokens"));
         return false;
     }
+    if (s->cp > 1 && vl_attention_for(s, a) == VL_ATTN_EAGER) {
+        snprintf(why, len, _("--cp needs SDPA, which this model's class runs from transformers "
+                             "%s on (--transformers)"),
+                 vl_transformers_names[a->sdpa_from]);
+        return false;
+    }
     if (s->pp > a->layers) {
         snprintf(why, len, _("--pp %" PRIu64 " must be at most the model's %" PRIu64 " layers (a "
                    "stage holds whole layers)"), s->pp, a->layers);
@@ -1163,6 +1170,16 @@ void vl_settings_on_transformers(vl_settings *s)
     if (s->framework->transformers && s->transformers != VL_TF_CURRENT &&
         s->transformers < VL_TF_4_36)
         s->attention = VL_ATTN_EAGER;
+}
+
+vl_attention vl_attention_for(const vl_settings *s, const vl_arch *a)
+{
+    /* from_pretrained sets attn_implementation "sdpa" only for a class that supports it,
+     * "eager" for the others (modeling_utils.py, _autoset_attn_implementation) */
+    if (s->attention == VL_ATTN_SDPA && s->framework->transformers &&
+        s->transformers != VL_TF_CURRENT && (int)s->transformers < a->sdpa_from)
+        return VL_ATTN_EAGER;
+    return s->attention;
 }
 
 void vl_settings_on_vllm(vl_settings *s)

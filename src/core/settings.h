@@ -510,6 +510,9 @@ void vl_patch_mark(vl_settings_patch *p, vl_setting k);
 /* s's attention as its transformers release chose it: eager before 4.36, under a profile
  * whose models are transformers' (vl_settings_apply, the explorer's transformers slider). */
 void vl_settings_on_transformers(vl_settings *s);
+/* The attention a run of a's model under s has: eager where s asks for SDPA of a profile
+ * whose models are transformers' at a release before a's class ran SDPA (sdpa_from). */
+vl_attention vl_attention_for(const vl_settings *s, const vl_arch *a);
 /* s's share of each GPU as its vLLM release sizes the cache unless told: 0.9 before 0.20,
  * the framework's from it (under the V1 engine's profile). */
 void vl_settings_on_vllm(vl_settings *s);

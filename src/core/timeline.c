@@ -372,7 +372,7 @@ static void layer_terms(step *st, bool *ovf)
     const vl_framework *f = st->f;
     const vl_activations *act = &st->bd->act;
     const bool amp = vl_precision_is_amp(vl_compute_precision(s));
-    const bool eager = f->attention == VL_ATTN_EAGER;
+    const bool eager = st->bd->attention == VL_ATTN_EAGER;
     const bool core_saved = s->recompute != VL_RECOMPUTE_SELECTIVE;
     const bool lora = s->lora_rank > 0;
     const uint64_t t = s->tp, beta = st->beta;

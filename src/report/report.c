@@ -168,7 +168,7 @@ void report_brief_settings(const report *r, char *buf, size_t len)
 {
     const vl_settings *s = r->settings;
     char flash[48];
-    snprintf(flash, sizeof flash, ", %s attention", vl_attention_names[s->attention]);
+    snprintf(flash, sizeof flash, ", %s attention", vl_attention_names[r->breakdown->attention]);
     if (s->mode == VL_MODE_INFER) {
         char grp[32];
         weight_detail(s, grp, sizeof grp);
@@ -275,7 +275,7 @@ static void settings_line(const report *r, char *buf, size_t len)
                  "overhead %s",
                  vl_dtype_names[s->weight_dtype], grp, vl_dtype_names[s->kv_dtype], s->gpus,
                  s->gpus == 1 ? "" : "s", par, s->batch,
-                 s->seq, s->gen, vl_attention_names[s->attention],
+                 s->seq, s->gen, vl_attention_names[r->breakdown->attention],
                  s->framework->display, release,
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
@@ -312,7 +312,7 @@ static void settings_line(const report *r, char *buf, size_t len)
              mp ? vl_choice_names[s->fsdp_mixed_precision] : "", s->gpus, s->gpus == 1 ? "" : "s",
              s->batch, s->seq, vl_recompute_names[s->recompute],
              ckpt ? " with use_reentrant " : "", ckpt ? vl_choice_names[s->use_reentrant] : "",
-             zg ? ", zero_grad before backward" : "", vl_attention_names[s->attention],
+             zg ? ", zero_grad before backward" : "", vl_attention_names[r->breakdown->attention],
              s->framework->display, tf, torch, head,
              vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
 }

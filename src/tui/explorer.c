@@ -337,7 +337,8 @@ static void follow(explorer *e, slider_id id)
         s->sp = false;
     if (s->pp < 2) /* interleaving splits pipeline stages */
         s->vpp = 1;
-    if (s->attention == VL_ATTN_EAGER) /* ring attention never holds the s x s scores */
+    if (vl_attention_for(s, &e->model.arch) == VL_ATTN_EAGER) /* ring attention never holds
+                                                                * the s x s scores */
         s->cp = 1;
     if (id == VL_SET_OFFLOAD && s->offload == VL_OFFLOAD_PARAMS)
         s->zero = 3;
