@@ -221,9 +221,8 @@ static bool get_bool(hf *h, const char *const *keys, bool *out)
     return true;
 }
 
-/* True when any of the keys is a probability above 0 (dropout present in training).  A
- * quoted number is text, here as for every other number. */
-/* A dropout probability at key into *p, when the file has the key (*found). */
+/* A dropout probability at key into *p, when the file has the key (*found).  A quoted
+ * number is text, here as for every other number. */
 static bool get_probability(hf *h, const char *key, bool *found, double *p)
 {
     const char *k[] = {key, NULL}, *which;
@@ -684,9 +683,9 @@ static bool read_bloom(hf *h)
 static bool read_gpt_neox(hf *h)
 {
     vl_arch *a = h->a;
-    a->sdpa_from = VL_TF_4_42; /* transformers pull request #31031 */
     bool attn_bias = true, parallel = true;
     gpt_traits(a);
+    a->sdpa_from = VL_TF_4_42; /* transformers pull request #31031 */
     a->position = VL_POS_ROPE;
     if (!read_common(h, false) || !get_bool(h, KEYS("attention_bias"), &attn_bias) ||
         !get_bool(h, KEYS("use_parallel_residual"), &parallel) ||

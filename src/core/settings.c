@@ -462,8 +462,9 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
                 "input, before 2.0 zero_grad keeps the gradients, AdamW steps a tensor at a "
-                "time and cuBLAS makes its own workspaces, before 2.1 foreach AdamW keeps two lists of temporaries, before 2.2 "
-                "mean keeps its input, before 2.8 the Trainer's AdamW is "
+                "time and cuBLAS makes its own workspaces, before 2.1 foreach AdamW keeps two "
+                "lists of temporaries, before 2.2 mean keeps its input, before 2.8 the "
+                "Trainer's AdamW is "
                 "foreach, not fused; its wheels' NCCL sizes the NVLink SHARP buffers, 1.5 GiB "
                 "a GPU of eight from 2.1 to 2.4 (default current)",
         .label = N_("PyTorch")},

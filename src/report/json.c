@@ -118,8 +118,8 @@ static void write_json_peak(FILE *out, const report *r)
     const vl_peak *p = &t->peak;
     fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
                  ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"lazy_kernels\": %" PRIu64
-                 ", \"cublas_own\": %" PRIu64 ", \"managed\": %" PRIu64 ", \"communicators\": %" PRIu64
-                 ", \"nvls\": %" PRIu64 ", \"interconnect\": \"%s\", \"phase\": ",
+                 ", \"cublas_own\": %" PRIu64 ", \"managed\": %" PRIu64
+                 ", \"communicators\": %" PRIu64 ", \"nvls\": %" PRIu64 ", \"interconnect\": \"%s\", \"phase\": ",
             p->allocated, p->reserved, p->device, p->context, p->lazy_kernels,
             p->cublas_own, p->managed, p->communicators, p->nvls, vl_link_names[p->link]);
     json_string(out, p->phase);
