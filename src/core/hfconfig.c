@@ -699,19 +699,26 @@ static bool read_gpt_neox(hf *h)
     return true;
 }
 
-/* Phi-1, Phi-1.5 and Phi-2 (PhiConfig, models/phi/modeling_phi.py): one LayerNorm feeding
- * attention and the MLP side by side, biases on every linear layer, the output layer's
- * too, untied, RoPE on part of each head (no parameters); optional LayerNorms of head_dim
- * on queries and keys (qk_layernorm).  PhiConfig's defaults are Phi-1.5's. */
-static bool read_phi(hf *h)
+/* GPT-J's layout, which Phi's follows: GPT-2's biases and LayerNorm, one norm feeding
+ * attention and the MLP side by side, RoPE on part of each head (no parameters), a bias on
+ * the output layer. */
+static void gptj_traits(vl_arch *a)
 {
-    vl_arch *a = h->a;
-    bool qk_norm = false;
     gpt_traits(a);
     a->position = VL_POS_ROPE;
     a->parallel_attention = true;
     a->norms_per_layer = 1;
     a->head_bias = true;
+}
+
+/* Phi-1, Phi-1.5 and Phi-2 (PhiConfig, models/phi/modeling_phi.py): GPT-J's layout with
+ * biases on every linear layer, untied; optional LayerNorms of head_dim on queries and
+ * keys (qk_layernorm).  PhiConfig's defaults are Phi-1.5's. */
+static bool read_phi(hf *h)
+{
+    vl_arch *a = h->a;
+    bool qk_norm = false;
+    gptj_traits(a);
     a->hidden = 2048, a->layers = 24, a->heads = 32, a->ffn = 8192, a->vocab = 51200;
     a->max_positions = 2048;
     if (!read_common(h, false) || !get_bool(h, KEYS("qk_layernorm"), &qk_norm) ||
@@ -721,19 +728,15 @@ static bool read_phi(hf *h)
     return true;
 }
 
-/* GPT-J (GPTJConfig, models/gptj/modeling_gptj.py): Phi's layout before it, with no bias
- * on q, k, v or the attention's output projection; the MLP and the output layer keep
- * theirs.  GPTJConfig's defaults are GPT-J 6B's. */
+/* GPT-J (GPTJConfig, models/gptj/modeling_gptj.py): no bias on q, k, v or the attention's
+ * output projection; the MLP and the output layer keep theirs.  GPTJConfig's defaults are
+ * GPT-J 6B's. */
 static bool read_gptj(hf *h)
 {
     vl_arch *a = h->a;
-    gpt_traits(a);
-    a->position = VL_POS_ROPE;
-    a->parallel_attention = true;
-    a->norms_per_layer = 1;
+    gptj_traits(a);
     a->attention_bias = false;
     a->attention_out_bias = VL_OUT_BIAS_OFF;
-    a->head_bias = true;
     a->hidden = 4096, a->layers = 28, a->heads = 16, a->vocab = 50400;
     a->max_positions = 2048;
     return read_common(h, false) &&
