@@ -68,6 +68,17 @@ static void test_falcon_7b_parallel_mqa(void **state)
     assert_int_equal(total(a), 6921720704ULL);
 }
 
+/* GPT-J's layout, which Phi's follows: one LayerNorm feeding attention and the MLP side by
+ * side, RoPE, MLP biases and a bias on the output layer, untied. */
+static vl_arch gptj_layout(uint64_t hidden, uint64_t layers, uint64_t heads, uint64_t ffn,
+                           uint64_t vocab)
+{
+    return (vl_arch){.hidden = hidden, .layers = layers, .heads = heads, .ffn = ffn,
+                     .vocab = vocab, .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD,
+                     .norm = VL_NORM_LAYERNORM, .mlp_bias = true, .head_bias = true,
+                     .parallel_attention = true};
+}
+
 /* Phi-1.5 and Phi-2: one LayerNorm a layer, biases on every linear layer and on the output
  * layer, untied.  Phi-1.5 by hand (h 2048, f 8192, V 51200, 24 layers): a layer is the norm
  * 4,096 + q, k, v, dense 4 x (2048^2 + 2048) + fc1 2048 x 8192 + 8192 + fc2 8192 x 2048 +
@@ -77,19 +88,15 @@ static void test_falcon_7b_parallel_mqa(void **state)
 static void test_phi(void **state)
 {
     (void)state;
-    vl_arch a = {.hidden = 2048, .layers = 24, .heads = 32, .ffn = 8192, .vocab = 51200,
-                 .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                 .attention_bias = true, .mlp_bias = true, .head_bias = true,
-                 .parallel_attention = true};
+    vl_arch a = gptj_layout(2048, 24, 32, 8192, 51200);
+    a.attention_bias = true;
     vl_params p = counted(&a);
     assert_int_equal(p.per_layer, 50354176ULL);
     assert_int_equal(p.lm_head, 104857600ULL);
     assert_int_equal(p.head_bias, 51200ULL);
     assert_int_equal(p.total, 1418270720ULL);
-    vl_arch phi2 = {.hidden = 2560, .layers = 32, .heads = 32, .ffn = 10240, .vocab = 51200,
-                    .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                    .attention_bias = true, .mlp_bias = true, .head_bias = true,
-                    .parallel_attention = true};
+    vl_arch phi2 = gptj_layout(2560, 32, 32, 10240, 51200);
+    phi2.attention_bias = true;
     assert_int_equal(total(phi2), 2779683840ULL);
 }
 
@@ -101,10 +108,8 @@ static void test_phi(void **state)
 static void test_gptj(void **state)
 {
     (void)state;
-    vl_arch a = {.hidden = 4096, .layers = 28, .heads = 16, .vocab = 50400,
-                 .position = VL_POS_ROPE, .mlp = VL_MLP_STANDARD, .norm = VL_NORM_LAYERNORM,
-                 .mlp_bias = true, .attention_out_bias = VL_OUT_BIAS_OFF, .head_bias = true,
-                 .parallel_attention = true};
+    vl_arch a = gptj_layout(4096, 28, 16, 0, 50400); /* f: 4h by default */
+    a.attention_out_bias = VL_OUT_BIAS_OFF;
     vl_params p = counted(&a);
     assert_int_equal(p.per_layer, 201355264ULL);
     assert_int_equal(p.total, 6050882784ULL);

@@ -22,8 +22,18 @@ _Static_assert(VL_TL_WEIGHTS == (int)VL_C_WEIGHTS && VL_TL_GRADIENTS == (int)VL_
                    VL_TL_KV_CACHE == (int)VL_C_KV_CACHE && VL_TL_GATHERED == (int)VL_C_ZERO3_LIVE,
                "components shared with vl_estimate");
 
-#define CUBLAS_WHAT "cuBLAS workspace (PyTorch's default)"
-#define CUBLAS_BACKWARD_WHAT "cuBLAS workspace of autograd's GPU thread (its own handle)"
+/* A cuBLAS workspace for each thread that multiplies, each of which reserves its own handle
+ * (aten/src/ATen/cuda/detail/DeviceThreadHandles.h): the one that runs the forward and, in
+ * training, autograd's thread for the GPU, which runs every CUDA node of backward
+ * (torch/csrc/autograd/engine.cpp, a worker thread a device).  Kept from the first step. */
+static const char *const cublas_what[] = {"cuBLAS workspace (PyTorch's default)",
+                                          "cuBLAS workspace of autograd's GPU thread (its own "
+                                          "handle)"};
+
+static uint64_t cublas_handles(vl_mode mode)
+{
+    return mode == VL_MODE_TRAIN ? 2 : 1;
+}
 #define FOREACH_WHAT "foreach temporary (sqrt of a second moment)"
 #define FOREACH_DENOM_WHAT "foreach temporary (denom, a root plus eps; PyTorch < 2.1)"
 /* torch/csrc/autograd/functions/accumulate_grad.h: into an existing .grad, in place */
@@ -1391,6 +1401,12 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
 #define KEPT_LOGITS_WHAT "the micro-batch before's logits, which the loop keeps"
 #define KEPT_GRAPH_WHAT "the 4-bit layers' inputs its graph keeps (bitsandbytes before 0.43.2)"
 #define ROPE_TABLES_WHAT "RoPE cos and sin tables, each attention layer's"
+static void cublas_workspaces(builder *b, const step *st)
+{
+    for (uint64_t i = 0; i < cublas_handles(st->s->mode); i++)
+        alloc(b, VL_TL_RUNTIME, st->cublas, cublas_what[i]);
+}
+
 static bool build_train(builder *b, step *st)
 {
     const vl_settings *s = st->s;
@@ -1403,12 +1419,7 @@ static bool build_train(builder *b, step *st)
         s->precision == VL_FP32 || (vl_precision_is_amp(s->precision) && !s->qlora);
     alloc(b, VL_TL_WEIGHTS, vl_rope_tables_bytes(st->f, st->a, st->layers, fp32_load ? 4 : 2,
                                                  &b->ovf), ROPE_TABLES_WHAT);
-    /* a workspace for each thread that multiplies, each of which reserves its own handle
-     * (aten/src/ATen/cuda/detail/DeviceThreadHandles.h): the one that runs the forward and
-     * autograd's thread for the GPU, which runs every CUDA node of backward
-     * (torch/csrc/autograd/engine.cpp, a worker thread a device); kept from the first step */
-    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
-    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_BACKWARD_WHAT);
+    cublas_workspaces(b, st);
     const uint64_t opt = bd->bytes[VL_C_OPTIMIZER] - st->paged;
     alloc(b, VL_TL_OPTIMIZER, opt > st->step_grad_copy ? opt - st->step_grad_copy : 0,
           st->step_grad_copy ? "optimizer states (the fp32 gradient copy left to the step)"
@@ -1654,7 +1665,7 @@ static bool build_serve(builder *b, step *st)
           ROPE_TABLES_WHAT);
     transient(b, VL_TL_TRANSIENT, vl_bnb4_load_copy(st->a, s, inf->logits, &b->ovf),
               "a matrix in 16 bits while bitsandbytes quantizes it");
-    alloc(b, VL_TL_RUNTIME, st->cublas, CUBLAS_WHAT);
+    cublas_workspaces(b, st);
     alloc(b, VL_TL_RUNTIME, vl_sampler_state(st->a, st->f),
           "sampler state: penalty counts and token masks, a vocabulary row a sequence");
     const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
@@ -1839,8 +1850,7 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
         p->lazy_kernels = f->profile_non_torch ? f->profile_non_torch
                                                : vl_lazy_kernels_bytes(rt->cuda);
     p->context = vl_add(p->context, p->lazy_kernels, &ovf);
-    const uint64_t handles = s.mode == VL_MODE_TRAIN ? 2 : 1; /* build_train's workspaces */
-    const uint64_t workspaces = vl_mul(handles, vl_runtime_cublas(rt), &ovf);
+    const uint64_t workspaces = vl_mul(cublas_handles(s.mode), vl_runtime_cublas(rt), &ovf);
     if (f->cublas_workspace_cached)
         p->cublas = workspaces;
     else
