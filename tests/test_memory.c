@@ -24,6 +24,51 @@ static vl_settings settings(vl_precision p, vl_optimizer o, bool copy, bool fp32
     return s;
 }
 
+/* The bytes of the layer's activation term named name, or 0 where there is none. */
+static uint64_t layer_term(const vl_breakdown *b, const char *name)
+{
+    for (int i = 0; i < b->act.n_layer; i++)
+        if (strcmp(b->act.layer[i].name, name) == 0)
+            return b->act.layer[i].bytes;
+    return 0;
+}
+
+/* A model whose V is a slice of its fused QKV output (qkv_views v: GPT-NeoX, Phi-3), under
+ * a profile that runs transformers' modeling code: attention keeps V as the view it is,
+ * and with it the whole output, q + 2 kv wide (Llama 2 7B's shape: 3 x 4,096), 2 x 4,096
+ * more a token than the same model with separate projections keeps; the pytorch profile's
+ * own modules keep V alone; eager attention's repeat_kv copies a GQA model's V to the
+ * query heads, and the copy keeps nothing else. */
+static void test_v_view(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = settings(VL_BF16, VL_ADAMW, true, false);
+    s.attention = VL_ATTN_SDPA;
+    s.seq = 512;
+    s.batch = 2;
+    const uint64_t sbh = 512ULL * 2 * 4096;
+    const char *view = "V, a view that keeps the fused QKV output whole";
+    vl_breakdown hf, separate;
+    assert_null(vl_estimate(&m, &s, &separate));
+    assert_int_equal(layer_term(&separate, "V"), 2 * sbh);
+    m.arch.qkv_views = VL_QKV_VIEWS_V;
+    assert_null(vl_estimate(&m, &s, &hf));
+    assert_int_equal(layer_term(&hf, view), 2 * 3 * sbh);
+    assert_int_equal(layer_term(&hf, "V"), 0);
+    assert_int_equal(hf.act.layer_bytes - separate.act.layer_bytes, 2 * 2 * sbh);
+    vl_settings_take_framework(&s, vl_framework_find("pytorch"));
+    assert_null(vl_estimate(&m, &s, &separate));
+    assert_int_equal(layer_term(&separate, view), 0);
+    assert_int_equal(layer_term(&separate, "V"), 2 * sbh);
+    vl_settings_take_framework(&s, vl_framework_find("hf"));
+    m.arch.kv_heads = 8;
+    s.attention = VL_ATTN_EAGER;
+    assert_null(vl_estimate(&m, &s, &hf));
+    assert_int_equal(layer_term(&hf, view), 0);
+    assert_int_equal(layer_term(&hf, "V, repeated to the query heads"), 2 * sbh);
+}
+
 /* The article's table (optimizer states, mixed precision, with the fp32 gradient copy):
  * AdamW 16, 8-bit Adam 10, SGD with momentum 12; weights and gradients 2 each. */
 static void test_article_bytes_per_param(void **state)
@@ -962,6 +1007,7 @@ int main(void)
         cmocka_unit_test(test_adafactor),
         cmocka_unit_test(test_muon),
         cmocka_unit_test(test_cls_head),
+        cmocka_unit_test(test_v_view),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

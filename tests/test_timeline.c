@@ -1021,11 +1021,12 @@ static void test_cublas_workspaces(void **state)
     vl_timeline_free(&t);
 }
 
-/* The tiny Llama served as s says under hf, on transformers a into ta and b into tb. */
-static void served_at(vl_settings s, vl_transformers a, vl_transformers b, vl_timeline *ta,
-                      vl_timeline *tb)
+/* m (the tiny Llama where NULL) served as s says under hf, on transformers a into ta and b
+ * into tb. */
+static void served_at(const vl_model *m, vl_settings s, vl_transformers a, vl_transformers b,
+                      vl_timeline *ta, vl_timeline *tb)
 {
-    const vl_model lm = tiny_llama();
+    const vl_model lm = m ? *m : tiny_llama();
     char err[256];
     vl_settings_take_framework(&s, fw("hf"));
     s.transformers = a;
@@ -1041,22 +1042,24 @@ static void test_transformers_releases(void **state)
     (void)state;
     static const struct {
         vl_transformers v;
-        bool reentrant, shift_copy, logits_cast, logits_all, step_copy;
+        bool reentrant, shift_copy, logits_cast, logits_all, step_copy, cache_views;
         vl_optim_impl impl; /* the Trainer's AdamW on current PyTorch */
     } want[] = {
-        {VL_TF_4_31, true, true, true, true, true, VL_OPTIM_SINGLE_TENSOR},
-        {VL_TF_4_32, true, true, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_41, true, true, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_42, true, true, true, true, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_44, true, true, true, true, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_45, true, true, true, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_46, true, true, false, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_48, true, true, false, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_49, true, false, false, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_53, true, false, false, false, false, VL_OPTIM_FOREACH},
-        {VL_TF_4_54, true, false, false, false, false, VL_OPTIM_FUSED},
-        {VL_TF_4_57, true, false, false, false, false, VL_OPTIM_FUSED},
-        {VL_TF_CURRENT, false, false, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_31, true, true, true, true, true, true, VL_OPTIM_SINGLE_TENSOR},
+        {VL_TF_4_32, true, true, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_41, true, true, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_42, true, true, true, true, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_44, true, true, true, true, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_45, true, true, true, false, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_46, true, true, false, false, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_48, true, true, false, false, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_49, true, false, false, false, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_53, true, false, false, false, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_54, true, false, false, false, false, true, VL_OPTIM_FUSED},
+        {VL_TF_4_55, true, false, false, false, false, true, VL_OPTIM_FUSED},
+        {VL_TF_4_56, true, false, false, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_57, true, false, false, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_CURRENT, false, false, false, false, false, false, VL_OPTIM_FUSED},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_framework f = *fw("hf");
@@ -1066,6 +1069,7 @@ static void test_transformers_releases(void **state)
         assert_int_equal(f.logits_cast_in_model, want[i].logits_cast);
         assert_int_equal(f.prefill_logits_all, want[i].logits_all);
         assert_int_equal(f.kv_step_copy, want[i].step_copy);
+        assert_int_equal(f.kv_cache_views, want[i].cache_views);
         assert_int_equal(f.optim_impl, want[i].impl);
     }
     /* generate before 4.42 held the step before's cache while a decode step concatenated
@@ -1076,7 +1080,7 @@ static void test_transformers_releases(void **state)
      * stay in generate's outputs through the first decode step */
     {
         vl_timeline t41, t42;
-        served_at(serve(8, 600, 4), VL_TF_4_41, VL_TF_4_42, &t41, &t42);
+        served_at(NULL, serve(8, 600, 4), VL_TF_4_41, VL_TF_4_42, &t41, &t42);
         assert_string_equal(t41.peak.phase, "decode step 600");
         assert_string_equal(t42.peak.phase, "decode step 600");
         assert_int_equal(t41.peak.alive[VL_TL_KV_CACHE], (608ULL + 607) * 4 * 384);
@@ -1087,13 +1091,45 @@ static void test_transformers_releases(void **state)
         vl_timeline_free(&t41);
         vl_timeline_free(&t42);
     }
+    /* before 4.56 the cache kept the prefill's K and V as the attention handed them over:
+     * where they are views of one fused QKV output, that output, q + 2 kv = 128 + 2 x 32
+     * wide for the tiny Llama (8 heads, 2 KV heads of 16), stays whole, with K where RoPE
+     * made it anew (qkv_views v), in each of the 3 layers: 512 tokens x (192 + 32) x 2 B a
+     * layer, or x 192 x 2 B with Q, K and V all views (qkv), where 4.56 copies K and V out,
+     * 512 x 2 x 32 x 2 B a layer; the first decode step's torch.cat frees the views */
+    {
+        static const struct {
+            vl_qkv_views views;
+            uint64_t width;
+        } kept[] = {{VL_QKV_VIEWS_V, 128 + 2 * 32 + 32}, {VL_QKV_VIEWS_QKV, 128 + 2 * 32}};
+        const char *views = "KV cache of a layer: views that keep its fused QKV output whole";
+        for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+            vl_model m = tiny_llama();
+            m.arch.qkv_views = kept[i].views;
+            vl_timeline t55, t56;
+            served_at(&m, serve(512, 4, 1), VL_TF_4_55, VL_TF_4_56, &t55, &t56);
+            uint64_t bytes = 0;
+            assert_int_equal(allocs_in(&t55, "prefill", views, &bytes), 3);
+            assert_int_equal(bytes, 512ULL * kept[i].width * 2);
+            assert_string_equal(freed_in(&t55, "prefill", views), "decode step 1");
+            assert_int_equal(allocs_in(&t56, "prefill", views, &bytes), 0);
+            assert_int_equal(allocs_in(&t56, "prefill", "KV cache of a layer (torch.cat)", &bytes),
+                             3);
+            assert_int_equal(bytes, 512ULL * 2 * 32 * 2);
+            assert_int_equal(t55.peak.alive[VL_TL_KV_CACHE] - t56.peak.alive[VL_TL_KV_CACHE],
+                             3ULL * 512 * (kept[i].width - 2 * 32) * 2);
+            assert_int_equal(t55.end[VL_TL_KV_CACHE], t56.end[VL_TL_KV_CACHE]);
+            vl_timeline_free(&t55);
+            vl_timeline_free(&t56);
+        }
+    }
     /* generate before 4.45: the prefill's every position projected to bf16 logits, 512 x
      * 3000 x 2 B, and cast to fp32 beside them, x 4 B, where the MLP's three 512 x 352 x 2 B
      * tensors were the largest of the layer, with the embeddings' output and the layer's
      * input the forward keeps (2 x 512 x 128 x 2 B); 4.45 projects the last position only */
     {
         vl_timeline t44, t45;
-        served_at(serve(512, 0, 1), VL_TF_4_44, VL_TF_4_45, &t44, &t45);
+        served_at(NULL, serve(512, 0, 1), VL_TF_4_44, VL_TF_4_45, &t44, &t45);
         assert_int_equal(t44.peak.tensors - t45.peak.tensors,
                          512ULL * 3000 * (2 + 4) - 3ULL * 512 * 352 * 2 - 2ULL * 512 * 128 * 2);
         vl_timeline_free(&t44);
@@ -1110,7 +1146,7 @@ static void test_transformers_releases(void **state)
             assert_int_equal(f.rope_tables, want[i].v != VL_TF_CURRENT && want[i].v < VL_TF_4_39);
         }
         vl_timeline t38, t39;
-        served_at(serve(8, 4, 1), VL_TF_4_38, VL_TF_4_39, &t38, &t39);
+        served_at(NULL, serve(8, 4, 1), VL_TF_4_38, VL_TF_4_39, &t38, &t39);
         assert_int_equal(event_bytes(&t38, "load weights", tables), 3ULL * 2 * 4096 * 16 * 2);
         assert_int_equal(t38.end[VL_TL_WEIGHTS] - t39.end[VL_TL_WEIGHTS], 3ULL * 2 * 4096 * 16 * 2);
         vl_timeline_free(&t38);

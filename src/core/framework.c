@@ -552,6 +552,12 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
      * concatenated the new cache */
     if (v < VL_TF_4_42)
         f->kv_step_copy = true;
+    /* DynamicCache.update kept the first K and V it was given, and the tuple caches before
+     * it the attention's own tensors, until 4.56's DynamicLayer concatenated them onto an
+     * empty tensor (a copy) from the first update on (cache_utils.py, DynamicLayer.update
+     * and lazy_initialization) */
+    if (v < VL_TF_4_56)
+        f->kv_cache_views = true;
     /* TrainingArguments.optim: adamw_torch_fused with PyTorch 2.8 only from 4.54 (#37358);
      * adamw_torch from 4.32 (#25109), adamw_hf before: transformers' own AdamW, a Python
      * loop over the parameters with a temporary of each one's size (optimization.py) */
@@ -1067,6 +1073,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("kv_preallocated", kv_preallocated),
     BOOL("prefill_logits_all", prefill_logits_all),
     BOOL("kv_step_copy", kv_step_copy),
+    BOOL("kv_cache_views", kv_cache_views),
     BOOL("cuda_graphs", cuda_graphs),
     COUNT("graph_batch", graph_batch, 0, 1048576),
     BOOL("sampler_sort", sampler_sort),

@@ -178,6 +178,9 @@ typedef struct vl_framework {
     bool prefill_logits_all;    /* the prefill projects every prompt position to logits */
     bool kv_step_copy;          /* generate holds the step before's KV cache and logits while a
                                  * decode step makes the new cache (past_key_values tuples) */
+    bool kv_cache_views;        /* the cache keeps the prefill's K and V as the attention hands
+                                 * them over: views of a fused QKV output keep it whole until
+                                 * the first decode step concatenates (vl_arch qkv_views) */
     bool cuda_graphs;           /* decode runs captured graphs from a private pool */
     uint64_t graph_batch;       /* the largest batch captured */
     bool sampler_sort;          /* top-k/top-p sorts the whole vocabulary */
@@ -333,7 +336,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 74
+#define VL_N_FRAMEWORK_FIELDS 75
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -346,6 +346,7 @@ static bool read_mistral(hf *h)
 static bool read_phi3(hf *h)
 {
     h->a->sdpa_from = VL_TF_4_45;
+    h->a->qkv_views = VL_QKV_VIEWS_V; /* value_states: a slice of qkv_proj's output */
     return read_mistral(h);
 }
 
@@ -573,6 +574,7 @@ static bool read_gpt2(hf *h)
     gpt_traits(h->a);
     h->a->sdpa_from = VL_TF_4_42; /* GPT2SdpaAttention: transformers pull request #31172 */
     h->a->eager_softmax = VL_SOFTMAX_INPUT; /* GPT2Attention: softmax in the scores' dtype */
+    h->a->qkv_views = VL_QKV_VIEWS_QKV; /* c_attn(...).split(split_size, dim=2) */
     return read_common(h, true) &&
            get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attn_pdrop", true);
 }
@@ -642,6 +644,7 @@ static bool read_gpt_bigcode(hf *h)
 {
     bool multi_query = true;
     gpt_traits(h->a);
+    h->a->qkv_views = VL_QKV_VIEWS_QKV; /* c_attn(...).split: query and key_value */
     if (!read_common(h, true) || !get_bool(h, KEYS("multi_query"), &multi_query) ||
         !get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attn_pdrop", true))
         return false;
@@ -687,6 +690,7 @@ static bool read_gpt_neox(hf *h)
     gpt_traits(a);
     a->sdpa_from = VL_TF_4_42; /* transformers pull request #31031 */
     a->position = VL_POS_ROPE;
+    a->qkv_views = VL_QKV_VIEWS_V; /* value: a slice of query_key_value's output */
     if (!read_common(h, false) || !get_bool(h, KEYS("attention_bias"), &attn_bias) ||
         !get_bool(h, KEYS("use_parallel_residual"), &parallel) ||
         !get_dropout(h, KEYS("hidden_dropout"), "attention_dropout", false))

@@ -338,7 +338,12 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
     term(L, n, ls, wide_k ? "K, repeated to the query heads" : "K",
          vl_mul(beta, TS(wide_k ? q : kv), ovf), ovf);
-    if (s->framework->v_views_qkv && !wide_v)
+    /* V as a view keeps the whole fused QKV output it slices, where RoPE made Q and K anew:
+     * LitGPT's qkv split (its v_views_qkv), transformers' GPT-NeoX and Phi-3 (the model's
+     * qkv_views); GPT-2's Q, K and V, all views of one c_attn output, are that output */
+    const bool v_view = s->framework->v_views_qkv ||
+                        (s->framework->transformers && a->qkv_views == VL_QKV_VIEWS_V);
+    if (v_view && !wide_v)
         term(L, n, ls, "V, a view that keeps the fused QKV output whole",
              vl_mul(beta, TS(vl_add(q, vl_mul(2, kv, ovf), ovf)), ovf), ovf);
     else

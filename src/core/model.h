@@ -34,6 +34,12 @@ typedef enum {
 /* The bias of attention's output projection, where it differs from the MLP's (GPT-J's MLP
  * has biases, its attention none): as mlp_bias says, off or on. */
 typedef enum { VL_OUT_BIAS_AS_MLP, VL_OUT_BIAS_OFF, VL_OUT_BIAS_ON } vl_out_bias;
+/* Which of Q, K and V the model's attention code takes as views of one fused QKV
+ * projection's output, where a tensor kept as a view keeps that whole output: none
+ * (separate projections, or copies: BLOOM, Falcon); V alone, Q and K made anew by RoPE
+ * (transformers' GPT-NeoX and Phi-3, query_key_value and qkv_proj); all three (GPT-2's and
+ * GPTBigCode's c_attn, split with no RoPE). */
+typedef enum { VL_QKV_VIEWS_NONE, VL_QKV_VIEWS_V, VL_QKV_VIEWS_QKV } vl_qkv_views;
 
 typedef struct vl_arch {
     uint64_t hidden;            /* h */
@@ -53,6 +59,7 @@ typedef struct vl_arch {
     bool attention_bias;        /* q, k, v biases */
     bool mlp_bias;              /* MLP biases (and the attention output-projection bias) */
     vl_out_bias attention_out_bias;
+    vl_qkv_views qkv_views;
     bool tie_embeddings;
     bool head_bias;             /* a bias on the output layer (Phi): V parameters */
     bool parallel_attention;    /* one norm per layer feeding attention and MLP (Falcon) */

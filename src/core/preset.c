@@ -70,6 +70,7 @@ static const char *const norm_names[] = {"rmsnorm", "layernorm"};
 static const char *const norm_position_names[] = {"pre", "post"};
 static const char *const qk_norm_names[] = {"none", "head", "full"};
 static const char *const eager_softmax_names[] = {"fp32", "input"};
+static const char *const qkv_views_names[] = {"none", "v", "qkv"};
 /* A boolean whose default follows another key (attention_dropout: dropout's;
  * attention_out_bias: mlp_bias's): "" is that default, not a value a preset writes. */
 static const char *const follows_names[] = {"", "false", "true"};
@@ -100,6 +101,7 @@ static const key_desc arch_keys[] = {
     {"mlp_bias", T_BOOL, A(mlp_bias)},
     {"attention_out_bias", T_ENUM, A(attention_out_bias), ENUM(follows_names),
      .enum_first = VL_OUT_BIAS_OFF},
+    {"qkv_views", T_ENUM, A(qkv_views), ENUM(qkv_views_names)},
     {"tie_embeddings", T_BOOL, A(tie_embeddings)},
     {"head_bias", T_BOOL, A(head_bias)},
     {"parallel_attention", T_BOOL, A(parallel_attention)},

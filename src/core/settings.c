@@ -473,7 +473,9 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .modes = VL_IN_BOTH, .arg = "V",
         .help = "the transformers release under hf or deepspeed, 4.31 (and earlier) to 4.57: "
                 "before 5.0 gradient checkpointing is reentrant, before 4.49 the loss copies the "
-                "shifted logits, from 4.31 to 4.45 a Llama-family model returns fp32 logits, "
+                "shifted logits, before 4.56 the cache keeps the prefill's K and V as given "
+                "(views that keep a fused QKV output whole: GPT-2, GPT-NeoX, Phi-3), "
+                "from 4.31 to 4.45 a Llama-family model returns fp32 logits, "
                 "before 4.45 generate's prefill projects every prompt position, before 4.42 "
                 "it holds the step before's KV cache through a decode step, before 4.39 "
                 "each attention layer keeps RoPE cos and sin tables of every position, "

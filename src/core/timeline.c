@@ -1503,12 +1503,15 @@ static bool build_train(builder *b, step *st)
 
 /* ---- serving ----------------------------------------------------------------------------- */
 
-/* The KV cache of `tokens` tokens over the batch: allocated once (paged), or grown layer by
- * layer with torch.cat, which holds the old and the new copy of one layer at once; where
- * the caller still holds the old cache (kept, kv_step_copy), each old copy goes to kept[]
- * for the caller to free. */
+#define KV_CAT_WHAT "KV cache of a layer (torch.cat)"
+#define KV_VIEWS_WHAT "KV cache of a layer: views that keep its fused QKV output whole"
+
+/* The KV cache of `tokens` tokens over the batch (per_token bytes each, `what` each layer's):
+ * allocated once (paged), or grown layer by layer with torch.cat, which holds the old and
+ * the new copy of one layer at once; where the caller still holds the old cache (kept,
+ * kv_step_copy), each old copy goes to kept[] for the caller to free. */
 static void grow_kv(builder *b, const step *st, uint32_t *kv, uint32_t *kept, uint64_t per_token,
-                    uint64_t tokens)
+                    uint64_t tokens, const char *what)
 {
     const uint64_t L = st->bd->inf.stage_layers; /* this GPU's stage's (all without --pp) */
     uint64_t all = vl_mul(per_token, tokens, &b->ovf);
@@ -1517,8 +1520,7 @@ static void grow_kv(builder *b, const step *st, uint32_t *kv, uint32_t *kept, ui
     uint64_t per_layer = all / L;
     for (uint64_t l = 0; l < L; l++) {
         uint32_t old = kv[l];
-        kv[l] = alloc(b, VL_TL_KV_CACHE, l + 1 < L ? per_layer : all - per_layer * (L - 1),
-                      "KV cache of a layer (torch.cat)");
+        kv[l] = alloc(b, VL_TL_KV_CACHE, l + 1 < L ? per_layer : all - per_layer * (L - 1), what);
         if (kept)
             kept[l] = old;
         else
@@ -1619,6 +1621,22 @@ static void sampler(builder *b, const step *st, uint64_t rows, uint64_t tokens)
     release(b, hidden);
 }
 
+/* What the cache holds for a prompt token at the prefill where it keeps the tensors the
+ * attention hands it (the framework's kv_cache_views) and the model takes K or V as views of
+ * one fused QKV output (qkv_views): that output whole, in the activations' dtype, and K
+ * where RoPE made it anew, until the first decode step's torch.cat copies K and V out.  0
+ * where the cache holds K and V alone. */
+static uint64_t kv_view_bytes(const step *st, bool *ovf)
+{
+    const vl_arch *a = st->a;
+    if (!st->f->kv_cache_views || st->f->kv_preallocated || a->qkv_views == VL_QKV_VIEWS_NONE)
+        return 0;
+    const uint64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+    const uint64_t width = q + 2 * kv + (a->qkv_views == VL_QKV_VIEWS_V ? kv : 0);
+    return vl_mul(vl_mul(st->bd->inf.stage_layers, vl_ceil_div(width, st->s->tp), ovf),
+                  vl_infer_act_bytes(st->s), ovf);
+}
+
 /* A serving run's prefill as the framework schedules it: steps of seqs prompts of `tokens`
  * tokens each (the estimate's vl_prefill_step), `chunks` steps a prompt, over `groups` of
  * the batch. */
@@ -1669,6 +1687,7 @@ static bool build_serve(builder *b, step *st)
     alloc(b, VL_TL_RUNTIME, vl_sampler_state(st->a, st->f),
           "sampler state: penalty counts and token masks, a vocabulary row a sequence");
     const uint64_t per_token = inf->prefill.kv_cache / (inf->prompt_tokens * s->batch);
+    const uint64_t views = kv_view_bytes(st, &b->ovf);
     uint32_t *kv = gathered_ids(b, L);
     if (!kv)
         return false;
@@ -1695,14 +1714,17 @@ static bool build_serve(builder *b, step *st)
          k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
         if (k > 1) {
             phase(b, k == 2 ? "prefill step %llu" : "prefill steps 2-%llu", (unsigned long long)k);
-            grow_kv(b, st, kv, NULL, per_token, prefill_kv_tokens(s, &pf, k - 1, cap));
+            grow_kv(b, st, kv, NULL, per_token, prefill_kv_tokens(s, &pf, k - 1, cap),
+                    KV_CAT_WHAT);
         }
         phase(b, pf.steps > 1 ? "prefill step %llu" : "prefill", (unsigned long long)k + 1);
         const uint64_t c = k % pf.chunks, g = k / pf.chunks;
         const uint64_t n = c + 1 < pf.chunks ? pf.tokens : s->seq - c * pf.tokens;
         vl_settings here = *s; /* the sequences this step takes */
         here.batch = g + 1 < pf.groups ? pf.seqs : s->batch - g * pf.seqs;
-        grow_kv(b, st, kv, NULL, per_token, prefill_kv_tokens(s, &pf, k, cap));
+        /* the first step's cache: the views the attention hands over, where it keeps them */
+        grow_kv(b, st, kv, NULL, k == 0 && views ? views : per_token,
+                prefill_kv_tokens(s, &pf, k, cap), k == 0 && views ? KV_VIEWS_WHAT : KV_CAT_WHAT);
         if (k == 0) /* the first step is the largest forward */
             moe_kept = alloc(b, VL_TL_TRANSIENT, inf->moe_kept_bytes,
                              "fused MoE workspaces (shared by the layers, kept)");
@@ -1743,12 +1765,13 @@ static bool build_serve(builder *b, step *st)
             else
                 phase(b, "decode steps 2-%llu", (unsigned long long)step_i - 1);
             grow_kv(b, st, kv, NULL, per_token,
-                    vl_mul(ctx - 1 < cap ? ctx - 1 : cap, s->batch, &b->ovf));
+                    vl_mul(ctx - 1 < cap ? ctx - 1 : cap, s->batch, &b->ovf), KV_CAT_WHAT);
         }
         phase(b, "decode step %llu", (unsigned long long)step_i);
         /* with kv_step_copy the step before's cache stays, whole, until the step has sampled
          * (generate's model_kwargs hold it) */
-        grow_kv(b, st, kv, kept, per_token, vl_mul(ctx < cap ? ctx : cap, s->batch, &b->ovf));
+        grow_kv(b, st, kv, kept, per_token, vl_mul(ctx < cap ? ctx : cap, s->batch, &b->ovf),
+                KV_CAT_WHAT);
         uint32_t copy = alloc(b, VL_TL_TRANSIENT, inf->offload_copy, OFFLOAD_COPY_WHAT);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT,
                             vl_infer_workspace(st->a, s, inf->logits, 1, ctx < cap ? ctx : cap,
