@@ -1121,6 +1121,14 @@ static void test_transformers_releases(void **state)
             assert_int_equal(t55.end[VL_TL_KV_CACHE], t56.end[VL_TL_KV_CACHE]);
             vl_timeline_free(&t55);
             vl_timeline_free(&t56);
+            /* over 2 GPUs in tensor parallel each holds half the output's width */
+            vl_settings tp2 = serve(512, 4, 1);
+            tp2.gpus = 2;
+            served_at(&m, tp2, VL_TF_4_55, VL_TF_4_56, &t55, &t56);
+            assert_int_equal(allocs_in(&t55, "prefill", views, &bytes), 3);
+            assert_int_equal(bytes, 512ULL * kept[i].width / 2 * 2);
+            vl_timeline_free(&t55);
+            vl_timeline_free(&t56);
         }
     }
     /* generate before 4.45: the prefill's every position projected to bf16 logits, 512 x

@@ -1633,7 +1633,7 @@ static uint64_t kv_view_bytes(const step *st, bool *ovf)
         return 0;
     const uint64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
     const uint64_t width = q + 2 * kv + (a->qkv_views == VL_QKV_VIEWS_V ? kv : 0);
-    return vl_mul(vl_mul(st->bd->inf.stage_layers, vl_ceil_div(width, st->s->tp), ovf),
+    return vl_mul(vl_mul(st->bd->inf.stage_layers, vl_ceil_div(width, vl_infer_tp(st->s)), ovf),
                   vl_infer_act_bytes(st->s), ovf);
 }
 
@@ -1723,8 +1723,9 @@ static bool build_serve(builder *b, step *st)
         vl_settings here = *s; /* the sequences this step takes */
         here.batch = g + 1 < pf.groups ? pf.seqs : s->batch - g * pf.seqs;
         /* the first step's cache: the views the attention hands over, where it keeps them */
-        grow_kv(b, st, kv, NULL, k == 0 && views ? views : per_token,
-                prefill_kv_tokens(s, &pf, k, cap), k == 0 && views ? KV_VIEWS_WHAT : KV_CAT_WHAT);
+        const bool as_views = k == 0 && views;
+        grow_kv(b, st, kv, NULL, as_views ? views : per_token, prefill_kv_tokens(s, &pf, k, cap),
+                as_views ? KV_VIEWS_WHAT : KV_CAT_WHAT);
         if (k == 0) /* the first step is the largest forward */
             moe_kept = alloc(b, VL_TL_TRANSIENT, inf->moe_kept_bytes,
                              "fused MoE workspaces (shared by the layers, kept)");
