@@ -1102,7 +1102,7 @@ static void test_transformers_releases(void **state)
             vl_qkv_views views;
             uint64_t width;
         } kept[] = {{VL_QKV_VIEWS_V, 128 + 2 * 32 + 32}, {VL_QKV_VIEWS_QKV, 128 + 2 * 32}};
-        const char *views = "KV cache of a layer: views that keep its fused QKV output whole";
+        const char *views = "KV cache of a layer (its QKV views)";
         for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
             vl_model m = tiny_llama();
             m.arch.qkv_views = kept[i].views;

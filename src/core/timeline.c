@@ -1504,7 +1504,7 @@ static bool build_train(builder *b, step *st)
 /* ---- serving ----------------------------------------------------------------------------- */
 
 #define KV_CAT_WHAT "KV cache of a layer (torch.cat)"
-#define KV_VIEWS_WHAT "KV cache of a layer: views that keep its fused QKV output whole"
+#define KV_VIEWS_WHAT "KV cache of a layer (its QKV views)"
 
 /* The KV cache of `tokens` tokens over the batch (per_token bytes each, `what` each layer's):
  * allocated once (paged), or grown layer by layer with torch.cat, which holds the old and
