@@ -656,6 +656,17 @@ static int allocs_in(const vl_timeline *t, const char *phase, const char *what, 
     return n;
 }
 
+/* The bytes of every allocation named what in phase, together. */
+static uint64_t bytes_in(const vl_timeline *t, const char *phase, const char *what)
+{
+    uint64_t sum = 0;
+    for (size_t i = first_event_of(t, phase);
+         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
+            sum += t->events[i].bytes;
+    return sum;
+}
+
 /* The phase in which the tensor named what, allocated in phase `in`, is freed. */
 static const char *freed_in(const vl_timeline *t, const char *in, const char *what)
 {
@@ -913,7 +924,7 @@ static void test_torch_releases(void **state)
     (void)state;
     static const struct {
         vl_torch t;
-        bool softmax, persistent, single, denom, mean, cublas_cached;
+        bool softmax, in_place, single, denom, mean, cublas_cached;
     } want[] = {
         {VL_TORCH_1_10, true, true, true, true, true, false},
         {VL_TORCH_1_11, false, true, true, true, true, false},
@@ -928,7 +939,8 @@ static void test_torch_releases(void **state)
         vl_framework f = *fw("pytorch"); /* foreach AdamW, gradients set to None */
         vl_framework_on_torch(&f, want[i].t);
         assert_int_equal(f.softmax_saves_input, want[i].softmax);
-        assert_int_equal(f.grads_persistent, want[i].persistent);
+        assert_int_equal(f.zero_grad_in_place, want[i].in_place);
+        assert_false(f.grads_persistent);
         assert_int_equal(f.optim_impl == VL_OPTIM_SINGLE_TENSOR, want[i].single);
         assert_int_equal(f.foreach_denom_copy, want[i].denom);
         assert_int_equal(f.mean_saves_input, want[i].mean);
@@ -1847,14 +1859,15 @@ static void test_optimizer_and_buckets(void **state)
     assert_int_equal(most, 2 * 49984 * 4);
     vl_timeline_free(&t);
 
-    /* --zero-grad backward: the step before's gradients (172,288 x 4 B) live from the step's
-     * start through the forward, and this step's are left for the next; a persistent
-     * gradient buffer (DeepSpeed) leaves nothing to move */
+    /* --zero-grad backward: the step before's gradients (172,288 x 4 B, a tensor each
+     * parameter, where the run's first backward made them) live from the step's start
+     * through the forward, and this step's are left for the next; a persistent gradient
+     * buffer (DeepSpeed) leaves nothing to move */
     const char *before = "the step before's gradients, until zero_grad (--zero-grad backward)";
     s = train(VL_FP32, 32, 2);
     s.zero_grad = VL_ZERO_GRAD_BACKWARD;
     build(&m, &s, fw("pytorch"), &t);
-    assert_int_equal(event_bytes(&t, "step start (the state kept between steps)", before),
+    assert_int_equal(bytes_in(&t, "step start (the state kept between steps)", before),
                      172288 * 4);
     assert_string_equal(freed_in(&t, "step start (the state kept between steps)", before),
                         "loss");
@@ -1879,6 +1892,55 @@ static void test_optimizer_and_buckets(void **state)
     assert_int_equal(alive[VL_TL_GRADIENTS], 172288 * 4);
     check_invariants(&t, &s);
     vl_timeline_free(&t);
+}
+
+/* A step that leaves what it made to the next is measured after the run's first step, on
+ * the allocator as that step left it: the gradients an in-place zero_grad keeps (PyTorch
+ * before 2.0) are the first backward's, a tensor a parameter (the tiny GPT's 172,288 in
+ * fp32), where a framework's own buffer (DeepSpeed) is one block made before the run; the
+ * timeline holds one step, each phase once, the same phases as a step that leaves nothing,
+ * and at the loss the same tensors and the step before's gradients. */
+static void test_first_step(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    vl_settings s = train(VL_FP32, 32, 2);
+    const char *start = "step start (the state kept between steps)";
+    const char *in_place = "gradients, zeroed in place from step to step (PyTorch < 2.0)";
+    vl_framework old = *fw("pytorch");
+    vl_framework_on_torch(&old, VL_TORCH_1_13);
+    vl_timeline t, ds, plain;
+    build(&m, &s, &old, &t);
+    assert_int_equal(bytes_in(&t, start, in_place), 172288 * 4);
+    assert_int_equal(allocs_in(&t, start, "gradient buffer", NULL), 0);
+    assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
+    check_invariants(&t, &s);
+    vl_framework buffered = *fw("deepspeed");
+    vl_framework_on_torch(&buffered, VL_TORCH_1_13);
+    build(&m, &s, &buffered, &ds);
+    assert_int_equal(bytes_in(&ds, start, "gradient buffer"), 172288 * 4);
+    uint64_t one = 0;
+    assert_int_equal(allocs_in(&ds, start, "gradient buffer", &one), 1);
+    assert_int_equal(allocs_in(&ds, start, in_place, NULL), 0);
+    vl_timeline_free(&ds);
+    /* --zero-grad backward against zero_grad at the step: the same phases, in order */
+    s.zero_grad = VL_ZERO_GRAD_BACKWARD;
+    vl_timeline_free(&t);
+    build(&m, &s, fw("pytorch"), &t);
+    s.zero_grad = VL_ZERO_GRAD_STEP;
+    build(&m, &s, fw("pytorch"), &plain);
+    assert_int_equal(t.n_phases, plain.n_phases + (strcmp(plain.phases[plain.n_phases - 1],
+                                                           "zero_grad") == 0 ? -1 : 0));
+    for (size_t i = 0; i < t.n_phases; i++)
+        assert_string_equal(t.phases[i], plain.phases[i]);
+    uint64_t at[VL_N_TL_COMPONENTS], at_plain[VL_N_TL_COMPONENTS];
+    alive_before(&t, first_event_of(&t, "loss"), at);
+    alive_before(&plain, first_event_of(&plain, "loss"), at_plain);
+    for (int c = 0; c < VL_N_TL_COMPONENTS; c++)
+        assert_int_equal(at[c], at_plain[c] + (c == VL_TL_GRADIENTS ? 172288 * 4 : 0));
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+    vl_timeline_free(&plain);
 }
 
 /* The KV cache a profiling engine gives itself (vl_kv_budget_of): what its profile run (the
@@ -3714,6 +3776,7 @@ int main(void)
         cmocka_unit_test(test_zero3_linear),
         cmocka_unit_test(test_tied_gradients),
         cmocka_unit_test(test_optimizer_and_buckets),
+        cmocka_unit_test(test_first_step),
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_untied_head),
         cmocka_unit_test(test_litgpt_layer),

@@ -498,7 +498,7 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
     if (t < VL_TORCH_1_11)
         f->softmax_saves_input = true;
     if (t < VL_TORCH_2_0) {
-        f->grads_persistent = true;
+        f->zero_grad_in_place = true;
         /* 1.13 kept nothing allocated after a Linear where 2.0's nightly kept its 8,519,680 B
          * workspace (issue #95668); 1.10's snapshot shows none (discuss.pytorch.org, topic
          * 178671): cuBLAS made its own */
@@ -1052,6 +1052,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("foreach_denom_copy", foreach_denom_copy),
     BOOL("trainer_optim", trainer_optim),
     BOOL("grads_persistent", grads_persistent),
+    BOOL("zero_grad_in_place", zero_grad_in_place),
     BOOL("grad_copy_at_step", grad_copy_at_step),
     BOOL("ddp_bucket_view", ddp_bucket_view),
     COUNT("ddp_bucket_bytes", ddp_bucket_bytes, 1, 1ULL << 40),

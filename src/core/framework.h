@@ -135,6 +135,8 @@ typedef struct vl_framework {
     bool trainer_optim;         /* AdamW is the Trainer's default optim: fused on PyTorch 2.8
                                  * and later, foreach before (vl_framework_on_torch) */
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
+    bool zero_grad_in_place;    /* zero_grad zeroes the gradients in place (PyTorch before 2.0):
+                                 * the first step's backward makes them, and they stay */
     bool grad_copy_at_step;     /* under ZeRO the fp32 gradient copy (--fp32-grad-copy) is made
                                  * for the optimizer step and freed after it (DeepSpeed's ZeRO
                                  * optimizers, Megatron's distributed optimizer) */
@@ -336,7 +338,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 75
+#define VL_N_FRAMEWORK_FIELDS 76
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -113,16 +113,14 @@ static void stamp(builder *b, vl_event *e)
     e->reserved = vl_alloc_reserved(b->al);
 }
 
-/* A tensor of bytes born now: its id for release (0 when it has no bytes). */
-static uint32_t alloc(builder *b, vl_tl_component c, uint64_t bytes, const char *what)
+/* The event of a tensor of bytes alive from now in the allocator's block h: its id. */
+static uint32_t record(builder *b, vl_tl_component c, uint64_t bytes, const char *what, uint32_t h)
 {
-    if (!bytes)
-        return 0;
     vl_event *e = push(b);
     if (!e)
         return 0;
     size_t i = b->t->n_events - 1;
-    b->handles[i] = vl_alloc_tensor(b->al, bytes, &b->ovf);
+    b->handles[i] = h;
     *e = (vl_event){VL_EV_ALLOC, c, bytes, what, b->phase, (uint32_t)i, 0, 0, 0};
     b->live[c] += bytes;
     b->tensors = vl_add(b->tensors, bytes, &b->ovf);
@@ -135,6 +133,14 @@ static uint32_t alloc(builder *b, vl_tl_component c, uint64_t bytes, const char 
         memcpy(p->alive, b->live, sizeof p->alive);
     }
     return (uint32_t)i + 1;
+}
+
+/* A tensor of bytes born now: its id for release (0 when it has no bytes). */
+static uint32_t alloc(builder *b, vl_tl_component c, uint64_t bytes, const char *what)
+{
+    if (!bytes || b->nomem)
+        return 0;
+    return record(b, c, bytes, what, vl_alloc_tensor(b->al, bytes, &b->ovf));
 }
 
 static void release(builder *b, uint32_t id)
@@ -211,6 +217,8 @@ typedef struct step {
     int down_tensor;            /* and the MLP's down projection's, or -1 */
     int down_in;                /* layer[down_in]: the input down_proj keeps, or -1 */
     bool grads_held;            /* one gradient buffer kept for the whole run */
+    bool grads_in_place;        /* of them, the gradients an in-place zero_grad keeps: made by
+                                 * the run's first backward, not before the run */
     bool partition_in_backward; /* DeepSpeed ZeRO-2: bucket and partition made in backward */
     bool bucket_in_backward;    /* DeepSpeed ZeRO-1 and 2: the reduce bucket, in backward */
     bool grads_freed_in_step;   /* DeepSpeed ZeRO-1: autograd's gradients, freed in the step */
@@ -731,8 +739,10 @@ static void gradient_plan(step *st, bool *ovf)
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
     st->grads_freed_in_step = vl_grads_freed_in_step(st->f, s->zero);
+    const bool buffer = st->f->grads_persistent || (ddp && st->f->ddp_bucket_view);
     st->grads_held = s->zero < 2 && !st->grads_freed_in_step &&
-                     (st->f->grads_persistent || (ddp && st->f->ddp_bucket_view));
+                     (buffer || st->f->zero_grad_in_place);
+    st->grads_in_place = st->grads_held && !buffer;
     st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 &&
                        !st->grads_held && !st->grads_freed_in_step;
     st->keeps_logits = vl_loop_keeps_logits(s) && s->pp <= 1;
@@ -1407,6 +1417,153 @@ static void cublas_workspaces(builder *b, const step *st)
         alloc(b, VL_TL_RUNTIME, st->cublas, cublas_what[i]);
 }
 
+/* One step from the state it starts with: each micro-batch's forward and backward, the
+ * optimizer step, zero_grad.  The n_before ids in before (the step before's gradients) go
+ * once the first forward is done (--zero-grad backward).  The gradients the step makes are
+ * handed to *left (ids, GRAD_SLOTS of them) where left is given; else they go at zero_grad,
+ * unless the loop drops them after the next forward (grads_before). */
+static bool run_step(builder *b, step *st, const uint32_t *before, size_t n_before,
+                     uint32_t **left)
+{
+    const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
+    micro *mbs = calloc(k, sizeof *mbs);
+    uint32_t *gath = gathered_ids(b, st->layers);
+    uint32_t *grads = gathered_ids(b, GRAD_SLOTS(st));
+    if (!mbs || !gath || !grads) {
+        free(mbs);
+        free(gath);
+        free(grads);
+        return false;
+    }
+    for (uint64_t m = 0; m < k; m++) {
+        mbs[m].layer = gathered_ids(b, st->layers * MAX_LAYER_TERMS);
+        mbs[m].checkpoint = gathered_ids(b, st->layers);
+    }
+    if (st->in_flight > 1) { /* 1F1B: the first stage runs in_flight forwards first */
+        for (uint64_t m = 0; m < k && !b->nomem; m++)
+            forward(b, st, &mbs[m], m, gath);
+        for (size_t i = 0; i < n_before; i++)
+            release(b, before[i]);
+        backward(b, st, &mbs[0], gath, true, grads, "micro-batch 1 ");
+        phase(b, "the other micro-batches (1F1B)");
+        for (uint64_t m = 1; m < k; m++) {
+            for (uint64_t i = 0; i < st->layers * MAX_LAYER_TERMS; i++)
+                release(b, mbs[m].layer[i]);
+            for (int i = 0; i < st->n_emb; i++)
+                release(b, mbs[m].emb[i]);
+            release(b, mbs[m].mask);
+        }
+    } else { /* gradient accumulation: the second micro-batch runs with the gradients held */
+        for (uint64_t m = 0; m < k && !b->nomem; m++) {
+            char tag[40] = "";
+            if (k > 1)
+                snprintf(tag, sizeof tag, "micro-batch %llu ", (unsigned long long)m + 1);
+            forward(b, st, &mbs[m], m, gath);
+            for (size_t i = 0; m == 0 && i < n_before; i++)
+                release(b, before[i]);
+            backward(b, st, &mbs[m], gath, m == 0, grads, tag);
+            if (st->keeps_logits) /* what backward leaves of the graph the logits hold */
+                b->kept_graph = alloc(b, VL_TL_ACTIVATIONS, st->kept_graph, KEPT_GRAPH_WHAT);
+        }
+    }
+    optimizer_step(b, st, grads);
+    if (left) {
+        *left = grads;
+        grads = NULL;
+    } else if (!st->grads_before) { /* else they live on to the next step's forward */
+        phase(b, "zero_grad");
+        for (uint64_t i = 0; i < GRAD_SLOTS(st); i++)
+            release(b, grads[i]);
+    }
+    for (uint64_t m = 0; m < k; m++) {
+        free(mbs[m].layer);
+        free(mbs[m].checkpoint);
+    }
+    free(mbs);
+    free(gath);
+    free(grads);
+    return !b->nomem;
+}
+
+#define IN_PLACE_WHAT "gradients, zeroed in place from step to step (PyTorch < 2.0)"
+
+/* The run's first step, laid out on the allocator before the step measured, where a step
+ * leaves what it made to the next: gradients the loop drops only after the next forward
+ * (--zero-grad backward) or that an in-place zero_grad keeps, the logits the loop keeps.
+ * The next step finds them where the first one's backward put them, among the blocks its
+ * activations freed, which shapes the segments the caching allocator reserves from then
+ * on.  The first step starts with none of them and makes its gradients in its backward.
+ * Its events go (it frees none of the state it starts with, whose events stay as they
+ * are); what it leaves is recorded as state the measured step starts with, its gradients'
+ * ids in *left (GRAD_SLOTS(st)), the logits' in the builder. */
+static bool first_step(builder *b, step *st, uint32_t **left)
+{
+    vl_timeline *t = b->t;
+    const size_t n0 = t->n_events, p0 = t->n_phases;
+    const uint32_t phase0 = b->phase;
+    const vl_peak peak0 = t->peak;
+    uint64_t live0[VL_N_TL_COMPONENTS];
+    memcpy(live0, b->live, sizeof live0);
+    const uint64_t tensors0 = b->tensors;
+    const bool held = st->grads_held;
+    st->grads_held = held && !st->grads_in_place;
+    const bool ok = run_step(b, st, NULL, 0, st->grads_before || st->grads_in_place ? left : NULL);
+    st->grads_held = held;
+    if (!ok)
+        return false;
+    /* what outlives the step: its allocations never freed */
+    const size_t n = t->n_events - n0;
+    uint32_t *to = calloc(n ? n : 1, sizeof *to);
+    vl_event *kept = calloc(n ? n : 1, sizeof *kept);
+    uint32_t *blocks = calloc(n ? n : 1, sizeof *blocks);
+    if (!to || !kept || !blocks) {
+        free(to);
+        free(kept);
+        free(blocks);
+        b->nomem = true;
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        to[i] = t->events[n0 + i].kind == VL_EV_ALLOC;
+    for (size_t i = 0; i < n; i++)
+        if (t->events[n0 + i].kind == VL_EV_FREE && t->events[n0 + i].tensor >= n0)
+            to[t->events[n0 + i].tensor - n0] = 0;
+    size_t n_kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (to[i]) {
+            to[i] = (uint32_t)n_kept;
+            blocks[n_kept] = b->handles[n0 + i];
+            kept[n_kept++] = t->events[n0 + i];
+        } else {
+            to[i] = UINT32_MAX;
+        }
+    t->n_events = n0;
+    t->n_phases = p0;
+    b->phase = phase0;
+    t->peak = peak0;
+    memcpy(b->live, live0, sizeof live0);
+    b->tensors = tensors0;
+    for (size_t i = 0; i < n_kept; i++) {
+        const vl_event *e = &kept[i];
+        const char *what = e->tensor + 1 == b->kept_logits ? KEPT_LOGITS_WHAT
+                           : e->component != VL_TL_GRADIENTS ? e->what
+                           : st->grads_before                ? BEFORE_WHAT
+                                                             : IN_PLACE_WHAT;
+        blocks[i] = record(b, e->component, e->bytes, what, blocks[i]);
+    }
+    /* the ids the builder and the caller hold, from the first step's to the recorded ones */
+#define REMAP(id) ((id) > n0 && to[(id) - 1 - n0] != UINT32_MAX ? blocks[to[(id) - 1 - n0]] : 0)
+    for (uint64_t i = 0; *left && i < GRAD_SLOTS(st); i++)
+        (*left)[i] = REMAP((*left)[i]);
+    b->kept_logits = REMAP(b->kept_logits);
+    b->kept_graph = REMAP(b->kept_graph);
+#undef REMAP
+    free(to);
+    free(kept);
+    free(blocks);
+    return !b->nomem;
+}
+
 static bool build_train(builder *b, step *st)
 {
     const vl_settings *s = st->s;
@@ -1426,7 +1583,7 @@ static bool build_train(builder *b, step *st)
                              : "optimizer states");
     if (s->zero >= 2 && !st->fsdp && !st->partition_in_backward)
         alloc(b, VL_TL_GRADIENTS, st->grad_part, "gradient partition");
-    else if (st->grads_held)
+    else if (st->grads_held && !st->grads_in_place)
         alloc(b, VL_TL_GRADIENTS, st->grad_full, "gradient buffer");
     /* PyTorch's DDP (under a framework whose sharding is PyTorch's own, FSDP) makes its
      * buckets once and keeps them for the run (torch/csrc/distributed/c10d/reducer.cpp,
@@ -1438,67 +1595,18 @@ static bool build_train(builder *b, step *st)
         alloc(b, VL_TL_BUCKETS, st->grad_full, "DDP buckets (a copy of the gradients)");
     if (!st->bucket_in_backward)
         alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
-    /* --zero-grad backward: the loop drops the step before's gradients after the forward */
-    uint32_t before = st->grads_before ? alloc(b, VL_TL_GRADIENTS, st->grad_full, BEFORE_WHAT) : 0;
-    if (st->keeps_logits) {
-        b->kept_logits = alloc(b, VL_TL_ACTIVATIONS, st->head_out, KEPT_LOGITS_WHAT);
-        b->kept_graph = alloc(b, VL_TL_ACTIVATIONS, st->kept_graph, KEPT_GRAPH_WHAT);
-    }
-
-    const uint64_t k = st->in_flight > st->micro_batches ? st->in_flight : st->micro_batches;
-    micro *mbs = calloc(k, sizeof *mbs);
-    uint32_t *gath = gathered_ids(b, st->layers);
-    uint32_t *grads = gathered_ids(b, GRAD_SLOTS(st));
-    if (!mbs || !gath || !grads) {
-        free(mbs);
-        free(gath);
-        free(grads);
+    /* what a step leaves to the next is where the run's first step left it */
+    uint32_t *left = NULL;
+    if ((st->grads_before || st->grads_in_place || st->keeps_logits) &&
+        !first_step(b, st, &left)) {
+        free(left);
         return false;
     }
-    for (uint64_t m = 0; m < k; m++) {
-        mbs[m].layer = gathered_ids(b, st->layers * MAX_LAYER_TERMS);
-        mbs[m].checkpoint = gathered_ids(b, st->layers);
-    }
-    if (st->in_flight > 1) { /* 1F1B: the first stage runs in_flight forwards first */
-        for (uint64_t m = 0; m < k && !b->nomem; m++)
-            forward(b, st, &mbs[m], m, gath);
-        release(b, before);
-        backward(b, st, &mbs[0], gath, true, grads, "micro-batch 1 ");
-        phase(b, "the other micro-batches (1F1B)");
-        for (uint64_t m = 1; m < k; m++) {
-            for (uint64_t i = 0; i < st->layers * MAX_LAYER_TERMS; i++)
-                release(b, mbs[m].layer[i]);
-            for (int i = 0; i < st->n_emb; i++)
-                release(b, mbs[m].emb[i]);
-            release(b, mbs[m].mask);
-        }
-    } else { /* gradient accumulation: the second micro-batch runs with the gradients held */
-        for (uint64_t m = 0; m < k && !b->nomem; m++) {
-            char tag[40] = "";
-            if (k > 1)
-                snprintf(tag, sizeof tag, "micro-batch %llu ", (unsigned long long)m + 1);
-            forward(b, st, &mbs[m], m, gath);
-            if (m == 0)
-                release(b, before);
-            backward(b, st, &mbs[m], gath, m == 0, grads, tag);
-            if (st->keeps_logits) /* what backward leaves of the graph the logits hold */
-                b->kept_graph = alloc(b, VL_TL_ACTIVATIONS, st->kept_graph, KEPT_GRAPH_WHAT);
-        }
-    }
-    optimizer_step(b, st, grads);
-    if (!st->grads_before) { /* else they live on to the next step's forward */
-        phase(b, "zero_grad");
-        for (uint64_t i = 0; i < GRAD_SLOTS(st); i++)
-            release(b, grads[i]);
-    }
-    for (uint64_t m = 0; m < k; m++) {
-        free(mbs[m].layer);
-        free(mbs[m].checkpoint);
-    }
-    free(mbs);
-    free(gath);
-    free(grads);
-    return !b->nomem;
+    const bool ok =
+        run_step(b, st, st->grads_before ? left : NULL, st->grads_before ? GRAD_SLOTS(st) : 0,
+                 NULL);
+    free(left);
+    return ok;
 }
 
 /* ---- serving ----------------------------------------------------------------------------- */
