@@ -656,8 +656,8 @@ static int allocs_in(const vl_timeline *t, const char *phase, const char *what, 
     return n;
 }
 
-/* The bytes of every allocation named what in phase, together. */
-static uint64_t bytes_in(const vl_timeline *t, const char *phase, const char *what)
+/* The bytes of every allocation named what in phase, summed. */
+static uint64_t alloc_sum(const vl_timeline *t, const char *phase, const char *what)
 {
     uint64_t sum = 0;
     for (size_t i = first_event_of(t, phase);
@@ -1867,7 +1867,7 @@ static void test_optimizer_and_buckets(void **state)
     s = train(VL_FP32, 32, 2);
     s.zero_grad = VL_ZERO_GRAD_BACKWARD;
     build(&m, &s, fw("pytorch"), &t);
-    assert_int_equal(bytes_in(&t, "step start (the state kept between steps)", before),
+    assert_int_equal(alloc_sum(&t, "step start (the state kept between steps)", before),
                      172288 * 4);
     assert_string_equal(freed_in(&t, "step start (the state kept between steps)", before),
                         "loss");
@@ -1911,14 +1911,14 @@ static void test_first_step(void **state)
     vl_framework_on_torch(&old, VL_TORCH_1_13);
     vl_timeline t, ds, plain;
     build(&m, &s, &old, &t);
-    assert_int_equal(bytes_in(&t, start, in_place), 172288 * 4);
+    assert_int_equal(alloc_sum(&t, start, in_place), 172288 * 4);
     assert_int_equal(allocs_in(&t, start, "gradient buffer", NULL), 0);
     assert_int_equal(t.end[VL_TL_GRADIENTS], 172288 * 4);
     check_invariants(&t, &s);
     vl_framework buffered = *fw("deepspeed");
     vl_framework_on_torch(&buffered, VL_TORCH_1_13);
     build(&m, &s, &buffered, &ds);
-    assert_int_equal(bytes_in(&ds, start, "gradient buffer"), 172288 * 4);
+    assert_int_equal(alloc_sum(&ds, start, "gradient buffer"), 172288 * 4);
     uint64_t one = 0;
     assert_int_equal(allocs_in(&ds, start, "gradient buffer", &one), 1);
     assert_int_equal(allocs_in(&ds, start, in_place, NULL), 0);
@@ -3098,17 +3098,6 @@ static void test_fsdp_holds_frozen_inputs(void **state)
         vl_framework_of(&s, &hopper, &f);
         assert_int_equal(f.checkpoint_reentrant, want[i].reentrant);
     }
-}
-
-/* The bytes of every allocation named what in phase, summed. */
-static uint64_t alloc_sum(const vl_timeline *t, const char *phase, const char *what)
-{
-    uint64_t sum = 0;
-    for (size_t i = first_event_of(t, phase);
-         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
-        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0)
-            sum += t->events[i].bytes;
-    return sum;
 }
 
 /* FSDP's MixedPrecision under bf16 autocast (accelerate's, the hf profile's), by hand for
