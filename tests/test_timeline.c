@@ -1941,6 +1941,21 @@ static void test_first_step(void **state)
     check_invariants(&t, &s);
     vl_timeline_free(&t);
     vl_timeline_free(&plain);
+    /* the same over a pipeline (1F1B: the step before's gradients go once the first stage's
+     * forwards are done) and with accumulation */
+    s.zero_grad = VL_ZERO_GRAD_BACKWARD;
+    s.pp = 2;
+    s.gpus = 2;
+    s.grad_accum = 4;
+    build(&m, &s, fw("pytorch"), &t);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+    s.pp = 1;
+    s.gpus = 1;
+    build(&m, &s, &old, &t);
+    assert_int_equal(alloc_sum(&t, start, in_place), 172288 * 4);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
 }
 
 /* The KV cache a profiling engine gives itself (vl_kv_budget_of): what its profile run (the
