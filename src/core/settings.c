@@ -196,9 +196,11 @@ static const char *zero_grad_inert(const vl_settings *s)
         return N_("ZeRO 2 and 3 partition the gradients as backward makes them");
     if (vl_grads_freed_in_step(s->framework, s->zero))
         return N_("DeepSpeed's ZeRO-1 frees the gradients in its optimizer step");
-    const bool in_place = s->torch != VL_TORCH_CURRENT && s->torch < VL_TORCH_2_0;
-    if (s->framework->grads_persistent || in_place) /* vl_framework_on_torch */
+    if (s->framework->grads_persistent)
         return N_("the gradients are one buffer kept from step to step");
+    if (s->torch != VL_TORCH_CURRENT && s->torch < VL_TORCH_2_0) /* vl_framework_on_torch */
+        return N_("zero_grad zeroes the gradients in place before PyTorch 2.0: they stay from "
+                  "step to step");
     return NULL;
 }
 
