@@ -1597,8 +1597,8 @@ static bool build_train(builder *b, step *st)
         alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
     /* what a step leaves to the next is where the run's first step left it */
     uint32_t *left = NULL;
-    if ((st->grads_before || st->grads_in_place || st->keeps_logits) &&
-        !first_step(b, st, &left)) {
+    b->t->second_step = st->grads_before || st->grads_in_place || st->keeps_logits;
+    if (b->t->second_step && !first_step(b, st, &left)) {
         free(left);
         return false;
     }

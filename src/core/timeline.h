@@ -87,6 +87,7 @@ typedef struct vl_timeline {
     char (*phases)[VL_PHASE_LEN];
     size_t n_phases, cap_phases;
     vl_peak peak;
+    bool second_step;                  /* the step is the run's second, after first_step */
     uint64_t end[VL_N_TL_COMPONENTS];  /* alive after the last event: the state kept */
     vl_breakdown sum;                  /* vl_estimate's steady-state view of the same run */
 } vl_timeline;

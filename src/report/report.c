@@ -597,10 +597,12 @@ static bool peak_line(const report *r, char *buf, size_t len)
                                             : vl_cuda_names[s->cuda],
                  s->cuda == VL_CUDA_CURRENT ? " and later" : "");
     snprintf(buf, len,
-             "%s on the GPU at the step's peak (nvidia-smi), in %s: %s allocated "
+             "%s on the GPU at the step's peak (nvidia-smi)%s, in %s: %s allocated "
              "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA "
              "context%s%s; the sum above, %s, is the steady state",
-             vl_fmt_bytes(p->device, r->units, d, sizeof d), p->phase,
+             vl_fmt_bytes(p->device, r->units, d, sizeof d),
+             t->second_step ? ", the run's second, on the segments the first step left" : "",
+             p->phase,
              vl_fmt_bytes(p->allocated, r->units, a, sizeof a),
              vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),
              vl_fmt_bytes(p->context, r->units, c, sizeof c), cuda, paged,
