@@ -198,7 +198,9 @@ static const char *zero_grad_inert(const vl_settings *s)
         return N_("DeepSpeed's ZeRO-1 frees the gradients in its optimizer step");
     if (s->framework->grads_persistent)
         return N_("the gradients are one buffer kept from step to step");
-    if (s->torch != VL_TORCH_CURRENT && s->torch < VL_TORCH_2_0) /* vl_framework_on_torch */
+    vl_framework f = *s->framework; /* as the run's PyTorch release has it */
+    vl_framework_on_torch(&f, s->torch);
+    if (f.zero_grad_in_place)
         return N_("zero_grad zeroes the gradients in place before PyTorch 2.0: they stay from "
                   "step to step");
     return NULL;
