@@ -87,6 +87,19 @@ ernie-4.5-0.3b.json 360748032 -
 qwen1.5-moe-a2.7b.json 14315784192 -
 TABLE
 
+# The model class's logits rules come with its model_type: GPT-2's config and its preset,
+# served under transformers 4.44, hold the prefill's bf16 logits of every position and no
+# fp32 copy (GPT2LMHeadModel never cast them), 512 x 50257 x 4 B less at the peak than the
+# preset read as Llama's class, whose forward returned logits.float() then.
+checks=$((checks + 1))
+sed 's/model_type: gpt2/model_type: llama/' "$srcdir/presets/models/gpt2.yaml" > "$tmp/gpt2-llama.yaml"
+run="--mode infer --framework hf --transformers 4.44 --seq 512 --gen 4 --batch 1"
+a=$(field allocated --hf-config "$hf/gpt2.json" $run)
+b=$(field allocated --preset gpt2 $run)
+c=$(field allocated --preset-file "$tmp/gpt2-llama.yaml" $run)
+[ -n "$a" ] && [ "$a" = "$b" ] && [ $((c - a)) = $((512 * 50257 * 4)) ] ||
+    fail "gpt2 under 4.44: config $a, preset $b, as Llama's class $c"
+
 # The softmax of transformers' eager attention: BERT's, GPT-2's and Falcon's run in the
 # scores' dtype, Llama's upcasts to fp32 (eager_softmax); OPT and Phi-2 drop out no
 # attention probabilities (attention_dropout).  A config and its model's preset give the same

@@ -1047,6 +1047,107 @@ static void served_at(const vl_model *m, vl_settings s, vl_transformers a, vl_tr
     assert_true(vl_timeline_for(&lm, &s, &hopper, tb, err, sizeof err));
 }
 
+/* Each model class's releases, as read in its modeling_<type>.py: whether the forward
+ * returned fp32 logits (in training, given labels; in serving) and projected every position
+ * generate gave it; then what that moves in a step. */
+static void test_logits_by_class(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_model_type type;
+        vl_transformers v;
+        bool training, cast, all;
+    } want[] = {
+        /* LlamaForCausalLM: logits.float() through 4.45, num_logits_to_keep from 4.45 */
+        {VL_MT_LLAMA, VL_TF_4_44, true, true, true},
+        {VL_MT_LLAMA, VL_TF_4_45, false, true, false},
+        {VL_MT_LLAMA, VL_TF_4_46, true, false, false},
+        /* MistralForCausalLM cast in 4.46 and 4.47 only under `if labels is not None` */
+        {VL_MT_MISTRAL, VL_TF_4_47, true, true, false},
+        {VL_MT_MISTRAL, VL_TF_4_47, false, false, false},
+        {VL_MT_MISTRAL, VL_TF_4_48, true, false, false},
+        /* Starcoder2 likewise in 4.46; OLMoE from its first release, 4.45, to 4.46 */
+        {VL_MT_STARCODER2, VL_TF_4_46, true, true, false},
+        {VL_MT_STARCODER2, VL_TF_4_46, false, false, false},
+        {VL_MT_OLMOE, VL_TF_4_45, true, true, false},
+        {VL_MT_OLMOE, VL_TF_4_45, false, false, false},
+        /* GraniteMoe cast given labels until 5.0, kept from 4.52 */
+        {VL_MT_GRANITEMOE, VL_TF_4_57, true, true, false},
+        {VL_MT_GRANITEMOE, VL_TF_4_51, false, false, true},
+        /* GPT-2 never cast; logits_to_keep from 4.53 */
+        {VL_MT_GPT2, VL_TF_4_44, true, false, true},
+        {VL_MT_GPT2, VL_TF_4_52, false, false, true},
+        {VL_MT_GPT2, VL_TF_4_53, false, false, false},
+        /* Falcon from 4.47, GPT-NeoX from 4.49, GPTBigCode only from 5.0 */
+        {VL_MT_FALCON, VL_TF_4_46, false, false, true},
+        {VL_MT_FALCON, VL_TF_4_47, false, false, false},
+        {VL_MT_GPT_NEOX, VL_TF_4_48, false, false, true},
+        {VL_MT_GPT_NEOX, VL_TF_4_49, false, false, false},
+        {VL_MT_GPT_BIGCODE, VL_TF_4_57, false, false, true},
+        /* GPT-J's lm_head(...).to(torch.float32) in every forward until 5.0; GPT-Neo's only
+         * given labels */
+        {VL_MT_GPTJ, VL_TF_4_57, false, true, true},
+        {VL_MT_GPT_NEO, VL_TF_4_57, true, true, true},
+        {VL_MT_GPT_NEO, VL_TF_4_57, false, false, true},
+        /* 5.0: none of them */
+        {VL_MT_GPTJ, VL_TF_CURRENT, false, false, false},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_framework f = *fw("hf");
+        vl_arch a = tiny_llama().arch;
+        a.model_type = want[i].type;
+        vl_framework_on_class(&f, &a, want[i].v, want[i].training);
+        assert_int_equal(f.logits_cast_in_model, want[i].cast);
+        assert_int_equal(f.prefill_logits_all, want[i].all);
+        /* a profile whose models are not transformers' is left as it is */
+        vl_framework p = *fw("pytorch"), before = p;
+        vl_framework_on_class(&p, &a, want[i].v, want[i].training);
+        assert_memory_equal(&p, &before, sizeof p);
+    }
+    /* generate's prefill at 4.44: the tiny Llama's 512 positions x 3000 logits in bf16, and
+     * as Llama's class their fp32 copy beside them, 512 x 3000 x 4 B more at the peak */
+    {
+        vl_model gpt2 = tiny_llama();
+        gpt2.arch.model_type = VL_MT_GPT2;
+        vl_timeline llama, t44, t53;
+        served_at(NULL, serve(512, 0, 1), VL_TF_4_44, VL_TF_4_44, &llama, &t44);
+        vl_timeline_free(&t44);
+        served_at(&gpt2, serve(512, 0, 1), VL_TF_4_44, VL_TF_4_53, &t44, &t53);
+        assert_string_equal(llama.peak.phase, "prefill");
+        assert_string_equal(t44.peak.phase, "prefill");
+        assert_int_equal(llama.peak.tensors - t44.peak.tensors, 512ULL * 3000 * 4);
+        /* GPT-2's class at 4.53 projects the last position only, as Llama's at 4.45 */
+        vl_timeline l45, l45b;
+        served_at(NULL, serve(512, 0, 1), VL_TF_4_45, VL_TF_4_45, &l45, &l45b);
+        assert_int_equal(t53.peak.tensors, l45.peak.tensors);
+        vl_timeline_free(&llama);
+        vl_timeline_free(&t44);
+        vl_timeline_free(&t53);
+        vl_timeline_free(&l45);
+        vl_timeline_free(&l45b);
+    }
+    /* training at 4.47: Mistral's class returned the fp32 cast, and the 4 x 512 x 3000 bf16
+     * logits went with it; Llama's kept them in its outputs beside the loss's own cast */
+    {
+        vl_model mistral = tiny_llama();
+        mistral.arch.model_type = VL_MT_MISTRAL;
+        const vl_model llama = tiny_llama();
+        const vl_model *models[] = {&llama, &mistral};
+        vl_timeline t[2];
+        for (size_t i = 0; i < 2; i++) {
+            vl_settings ts = train(VL_BF16_AMP, 512, 4);
+            vl_settings_take_framework(&ts, fw("hf"));
+            ts.transformers = VL_TF_4_47;
+            char err[128];
+            assert_true(vl_timeline_for(models[i], &ts, &hopper, &t[i], err, sizeof err));
+            assert_string_equal(t[i].peak.phase, "loss");
+        }
+        assert_int_equal(t[0].peak.tensors - t[1].peak.tensors, 4ULL * 512 * 3000 * 2);
+        vl_timeline_free(&t[0]);
+        vl_timeline_free(&t[1]);
+    }
+}
+
 /* --transformers: each release line against the pull request that changed the default;
  * profiles whose models are not transformers' are left as they are. */
 static void test_transformers_releases(void **state)
@@ -1054,32 +1155,30 @@ static void test_transformers_releases(void **state)
     (void)state;
     static const struct {
         vl_transformers v;
-        bool reentrant, shift_copy, logits_cast, logits_all, step_copy, cache_views;
+        bool reentrant, shift_copy, step_copy, cache_views;
         vl_optim_impl impl; /* the Trainer's AdamW on current PyTorch */
     } want[] = {
-        {VL_TF_4_31, true, true, true, true, true, true, VL_OPTIM_SINGLE_TENSOR},
-        {VL_TF_4_32, true, true, true, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_41, true, true, true, true, true, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_42, true, true, true, true, false, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_44, true, true, true, true, false, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_45, true, true, true, false, false, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_46, true, true, false, false, false, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_48, true, true, false, false, false, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_49, true, false, false, false, false, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_53, true, false, false, false, false, true, VL_OPTIM_FOREACH},
-        {VL_TF_4_54, true, false, false, false, false, true, VL_OPTIM_FUSED},
-        {VL_TF_4_55, true, false, false, false, false, true, VL_OPTIM_FUSED},
-        {VL_TF_4_56, true, false, false, false, false, false, VL_OPTIM_FUSED},
-        {VL_TF_4_57, true, false, false, false, false, false, VL_OPTIM_FUSED},
-        {VL_TF_CURRENT, false, false, false, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_31, true, true, true, true, VL_OPTIM_SINGLE_TENSOR},
+        {VL_TF_4_32, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_41, true, true, true, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_42, true, true, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_44, true, true, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_45, true, true, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_46, true, true, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_48, true, true, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_49, true, false, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_53, true, false, false, true, VL_OPTIM_FOREACH},
+        {VL_TF_4_54, true, false, false, true, VL_OPTIM_FUSED},
+        {VL_TF_4_55, true, false, false, true, VL_OPTIM_FUSED},
+        {VL_TF_4_56, true, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_4_57, true, false, false, false, VL_OPTIM_FUSED},
+        {VL_TF_CURRENT, false, false, false, false, VL_OPTIM_FUSED},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_framework f = *fw("hf");
         vl_framework_on_transformers(&f, want[i].v);
         assert_int_equal(f.checkpoint_reentrant, want[i].reentrant);
         assert_int_equal(f.loss_shift_copy, want[i].shift_copy);
-        assert_int_equal(f.logits_cast_in_model, want[i].logits_cast);
-        assert_int_equal(f.prefill_logits_all, want[i].logits_all);
         assert_int_equal(f.kv_step_copy, want[i].step_copy);
         assert_int_equal(f.kv_cache_views, want[i].cache_views);
         assert_int_equal(f.optim_impl, want[i].impl);
@@ -3775,6 +3874,7 @@ int main(void)
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_torch_releases),
         cmocka_unit_test(test_cublas_workspaces),
+        cmocka_unit_test(test_logits_by_class),
         cmocka_unit_test(test_transformers_releases),
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_zero3_linear),

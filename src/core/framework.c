@@ -532,14 +532,6 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
     /* the loss copied logits[..., :-1, :].contiguous() until 4.49 (#35646) */
     if (v < VL_TF_4_49)
         f->loss_shift_copy = true;
-    /* LlamaForCausalLM and the models copied from it returned logits.float() from 4.31
-     * until 4.46 moved the upcast into the loss */
-    if (v < VL_TF_4_46)
-        f->logits_cast_in_model = true;
-    /* generate's prefill asks the model for the last position's logits only
-     * (num_logits_to_keep) from 4.45; before, the forward projected every position */
-    if (v < VL_TF_4_45)
-        f->prefill_logits_all = true;
     /* each attention layer made its own rotary embedding, which registered cos and sin
      * of every position as buffers: LlamaRotaryEmbedding's _cos_cached and _sin_cached
      * (kept "for BC" in 4.38, whose warning says they go in 4.39), MistralRotaryEmbedding's
@@ -565,6 +557,34 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
         f->optim_impl = VL_OPTIM_FOREACH;
     if (f->trainer_optim && v < VL_TF_4_32)
         f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
+}
+
+/* The model classes' logits rules (model.h, VL_MODEL_TYPES) */
+#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep)                                      \
+    {VL_TF_##train, VL_TF_##serve, VL_TF_##keep},
+static const struct {
+    vl_transformers train_cast_until, serve_cast_until, keep_from;
+} class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
+
+/* v is before release, current (5.0) being after every numbered one */
+static bool before(vl_transformers v, vl_transformers release)
+{
+    return release == VL_TF_CURRENT || v < release;
+}
+
+void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v, bool training)
+{
+    if (v == VL_TF_CURRENT || !f->transformers)
+        return;
+    const vl_model_type t = a->model_type < VL_N_MODEL_TYPES ? a->model_type : VL_MT_LLAMA;
+    /* LlamaForCausalLM returned logits.float() from 4.31 until 4.46 moved the upcast into
+     * the loss; other classes cast only given labels, longer, or never */
+    if (before(v, training ? class_rules[t].train_cast_until : class_rules[t].serve_cast_until))
+        f->logits_cast_in_model = true;
+    /* generate's prefill asks for the last position's logits only where the forward takes
+     * num_logits_to_keep (Llama's from 4.45); before, the forward projected every position */
+    if (before(v, class_rules[t].keep_from))
+        f->prefill_logits_all = true;
 }
 
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)

@@ -824,44 +824,44 @@ static bool read_deepseek(hf *h)
 /* The model_type values understood, in alphabetical order: the order a refused config's
  * message lists them in. */
 static const struct family {
-    const char *type;
+    vl_model_type type; /* its model_type: vl_model_type_names */
     bool (*read)(hf *h);
 } families[] = {
-    {"bert", read_bert},
-    {"bloom", read_bloom},
-    {"deepseek_v2", read_deepseek},
-    {"deepseek_v3", read_deepseek},
-    {"distilbert", read_distilbert},
-    {"ernie4_5", read_ernie4_5},
-    {"falcon", read_falcon},
-    {"gemma", read_gemma},
-    {"gemma2", read_gemma2},
-    {"gemma3", read_gemma3},
-    {"gemma3_text", read_gemma3_text},
-    {"gpt2", read_gpt2},
-    {"gpt_bigcode", read_gpt_bigcode},
-    {"gpt_neo", read_gpt_neo},
-    {"gpt_neox", read_gpt_neox},
-    {"gptj", read_gptj},
-    {"granite", read_llama},
-    {"granitemoe", read_granitemoe},
-    {"llama", read_llama},
-    {"mistral", read_mistral},
-    {"mixtral", read_mixtral},
-    {"olmo2", read_olmo2},
-    {"olmoe", read_olmoe},
-    {"opt", read_opt},
-    {"phi", read_phi},
-    {"phi3", read_phi3},
-    {"qwen2", read_qwen2},
-    {"qwen2_moe", read_qwen2_moe},
-    {"qwen3", read_qwen3},
-    {"qwen3_moe", read_qwen3_moe},
-    {"roberta", read_roberta},
-    {"smollm3", read_smollm3},
-    {"stablelm", read_stablelm},
-    {"starcoder2", read_starcoder2},
-    {"xlm-roberta", read_roberta},
+    {VL_MT_BERT, read_bert},
+    {VL_MT_BLOOM, read_bloom},
+    {VL_MT_DEEPSEEK_V2, read_deepseek},
+    {VL_MT_DEEPSEEK_V3, read_deepseek},
+    {VL_MT_DISTILBERT, read_distilbert},
+    {VL_MT_ERNIE4_5, read_ernie4_5},
+    {VL_MT_FALCON, read_falcon},
+    {VL_MT_GEMMA, read_gemma},
+    {VL_MT_GEMMA2, read_gemma2},
+    {VL_MT_GEMMA3, read_gemma3},
+    {VL_MT_GEMMA3_TEXT, read_gemma3_text},
+    {VL_MT_GPT2, read_gpt2},
+    {VL_MT_GPT_BIGCODE, read_gpt_bigcode},
+    {VL_MT_GPT_NEO, read_gpt_neo},
+    {VL_MT_GPT_NEOX, read_gpt_neox},
+    {VL_MT_GPTJ, read_gptj},
+    {VL_MT_GRANITE, read_llama},
+    {VL_MT_GRANITEMOE, read_granitemoe},
+    {VL_MT_LLAMA, read_llama},
+    {VL_MT_MISTRAL, read_mistral},
+    {VL_MT_MIXTRAL, read_mixtral},
+    {VL_MT_OLMO2, read_olmo2},
+    {VL_MT_OLMOE, read_olmoe},
+    {VL_MT_OPT, read_opt},
+    {VL_MT_PHI, read_phi},
+    {VL_MT_PHI3, read_phi3},
+    {VL_MT_QWEN2, read_qwen2},
+    {VL_MT_QWEN2_MOE, read_qwen2_moe},
+    {VL_MT_QWEN3, read_qwen3},
+    {VL_MT_QWEN3_MOE, read_qwen3_moe},
+    {VL_MT_ROBERTA, read_roberta},
+    {VL_MT_SMOLLM3, read_smollm3},
+    {VL_MT_STABLELM, read_stablelm},
+    {VL_MT_STARCODER2, read_starcoder2},
+    {VL_MT_XLM_ROBERTA, read_roberta},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -914,11 +914,11 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
         json_t *type = json_object_get(h.root, "model_type");
         t = json_string_value(type);
         size_t i = 0;
-        while (t && i < N_FAMILIES && strcmp(families[i].type, t) != 0)
+        while (t && i < N_FAMILIES && strcmp(vl_model_type_names[families[i].type], t) != 0)
             i++;
         const char *types[N_FAMILIES];
         for (size_t k = 0; k < N_FAMILIES; k++)
-            types[k] = families[k].type;
+            types[k] = vl_model_type_names[families[k].type];
         char list[512], hint[96], got[64]; /* the 30 names take about 300 */
         vl_join(types, N_FAMILIES, list, sizeof list);
         ok = false;
@@ -934,6 +934,8 @@ bool vl_model_from_hf_text(const char *file, const char *text, size_t len, vl_mo
                     vl_hint(t, types, N_FAMILIES, hint, sizeof hint));
         else
             ok = families[i].read(&h);
+        if (ok)
+            h.a->model_type = families[i].type;
     }
     if (ok) {
         const char *key;

@@ -7,6 +7,9 @@
 
 #include "units.h"
 
+#define VL_MODEL_TYPE_NAME(id, name, ...) name,
+const char *const vl_model_type_names[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_NAME)};
+
 void vl_arch_defaults(vl_arch *a)
 {
     if (a->kv_heads == 0)

@@ -109,6 +109,8 @@ static const key_desc arch_keys[] = {
     {"attention_dropout", T_ENUM, A(attention_dropout), ENUM(follows_names),
      .enum_first = VL_ATTN_DROPOUT_OFF},
     {"eager_softmax", T_ENUM, A(eager_softmax), ENUM(eager_softmax_names)},
+    {"model_type", T_ENUM, A(model_type), .enum_names = vl_model_type_names,
+     .n_enum = VL_N_MODEL_TYPES},
     {"sdpa_from", T_ENUM, A(sdpa_from), .enum_names = vl_transformers_names,
      .n_enum = VL_N_TRANSFORMERS, .enum_first = VL_TF_4_31},
     {"sliding_window", T_COUNT, A(sliding_window)},
@@ -376,7 +378,7 @@ static bool set_value(vl_ydoc *d, const key_desc *k, const char *path, yaml_node
         const size_t n = (size_t)(k->n_enum - k->enum_first);
         int i = vl_lookup(names, (int)n, s);
         if (i < 0) {
-            char list[256], hint[96];
+            char list[512], hint[96]; /* model_type's 35 names take about 330 */
             return vl_ydoc_fail(d, v->start_mark, "%s: unknown value '%s' (expected %s%s)", path,
                                 s, vl_join(names, n, list, sizeof list),
                                 vl_hint(s, names, n, hint, sizeof hint));

@@ -1912,6 +1912,9 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
 {
     vl_model own;
     const vl_model *m = vl_model_as_built(m0, f, &own);
+    vl_framework fc = *f; /* f with the model's class */
+    vl_framework_on_class(&fc, &m->arch, s0->transformers, s0->mode == VL_MODE_TRAIN);
+    f = &fc;
     memset(out, 0, sizeof *out);
     vl_settings s = *s0;
     vl_settings_take_framework(&s, f); /* vl_estimate reads it too */
