@@ -1146,6 +1146,38 @@ static void test_logits_by_class(void **state)
         vl_timeline_free(&t[0]);
         vl_timeline_free(&t[1]);
     }
+    /* training at 4.48 under autocast: GPT-2's own loss copied the shifted logits in bf16
+     * and cross_entropy cast that copy (2 + 2 + 4 B a logit, and the fp32 log-probabilities);
+     * Qwen3's, ForCausalLMLoss, cast first and copied the fp32 cast (2 + 4 + 4 B): 4 x 512 x
+     * 3000 x 2 B less at the loss.  In backward GPT-2's gradient is cast back before the
+     * slice's backward makes the full-size one, in bf16 */
+    {
+        vl_model gpt2 = tiny_llama(), qwen3 = tiny_llama();
+        gpt2.arch.model_type = VL_MT_GPT2;
+        qwen3.arch.model_type = VL_MT_QWEN3;
+        const vl_model *models[] = {&qwen3, &gpt2};
+        vl_timeline t[2];
+        for (size_t i = 0; i < 2; i++) {
+            vl_settings ts = train(VL_BF16_AMP, 512, 4);
+            vl_settings_take_framework(&ts, fw("hf"));
+            ts.transformers = VL_TF_4_48;
+            char err[128];
+            assert_true(vl_timeline_for(models[i], &ts, &hopper, &t[i], err, sizeof err));
+            assert_string_equal(t[i].peak.phase, "loss");
+        }
+        assert_int_equal(t[0].peak.tensors - t[1].peak.tensors, 4ULL * 512 * 3000 * 2);
+        uint64_t bytes = 0;
+        assert_int_equal(allocs_in(&t[1], "loss backward", "gradient of the logits, unshifted",
+                                   &bytes),
+                         1);
+        assert_int_equal(bytes, 4ULL * 512 * 3000 * 2);
+        assert_int_equal(allocs_in(&t[0], "loss backward", "gradient of the logits, unshifted",
+                                   &bytes),
+                         1);
+        assert_int_equal(bytes, 4ULL * 512 * 3000 * 4);
+        vl_timeline_free(&t[0]);
+        vl_timeline_free(&t[1]);
+    }
 }
 
 /* --transformers: each release line against the pull request that changed the default;

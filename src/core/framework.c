@@ -560,10 +560,10 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
 }
 
 /* The model classes' logits rules (model.h, VL_MODEL_TYPES) */
-#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep)                                      \
-    {VL_TF_##train, VL_TF_##serve, VL_TF_##keep},
+#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast)                              \
+    {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast},
 static const struct {
-    vl_transformers train_cast_until, serve_cast_until, keep_from;
+    vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
 /* v is before release, current (5.0) being after every numbered one */
@@ -576,11 +576,17 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
 {
     if (v == VL_TF_CURRENT || !f->transformers)
         return;
-    const vl_model_type t = a->model_type < VL_N_MODEL_TYPES ? a->model_type : VL_MT_LLAMA;
+    const vl_model_type t = a->model_type; /* every reader gives one of the table's */
     /* LlamaForCausalLM returned logits.float() from 4.31 until 4.46 moved the upcast into
      * the loss; other classes cast only given labels, longer, or never */
     if (before(v, training ? class_rules[t].train_cast_until : class_rules[t].serve_cast_until))
         f->logits_cast_in_model = true;
+    /* a class that casts nothing and computes its own loss (GPT-2's until ForCausalLMLoss
+     * took over in 4.49) copies the shifted logits in their own dtype, then cross_entropy
+     * casts that copy (autocast) */
+    if (training && f->loss_shift_copy && !f->logits_cast_in_model &&
+        before(v, class_rules[t].shift_uncast_until))
+        f->shift_before_cast = true;
     /* generate's prefill asks for the last position's logits only where the forward takes
      * num_logits_to_keep (Llama's from 4.45); before, the forward projected every position */
     if (before(v, class_rules[t].keep_from))
@@ -1058,6 +1064,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("loss_dtype", loss_dtype, vl_loss_dtype_names, VL_N_LOSS_DTYPES),
     BOOL("loss_shift_copy", loss_shift_copy),
     BOOL("logits_cast_in_model", logits_cast_in_model),
+    BOOL("shift_before_cast", shift_before_cast),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("nf4_returns_input_dtype", nf4_returns_input_dtype),

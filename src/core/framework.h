@@ -108,6 +108,9 @@ typedef struct vl_framework {
     bool loss_shift_copy;       /* the loss shifts the logits by a contiguous copy */
     bool logits_cast_in_model;  /* the model returns the logits cast for the loss, the 16-bit
                                  * ones gone as the cast is made (transformers 4.31-4.45) */
+    bool shift_before_cast;     /* the loss's shifted copy is of the logits as the model
+                                 * returned them, cast for the loss after it (a class's own
+                                 * loss code that does not cast: GPT-2's before 4.49) */
     /* frozen weights (LoRA) save nothing for themselves: autograd saves a tensor only for
      * a gradient it computes (no normalized tensor for a frozen norm weight), autocast
      * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output
@@ -344,7 +347,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 76
+#define VL_N_FRAMEWORK_FIELDS 77
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -852,6 +852,8 @@ typedef struct micro {
  * when backward ends (torch/distributed/fsdp/_runtime_utils.py: _post_forward_reshard
  * frees no root, _post_backward_final_callback's _catch_all_reshard).  One micro-batch at
  * a time (no pipeline); DeepSpeed gathers each module for its own forward and backward. */
+#define SHIFTED_WHAT "shifted logits (a contiguous copy)"
+#define GRAD_CAST_WHAT "gradient of the logits, cast"
 #define FSDP_ROOT_WHAT "FSDP root unit's parameters, gathered until backward ends"
 static bool fsdp_root(const step *st)
 {
@@ -1013,20 +1015,30 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     }
     const bool lm = st->f->head != VL_HEAD_CLS;
     const uint64_t loss_in = vl_ceil_div(st->head_out, st->beta) * st->loss;
+    /* a causal LM's loss compares position i with token i + 1, a masked LM's with its own:
+     * the shifted copy of the cast (in the model's place, or beside it), or, first, of the
+     * logits as they are, which cross_entropy casts (shift_before_cast) */
+    const bool shift = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM;
+    const bool first = shift && st->f->shift_before_cast;
+    uint32_t shifted = first ? alloc(b, VL_TL_TRANSIENT, st->head_out, SHIFTED_WHAT) : 0;
     uint32_t cast = st->loss != st->beta && lm
-                        ? alloc(b, lc, loss_in, "logits cast for the loss")
+                        ? alloc(b, first ? VL_TL_TRANSIENT : lc, loss_in,
+                                first ? "shifted logits cast for the loss"
+                                      : "logits cast for the loss")
                         : 0;
     if (cast && st->f->logits_cast_in_model) { /* the cast takes the logits' place */
         release(b, out);
         out = 0;
     }
-    /* a causal LM's loss compares position i with token i + 1, a masked LM's with its own */
-    uint32_t shifted = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM
-                           ? alloc(b, VL_TL_TRANSIENT, loss_in, "shifted logits (a contiguous copy)")
-                           : 0;
+    if (shift && !first)
+        shifted = alloc(b, VL_TL_TRANSIENT, loss_in, SHIFTED_WHAT);
     if (st->logprobs_term >= 0)
         mb->head[st->logprobs_term] = alloc(b, VL_TL_ACTIVATIONS, st->head[st->logprobs_term].bytes,
                                             st->head[st->logprobs_term].name);
+    if (first) { /* log_softmax keeps its output, not the cast it read */
+        release(b, cast);
+        cast = 0;
+    }
     release(b, shifted);
     if (st->keeps_logits) { /* kept by the loop: the logits, or the cast that replaced them */
         b->kept_logits = out ? out : cast;
@@ -1122,16 +1134,23 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t glp = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the log-probabilities");
         uint32_t gl = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits");
         release(b, glp);
-        if (st->f->loss_shift_copy && st->f->head == VL_HEAD_LM) {
+        const bool shift = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM;
+        const bool first = shift && st->f->shift_before_cast; /* cast back, then unshifted */
+        const bool cast = st->loss != st->beta;
+        if (first && cast) {
+            uint32_t g16 = alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT);
+            release(b, gl);
+            gl = g16;
+        }
+        if (shift) {
             /* the slice's backward: the shifted gradient copied into a full-size one */
-            uint32_t unshifted =
-                alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits, unshifted");
+            uint32_t unshifted = alloc(b, VL_TL_TRANSIENT, first ? st->head_out : st->logprobs,
+                                       "gradient of the logits, unshifted");
             release(b, gl);
             gl = unshifted;
         }
-        uint32_t gl16 = st->loss != st->beta
-                            ? alloc(b, VL_TL_TRANSIENT, st->head_out, "gradient of the logits, cast")
-                            : 0;
+        uint32_t gl16 =
+            cast && !first ? alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT) : 0;
         if (gl16)
             release(b, gl);
         /* ... and again for the gradient of its input */
