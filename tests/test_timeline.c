@@ -1104,6 +1104,57 @@ static void test_logits_by_class(void **state)
         vl_framework_on_class(&p, &a, want[i].v, want[i].training);
         assert_memory_equal(&p, &before, sizeof p);
     }
+    /* generate from 4.42 hands a DynamicCache only to a class that takes a Cache object;
+     * GPT-NeoX's took one from 4.45, BLOOM's from 4.44, GPT-2's from 4.52, GPTBigCode's
+     * from 4.54: before, tuples of past_key_values, the step before's held while a decode
+     * step concatenates the new (kv_step_copy), though 4.42 stopped holding its outputs */
+    static const struct {
+        vl_model_type type;
+        vl_transformers v;
+        bool step_copy;
+    } cached[] = {
+        {VL_MT_LLAMA, VL_TF_4_42, false},      {VL_MT_GPT_NEOX, VL_TF_4_44, true},
+        {VL_MT_GPT_NEOX, VL_TF_4_45, false},   {VL_MT_BLOOM, VL_TF_4_44, false},
+        {VL_MT_GPT2, VL_TF_4_51, true},        {VL_MT_GPT2, VL_TF_4_52, false},
+        {VL_MT_GPT_BIGCODE, VL_TF_4_53, true}, {VL_MT_GPT_BIGCODE, VL_TF_4_54, false},
+        {VL_MT_OPT, VL_TF_4_48, true},         {VL_MT_OPT, VL_TF_4_49, false},
+    };
+    for (size_t i = 0; i < sizeof cached / sizeof *cached; i++) {
+        vl_framework f = *fw("hf");
+        vl_framework_on_transformers(&f, cached[i].v);
+        vl_arch a = tiny_llama().arch;
+        a.model_type = cached[i].type;
+        vl_framework_on_class(&f, &a, cached[i].v, false);
+        assert_int_equal(f.kv_step_copy, cached[i].step_copy);
+        assert_false(f.step_outputs_held);
+        vl_framework t = *fw("hf"); /* training keeps no cache */
+        vl_framework_on_transformers(&t, cached[i].v);
+        vl_framework_on_class(&t, &a, cached[i].v, true);
+        assert_false(t.kv_step_copy);
+    }
+    /* 4 sequences of 8 + 600 tokens, 384 B a token: at the last step GPT-NeoX's class at
+     * 4.44 holds the 607 tokens' cache beside the 608 tokens' (as every class before 4.42),
+     * Llama's the 608 tokens' and one layer of the 607 tokens' as its torch.cat copies it;
+     * neither holds the prefill's logits */
+    {
+        vl_model neox = tiny_llama();
+        neox.arch.model_type = VL_MT_GPT_NEOX;
+        vl_timeline tn, tl, unused;
+        served_at(&neox, serve(8, 600, 4), VL_TF_4_44, VL_TF_4_44, &tn, &unused);
+        vl_timeline_free(&unused);
+        served_at(NULL, serve(8, 600, 4), VL_TF_4_44, VL_TF_4_44, &tl, &unused);
+        vl_timeline_free(&unused);
+        assert_string_equal(tn.peak.phase, "decode step 600");
+        assert_int_equal(tn.peak.alive[VL_TL_KV_CACHE], (608ULL + 607) * 4 * 384);
+        assert_int_equal(tl.peak.alive[VL_TL_KV_CACHE], 608ULL * 4 * 384 + 607ULL * 4 * 384 / 3);
+        uint64_t bytes = 0;
+        assert_int_equal(allocs_in(&tn, "prefill", "the prefill's logits, held in "
+                                                   "generate's outputs",
+                                   &bytes),
+                         0);
+        vl_timeline_free(&tn);
+        vl_timeline_free(&tl);
+    }
     /* generate's prefill at 4.44: the tiny Llama's 512 positions x 3000 logits in bf16, and
      * as Llama's class their fp32 copy beside them, 512 x 3000 x 4 B more at the peak */
     {

@@ -541,9 +541,11 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
     /* generate passed the cache as tuples of past_key_values until 4.42 (pull request
      * #30536, "Reduce by 2 the memory requirement in generate()"): the step before's cache
      * and outputs, the prefill's logits among them, stayed referenced while a decode step
-     * concatenated the new cache */
+     * concatenated the new cache; 4.42 gave a class that takes a Cache object a
+     * DynamicCache (vl_framework_on_class for the others) and deleted each step's outputs
+     * (generation/utils.py, _sample: del outputs) */
     if (v < VL_TF_4_42)
-        f->kv_step_copy = true;
+        f->kv_step_copy = f->step_outputs_held = true;
     /* DynamicCache.update kept the first K and V it was given, and the tuple caches before
      * it the attention's own tensors, until 4.56's DynamicLayer concatenated them onto an
      * empty tensor (a copy) from the first update on (cache_utils.py, DynamicLayer.update
@@ -560,10 +562,11 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
 }
 
 /* The model classes' logits rules (model.h, VL_MODEL_TYPES) */
-#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast)                              \
-    {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast},
+#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache)                       \
+    {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache},
 static const struct {
-    vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until;
+    vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until,
+        cache_from;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
 /* v is before release, current (5.0) being after every numbered one */
@@ -591,6 +594,10 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
      * num_logits_to_keep (Llama's from 4.45); before, the forward projected every position */
     if (before(v, class_rules[t].keep_from))
         f->prefill_logits_all = true;
+    /* a class that took no Cache object still got tuples of past_key_values from 4.42's
+     * generate, each decode step concatenating new ones beside the old */
+    if (!training && before(v, class_rules[t].cache_from))
+        f->kv_step_copy = true;
 }
 
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)
@@ -1101,6 +1108,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("kv_preallocated", kv_preallocated),
     BOOL("prefill_logits_all", prefill_logits_all),
     BOOL("kv_step_copy", kv_step_copy),
+    BOOL("step_outputs_held", step_outputs_held),
     BOOL("kv_cache_views", kv_cache_views),
     BOOL("cuda_graphs", cuda_graphs),
     COUNT("graph_batch", graph_batch, 0, 1048576),

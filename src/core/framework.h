@@ -181,8 +181,10 @@ typedef struct vl_framework {
     uint64_t prefill_chunk;     /* tokens per prefill step; 0 = the whole prompt at once */
     bool kv_preallocated;       /* the KV cache is allocated once (paged), not grown */
     bool prefill_logits_all;    /* the prefill projects every prompt position to logits */
-    bool kv_step_copy;          /* generate holds the step before's KV cache and logits while a
-                                 * decode step makes the new cache (past_key_values tuples) */
+    bool kv_step_copy;          /* generate holds the step before's KV cache while a decode
+                                 * step makes the new one (past_key_values tuples) */
+    bool step_outputs_held;     /* generate holds the step before's outputs, the prefill's
+                                 * logits among them, until the next forward returns */
     bool kv_cache_views;        /* the cache keeps the prefill's K and V as the attention hands
                                  * them over: views of a fused QKV output keep it whole until
                                  * the first decode step concatenates (vl_arch qkv_views) */
@@ -347,7 +349,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 77
+#define VL_N_FRAMEWORK_FIELDS 78
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -1864,10 +1864,10 @@ static bool build_serve(builder *b, step *st)
         release(b, ws);
         release(b, copy);
         /* the last forward's logits, every position's, stay in generate's outputs until the
-         * first decode step's forward returns (kv_step_copy): fp32 where the model casts
-         * them */
-        if (k + 1 == pf.steps && st->f->kv_step_copy && st->f->prefill_logits_all && s->gen &&
-            inf->logits)
+         * first decode step's forward returns (step_outputs_held): fp32 where the model
+         * casts them */
+        if (k + 1 == pf.steps && st->f->step_outputs_held && st->f->prefill_logits_all &&
+            s->gen && inf->logits)
             outputs = alloc(
                 b, VL_TL_TRANSIENT,
                 vl_mul(vl_mul(n, here.batch, &b->ovf),
