@@ -561,7 +561,7 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
         f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
 }
 
-/* The model classes' logits rules (model.h, VL_MODEL_TYPES) */
+/* The model classes' rules for their logits, loss and cache (model.h, VL_MODEL_TYPES) */
 #define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache)                       \
     {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache},
 static const struct {

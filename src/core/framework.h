@@ -297,11 +297,12 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t);
  * profile's `transformers`); apply before vl_framework_on_torch, which may change the
  * optimizer implementation this sets. */
 void vl_framework_on_transformers(vl_framework *f, vl_transformers v);
-/* f with a's model class at transformers release v (a profile whose `transformers` is set):
- * whether its forward returns the logits cast to fp32 (logits_cast_in_model), in training
- * or in serving, and projects every position in generate's prefill (prefill_logits_all),
- * by the class's rules (model.h, VL_MODEL_TYPES).  The step's own; vl_timeline_build
- * applies it. */
+/* f with a's model class at transformers release v (a profile whose `transformers` is set),
+ * by the class's rules (model.h, VL_MODEL_TYPES): whether its forward returns the logits
+ * cast to fp32 (logits_cast_in_model), in training or in serving; whether its own loss
+ * copies the shifted logits before their cast (shift_before_cast); whether it projects
+ * every position in generate's prefill (prefill_logits_all); whether generate passes it
+ * tuples of past_key_values (kv_step_copy).  The step's own; vl_timeline_build applies it. */
 void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v, bool training);
 /* f as it runs on bitsandbytes release v: what its 4-bit matmuls keep. */
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);

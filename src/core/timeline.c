@@ -852,8 +852,6 @@ typedef struct micro {
  * when backward ends (torch/distributed/fsdp/_runtime_utils.py: _post_forward_reshard
  * frees no root, _post_backward_final_callback's _catch_all_reshard).  One micro-batch at
  * a time (no pipeline); DeepSpeed gathers each module for its own forward and backward. */
-#define SHIFTED_WHAT "shifted logits (a contiguous copy)"
-#define GRAD_CAST_WHAT "gradient of the logits, cast"
 #define FSDP_ROOT_WHAT "FSDP root unit's parameters, gathered until backward ends"
 static bool fsdp_root(const step *st)
 {
@@ -939,6 +937,10 @@ static void end_autocast(builder *b, const step *st, micro *mb, bool full)
         }
 }
 
+/* the loss's shifted copy of the logits, and their gradient cast back to 16 bits */
+#define SHIFTED_WHAT "shifted logits (a contiguous copy)"
+#define GRAD_CAST_WHAT "gradient of the logits, cast"
+
 static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t *gath)
 {
     const bool full = st->s->recompute == VL_RECOMPUTE_FULL;
@@ -1019,23 +1021,23 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
      * the shifted copy of the cast (in the model's place, or beside it), or, first, of the
      * logits as they are, which cross_entropy casts (shift_before_cast) */
     const bool shift = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM;
-    const bool first = shift && st->f->shift_before_cast;
-    uint32_t shifted = first ? alloc(b, VL_TL_TRANSIENT, st->head_out, SHIFTED_WHAT) : 0;
+    const bool copy_first = shift && st->f->shift_before_cast;
+    uint32_t shifted = copy_first ? alloc(b, VL_TL_TRANSIENT, st->head_out, SHIFTED_WHAT) : 0;
     uint32_t cast = st->loss != st->beta && lm
-                        ? alloc(b, first ? VL_TL_TRANSIENT : lc, loss_in,
-                                first ? "shifted logits cast for the loss"
-                                      : "logits cast for the loss")
+                        ? alloc(b, copy_first ? VL_TL_TRANSIENT : lc, loss_in,
+                                copy_first ? "shifted logits cast for the loss"
+                                           : "logits cast for the loss")
                         : 0;
     if (cast && st->f->logits_cast_in_model) { /* the cast takes the logits' place */
         release(b, out);
         out = 0;
     }
-    if (shift && !first)
+    if (shift && !copy_first)
         shifted = alloc(b, VL_TL_TRANSIENT, loss_in, SHIFTED_WHAT);
     if (st->logprobs_term >= 0)
         mb->head[st->logprobs_term] = alloc(b, VL_TL_ACTIVATIONS, st->head[st->logprobs_term].bytes,
                                             st->head[st->logprobs_term].name);
-    if (first) { /* log_softmax keeps its output, not the cast it read */
+    if (copy_first) { /* log_softmax keeps its output, not the cast it read */
         release(b, cast);
         cast = 0;
     }
@@ -1135,22 +1137,23 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t gl = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits");
         release(b, glp);
         const bool shift = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM;
-        const bool first = shift && st->f->shift_before_cast; /* cast back, then unshifted */
+        const bool copy_first = shift && st->f->shift_before_cast; /* cast back, unshift */
         const bool cast = st->loss != st->beta;
-        if (first && cast) {
+        if (copy_first && cast) {
             uint32_t g16 = alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT);
             release(b, gl);
             gl = g16;
         }
         if (shift) {
             /* the slice's backward: the shifted gradient copied into a full-size one */
-            uint32_t unshifted = alloc(b, VL_TL_TRANSIENT, first ? st->head_out : st->logprobs,
-                                       "gradient of the logits, unshifted");
+            uint32_t unshifted =
+                alloc(b, VL_TL_TRANSIENT, copy_first ? st->head_out : st->logprobs,
+                      "gradient of the logits, unshifted");
             release(b, gl);
             gl = unshifted;
         }
         uint32_t gl16 =
-            cast && !first ? alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT) : 0;
+            cast && !copy_first ? alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT) : 0;
         if (gl16)
             release(b, gl);
         /* ... and again for the gradient of its input */
