@@ -99,6 +99,13 @@ b=$(field allocated --preset gpt2 $run)
 c=$(field allocated --preset-file "$tmp/gpt2-llama.yaml" $run)
 [ -n "$a" ] && [ "$a" = "$b" ] && [ $((c - a)) = $((512 * 50257 * 4)) ] ||
     fail "gpt2 under 4.44: config $a, preset $b, as Llama's class $c"
+# and the report says so, where Llama's class has no such note
+checks=$((checks + 1))
+note="transformers 4.44's gpt2 class, unlike Llama's: 16-bit logits; the cache as tuples, the step before's held through a decode step"
+"$VRAMLAB" estimate --preset gpt2 $run --format json | grep -qF "\"notes\": [\"$note\"]" ||
+    fail "gpt2 under 4.44: no note '$note'"
+"$VRAMLAB" estimate --preset-file "$tmp/gpt2-llama.yaml" $run --format json | grep -q "unlike Llama" &&
+    fail "gpt2 as Llama's class: a note on its class"
 
 # The softmax of transformers' eager attention: BERT's, GPT-2's and Falcon's run in the
 # scores' dtype, Llama's upcasts to fp32 (eager_softmax); OPT and Phi-2 drop out no

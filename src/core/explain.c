@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "framework.h"
+
 /* printf onto the end of the text in buf (len bytes in all). */
 static void append(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -586,6 +588,35 @@ const char *vl_convention(const vl_settings *s)
            "section 3), 2 + 2 + 12 = 16 B/param";
 }
 
+/* What the model's class does differently from Llama's at the run's transformers release
+ * (vl_framework_on_class), as a list in buf; false where nothing. */
+static bool class_differs(const vl_settings *s, const vl_arch *a, char *buf, size_t len)
+{
+    const bool training = s->mode == VL_MODE_TRAIN;
+    vl_framework own = *s->framework;
+    vl_framework_on_transformers(&own, s->transformers);
+    vl_framework llama = own;
+    vl_arch la = *a;
+    la.model_type = VL_MT_LLAMA;
+    vl_framework_on_class(&own, a, s->transformers, training);
+    vl_framework_on_class(&llama, &la, s->transformers, training);
+    const char *items[3]; /* training's first two, serving's first and last two */
+    size_t n = 0;
+    if (own.logits_cast_in_model != llama.logits_cast_in_model)
+        items[n++] = own.logits_cast_in_model ? "fp32 logits" : "16-bit logits";
+    if (own.shift_before_cast)
+        items[n++] = "the shifted 16-bit logits copied before their cast";
+    if (!training && own.prefill_logits_all != llama.prefill_logits_all)
+        items[n++] = own.prefill_logits_all ? "every prompt position projected"
+                                            : "the last position projected";
+    if (!training && own.kv_step_copy != llama.kv_step_copy)
+        items[n++] = "the cache as tuples, the step before's held through a decode step";
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        append(buf, len, "%s%s", i ? "; " : "", items[i]);
+    return n > 0;
+}
+
 int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
              char notes[][VL_NOTE_LEN], int max)
 {
@@ -603,6 +634,11 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
                  "(its s x s scores kept)",
                  m->name, vl_transformers_names[m->arch.sdpa_from],
                  vl_transformers_names[s->transformers]);
+    char differs[128]; /* serving's three items take 112 at most */
+    if (class_differs(s, &m->arch, differs, sizeof differs) && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN, "transformers %s's %s class, unlike Llama's: %s",
+                 vl_transformers_names[s->transformers],
+                 vl_model_type_names[m->arch.model_type], differs);
     if (s->framework->unties_embeddings && m->arch.tie_embeddings && n < max)
         snprintf(notes[n++], VL_NOTE_LEN,
                  "%s gives the output layer a matrix of its own (unties_embeddings): the "
