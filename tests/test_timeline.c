@@ -1155,6 +1155,21 @@ static void test_logits_by_class(void **state)
         vl_timeline_free(&tn);
         vl_timeline_free(&tl);
     }
+    /* generate at 4.46 cloned the whole logits to sample: GPT-2's class, which projects
+     * every position until 4.53, holds its 512 x 3000 x 2 B logits twice after the forward,
+     * where 4.47's peak is the forward's, the logits beside the two hidden-size tensors it
+     * keeps (2 x 512 x 128 x 2 B) */
+    {
+        vl_model gpt2 = tiny_llama();
+        gpt2.arch.model_type = VL_MT_GPT2;
+        vl_timeline t46, t47;
+        served_at(&gpt2, serve(512, 0, 1), VL_TF_4_46, VL_TF_4_47, &t46, &t47);
+        assert_string_equal(t46.peak.phase, "prefill");
+        assert_int_equal(t46.peak.tensors - t47.peak.tensors,
+                         512ULL * 3000 * 2 - 2ULL * 512 * 128 * 2);
+        vl_timeline_free(&t46);
+        vl_timeline_free(&t47);
+    }
     /* generate's prefill at 4.44: the tiny Llama's 512 positions x 3000 logits in bf16, and
      * as Llama's class their fp32 copy beside them, 512 x 3000 x 4 B more at the peak */
     {
@@ -1265,6 +1280,8 @@ static void test_transformers_releases(void **state)
         assert_int_equal(f.kv_step_copy, want[i].step_copy);
         assert_int_equal(f.kv_cache_views, want[i].cache_views);
         assert_int_equal(f.optim_impl, want[i].impl);
+        /* _sample's outputs.logits.clone()[:, -1, :] in 4.45 and 4.46 (#34813 in 4.47) */
+        assert_int_equal(f.logits_clone_all, want[i].v == VL_TF_4_45 || want[i].v == VL_TF_4_46);
     }
     /* generate before 4.42 held the step before's cache while a decode step concatenated
      * the new one: 4 sequences of 8 + 600 tokens, 384 B a token (2 x 3 layers x 2 KV heads

@@ -546,6 +546,11 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
      * (generation/utils.py, _sample: del outputs) */
     if (v < VL_TF_4_42)
         f->kv_step_copy = f->step_outputs_held = true;
+    /* 4.45's generate cloned a forward's whole logits before taking the last position's
+     * (_sample: outputs.logits.clone()[:, -1, :].float()), until pull request #34813 (4.47)
+     * sliced first: a copy of every position's logits where the class projects them all */
+    if (v == VL_TF_4_45 || v == VL_TF_4_46)
+        f->logits_clone_all = true;
     /* DynamicCache.update kept the first K and V it was given, and the tuple caches before
      * it the attention's own tensors, until 4.56's DynamicLayer concatenated them onto an
      * empty tensor (a copy) from the first update on (cache_utils.py, DynamicLayer.update
@@ -1109,6 +1114,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("prefill_logits_all", prefill_logits_all),
     BOOL("kv_step_copy", kv_step_copy),
     BOOL("step_outputs_held", step_outputs_held),
+    BOOL("logits_clone_all", logits_clone_all),
     BOOL("kv_cache_views", kv_cache_views),
     BOOL("cuda_graphs", cuda_graphs),
     COUNT("graph_batch", graph_batch, 0, 1048576),

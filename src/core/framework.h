@@ -185,6 +185,8 @@ typedef struct vl_framework {
                                  * step makes the new one (past_key_values tuples) */
     bool step_outputs_held;     /* generate holds the step before's outputs, the prefill's
                                  * logits among them, until the next forward returns */
+    bool logits_clone_all;      /* generate clones a forward's logits, every position's,
+                                 * before it takes the last one's (transformers 4.45-4.46) */
     bool kv_cache_views;        /* the cache keeps the prefill's K and V as the attention hands
                                  * them over: views of a fused QKV output keep it whole until
                                  * the first decode step concatenates (vl_arch qkv_views) */
@@ -350,7 +352,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 78
+#define VL_N_FRAMEWORK_FIELDS 79
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -1866,18 +1866,23 @@ static bool build_serve(builder *b, step *st)
         uint32_t ws = alloc(b, VL_TL_TRANSIENT, ws_bytes, "forward workspace");
         release(b, ws);
         release(b, copy);
-        /* the last forward's logits, every position's, stay in generate's outputs until the
-         * first decode step's forward returns (step_outputs_held): fp32 where the model
-         * casts them */
-        if (k + 1 == pf.steps && st->f->step_outputs_held && st->f->prefill_logits_all &&
-            s->gen && inf->logits)
-            outputs = alloc(
-                b, VL_TL_TRANSIENT,
-                vl_mul(vl_mul(n, here.batch, &b->ovf),
-                       vl_mul(st->a->vocab,
-                              st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s), &b->ovf),
-                       &b->ovf),
-                "the prefill's logits, held in generate's outputs");
+        /* the last forward's logits, every position's (fp32 where the model casts them),
+         * stay in generate's outputs until the first decode step's forward returns
+         * (step_outputs_held); or generate clones them all to sample (logits_clone_all) */
+        const bool all = k + 1 == pf.steps && st->f->prefill_logits_all && inf->logits;
+        const uint64_t logits =
+            vl_mul(vl_mul(n, here.batch, &b->ovf),
+                   vl_mul(st->a->vocab,
+                          st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s), &b->ovf),
+                   &b->ovf);
+        if (all && st->f->step_outputs_held && s->gen)
+            outputs = alloc(b, VL_TL_TRANSIENT, logits,
+                            "the prefill's logits, held in generate's outputs");
+        if (all && st->f->logits_clone_all) {
+            uint32_t returned = alloc(b, VL_TL_TRANSIENT, logits, "the prefill's logits");
+            transient(b, VL_TL_TRANSIENT, logits, "generate's clone of the prefill's logits");
+            release(b, returned);
+        }
         if (c + 1 == pf.chunks && inf->logits) /* the last pipeline stage samples the ended */
             sampler(b, st, here.batch, vl_mul(n, here.batch, &b->ovf));
     }
