@@ -1047,6 +1047,23 @@ static void served_at(const vl_model *m, vl_settings s, vl_transformers a, vl_tr
     assert_true(vl_timeline_for(&lm, &s, &hopper, tb, err, sizeof err));
 }
 
+/* The tiny Llama as classes a and b, trained under autocast on 4 x 512 tokens at
+ * transformers v, into t[0] and t[1]; both peak at the loss. */
+static void trained_as(vl_model_type a, vl_model_type b, vl_transformers v, vl_timeline t[2])
+{
+    const vl_model_type types[] = {a, b};
+    for (size_t i = 0; i < 2; i++) {
+        vl_model m = tiny_llama();
+        m.arch.model_type = types[i];
+        vl_settings ts = train(VL_BF16_AMP, 512, 4);
+        vl_settings_take_framework(&ts, fw("hf"));
+        ts.transformers = v;
+        char err[128];
+        assert_true(vl_timeline_for(&m, &ts, &hopper, &t[i], err, sizeof err));
+        assert_string_equal(t[i].peak.phase, "loss");
+    }
+}
+
 /* Each model class's releases, as read in its modeling_<type>.py: whether the forward
  * returned fp32 logits (in training, given labels; in serving) and projected every position
  * generate gave it; then what that moves in a step. */
@@ -1195,19 +1212,8 @@ static void test_logits_by_class(void **state)
     /* training at 4.47: Mistral's class returned the fp32 cast, and the 4 x 512 x 3000 bf16
      * logits went with it; Llama's kept them in its outputs beside the loss's own cast */
     {
-        vl_model mistral = tiny_llama();
-        mistral.arch.model_type = VL_MT_MISTRAL;
-        const vl_model llama = tiny_llama();
-        const vl_model *models[] = {&llama, &mistral};
         vl_timeline t[2];
-        for (size_t i = 0; i < 2; i++) {
-            vl_settings ts = train(VL_BF16_AMP, 512, 4);
-            vl_settings_take_framework(&ts, fw("hf"));
-            ts.transformers = VL_TF_4_47;
-            char err[128];
-            assert_true(vl_timeline_for(models[i], &ts, &hopper, &t[i], err, sizeof err));
-            assert_string_equal(t[i].peak.phase, "loss");
-        }
+        trained_as(VL_MT_LLAMA, VL_MT_MISTRAL, VL_TF_4_47, t);
         assert_int_equal(t[0].peak.tensors - t[1].peak.tensors, 4ULL * 512 * 3000 * 2);
         vl_timeline_free(&t[0]);
         vl_timeline_free(&t[1]);
@@ -1218,19 +1224,8 @@ static void test_logits_by_class(void **state)
      * 3000 x 2 B less at the loss.  In backward GPT-2's gradient is cast back before the
      * slice's backward makes the full-size one, in bf16 */
     {
-        vl_model gpt2 = tiny_llama(), qwen3 = tiny_llama();
-        gpt2.arch.model_type = VL_MT_GPT2;
-        qwen3.arch.model_type = VL_MT_QWEN3;
-        const vl_model *models[] = {&qwen3, &gpt2};
         vl_timeline t[2];
-        for (size_t i = 0; i < 2; i++) {
-            vl_settings ts = train(VL_BF16_AMP, 512, 4);
-            vl_settings_take_framework(&ts, fw("hf"));
-            ts.transformers = VL_TF_4_48;
-            char err[128];
-            assert_true(vl_timeline_for(models[i], &ts, &hopper, &t[i], err, sizeof err));
-            assert_string_equal(t[i].peak.phase, "loss");
-        }
+        trained_as(VL_MT_QWEN3, VL_MT_GPT2, VL_TF_4_48, t);
         assert_int_equal(t[0].peak.tensors - t[1].peak.tensors, 4ULL * 512 * 3000 * 2);
         uint64_t bytes = 0;
         assert_int_equal(allocs_in(&t[1], "loss backward", "gradient of the logits, unshifted",
