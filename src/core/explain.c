@@ -600,7 +600,7 @@ static bool class_differs(const vl_settings *s, const vl_arch *a, char *buf, siz
     la.model_type = VL_MT_LLAMA;
     vl_framework_on_class(&own, a, s->transformers, training);
     vl_framework_on_class(&llama, &la, s->transformers, training);
-    const char *items[3]; /* training's first two, serving's first and last two */
+    const char *items[3]; /* training's two at most, serving's three */
     size_t n = 0;
     if (own.logits_cast_in_model != llama.logits_cast_in_model)
         items[n++] = own.logits_cast_in_model ? "fp32 logits" : "16-bit logits";
