@@ -1047,6 +1047,10 @@ static void served_at(const vl_model *m, vl_settings s, vl_transformers a, vl_tr
     assert_true(vl_timeline_for(&lm, &s, &hopper, tb, err, sizeof err));
 }
 
+/* GPT-2's class keeps a causal-mask buffer in each attention layer: the tiny Llama's 3 of
+ * 4096 x 4096 bools */
+#define GPT2_MASKS (3ULL * 4096 * 4096)
+
 /* The tiny Llama as classes a and b, trained under autocast on 4 x 512 tokens at
  * transformers v, into t[0] and t[1]; both peak at the loss. */
 static void trained_as(vl_model_type a, vl_model_type b, vl_transformers v, vl_timeline t[2])
@@ -1172,6 +1176,44 @@ static void test_logits_by_class(void **state)
         vl_timeline_free(&tn);
         vl_timeline_free(&tl);
     }
+    /* the causal-mask buffers, torch.tril of max_position_embeddings squared: GPT-2's in
+     * every attention layer in every release, 5.0 too; GPT-NeoX's until 4.49, GPT-J's until
+     * 4.45; GPTBigCode's one in the model; none under a profile of plain modules */
+    {
+        static const struct {
+            vl_model_type type;
+            vl_transformers v;
+            const char *framework;
+            uint64_t bytes;
+        } masks[] = {
+            {VL_MT_GPT2, VL_TF_CURRENT, "hf", GPT2_MASKS},
+            {VL_MT_GPT2, VL_TF_4_31, "hf", GPT2_MASKS},
+            {VL_MT_GPT_NEOX, VL_TF_4_48, "hf", GPT2_MASKS},
+            {VL_MT_GPT_NEOX, VL_TF_4_49, "hf", 0},
+            {VL_MT_GPTJ, VL_TF_4_44, "hf", GPT2_MASKS},
+            {VL_MT_GPTJ, VL_TF_4_45, "hf", 0},
+            {VL_MT_GPT_BIGCODE, VL_TF_CURRENT, "hf", 4096ULL * 4096},
+            {VL_MT_LLAMA, VL_TF_4_31, "hf", 0},
+            {VL_MT_GPT2, VL_TF_CURRENT, "pytorch", 0},
+        };
+        for (size_t i = 0; i < sizeof masks / sizeof *masks; i++) {
+            vl_arch a = tiny_llama().arch;
+            a.model_type = masks[i].type;
+            bool ovf = false;
+            assert_int_equal(vl_mask_buffers_bytes(fw(masks[i].framework), &a, masks[i].v, 3,
+                                                   &ovf),
+                             masks[i].bytes);
+        }
+        vl_model gpt2 = tiny_llama();
+        gpt2.arch.model_type = VL_MT_GPT2;
+        vl_timeline t, unused;
+        served_at(&gpt2, serve(8, 4, 1), VL_TF_4_44, VL_TF_4_44, &t, &unused);
+        assert_int_equal(event_bytes(&t, "load weights", "causal-mask buffers (torch.tril of the "
+                                                         "positions)"),
+                         GPT2_MASKS);
+        vl_timeline_free(&t);
+        vl_timeline_free(&unused);
+    }
     /* generate at 4.46 cloned the whole logits to sample: GPT-2's class, which projects
      * every position until 4.53, holds its 512 x 3000 x 2 B logits twice after the forward,
      * where 4.47's peak is the forward's, the logits beside the two hidden-size tensors it
@@ -1188,7 +1230,8 @@ static void test_logits_by_class(void **state)
         vl_timeline_free(&t47);
     }
     /* generate's prefill at 4.44: the tiny Llama's 512 positions x 3000 logits in bf16, and
-     * as Llama's class their fp32 copy beside them, 512 x 3000 x 4 B more at the peak */
+     * as Llama's class their fp32 copy beside them, 512 x 3000 x 4 B more at the peak, where
+     * GPT-2's class keeps its causal-mask buffers (GPT2_MASKS) */
     {
         vl_model gpt2 = tiny_llama();
         gpt2.arch.model_type = VL_MT_GPT2;
@@ -1198,11 +1241,11 @@ static void test_logits_by_class(void **state)
         served_at(&gpt2, serve(512, 0, 1), VL_TF_4_44, VL_TF_4_53, &t44, &t53);
         assert_string_equal(llama.peak.phase, "prefill");
         assert_string_equal(t44.peak.phase, "prefill");
-        assert_int_equal(llama.peak.tensors - t44.peak.tensors, 512ULL * 3000 * 4);
+        assert_int_equal(llama.peak.tensors + GPT2_MASKS - t44.peak.tensors, 512ULL * 3000 * 4);
         /* GPT-2's class at 4.53 projects the last position only, as Llama's at 4.45 */
         vl_timeline l45, l45b;
         served_at(NULL, serve(512, 0, 1), VL_TF_4_45, VL_TF_4_45, &l45, &l45b);
-        assert_int_equal(t53.peak.tensors, l45.peak.tensors);
+        assert_int_equal(t53.peak.tensors, l45.peak.tensors + GPT2_MASKS);
         vl_timeline_free(&llama);
         vl_timeline_free(&t44);
         vl_timeline_free(&t53);
@@ -1226,7 +1269,8 @@ static void test_logits_by_class(void **state)
     {
         vl_timeline t[2];
         trained_as(VL_MT_QWEN3, VL_MT_GPT2, VL_TF_4_48, t);
-        assert_int_equal(t[0].peak.tensors - t[1].peak.tensors, 4ULL * 512 * 3000 * 2);
+        assert_int_equal(t[0].peak.tensors + GPT2_MASKS - t[1].peak.tensors,
+                         4ULL * 512 * 3000 * 2);
         uint64_t bytes = 0;
         assert_int_equal(allocs_in(&t[1], "loss backward", "gradient of the logits, unshifted",
                                    &bytes),

@@ -567,11 +567,16 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
 }
 
 /* The model classes' rules for their logits, loss and cache (model.h, VL_MODEL_TYPES) */
-#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache)                       \
-    {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache},
+/* past every release, current included: a buffer no release has dropped yet */
+#define VL_TF_ALWAYS ((vl_transformers)VL_N_TRANSFORMERS)
+#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until)      \
+    {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache,                \
+     VL_MASK_BUFFER_##mask, VL_TF_##mask_until},
 static const struct {
     vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until,
         cache_from;
+    vl_mask_buffer mask;
+    vl_transformers mask_until;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
 /* v is before release, current (5.0) being after every numbered one */
@@ -603,6 +608,18 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
      * generate, each decode step concatenating new ones beside the old */
     if (!training && before(v, class_rules[t].cache_from))
         f->kv_step_copy = true;
+}
+
+uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_transformers v,
+                               uint64_t layers, bool *ovf)
+{
+    const vl_mask_buffer kind = class_rules[a->model_type].mask;
+    const vl_transformers until = class_rules[a->model_type].mask_until;
+    if (!f->transformers || kind == VL_MASK_BUFFER_NONE ||
+        (until != VL_TF_ALWAYS && (v == VL_TF_CURRENT || !before(v, until))))
+        return 0;
+    const uint64_t one = vl_mul(a->max_positions, a->max_positions, ovf); /* bools */
+    return kind == VL_MASK_BUFFER_LAYER ? vl_mul(layers, one, ovf) : one;
 }
 
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)

@@ -266,6 +266,11 @@ uint64_t vl_settings_share(const vl_settings *s);
  * in); 0 without them, or without RoPE. */
 uint64_t vl_rope_tables_bytes(const vl_framework *f, const vl_arch *a, uint64_t layers,
                               unsigned bytes, bool *ovf);
+/* The causal-mask buffers a's transformers class registers at release v under a profile
+ * whose models are transformers' (model.h, VL_MODEL_TYPES): max_positions squared bools in
+ * each of `layers` attention layers, or one in the model; 0 for a class without them. */
+uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_transformers v,
+                               uint64_t layers, bool *ovf);
 /* Whether f's engine sizes its KV cache itself (vl_kv_budget_of). */
 bool vl_sizes_kv(const vl_framework *f);
 /* Whether f at ZeRO stage `zero` leaves the gradients to autograd and frees them in the

@@ -42,57 +42,63 @@ typedef enum { VL_OUT_BIAS_AS_MLP, VL_OUT_BIAS_OFF, VL_OUT_BIAS_ON } vl_out_bias
 typedef enum { VL_QKV_VIEWS_NONE, VL_QKV_VIEWS_V, VL_QKV_VIEWS_QKV } vl_qkv_views;
 
 /* The transformers model class that runs the model, by config.json's model_type (the types
- * --hf-config reads): its causal-LM forward's releases differ in when they returned the
- * logits cast to fp32 and from when they project only the positions generate asks for
- * (vl_framework_on_class).  Each row: the type; the first release whose forward no longer
- * returned fp32 logits in training (given labels) and in serving; the first whose forward
- * took (num_)logits_to_keep; the first whose loss no longer shifted the logits as the forward
- * returned them, 16-bit ones cast for the loss after the shifted copy (the class's own loss
- * code before ForCausalLMLoss, which casts first).  4_31, the first release modelled, stands
- * for never cast, kept from the first and never shifted uncast; CURRENT for cast through
- * 4.57 and kept only from 5.0.  Last, the first release whose class took a Cache object
- * (_supports_cache_class), so that generate passed it a DynamicCache from 4.42; before,
- * generate passed it tuples of past_key_values, which a decode step concatenates into new
- * ones while the old stay referenced (4_31: from 4.42 on).  Read in the
- * released wheels' models/<type>/modeling_<type>.py, 4.31 to 5.0.  llama, the first, is
- * the default: LlamaForCausalLM's rules, which most classes copied. */
-#define VL_MODEL_TYPES(X)                                                                         \
-    X(LLAMA, "llama", 4_46, 4_46, 4_45, 4_31, 4_31)                                               \
-    X(BERT, "bert", 4_31, 4_31, 4_31, 4_31, 4_31)                                                 \
-    X(BLOOM, "bloom", 4_31, 4_31, CURRENT, 4_49, 4_44)                                            \
-    X(DEEPSEEK_V2, "deepseek_v2", 4_31, 4_31, 4_31, 4_31, 4_31)                                   \
-    X(DEEPSEEK_V3, "deepseek_v3", 4_31, 4_31, 4_31, 4_31, 4_31)                                   \
-    X(DISTILBERT, "distilbert", 4_31, 4_31, 4_31, 4_31, 4_31)                                     \
-    X(ERNIE4_5, "ernie4_5", 4_31, 4_31, 4_31, 4_31, 4_31)                                         \
-    X(FALCON, "falcon", 4_31, 4_31, 4_47, 4_49, 4_45)                                             \
-    X(GEMMA, "gemma", 4_46, 4_46, 4_45, 4_31, 4_31)                                               \
-    X(GEMMA2, "gemma2", 4_46, 4_46, 4_45, 4_31, 4_31)                                             \
-    X(GEMMA3, "gemma3", 4_31, 4_31, 4_31, 4_31, 4_31)                                             \
-    X(GEMMA3_TEXT, "gemma3_text", 4_31, 4_31, 4_31, 4_31, 4_31)                                   \
-    X(GPT2, "gpt2", 4_31, 4_31, 4_53, 4_49, 4_52)                                                 \
-    X(GPT_BIGCODE, "gpt_bigcode", 4_31, 4_31, CURRENT, 4_49, 4_54)                                \
-    X(GPT_NEO, "gpt_neo", CURRENT, 4_31, CURRENT, 4_31, 4_45) /* the cast only with labels */     \
-    X(GPT_NEOX, "gpt_neox", 4_31, 4_31, 4_49, 4_49, 4_45)                                         \
-    X(GPTJ, "gptj", CURRENT, CURRENT, CURRENT, 4_31, 4_45)                                        \
-    X(GRANITE, "granite", 4_48, 4_46, 4_48, 4_31, 4_31)                                           \
-    X(GRANITEMOE, "granitemoe", CURRENT, 4_46, 4_52, 4_31, 4_31)                                  \
-    X(MISTRAL, "mistral", 4_48, 4_46, 4_45, 4_31, 4_31) /* 4.46 and 4.47 cast only with labels */ \
-    X(MIXTRAL, "mixtral", 4_46, 4_46, 4_45, 4_31, 4_31)                                           \
-    X(OLMO2, "olmo2", 4_31, 4_31, 4_31, 4_31, 4_31)                                               \
-    X(OLMOE, "olmoe", 4_46, 4_31, 4_45, 4_31, 4_31)                                               \
-    X(OPT, "opt", 4_31, 4_31, CURRENT, 4_49, 4_49)                                                \
-    X(PHI, "phi", 4_46, 4_46, 4_45, 4_31, 4_31)                                                   \
-    X(PHI3, "phi3", 4_46, 4_46, 4_45, 4_31, 4_31)                                                 \
-    X(QWEN2, "qwen2", 4_46, 4_46, 4_45, 4_31, 4_31)                                               \
-    X(QWEN2_MOE, "qwen2_moe", 4_46, 4_46, 4_45, 4_31, 4_31)                                       \
-    X(QWEN3, "qwen3", 4_31, 4_31, 4_31, 4_31, 4_31)                                               \
-    X(QWEN3_MOE, "qwen3_moe", 4_31, 4_31, 4_31, 4_31, 4_31)                                       \
-    X(ROBERTA, "roberta", 4_31, 4_31, 4_31, 4_31, 4_31)                                           \
-    X(SMOLLM3, "smollm3", 4_31, 4_31, 4_31, 4_31, 4_31)                                           \
-    X(STABLELM, "stablelm", 4_31, 4_31, 4_45, 4_49, 4_31)                                         \
-    X(STARCODER2, "starcoder2", 4_47, 4_46, 4_45, 4_31, 4_31) /* 4.46 casts only with labels */   \
-    X(XLM_ROBERTA, "xlm-roberta", 4_31, 4_31, 4_31, 4_31, 4_31)
+ * --hf-config reads), and what its releases did (vl_framework_on_class, read in the
+ * released wheels' models/<type>/modeling_<type>.py, 4.31 to 5.0).  Each row, after the
+ * type:
+ *   the first release whose forward no longer returned fp32 logits in training (given
+ *     labels), then in serving (Mistral's 4.46 and 4.47, Starcoder2's 4.46 and GPT-Neo's
+ *     cast only given labels);
+ *   the first whose forward took (num_)logits_to_keep;
+ *   the first whose loss no longer copied the shifted logits as the forward returned them,
+ *     casting the copy after (the class's own loss code before ForCausalLMLoss, which
+ *     casts first);
+ *   the first whose class took a Cache object (_supports_cache_class), so that 4.42's
+ *     generate passed it a DynamicCache, not tuples of past_key_values that a decode step
+ *     concatenates into new ones while the old stay referenced;
+ *   the causal-mask buffer the class registers, max_position_embeddings squared bools
+ *     (torch.tril): one in each attention layer (LAYER), one in the model (MODEL) or none;
+ *     and the first release without it (ALWAYS: none yet).
+ * 4_31, the first release modelled, stands for never (cast, shifted uncast) or from the
+ * first (kept, a Cache object); CURRENT for through 4.57, 5.0 the first without.  llama,
+ * the first row, is the default: LlamaForCausalLM's rules, which most classes copied. */
+#define VL_MODEL_TYPES(X)                                                         \
+    X(LLAMA, "llama", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)                   \
+    X(BERT, "bert", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)                     \
+    X(BLOOM, "bloom", 4_31, 4_31, CURRENT, 4_49, 4_44, NONE, 4_31)                \
+    X(DEEPSEEK_V2, "deepseek_v2", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)       \
+    X(DEEPSEEK_V3, "deepseek_v3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)       \
+    X(DISTILBERT, "distilbert", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)         \
+    X(ERNIE4_5, "ernie4_5", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)             \
+    X(FALCON, "falcon", 4_31, 4_31, 4_47, 4_49, 4_45, NONE, 4_31)                 \
+    X(GEMMA, "gemma", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)                   \
+    X(GEMMA2, "gemma2", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)                 \
+    X(GEMMA3, "gemma3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)                 \
+    X(GEMMA3_TEXT, "gemma3_text", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)       \
+    X(GPT2, "gpt2", 4_31, 4_31, 4_53, 4_49, 4_52, LAYER, ALWAYS)                  \
+    X(GPT_BIGCODE, "gpt_bigcode", 4_31, 4_31, CURRENT, 4_49, 4_54, MODEL, ALWAYS) \
+    X(GPT_NEO, "gpt_neo", CURRENT, 4_31, CURRENT, 4_31, 4_45, LAYER, ALWAYS)      \
+    X(GPT_NEOX, "gpt_neox", 4_31, 4_31, 4_49, 4_49, 4_45, LAYER, 4_49)            \
+    X(GPTJ, "gptj", CURRENT, CURRENT, CURRENT, 4_31, 4_45, LAYER, 4_45)           \
+    X(GRANITE, "granite", 4_48, 4_46, 4_48, 4_31, 4_31, NONE, 4_31)               \
+    X(GRANITEMOE, "granitemoe", CURRENT, 4_46, 4_52, 4_31, 4_31, NONE, 4_31)      \
+    X(MISTRAL, "mistral", 4_48, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)               \
+    X(MIXTRAL, "mixtral", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)               \
+    X(OLMO2, "olmo2", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)                   \
+    X(OLMOE, "olmoe", 4_46, 4_31, 4_45, 4_31, 4_31, NONE, 4_31)                   \
+    X(OPT, "opt", 4_31, 4_31, CURRENT, 4_49, 4_49, NONE, 4_31)                    \
+    X(PHI, "phi", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)                       \
+    X(PHI3, "phi3", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)                     \
+    X(QWEN2, "qwen2", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)                   \
+    X(QWEN2_MOE, "qwen2_moe", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)           \
+    X(QWEN3, "qwen3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)                   \
+    X(QWEN3_MOE, "qwen3_moe", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)           \
+    X(ROBERTA, "roberta", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)               \
+    X(SMOLLM3, "smollm3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)               \
+    X(STABLELM, "stablelm", 4_31, 4_31, 4_45, 4_49, 4_31, NONE, 4_31)             \
+    X(STARCODER2, "starcoder2", 4_47, 4_46, 4_45, 4_31, 4_31, NONE, 4_31)         \
+    X(XLM_ROBERTA, "xlm-roberta", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31)
 #define VL_MODEL_TYPE_ID(id, name, ...) VL_MT_##id,
+typedef enum { VL_MASK_BUFFER_NONE, VL_MASK_BUFFER_LAYER, VL_MASK_BUFFER_MODEL } vl_mask_buffer;
 typedef enum { VL_MODEL_TYPES(VL_MODEL_TYPE_ID) VL_N_MODEL_TYPES } vl_model_type;
 extern const char *const vl_model_type_names[VL_N_MODEL_TYPES];
 

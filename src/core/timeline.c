@@ -1433,6 +1433,7 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
 #define KEPT_LOGITS_WHAT "the micro-batch before's logits, which the loop keeps"
 #define KEPT_GRAPH_WHAT "the 4-bit layers' inputs its graph keeps (bitsandbytes before 0.43.2)"
 #define ROPE_TABLES_WHAT "RoPE cos and sin tables, each attention layer's"
+#define MASK_BUFFERS_WHAT "causal-mask buffers (torch.tril of the positions)"
 static void cublas_workspaces(builder *b, const step *st)
 {
     for (uint64_t i = 0; i < cublas_handles(st->s->mode); i++)
@@ -1598,6 +1599,9 @@ static bool build_train(builder *b, step *st)
         s->precision == VL_FP32 || (vl_precision_is_amp(s->precision) && !s->qlora);
     alloc(b, VL_TL_WEIGHTS, vl_rope_tables_bytes(st->f, st->a, st->layers, fp32_load ? 4 : 2,
                                                  &b->ovf), ROPE_TABLES_WHAT);
+    alloc(b, VL_TL_WEIGHTS,
+          vl_mask_buffers_bytes(st->f, st->a, s->transformers, st->layers, &b->ovf),
+          MASK_BUFFERS_WHAT);
     cublas_workspaces(b, st);
     const uint64_t opt = bd->bytes[VL_C_OPTIMIZER] - st->paged;
     alloc(b, VL_TL_OPTIMIZER, opt > st->step_grad_copy ? opt - st->step_grad_copy : 0,
@@ -1811,6 +1815,8 @@ static bool build_serve(builder *b, step *st)
     alloc(b, VL_TL_WEIGHTS,
           vl_rope_tables_bytes(st->f, st->a, L, (unsigned)vl_infer_act_bytes(s), &b->ovf),
           ROPE_TABLES_WHAT);
+    alloc(b, VL_TL_WEIGHTS, vl_mask_buffers_bytes(st->f, st->a, s->transformers, L, &b->ovf),
+          MASK_BUFFERS_WHAT);
     transient(b, VL_TL_TRANSIENT, vl_bnb4_load_copy(st->a, s, inf->logits, &b->ovf),
               "a matrix in 16 bits while bitsandbytes quantizes it");
     cublas_workspaces(b, st);
