@@ -566,7 +566,8 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
         f->optim_impl = VL_OPTIM_SINGLE_TENSOR;
 }
 
-/* The model classes' rules for their logits, loss and cache (model.h, VL_MODEL_TYPES) */
+/* The model classes' rules for their logits, loss, cache and mask buffers (model.h,
+ * VL_MODEL_TYPES) */
 /* past every release, current included: a buffer no release has dropped yet */
 #define VL_TF_ALWAYS ((vl_transformers)VL_N_TRANSFORMERS)
 #define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until)      \
