@@ -567,8 +567,8 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
 }
 
 /* The model classes' rules for their logits, loss, cache and mask buffers (model.h,
- * VL_MODEL_TYPES) */
-/* past every release, current included: a buffer no release has dropped yet */
+ * VL_MODEL_TYPES); ALWAYS is past every release, current included (a buffer no release has
+ * dropped yet) */
 #define VL_TF_ALWAYS ((vl_transformers)VL_N_TRANSFORMERS)
 #define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until)      \
     {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache,                \
@@ -580,15 +580,19 @@ static const struct {
     vl_transformers mask_until;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
-/* v is before release, current (5.0) being after every numbered one */
+/* v is before release: current (5.0) comes after every numbered one, ALWAYS after all */
 static bool before(vl_transformers v, vl_transformers release)
 {
+    if (release == VL_TF_ALWAYS)
+        return true;
+    if (v == VL_TF_CURRENT)
+        return false;
     return release == VL_TF_CURRENT || v < release;
 }
 
 void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v, bool training)
 {
-    if (v == VL_TF_CURRENT || !f->transformers)
+    if (!f->transformers)
         return;
     const vl_model_type t = a->model_type; /* every reader gives one of the table's */
     /* LlamaForCausalLM returned logits.float() from 4.31 until 4.46 moved the upcast into
@@ -616,8 +620,7 @@ uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_trans
 {
     const vl_mask_buffer kind = class_rules[a->model_type].mask;
     const vl_transformers until = class_rules[a->model_type].mask_until;
-    if (!f->transformers || kind == VL_MASK_BUFFER_NONE ||
-        (until != VL_TF_ALWAYS && (v == VL_TF_CURRENT || !before(v, until))))
+    if (!f->transformers || kind == VL_MASK_BUFFER_NONE || !before(v, until))
         return 0;
     const uint64_t one = vl_mul(a->max_positions, a->max_positions, ovf); /* bools */
     return kind == VL_MASK_BUFFER_LAYER ? vl_mul(layers, one, ovf) : one;

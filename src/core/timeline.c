@@ -1877,10 +1877,12 @@ static bool build_serve(builder *b, step *st)
          * (step_outputs_held); or generate clones them all to sample (logits_clone_all) */
         const bool all = k + 1 == pf.steps && st->f->prefill_logits_all && inf->logits;
         const uint64_t logits =
-            vl_mul(vl_mul(n, here.batch, &b->ovf),
-                   vl_mul(st->a->vocab,
-                          st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s), &b->ovf),
-                   &b->ovf);
+            all ? vl_mul(vl_mul(n, here.batch, &b->ovf),
+                         vl_mul(st->a->vocab,
+                                st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s),
+                                &b->ovf),
+                         &b->ovf)
+                : 0;
         if (all && st->f->step_outputs_held && s->gen)
             outputs = alloc(b, VL_TL_TRANSIENT, logits,
                             "the prefill's logits, held in generate's outputs");
