@@ -830,7 +830,7 @@ int report_facts(const report *r, report_fact facts[REPORT_MAX_FACTS])
 {
     static const optional_fact origin[] = {{"source", source_line}};
     static const optional_fact training[] = {
-        {"lora", lora_line}, {"offload", offload_line}, {"parallel", parallel_line},
+        {"LoRA", lora_line}, {"offload", offload_line}, {"parallel", parallel_line},
         {"experts", experts_line}};
     static const optional_fact results[] = {
         {"peak", peak_line}, {"context", context_line}, {"GGUF", gguf_line},
