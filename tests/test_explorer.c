@@ -549,7 +549,9 @@ static void test_setting_table_complete(void **state)
         e.s.mode = m;
         int want = 2; /* the parameters and the GPU */
         for (int k = 0; k < VL_N_SETTINGS; k++) {
+            /* shown whole in the settings column, a space before the track */
             assert_non_null(vl_setting_table[k].label);
+            assert_in_range(strlen(vl_setting_table[k].label), 1, EX_LABEL_COLS);
             want += vl_setting_applies((vl_setting)k, &e.s);
         }
         int n = explorer_sliders(&e, ids);

@@ -418,13 +418,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "returns, and with them its graph, whose bitsandbytes 4-bit layers before "
                 "0.43.2 keep their inputs; false for a run's first step, which has no step "
                 "before (default auto, the framework's: litgpt true)",
-        .label = N_("loop keeps logits")},
+        .label = N_("loop's logits")},
     ROW(VL_SET_NORM_UPCAST) .flag = "norm-upcast", FIELD(norm_upcast),
         TRAIN_CHOICE,
         .help = "an RMSNorm computes in fp32 and keeps its input upcast for backward; false "
                 "computes in the input's dtype, as lit-gpt did before 2023-10-24 (default "
                 "auto, the framework's: true in every built-in one)",
-        .label = N_("RMSNorm in fp32")},
+        .label = N_("RMSNorm fp32")},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node and the "

@@ -79,6 +79,9 @@ vl_settings explorer_settings(const explorer *e);
 /* Up/Down: the previous or next visible slider. */
 void explorer_select(explorer *e, int dir);
 
+/* A slider's label, translated; the settings column gives it EX_LABEL_COLS columns and a
+ * space before its track (a longer one is cut with an ellipsis). */
+#define EX_LABEL_COLS 14
 const char *slider_label(const explorer *e, slider_id id);
 /* The component whose formula the slider changes most directly. */
 vl_component slider_component(const explorer *e, slider_id id);

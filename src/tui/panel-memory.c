@@ -40,7 +40,7 @@ static void draw_sliders(const ui *u)
         bool inert = explorer_inert(e, id) != NULL;
         ui_color c = sel ? C_SELECTED : inert ? C_DIM : C_NORMAL;
         draw_text(y, r.x, 2, c, sel ? u->g->select : " ");
-        draw_text(y, r.x + 2, 15, c, slider_label(e, id));
+        draw_text(y, r.x + 2, EX_LABEL_COLS, c, slider_label(e, id));
         int knob = (int)(explorer_fraction(e, id) * (track - 1) + 0.5);
         attrset(theme_attr(sel ? C_SELECTED : C_DIM));
         for (int k = 0; k < track; k++)
