@@ -264,12 +264,13 @@ static void test_bnb4(void **state)
 /* LitGPT's 4-bit Llama 2 7B (Lightning's BitsandbytesPrecision): the output layer in NF4
  * with the layers' matrices, (6,476,005,376 + 131,072,000) / 2 B + an fp32 absmax for each
  * of their 103,235,584 blocks of 64, the embeddings and norms at 2 B.  A 20-token prompt:
- * GPT.forward projects all 20 positions, 20 x 32000 x 2 B, as the 4-bit head dequantizes
+ * GPT.forward projects all 20 positions, 20 x 32000 x 2 B, and Fabric's _FabricModule
+ * returns them cast to fp32 (convert_output), 4 B more each, as the 4-bit head dequantizes
  * to fp16 and is cast to bf16, 2 x 2 B x 131,072,000, the largest of the workspace beside
  * the residual stream (the MLP's matrix takes 2 x 2 B x 45,088,768).  One token: gemv, no
- * matrix, the fp32 logits of the last position.  Loading quantizes each matrix from a
- * 16-bit copy on the GPU: the head's, 2 x 131,072,000 B, is the largest (the MLP's under
- * transformers, which keeps the head in 16 bits). */
+ * matrix, the last position's logits and their fp32 cast.  Loading quantizes each matrix
+ * from a 16-bit copy on the GPU: the head's, 2 x 131,072,000 B, is the largest (the MLP's
+ * under transformers, which keeps the head in 16 bits). */
 static void test_litgpt_bnb4(void **state)
 {
     (void)state;
@@ -286,11 +287,12 @@ static void test_litgpt_bnb4(void **state)
     assert_int_equal(b.bytes[VL_C_WEIGHTS],
                      q / 2 + 4 * 103235584ULL + 131072000ULL * 2 + 266240ULL * 2);
     const uint64_t residual = 2 * 2 * 20 * 4096ULL;
-    assert_int_equal(b.inf.prefill.workspace, residual + 20 * 32000ULL * 2 + 4 * 131072000ULL);
+    assert_int_equal(b.inf.prefill.workspace,
+                     residual + 20 * 32000ULL * (2 + 4) + 4 * 131072000ULL);
     assert_int_equal(b.inf.decode.workspace, 0); /* no decode asked */
     s.gen = 1;
     assert_null(vl_estimate(&m, &s, &b));
-    assert_int_equal(b.inf.decode.workspace, 2 * 2 * 4096ULL + 4 * 32000ULL);
+    assert_int_equal(b.inf.decode.workspace, 2 * 2 * 4096ULL + (2 + 4) * 32000ULL);
     bool ovf = false;
     assert_int_equal(vl_bnb4_load_copy(&m.arch, &s, true, &ovf), 2 * 131072000ULL);
     vl_settings_take_framework(&s, vl_framework_find("hf"));

@@ -410,9 +410,17 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * lora_dropout), and zero_pad's index_copy, whose backward keeps its source (the
          * adapters' output, reshaped: a copy) when not all of q, k, v are enabled */
         .lora_qkv_pad = true,
-        /* litgpt/utils.py, chunked_cross_entropy: cross_entropy on the logits as the model
-         * returns them, 16-bit under bf16-true, with no upcast */
-        .loss_dtype = VL_LOSS_BF16, .loss_shift_copy = false,
+        /* fit() calls the model through Fabric's _FabricModule, whose forward returns
+         * precision.convert_output(output): every floating tensor cast to the default
+         * dtype, fp32, under bf16-true and the bitsandbytes plugin alike (lightning/fabric/
+         * wrappers.py; plugins/precision/half.py and bitsandbytes.py), the 16-bit list
+         * dropped; litgpt/utils.py's chunked_cross_entropy runs cross_entropy on each of
+         * the 128-position chunks lm_head_chunk_size=128 made, so the loss is in fp32, and
+         * backward makes each chunk's log-probabilities' gradient in turn while the logits'
+         * gradients wait for the output layer's backward, which autograd runs after every
+         * chunk's loss (a lower sequence number) */
+        .loss_dtype = VL_LOSS_FP32, .loss_shift_copy = false, .logits_cast_in_model = true,
+        .loss_chunk = 128,
         /* the 4-bit layers are bitsandbytes' Linear4bit, as in hf */
         .prune_frozen_saves = true, .nf4_keeps_input = false, .nf4_returns_input_dtype = true,
         .moe_expert_loop = true,
@@ -431,8 +439,8 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .checkpoint_reentrant = false, .adapter_units = false, .fsdp_mixed_precision = false,
         /* fit() (litgpt/finetune/lora.py, full.py and adapter.py, as lit-gpt's train() before
          * them) binds `logits = model(input_ids, lm_head_chunk_size=128)` and keeps the list
-         * until the next iteration's forward returns: the step before's logits and its
-         * autograd graph live through the next forward */
+         * through its backward until the next iteration's forward returns: the step
+         * before's logits and its autograd graph live through the next forward */
         .loop_keeps_logits = true,
         /* GPT.__init__ (litgpt/model.py) makes lm_head an nn.Linear of its own and never
          * ties it; convert_hf_checkpoint.py copies a tied checkpoint's embeddings into
@@ -1098,6 +1106,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("loss_shift_copy", loss_shift_copy),
     BOOL("logits_cast_in_model", logits_cast_in_model),
     BOOL("shift_before_cast", shift_before_cast),
+    COUNT("loss_chunk", loss_chunk, 0, VL_MAX_SEQ),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("nf4_returns_input_dtype", nf4_returns_input_dtype),

@@ -111,6 +111,9 @@ typedef struct vl_framework {
     bool shift_before_cast;     /* the loss's shifted copy is of the logits as the model
                                  * returned them, cast for the loss after it (a class's own
                                  * loss code that does not cast: GPT-2's before 4.49) */
+    uint64_t loss_chunk;        /* the loss in chunks of this many positions, each chunk's
+                                 * log-probabilities' gradient made and dropped on its own
+                                 * (0: the whole sequence at once) */
     /* frozen weights (LoRA) save nothing for themselves: autograd saves a tensor only for
      * a gradient it computes (no normalized tensor for a frozen norm weight), autocast
      * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output
@@ -152,8 +155,10 @@ typedef struct vl_framework {
                                  * policy), so the layers' units hold frozen weights only */
     bool checkpoint_reentrant;  /* full recompute reruns a layer's forward inside backward
                                  * from a detached copy of its input (use_reentrant=True) */
-    bool loop_keeps_logits;     /* the training loop keeps the step before's logits, and
-                                 * with them its graph, until the next forward returns */
+    bool loop_keeps_logits;     /* the training loop binds each micro-batch's logits, and
+                                 * with them its graph, until the next forward returns: they
+                                 * live through their own backward, and the step before's
+                                 * through the forward (vl_loop_keeps_logits: that one) */
     bool unties_embeddings;     /* the output layer is a matrix of its own even where the
                                  * checkpoint ties it to the embeddings */
     bool fsdp_mixed_precision;  /* FSDP under autocast gathers the parameters in the
@@ -357,7 +362,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 79
+#define VL_N_FRAMEWORK_FIELDS 80
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -414,10 +414,11 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = N_("FSDP MixedPrec"), .inert = fsdp_mp_inert},
     ROW(VL_SET_LOOP_KEEPS_LOGITS) .flag = "loop-keeps-logits", FIELD(loop_keeps_logits),
         TRAIN_CHOICE,
-        .help = "the training loop keeps the step before's logits until the next forward "
-                "returns, and with them its graph, whose bitsandbytes 4-bit layers before "
-                "0.43.2 keep their inputs; false for a run's first step, which has no step "
-                "before (default auto, the framework's: litgpt true)",
+        .help = "the training loop keeps each micro-batch's logits until the next forward "
+                "returns: the step before's, and with them its graph, whose bitsandbytes "
+                "4-bit layers before 0.43.2 keep their inputs; false for a run's first step, "
+                "which has none before, its own still held through their backward (default "
+                "auto, the framework's: litgpt true)",
         .label = N_("loop's logits")},
     ROW(VL_SET_NORM_UPCAST) .flag = "norm-upcast", FIELD(norm_upcast),
         TRAIN_CHOICE,

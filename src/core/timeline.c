@@ -225,6 +225,11 @@ typedef struct step {
     bool grads_before;          /* the step before's gradients live through the forward */
     bool keeps_logits;          /* the loop keeps the micro-batch before's logits and graph
                                  * through the next forward (vl_loop_keeps_logits) */
+    bool binds_logits;          /* it binds a micro-batch's logits through its backward (the
+                                 * framework's loop_keeps_logits, where the step has none
+                                 * before to keep) */
+    uint64_t positions;         /* a micro-batch's positions on this GPU (--cp splits them) */
+    uint64_t loss_chunks;       /* the loss's chunks of loss_chunk positions (0: whole) */
     uint64_t kept_graph;        /* what that graph keeps: 4-bit layers' inputs (keeps_graph) */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
@@ -616,6 +621,11 @@ static void outside_terms(step *st, bool *ovf)
     }
     if (s->pp > 1)
         return;
+    /* a causal LM's loss in chunks of loss_chunk positions, where it shifts no copy */
+    st->loss_chunks = st->f->loss_chunk && st->f->head == VL_HEAD_LM && !st->f->loss_shift_copy &&
+                              st->logprobs_term >= 0
+                          ? vl_ceil_div(st->positions, st->f->loss_chunk)
+                          : 0;
     if (st->f->head == VL_HEAD_LM && zero3_linear_keeps(st)) /* the frozen head's */
         add_term(st->head, &st->n_head, max, "output-projection input (ZeRO-3's linear)",
                  vl_mul(st->beta, st->sbh, ovf));
@@ -746,6 +756,7 @@ static void gradient_plan(step *st, bool *ovf)
     st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 &&
                        !st->grads_held && !st->grads_freed_in_step;
     st->keeps_logits = vl_loop_keeps_logits(s) && s->pp <= 1;
+    st->binds_logits = st->f->loop_keeps_logits && s->pp <= 1;
     st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
     /* DeepSpeed allocates its reduce bucket whole, reduce_bucket_size elements in the
@@ -844,6 +855,8 @@ typedef struct micro {
     uint32_t root;              /* FSDP: the root unit's gathered parameters (fsdp_root) */
     uint32_t *layer;            /* layers x MAX_LAYER_TERMS ids */
     uint32_t *checkpoint;       /* full recompute: each layer's kept input */
+    uint32_t held_logits;       /* the logits the loop binds through this backward */
+    uint32_t *logprobs;         /* a chunked loss's log-probabilities, a chunk each */
 } micro;
 
 /* FSDP's root unit (the model's parameters outside its wrapped layers: the embeddings, the
@@ -937,6 +950,16 @@ static void end_autocast(builder *b, const step *st, micro *mb, bool full)
         }
 }
 
+/* A chunked loss's chunk i of a tensor of `whole` bytes over the micro-batch's positions:
+ * loss_chunk positions, the last chunk what remains. */
+static uint64_t chunk_bytes(const step *st, uint64_t whole, uint64_t i)
+{
+    const uint64_t first = i * st->f->loss_chunk, left = st->positions - first;
+    return whole / st->positions * (left < st->f->loss_chunk ? left : st->f->loss_chunk);
+}
+
+#define LOGPROBS_CHUNK_WHAT "log-probabilities (for the loss), a chunk's"
+
 /* the loss's shifted copy of the logits, and their gradient cast back to 16 bits */
 #define SHIFTED_WHAT "shifted logits (a contiguous copy)"
 #define GRAD_CAST_WHAT "gradient of the logits, cast"
@@ -1006,8 +1029,9 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
             mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
     /* a 4-bit output layer's matrix, dequantized while it computes the logits */
     uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
-    /* logits the loop keeps are state for the next step */
-    const vl_tl_component lc = st->keeps_logits ? VL_TL_ACTIVATIONS : VL_TL_TRANSIENT;
+    /* logits the loop binds are state: for its backward, or for the next step */
+    const bool held = st->keeps_logits || st->binds_logits;
+    const vl_tl_component lc = held ? VL_TL_ACTIVATIONS : VL_TL_TRANSIENT;
     uint32_t out = alloc(b, lc, st->head_out, "logits");
     release(b, hq);
     if (st->keeps_logits) { /* the loop binds these: the micro-batch before's go */
@@ -1034,16 +1058,22 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     }
     if (shift && !copy_first)
         shifted = alloc(b, VL_TL_TRANSIENT, loss_in, SHIFTED_WHAT);
-    if (st->logprobs_term >= 0)
+    if (st->loss_chunks) { /* log_softmax keeps each chunk's output */
+        mb->logprobs = gathered_ids(b, st->loss_chunks);
+        for (uint64_t i = 0; mb->logprobs && i < st->loss_chunks; i++)
+            mb->logprobs[i] = alloc(b, VL_TL_ACTIVATIONS, chunk_bytes(st, st->logprobs, i),
+                                    LOGPROBS_CHUNK_WHAT);
+    } else if (st->logprobs_term >= 0) {
         mb->head[st->logprobs_term] = alloc(b, VL_TL_ACTIVATIONS, st->head[st->logprobs_term].bytes,
                                             st->head[st->logprobs_term].name);
+    }
     if (copy_first) { /* log_softmax keeps its output, not the cast it read */
         release(b, cast);
         cast = 0;
     }
     release(b, shifted);
-    if (st->keeps_logits) { /* kept by the loop: the logits, or the cast that replaced them */
-        b->kept_logits = out ? out : cast;
+    if (held) { /* bound by the loop: the logits, or the cast that replaced them */
+        *(st->keeps_logits ? &b->kept_logits : &mb->held_logits) = out ? out : cast;
         *(out ? &out : &cast) = 0;
     }
     release(b, cast);
@@ -1098,6 +1128,87 @@ static void keep_gradient(builder *b, const step *st, uint32_t g, uint64_t bytes
     }
 }
 
+#define RESID_GRAD_WHAT "residual-stream gradient"
+
+/* The loss's backward, the whole sequence at once: nll_loss backward makes a dense gradient
+ * of the log-probabilities, log_softmax backward the logits' gradient while the first is
+ * alive; then the shift's and the cast's backward.  Returns the gradient the head reads. */
+static uint32_t loss_backward(builder *b, const step *st, bool cast)
+{
+    uint32_t glp = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the log-probabilities");
+    uint32_t gl = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits");
+    release(b, glp);
+    const bool shift = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM;
+    const bool copy_first = shift && st->f->shift_before_cast; /* cast back, unshift */
+    if (copy_first && cast) {
+        uint32_t g16 = alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT);
+        release(b, gl);
+        gl = g16;
+    }
+    if (shift) {
+        /* the slice's backward: the shifted gradient copied into a full-size one */
+        uint32_t unshifted = alloc(b, VL_TL_TRANSIENT, copy_first ? st->head_out : st->logprobs,
+                                   "gradient of the logits, unshifted");
+        release(b, gl);
+        gl = unshifted;
+    }
+    if (cast && !copy_first) {
+        uint32_t g16 = alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT);
+        release(b, gl);
+        gl = g16;
+    }
+    return gl;
+}
+
+/* A chunked loss's backward (loss_chunk): autograd runs every chunk's loss before the
+ * output layer's backward, made earlier (a lower sequence number), last chunk first: each
+ * makes its log-probabilities' gradient and from it the logits', and drops the first and
+ * its log-probabilities; the logits' gradients wait for the head, cast back to 16 bits
+ * first where the loss read a cast.  Returns them, a chunk each (NULL, out of memory). */
+static uint32_t *chunked_loss_backward(builder *b, const step *st, micro *mb, bool cast)
+{
+    uint32_t *gl = gathered_ids(b, 2 * st->loss_chunks);
+    if (!gl || !mb->logprobs) {
+        free(gl);
+        return NULL;
+    }
+    for (uint64_t i = st->loss_chunks; i-- > 0;) {
+        const uint64_t bytes = chunk_bytes(st, st->logprobs, i);
+        uint32_t glp = alloc(b, VL_TL_TRANSIENT, bytes, "gradient of the log-probabilities, a chunk's");
+        gl[i] = alloc(b, VL_TL_TRANSIENT, bytes, "gradient of the logits, a chunk's");
+        release(b, glp);
+        release(b, mb->logprobs[i]);
+    }
+    free(mb->logprobs);
+    mb->logprobs = NULL;
+    for (uint64_t i = st->loss_chunks; cast && i-- > 0;) {
+        uint32_t g16 = alloc(b, VL_TL_TRANSIENT, chunk_bytes(st, st->head_out, i), GRAD_CAST_WHAT);
+        release(b, gl[i]);
+        gl[i] = g16;
+    }
+    return gl;
+}
+
+/* The output layer's backward over a chunked loss's gradients (chunked_loss_backward's,
+ * freed here): each chunk's input gradient (a 4-bit head dequantized again for it), the
+ * chunk's logits' gradient dropped; then the split's backward joins them.  Returns the
+ * residual-stream gradient. */
+static uint32_t chunked_head_backward(builder *b, const step *st, uint32_t *gl)
+{
+    const uint64_t resid = vl_mul(st->rho, st->sbh, &b->ovf), n = st->loss_chunks;
+    for (uint64_t i = n; i-- > 0;) {
+        uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
+        gl[n + i] = alloc(b, VL_TL_TRANSIENT, chunk_bytes(st, resid, i),
+                          "residual-stream gradient, a chunk's");
+        release(b, hq);
+        release(b, gl[i]);
+    }
+    uint32_t whole = alloc(b, VL_TL_TRANSIENT, resid, RESID_GRAD_WHAT);
+    release_all(b, gl + n, (int)n);
+    free(gl);
+    return whole;
+}
+
 /* The gradients' slots: each layer's tensors, then the head's and the embedding side's. */
 #define GRAD_SLOTS(st) ((st)->layers * MAX_PARAM_TENSORS + 2)
 #define HEAD_SLOT(st) ((st)->layers * MAX_PARAM_TENSORS)
@@ -1131,42 +1242,25 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t gout = gathers_outside(st)
                             ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
                             : 0;
-        /* nll_loss backward: a dense gradient of the log-probabilities; log_softmax backward:
-         * the logits' gradient, while the first is alive */
-        uint32_t glp = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the log-probabilities");
-        uint32_t gl = alloc(b, VL_TL_TRANSIENT, st->logprobs, "gradient of the logits");
-        release(b, glp);
-        const bool shift = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM;
-        const bool copy_first = shift && st->f->shift_before_cast; /* cast back, unshift */
         const bool cast = st->loss != st->beta;
-        if (copy_first && cast) {
-            uint32_t g16 = alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT);
-            release(b, gl);
-            gl = g16;
+        uint32_t gl = 0, *chunks = NULL;
+        if (st->loss_chunks) {
+            chunks = chunked_loss_backward(b, st, mb, cast);
+        } else {
+            gl = loss_backward(b, st, cast);
+            /* ... and again for the gradient of its input */
+            uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
+            resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf), RESID_GRAD_WHAT);
+            release(b, hq);
         }
-        if (shift) {
-            /* the slice's backward: the shifted gradient copied into a full-size one */
-            uint32_t unshifted =
-                alloc(b, VL_TL_TRANSIENT, copy_first ? st->head_out : st->logprobs,
-                      "gradient of the logits, unshifted");
-            release(b, gl);
-            gl = unshifted;
-        }
-        uint32_t gl16 =
-            cast && !copy_first ? alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT) : 0;
-        if (gl16)
-            release(b, gl);
-        /* ... and again for the gradient of its input */
-        uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
-        resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf),
-                      "residual-stream gradient");
-        release(b, hq);
         /* the tied matrix's gradient waits for the lookup's in its input buffer: beside
          * the .grad of a later micro-batch, and apart from the reduction under ZeRO-2/3 */
         const uint64_t waits = part || !birth ? st->tied_grad : 0;
         uint32_t g = new_gradient(b, st->head_grad - waits, "head gradients", birth);
         tied_wait = alloc(b, part ? VL_TL_GRADIENTS : VL_TL_TRANSIENT, waits, TIED_WAIT_WHAT);
-        release(b, gl16 ? gl16 : gl);
+        if (chunks)
+            resid = chunked_head_backward(b, st, chunks);
+        release(b, gl);
         for (int i = 0; i < st->n_head; i++)
             release(b, mb->head[i]);
         release(b, gout);
@@ -1280,6 +1374,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     release(b, mb->mask);
     release(b, mb->root); /* FSDP's catch-all reshard as backward ends */
     mb->root = 0;
+    release(b, mb->held_logits); /* the loop's, where it keeps none for the next forward */
+    mb->held_logits = 0;
     if (held) { /* _finalize_params removes the hooks, and with them the inputs held */
         release_all(b, held, (int)st->layers);
         release_all(b, mb->checkpoint, (int)st->layers);
@@ -1501,6 +1597,7 @@ static bool run_step(builder *b, step *st, const uint32_t *before, size_t n_befo
     for (uint64_t m = 0; m < k; m++) {
         free(mbs[m].layer);
         free(mbs[m].checkpoint);
+        free(mbs[m].logprobs);
     }
     free(mbs);
     free(gath);
@@ -1981,7 +2078,8 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
     st.rho = vl_precision_is_amp(compute) ? 4 : st.beta;
     /* autocast runs log_softmax in fp32 whatever the loss dtype asks */
     st.loss = f->loss_dtype == VL_LOSS_FP32 || vl_precision_is_amp(s.precision) ? 4 : st.beta;
-    st.sb = vl_mul(bd->act.local_seq ? bd->act.local_seq : s.seq, s.batch, &ovf); /* --cp */
+    st.positions = bd->act.local_seq ? bd->act.local_seq : s.seq; /* --cp */
+    st.sb = vl_mul(st.positions, s.batch, &ovf);
     st.sbh = vl_mul(st.sb, m->arch.hidden, &ovf);
     st.sbv = vl_mul(st.sb, vl_ceil_div(m->arch.vocab, s.tp), &ovf);
     bool ok;

@@ -188,8 +188,9 @@ class Transformer(nn.Module):
         if arch["tie_embeddings"]:
             self.lm_head.weight = self.tok.weight
 
-    def forward(self, ids, targets):
-        b, s = ids.shape
+    def hidden(self, ids):
+        """The final norm's output."""
+        s = ids.shape[1]
         x = self.tok(ids)
         if self.pos is not None:
             x = x + self.pos(torch.arange(s))
@@ -199,8 +200,25 @@ class Transformer(nn.Module):
             rope = rope_tables(s, self.arch["head_dim"], x.dtype)
         for layer in self.layers:
             x = checkpoint(layer, x, *rope) if self.recompute else layer(x, *rope)
-        logits = self.lm_head(self.norm(x))
+        return self.norm(x)
+
+    def forward(self, ids, targets):
+        b, s = ids.shape
+        logits = self.lm_head(self.hidden(ids))
         return F.cross_entropy(logits.float().view(b * s, -1), targets.view(b * s))
+
+    def chunked(self, ids, targets, chunk):
+        """LitGPT's loop under Lightning Fabric: the head on `chunk` positions at a time
+        (lm_head_chunk_size), the list cast to fp32 once the model returns it, as Fabric
+        returns a module's outputs (precision.convert_output), and cross-entropy chunk by
+        chunk (chunked_cross_entropy).  Returns the logits, which the loop holds through
+        backward, and the loss."""
+        x = self.hidden(ids)
+        logits = [self.lm_head(xi) for xi in x.split(chunk, dim=1)]
+        logits = [c.float() for c in logits]
+        losses = [F.cross_entropy(c.reshape(-1, c.size(-1)), t.reshape(-1), reduction="none")
+                  for c, t in zip(logits, targets.split(chunk, dim=1))]
+        return logits, torch.cat(losses).mean()
 
 
 def complete(arch):

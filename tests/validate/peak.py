@@ -29,22 +29,25 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 TARGET = 0.01
 TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one tie
 # (preset, layers kept, width divisor, batch, seq, precision, LoRA rank on q and v or 0,
-# full recomputation, AdamW's foreach path, micro-batches a step): no dropout
+# full recomputation, AdamW's foreach path, micro-batches a step, the loss's chunk of
+# positions under LitGPT's loop or 0): no dropout
 CASES = [
-    ("gpt2", 2, 1, 2, 256, "fp32", 0, False, False, 1),
-    ("gpt2", 2, 1, 8, 512, "fp32", 0, False, False, 1),
-    ("mistral-7b", 2, 4, 1, 1024, "fp32", 0, False, False, 1),
-    ("mistral-7b", 2, 4, 4, 512, "fp32", 0, False, False, 1),
-    ("gpt2", 2, 1, 4, 256, "bf16", 0, False, False, 1),
-    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 0, False, False, 1),
-    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 8, False, False, 1),
-    ("mistral-7b", 2, 4, 1, 4096, "bf16-amp", 8, True, False, 1),  # the peak in a recomputed layer
-    ("mistral-7b", 2, 4, 1, 64, "fp32", 0, False, True, 1),  # the peak in the optimizer step
+    ("gpt2", 2, 1, 2, 256, "fp32", 0, False, False, 1, 0),
+    ("gpt2", 2, 1, 8, 512, "fp32", 0, False, False, 1, 0),
+    ("mistral-7b", 2, 4, 1, 1024, "fp32", 0, False, False, 1, 0),
+    ("mistral-7b", 2, 4, 4, 512, "fp32", 0, False, False, 1, 0),
+    ("gpt2", 2, 1, 4, 256, "bf16", 0, False, False, 1, 0),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 0, False, False, 1, 0),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 8, False, False, 1, 0),
+    ("mistral-7b", 2, 4, 1, 4096, "bf16-amp", 8, True, False, 1, 0),  # the peak in a recomputed layer
+    ("mistral-7b", 2, 4, 1, 64, "fp32", 0, False, True, 1, 0),  # the peak in the optimizer step
     # the peak where the tied matrix's two gradients are summed (PyTorch 2.1 and later) or in
     # the optimizer step (before 2.1, two lists of temporaries)
-    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 1),
+    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 1, 0),
     # the second micro-batch's sum, beside the head's gradient that waited for it
-    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 2),
+    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 2, 0),
+    # LitGPT's LoRA: the logits cast to fp32 and held by the loop, the loss in chunks
+    ("mistral-7b", 2, 4, 1, 2048, "bf16", 8, False, False, 1, 128),
 ]
 LORA_TARGETS = "q,v"
 
@@ -85,7 +88,7 @@ class Phases:
         self.active = False
 
 
-def child(arch, batch, seq, precision, rank, recompute, foreach, accum):
+def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
     import contextlib
     import torch
     import measure
@@ -93,11 +96,11 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum):
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = models.Transformer(models.complete(arch), recompute)
-    if precision == "bf16":
-        model.to(torch.bfloat16)
-    model.train()
     if rank:
         models.add_lora(model, rank, LORA_TARGETS.split(","))
+    if precision == "bf16":  # the adapters too, as pure bf16 training holds them
+        model.to(torch.bfloat16)
+    model.train()
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "bf16-amp" \
         else contextlib.nullcontext
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4,
@@ -134,12 +137,15 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum):
             else:
                 meter.begin(tag[0] + "forward embedding")
             with autocast():
-                loss = model(ids, targets)
+                if chunk:
+                    logits, loss = model.chunked(ids, targets, chunk)
+                else:
+                    logits, loss = None, model(ids, targets)
             meter.begin(tag[0] + "loss backward")
             backward[0] = True
             (loss / accum).backward()
             backward[0] = False
-            del loss
+            del logits, loss
         meter.begin("optimizer step")
         opt.step()
         meter.begin("zero_grad")
@@ -149,12 +155,12 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum):
     print(json.dumps({"peak": state + rise, "phase": name, "phases": meter.peaks}))
 
 
-def measured(arch, batch, seq, precision, rank, recompute, foreach, accum):
+def measured(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
                MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
                           json.dumps(arch), str(batch), str(seq), precision, str(rank),
-                          str(int(recompute)), str(int(foreach)), str(accum)],
+                          str(int(recompute)), str(int(foreach)), str(accum), str(chunk)],
                          env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -175,7 +181,7 @@ def denom_copy(version):
     return (major, minor) < (2, 1)
 
 
-def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach, accum):
+def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
     """The timeline's peak of the same step, by vramlab's flags (--overhead 0: no CUDA
     context, no cuBLAS workspace)."""
     import torch
@@ -183,6 +189,9 @@ def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach, ac
     framework = dict(CPU_FRAMEWORK)
     if foreach:
         framework.update(optimizer_impl="foreach", foreach_denom_copy=denom_copy(torch.__version__))
+    if chunk:  # the litgpt profile's loop and loss; this step has no step before it
+        framework.update(loss_chunk=chunk, logits_cast_in_model=True, loss_dtype="fp32",
+                         loop_keeps_logits=True)
     with tempfile.TemporaryDirectory() as presets:
         model = os.path.join(presets, "validate-peak.yaml")
         with open(model, "w") as f:
@@ -196,6 +205,7 @@ def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach, ac
             [predict, "--one", "--framework", "validate-cpu", "--preset-file", model,
              "--precision", precision, "--batch", str(batch), "--seq", str(seq),
              "--overhead", "0", "--grad-accum", str(accum)] + lora +
+            (["--loop-keeps-logits", "false"] if chunk else []) +
             (["--recompute", "full"] if recompute else []),
             env=dict(os.environ, VRAMLAB_PRESETS=os.path.join(presets, "frameworks")),
             check=True, capture_output=True, text=True).stdout.split(maxsplit=3)
@@ -205,7 +215,8 @@ def predicted(predict, arch, batch, seq, precision, rank, recompute, foreach, ac
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5],
-              int(sys.argv[6]), sys.argv[7] == "1", sys.argv[8] == "1", int(sys.argv[9]))
+              int(sys.argv[6]), sys.argv[7] == "1", sys.argv[8] == "1", int(sys.argv[9]),
+              int(sys.argv[10]))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--predict", required=True, help="tests/validate/predict")
@@ -217,16 +228,18 @@ def main():
     args = ap.parse_args()
     import models
     cases = []
-    for preset, layers, divisor, batch, seq, precision, rank, recompute, foreach, accum in CASES:
-        name = "%s/%d %s b=%d s=%d%s%s%s%s" % (
+    for preset, layers, divisor, batch, seq, precision, rank, recompute, foreach, accum, chunk \
+            in CASES:
+        name = "%s/%d %s b=%d s=%d%s%s%s%s%s" % (
             preset, divisor, precision, batch, seq,
             " LoRA r=%d %s" % (rank, LORA_TARGETS) if rank else "",
             " recompute" if recompute else "", " foreach" if foreach else "",
-            " x%d micro-batches" % accum if accum > 1 else "")
+            " x%d micro-batches" % accum if accum > 1 else "",
+            " LitGPT loss chunks of %d" % chunk if chunk else "")
         if not args.case or args.case in name:
             arch = models.from_preset(args.presets, preset, layers, divisor, False)
             cases.append((name, (arch, batch, seq, precision, rank, recompute, foreach,
-                                 accum)))
+                                 accum, chunk)))
 
     def run(case):
         return measured(*case[1]), predicted(args.predict, *case[1])
