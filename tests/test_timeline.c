@@ -3847,6 +3847,60 @@ static void test_chunked_loss(void **state)
     }
 }
 
+/* A transformers model's outputs in training (use_cache), by hand on the tiny Llama (3
+ * layers, 2 KV heads of 16 for 8 query heads) under bf16 autocast, s = 64, b = 2.  Its SDPA
+ * keeps K and V repeated to the query heads, so the K and V the cache holds as they were
+ * made are 2 x 128 x 32 x 2 B = 16,384 B a layer beside them, from the layer's forward
+ * until the loop has read the loss.  Until 4.47 Llama's class returned them as tuples,
+ * which the Trainer's accelerate casts to fp32, with the 16-bit logits the class returns
+ * from 4.46: 3 x 2 x 128 x 32 x 4 B = 98,304 B and 128 x 3,000 x 4 B = 1,536,000 B; 4.48's
+ * Cache object it leaves as it is; 4.44 made no cache in training, and its logits were
+ * fp32 already.  Gradient checkpointing turns use_cache off; under DeepSpeed accelerate
+ * casts nothing, and in pure bf16 neither. */
+static void test_model_outputs(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    const char *held = "K and V as made, held by the model's outputs (use_cache)";
+    const char *cast = "the model's outputs cast to fp32 (accelerate, under autocast)";
+    const struct {
+        const char *framework;
+        vl_precision p;
+        vl_transformers v;
+        bool full;
+        uint64_t held, cast;
+    } want[] = {
+        {"hf", VL_BF16_AMP, VL_TF_4_47, false, 16384, 98304 + 1536000},
+        {"hf", VL_BF16_AMP, VL_TF_4_48, false, 16384, 1536000},
+        {"hf", VL_BF16_AMP, VL_TF_4_44, false, 0, 0},
+        {"hf", VL_BF16_AMP, VL_TF_4_40, false, 16384, 98304},
+        {"hf", VL_BF16_AMP, VL_TF_4_47, true, 0, 1536000},
+        {"deepspeed", VL_BF16_AMP, VL_TF_4_47, false, 16384, 0},
+        {"hf", VL_BF16, VL_TF_4_47, false, 16384, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        vl_settings s = train(want[i].p, 64, 2);
+        vl_settings_take_framework(&s, fw(want[i].framework));
+        s.transformers = want[i].v;
+        if (want[i].full)
+            s.recompute = VL_RECOMPUTE_FULL;
+        vl_timeline t;
+        char err[128];
+        assert_true(vl_timeline_for(&m, &s, &hopper, &t, err, sizeof err));
+        uint64_t bytes = 0;
+        assert_int_equal(allocs_in(&t, "forward layer 1", held, &bytes), want[i].held ? 1 : 0);
+        if (want[i].held) {
+            assert_int_equal(bytes, want[i].held);
+            assert_string_equal(freed_in(&t, "forward layer 1", held), "loss");
+        }
+        assert_int_equal(allocs_in(&t, "loss", cast, &bytes), want[i].cast ? 1 : 0);
+        if (want[i].cast)
+            assert_int_equal(bytes, want[i].cast);
+        check_invariants(&t, &s);
+        vl_timeline_free(&t);
+    }
+}
+
 /* LitGPT's GPT gives lm_head a matrix of its own, into which its converter copies a tied
  * checkpoint's embeddings: the tiny GPT (tied, vocab 1,000 x hidden 64) has 64,000 more
  * parameters under litgpt than under hf, and in bf16 inference 128,000 more bytes of
@@ -3966,8 +4020,9 @@ static void test_litgpt_layer(void **state)
  * under hf, 16-bit (norms 2 x 4sbh, QKV and MLP inputs 2 x 2sbh, Q and flash's output
  * 2 x 2sbh, row statistics 4 x 8 x sb, gate, up, product and down's input 4 x 2 x sb x
  * 688, the normalized tensors 2 x 2sbh), with 2 KV heads: K and V 2sbh each, not 2 x sb
- * x 64.  One KV head's repeat is a view of it: K and V stay 2 x sb x 32.  transformers
- * 4.54 on PyTorch 2.5 passes enable_gqa instead. */
+ * x 64, and beside them the K and V as made, 2 x 2 x sb x 64, which the model's outputs
+ * hold (use_cache, test_model_outputs).  One KV head's repeat is a view of it: K and V
+ * stay 2 x sb x 32.  transformers 4.54 on PyTorch 2.5 passes enable_gqa instead. */
 static void test_hf_repeat_kv(void **state)
 {
     (void)state;
@@ -3980,7 +4035,7 @@ static void test_hf_repeat_kv(void **state)
     vl_framework_on_transformers(&f, VL_TF_4_53);
     vl_timeline t;
     build(&m, &s, &f, &t);
-    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sbh);
+    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sbh + 2 * 2 * sb * 64);
     vl_timeline_free(&t);
     m.arch.kv_heads = 1;
     build(&m, &s, &f, &t);
@@ -3990,7 +4045,7 @@ static void test_hf_repeat_kv(void **state)
     f = *fw("hf");
     vl_framework_on_torch(&f, VL_TORCH_2_4);
     build(&m, &s, &f, &t);
-    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sbh);
+    assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sbh + 2 * 2 * sb * 64);
     vl_timeline_free(&t);
     build(&m, &s, fw("hf"), &t);
     assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sb * 64);
@@ -4074,6 +4129,7 @@ int main(void)
         cmocka_unit_test(test_first_step),
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_chunked_loss),
+        cmocka_unit_test(test_model_outputs),
         cmocka_unit_test(test_untied_head),
         cmocka_unit_test(test_litgpt_layer),
         cmocka_unit_test(test_hf_repeat_kv),

@@ -236,6 +236,15 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * loop, and the loop's hidden_states holds a layer's input while it runs, beside the
          * layer's residual and normalized input */
         .layer_input_held = true,
+        /* a decoder's config turns use_cache on, which its forward keeps in training unless
+         * gradient checkpointing is on ("use_cache=True is incompatible with gradient
+         * checkpointing"): the outputs hold every layer's K and V, the legacy tuples of
+         * DynamicCache.to_legacy_cache() or the Cache object (vl_kv_outputs), until
+         * compute_loss returns them before backward; the Trainer prepares the model with
+         * accelerate from 4.31, whose prepare_model under fp16 or bf16 wraps its forward
+         * in convert_outputs_to_fp32 (accelerator.py; utils/operations.py: .float() of
+         * every fp16 or bf16 tensor in nested tuples, lists and dicts) */
+        .use_cache = true, .outputs_to_fp32 = true,
     },
     [VL_FW_MEGATRON] = {
         .name = "megatron",
@@ -299,6 +308,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .zero_impl = VL_ZERO_DEEPSPEED,
         /* the transformers model's checkpointing and forward, as the hf profile's */
         .checkpoint_reentrant = false, .adapter_units = false, .layer_input_held = true,
+        /* and its use_cache; DeepSpeed keeps its own precision, so accelerate leaves the
+         * outputs as they are (native_amp is off under DeepSpeed) */
+        .use_cache = true, .outputs_to_fp32 = false,
         .prefill_chunk = 0, .kv_preallocated = false, .prefill_logits_all = false,
         .kv_step_copy = false, .cuda_graphs = false, .sampler_fp32 = 0, NO_KV_SIZING,
     },
@@ -578,14 +590,16 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
  * VL_MODEL_TYPES); ALWAYS is past every release, current included (a buffer no release has
  * dropped yet) */
 #define VL_TF_ALWAYS ((vl_transformers)VL_N_TRANSFORMERS)
-#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until)      \
+#define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until,      \
+                           kv_tuples, kv_kind)                                                 \
     {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache,                \
-     VL_MASK_BUFFER_##mask, VL_TF_##mask_until},
+     VL_MASK_BUFFER_##mask, VL_TF_##mask_until, VL_TF_##kv_tuples, VL_KV_KIND_##kv_kind},
 static const struct {
     vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until,
         cache_from;
     vl_mask_buffer mask;
-    vl_transformers mask_until;
+    vl_transformers mask_until, kv_tuples_until;
+    vl_kv_kind kv_kind;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
 /* v is before release: current (5.0) comes after every numbered one, ALWAYS after all */
@@ -621,6 +635,16 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
      * generate, each decode step concatenating new ones beside the old */
     if (!training && before(v, class_rules[t].cache_from))
         f->kv_step_copy = true;
+}
+
+vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers v)
+{
+    const vl_kv_kind kind = class_rules[a->model_type].kv_kind;
+    if (!f->transformers || !f->use_cache || kind == VL_KV_KIND_NONE ||
+        (kind == VL_KV_KIND_GUARD && v == VL_TF_4_44))
+        return VL_KV_OUT_NONE;
+    return before(v, class_rules[a->model_type].kv_tuples_until) ? VL_KV_OUT_TUPLES
+                                                                 : VL_KV_OUT_CACHE;
 }
 
 uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_transformers v,
@@ -1131,6 +1155,8 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("adapter_units", adapter_units),
     BOOL("checkpoint_reentrant", checkpoint_reentrant),
     BOOL("loop_keeps_logits", loop_keeps_logits),
+    BOOL("use_cache", use_cache),
+    BOOL("outputs_to_fp32", outputs_to_fp32),
     BOOL("unties_embeddings", unties_embeddings),
     BOOL("fsdp_mixed_precision", fsdp_mixed_precision),
     ENUM("allocator", allocator, vl_allocator_names, VL_N_ALLOCATORS),

@@ -159,6 +159,13 @@ typedef struct vl_framework {
                                  * with them its graph, until the next forward returns: they
                                  * live through their own backward, and the step before's
                                  * through the forward (vl_loop_keeps_logits: that one) */
+    bool use_cache;             /* a transformers model runs with use_cache on in training (its
+                                 * config's default) unless gradient checkpointing turns it
+                                 * off: its outputs hold every layer's K and V (vl_kv_outputs)
+                                 * until the loop has read the loss from them */
+    bool outputs_to_fp32;       /* under autocast the loop's wrapper casts every 16-bit tensor
+                                 * the model returns to fp32 (accelerate's prepare_model:
+                                 * convert_outputs_to_fp32) */
     bool unties_embeddings;     /* the output layer is a matrix of its own even where the
                                  * checkpoint ties it to the embeddings */
     bool fsdp_mixed_precision;  /* FSDP under autocast gathers the parameters in the
@@ -271,6 +278,12 @@ uint64_t vl_settings_share(const vl_settings *s);
  * in); 0 without them, or without RoPE. */
 uint64_t vl_rope_tables_bytes(const vl_framework *f, const vl_arch *a, uint64_t layers,
                               unsigned bytes, bool *ovf);
+/* What a transformers model class's training forward returns of its K and V at release v
+ * under f (use_cache, no gradient checkpointing: the caller asks): every layer's as tuples
+ * (a legacy cache, which accelerate's convert_outputs_to_fp32 casts), in a Cache object,
+ * or none (the class's kv_tuples_until and kv_kind, model.h). */
+typedef enum { VL_KV_OUT_NONE, VL_KV_OUT_TUPLES, VL_KV_OUT_CACHE } vl_kv_out;
+vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers v);
 /* The causal-mask buffers a's transformers class registers at release v under a profile
  * whose models are transformers' (model.h, VL_MODEL_TYPES): max_positions squared bools in
  * each of `layers` attention layers, or one in the model; 0 for a class without them. */
@@ -362,7 +375,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 80
+#define VL_N_FRAMEWORK_FIELDS 82
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

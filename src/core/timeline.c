@@ -229,6 +229,11 @@ typedef struct step {
                                  * framework's loop_keeps_logits, where the step has none
                                  * before to keep) */
     uint64_t positions;         /* a micro-batch's positions on this GPU (--cp splits them) */
+    /* a transformers model's outputs under use_cache (vl_kv_outputs): each layer's K and V
+     * as made where the attention keeps them repeated, held from the layer's forward until
+     * the loop has read the loss; the fp32 casts accelerate makes of the outputs' 16-bit K
+     * and V (legacy tuples) and logits (outputs_to_fp32) */
+    uint64_t kv_held, kv_fp32, logits_fp32;
     uint64_t loss_chunks;       /* the loss's chunks of loss_chunk positions (0: whole) */
     uint64_t kept_graph;        /* what that graph keeps: 4-bit layers' inputs (keeps_graph) */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
@@ -640,6 +645,21 @@ static void outside_terms(step *st, bool *ovf)
      * log-probabilities' size and dtype */
     if (st->f->softmax_saves_input)
         add_term(st->head, &st->n_head, max, "loss input logits (PyTorch < 1.11)", st->logprobs);
+    /* use_cache in training: gradient checkpointing turns it off */
+    const vl_kv_out kv_out = s->recompute == VL_RECOMPUTE_FULL ? VL_KV_OUT_NONE
+                                 : vl_kv_outputs(st->f, st->a, s->transformers);
+    if (kv_out != VL_KV_OUT_NONE)
+        st->kv_held = st->bd->act.kv_narrow_bytes;
+    if (st->f->outputs_to_fp32 && vl_precision_is_amp(vl_compute_precision(s))) {
+        const uint64_t t = s->tp ? s->tp : 1;
+        if (kv_out == VL_KV_OUT_TUPLES) /* each layer's K and V, 4 bytes an element */
+            st->kv_fp32 = vl_mul(vl_mul(2 * 4, st->layers, ovf),
+                                 vl_mul(st->sb, vl_ceil_div(st->a->kv_heads * st->a->head_dim, t),
+                                        ovf),
+                                 ovf);
+        if (!st->f->logits_cast_in_model) /* logits the model returns in 16 bits */
+            st->logits_fp32 = vl_ceil_div(st->head_out, st->beta) * 4;
+    }
 }
 
 /* A layer's parameters as PyTorch holds them, one tensor per nn.Linear weight on this GPU
@@ -857,6 +877,7 @@ typedef struct micro {
     uint32_t *checkpoint;       /* full recompute: each layer's kept input */
     uint32_t held_logits;       /* the logits the loop binds through this backward */
     uint32_t *logprobs;         /* a chunked loss's log-probabilities, a chunk each */
+    uint32_t *kv;               /* the K and V the model's outputs hold, a layer each */
 } micro;
 
 /* FSDP's root unit (the model's parameters outside its wrapped layers: the embeddings, the
@@ -959,6 +980,8 @@ static uint64_t chunk_bytes(const step *st, uint64_t whole, uint64_t i)
 }
 
 #define LOGPROBS_CHUNK_WHAT "log-probabilities (for the loss), a chunk's"
+#define KV_HELD_WHAT "K and V as made, held by the model's outputs (use_cache)"
+#define OUTPUTS_CAST_WHAT "the model's outputs cast to fp32 (accelerate, under autocast)"
 
 /* the loss's shifted copy of the logits, and their gradient cast back to 16 bits */
 #define SHIFTED_WHAT "shifted logits (a contiguous copy)"
@@ -1008,6 +1031,10 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
             }
         }
+        if (st->kv_held && !mb->kv)
+            mb->kv = gathered_ids(b, st->layers);
+        if (mb->kv)
+            mb->kv[l] = alloc(b, VL_TL_ACTIVATIONS, st->kv_held, KV_HELD_WHAT);
         all_to_all(b, st, l);
         transient(b, VL_TL_TRANSIENT, st->dequant_fwd, st->dequant_fwd_what);
         if (st->s->zero == 3) {
@@ -1072,6 +1099,18 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
         cast = 0;
     }
     release(b, shifted);
+    if (!held && !st->f->logits_cast_in_model) { /* the loss's own cast goes with the loss */
+        release(b, cast);
+        cast = 0;
+    }
+    /* the model returns: the loop reads the loss from its outputs, cast to fp32 where
+     * accelerate casts them, and drops them with the K and V they held */
+    transient(b, VL_TL_TRANSIENT, st->kv_fp32 + st->logits_fp32, OUTPUTS_CAST_WHAT);
+    if (mb->kv) {
+        release_all(b, mb->kv, (int)st->layers);
+        free(mb->kv);
+        mb->kv = NULL;
+    }
     if (held) { /* bound by the loop: the logits, or the cast that replaced them */
         *(st->keeps_logits ? &b->kept_logits : &mb->held_logits) = out ? out : cast;
         *(out ? &out : &cast) = 0;
@@ -1598,6 +1637,7 @@ static bool run_step(builder *b, step *st, const uint32_t *before, size_t n_befo
         free(mbs[m].layer);
         free(mbs[m].checkpoint);
         free(mbs[m].logprobs);
+        free(mbs[m].kv);
     }
     free(mbs);
     free(gath);
