@@ -3855,8 +3855,9 @@ static void test_chunked_loss(void **state)
  * which the Trainer's accelerate casts to fp32, with the 16-bit logits the class returns
  * from 4.46: 3 x 2 x 128 x 32 x 4 B = 98,304 B and 128 x 3,000 x 4 B = 1,536,000 B; 4.48's
  * Cache object it leaves as it is; 4.44 made no cache in training, and its logits were
- * fp32 already.  Gradient checkpointing turns use_cache off; under DeepSpeed accelerate
- * casts nothing, and in pure bf16 neither. */
+ * fp32 already.  Gradient checkpointing turns use_cache off, and so does --use-cache false;
+ * under DeepSpeed accelerate casts nothing, and in pure bf16 neither; a model that is not
+ * transformers' has no use_cache. */
 static void test_model_outputs(void **state)
 {
     (void)state;
@@ -3868,15 +3869,18 @@ static void test_model_outputs(void **state)
         vl_precision p;
         vl_transformers v;
         bool full;
+        vl_choice use_cache;
         uint64_t held, cast;
     } want[] = {
-        {"hf", VL_BF16_AMP, VL_TF_4_47, false, 16384, 98304 + 1536000},
-        {"hf", VL_BF16_AMP, VL_TF_4_48, false, 16384, 1536000},
-        {"hf", VL_BF16_AMP, VL_TF_4_44, false, 0, 0},
-        {"hf", VL_BF16_AMP, VL_TF_4_40, false, 16384, 98304},
-        {"hf", VL_BF16_AMP, VL_TF_4_47, true, 0, 1536000},
-        {"deepspeed", VL_BF16_AMP, VL_TF_4_47, false, 16384, 0},
-        {"hf", VL_BF16, VL_TF_4_47, false, 16384, 0},
+        {"hf", VL_BF16_AMP, VL_TF_4_47, false, VL_CHOICE_AUTO, 16384, 98304 + 1536000},
+        {"hf", VL_BF16_AMP, VL_TF_4_48, false, VL_CHOICE_AUTO, 16384, 1536000},
+        {"hf", VL_BF16_AMP, VL_TF_4_44, false, VL_CHOICE_AUTO, 0, 0},
+        {"hf", VL_BF16_AMP, VL_TF_4_40, false, VL_CHOICE_AUTO, 16384, 98304},
+        {"hf", VL_BF16_AMP, VL_TF_4_47, true, VL_CHOICE_AUTO, 0, 1536000},
+        {"hf", VL_BF16_AMP, VL_TF_4_47, false, VL_CHOICE_FALSE, 0, 1536000},
+        {"deepspeed", VL_BF16_AMP, VL_TF_4_47, false, VL_CHOICE_AUTO, 16384, 0},
+        {"hf", VL_BF16, VL_TF_4_47, false, VL_CHOICE_AUTO, 16384, 0},
+        {"pytorch", VL_BF16_AMP, VL_TF_4_47, false, VL_CHOICE_TRUE, 0, 0},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         vl_settings s = train(want[i].p, 64, 2);
@@ -3884,6 +3888,7 @@ static void test_model_outputs(void **state)
         s.transformers = want[i].v;
         if (want[i].full)
             s.recompute = VL_RECOMPUTE_FULL;
+        s.use_cache = want[i].use_cache;
         vl_timeline t;
         char err[128];
         assert_true(vl_timeline_for(&m, &s, &hopper, &t, err, sizeof err));

@@ -546,7 +546,9 @@ exited $name 0
 # peak is vramlab estimate's; under LitGPT, whose models are not transformers', the setting
 # is drawn disabled, says why, and does not move
 name=releases
+cols=100 rows=40 # the attention slider in view beside the release's
 start $name --preset llama-2-7b --recompute full --no-color --ascii
+unset cols rows
 to $name transformers
 expect_slider $name transformers current
 keys $name End

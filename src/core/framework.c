@@ -640,7 +640,7 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
 vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers v)
 {
     const vl_kv_kind kind = class_rules[a->model_type].kv_kind;
-    if (!f->transformers || !f->use_cache || kind == VL_KV_KIND_NONE ||
+    if (!f->transformers || kind == VL_KV_KIND_NONE ||
         (kind == VL_KV_KIND_GUARD && v == VL_TF_4_44))
         return VL_KV_OUT_NONE;
     return before(v, class_rules[a->model_type].kv_tuples_until) ? VL_KV_OUT_TUPLES

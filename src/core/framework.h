@@ -279,7 +279,8 @@ uint64_t vl_settings_share(const vl_settings *s);
 uint64_t vl_rope_tables_bytes(const vl_framework *f, const vl_arch *a, uint64_t layers,
                               unsigned bytes, bool *ovf);
 /* What a transformers model class's training forward returns of its K and V at release v
- * under f (use_cache, no gradient checkpointing: the caller asks): every layer's as tuples
+ * under f with use_cache on (vl_use_cache, and no gradient checkpointing: the caller's to
+ * ask): every layer's as tuples
  * (a legacy cache, which accelerate's convert_outputs_to_fp32 casts), in a Cache object,
  * or none (the class's kv_tuples_until and kv_kind, model.h). */
 typedef enum { VL_KV_OUT_NONE, VL_KV_OUT_TUPLES, VL_KV_OUT_CACHE } vl_kv_out;

@@ -55,6 +55,11 @@ bool vl_loop_keeps_logits(const vl_settings *s)
     return chosen(s->loop_keeps_logits, s->framework->loop_keeps_logits);
 }
 
+bool vl_use_cache(const vl_settings *s)
+{
+    return chosen(s->use_cache, s->framework->use_cache);
+}
+
 bool vl_norm_upcast(const vl_settings *s)
 {
     return chosen(s->norm_upcast, s->framework->norm_upcast);

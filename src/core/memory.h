@@ -38,6 +38,9 @@ bool vl_fsdp_casts_params(const vl_settings *s);
 /* Training: the loop keeps the step before's logits and graph (--loop-keeps-logits, or the
  * framework's loop_keeps_logits). */
 bool vl_loop_keeps_logits(const vl_settings *s);
+/* Whether a transformers model runs with use_cache on in training (--use-cache, or the
+ * framework's use_cache). */
+bool vl_use_cache(const vl_settings *s);
 /* Training: an RMSNorm keeps its input upcast to fp32 (--norm-upcast, or the framework's
  * norm_upcast). */
 bool vl_norm_upcast(const vl_settings *s);

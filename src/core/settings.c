@@ -190,6 +190,14 @@ static const char *fsdp_mp_inert(const vl_settings *s)
                : N_("MixedPrecision casts autocast's fp32 weights");
 }
 
+static const char *use_cache_inert(const vl_settings *s)
+{
+    if (!s->framework->transformers)
+        return N_("only a transformers model has use_cache");
+    return s->recompute == VL_RECOMPUTE_FULL ? N_("gradient checkpointing turns use_cache off")
+                                             : NULL;
+}
+
 static const char *zero_grad_inert(const vl_settings *s)
 {
     if (s->zero >= 2)
@@ -426,6 +434,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "computes in the input's dtype, as lit-gpt did before 2023-10-24 (default "
                 "auto, the framework's: true in every built-in one)",
         .label = N_("RMSNorm fp32")},
+    ROW(VL_SET_USE_CACHE) .flag = "use-cache", FIELD(use_cache), TRAIN_CHOICE,
+        .help = "a transformers model runs with use_cache on in training, as a decoder's "
+                "config has it: its outputs hold every layer's K and V until the loss is "
+                "read, cast to fp32 under autocast where they are tuples; false for a "
+                "script that sets model.config.use_cache = False (default auto, the "
+                "framework's: hf and deepspeed true)",
+        .label = N_("use_cache"), .inert = use_cache_inert},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node and the "
@@ -936,6 +951,7 @@ void vl_settings_default(vl_settings *s)
         .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .double_quant = true, .loop_keeps_logits = VL_CHOICE_AUTO,
+        .use_cache = VL_CHOICE_AUTO,
         .norm_upcast = VL_CHOICE_AUTO,
         .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,

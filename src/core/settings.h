@@ -289,6 +289,9 @@ typedef struct vl_settings {
     /* training: an RMSNorm computes in fp32 and keeps its input upcast; auto is the
      * framework's norm_upcast */
     vl_choice norm_upcast;
+    /* training: a transformers model runs with use_cache (its outputs hold every layer's K
+     * and V until the loss is read); auto is the framework's use_cache */
+    vl_choice use_cache;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4 or GPTQ: weights per 16-bit scale */
     vl_weight_format weight_format; /* inference, int4 or int8: the checkpoint's layout */
@@ -378,6 +381,7 @@ bool vl_weight_groups(const vl_settings *s);
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
     X(VL_SET_LOOP_KEEPS_LOGITS, "loop_keeps_logits") X(VL_SET_NORM_UPCAST, "norm_upcast")     \
+    X(VL_SET_USE_CACHE, "use_cache")                                                          \
     X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \

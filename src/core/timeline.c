@@ -646,7 +646,8 @@ static void outside_terms(step *st, bool *ovf)
     if (st->f->softmax_saves_input)
         add_term(st->head, &st->n_head, max, "loss input logits (PyTorch < 1.11)", st->logprobs);
     /* use_cache in training: gradient checkpointing turns it off */
-    const vl_kv_out kv_out = s->recompute == VL_RECOMPUTE_FULL ? VL_KV_OUT_NONE
+    const vl_kv_out kv_out = s->recompute == VL_RECOMPUTE_FULL || !vl_use_cache(s)
+                                 ? VL_KV_OUT_NONE
                                  : vl_kv_outputs(st->f, st->a, s->transformers);
     if (kv_out != VL_KV_OUT_NONE)
         st->kv_held = st->bd->act.kv_narrow_bytes;
