@@ -3748,8 +3748,9 @@ static void test_lightning_bnb4(void **state)
 /* LitGPT's fit() keeps each iteration's logits until the next forward returns, and with
  * them the graph, where bitsandbytes 0.42's MatMul4Bit keeps its input on its context.  The
  * tiny Llama, QLoRA (r 8 on q, v) in bf16, s = 64, b = 2, by hand: the logits, which
- * Fabric returns in fp32, are 128 x 3,000 x 4 B = 1,536,000; each layer keeps its q, k, v input, MLP input and down's
- * input, 2 x (16,384 + 16,384 + 45,056) B, and the attention output, 2 x 16,384 B:
+ * Fabric returns in fp32, are 128 x 3,000 x 4 B = 1,536,000; each layer keeps its q, k,
+ * v input, MLP input and down's input, 2 x (16,384 + 16,384 + 45,056) B, and the
+ * attention output, 2 x 16,384 B:
  * 188,416 B a layer, 3 layers, less the first layer's q, k, v input (from the frozen
  * embeddings, no grad: 32,768), plus the 4-bit head's input (32,768): 565,248 B.  Both
  * live from the step's start until the forward has made the new logits, which then stay,

@@ -627,10 +627,9 @@ static void outside_terms(step *st, bool *ovf)
     if (s->pp > 1)
         return;
     /* a causal LM's loss in chunks of loss_chunk positions, where it shifts no copy */
-    st->loss_chunks = st->f->loss_chunk && st->f->head == VL_HEAD_LM && !st->f->loss_shift_copy &&
-                              st->logprobs_term >= 0
-                          ? vl_ceil_div(st->positions, st->f->loss_chunk)
-                          : 0;
+    const bool chunked = st->f->loss_chunk && st->f->head == VL_HEAD_LM &&
+                         !st->f->loss_shift_copy && st->logprobs_term >= 0;
+    st->loss_chunks = chunked ? vl_ceil_div(st->positions, st->f->loss_chunk) : 0;
     if (st->f->head == VL_HEAD_LM && zero3_linear_keeps(st)) /* the frozen head's */
         add_term(st->head, &st->n_head, max, "output-projection input (ZeRO-3's linear)",
                  vl_mul(st->beta, st->sbh, ovf));
@@ -1214,7 +1213,8 @@ static uint32_t *chunked_loss_backward(builder *b, const step *st, micro *mb, bo
     }
     for (uint64_t i = st->loss_chunks; i-- > 0;) {
         const uint64_t bytes = chunk_bytes(st, st->logprobs, i);
-        uint32_t glp = alloc(b, VL_TL_TRANSIENT, bytes, "gradient of the log-probabilities, a chunk's");
+        uint32_t glp =
+            alloc(b, VL_TL_TRANSIENT, bytes, "gradient of the log-probabilities, a chunk's");
         gl[i] = alloc(b, VL_TL_TRANSIENT, bytes, "gradient of the logits, a chunk's");
         release(b, glp);
         release(b, mb->logprobs[i]);
