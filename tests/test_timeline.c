@@ -3907,6 +3907,41 @@ static void test_model_outputs(void **state)
     }
 }
 
+/* What each class's training forward returned of its K and V under use_cache, as read in
+ * the wheels' modeling_<type>.py (the base model's forward): legacy tuples, then a Cache
+ * object; 4.44's `not self.training` made none for Llama's family, not for Falcon's or
+ * GPT-2's classes; Gemma 2 and encoders make none; a framework whose models are not
+ * transformers' has no use_cache. */
+static void test_kv_outputs_by_class(void **state)
+{
+    (void)state;
+    const struct {
+        vl_model_type type;
+        vl_transformers v;
+        vl_kv_out want;
+    } want[] = {
+        {VL_MT_LLAMA, VL_TF_4_31, VL_KV_OUT_TUPLES},   {VL_MT_LLAMA, VL_TF_4_43, VL_KV_OUT_TUPLES},
+        {VL_MT_LLAMA, VL_TF_4_44, VL_KV_OUT_NONE},     {VL_MT_LLAMA, VL_TF_4_45, VL_KV_OUT_TUPLES},
+        {VL_MT_LLAMA, VL_TF_4_47, VL_KV_OUT_TUPLES},   {VL_MT_LLAMA, VL_TF_4_48, VL_KV_OUT_CACHE},
+        {VL_MT_LLAMA, VL_TF_CURRENT, VL_KV_OUT_CACHE}, {VL_MT_QWEN2, VL_TF_4_44, VL_KV_OUT_NONE},
+        {VL_MT_QWEN2_MOE, VL_TF_4_53, VL_KV_OUT_TUPLES},
+        {VL_MT_QWEN2_MOE, VL_TF_4_54, VL_KV_OUT_CACHE},
+        {VL_MT_FALCON, VL_TF_4_44, VL_KV_OUT_TUPLES},  {VL_MT_FALCON, VL_TF_4_54, VL_KV_OUT_CACHE},
+        {VL_MT_GPT2, VL_TF_4_55, VL_KV_OUT_TUPLES},    {VL_MT_GPT2, VL_TF_4_56, VL_KV_OUT_CACHE},
+        {VL_MT_GPT_NEOX, VL_TF_4_47, VL_KV_OUT_TUPLES},
+        {VL_MT_GPT_NEOX, VL_TF_4_48, VL_KV_OUT_CACHE}, {VL_MT_QWEN3, VL_TF_4_51, VL_KV_OUT_CACHE},
+        {VL_MT_GEMMA2, VL_TF_4_47, VL_KV_OUT_NONE},    {VL_MT_GEMMA3, VL_TF_CURRENT, VL_KV_OUT_NONE},
+        {VL_MT_BERT, VL_TF_4_40, VL_KV_OUT_NONE},
+    };
+    vl_arch a = tiny_llama().arch;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        a.model_type = want[i].type;
+        assert_int_equal(vl_kv_outputs(fw("hf"), &a, want[i].v), want[i].want);
+    }
+    a.model_type = VL_MT_LLAMA;
+    assert_int_equal(vl_kv_outputs(fw("litgpt"), &a, VL_TF_4_40), VL_KV_OUT_NONE);
+}
+
 /* LitGPT's GPT gives lm_head a matrix of its own, into which its converter copies a tied
  * checkpoint's embeddings: the tiny GPT (tied, vocab 1,000 x hidden 64) has 64,000 more
  * parameters under litgpt than under hf, and in bf16 inference 128,000 more bytes of
@@ -4136,6 +4171,7 @@ int main(void)
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_chunked_loss),
         cmocka_unit_test(test_model_outputs),
+        cmocka_unit_test(test_kv_outputs_by_class),
         cmocka_unit_test(test_untied_head),
         cmocka_unit_test(test_litgpt_layer),
         cmocka_unit_test(test_hf_repeat_kv),
