@@ -540,7 +540,9 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     out->local_seq = seq;
     /* a layer's K and V as its projections made them, where its attention keeps them
      * repeated instead: what a cache that holds them (use_cache) keeps beside */
-    out->kv_narrow_bytes = vl_mul(beta, TS(kv), ovf) * ((unsigned)wide_k + (unsigned)wide_v);
+    out->kv_elements = TS(kv);
+    out->kv_narrow_bytes =
+        vl_mul(beta, out->kv_elements, ovf) * ((unsigned)wide_k + (unsigned)wide_v);
     if (cp > 1) {
         /* The ring's buffers, for the one layer whose attention runs: in backward (the
          * larger) a K, V block received from the next GPU and a dK, dV block sent on, each

@@ -97,6 +97,8 @@ typedef struct vl_activations {
     uint64_t head_dequant_bytes;   /* a 4-bit output layer's, at the loss (vl_qlora_head) */
     uint64_t checkpoint_bytes;
     uint64_t forward_end_bytes;
+    uint64_t kv_elements;          /* a layer's K (or V) as its projection makes it, on this
+                                    * GPU: elements */
     uint64_t kv_narrow_bytes;      /* a layer's K and V as made, where attention keeps them
                                     * repeated to the query heads (0 where as made) */
     uint64_t recompute_bytes;

@@ -190,14 +190,6 @@ static const char *fsdp_mp_inert(const vl_settings *s)
                : N_("MixedPrecision casts autocast's fp32 weights");
 }
 
-static const char *use_cache_inert(const vl_settings *s)
-{
-    if (!s->framework->transformers)
-        return N_("only a transformers model has use_cache");
-    return s->recompute == VL_RECOMPUTE_FULL ? N_("gradient checkpointing turns use_cache off")
-                                             : NULL;
-}
-
 static const char *zero_grad_inert(const vl_settings *s)
 {
     if (s->zero >= 2)
@@ -223,6 +215,14 @@ static const char *cp_inert(const vl_settings *s)
 static const char *transformers_inert(const vl_settings *s)
 {
     return s->framework->transformers ? NULL : N_("the framework's models are not transformers'");
+}
+
+static const char *use_cache_inert(const vl_settings *s)
+{
+    const char *why = transformers_inert(s);
+    if (!why && s->recompute == VL_RECOMPUTE_FULL)
+        why = N_("gradient checkpointing turns use_cache off");
+    return why;
 }
 
 static const char *bitsandbytes_inert(const vl_settings *s)

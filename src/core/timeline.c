@@ -651,12 +651,8 @@ static void outside_terms(step *st, bool *ovf)
     if (kv_out != VL_KV_OUT_NONE)
         st->kv_held = st->bd->act.kv_narrow_bytes;
     if (st->f->outputs_to_fp32 && vl_precision_is_amp(vl_compute_precision(s))) {
-        const uint64_t t = s->tp ? s->tp : 1;
         if (kv_out == VL_KV_OUT_TUPLES) /* each layer's K and V, 4 bytes an element */
-            st->kv_fp32 = vl_mul(vl_mul(2 * 4, st->layers, ovf),
-                                 vl_mul(st->sb, vl_ceil_div(st->a->kv_heads * st->a->head_dim, t),
-                                        ovf),
-                                 ovf);
+            st->kv_fp32 = vl_mul(vl_mul(2 * 4, st->layers, ovf), st->bd->act.kv_elements, ovf);
         if (!st->f->logits_cast_in_model) /* logits the model returns in 16 bits */
             st->logits_fp32 = vl_ceil_div(st->head_out, st->beta) * 4;
     }
@@ -1009,6 +1005,8 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     if (full)
         mb->checkpoint[0] = alloc(b, VL_TL_ACTIVATIONS, st->bd->act.checkpoint_bytes,
                                   "checkpointed layer input");
+    if (st->kv_held) /* the K and V the model's outputs will hold */
+        mb->kv = gathered_ids(b, st->layers);
     for (uint64_t l = 0; l < st->layers && !b->nomem; l++) {
         phase(b, "%sforward layer %llu", tag, (unsigned long long)l);
         gather(b, st, gath, l, true);
@@ -1031,8 +1029,6 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
             }
         }
-        if (st->kv_held && !mb->kv)
-            mb->kv = gathered_ids(b, st->layers);
         if (mb->kv)
             mb->kv[l] = alloc(b, VL_TL_ACTIVATIONS, st->kv_held, KV_HELD_WHAT);
         all_to_all(b, st, l);
