@@ -41,7 +41,11 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .optim_impl = VL_OPTIM_FOREACH,                                                          \
     /* torch/optim/adamw.py, _multi_tensor_adamw: eps added in place to the square roots     \
      * (torch >= 2.1; vl_framework_on_torch) */                                              \
-    .foreach_denom_copy = false, TORCH_GRADIENTS
+    .foreach_denom_copy = false,                                                             \
+    /* torch/optim/adamw.py, _init_group: a parameter's exp_avg and exp_avg_sq are made     \
+     * (torch.zeros_like) when its state is empty, as step() first runs; bitsandbytes'      \
+     * optimizers (init_state) and transformers' Adafactor do the same */                   \
+    .optimizer_state_lazy = true, TORCH_GRADIENTS
 /* The same gradients, whichever optimizer steps them. */
 #define TORCH_GRADIENTS                                                                      \
     /* Optimizer.zero_grad(set_to_none=True) is the default since torch 2.0: gradients are  \
@@ -219,7 +223,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .bnb_quant_fp16 = false,
         /* Trainer's default optim: adamw_torch_fused, torch.optim.AdamW(fused=True), when
          * PyTorch is 2.8 or later (training_args.py, default_optim); adamw_torch before */
-        .optim_impl = VL_OPTIM_FUSED, .trainer_optim = true,
+        .optim_impl = VL_OPTIM_FUSED, .trainer_optim = true, .optimizer_state_lazy = true,
         /* gradient_checkpointing_enable passes use_reentrant=False since transformers
          * pull request #43203 (January 2026; True from 4.37, #28538); under FSDP the Trainer
          * wraps a PEFT model with peft's fsdp_auto_wrap_policy, each adapter a unit of its
@@ -272,6 +276,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * a copy unless the main grads are fp32, dropped by the next zero_grad */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
         .grad_copy_at_step = true,
+        /* the moments of flat main-parameter shards: counted beside the weights from the
+         * start, where the first step puts them not replayed */
+        .optimizer_state_lazy = false,
         .zero_impl = VL_ZERO_DEEPSPEED,
         /* tensor_parallel/random.py, CheckpointFunction: an autograd Function that reruns
          * the forward in its backward */
@@ -305,6 +312,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (stage3.py, _prepare_fp32_grad_for_sub_group and _release_sub_group) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
         .grad_copy_at_step = true, /* ZeRO-1's gradients: vl_grads_freed_in_step */
+        /* the moments of the flat fp32 partitions the engine makes as it starts
+         * (initialize_optimizer_states): counted beside the weights from the start, where
+         * the first step puts them not replayed */
+        .optimizer_state_lazy = false,
         .zero_impl = VL_ZERO_DEEPSPEED,
         /* the transformers model's checkpointing and forward, as the hf profile's */
         .checkpoint_reentrant = false, .adapter_units = false, .layer_input_held = true,
@@ -1144,6 +1155,7 @@ const vl_framework_field vl_framework_fields[] = {
     ENUM("optimizer_impl", optim_impl, vl_optim_impl_names, VL_N_OPTIM_IMPLS),
     BOOL("foreach_denom_copy", foreach_denom_copy),
     BOOL("trainer_optim", trainer_optim),
+    BOOL("optimizer_state_lazy", optimizer_state_lazy),
     BOOL("grads_persistent", grads_persistent),
     BOOL("zero_grad_in_place", zero_grad_in_place),
     BOOL("grad_copy_at_step", grad_copy_at_step),

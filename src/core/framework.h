@@ -140,6 +140,8 @@ typedef struct vl_framework {
                                  * before 2.1) */
     bool trainer_optim;         /* AdamW is the Trainer's default optim: fused on PyTorch 2.8
                                  * and later, foreach before (vl_framework_on_torch) */
+    bool optimizer_state_lazy;  /* the optimizer makes each parameter's moments at its first
+                                 * step, in the blocks the first backward left free */
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
     bool zero_grad_in_place;    /* zero_grad zeroes the gradients in place (PyTorch before 2.0):
                                  * the first step's backward makes them, and they stay */
@@ -376,7 +378,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 82
+#define VL_N_FRAMEWORK_FIELDS 83
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

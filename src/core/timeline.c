@@ -62,6 +62,7 @@ typedef struct builder {
     /* the loop's logits of the micro-batch before and what its graph keeps
      * (loop_keeps_logits), until the next forward returns its own */
     uint32_t kept_logits, kept_graph;
+    bool make_states;           /* this step's optimizer makes its state (the run's first) */
 } builder;
 
 static void phase(builder *b, const char *fmt, ...)
@@ -238,6 +239,7 @@ typedef struct step {
     uint64_t kept_graph;        /* what that graph keeps: 4-bit layers' inputs (keeps_graph) */
     uint64_t bucket;            /* reduce bucket bytes (DeepSpeed) */
     bool fsdp;                  /* --zero 2, 3 as FSDP: per-layer reduce-scatter, no bucket */
+    bool lazy_states;           /* the optimizer's moments made at the run's first step */
     bool inputs_held;           /* FSDP keeps each recomputed layer's input and its gradient
                                  * until backward ends (holds_inputs) */
     uint64_t dp;                /* the GPUs the gradients and optimizer states are split over */
@@ -1459,6 +1461,35 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem, uint64_t sh
     free(ids);
 }
 
+/* The moments an optimizer that makes its state at its first step makes (torch.optim's
+ * _init_group, bitsandbytes' init_state, transformers' Adafactor: when a parameter's state
+ * is empty), for every trainable parameter tensor in the model's order (the embedding
+ * side, each layer's, the head's): a tensor a moment in the parameter's shape, this GPU's
+ * share of it under ZeRO.  Allocated where make is set; their bytes, either way. */
+static uint64_t lazy_states(builder *b, const step *st, bool make)
+{
+    if (!st->lazy_states)
+        return 0;
+    const vl_settings *s = st->s;
+    const unsigned count = s->optimizer == VL_ADAMW || s->optimizer == VL_ADAM_8BIT ? 2 : 1;
+    const unsigned elem = st->bd->bpp.moments / count;
+    const uint64_t shards = s->zero ? st->dp : 1;
+    const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
+    uint64_t sum = 0;
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t params = k == 0     ? st->embedding_params
+                                : k == n - 1 ? st->head_params
+                                             : st->tensor[(k - 1) % (size_t)st->n_tensors];
+        const uint64_t bytes = vl_mul(vl_ceil_div(params, shards), elem, &b->ovf);
+        for (unsigned c = 0; c < count; c++) {
+            sum = vl_add(sum, bytes, &b->ovf);
+            if (make)
+                alloc(b, VL_TL_OPTIMIZER, bytes, "optimizer states (made at the first step)");
+        }
+    }
+    return sum;
+}
+
 /* The optimizer's temporaries (torch/optim/adamw.py, torch >= 2.0): foreach takes
  * torch._foreach_sqrt of every second moment at once, a temporary for each parameter
  * tensor (foreach_temps: FSDP's shards a layer's flat parameter; one buffer's worth over
@@ -1474,6 +1505,8 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
     phase(b, "optimizer step");
+    if (b->make_states)
+        lazy_states(b, st, true);
     if (s->offload != VL_OFFLOAD_NONE) {
         release(b, b->averaged); /* copied to the CPU, which steps */
         return;
@@ -1664,7 +1697,9 @@ static bool first_step(builder *b, step *st, uint32_t **left)
     const uint64_t tensors0 = b->tensors;
     const bool held = st->grads_held;
     st->grads_held = held && !st->grads_in_place;
+    b->make_states = true;
     const bool ok = run_step(b, st, NULL, 0, st->grads_before || st->grads_in_place ? left : NULL);
+    b->make_states = false;
     st->grads_held = held;
     if (!ok)
         return false;
@@ -1738,7 +1773,14 @@ static bool build_train(builder *b, step *st)
           MASK_BUFFERS_WHAT);
     cublas_workspaces(b, st);
     const uint64_t opt = bd->bytes[VL_C_OPTIMIZER] - st->paged;
-    alloc(b, VL_TL_OPTIMIZER, opt > st->step_grad_copy ? opt - st->step_grad_copy : 0,
+    /* less the moments the first step makes, where the optimizer makes them then */
+    uint64_t kept = opt > st->step_grad_copy ? opt - st->step_grad_copy : 0;
+    const uint64_t lazy = lazy_states(b, st, false);
+    if (lazy > kept) /* a layout the moments do not describe: kept as one block */
+        st->lazy_states = false;
+    else
+        kept -= lazy;
+    alloc(b, VL_TL_OPTIMIZER, kept,
           st->step_grad_copy ? "optimizer states (the fp32 gradient copy left to the step)"
                              : "optimizer states");
     if (s->zero >= 2 && !st->fsdp && !st->partition_in_backward)
@@ -1757,7 +1799,8 @@ static bool build_train(builder *b, step *st)
         alloc(b, VL_TL_BUCKETS, st->bucket, "ZeRO reduce bucket");
     /* what a step leaves to the next is where the run's first step left it */
     uint32_t *left = NULL;
-    b->t->second_step = st->grads_before || st->grads_in_place || st->keeps_logits;
+    b->t->second_step =
+        st->grads_before || st->grads_in_place || st->keeps_logits || st->lazy_states;
     if (b->t->second_step && !first_step(b, st, &left)) {
         free(left);
         return false;
@@ -2136,6 +2179,8 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
         outside_terms(&st, &ovf);
         st.paged_on = s.paged_optimizer && !vl_setting_table[VL_SET_PAGED_OPTIMIZER].inert(&s);
         st.paged = paged_states(&st, &ovf);
+        st.lazy_states = f->optimizer_state_lazy && !st.paged_on &&
+                         s.offload == VL_OFFLOAD_NONE && bd->bpp.moments > 0;
         ok = build_train(&b, &st);
     } else {
         ok = build_serve(&b, &st);

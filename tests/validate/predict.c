@@ -16,6 +16,7 @@
 #include "app/options.h"
 #include "report/report.h"
 #include "core/catalog.h"
+#include "core/runtime.h"
 #include "core/solve.h"
 #include "core/timeline.h"
 #include "core/units.h"
@@ -213,10 +214,89 @@ static int one(int argc, char **argv)
     return run_row(col, 0, &e, &se) ? 0 : 2;
 }
 
+/* predict --replay TRACE: a real step's storages (alloc-trace.c's lines) through the
+ * caching allocator as vramlab models it, as "tensors allocated reserved": the peaks of the
+ * step between the trace's "m START ..." and "m STOP" lines (the storages' own bytes, the
+ * allocator's blocks) and what the run has reserved by the end, the steps before included
+ * (make validate's reserved bytes, peak.py). */
+typedef struct { unsigned long addr; uint64_t bytes; uint32_t block; } live_storage;
+
+static int replay(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        fprintf(stderr, "predict: cannot open %s\n", path);
+        return 2;
+    }
+    vl_alloc *a = vl_alloc_new(VL_ALLOC_CACHING);
+    live_storage *live = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t tensors = 0, peak_tensors = 0, peak_allocated = 0;
+    int line = 0, measuring = 0, stopped = 0;
+    const char *bad = NULL;
+    char buf[256];
+    while (!bad && fgets(buf, sizeof buf, fp)) {
+        line++;
+        unsigned long addr;
+        unsigned long long bytes;
+        if (strncmp(buf, "m START", 7) == 0) {
+            measuring = 1;
+        } else if (strncmp(buf, "m STOP", 6) == 0) {
+            measuring = 0;
+            stopped = 1;
+        } else if (buf[0] == 'm') {
+            continue; /* a phase */
+        } else if (sscanf(buf, "a %lx %llu", &addr, &bytes) == 2) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                live_storage *g = realloc(live, cap * sizeof *live);
+                if (!g) {
+                    bad = "out of memory";
+                    break;
+                }
+                live = g;
+            }
+            bool ovf = false;
+            live[n++] = (live_storage){addr, bytes, vl_alloc_tensor(a, bytes, &ovf)};
+            tensors += bytes;
+            if (measuring && tensors > peak_tensors)
+                peak_tensors = tensors;
+            if (measuring && vl_alloc_allocated(a) > peak_allocated)
+                peak_allocated = vl_alloc_allocated(a);
+        } else if (sscanf(buf, "f %lx", &addr) == 1) {
+            size_t i = n;
+            while (i > 0 && live[i - 1].addr != addr)
+                i--;
+            if (i == 0) {
+                bad = "frees a storage it never allocated";
+                break;
+            }
+            vl_alloc_release(a, live[i - 1].block);
+            tensors -= live[i - 1].bytes;
+            live[i - 1] = live[--n];
+        } else {
+            bad = buf[0] == 'x' ? "ends early (the tracer's table was full)" : "unreadable";
+        }
+    }
+    fclose(fp);
+    if (!bad && !stopped)
+        bad = "has no STOP line";
+    if (bad)
+        fprintf(stderr, "predict: %s:%d: the trace %s\n", path, line, bad);
+    else
+        printf("%llu %llu %llu\n", (unsigned long long)peak_tensors,
+               (unsigned long long)peak_allocated, (unsigned long long)vl_alloc_reserved(a));
+    free(live);
+    vl_alloc_free_all(a);
+    return bad ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--one") == 0)
         return one(argc, argv);
+    if (argc == 3 && strcmp(argv[1], "--replay") == 0)
+        return replay(argv[2]);
     const char *path = argc > 1 ? argv[1] : "tests/validate/measurements.tsv";
     FILE *fp = fopen(path, "r");
     if (!fp) {
