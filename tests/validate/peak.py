@@ -13,12 +13,14 @@ that layer's backward).  vramlab's figure is the timeline's peak of the same ste
 (a framework preset over `pytorch`: exact allocator, AdamW's single-tensor loop, or its
 foreach path with the installed PyTorch's temporaries; --overhead 0: no CUDA context, no
 cuBLAS workspace), from tests/validate/predict --one.
-Target: within 1% (every case is within 0.8%), and the same phase.
+Target: within 1% (the issue asked for 5%; every case is within 0.8%), and the same phase.
 
 Then what the caching allocator reserves for those tensors: each case runs once more with
 alloc-trace.so preloaded, which writes down every storage PyTorch's CPU allocator makes and
 frees, and `predict --replay` replays that trace through vramlab's model of the CUDA caching
-allocator.  The replay's reserved bytes, the first step's segments included, are set
+allocator.  The model as built on the CPU (in fp32 first) is left out: the case writes
+LOADED, then copies every parameter and buffer a tensor at a time, as a load onto a GPU
+makes them.  The replay's reserved bytes, the first step's segments included, are set
 against the timeline's (the same framework preset with the caching allocator).  What the
 allocator reserves beyond what it hands out depends on the order of every allocation,
 which the timeline lays out per layer, not per kernel: target within 10%.
@@ -99,7 +101,8 @@ class Phases:
 
 class Marks:
     """The same phases as lines of the allocation trace (alloc-trace.c), the step measured
-    between START and STOP."""
+    between START and STOP; what was allocated before LOADED (the model as built on the
+    CPU, in fp32 first) is not the GPU's."""
 
     def __init__(self, path):
         self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
@@ -107,6 +110,9 @@ class Marks:
 
     def _mark(self, text):
         os.write(self.fd, ("m %s\n" % text).encode())
+
+    def loaded(self):
+        self._mark("LOADED")
 
     def start(self, name):
         self.active = True
@@ -133,6 +139,13 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
         models.add_lora(model, rank, LORA_TARGETS.split(","))
     if precision == "bf16":  # the adapters too, as pure bf16 training holds them
         model.to(torch.bfloat16)
+    trace = os.environ.get("ALLOC_TRACE")
+    meter = Marks(trace) if trace else Phases()
+    if trace:  # the model arrives on a GPU as it is now, a tensor at a time, from here
+        meter.loaded()
+        with torch.no_grad():
+            for t in list(model.parameters()) + list(model.buffers()):
+                t.data = t.data.clone()
     model.train()
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "bf16-amp" \
         else contextlib.nullcontext
@@ -140,8 +153,6 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
                             foreach=foreach)
     ids = torch.randint(arch["vocab_size"], (batch, seq))
     targets = torch.randint(arch["vocab_size"], (batch, seq))
-    trace = os.environ.get("ALLOC_TRACE")
-    meter = Marks(trace) if trace else Phases()
     backward = [False]  # a layer run in backward is its recomputation, part of its backward
     tag = [""]  # "micro-batch 2 " under accumulation, as vramlab names its phases
     for i, layer in enumerate(model.layers):

@@ -218,7 +218,8 @@ static int one(int argc, char **argv)
  * caching allocator as vramlab models it, as "tensors allocated reserved": the peaks of the
  * step between the trace's "m START ..." and "m STOP" lines (the storages' own bytes, the
  * allocator's blocks) and what the run has reserved by the end, the steps before included
- * (make validate's reserved bytes, peak.py). */
+ * (make validate's reserved bytes, peak.py).  Storages made before its "m LOADED" line
+ * (building the model on the CPU) are left out, and so are their frees. */
 typedef struct { unsigned long addr; uint64_t bytes; uint32_t block; } live_storage;
 
 static int replay(const char *path)
@@ -232,21 +233,26 @@ static int replay(const char *path)
     live_storage *live = NULL;
     size_t n = 0, cap = 0;
     uint64_t tensors = 0, peak_tensors = 0, peak_allocated = 0;
-    int line = 0, measuring = 0, stopped = 0;
+    int line = 0;
+    bool loaded = false, measuring = false, stopped = false;
     const char *bad = NULL;
     char buf[256];
     while (!bad && fgets(buf, sizeof buf, fp)) {
         line++;
         unsigned long addr;
         unsigned long long bytes;
-        if (strncmp(buf, "m START", 7) == 0) {
-            measuring = 1;
+        if (strncmp(buf, "m LOADED", 8) == 0) {
+            loaded = true;
+        } else if (strncmp(buf, "m START", 7) == 0) {
+            measuring = true;
         } else if (strncmp(buf, "m STOP", 6) == 0) {
-            measuring = 0;
-            stopped = 1;
+            measuring = false;
+            stopped = true;
         } else if (buf[0] == 'm') {
             continue; /* a phase */
         } else if (sscanf(buf, "a %lx %llu", &addr, &bytes) == 2) {
+            if (!loaded)
+                continue;
             if (n == cap) {
                 cap = cap ? 2 * cap : 1024;
                 live_storage *g = realloc(live, cap * sizeof *live);
@@ -267,10 +273,8 @@ static int replay(const char *path)
             size_t i = n;
             while (i > 0 && live[i - 1].addr != addr)
                 i--;
-            if (i == 0) {
-                bad = "frees a storage it never allocated";
-                break;
-            }
+            if (i == 0) /* made before LOADED */
+                continue;
             vl_alloc_release(a, live[i - 1].block);
             tensors -= live[i - 1].bytes;
             live[i - 1] = live[--n];
@@ -280,7 +284,7 @@ static int replay(const char *path)
     }
     fclose(fp);
     if (!bad && !stopped)
-        bad = "has no STOP line";
+        bad = loaded ? "has no STOP line" : "has no LOADED line";
     if (bad)
         fprintf(stderr, "predict: %s:%d: the trace %s\n", path, line, bad);
     else
