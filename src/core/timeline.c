@@ -136,6 +136,22 @@ static uint32_t record(builder *b, vl_tl_component c, uint64_t bytes, const char
     return (uint32_t)i + 1;
 }
 
+/* More tensors for the event id to stand for, already in the allocator's blocks (the
+ * moments the run's first step made, a tensor each, shown as one event). */
+static void grow(builder *b, uint32_t id, uint64_t bytes)
+{
+    vl_event *e = &b->t->events[id - 1];
+    e->bytes = vl_add(e->bytes, bytes, &b->ovf);
+    b->live[e->component] += bytes;
+    b->tensors = vl_add(b->tensors, bytes, &b->ovf);
+    stamp(b, e);
+    vl_peak *p = &b->t->peak;
+    if (p->event == id - 1) {
+        p->tensors = b->tensors;
+        memcpy(p->alive, b->live, sizeof p->alive);
+    }
+}
+
 /* A tensor of bytes born now: its id for release (0 when it has no bytes). */
 static uint32_t alloc(builder *b, vl_tl_component c, uint64_t bytes, const char *what)
 {
@@ -1461,6 +1477,9 @@ static void foreach_temps(builder *b, const step *st, uint64_t elem, uint64_t sh
     free(ids);
 }
 
+/* an array, not a literal: first_step knows its events by the pointer */
+static const char LAZY_STATES_WHAT[] =
+    "optimizer states (a tensor a moment, made at the first step)";
 /* The moments an optimizer that makes its state at its first step makes (torch.optim's
  * _init_group, bitsandbytes' init_state, transformers' Adafactor: when a parameter's state
  * is empty), for every trainable parameter tensor in the model's order (the embedding
@@ -1484,7 +1503,7 @@ static uint64_t lazy_states(builder *b, const step *st, bool make)
         for (unsigned c = 0; c < count; c++) {
             sum = vl_add(sum, bytes, &b->ovf);
             if (make)
-                alloc(b, VL_TL_OPTIMIZER, bytes, "optimizer states (made at the first step)");
+                alloc(b, VL_TL_OPTIMIZER, bytes, LAZY_STATES_WHAT);
         }
     }
     return sum;
@@ -1735,13 +1754,21 @@ static bool first_step(builder *b, step *st, uint32_t **left)
     t->peak = peak0;
     memcpy(b->live, live0, sizeof live0);
     b->tensors = tensors0;
+    uint32_t moments = 0; /* the optimizer's moments, one event for all their tensors */
     for (size_t i = 0; i < n_kept; i++) {
         const vl_event *e = &kept[i];
+        if (e->what == LAZY_STATES_WHAT && moments) {
+            grow(b, moments, e->bytes);
+            blocks[i] = moments;
+            continue;
+        }
         const char *what = e->tensor + 1 == b->kept_logits ? KEPT_LOGITS_WHAT
                            : e->component != VL_TL_GRADIENTS ? e->what
                            : st->grads_before                ? BEFORE_WHAT
                                                              : IN_PLACE_WHAT;
         blocks[i] = record(b, e->component, e->bytes, what, blocks[i]);
+        if (e->what == LAZY_STATES_WHAT)
+            moments = blocks[i];
     }
     /* the ids the builder and the caller hold, from the first step's to the recorded ones */
 #define REMAP(id) ((id) > n0 && to[(id) - 1 - n0] != UINT32_MAX ? blocks[to[(id) - 1 - n0]] : 0)
