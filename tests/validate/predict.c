@@ -243,8 +243,10 @@ static int replay(const char *path)
         unsigned long long bytes;
         if (strncmp(buf, "m LOADED", 8) == 0) {
             loaded = true;
-        } else if (strncmp(buf, "m START", 7) == 0) {
+        } else if (strncmp(buf, "m START", 7) == 0) { /* the step measured starts from here */
             measuring = true;
+            peak_tensors = tensors;
+            peak_allocated = vl_alloc_allocated(a);
         } else if (strncmp(buf, "m STOP", 6) == 0) {
             measuring = false;
             stopped = true;
@@ -279,12 +281,14 @@ static int replay(const char *path)
             tensors -= live[i - 1].bytes;
             live[i - 1] = live[--n];
         } else {
-            bad = buf[0] == 'x' ? "ends early (the tracer's table was full)" : "unreadable";
+            bad = buf[0] == 'x' ? "ends early (the tracer's table was full)" : "is unreadable";
         }
     }
     fclose(fp);
-    if (!bad && !stopped)
-        bad = loaded ? "has no STOP line" : "has no LOADED line";
+    if (!bad && !loaded)
+        bad = "has no LOADED line";
+    else if (!bad && !stopped)
+        bad = "has no STOP line";
     if (bad)
         fprintf(stderr, "predict: %s:%d: the trace %s\n", path, line, bad);
     else
