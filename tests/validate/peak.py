@@ -346,5 +346,6 @@ def main():
         100 * RESERVED_TARGET, "all cases" if ok_reserved else "NOT ALL"))
     return 0 if ok and ok_reserved else 1
 
+
 if __name__ == "__main__":
     sys.exit(main())
