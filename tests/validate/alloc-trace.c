@@ -7,7 +7,7 @@
  * allocation appends "a ADDRESS BYTES" to it and its free "f ADDRESS"; every other free is
  * passed on unrecorded.  The traced process writes its own lines ("m PHASE") to the same
  * file, opened for appending, so that the phases fall between the allocations.  One line,
- * one write(2): a line is never split.  Where the trace must end early (a million
+ * one write(2): a line is never split.  Where the trace must end early (65,536
  * storages alive at once) it says so ("x"), and the replay refuses it.  Not thread-safe:
  * the traced process runs one thread (peak.py sets OMP_NUM_THREADS=1). */
 #define _GNU_SOURCE
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 /* the live traced addresses: open addressing, linear probing, 0 = empty */
-#define SLOTS (1u << 20)
+#define SLOTS (1u << 16) /* half a MiB: the traced process's resident set is measured too */
 static uintptr_t live[SLOTS];
 static int fd = -2; /* -2: not opened yet; -1: no ALLOC_TRACE */
 
@@ -60,7 +60,7 @@ int posix_memalign(void **out, size_t align, size_t bytes)
     size_t i = home((uintptr_t)*out);
     for (size_t probes = 0; live[i] && probes < SLOTS; probes++)
         i = (i + 1) % SLOTS;
-    if (live[i]) { /* a million storages alive at once: end the trace here */
+    if (live[i]) { /* 65,536 storages alive at once: end the trace here */
         line("x\n", 0, 0);
         fd = -1;
         return err;

@@ -15,12 +15,13 @@ foreach path with the installed PyTorch's temporaries; --overhead 0: no CUDA con
 cuBLAS workspace), from tests/validate/predict --one.
 Target: within 1% (the issue asked for 5%; every case is within 0.8%), and the same phase.
 
-Then what the caching allocator reserves for those tensors: each case runs once more with
+Then what the caching allocator reserves for those tensors: the same process runs with
 alloc-trace.so preloaded, which writes down every storage PyTorch's CPU allocator makes and
-frees, and `predict --replay` replays that trace through vramlab's model of the CUDA caching
+frees (its table of live storages is half a MiB, beside peaks of a GiB and more), and
+`predict --replay` replays that trace through vramlab's model of the CUDA caching
 allocator.  The model as built on the CPU (in fp32 first) is left out: the case writes
 LOADED, then copies every parameter and buffer a tensor at a time, as a load onto a GPU
-makes them.  The replay's reserved bytes, the first step's segments included, are set
+makes them (before the first step: no measured phase sees the copies).  The replay's reserved bytes, the first step's segments included, are set
 against the timeline's (the same framework preset with the caching allocator).  What the
 allocator reserves beyond what it hands out depends on the order of every allocation,
 which the timeline lays out per layer, not per kernel: target within 10%.
@@ -72,16 +73,24 @@ def status_kib(key):
 
 
 class Phases:
-    """Peak resident bytes over a baseline, per phase."""
+    """Peak resident bytes over a baseline, per phase; where the process is traced
+    (alloc-trace.c), the same phases as lines of the trace too, the step measured between
+    START and STOP, and LOADED once the model is as a GPU would receive it."""
 
-    def __init__(self):
+    def __init__(self, trace=None):
         self.active, self.name, self.peaks, self.base = False, None, [], 0
+        self.trace = os.open(trace, os.O_WRONLY | os.O_APPEND | os.O_CREAT) if trace else None
+
+    def mark(self, text):
+        if self.trace is not None:
+            os.write(self.trace, ("m %s\n" % text).encode())
 
     def start(self, name):
         self.base = status_kib("VmRSS")
         self.active = True
         self._reset()
         self.name = name
+        self.mark("START " + name)
 
     def _reset(self):
         with open("/proc/self/clear_refs", "w") as f:
@@ -93,38 +102,12 @@ class Phases:
         self.peaks.append((self.name, status_kib("VmHWM") - self.base))
         self._reset()
         self.name = name
+        self.mark(name)
 
     def stop(self):
         self.begin(None)
         self.active = False
-
-
-class Marks:
-    """The same phases as lines of the allocation trace (alloc-trace.c), the step measured
-    between START and STOP; what was allocated before LOADED (the model as built on the
-    CPU, in fp32 first) is not the GPU's."""
-
-    def __init__(self, path):
-        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        self.active = False
-
-    def _mark(self, text):
-        os.write(self.fd, ("m %s\n" % text).encode())
-
-    def loaded(self):
-        self._mark("LOADED")
-
-    def start(self, name):
-        self.active = True
-        self._mark("START " + name)
-
-    def begin(self, name):
-        if self.active:
-            self._mark(name)
-
-    def stop(self):
-        self._mark("STOP")
-        self.active = False
+        self.mark("STOP")
 
 
 def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
@@ -139,13 +122,12 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
         models.add_lora(model, rank, LORA_TARGETS.split(","))
     if precision == "bf16":  # the adapters too, as pure bf16 training holds them
         model.to(torch.bfloat16)
-    trace = os.environ.get("ALLOC_TRACE")
-    meter = Marks(trace) if trace else Phases()
-    if trace:  # the model arrives on a GPU as it is now, a tensor at a time, from here
-        meter.loaded()
-        with torch.no_grad():
-            for t in list(model.parameters()) + list(model.buffers()):
-                t.data = t.data.clone()
+    # the model arrives on a GPU as it is now, a tensor at a time: the trace starts here
+    meter = Phases(os.environ.get("ALLOC_TRACE"))
+    meter.mark("LOADED")
+    with torch.no_grad():
+        for t in list(model.parameters()) + list(model.buffers()):
+            t.data = t.data.clone()
     model.train()
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "bf16-amp" \
         else contextlib.nullcontext
@@ -196,35 +178,26 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
         meter.begin("zero_grad")
         opt.zero_grad(set_to_none=True)
     meter.stop()
-    if trace:
-        return
     name, rise = max(meter.peaks, key=lambda p: p[1])
     print(json.dumps({"peak": state + rise, "phase": name, "phases": meter.peaks}))
 
 
-def run_child(env, arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
-    return subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
-                           json.dumps(arch), str(batch), str(seq), precision, str(rank),
-                           str(int(recompute)), str(int(foreach)), str(accum), str(chunk)],
-                          env=dict(os.environ, OMP_NUM_THREADS="1", **env), check=True,
-                          capture_output=True, text=True).stdout
-
-
-def measured(*case):
-    out = run_child(dict(MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
-                         MALLOC_TOP_PAD_="0"), *case)
-    return json.loads(out.strip().splitlines()[-1])
-
-
-def replayed(predict, trace_lib, *case):
-    """The case's storages, traced and replayed through the caching allocator:
-    (tensors, allocated, reserved)."""
+def measured(predict, trace_lib, arch, batch, seq, precision, rank, recompute, foreach, accum,
+             chunk):
+    """The case's resident peaks, phase by phase, and its storages traced and replayed
+    through the caching allocator, (tensors, allocated, reserved)."""
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "trace")
-        run_child(dict(LD_PRELOAD=trace_lib, ALLOC_TRACE=trace), *case)
-        out = subprocess.run([predict, "--replay", trace], check=True, capture_output=True,
-                             text=True).stdout
-    return tuple(int(x) for x in out.split())
+        env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="16384", MALLOC_TRIM_THRESHOLD_="0",
+                   MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1", LD_PRELOAD=trace_lib,
+                   ALLOC_TRACE=trace)
+        out = subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
+                              json.dumps(arch), str(batch), str(seq), precision, str(rank),
+                              str(int(recompute)), str(int(foreach)), str(accum), str(chunk)],
+                             env=env, check=True, capture_output=True, text=True).stdout
+        replay = subprocess.run([predict, "--replay", trace], check=True, capture_output=True,
+                                text=True).stdout
+    return json.loads(out.strip().splitlines()[-1]), tuple(int(x) for x in replay.split())
 
 
 # The framework the CPU runs: plain modules (pytorch), each tensor its own bytes (no caching
@@ -308,8 +281,8 @@ def main():
                                  accum, chunk)))
 
     def run(case):
-        return (measured(*case[1]), predicted(args.predict, "exact", *case[1]),
-                replayed(args.predict, args.trace_lib, *case[1]),
+        got, replay = measured(args.predict, args.trace_lib, *case[1])
+        return (got, predicted(args.predict, "exact", *case[1]), replay,
                 predicted(args.predict, "caching", *case[1]))
     ok = ok_reserved = True
     reserved_rows = []
