@@ -312,9 +312,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (stage3.py, _prepare_fp32_grad_for_sub_group and _release_sub_group) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
         .grad_copy_at_step = true, /* ZeRO-1's gradients: vl_grads_freed_in_step */
-        /* the moments of the flat fp32 partitions the engine makes as it starts
-         * (initialize_optimizer_states): counted beside the weights from the start, where
-         * the first step puts them not replayed */
+        /* the moments of the flat fp32 partitions the engine makes as it starts: made
+         * there too by an optimizer step it took until 0.13.2 (pull request #5104 removed
+         * it from initialize_optimizer_states), since then by the first step, which is not
+         * replayed for flat partitions: counted beside the weights from the start */
         .optimizer_state_lazy = false,
         .zero_impl = VL_ZERO_DEEPSPEED,
         /* the transformers model's checkpointing and forward, as the hf profile's */
