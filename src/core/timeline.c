@@ -1450,29 +1450,42 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
     return grads;
 }
 
+/* A GPU's trainable parameter tensors in the model's order: the embedding side's, each
+ * layer's (tensor[]), the head's; param_tensor(st, k) for k below param_tensors(st) is the
+ * elements of the k-th. */
+static size_t param_tensors(const step *st)
+{
+    return (size_t)st->layers * (size_t)st->n_tensors + 2;
+}
+
+static uint64_t param_tensor(const step *st, size_t k)
+{
+    const size_t n = param_tensors(st);
+    return k == 0       ? st->embedding_params
+           : k == n - 1 ? st->head_params
+                        : st->tensor[(k - 1) % (size_t)st->n_tensors];
+}
+
 /* foreach's sqrt of the second moments, a tensor for each parameter tensor, all alive at
  * once (torch._foreach_sqrt returns a list), elem bytes an element; before PyTorch 2.1 a
  * second such list, denom, the roots plus eps (foreach_denom_copy). */
 static void foreach_temps(builder *b, const step *st, uint64_t elem, uint64_t shards)
 {
     const int lists = st->f->foreach_denom_copy ? 2 : 1;
-    const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
+    const size_t n = param_tensors(st);
     uint32_t *ids = gathered_ids(b, n * (size_t)lists);
     if (!ids)
         return;
-    size_t k = 0;
+    size_t j = 0;
     for (int list = 0; list < lists; list++) {
         const char *what = list ? FOREACH_DENOM_WHAT : FOREACH_WHAT;
-        for (uint64_t l = 0; l < st->layers; l++)
-            for (int i = 0; i < st->n_tensors; i++)
-                ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
-                                 vl_mul(vl_ceil_div(st->tensor[i], shards), elem, &b->ovf), what);
-        ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
-                         vl_mul(vl_ceil_div(st->head_params, shards), elem, &b->ovf), what);
-        ids[k++] = alloc(b, VL_TL_OPTIM_TEMP,
-                         vl_mul(vl_ceil_div(st->embedding_params, shards), elem, &b->ovf), what);
+        for (size_t k = 0; k < n; k++) /* the layers' first, then the head's, the embedding's */
+            ids[j++] = alloc(b, VL_TL_OPTIM_TEMP,
+                             vl_mul(vl_ceil_div(param_tensor(st, (k + 1) % n), shards), elem,
+                                    &b->ovf),
+                             what);
     }
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < j; i++)
         release(b, ids[i]);
     free(ids);
 }
@@ -1482,9 +1495,9 @@ static const char LAZY_STATES_WHAT[] =
     "optimizer states (a tensor a moment, made at the first step)";
 /* The moments an optimizer that makes its state at its first step makes (torch.optim's
  * _init_group, bitsandbytes' init_state, transformers' Adafactor: when a parameter's state
- * is empty), for every trainable parameter tensor in the model's order (the embedding
- * side, each layer's, the head's): a tensor a moment in the parameter's shape, this GPU's
- * share of it under ZeRO.  Allocated where make is set; their bytes, either way. */
+ * is empty), for every trainable parameter tensor in the model's order (param_tensor): a
+ * tensor a moment in the parameter's shape, this GPU's share of it under ZeRO.  Allocated
+ * where make is set; their bytes, either way. */
 static uint64_t lazy_states(builder *b, const step *st, bool make)
 {
     if (!st->lazy_states)
@@ -1493,13 +1506,9 @@ static uint64_t lazy_states(builder *b, const step *st, bool make)
     const unsigned count = s->optimizer == VL_ADAMW || s->optimizer == VL_ADAM_8BIT ? 2 : 1;
     const unsigned elem = st->bd->bpp.moments / count;
     const uint64_t shards = s->zero ? st->dp : 1;
-    const size_t n = (size_t)st->layers * (size_t)st->n_tensors + 2;
     uint64_t sum = 0;
-    for (size_t k = 0; k < n; k++) {
-        const uint64_t params = k == 0     ? st->embedding_params
-                                : k == n - 1 ? st->head_params
-                                             : st->tensor[(k - 1) % (size_t)st->n_tensors];
-        const uint64_t bytes = vl_mul(vl_ceil_div(params, shards), elem, &b->ovf);
+    for (size_t k = 0; k < param_tensors(st); k++) {
+        const uint64_t bytes = vl_mul(vl_ceil_div(param_tensor(st, k), shards), elem, &b->ovf);
         for (unsigned c = 0; c < count; c++) {
             sum = vl_add(sum, bytes, &b->ovf);
             if (make)
