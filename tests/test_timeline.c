@@ -289,16 +289,21 @@ static void test_context(void **state)
     assert_int_equal(context_on(VL_ARCH_VOLTA, 1102, 80, 70, &src), 1341 * MIB);
     assert_int_equal(context_on(VL_ARCH_VOLTA, 1204, 0, 0, NULL), lazy);
     /* a GPU whose SMs and compute capability are known, lazily: the threads' stacks (SMs x
-     * the resident threads an SM holds x 1 KiB) and the base, CUDA 12's 256 MiB on an RTX
-     * 3090 (82 SMs of 1536) less its stacks, CUDA 13's 426 MiB on an RTX 6000 Ada (142 of
+     * the resident threads an SM holds x 1 KiB) and the base: CUDA 11.7 and 11.8's 656 MiB
+     * on an RTX 3090 (82 SMs of 1536) less a 2 MiB segment and its stacks, CUDA 12's 256
+     * MiB on an RTX 3090 less its stacks, CUDA 13's 426 MiB on an RTX 6000 Ada (142 of
      * 1536) less its */
-    const uint64_t base12 = 256 * MIB - 82 * 1536 * 1024, base13 = 426 * MIB - 142 * 1536 * 1024;
+    const uint64_t base11 = 654 * MIB - 82 * 1536 * 1024, base12 = 256 * MIB - 82 * 1536 * 1024,
+                   base13 = 426 * MIB - 142 * 1536 * 1024;
+    assert_int_equal(context_on(VL_ARCH_AMPERE, 1107, 82, 86, &src), 654 * MIB);
+    assert_non_null(strstr(src, "GPTlearning"));
+    assert_int_equal(context_on(VL_ARCH_AMPERE, 1108, 108, 80, NULL), base11 + 108 * 2048 * 1024);
+    assert_int_equal(context_on(VL_ARCH_AMPERE, 1200, 108, 80, NULL), base12 + 108 * 2048 * 1024);
     assert_int_equal(context_on(VL_ARCH_AMPERE, 1208, 82, 86, &src), 256 * MIB);
     assert_non_null(strstr(src, "9413"));
     assert_int_equal(context_on(VL_ARCH_ADA, 1300, 142, 89, &src), 426 * MIB);
     assert_int_equal(context_on(VL_ARCH_HOPPER, 1204, 132, 90, NULL), base12 + 132 * 2048 * 1024);
     assert_int_equal(context_on(VL_ARCH_HOPPER, 1300, 132, 90, NULL), base13 + 132 * 2048 * 1024);
-    assert_int_equal(context_on(VL_ARCH_AMPERE, 1107, 108, 80, NULL), base12 + 108 * 2048 * 1024);
     assert_int_equal(context_on(VL_ARCH_TURING, 1201, 40, 75, NULL), base12 + 40 * 1024 * 1024);
     /* an H100 SXM's is within what SGLang's log of one shows used before its weights load
      * (sgl-project/sglang pull request #2907: 78.81 GB free of 79.19: 389 MiB, 420 at
@@ -563,7 +568,12 @@ static void test_invariants(void **state)
             vl_settings v = serve(5000, 7, 3);
             build(&models[mi], &v, &vl_frameworks[fi], &t);
             check_invariants(&t, &v);
-            assert_int_equal(t.end[VL_TL_KV_CACHE], t.sum.inf.decode.kv_cache);
+            /* the sum counts the prompt and every new token; the last token is sampled,
+             * never fed, so a cache that grows holds a token a sequence less */
+            const uint64_t token = t.sum.inf.prefill.kv_cache / (v.seq * v.batch);
+            assert_int_equal(t.end[VL_TL_KV_CACHE],
+                             t.sum.inf.decode.kv_cache -
+                                 (vl_frameworks[fi].kv_preallocated ? 0 : token * v.batch));
             vl_timeline_free(&t);
         }
     assert_true(built > 1000);
@@ -1160,9 +1170,10 @@ static void test_logits_by_class(void **state)
         vl_framework_on_class(&t, &a, cached[i].v, true);
         assert_false(t.kv_step_copy);
     }
-    /* 4 sequences of 8 + 600 tokens, 384 B a token: at the last step GPT-NeoX's class at
-     * 4.44 holds the 607 tokens' cache beside the 608 tokens' (as every class before 4.42),
-     * Llama's the 608 tokens' and one layer of the 607 tokens' as its torch.cat copies it;
+    /* 4 sequences of 8 + 600 tokens, 384 B a token: at the last step, the 599th (the
+     * prefill sampled the first new token), GPT-NeoX's class at 4.44 holds the 606 tokens'
+     * cache beside the 607 tokens' (as every class before 4.42), Llama's the 607 tokens'
+     * and one layer of the 606 tokens' as its torch.cat copies it;
      * neither holds the prefill's logits */
     {
         vl_model neox = tiny_llama();
@@ -1172,9 +1183,9 @@ static void test_logits_by_class(void **state)
         vl_timeline_free(&unused);
         served_at(NULL, serve(8, 600, 4), VL_TF_4_44, VL_TF_4_44, &tl, &unused);
         vl_timeline_free(&unused);
-        assert_string_equal(tn.peak.phase, "decode step 600");
-        assert_int_equal(tn.peak.alive[VL_TL_KV_CACHE], (608ULL + 607) * 4 * 384);
-        assert_int_equal(tl.peak.alive[VL_TL_KV_CACHE], 608ULL * 4 * 384 + 607ULL * 4 * 384 / 3);
+        assert_string_equal(tn.peak.phase, "decode step 599");
+        assert_int_equal(tn.peak.alive[VL_TL_KV_CACHE], (607ULL + 606) * 4 * 384);
+        assert_int_equal(tl.peak.alive[VL_TL_KV_CACHE], 607ULL * 4 * 384 + 606ULL * 4 * 384 / 3);
         uint64_t bytes = 0;
         assert_int_equal(allocs_in(&tn, "prefill", "the prefill's logits, held in "
                                                    "generate's outputs",
@@ -1331,17 +1342,18 @@ static void test_transformers_releases(void **state)
     }
     /* generate before 4.42 held the step before's cache while a decode step concatenated
      * the new one: 4 sequences of 8 + 600 tokens, 384 B a token (2 x 3 layers x 2 KV heads
-     * x 16 x 2 B), hold 608 and 607 tokens' caches at the last step, where 4.42 holds the
-     * 608 tokens' and one layer of the 607 tokens' as the last layer's torch.cat copies it;
+     * x 16 x 2 B), hold 607 and 606 tokens' caches at the last step (the 599th: the prefill
+     * sampled the first token), where 4.42 holds the 607 tokens' and one layer of the 606
+     * tokens' as the last layer's torch.cat copies it;
      * the prefill's logits, fp32 (4.31 to 4.45 cast them in the model), 8 x 4 x 3000 x 4 B,
      * stay in generate's outputs through the first decode step */
     {
         vl_timeline t41, t42;
         served_at(NULL, serve(8, 600, 4), VL_TF_4_41, VL_TF_4_42, &t41, &t42);
-        assert_string_equal(t41.peak.phase, "decode step 600");
-        assert_string_equal(t42.peak.phase, "decode step 600");
-        assert_int_equal(t41.peak.alive[VL_TL_KV_CACHE], (608ULL + 607) * 4 * 384);
-        assert_int_equal(t42.peak.alive[VL_TL_KV_CACHE], 608ULL * 4 * 384 + 607ULL * 4 * 384 / 3);
+        assert_string_equal(t41.peak.phase, "decode step 599");
+        assert_string_equal(t42.peak.phase, "decode step 599");
+        assert_int_equal(t41.peak.alive[VL_TL_KV_CACHE], (607ULL + 606) * 4 * 384);
+        assert_int_equal(t42.peak.alive[VL_TL_KV_CACHE], 607ULL * 4 * 384 + 606ULL * 4 * 384 / 3);
         assert_int_equal(event_bytes(&t41, "prefill", "the prefill's logits, held in "
                                                       "generate's outputs"),
                          8ULL * 4 * 3000 * 4);
@@ -3029,7 +3041,8 @@ static void test_serving(void **state)
         assert_string_not_equal(vl_timeline_phase(&t, i), "prefill step 3");
     assert_int_equal(t.end[VL_TL_KV_CACHE], kv_token * 314 * 16 * 2);
     vl_timeline_free(&t);
-    /* HF generate: torch.cat holds one layer's old and new cache at once */
+    /* HF generate: torch.cat holds one layer's old and new cache at once; the last of the
+     * 9 decode steps (the prefill sampled the first of the 10 tokens) grows 5008 to 5009 */
     build(&m, &s, fw("hf"), &t);
     uint64_t most = 0;
     for (size_t i = 0; i < t.n_events; i++) {
@@ -3037,13 +3050,13 @@ static void test_serving(void **state)
         alive_before(&t, i + 1, alive);
         most = alive[VL_TL_KV_CACHE] > most ? alive[VL_TL_KV_CACHE] : most;
     }
-    assert_int_equal(most, kv_token * 5010 * 2 + kv_token / 3 * 5009 * 2);
+    assert_int_equal(most, kv_token * 5009 * 2 + kv_token / 3 * 5008 * 2);
     assert_string_equal(t.peak.phase, "prefill");
     vl_timeline_free(&t);
 }
 
-/* The tiny GPT served by transformers' generate, fp32, b = 2, a 32-token prompt, 3 new
- * tokens.  By hand: the KV cache is 2 (K, V) x 4 heads x 16 x 4 B = 512 B a token and a
+/* The tiny GPT served by transformers' generate, fp32, b = 2, a 32-token prompt, 4 new
+ * tokens: the prefill samples the first, decode steps 1 to 3 the rest.  By hand: the KV cache is 2 (K, V) x 4 heads x 16 x 4 B = 512 B a token and a
  * layer; torch.cat grows each layer in turn.  The prefill's workspace (SDPA, so no s x s):
  * the residual stream in and out, 2 x 4 x 64 tokens x 64 = 32,768, plus the largest of the
  * MLP's two f-wide tensors (2 x 256 x 4 x 64 = 131,072) with the embeddings' output and the
@@ -3055,7 +3068,7 @@ static void test_golden_serving(void **state)
 {
     (void)state;
     vl_model m = tiny_gpt();
-    vl_settings s = serve(32, 3, 2);
+    vl_settings s = serve(32, 4, 2);
     s.weight_dtype = s.kv_dtype = VL_DT_FP32;
     vl_timeline t;
     build(&m, &s, fw("hf"), &t);
@@ -3602,7 +3615,7 @@ static void test_vllm_moe_workspace(void **state)
     assert_int_equal(l.frees, 1);
     assert_int_equal(l.bytes, 422400);
     assert_string_equal(vl_timeline_phase(&t, l.born), "prefill");
-    assert_true(l.gone > first_event_of(&t, "decode step 3"));
+    assert_true(l.gone > first_event_of(&t, "decode step 2")); /* 3 tokens: 2 decode steps */
     /* the steady-state view holds them in both phases */
     assert_int_equal(t.sum.inf.prefill.workspace, 256000 + 422400);
     vl_timeline_free(&t);

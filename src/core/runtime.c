@@ -344,7 +344,11 @@ static uint64_t threads_per_sm(unsigned cc)
  * default of 1 KiB (NVIDIA developer forums, "Local memory management": "context wide and
  * is calculated as MAX_THREADS_PER_SM x SMs x LOCAL_MEM_PER_THREAD"; 216 MB on an A100's
  * 108 SMs).  The rest, the lazy context's base, is a measurement less its GPU's stacks:
- *   CUDA 11.7 to 12: 256 MiB in nvidia-smi for a process that only initialised CUDA, torch
+ *   CUDA 11.7 and 11.8: 656 MiB in NVML's used memory after torch.ones((1, 1)).to("cuda:0"),
+ *     torch 2.0.1+cu117 on an RTX 3090 (anmechkoe/GPTlearning, exp13-accelerate, notebooks
+ *     install and 1.baseline), less the tensor's 2 MiB small-pool segment and 82 SMs x 1536
+ *     x 1 KiB;
+ *   CUDA 12: 256 MiB in nvidia-smi for a process that only initialised CUDA, torch
  *     2.7.1+cu128 on an RTX 3090 (invoke-ai/InvokeAI#9413), less 82 SMs x 1536 x 1 KiB;
  *   CUDA 13: 426 MiB on an RTX 6000 Ada, PyTorch 2.10 with CUDA 13.0
  *     (unslothai/unsloth-zoo#1053), less 142 SMs x 1536 x 1 KiB.
@@ -356,7 +360,10 @@ static const struct {
     uint64_t base;
     const char *source;
 } lazy_bases[] = {
-    {LAZY_CUDA, 268435456ULL - 82 * 1536 * STACK_PER_THREAD,
+    {LAZY_CUDA, (656ULL - 2) * 1048576 - 82 * 1536 * STACK_PER_THREAD,
+     "CUDA 11.7 and 11.8's lazy context, 656 MiB on an RTX 3090 with torch 2.0.1+cu117 less "
+     "its tensor's 2 MiB segment and its stacks (anmechkoe/GPTlearning, exp13-accelerate)"},
+    {1200, 268435456ULL - 82 * 1536 * STACK_PER_THREAD,
      "CUDA 12's lazy context, 256 MiB on an RTX 3090 less its stacks (invoke-ai/InvokeAI#9413)"},
     {1300, 446693376ULL - 142 * 1536 * STACK_PER_THREAD,
      "CUDA 13's lazy context, 426 MiB on an RTX 6000 Ada less its stacks "

@@ -2112,11 +2112,15 @@ static bool build_serve(builder *b, step *st)
         free(kv);
         return false;
     }
-    /* decode: the first step and the last; the ones between only grow the cache */
-    for (uint64_t step_i = 1; step_i <= s->gen && !b->nomem;
-         step_i = step_i == 1 && s->gen > 1 ? s->gen : step_i + 1) {
+    /* decode: the prefill sampled the first of --gen's tokens, and each decode step feeds the
+     * token before and samples the next (generate's max_new_tokens, vLLM's max_tokens), so
+     * --gen N takes N - 1 steps; the first step and the last, the ones between only grow
+     * the cache */
+    const uint64_t steps = s->gen > 1 ? s->gen - 1 : 0;
+    for (uint64_t step_i = 1; step_i <= steps && !b->nomem;
+         step_i = step_i == 1 && steps > 1 ? steps : step_i + 1) {
         uint64_t ctx = s->seq + step_i;
-        if (step_i > 2 && step_i == s->gen) {
+        if (step_i > 2 && step_i == steps) {
             if (step_i == 3)
                 phase(b, "decode step 2");
             else
