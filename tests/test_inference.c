@@ -144,6 +144,19 @@ static void test_int4_formats(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.dq_buffer_bytes, dq / 2);
     s.gpus = 1;
+    /* --exllama-version 2: one scratch, the largest of each linear's in x out x 2 + 128 and
+     * out x 2048 x 8 x 4 + 128: up and gate (4096 to 11008) 90,177,664 + 721,420,416 B, where
+     * down (11008 to 4096) takes 90,177,664 + 268,435,584 and q 33,554,560 + 268,435,584;
+     * over two GPUs up's share, 4096 to 5504: 45,088,896 + 360,710,272 */
+    s.exllama_version = 2;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.dq_buffer_bytes, 90177664ULL + 721420416ULL);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], sym.bytes[VL_C_WEIGHTS] + zeros + 811598080ULL);
+    s.gpus = 2;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.dq_buffer_bytes, 45088896ULL + 360710272ULL);
+    s.gpus = 1;
+    s.exllama_version = 1;
     /* --no-exllama: auto-gptq's cuda-old kernel, no buffer; for 128 rows or more it
      * dequantizes the MLP's matrix through int32 and int8, 5 x 45,088,768 B, beside one of
      * the MLP's three tensors (the two others, 2 x 11008 x 2 B a row, come off it) */

@@ -307,16 +307,27 @@ PY
 fi
 
 # the weights' format after their group: symmetric by default, a step to gptq brings int4's
-# zero points and exllama's buffer into the total and the peak vramlab estimate gives; inert
-# for bf16
+# zero points and exllama's buffer into the total and the peak vramlab estimate gives, and
+# a step of the exllama kernel to 2 its scratch; inert for bf16
 name=weight-format
 start $name --preset llama-2-7b --mode infer --weight-dtype int4 --seq 512 --no-color --ascii
+to $name "exllama kernel"
+keys $name Right
+expect_screen $name "exllama kernel has no effect now: exllama runs int4 GPTQ weights under transformers"
 to $name "weight format"
 expect_slider $name "weight format" symmetric
 keys $name Right
 expect_slider $name "weight format" gptq
 expect_total $name --preset llama-2-7b --mode infer --weight-dtype int4 --weight-format gptq --seq 512
 expect_peak $name --preset llama-2-7b --mode infer --weight-dtype int4 --weight-format gptq --seq 512
+to $name "exllama kernel"
+expect_slider $name "exllama kernel" 1
+keys $name Right
+expect_slider $name "exllama kernel" 2
+expect_total $name --preset llama-2-7b --mode infer --weight-dtype int4 --weight-format gptq --seq 512 \
+    --exllama-version 2
+expect_peak $name --preset llama-2-7b --mode infer --weight-dtype int4 --weight-format gptq --seq 512 \
+    --exllama-version 2
 keys $name q
 exited $name 0
 name=weight-format-bf16
@@ -379,6 +390,7 @@ exited $name 0
 name=engine-h100
 start $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --no-color --ascii
 expect_slider $name "prefill chunk" "auto 8,192"
+to $name "profile seqs"
 expect_slider $name "profile seqs" "auto 1,024"
 keys $name q
 exited $name 0
@@ -386,6 +398,7 @@ name=engine-l40s
 start $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s --seq 4096 --no-color \
     --ascii
 expect_slider $name "prefill chunk" "auto 2,048"
+to $name "profile seqs"
 expect_slider $name "profile seqs" "auto 256"
 expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s --seq 4096
 to $name "prefill chunk"

@@ -139,8 +139,14 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     }
     if (dq) {
         char r[32];
-        append(held, sizeof held, " + %s exllama's buffer (GPTQ: the largest matrix in fp16)",
-               vl_fmt_bytes(dq, u, r, sizeof r));
+        if (s->exllama_version == 2)
+            append(held, sizeof held,
+                   " + %s exllama v2's scratch (GPTQ: a matrix in fp16 and its fp32 output for "
+                   "8 x 2048 tokens)",
+                   vl_fmt_bytes(dq, u, r, sizeof r));
+        else
+            append(held, sizeof held, " + %s exllama's buffer (GPTQ: the largest matrix in fp16)",
+                   vl_fmt_bytes(dq, u, r, sizeof r));
     }
     append(held, sizeof held, "%s%s", held[0] ? " = " : "", v);
     switch (c) {

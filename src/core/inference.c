@@ -299,20 +299,59 @@ uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logi
     return vl_mul(2, vl_mul(a->vocab, a->hidden, ovf), ovf);
 }
 
+/* exllama v2's scratch (auto-gptq 0.5.0 to 0.7.1): exllamav2_post_init
+ * (auto_gptq/modeling/_utils.py) gives each GPU one fp16 buffer, the largest
+ * scratch_space_fixed of its quantized linears, and keeps it (model.device_tensors):
+ * temp_dq_size, in x out x 2 + 128, and temp_fwd_size at its defaults (max_input_len 2048,
+ * max_batch_size 8), out x 2048 x 8 x 4 + 128, out padded to a multiple of 32
+ * (nn_modules/qlinear/qlinear_exllamav2.py).  The linears: attention's q, k and v (from h)
+ * and o (to h), each MLP width's up and gate (from h) and down (to h), with this GPU's share
+ * of a column-parallel output or a row-parallel input; latent attention's projections are
+ * counted as plain attention's. */
+#define EXLLAMAV2_ROWS (2048 * 8)
+static uint64_t exllamav2_linear(uint64_t in, uint64_t out, bool *ovf)
+{
+    out += (32 - out % 32) % 32;
+    return vl_add(vl_mul(vl_mul(in, out, ovf), 2, ovf),
+                  vl_mul(vl_mul(out, EXLLAMAV2_ROWS, ovf), 4, ovf), ovf) +
+           256;
+}
+
+static uint64_t exllamav2_scratch(const vl_arch *a, const vl_settings *s, bool *ovf)
+{
+    const uint64_t N = vl_infer_tp(s), h = a->hidden;
+    const uint64_t q = vl_ceil_div(a->heads * a->head_dim, N),
+                   kv = vl_ceil_div(a->kv_heads * a->head_dim, N);
+    const uint64_t widths[] = {a->ffn, a->moe_ffn, a->shared_ffn};
+    uint64_t most = exllamav2_linear(h, q > kv ? q : kv, ovf);
+    uint64_t o = exllamav2_linear(q, h, ovf);
+    most = o > most ? o : most;
+    for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+        const uint64_t f = vl_ceil_div(widths[i], N);
+        const uint64_t up = exllamav2_linear(h, f, ovf), down = exllamav2_linear(f, h, ovf);
+        most = up > most ? up : most;
+        most = down > most ? down : most;
+    }
+    return most / 2 * 2; /* torch.empty of scratch_bytes // 2 halves */
+}
+
 /* Inference, int4 GPTQ under a framework whose models are transformers' and exllama's
- * kernel (--exllama, the default): the buffer it dequantizes a matrix into, the largest of
- * this GPU's layer matrices in fp16 (0 otherwise).  transformers' GPTQ layers run that
- * kernel by default (GPTQConfig's use_exllama, exllama_config version 1), and optimum's
- * post_init_model calls autogptq_post_init, which makes each GPU one temp_dq of
+ * kernel (--exllama, the default): the buffer it dequantizes a matrix into (0 otherwise).
+ * transformers' GPTQ layers run that kernel by default (GPTQConfig's use_exllama; its
+ * exllama_config, from 4.35, picks version 1 unless told 2: --exllama-version), and optimum's
+ * post_init_model calls autogptq_post_init, which for version 1 makes each GPU one temp_dq of
  * qweight.numel() x 8 halves for the largest quantized matrix, zeroed and kept, the kernel's
- * cuBLAS path dequantizing into it (auto_gptq/modeling/_utils.py).  Its act-order buffer
- * (temp_state, max_input_len x the widest dimension) is made only for desc_act checkpoints,
- * not counted. */
-static uint64_t int4_dq_buffer(const vl_params *p, const vl_settings *s, bool *ovf)
+ * cuBLAS path dequantizing into it (auto_gptq/modeling/_utils.py), and for version 2 the
+ * scratch above.  Version 1's act-order buffer (temp_state, max_input_len x the widest
+ * dimension) is made only for desc_act checkpoints, not counted. */
+static uint64_t int4_dq_buffer(const vl_arch *a, const vl_params *p, const vl_settings *s,
+                               bool *ovf)
 {
     if (s->weight_dtype != VL_DT_INT4 || s->weight_format != VL_WFMT_GPTQ ||
         !s->framework->transformers || !s->exllama)
         return 0;
+    if (s->exllama_version == 2)
+        return exllamav2_scratch(a, s, ovf);
     return vl_mul(2, vl_ceil_div(p->largest_layer_matrix, vl_infer_tp(s)), ovf);
 }
 
@@ -397,7 +436,7 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
                                          vl_infer_act_bytes(s), ovf)
                                 : 0;
     out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->rope_cache_bytes, ovf);
-    inf->dq_buffer_bytes = int4_dq_buffer(&out->params, s, ovf);
+    inf->dq_buffer_bytes = int4_dq_buffer(a, &out->params, s, ovf);
     out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->dq_buffer_bytes, ovf);
     /* an offloaded layer runs from a copy of its state on the GPU (maybe_offload_to_cpu's
      * forward: v.to(device) of the module's state_dict, dropped when the forward returns):

@@ -148,6 +148,12 @@ static const char *exllama_inert(const vl_settings *s)
                : N_("exllama runs int4 GPTQ weights under transformers");
 }
 
+static const char *exllama_version_inert(const vl_settings *s)
+{
+    const char *why = exllama_inert(s);
+    return why ? why : s->exllama ? NULL : N_("--no-exllama runs auto-gptq's cuda-old kernel");
+}
+
 static const char *compute_inert(const vl_settings *s)
 {
     return vl_dtype_bnb4(s->weight_dtype) ? NULL : N_("the compute dtype applies to bnb4 weights");
@@ -376,6 +382,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "use_exllama=False, auto-gptq's cuda-old kernel, which dequantizes a whole "
                 "matrix for 128 tokens or more",
         .label = N_("exllama"), .inert = exllama_inert},
+    ROW(VL_SET_EXLLAMA_VERSION) .flag = "exllama-version", FIELD(exllama_version),
+        .type = VL_ST_COUNT, RANGE(1, 2), .modes = VL_IN_INFER, .arg = "N",
+        .help = "exllama's kernel as GPTQConfig's exllama_config picks it: 1 (transformers' "
+                "default) keeps the largest matrix dequantized in fp16, 2 a scratch of that "
+                "matrix and its output for 8 sequences of 2,048 tokens in fp32",
+        .label = N_("exllama kernel"), SLIDER(1, 2, VL_STEP_ONE),
+        .inert = exllama_version_inert},
     ROW(VL_SET_COMPUTE_DTYPE) .flag = "compute-dtype", FIELD(compute_dtype),
         ENUM(vl_dtype_names, VL_N_COMPUTE_DTYPES), .modes = VL_IN_INFER, .arg = "D",
         .help = "bnb4 weights: the dtype bitsandbytes computes in, its bnb_4bit_compute_dtype "
@@ -948,7 +961,7 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .overhead = VL_GIB, .lora_rank = 0,
+        .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .exllama_version = 1, .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .double_quant = true, .loop_keeps_logits = VL_CHOICE_AUTO,
         .use_cache = VL_CHOICE_AUTO,

@@ -296,6 +296,7 @@ typedef struct vl_settings {
     uint64_t group_size;   /* inference, int4 or GPTQ: weights per 16-bit scale */
     vl_weight_format weight_format; /* inference, int4 or int8: the checkpoint's layout */
     bool exllama;          /* inference, 4-bit GPTQ under transformers: exllama's kernel */
+    uint64_t exllama_version; /* its exllama_config version, 1 or 2 */
     vl_dtype compute_dtype; /* inference, bnb4: bnb_4bit_compute_dtype (fp32, fp16, bf16) */
     uint64_t overhead;     /* bytes */
     /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
@@ -375,7 +376,7 @@ bool vl_weight_groups(const vl_settings *s);
     X(VL_SET_FP32_GRAD_COPY, "fp32_grad_copy") X(VL_SET_WEIGHT_DTYPE, "weight_dtype")         \
     X(VL_SET_KV_DTYPE, "kv_dtype") X(VL_SET_GROUP_SIZE, "group_size")                         \
     X(VL_SET_WEIGHT_FORMAT, "weight_format") X(VL_SET_EXLLAMA, "exllama")                     \
-    X(VL_SET_COMPUTE_DTYPE, "compute_dtype")                                                  \
+    X(VL_SET_EXLLAMA_VERSION, "exllama_version") X(VL_SET_COMPUTE_DTYPE, "compute_dtype")     \
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
