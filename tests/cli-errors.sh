@@ -300,7 +300,7 @@ expect 2 "$e --vllm under vllm-v0 must be 0.10 or earlier (0.11 removed the V0 e
 expect 2 "$e --trl applies to --mode train only" estimate --mode infer --trl 0.13
 expect 2 "$e --trl: unknown value '0.7.5' (expected current, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20 or 0.21); the first modelled after it is 0.8" \
     estimate --qlora --lora-rank 8 --trl 0.7.5
-expect 2 "$e --cuda: unknown value '12.7' (expected current, 10.2, 11.0, 11.1, 11.2, 11.3, 11.4, 11.5, 11.6, 11.7, 11.8, 12.0, 12.1, 12.2, 12.3, 12.4, 12.5, 12.6, 12.8 or 12.9); the first modelled after it is 12.8" \
+expect 2 "$e --cuda: unknown value '12.7' (expected current, 10.2, 11.0, 11.1, 11.2, 11.3, 11.4, 11.5, 11.6, 11.7, 11.8, 12.0, 12.1, 12.2, 12.3, 12.4, 12.5, 12.6, 12.8, 12.9 or auto); the first modelled after it is 12.8" \
     estimate --cuda 12.7
 expect 2 "$e --labels must be between 1 and 1048576" estimate --head cls --labels 0
 expect 2 "$e --labels applies to --mode train only" estimate --mode infer --labels 3

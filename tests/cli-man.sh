@@ -58,5 +58,19 @@ while read -r key; do
     checks=$((checks + 1))
     grep -qF "\"$key\"" "$tmp/schema" || fail "the JSON key '$key' is not in vramlab(1)'s schema"
 done < "$tmp/keys"
+# the releases' example: BERT-large at batch 4 on a V100 with the run's releases and with
+# today's, in MiB as the page quotes them (a change to the model that moves them fails here)
+for releases in "--transformers 4.15 --torch 1.10" ""; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086 # the releases are separate flags
+    mib=$("$VRAMLAB" estimate --preset bert-large-uncased --seq 512 --precision fp32 --batch 4 \
+        --framework hf --head cls --gpu v100-16gb $releases --format json |
+        sed -n 's/.*"peak": {.*"device": \([0-9]*\),.*/\1/p' |
+        awk '{ n = sprintf("%d", $1 / 1048576 + 0.5)
+               while (n ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", n)
+               print n }')
+    [ -n "$mib" ] && grep -qF "$mib MiB" "$man" ||
+        fail "vramlab(1)'s release example does not quote ${mib:-no figure} MiB (${releases:-today's releases})"
+done
 [ "$checks" -ge 60 ] || fail "only $checks options and values checked"
 finish

@@ -1593,6 +1593,7 @@ static void test_transformers_releases(void **state)
         {VL_SET_TRL, "0.7.5", -1},                  {VL_SET_CUDA, "11.2.1", VL_CUDA_11_2},
         {VL_SET_CUDA, "13.1", VL_CUDA_CURRENT},     {VL_SET_CUDA, "12.7", -1},
         {VL_SET_CUDA, "9.2", VL_CUDA_10_2},        {VL_SET_CUDA, "12.x", -1},
+        {VL_SET_CUDA, "auto", VL_CUDA_AUTO},
     };
     for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
         vl_settings t = train(VL_BF16, 64, 2);
@@ -1689,9 +1690,25 @@ static void test_cuda_release(void **state)
         assert_int_equal(t.peak.context, want[i].context);
         vl_timeline_free(&t);
     }
+    /* auto, the default: the CUDA of --torch's wheel on PyPI, as pip resolves its
+     * nvidia-cuda-runtime pin (10.2 inside the wheels before 1.13); a release given wins */
+    static const struct {
+        vl_torch torch;
+        unsigned number;
+    } wheel[] = {{VL_TORCH_1_10, 1002}, {VL_TORCH_1_12, 1002}, {VL_TORCH_1_13, 1107},
+                 {VL_TORCH_2_0, 1107},  {VL_TORCH_2_1, 1201},  {VL_TORCH_2_4, 1201},
+                 {VL_TORCH_2_5, 1204},  {VL_TORCH_2_6, 1204},  {VL_TORCH_2_7, 1206},
+                 {VL_TORCH_2_8, 1208},  {VL_TORCH_2_9, 1208},  {VL_TORCH_CURRENT, 1208}};
     vl_settings s;
     vl_settings_default(&s);
-    assert_int_equal(vl_cuda_number(s.cuda), 1204);
+    assert_int_equal(s.cuda, VL_CUDA_AUTO);
+    for (size_t i = 0; i < sizeof wheel / sizeof *wheel; i++) {
+        s.torch = wheel[i].torch;
+        assert_int_equal(vl_cuda_number(vl_settings_cuda(&s)), wheel[i].number);
+        assert_int_equal(vl_runtime_on(NULL, &s, false).cuda, wheel[i].number);
+    }
+    s.cuda = VL_CUDA_11_8;
+    assert_int_equal(vl_cuda_number(vl_settings_cuda(&s)), 1108);
 }
 
 /* Under eager attention a causal decoder adds its b x 1 x s x s mask, in the model's

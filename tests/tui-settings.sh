@@ -637,15 +637,23 @@ keys $name Right
 expect_screen $name "trl has no effect now: the trl release applies to QLoRA under bf16 autocast"
 keys $name q
 exited $name 0
-# the CUDA release under PyTorch: on a V100, 11.2 loads every kernel with the context (the
-# transformers docs' V100), and the peak is vramlab estimate's
+# the CUDA release under PyTorch: auto, the PyTorch release's wheel's (12.8 for today's,
+# 11.7 for 2.0's), then on a V100 11.2, which loads every kernel with the context (the
+# transformers docs' V100); each peak is vramlab estimate's
 name=runtime-cuda
 start $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --no-color --ascii
 to $name CUDA
-expect_slider $name CUDA 12.4
-keys $name Left Left Left Left Left Left Left Left Left Left Left
+expect_slider $name CUDA "auto 12.8"
+keys $name Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left
 expect_slider $name CUDA 11.2
 expect_peak $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --cuda 11.2
+keys $name q
+exited $name 0
+name=runtime-cuda-torch
+start $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --torch 2.0 --no-color --ascii
+to $name CUDA
+expect_slider $name CUDA "auto 11.7"
+expect_peak $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --torch 2.0
 keys $name q
 exited $name 0
 

@@ -633,8 +633,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
     ROW(VL_SET_CUDA) .flag = "cuda", FIELD(cuda), ENUM(vl_cuda_names, VL_N_CUDAS),
         .current_from = "13.0", .older_as = "10.2", .modes = VL_IN_BOTH, .arg = "V",
         .help = "the CUDA release PyTorch was built with (torch.version.cuda), 10.2 (and "
-                "earlier) to 12.9 or current (13.0 and later): before 11.7 every kernel loads "
-                "with the context (default 12.4)",
+                "earlier) to 12.9, current (13.0 and later) or auto, the CUDA of --torch's "
+                "wheel on PyPI (10.2 before 1.13, 11.7 for 1.13 and 2.0, 12.1 to 2.4, 12.4 to "
+                "2.6, 12.6 for 2.7, 12.8 from 2.8): before 11.7 every kernel loads with the "
+                "context (default auto)",
         .label = N_("CUDA")},
     /* inference: weights offloaded to CPU memory (inference.c) */
     ROW(VL_SET_CPU_OFFLOAD) .flag = "cpu-offload", FIELD(cpu_offload), .type = VL_ST_SIZE,
@@ -777,6 +779,26 @@ unsigned vl_cuda_number(vl_cuda c)
     const char *name = c == VL_CUDA_CURRENT ? vl_setting_table[VL_SET_CUDA].current_from
                                             : vl_cuda_names[c];
     return release_parts(name, part) ? (unsigned)(part[0] * 100 + part[1]) : 0;
+}
+
+/* The CUDA a PyTorch release's wheel on PyPI runs, as pip resolves its Requires-Dist
+ * (nvidia-cuda-runtime-cu11 11.7.99 for 1.13 and 2.0, -cu12 12.1.105 for 2.1 to 2.4,
+ * 12.4.127 for 2.5 and 2.6, 12.6.77 for 2.7, 12.8.90 for 2.8 to 2.10: current is 2.10's);
+ * the wheels before 1.13 carry CUDA 10.2 inside. */
+vl_cuda vl_settings_cuda(const vl_settings *s)
+{
+    if (s->cuda != VL_CUDA_AUTO)
+        return s->cuda;
+    switch (s->torch) {
+    case VL_TORCH_1_8: case VL_TORCH_1_9: case VL_TORCH_1_10: case VL_TORCH_1_11:
+    case VL_TORCH_1_12: return VL_CUDA_10_2;
+    case VL_TORCH_1_13: case VL_TORCH_2_0: return VL_CUDA_11_7;
+    case VL_TORCH_2_1: case VL_TORCH_2_2: case VL_TORCH_2_3: case VL_TORCH_2_4: return VL_CUDA_12_1;
+    case VL_TORCH_2_5: case VL_TORCH_2_6: return VL_CUDA_12_4;
+    case VL_TORCH_2_7: return VL_CUDA_12_6;
+    case VL_TORCH_2_8: case VL_TORCH_2_9: case VL_TORCH_CURRENT: case VL_N_TORCHES: break;
+    }
+    return VL_CUDA_12_8;
 }
 
 /* -1, 0 or 1 as release a is before, the same as or after b, by their first three parts. */
@@ -961,7 +983,8 @@ void vl_settings_default(vl_settings *s)
         .fp32_grads = false, .fp32_grad_copy = true, .zero = 0, .gpus = 1, .batch = 1,
         .seq = 2048, .gen = 0, .recompute = VL_RECOMPUTE_NONE, .head = VL_HEAD_LM, .labels = 2,
         .weight_dtype = VL_DT_BF16, .kv_dtype = VL_DT_BF16, .group_size = 128,
-        .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .exllama_version = 1, .overhead = VL_GIB, .lora_rank = 0,
+        .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .exllama_version = 1,
+        .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .double_quant = true, .loop_keeps_logits = VL_CHOICE_AUTO,
         .use_cache = VL_CHOICE_AUTO,
@@ -972,7 +995,7 @@ void vl_settings_default(vl_settings *s)
          * "The Llama 3 Herd of Models", Table 4): 0.4 */
         .mfu = 400000, .tokens = 0, .ep = 1, .cp = 1, .vpp = 1,
         .gpu_util = VL_PPM, .kv_block = 0, /* the whole GPU, one contiguous cache */
-        .cuda = VL_DEFAULT_CUDA,
+        .cuda = VL_CUDA_AUTO,
     };
     /* what current PyTorch and transformers do */
     vl_settings_take_framework(s, &vl_frameworks[VL_FW_HF]);

@@ -162,7 +162,8 @@
     X(VL_TRL_0_19, "0.19") X(VL_TRL_0_20, "0.20") X(VL_TRL_0_21, "0.21")
 /* CUDA releases (--cuda): the one PyTorch was built with (torch.version.cuda), which decides
  * the context (vl_cuda_context_bytes: before 11.7 every kernel loads with it).  current is
- * 13.0 and later; the default is 12.4 (VL_DEFAULT_CUDA). */
+ * 13.0 and later; auto, the default, is the CUDA of --torch's wheel on PyPI
+ * (vl_settings_cuda). */
 #define VL_CUDA_LIST(X)                                                                       \
     X(VL_CUDA_CURRENT, "current") X(VL_CUDA_10_2, "10.2") X(VL_CUDA_11_0, "11.0")             \
     X(VL_CUDA_11_1, "11.1") X(VL_CUDA_11_2, "11.2") X(VL_CUDA_11_3, "11.3")                   \
@@ -170,11 +171,7 @@
     X(VL_CUDA_11_7, "11.7") X(VL_CUDA_11_8, "11.8") X(VL_CUDA_12_0, "12.0")                   \
     X(VL_CUDA_12_1, "12.1") X(VL_CUDA_12_2, "12.2") X(VL_CUDA_12_3, "12.3")                   \
     X(VL_CUDA_12_4, "12.4") X(VL_CUDA_12_5, "12.5") X(VL_CUDA_12_6, "12.6")                   \
-    X(VL_CUDA_12_8, "12.8") X(VL_CUDA_12_9, "12.9")
-/* What a run's CUDA is when nothing says otherwise: 12.4, the default CUDA of PyTorch 2.5
- * and 2.6's wheels (pytorch.org, "Start Locally"); the context is modelled the same from
- * 11.7 to 12.9. */
-#define VL_DEFAULT_CUDA VL_CUDA_12_4
+    X(VL_CUDA_12_8, "12.8") X(VL_CUDA_12_9, "12.9") X(VL_CUDA_AUTO, "auto")
 /* How a run's GPUs reach each other (--interconnect): auto is the GPU preset's; pcie
  * through the host's PCIe switches; nvlink over NVLink or NVSwitch, where the frameworks'
  * communicators open more channels and a serving engine adds its own all-reduce buffers
@@ -238,7 +235,7 @@ extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
 extern const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS];
 extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
-/* c as major * 100 + minor (12.4 is 1204; current is 1300) */
+/* c as major * 100 + minor (12.4 is 1204; current is 1300), of a release, not auto */
 unsigned vl_cuda_number(vl_cuda c);
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
@@ -347,6 +344,8 @@ typedef struct vl_settings {
 /* The weights carry a 16-bit scale a group of group_size: int4's, or int8's in GPTQ's
  * format. */
 bool vl_weight_groups(const vl_settings *s);
+/* s's CUDA release: --cuda's, or under auto its --torch's wheel's */
+vl_cuda vl_settings_cuda(const vl_settings *s);
 
 /* Limits of what is accepted (on the command line, in presets and typed in the explorer). */
 #define VL_MAX_GPUS  1048576ULL

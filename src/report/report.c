@@ -588,14 +588,16 @@ static bool peak_line(const report *r, char *buf, size_t len)
     if (!t)
         return false;
     const vl_peak *p = &t->peak;
-    char d[32], a[32], rs[32], c[32], sum[32], paged[256], cuda[32] = "";
+    char d[32], a[32], rs[32], c[32], sum[32], paged[256], cuda[64] = "";
     report_peak_extras(p, r->units, paged, sizeof paged);
     const vl_settings *s = r->settings;
+    const vl_cuda run_cuda = vl_settings_cuda(s);
     if (!report_runtime(r).overhead_given) /* the release the context is modelled for */
-        snprintf(cuda, sizeof cuda, " (CUDA %s%s)",
-                 s->cuda == VL_CUDA_CURRENT ? vl_setting_table[VL_SET_CUDA].current_from
-                                            : vl_cuda_names[s->cuda],
-                 s->cuda == VL_CUDA_CURRENT ? " and later" : "");
+        snprintf(cuda, sizeof cuda, " (CUDA %s%s%s)",
+                 run_cuda == VL_CUDA_CURRENT ? vl_setting_table[VL_SET_CUDA].current_from
+                                             : vl_cuda_names[run_cuda],
+                 run_cuda == VL_CUDA_CURRENT ? " and later" : "",
+                 s->cuda == VL_CUDA_AUTO ? ", PyTorch's wheel" : "");
     snprintf(buf, len,
              "%s on the GPU at the step's peak (nvidia-smi)%s, in %s: %s allocated "
              "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA "

@@ -837,6 +837,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         framework_default(e, id, buf, len);
     else if (id == VL_SET_INTERCONNECT && v == VL_LINK_AUTO) /* the GPU's, as it is now */
         snprintf(buf, len, "auto %s", vl_link_names[explorer_runtime(e).interconnect]);
+    else if (id == VL_SET_CUDA && v == VL_CUDA_AUTO) /* the PyTorch release's wheel's */
+        snprintf(buf, len, "auto %s", vl_cuda_names[vl_settings_cuda(&e->s)]);
     else if (is_numeric(id) && desc(id)->zero_ok && v == 0)
         snprintf(buf, len, "off");
     else if (is_numeric(id) && desc(id)->type == VL_ST_FRACTION)
