@@ -1707,6 +1707,9 @@ static void test_cuda_release(void **state)
         assert_int_equal(vl_cuda_number(vl_settings_cuda(&s)), wheel[i].number);
         assert_int_equal(vl_runtime_on(NULL, &s, false).cuda, wheel[i].number);
     }
+    s.torch = VL_TORCH_2_0; /* --torch is training's: serving runs today's */
+    s.mode = VL_MODE_INFER;
+    assert_int_equal(vl_cuda_number(vl_settings_cuda(&s)), 1208);
     s.cuda = VL_CUDA_11_8;
     assert_int_equal(vl_cuda_number(vl_settings_cuda(&s)), 1108);
 }

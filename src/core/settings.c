@@ -789,7 +789,7 @@ vl_cuda vl_settings_cuda(const vl_settings *s)
 {
     if (s->cuda != VL_CUDA_AUTO)
         return s->cuda;
-    switch (s->torch) {
+    switch (s->mode == VL_MODE_TRAIN ? s->torch : VL_TORCH_CURRENT) { /* --torch: training */
     case VL_TORCH_1_8: case VL_TORCH_1_9: case VL_TORCH_1_10: case VL_TORCH_1_11:
     case VL_TORCH_1_12: return VL_CUDA_10_2;
     case VL_TORCH_1_13: case VL_TORCH_2_0: return VL_CUDA_11_7;
