@@ -3076,14 +3076,15 @@ static void test_serving(void **state)
 }
 
 /* The tiny GPT served by transformers' generate, fp32, b = 2, a 32-token prompt, 4 new
- * tokens: the prefill samples the first, decode steps 1 to 3 the rest.  By hand: the KV cache is 2 (K, V) x 4 heads x 16 x 4 B = 512 B a token and a
- * layer; torch.cat grows each layer in turn.  The prefill's workspace (SDPA, so no s x s):
- * the residual stream in and out, 2 x 4 x 64 tokens x 64 = 32,768, plus the largest of the
- * MLP's two f-wide tensors (2 x 256 x 4 x 64 = 131,072) with the embeddings' output and the
- * layer's input the forward keeps beside them (32,768), Q, K, V (49,152) and the last
- * position's fp32 logits (8,000): 196,608.  The peak is that workspace beside the weights
- * (689,152) and the prompt's cache (2 x 32 x 2 x 512 = 65,536): 951,296, in the prefill;
- * then the sampler: the whole vocabulary's fp32 logits and their softmax, 8,000 each. */
+ * tokens: the prefill samples the first, decode steps 1 to 3 the others.  By hand: the KV
+ * cache is 2 (K, V) x 4 heads x 16 x 4 B = 512 B a token and a layer; torch.cat grows each
+ * layer in turn.  The prefill's workspace (SDPA, so no s x s): the residual stream in and
+ * out, 2 x 4 x 64 tokens x 64 = 32,768, plus the largest of the MLP's two f-wide tensors
+ * (2 x 256 x 4 x 64 = 131,072) with the embeddings' output and the layer's input the
+ * forward keeps beside them (32,768), Q, K, V (49,152) and the last position's fp32 logits
+ * (8,000): 196,608.  The peak is that workspace beside the weights (689,152) and the
+ * prompt's cache (2 x 32 x 2 x 512 = 65,536): 951,296, in the prefill; then the sampler:
+ * the whole vocabulary's fp32 logits and their softmax, 8,000 each. */
 static void test_golden_serving(void **state)
 {
     (void)state;
