@@ -2388,7 +2388,8 @@ uint64_t vl_graph_estimate(const vl_arch *a, const vl_settings *s, const vl_fram
 vl_runtime vl_runtime_on(const vl_gpu *gpu, const vl_settings *s, bool overhead_given)
 {
     return (vl_runtime){.arch = gpu ? gpu->generation : VL_ARCH_UNKNOWN,
-                        .cuda = vl_cuda_number(vl_settings_cuda(s)), .overhead_given = overhead_given,
+                        .cuda = vl_cuda_number(vl_settings_cuda(s)),
+                        .overhead_given = overhead_given,
                         .sms = gpu ? gpu->sms : 0, .memory = gpu ? vl_gpu_capacity(gpu) : 0,
                         .smi_memory = gpu ? gpu->memory : 0,
                         .interconnect = gpu ? gpu->interconnect : VL_LINK_PCIE,
