@@ -79,6 +79,7 @@ vl_precision vl_compute_precision(const vl_settings *s)
 
 typedef struct opt_state {
     unsigned per_param;  /* bytes for every parameter */
+    unsigned tensors;    /* the tensors per_param is, each in its parameter's shape */
     uint64_t shaped;     /* bytes for the whole model besides */
     const char *what;    /* what shaped is, or NULL */
 } opt_state;
@@ -87,7 +88,7 @@ typedef struct opt_state {
 static opt_state adamw_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 {
     (void)sh, (void)ovf;
-    return (opt_state){2 * elem, 0, NULL};
+    return (opt_state){2 * elem, 2, 0, NULL};
 }
 
 /* 8-bit Adam: two 1-byte moments always (Dettmers et al. 2022, bitsandbytes), whose block
@@ -95,20 +96,20 @@ static opt_state adamw_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 static opt_state adam8bit_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 {
     (void)elem, (void)sh, (void)ovf;
-    return (opt_state){2, 0, NULL};
+    return (opt_state){2, 2, 0, NULL};
 }
 
 /* SGD with momentum and Lion (Chen et al. 2023): one momentum buffer. */
 static opt_state momentum_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 {
     (void)sh, (void)ovf;
-    return (opt_state){elem, 0, NULL};
+    return (opt_state){elem, 1, 0, NULL};
 }
 
 static opt_state sgd_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 {
     (void)elem, (void)sh, (void)ovf;
-    return (opt_state){0, 0, NULL};
+    return (opt_state){0, 0, 0, NULL};
 }
 
 /* Adafactor (Shazeer and Stern 2018, §3-4): a matrix's second moment factored into a row and
@@ -118,7 +119,7 @@ static opt_state sgd_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 static opt_state adafactor_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 {
     (void)elem;
-    return (opt_state){0, vl_mul(4, vl_add(sh->matrix_dims, sh->vector, ovf), ovf),
+    return (opt_state){0, 0, vl_mul(4, vl_add(sh->matrix_dims, sh->vector, ovf), ovf),
                        "Adafactor's factored second moment: 4 B x (rows + columns of each "
                        "matrix + every 1-D parameter)"};
 }
@@ -128,6 +129,7 @@ static opt_state adafactor_m_state(unsigned elem, const vl_shapes *sh, bool *ovf
 {
     opt_state st = adafactor_state(elem, sh, ovf);
     st.per_param = 4;
+    st.tensors = 1;
     return st;
 }
 
@@ -137,7 +139,7 @@ static opt_state adafactor_m_state(unsigned elem, const vl_shapes *sh, bool *ovf
 static opt_state muon_state(unsigned elem, const vl_shapes *sh, bool *ovf)
 {
     uint64_t rest = vl_add(sh->matrix - sh->hidden_matrix, sh->vector, ovf);
-    return (opt_state){elem, vl_mul(elem, rest, ovf),
+    return (opt_state){elem, 1, vl_mul(elem, rest, ovf),
                        "AdamW's second moment of what Muon leaves to it (embeddings, output "
                        "layer, norms, biases)"};
 }
@@ -167,6 +169,7 @@ vl_bpp vl_bytes_per_param(const vl_settings *s, const vl_arch *a)
         vl_param_shapes(a, &sh);
     opt_state st = opt_rules[s->optimizer](pure16 ? 2 : 4, &sh, &ovf);
     b.moments = st.per_param;
+    b.moment_tensors = st.tensors;
     b.shaped_bytes = ovf ? UINT64_MAX : st.shaped;
     b.shaped = st.shaped ? st.what : NULL;
     b.optimizer = b.master + b.grad_copy + b.moments;

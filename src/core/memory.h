@@ -18,6 +18,7 @@
 typedef struct vl_bpp {
     unsigned weights, gradients, optimizer;
     unsigned master, grad_copy, moments;
+    unsigned moment_tensors;  /* the tensors moments is for each parameter tensor */
     /* a parameter as ZeRO-3 gathers it, and its gradient as backward makes it, before
      * ZeRO 2 and 3 reduce it into the shard: 16-bit under FSDP's MixedPrecision
      * (vl_fsdp_casts_params), else weights and gradients */

@@ -1502,10 +1502,8 @@ static uint64_t lazy_states(builder *b, const step *st, bool make)
 {
     if (!st->lazy_states)
         return 0;
-    const vl_settings *s = st->s;
-    const unsigned count = s->optimizer == VL_ADAMW || s->optimizer == VL_ADAM_8BIT ? 2 : 1;
-    const unsigned elem = st->bd->bpp.moments / count;
-    const uint64_t shards = s->zero ? st->dp : 1;
+    const unsigned count = st->bd->bpp.moment_tensors, elem = st->bd->bpp.moments / count;
+    const uint64_t shards = st->s->zero ? st->dp : 1;
     uint64_t sum = 0;
     for (size_t k = 0; k < param_tensors(st); k++) {
         const uint64_t bytes = vl_mul(vl_ceil_div(param_tensor(st, k), shards), elem, &b->ovf);
@@ -2220,7 +2218,7 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
         st.paged_on = s.paged_optimizer && !vl_setting_table[VL_SET_PAGED_OPTIMIZER].inert(&s);
         st.paged = paged_states(&st, &ovf);
         st.lazy_states = f->optimizer_state_lazy && !st.paged_on &&
-                         s.offload == VL_OFFLOAD_NONE && bd->bpp.moments > 0;
+                         s.offload == VL_OFFLOAD_NONE && bd->bpp.moment_tensors > 0;
         ok = build_train(&b, &st);
     } else {
         ok = build_serve(&b, &st);
