@@ -72,5 +72,16 @@ for releases in "--transformers 4.15 --torch 1.10" ""; do
     [ -n "$mib" ] && grep -qF "$mib MiB" "$man" ||
         fail "vramlab(1)'s release example does not quote ${mib:-no figure} MiB (${releases:-today's releases})"
 done
+# the sampler's example: Qwen2 7B's KV cache under vLLM 0.10 on an A100 at a quarter of its
+# memory, with FlashInfer's sampler and with the release's sort, in GiB to two places
+for sampler in flashinfer sort; do
+    checks=$((checks + 1))
+    gib=$("$VRAMLAB" estimate --preset qwen2.5-7b --mode infer --seq 16384 --framework vllm \
+        --vllm 0.10 --gpu a100-80gb --gpu-util 0.25 --sampler "$sampler" --format json |
+        sed -n 's/.*"kv_cache": {"sizing": "profile", [^}]*"bytes": \([0-9]*\),.*/\1/p' |
+        awk '{ printf "%.2f", $1 / 1073741824 }')
+    [ -n "$gib" ] && grep -qF "$gib GiB with" "$man" ||
+        fail "vramlab(1)'s sampler example does not quote ${gib:-no figure} GiB ($sampler)"
+done
 [ "$checks" -ge 60 ] || fail "only $checks options and values checked"
 finish

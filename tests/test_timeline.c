@@ -2392,6 +2392,55 @@ static void test_serving_defaults_by_gpu(void **state)
     assert_int_equal(tokens, 1000);
 }
 
+/* What vLLM's profile run adds outside PyTorch (its "non-torch forward increase memory"):
+ * 0.25 GiB from 0.19 on any GPU; V1 releases before, as their logs measured it, 0.13 GiB on
+ * an H100 (and generations not measured) and 0.02 GiB on Ampere and Ada; V0's 0.04 GiB on
+ * every GPU.  The KV cache gives up exactly that figure. */
+static void test_vllm_non_torch(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_vllm v;
+        vl_gpu_arch arch;
+        uint64_t want;
+    } cases[] = {
+        {VL_VLLM_CURRENT, VL_ARCH_AMPERE, 268435456}, {VL_VLLM_0_19, VL_ARCH_ADA, 268435456},
+        {VL_VLLM_0_19, VL_ARCH_HOPPER, 268435456},    {VL_VLLM_0_18, VL_ARCH_HOPPER, 139586437},
+        {VL_VLLM_0_11, VL_ARCH_HOPPER, 139586437},    {VL_VLLM_0_8, VL_ARCH_BLACKWELL, 139586437},
+        {VL_VLLM_0_10, VL_ARCH_UNKNOWN, 139586437},   {VL_VLLM_0_10, VL_ARCH_AMPERE, 21474836},
+        {VL_VLLM_0_11, VL_ARCH_ADA, 21474836},        {VL_VLLM_0_18, VL_ARCH_AMPERE, 21474836},
+    };
+    vl_model m = tiny_llama();
+    const uint64_t cap = 1ULL << 30;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        vl_settings s = serve(5000, 10, 1);
+        vl_settings_take_framework(&s, fw("vllm"));
+        s.vllm = cases[i].v;
+        vl_settings_on_vllm(&s);
+        vl_runtime rt = hopper;
+        rt.arch = cases[i].arch;
+        vl_framework f;
+        vl_framework_of(&s, &rt, &f);
+        assert_int_equal(f.profile_non_torch, cases[i].want);
+        vl_kv_budget k;
+        assert_null(vl_kv_budget_of(&m, &s, &f, &rt, cap, &k));
+        assert_int_equal(k.non_torch, cases[i].want);
+        assert_int_equal(k.weights + k.profile_peak + k.non_torch + k.communicators +
+                             k.sampler_state + k.graph_estimate + k.available,
+                         cap);
+    }
+    /* the V0 engine's figure holds on every GPU and release */
+    vl_settings v0 = serve(5000, 10, 1);
+    vl_settings_take_framework(&v0, fw("vllm-v0"));
+    v0.vllm = VL_VLLM_0_8;
+    vl_settings_on_vllm(&v0);
+    vl_runtime ampere = hopper;
+    ampere.arch = VL_ARCH_AMPERE;
+    vl_framework f;
+    vl_framework_of(&v0, &ampere, &f);
+    assert_int_equal(f.profile_non_torch, 42949673);
+}
+
 /* --vllm: releases of the V1 engine before 0.18 sort the vocabulary for top-k/top-p (no
  * Triton kernel); current ones do not; V0 sorts in every release, and a profile that is not
  * vLLM's does not change. */
@@ -4224,6 +4273,7 @@ int main(void)
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),
+        cmocka_unit_test(test_vllm_non_torch),
         cmocka_unit_test(test_communicators),
         cmocka_unit_test(test_sglang),
         cmocka_unit_test(test_vllm_release),

@@ -368,8 +368,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * the run added (v1/worker/gpu_model_runner.py, profile_run and _dummy_run;
          * gpu_worker.py, determine_available_memory).  That last, "non-torch forward
          * increase memory", was 0.24 to 0.26 GiB in vLLM 0.19.0's logs of ten models on one
-         * H100 (jgchn/llm-d-planner, accuracy/results/v0.19.0/logs, 2026-04): 0.25 GiB.
-         * With tensor parallelism the communicators add to it (VLLM_COMM). */
+         * H100 (jgchn/llm-d-planner, accuracy/results/v0.19.0/logs, 2026-04): 0.25 GiB;
+         * earlier releases' by GPU generation (vl_framework_on_gpu).  With tensor
+         * parallelism the communicators add to it (VLLM_COMM). */
         .profile_seqs = 1024, .profile_non_torch = 268435456,
         /* the 8192 and 1024 above are the defaults "for GPUs like H100 and MI300x": 70 GiB
          * and more of torch.cuda's total memory and no "a100" in the device's name; the
@@ -843,6 +844,17 @@ void vl_framework_on_gpu(vl_framework *f, const vl_settings *s, const vl_runtime
         f->prefill_chunk = f->small_prefill_chunk;
         f->profile_seqs = f->small_profile_seqs;
     }
+    /* What the V1 engine's profile run added outside PyTorch before 0.19, whose figure the
+     * profile holds (its "non-torch forward increase memory", measured from the worker's
+     * start): 0.13 GiB on an H100 in vLLM 0.11.0, five runs at 0.13 and two at 0.14 GiB
+     * (llm-d/llm-d-benchmark, config_explorer/empirical-vllm-memory-results.md); 0.02 GiB on
+     * Ada and Ampere, a vLLM 0.10/0.11 log on an RTX 4090 (Qwen3-8B-FP8, September 2025)
+     * and a 0.10 development build's on a 48 GB GPU (Llama 3.2 1B, August 2025).  The
+     * generations not measured take the H100's, the larger. */
+    if (vl_is_vllm(f) && !vl_is_vllm_v0(f) && vl_vllm_line(s->vllm) < 19)
+        f->profile_non_torch = rt->arch == VL_ARCH_AMPERE || rt->arch == VL_ARCH_ADA
+                                   ? 21474836   /* 0.02 GiB */
+                                   : 139586437; /* 0.13 GiB */
 }
 
 /* How many prefill CUDA graphs SGLang captures for up to `most` tokens (arg_groups/

@@ -266,7 +266,8 @@ struct vl_runtime;
 void vl_framework_of(const vl_settings *s, const struct vl_runtime *rt, vl_framework *f);
 /* f's defaults for the GPU of rt under s: its small_* ones on a small GPU (an unknown GPU
  * keeps the others); under static sizing, SGLang's chunked prefill and CUDA graphs for the
- * GPU's memory and s's tensor parallelism. */
+ * GPU's memory and s's tensor parallelism; under vLLM's V1 engine before 0.19, what its
+ * profile run added outside PyTorch on the GPU's generation. */
 void vl_framework_on_gpu(vl_framework *f, const vl_settings *s, const struct vl_runtime *rt);
 /* SGLang's mem_fraction_static for f (its chunked prefill and CUDA graphs) under s on the GPU
  * of rt, in millionths (whole thousandths, as SGLang rounds it). */
