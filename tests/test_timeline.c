@@ -2439,6 +2439,8 @@ static void test_vllm_non_torch(void **state)
     vl_framework f;
     vl_framework_of(&v0, &ampere, &f);
     assert_int_equal(f.profile_non_torch, 42949673);
+    vl_framework_of(&v0, &hopper, &f);
+    assert_int_equal(f.profile_non_torch, 42949673);
 }
 
 /* --vllm: releases of the V1 engine before 0.18 sort the vocabulary for top-k/top-p (no

@@ -848,9 +848,11 @@ void vl_framework_on_gpu(vl_framework *f, const vl_settings *s, const vl_runtime
      * profile holds (its "non-torch forward increase memory", measured from the worker's
      * start): 0.13 GiB on an H100 in vLLM 0.11.0, five runs at 0.13 and two at 0.14 GiB
      * (llm-d/llm-d-benchmark, config_explorer/empirical-vllm-memory-results.md); 0.02 GiB on
-     * Ada and Ampere, a vLLM 0.10/0.11 log on an RTX 4090 (Qwen3-8B-FP8, September 2025)
-     * and a 0.10 development build's on a 48 GB GPU (Llama 3.2 1B, August 2025).  The
-     * generations not measured take the H100's, the larger. */
+     * Ada and Ampere, a vLLM 0.10/0.11 log on an RTX 4090 (Qwen3-8B-FP8, September 2025,
+     * quoted in a public notes file, "LLM inference_review") and the DEBUG log of a build
+     * between 0.10.0 and 0.10.1 (0.1.dev8168) on a 48 GB GPU (Llama 3.2 1B, August 2025, in
+     * a public notes file on lazy CUDA graphs).  The generations not measured take the
+     * H100's, the larger. */
     if (vl_is_vllm(f) && !vl_is_vllm_v0(f) && vl_vllm_line(s->vllm) < 19)
         f->profile_non_torch = rt->arch == VL_ARCH_AMPERE || rt->arch == VL_ARCH_ADA
                                    ? 21474836   /* 0.02 GiB */
