@@ -1,7 +1,8 @@
 #!/bin/sh
 # validate-replay.sh: `predict --replay`, which make validate sends real PyTorch storages
 # through (tests/validate/alloc-trace.c, peak.py), on traces written by hand: the caching
-# allocator's segments derived from its rules (src/core/runtime.h), and traces it refuses.
+# allocator's segments derived from its rules (src/core/runtime.h), a kernel's scratch left
+# out, and traces it refuses.
 . "$srcdir/tests/lib.sh"
 
 predict=$builddir/tests/validate/predict
@@ -50,6 +51,32 @@ a 10 100
 m START x
 f 10
 m STOP" "100 512 2097152"
+
+# A storage freed before any other is made or freed is a CPU kernel's scratch, left out: a
+# 30 MiB one between two 5 MiB storages, which share one 20 MiB segment.  Freed after the
+# next storage is made, or after a phase's line, it is kept: a 30 MiB segment of its own.
+replay "m LOADED
+m START x
+a 10 5242880
+a 20 31457280
+f 20
+a 30 5242880
+m STOP" "10485760 10485760 20971520"
+replay "m LOADED
+m START x
+a 10 5242880
+a 20 31457280
+a 30 5242880
+f 20
+m STOP" "41943040 41943040 52428800"
+replay "m LOADED
+m START x
+a 10 5242880
+a 20 31457280
+m backward
+f 20
+a 30 5242880
+m STOP" "36700160 36700160 52428800"
 
 refused "m LOADED
 a 10 100

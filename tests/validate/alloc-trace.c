@@ -5,7 +5,10 @@
  * PyTorch's CPU allocator takes every storage from posix_memalign and gives it back with
  * free (c10/core/impl/alloc_cpu.cpp).  With ALLOC_TRACE naming a file, each such
  * allocation appends "a ADDRESS BYTES" to it and its free "f ADDRESS"; every other free is
- * passed on unrecorded.  The traced process writes its own lines ("m PHASE") to the same
+ * passed on unrecorded.  Such an allocation is a call from libc10: other libraries take
+ * posix_memalign memory of their own, oneDNN its scratch buffers for a 16-bit matmul on a
+ * CPU with AVX-512 (an fp32 copy of the product, a reordered input), which a GPU's cuBLAS
+ * takes from no one.  The traced process writes its own lines ("m PHASE") to the same
  * file, opened for appending, so that the phases fall between the allocations.  One line,
  * one write(2): a line is never split.  Where the trace must end early (65,536
  * storages alive at once) it says so ("x"), and the replay refuses it.  Not thread-safe:
@@ -17,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* the live traced addresses: open addressing, linear probing, 0 = empty */
@@ -50,12 +54,25 @@ static void line(const char *fmt, uintptr_t p, size_t n)
         fd = -1; /* what follows goes unrecorded (the file system is full) */
 }
 
+/* Whether code at `caller` is libc10's, where c10::alloc_cpu is (its load address kept once
+ * a call from it is seen). */
+static bool in_c10(const void *caller)
+{
+    static void *base;
+    Dl_info info;
+    if (!dladdr(caller, &info))
+        return false;
+    if (!base && info.dli_fname && strstr(info.dli_fname, "/libc10.so"))
+        base = info.dli_fbase;
+    return base && info.dli_fbase == base;
+}
+
 int posix_memalign(void **out, size_t align, size_t bytes)
 {
     if (!next_memalign)
         next_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
     const int err = next_memalign(out, align, bytes);
-    if (err || !tracing())
+    if (err || !tracing() || !in_c10(__builtin_return_address(0)))
         return err;
     size_t i = home((uintptr_t)*out);
     for (size_t probes = 0; live[i] && probes < SLOTS; probes++)

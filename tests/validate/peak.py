@@ -19,7 +19,9 @@ Then what the caching allocator reserves for those tensors: the same process run
 alloc-trace.so preloaded, which writes down every storage PyTorch's CPU allocator makes and
 frees (its table of live storages is half a MiB, beside peaks of a GiB and more), and
 `predict --replay` replays that trace through vramlab's model of the CUDA caching
-allocator.  The model as built on the CPU (in fp32 first) is left out: the case writes
+allocator, less the storages freed before any other is made or freed: a CPU kernel's
+scratch, such as oneDNN's fp32 product of a 16-bit matmul on a CPU without bf16
+instructions, which a GPU's kernel does not take.  The model as built on the CPU (in fp32 first) is left out: the case writes
 LOADED, then copies every parameter and buffer a tensor at a time, as a load onto a GPU
 makes them (before the first step: no measured phase sees the copies).  The replay's reserved bytes, the first step's segments included, are set
 against the timeline's (the same framework preset with the caching allocator).  What the

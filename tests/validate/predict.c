@@ -219,8 +219,38 @@ static int one(int argc, char **argv)
  * step between the trace's "m START ..." and "m STOP" lines (the storages' own bytes, the
  * allocator's blocks) and what the run has reserved by the end, the steps before included
  * (make validate's reserved bytes, peak.py).  Storages made before its "m LOADED" line
- * (building the model on the CPU) are left out, and so are their frees. */
+ * (building the model on the CPU) are left out, and so are their frees.  So is a storage
+ * freed before any other is made or freed: a CPU kernel's scratch, which a GPU's kernel
+ * does not take (oneDNN's fp32 product of a 16-bit matmul, on a CPU without bf16
+ * instructions, comes from PyTorch's allocator; cuBLAS writes the 16-bit product alone). */
 typedef struct { unsigned long addr; uint64_t bytes; uint32_t block; } live_storage;
+
+typedef struct {
+    live_storage *live;
+    size_t n, cap;
+    uint64_t tensors, peak_tensors, peak_allocated;
+    bool measuring;
+} replayed;
+
+/* A storage of `bytes` at addr made: NULL, or what went wrong. */
+static const char *replay_alloc(replayed *r, vl_alloc *a, unsigned long addr, uint64_t bytes)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 1024;
+        live_storage *g = realloc(r->live, r->cap * sizeof *r->live);
+        if (!g)
+            return "out of memory";
+        r->live = g;
+    }
+    bool ovf = false;
+    r->live[r->n++] = (live_storage){addr, bytes, vl_alloc_tensor(a, bytes, &ovf)};
+    r->tensors += bytes;
+    if (r->measuring && r->tensors > r->peak_tensors)
+        r->peak_tensors = r->tensors;
+    if (r->measuring && vl_alloc_allocated(a) > r->peak_allocated)
+        r->peak_allocated = vl_alloc_allocated(a);
+    return NULL;
+}
 
 static int replay(const char *path)
 {
@@ -230,61 +260,61 @@ static int replay(const char *path)
         return 2;
     }
     vl_alloc *a = vl_alloc_new(VL_ALLOC_CACHING);
-    live_storage *live = NULL;
-    size_t n = 0, cap = 0;
-    uint64_t tensors = 0, peak_tensors = 0, peak_allocated = 0;
+    replayed r = {0};
     int line = 0;
-    bool loaded = false, measuring = false, stopped = false;
+    bool loaded = false, stopped = false, held = false; /* held: the last storage made */
+    unsigned long held_addr = 0;
+    uint64_t held_bytes = 0;
     const char *bad = NULL;
     char buf[256];
     while (!bad && fgets(buf, sizeof buf, fp)) {
         line++;
         unsigned long addr;
         unsigned long long bytes;
+        const bool made = sscanf(buf, "a %lx %llu", &addr, &bytes) == 2;
+        const bool freed = !made && sscanf(buf, "f %lx", &addr) == 1;
+        if (held && freed && addr == held_addr) { /* scratch: made and freed at once */
+            held = false;
+            continue;
+        }
+        if (held) { /* the storage held outlives the line that follows it */
+            held = false;
+            if ((bad = replay_alloc(&r, a, held_addr, held_bytes)))
+                break;
+        }
         if (strncmp(buf, "m LOADED", 8) == 0) {
             loaded = true;
         } else if (strncmp(buf, "m START", 7) == 0) { /* the step measured starts from here */
-            measuring = true;
-            peak_tensors = tensors;
-            peak_allocated = vl_alloc_allocated(a);
+            r.measuring = true;
+            r.peak_tensors = r.tensors;
+            r.peak_allocated = vl_alloc_allocated(a);
         } else if (strncmp(buf, "m STOP", 6) == 0) {
-            measuring = false;
+            r.measuring = false;
             stopped = true;
         } else if (buf[0] == 'm') {
             continue; /* a phase */
-        } else if (sscanf(buf, "a %lx %llu", &addr, &bytes) == 2) {
+        } else if (made) {
             if (!loaded)
                 continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 1024;
-                live_storage *g = realloc(live, cap * sizeof *live);
-                if (!g) {
-                    bad = "out of memory";
-                    break;
-                }
-                live = g;
-            }
-            bool ovf = false;
-            live[n++] = (live_storage){addr, bytes, vl_alloc_tensor(a, bytes, &ovf)};
-            tensors += bytes;
-            if (measuring && tensors > peak_tensors)
-                peak_tensors = tensors;
-            if (measuring && vl_alloc_allocated(a) > peak_allocated)
-                peak_allocated = vl_alloc_allocated(a);
-        } else if (sscanf(buf, "f %lx", &addr) == 1) {
-            size_t i = n;
-            while (i > 0 && live[i - 1].addr != addr)
+            held = true;
+            held_addr = addr;
+            held_bytes = bytes;
+        } else if (freed) {
+            size_t i = r.n;
+            while (i > 0 && r.live[i - 1].addr != addr)
                 i--;
             if (i == 0) /* made before LOADED */
                 continue;
-            vl_alloc_release(a, live[i - 1].block);
-            tensors -= live[i - 1].bytes;
-            live[i - 1] = live[--n];
+            vl_alloc_release(a, r.live[i - 1].block);
+            r.tensors -= r.live[i - 1].bytes;
+            r.live[i - 1] = r.live[--r.n];
         } else {
             bad = buf[0] == 'x' ? "ends early (the tracer's table was full)" : "is unreadable";
         }
     }
     fclose(fp);
+    if (!bad && held)
+        bad = replay_alloc(&r, a, held_addr, held_bytes);
     if (!bad && !loaded)
         bad = "has no LOADED line";
     else if (!bad && !stopped)
@@ -292,9 +322,9 @@ static int replay(const char *path)
     if (bad)
         fprintf(stderr, "predict: %s:%d: the trace %s\n", path, line, bad);
     else
-        printf("%llu %llu %llu\n", (unsigned long long)peak_tensors,
-               (unsigned long long)peak_allocated, (unsigned long long)vl_alloc_reserved(a));
-    free(live);
+        printf("%llu %llu %llu\n", (unsigned long long)r.peak_tensors,
+               (unsigned long long)r.peak_allocated, (unsigned long long)vl_alloc_reserved(a));
+    free(r.live);
     vl_alloc_free_all(a);
     return bad ? 2 : 0;
 }
