@@ -6,13 +6,14 @@
  * free (c10/core/impl/alloc_cpu.cpp).  With ALLOC_TRACE naming a file, each such
  * allocation appends "a ADDRESS BYTES" to it and its free "f ADDRESS"; every other free is
  * passed on unrecorded.  Such an allocation is a call from libc10: other libraries take
- * posix_memalign memory of their own, oneDNN its scratch buffers for a 16-bit matmul on a
- * CPU with AVX-512 (an fp32 copy of the product, a reordered input), which a GPU's cuBLAS
- * takes from no one.  The traced process writes its own lines ("m PHASE") to the same
- * file, opened for appending, so that the phases fall between the allocations.  One line,
- * one write(2): a line is never split.  Where the trace must end early (65,536
- * storages alive at once) it says so ("x"), and the replay refuses it.  Not thread-safe:
- * the traced process runs one thread (peak.py sets OMP_NUM_THREADS=1). */
+ * posix_memalign memory of their own (oneDNN a reordered input for a 16-bit matmul on a
+ * CPU with AVX-512, where a GPU's cuBLAS takes none; the fp32 product it asks of
+ * PyTorch's allocator, which predict --replay leaves out as a kernel's scratch).  The
+ * traced process writes its own lines ("m PHASE") to the same file, opened for appending,
+ * so that the phases fall between the allocations.  One line, one write(2): a line is
+ * never split.  Where the trace must end early (65,536 storages alive at once) it says so
+ * ("x"), and the replay refuses it.  Not thread-safe: the traced process runs one thread
+ * (peak.py sets OMP_NUM_THREADS=1). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
