@@ -312,9 +312,9 @@ uint64_t vl_awq_tied_head_copy(const vl_arch *a, const vl_settings *s, bool logi
 static uint64_t exllamav2_linear(uint64_t in, uint64_t out, bool *ovf)
 {
     out += (32 - out % 32) % 32;
-    return vl_add(vl_mul(vl_mul(in, out, ovf), 2, ovf),
-                  vl_mul(vl_mul(out, EXLLAMAV2_ROWS, ovf), 4, ovf), ovf) +
-           256;
+    return vl_add(vl_add(vl_mul(vl_mul(in, out, ovf), 2, ovf),
+                         vl_mul(vl_mul(out, EXLLAMAV2_ROWS, ovf), 4, ovf), ovf),
+                  256, ovf);
 }
 
 static uint64_t exllamav2_scratch(const vl_arch *a, const vl_settings *s, bool *ovf)
@@ -322,15 +322,15 @@ static uint64_t exllamav2_scratch(const vl_arch *a, const vl_settings *s, bool *
     const uint64_t N = vl_infer_tp(s), h = a->hidden;
     const uint64_t q = vl_ceil_div(a->heads * a->head_dim, N),
                    kv = vl_ceil_div(a->kv_heads * a->head_dim, N);
-    const uint64_t widths[] = {a->ffn, a->moe_ffn, a->shared_ffn};
-    uint64_t most = exllamav2_linear(h, q > kv ? q : kv, ovf);
-    uint64_t o = exllamav2_linear(q, h, ovf);
-    most = o > most ? o : most;
-    for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
-        const uint64_t f = vl_ceil_div(widths[i], N);
-        const uint64_t up = exllamav2_linear(h, f, ovf), down = exllamav2_linear(f, h, ovf);
-        most = up > most ? up : most;
-        most = down > most ? down : most;
+    const uint64_t f[] = {vl_ceil_div(a->ffn, N), vl_ceil_div(a->moe_ffn, N),
+                          vl_ceil_div(a->shared_ffn, N)};
+    /* each linear's input and output sides: q, k, v; o; each MLP width's up and gate, down */
+    const uint64_t sides[][2] = {{h, q > kv ? q : kv}, {q, h},   {h, f[0]}, {f[0], h},
+                                 {h, f[1]},            {f[1], h}, {h, f[2]}, {f[2], h}};
+    uint64_t most = 0;
+    for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+        const uint64_t bytes = exllamav2_linear(sides[i][0], sides[i][1], ovf);
+        most = bytes > most ? bytes : most;
     }
     return most / 2 * 2; /* torch.empty of scratch_bytes // 2 halves */
 }
