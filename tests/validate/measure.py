@@ -3,13 +3,47 @@
 Every figure counts storages (the memory a tensor views), each one once, so views and
 a tensor saved by several operations are not counted twice."""
 import torch
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch.utils._mode_utils import no_dispatch
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_map
 
 
 def storage(t):
-    """(key, bytes) of the memory t views."""
-    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-    return (t.device, s.data_ptr()), s.nbytes()
+    """(key, bytes) of the memory t views: the storage itself is the key, which a fake
+    tensor has too (it has no data pointer)."""
+    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()._storage
+    return s._cdata, s.nbytes()
+
+
+class Shapes(FakeTensorMode):
+    """PyTorch's fake tensors: shapes, dtypes, devices and storages without data, every
+    operator run by its meta kernel.  Autograd saves what it saves in a real run, and
+    parameters, gradients and optimizer states have the bytes they have there, without
+    the arithmetic (a bf16 matmul on a CPU without bf16 instructions runs at a few GFLOP/s).
+    Two gaps of torch 1.13's mode are filled here: a real tensor that reaches an operator
+    (a Python number autograd wraps into a CPU scalar, such as a division's divisor) is
+    made fake, and the profiler's record_function operators, which Optimizer.step calls,
+    run as they are.  And where the CPU's kernel makes other tensors than the meta kernel,
+    the mode makes the CPU's: torch 1.13's CPU layer norm returns the mean and the
+    reciprocal deviation it saves for backward in a 16-bit input's dtype (layer_norm_cpu
+    makes them with the input's options), its meta kernel in fp32, as CUDA's does."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func._schema.name.startswith("profiler::"):
+            with no_dispatch():
+                return func(*args, **kwargs)
+        if func not in self.lift_fns:  # a lift makes a real tensor fake itself
+            args, kwargs = tree_map(
+                lambda x: self.from_tensor(x)
+                if isinstance(x, torch.Tensor) and not isinstance(x, FakeTensor) else x,
+                (args, kwargs))
+        out = super().__torch_dispatch__(func, types, args, kwargs)
+        if func is torch.ops.aten.native_layer_norm.default and args[0].dtype in (
+                torch.float16, torch.bfloat16):
+            out = (out[0], out[1].to(args[0].dtype), out[2].to(args[0].dtype))
+        return out
 
 
 def unique_bytes(tensors):
