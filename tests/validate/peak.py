@@ -68,8 +68,9 @@ CASES = [
 ]
 LORA_TARGETS = "q,v"
 # Cases small enough to compute in 16 bits: each runs with its 16-bit products computed and
-# not (uncomputed_products); the two must peak in the same phase within CHECK_TARGET (the
-# resident set moves by a few pages from run to run) and reserve the same bytes.
+# not (uncomputed_products); the two must peak in the same phase (or one within TIE) within
+# CHECK_TARGET (the resident set moves by a few pages from run to run) and reserve the same
+# bytes.
 CHECKS = [
     ("gpt2", 2, 1, 1, 64, "bf16", 0, False, False, 1, 0),
     ("mistral-7b", 2, 4, 1, 128, "bf16-amp", 8, False, False, 1, 0),
@@ -298,6 +299,16 @@ def predicted(predict, allocator, arch, batch, seq, precision, rank, recompute, 
     return int(out[0]), int(out[1]), int(out[2]), out[3].strip()
 
 
+def peaks_in(got, phase):
+    """Whether the measured step peaks in phase: the measured peak's, or one whose own
+    measured rise is within TIE of it (two phases tie: the resident set cannot tell)."""
+    rises = {}
+    for p, r in got["phases"]:
+        rises[p] = max(rises.get(p, 0), r)
+    return phase == got["phase"] or (
+        phase in rises and max(rises.values()) - rises[phase] <= TIE * got["peak"])
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5],
@@ -351,14 +362,7 @@ def main():
         for (name, _), (got, pred, replay, cached) in zip(cases, pool.map(run, cases)):
             pred, phase = pred[0], pred[3]
             err = (pred - got["peak"]) / got["peak"]
-            # the phase is right when the timeline's is the measured peak's, or one whose own
-            # measured rise is within TIE of it (two phases tie: the resident set cannot tell)
-            rises = {}
-            for p, r in got["phases"]:
-                rises[p] = max(rises.get(p, 0), r)
-            top = max(rises.values())
-            tied = phase in rises and top - rises[phase] <= TIE * got["peak"]
-            good = abs(err) <= TARGET and (phase == got["phase"] or tied)
+            good = abs(err) <= TARGET and peaks_in(got, phase)
             ok = ok and good
             print("%-56s %14s %14s %+7.2f%%  %-34s %s%s" % (
                 name, format(got["peak"], ","),
@@ -383,7 +387,7 @@ def main():
     for (name, _), future in zip(checks, both):
         (got, replay), (real, real_replay) = future.result()
         err = (got["peak"] - real["peak"]) / real["peak"]
-        same = abs(err) <= CHECK_TARGET and got["phase"] == real["phase"] and \
+        same = abs(err) <= CHECK_TARGET and peaks_in(got, real["phase"]) and \
             replay[2] == real_replay[2]
         ok_products = ok_products and same
         print("%-56s %14s %14s %+7.3f%%  %s, reserved %s%s" % (
