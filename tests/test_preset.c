@@ -557,6 +557,14 @@ static const struct {
      "x.yaml:4:9: source: expected text, got a mapping"},
     {"kind: framework\nname: f\natention: eager\n",
      "x.yaml:3:1: unknown key 'atention'; did you mean 'attention'?"},
+    /* the part the communicators take as they are made, above their whole: the key that
+     * says so; or, where the base's comm_nvlink falls under it, the key that lowers it */
+    {"kind: framework\nname: f\ncomm_nvlink: 1000\ncomm_nvlink_init: 1001\n",
+     "x.yaml:4:1: comm_nvlink_init: more than comm_nvlink (it is the part of comm_nvlink the "
+     "communicators take as they are made)"},
+    {"kind: framework\nname: f\nbase: vllm\ncomm_nvlink: 1000\n",
+     "x.yaml:4:1: comm_nvlink_init: more than comm_nvlink (it is the part of comm_nvlink the "
+     "communicators take as they are made)"},
     {"kind: framework\nname: f\nattention: flash2\n",
      "x.yaml:3:12: attention: unknown value 'flash2' (expected eager, sdpa or flash; did you mean 'flash'?)"},
     {"kind: framework\nname: f\nbase: torch\n",

@@ -2755,18 +2755,21 @@ static void test_vllm_v2(void **state)
     assert_int_equal(k.capacity, rt.memory - context - k.margin);
 }
 
-/* The communicators' buffers: vLLM's comm_nvlink, 3.58 - 1.79 = 1.79 GiB (its -tp 2 and -tp 1
- * logs) = 1,921,997,865 B rounded, and comm_pcie, 0.20 - 0.04 = 0.16 GiB = 171,798,692 B, by
- * the GPU's link or --interconnect, on the device and off the engine's KV cache; nothing on
- * one GPU, in pipeline stages of one GPU each or under --overhead.  In training, PyTorch's
- * 688 MiB (721,420,288 B) over NVLink for each group of two or more that runs collectives:
- * data parallel, tensor parallel, both; none for pipeline stages alone, none measured over
- * PCIe. */
+/* The communicators' buffers: vLLM's comm_nvlink by release, worked from the logs' figures
+ * outside PyTorch at -tp 2 less -tp 1: 0.19.0 1.00 GiB in the worker's init snapshot
+ * (1.51 - 0.51) and 1.82 in the profile run (2.07 - 0.25), 2.82 GiB = 3,027,951,944 B (the
+ * parts rounded to bytes); 0.11.0 0.93 GiB at startup (78.57 - 77.64 free) and 0.42
+ * (0.55 - 0.13), 1.35 GiB = 1,449,551,462 B; 0.6.5 3.58 - 1.79 = 1.79 GiB = 1,921,997,865 B,
+ * V0's and V1's before 0.11; comm_pcie, 0.20 - 0.04 = 0.16 GiB = 171,798,692 B; by the GPU's
+ * link or --interconnect, on the device; nothing on one GPU, in pipeline stages of one GPU
+ * each or under --overhead.  In training, PyTorch's 688 MiB (721,420,288 B) over NVLink for
+ * each group of two or more that runs collectives: data parallel, tensor parallel, both;
+ * none for pipeline stages alone, none measured over PCIe. */
 static void test_communicators(void **state)
 {
     (void)state;
     enum { A = VL_LINK_AUTO, P = VL_LINK_PCIE, N = VL_LINK_NVLINK };
-    const uint64_t nvlink = 1921997865, pcie = 171798692;
+    const uint64_t pcie = 171798692;
     static const struct {
         const char *framework;
         uint64_t gpus, pp;
@@ -2774,12 +2777,12 @@ static void test_communicators(void **state)
         bool overhead;
         uint64_t want;
     } cases[] = {
-        {"vllm", 2, 1, N, A, false, 1921997865}, {"vllm", 2, 1, P, A, false, 171798692},
-        {"vllm", 2, 1, P, N, false, 1921997865}, {"vllm", 2, 1, N, P, false, 171798692},
+        {"vllm", 2, 1, N, A, false, 3027951944}, {"vllm", 2, 1, P, A, false, 171798692},
+        {"vllm", 2, 1, P, N, false, 3027951944}, {"vllm", 2, 1, N, P, false, 171798692},
         {"vllm-v0", 2, 1, N, A, false, 1921997865}, {"vllm", 1, 1, N, A, false, 0},
         {"vllm", 2, 1, N, A, true, 0},
         /* pipeline stages: the tensor-parallel group's, none for a group of one */
-        {"vllm", 2, 2, N, A, false, 0},          {"vllm", 4, 2, N, A, false, 1921997865},
+        {"vllm", 2, 2, N, A, false, 0},          {"vllm", 4, 2, N, A, false, 3027951944},
     };
     vl_model m = tiny_llama();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -2860,7 +2863,7 @@ static void test_communicators(void **state)
         {B + 514 * MiB, 514 * MiB},
         {B + 386 * MiB, 386 * MiB},
         {2 * B + 130 * MiB, 130 * MiB},
-        {nvlink, 0},
+        {3027951944, 0},
         {B + 2304 * MiB, 2304 * MiB},
         {B + 1536 * MiB, 1536 * MiB},
         {B + 1152 * MiB, 1152 * MiB},
@@ -2884,24 +2887,50 @@ static void test_communicators(void **state)
         vl_framework f;
         vl_framework_of(&s, &rt, &f);
         uint64_t nvls = 1;
-        assert_int_equal(vl_communicator_bytes(&f, &s, &rt, &nvls), want[i][0]);
+        assert_int_equal(vl_communicator_bytes(&f, &s, &rt, &nvls, NULL), want[i][0]);
         assert_int_equal(nvls, want[i][1]);
     }
-    /* vLLM's KV cache on two GPUs: over PCIe larger than over NVLink by the difference */
-    vl_settings s = serve(512, 0, 1);
-    vl_settings_take_framework(&s, fw("vllm"));
-    s.gpus = 2;
-    vl_kv_budget k[2];
-    for (int l = 0; l < 2; l++) {
+    /* vLLM's KV cache on two GPUs loses what the communicators add after the worker
+     * measures its memory: from 0.11 the buffers less what they take as they are made
+     * (0.19: 1.82 GiB = 1,954,210,120 B; 0.11 to 0.18: 0.42 GiB = 450,971,566 B), before it
+     * all of them (0.10, V0); over PCIe all of them in every release; the device holds
+     * them all */
+    static const struct {
+        const char *framework;
+        vl_vllm release;
+        int link;
+        uint64_t device, counted;
+    } kv[] = {
+        {"vllm", VL_VLLM_CURRENT, N, 3027951944, 1954210120},
+        {"vllm", VL_VLLM_0_19, N, 3027951944, 1954210120},
+        {"vllm", VL_VLLM_0_18, N, 1449551462, 450971566},
+        {"vllm", VL_VLLM_0_11, N, 1449551462, 450971566},
+        {"vllm", VL_VLLM_0_10, N, 1921997865, 1921997865},
+        {"vllm", VL_VLLM_0_11, P, 171798692, 171798692},
+        {"vllm", VL_VLLM_CURRENT, P, 171798692, 171798692},
+        {"vllm-v0", VL_VLLM_CURRENT, N, 1921997865, 1921997865},
+    };
+    vl_kv_budget k[sizeof kv / sizeof *kv];
+    for (size_t i = 0; i < sizeof kv / sizeof *kv; i++) {
+        vl_settings s = serve(512, 0, 1);
+        vl_settings_take_framework(&s, fw(kv[i].framework));
+        s.vllm = kv[i].release;
+        s.gpus = 2;
         vl_runtime rt = hopper;
-        rt.interconnect = l ? VL_LINK_PCIE : VL_LINK_NVLINK;
+        rt.interconnect = (vl_link)kv[i].link;
         vl_framework f;
         vl_framework_of(&s, &rt, &f);
-        assert_null(vl_kv_budget_of(&m, &s, &f, &rt, 8ULL << 30, &k[l]));
+        vl_timeline t;
+        char err[128];
+        assert_true(vl_timeline_for(&m, &s, &rt, &t, err, sizeof err));
+        assert_int_equal(t.peak.communicators, kv[i].device);
+        vl_timeline_free(&t);
+        assert_null(vl_kv_budget_of(&m, &s, &f, &rt, 8ULL << 30, &k[i]));
+        assert_int_equal(k[i].communicators, kv[i].counted);
     }
-    assert_int_equal(k[0].communicators, nvlink);
-    assert_int_equal(k[1].communicators, pcie);
-    assert_int_equal(k[1].available - k[0].available, nvlink - pcie);
+    /* the same release over PCIe and over NVLink: the caches differ by what they count */
+    assert_int_equal(k[6].available - k[0].available, 1954210120 - pcie);
+    assert_int_equal(k[5].available - k[3].available, 450971566 - pcie);
 }
 
 /* SGLang (static sizing): its chunked prefill and decode graphs by the GPU's memory in MiB

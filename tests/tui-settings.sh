@@ -408,7 +408,7 @@ expect_peak $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s -
     --prefill-chunk 256
 keys $name q
 exited $name 0
-# the GPUs' link: an H100 SXM's is NVLink, where vLLM's communicators take 1.79 GiB of each
+# the GPUs' link: an H100 SXM's is NVLink, where vLLM's communicators take 2.82 GiB of each
 # GPU; over PCIe 0.16 GiB; on one GPU the setting is drawn disabled and says why
 name=engine-link
 start $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --gpus 2 \
@@ -434,7 +434,7 @@ exited $name 0
 name=engine-kv
 start $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
     --gpus 2 --seq 8192 --no-color --ascii
-expect_screen $name "KV cache: none, 0.78 GiB short: the engine"
+expect_screen $name "KV cache: none, 0.81 GiB short: the engine"
 expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
     --gpus 2 --seq 8192
 to $name "GPU mem. util."

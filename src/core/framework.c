@@ -96,15 +96,31 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
 
 /* What vLLM's tensor parallelism adds outside PyTorch on each GPU: the NCCL communicator
  * (PyNcclCommunicator) and, where every GPU reaches every other over NVLink, vLLM's custom
- * all-reduce and its buffers.  Measured as what a log's non-torch memory grows by from one
- * GPU to several.  NVLink: 3.58 - 1.79 = 1.79 GiB, vLLM 0.6.5 on two H100 80GB
- * (vllm-project/vllm pull request #10511, "non_torch_memory" of -tp 1 and -tp 2); vLLM 0.19.0
- * logged 1.81 to 1.96 GiB more at 2 and 4 H100s (jgchn/llm-d-planner, v0.19.0 logs).  PCIe:
+ * all-reduce and its buffers.  Measured as what a log's memory outside PyTorch grows by from
+ * one GPU to several.  V0 measured its memory before making them, so its KV cache's budget
+ * counts them all: over NVLink 3.58 - 1.79 = 1.79 GiB, vLLM 0.6.5 on two H100 80GB
+ * (vllm-project/vllm pull request #10511, "non_torch_memory" of -tp 1 and -tp 2).  PCIe:
  * 0.20 - 0.04 = 0.16 GiB, vLLM 0.8.5 on four RTX 2080 Ti 22GB ("non_torch_memory takes
  * 0.20GiB" in three of one author's TP 4 logs, June 2025 blog posts on DeepSeek-R1-0528-Qwen3-8B
- * and Qwen3-30B-A3B; 0.04 GiB on one GPU, the V0 figure below). */
-#define VLLM_COMM .comm_nvlink = 1921997865, .comm_pcie = 171798692, .dp_communicators = 1, \
+ * and Qwen3-30B-A3B; 0.04 GiB on one GPU, the V0 figure below), counted whole in every
+ * release: no log splits it between their making and their first collectives.  The V1
+ * engine's NVLink figures: VLLM_V1_COMM. */
+#define VLLM_COMM .comm_pcie = 171798692, .dp_communicators = 1, \
     .nvls = false /* measured on H100s, with what NCCL took for NVLS */
+#define VLLM_COMM_0_6_5 1921997865 /* 1.79 GiB */
+#define VLLM_V0_COMM .comm_nvlink = VLLM_COMM_0_6_5, .comm_nvlink_init = 0, VLLM_COMM
+/* From 0.11.0 the V1 worker makes its communicators before it measures the memory the KV
+ * cache may have ("Initialize the distributed environment BEFORE taking memory snapshot",
+ * vllm/v1/worker/gpu_worker.py, init_device; pull request #25359): what they take as they
+ * are made is outside the budget, what they add once the profile run's collectives start
+ * is in its "non-torch forward increase memory".  vLLM 0.19.0's logs of Llama 3.1 8B on
+ * one and two H100s (jgchn/llm-d-planner, v0.19.0 logs): the worker's init snapshot has
+ * 1.51 GiB outside PyTorch at -tp 2, 0.51 at -tp 1, 1.00 GiB made with the communicators;
+ * the profile run added 2.07 GiB at -tp 2, 0.25 at -tp 1, 1.82 GiB more (FlashInfer's
+ * all-reduce workspace, which 0.19 sets up for its fused all-reduce and RMSNorm on Hopper,
+ * among it; the same logs' other runs at -tp 2 and 4: 1.81 to 1.96): 2.82 GiB in all
+ * (vl_framework_on_vllm has the earlier releases'). */
+#define VLLM_V1_COMM .comm_nvlink = 3027951944, .comm_nvlink_init = 1073741824, VLLM_COMM
 
 /* vLLM's model code and what both engines serve it with. */
 #define VLLM_MODEL                                                                           \
@@ -333,7 +349,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         TORCH_OPTIMIZER,
         VLLM_MODEL,
         VLLM_GRAPHS,
-        VLLM_COMM,
+        VLLM_V1_COMM,
         /* the V1 engine's defaults for the OpenAI server on GPUs of 70 GiB and more but
          * the A100 (vllm/engine/arg_utils.py, _set_default_args: "Defaulting
          * max_num_batched_tokens to 8192 for OPENAI_API_SERVER usage context"; 2048 on
@@ -370,7 +386,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * increase memory", was 0.24 to 0.26 GiB in vLLM 0.19.0's logs of ten models on one
          * H100 (jgchn/llm-d-planner, accuracy/results/v0.19.0/logs, 2026-04): 0.25 GiB;
          * earlier releases' by GPU generation (vl_framework_on_gpu).  With tensor
-         * parallelism the communicators add to it (VLLM_COMM). */
+         * parallelism the communicators add to it (VLLM_V1_COMM). */
         .profile_seqs = 1024, .profile_non_torch = 268435456,
         /* the 8192 and 1024 above are the defaults "for GPUs like H100 and MI300x": 70 GiB
          * and more of torch.cuda's total memory and no "a100" in the device's name; the
@@ -387,7 +403,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         TORCH_OPTIMIZER,
         VLLM_MODEL,
         VLLM_GRAPHS,
-        VLLM_COMM,
+        VLLM_V0_COMM,
         /* chunked prefill with max_num_batched_tokens 2048 (vllm/engine/arg_utils.py, the
          * OpenAI server's default with chunked prefill; earlier releases' budgets:
          * vl_framework_on_length), on by default only where
@@ -715,6 +731,20 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
     if (!f->sampler_triton) /* not the V1 engine's profile */
         return;
     const unsigned line = vl_vllm_line(v);
+    /* The communicators (VLLM_V1_COMM): before 0.11 the worker measured its memory before it
+     * made them, so the budget counts them whole, V0's figure; from 0.11.0 to 0.18 the
+     * figures of vLLM 0.11.0's table of H100s (llm-d/llm-d-benchmark, config_explorer/
+     * empirical-vllm-memory-results.md): Llama 3.3 70B in FP8 at -tp 2 started with 77.64 GiB
+     * free where one GPU's runs had 78.57, 0.93 GiB made with them, and its memory outside
+     * PyTorch ended 0.55 GiB where one GPU's ended 0.13, 0.42 more (0.40 for Qwen3 32B at -tp
+     * 2): 1.35 GiB in all */
+    if (line < 11) {
+        f->comm_nvlink = VLLM_COMM_0_6_5;
+        f->comm_nvlink_init = 0;
+    } else if (line < 19) {
+        f->comm_nvlink = 1449551462;      /* 1.35 GiB */
+        f->comm_nvlink_init = 998579896;  /* 0.93 GiB */
+    }
     /* V1's top-k/top-p sorted the vocabulary (apply_top_k_top_p_pytorch: logits.sort, then
      * softmax, cumsum and scatter back, vllm/v1/sample/ops/topk_topp_sampler.py) until the
      * Triton kernels of vllm pull request #33538 (February 2026): vLLM 0.15.0's API
@@ -1033,17 +1063,20 @@ static size_t comm_groups(const vl_settings *s, comm_group g[4])
 }
 
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
-                               const vl_runtime *rt, uint64_t *nvls)
+                               const vl_runtime *rt, uint64_t *nvls, uint64_t *init)
 {
     if (nvls)
         *nvls = 0;
+    if (init)
+        *init = 0;
     if (rt->overhead_given)
         return 0;
     const vl_link link = vl_link_of(s, rt);
     const uint64_t buffers = link == VL_LINK_NVLINK ? f->comm_nvlink : f->comm_pcie;
+    const uint64_t made = link == VL_LINK_NVLINK ? f->comm_nvlink_init : 0;
     const uint64_t per_node = vl_gpus_per_node(s);
     comm_group g[4];
-    uint64_t total = 0, sharp = 0;
+    uint64_t total = 0, sharp = 0, first = 0;
     for (size_t i = 0, n = comm_groups(s, g); i < n; i++) {
         /* the group's GPUs on one node: its ranks are stride apart */
         const uint64_t room = per_node / g[i].stride ? per_node / g[i].stride : 1;
@@ -1051,9 +1084,12 @@ uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
         const uint64_t each = f->nvls ? vl_nvls_bytes(s->torch, rt, link, local) : 0;
         total += g[i].communicators * (buffers + each);
         sharp += g[i].communicators * each;
+        first += g[i].communicators * made;
     }
     if (nvls)
         *nvls = sharp;
+    if (init)
+        *init = first;
     return total;
 }
 
@@ -1190,6 +1226,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("cublas_workspace_cached", cublas_workspace_cached),
     COUNT("comm_nvlink", comm_nvlink, 0, VL_MAX_OVERHEAD),
     COUNT("comm_pcie", comm_pcie, 0, VL_MAX_OVERHEAD),
+    COUNT("comm_nvlink_init", comm_nvlink_init, 0, VL_MAX_OVERHEAD),
     COUNT("dp_communicators", dp_communicators, 1, 8),
     BOOL("nvls", nvls),
     COUNT("prefill_chunk", prefill_chunk, 0, VL_MAX_SEQ),

@@ -183,6 +183,11 @@ typedef struct vl_framework {
      * buffers with them), by how the GPUs are linked (vl_communicator_bytes); 0: not
      * modelled */
     uint64_t comm_nvlink, comm_pcie;
+    uint64_t comm_nvlink_init;  /* of comm_nvlink, what the communicators take as they are
+                                 * made, before the first collective: a serving engine that
+                                 * measures its memory after making them (vLLM from 0.11)
+                                 * leaves it out of the KV cache's budget
+                                 * (vl_communicator_bytes) */
     uint64_t dp_communicators;  /* communicators of the data-parallel GPUs: PyTorch's DDP and
                                  * FSDP use the default process group; DeepSpeed gathers
                                  * parameters on the world group and reduces gradients on a
@@ -309,9 +314,10 @@ vl_link vl_link_of(const vl_settings *s, const struct vl_runtime *rt);
  * stages alone adding none; in training the tensor, data (f's dp_communicators), context
  * and expert groups), and where f counts them, NCCL's NVLink SHARP buffers for the group's
  * GPUs on a node (vl_nvls_bytes), which *nvls (when not NULL) gets; nothing where
- * --overhead stands for the runtime. */
+ * --overhead stands for the runtime.  *init (when not NULL) gets the part the
+ * communicators take as they are made (comm_nvlink_init over NVLink). */
 uint64_t vl_communicator_bytes(const vl_framework *f, const vl_settings *s,
-                               const struct vl_runtime *rt, uint64_t *nvls);
+                               const struct vl_runtime *rt, uint64_t *nvls, uint64_t *init);
 /* The communicators of s's parallel groups of two or more GPUs that run collectives. */
 unsigned vl_communicator_groups(const vl_settings *s);
 /* f's token budget for a run of s's sequence: the whole sequence, prefill_chunk at least,
@@ -379,7 +385,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 83
+#define VL_N_FRAMEWORK_FIELDS 84
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -902,6 +902,12 @@ static bool load_framework(vl_ydoc *d, vl_framework *out)
             keys[i].offset + keys[i].size <= f0 + sizeof doc.f)
             memcpy((char *)out + keys[i].offset - f0, (const char *)&doc + keys[i].offset,
                    keys[i].size);
+    if (out->comm_nvlink_init > out->comm_nvlink) {
+        const int init = key_index(keys, "comm_nvlink_init");
+        return vl_ydoc_fail(d, w.marks[w.seen[init] ? init : key_index(keys, "comm_nvlink")],
+                            "comm_nvlink_init: more than comm_nvlink (it is the part of "
+                            "comm_nvlink the communicators take as they are made)");
+    }
     if (!out->display[0])
         snprintf(out->display, sizeof out->display, "%s", out->name);
     return true;

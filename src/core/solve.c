@@ -71,7 +71,7 @@ static const char *static_budget(const vl_model *m, const vl_settings *run, cons
     out->weights = t.end[VL_TL_WEIGHTS] +
                    vl_weight_segment_tails(&m->arch, run, inf->stage_layers, true);
     vl_timeline_free(&t);
-    out->communicators = vl_communicator_bytes(f, run, rt, NULL);
+    out->communicators = vl_communicator_bytes(f, run, rt, NULL, NULL);
     bool ovf = false;
     const uint64_t before =
         vl_add(vl_runtime_context(rt, run->overhead, NULL), out->communicators, &ovf);
@@ -132,7 +132,11 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
         out->profile_peak += t.peak.reserved - t.peak.allocated;
     else if (f->profile_counts == VL_COUNTS_CONTEXT)
         out->non_torch = t.peak.context;
-    out->communicators = t.peak.communicators;
+    /* less what the communicators took as they were made, where the engine measured its
+     * memory after that (comm_nvlink_init) */
+    uint64_t made;
+    vl_communicator_bytes(&pf, &p, rt, NULL, &made);
+    out->communicators = t.peak.communicators - made;
     vl_timeline_free(&t);
     out->sampler_state = vl_sampler_state(&m->arch, f);
     out->graph_estimate = vl_graph_estimate(&m->arch, &run, f);

@@ -2245,7 +2245,7 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
         p->cublas_own = workspaces;
     p->context = vl_add(p->context, p->cublas_own, &ovf);
     p->managed = st.paged;
-    p->communicators = vl_communicator_bytes(f, &s, rt, &p->nvls);
+    p->communicators = vl_communicator_bytes(f, &s, rt, &p->nvls, NULL);
     p->link = vl_link_of(&s, rt);
     p->device = vl_peak_on_gpu(p, p->reserved, &ovf);
     if (!ok) {
