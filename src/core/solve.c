@@ -30,7 +30,8 @@ static uint64_t whole_blocks(uint64_t bytes, uint64_t per_token, uint64_t block)
  * measure_kv_cache_bytes), for vl_kv_budget_of: it measures the free memory once warmup and
  * CUDA graph capture are done and gives the cache min(its share, the free memory - a margin)
  * less what it keeps and the transient peak: what `share` becomes.  The free memory is the
- * GPU's less the CUDA context and what it keeps; the margin max(1 GiB, 0.75 x the peak)
+ * GPU's less the CUDA context, what the communicators took as they were made (comm_made,
+ * outside what it keeps) and what it keeps; the margin max(1 GiB, 0.75 x the peak)
  * (KV_CACHE_MARGIN_FLOOR_BYTES, KV_CACHE_MARGIN_FRACTION; the peak, allocated_bytes peak -
  * current over the sizing warmup's steps, is the profile run's). */
 static uint64_t extensible_limit(const vl_settings *run, const vl_runtime *rt,
@@ -42,7 +43,7 @@ static uint64_t extensible_limit(const vl_settings *run, const vl_runtime *rt,
     if (!rt->memory) /* no GPU known: the share alone */
         return share;
     bool ovf = false;
-    const uint64_t held = vl_add(out->context, out->margin, &ovf);
+    const uint64_t held = vl_add(vl_add(out->context, out->comm_made, &ovf), out->margin, &ovf);
     const uint64_t device = !ovf && rt->memory > held ? rt->memory - held : 0;
     return device < share ? device : share;
 }
@@ -134,9 +135,8 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
         out->non_torch = t.peak.context;
     /* less what the communicators took as they were made, where the engine measured its
      * memory after that (comm_nvlink_init) */
-    uint64_t made;
-    vl_communicator_bytes(&pf, &p, rt, NULL, &made);
-    out->communicators = t.peak.communicators - made;
+    vl_communicator_bytes(&pf, &p, rt, NULL, &out->comm_made);
+    out->communicators = t.peak.communicators - out->comm_made;
     vl_timeline_free(&t);
     out->sampler_state = vl_sampler_state(&m->arch, f);
     out->graph_estimate = vl_graph_estimate(&m->arch, &run, f);

@@ -65,7 +65,7 @@ typedef struct vl_kv_budget {
                              * context and the communicators made */
     uint64_t capacity;      /* the engine's share: gpu_util of what CUDA reports (profile), of
                              * free_at_load (static); extensible: that or, where less, what
-                             * CUDA reports less the context and the margin */
+                             * CUDA reports less the context, comm_made and the margin */
     uint64_t weights;       /* with what the model registers beside them (RoPE tables) */
     uint64_t profile_peak;  /* the profile run's peak over the weights (vLLM 0.3.1 to 0.6.3:
                              * with the allocator's reserved segments) */
@@ -73,6 +73,9 @@ typedef struct vl_kv_budget {
                              * all there is outside it, the CUDA context too) */
     uint64_t communicators; /* what tensor parallelism's communicators add to it
                              * (vl_communicator_bytes) */
+    uint64_t comm_made;     /* what they took as they were made, where the engine measures
+                             * its memory after that (comm_nvlink_init): outside its share,
+                             * on the device */
     uint64_t sampler_state; /* what vLLM's V2 runner keeps for its sampler (vl_sampler_state) */
     uint64_t graph_estimate; /* vLLM's estimate of its CUDA graphs (vl_graph_estimate) */
     uint64_t context;       /* extensible: the CUDA context, outside what it measures free */

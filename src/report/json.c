@@ -202,12 +202,13 @@ static void write_json_serving(FILE *out, const report *r)
         fprintf(out, "{\"sizing\": \"%s\", \"free_at_load\": %" PRIu64 ", \"bytes\": %" PRIu64
                 ", \"tokens\": %" PRIu64 ", \"weights\": %" PRIu64
                 ", \"profile_peak\": %" PRIu64 ", \"non_torch\": %" PRIu64
-                ", \"communicators\": %" PRIu64 ", \"sampler_state\": %" PRIu64
+                ", \"communicators\": %" PRIu64 ", \"communicators_made\": %" PRIu64
+                ", \"sampler_state\": %" PRIu64
                 ", \"cuda_graph_estimate\": %" PRIu64 ", \"context\": %" PRIu64
                 ", \"margin\": %" PRIu64 ", \"profile_seqs\": %" PRIu64
                 ", \"profile_tokens\": %" PRIu64 ", \"shortfall\": %" PRIu64 "}},\n",
                 vl_kv_sizing_names[k.sizing], k.free_at_load, k.available, k.tokens, k.weights,
-                k.profile_peak, k.non_torch, k.communicators,
+                k.profile_peak, k.non_torch, k.communicators, k.comm_made,
                 k.sampler_state, k.graph_estimate, k.context, k.margin, k.profile_seqs,
                 k.profile_tokens,
                 k.shortfall);

@@ -665,13 +665,18 @@ static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_le
                            size_t len)
 {
     char a[32], w[32], p[32], n[32], tok[32], cm[32], ss[32], ge[32], cap[32], free[32],
-        comm[160] = "", rest[96];
+        all[32], comm[224] = "", rest[96];
     size_t o = 0;
     if (k->communicators)
         o += (size_t)snprintf(comm + o, sizeof comm - o,
                               k->sizing == VL_KV_STATIC ? " and %s of communicators"
                                                         : " - %s communicators",
                               vl_fmt_bytes(k->communicators, r->units, cm, sizeof cm));
+    if (k->comm_made && k->sizing == VL_KV_PROFILE)
+        o += (size_t)snprintf(comm + o, sizeof comm - o,
+                              " (the %s more they took as they were made, before the engine "
+                              "measured its memory, are outside its share)",
+                              vl_fmt_bytes(k->comm_made, r->units, all, sizeof all));
     if (k->sampler_state)
         o += (size_t)snprintf(comm + o, sizeof comm - o, " - %s sampler state",
                               vl_fmt_bytes(k->sampler_state, r->units, ss, sizeof ss));
@@ -689,16 +694,19 @@ static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_le
                  vl_fmt_bytes(k->shortfall, r->units, a, sizeof a));
     vl_fmt_bytes(k->capacity, r->units, cap, sizeof cap);
     vl_fmt_bytes(k->weights, r->units, w, sizeof w);
-    char head[160] = "";
+    char head[224] = "", made[96] = "";
+    if (k->comm_made) /* on the device before it measures: not among what it keeps */
+        snprintf(made, sizeof made, " - %s communicators' first buffers",
+                 vl_fmt_bytes(k->comm_made, r->units, all, sizeof all));
     if (k->sizing == VL_KV_EXTENSIBLE) /* the GPU less the context and the margin, or the share */
-        snprintf(head, sizeof head, k->capacity + k->context + k->margin ==
+        snprintf(head, sizeof head, k->capacity + k->context + k->comm_made + k->margin ==
                                         vl_gpu_capacity(r->gpu)
                                         ? " (what is free after warmup and CUDA graph capture: "
-                                          "%s - %s CUDA context - %s margin)"
+                                          "%s - %s CUDA context%s - %s margin)"
                                         : " (its share, less than what is free after warmup and "
                                           "CUDA graph capture)",
                  vl_fmt_bytes(vl_gpu_capacity(r->gpu), r->units, free, sizeof free),
-                 vl_fmt_bytes(k->context, r->units, n, sizeof n),
+                 vl_fmt_bytes(k->context, r->units, n, sizeof n), made,
                  vl_fmt_bytes(k->margin, r->units, p, sizeof p));
     if (k->sizing == VL_KV_STATIC)
         snprintf(buf, len, "; its KV pool: %g x %s free before the weights load (after CUDA's "
