@@ -3881,6 +3881,22 @@ static void test_lightning_bnb4(void **state)
  * embeddings, no grad: 32,768), plus the 4-bit head's input (32,768): 565,248 B.  Both
  * live from the step's start until the forward has made the new logits, which then stay,
  * with what backward leaves of their graph, into the next step. */
+/* Whether "logits cast for the loss" is made before the step before's logits go. */
+static bool logits_cast_before_drop(const vl_timeline *t, const char *kept)
+{
+    size_t cast = SIZE_MAX, drop = SIZE_MAX;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const vl_event *e = &t->events[i];
+        if (e->kind == VL_EV_ALLOC && cast == SIZE_MAX &&
+            strcmp(e->what, "logits cast for the loss") == 0)
+            cast = i;
+        if (e->kind == VL_EV_FREE && drop == SIZE_MAX && strcmp(e->what, kept) == 0)
+            drop = i;
+    }
+    assert_true(cast != SIZE_MAX && drop != SIZE_MAX);
+    return cast < drop;
+}
+
 static void test_loop_keeps_logits(void **state)
 {
     (void)state;
@@ -3902,6 +3918,15 @@ static void test_loop_keeps_logits(void **state)
     assert_int_equal(t.end[VL_TL_ACTIVATIONS], 1536000 + 565248);
     check_invariants(&t, &s);
     const uint64_t kept = t.peak.allocated;
+    /* Fabric casts the logits to fp32 in the model's forward (_FabricModule.forward,
+     * convert_output), and fit() rebinds them, dropping the step before's, once it returns:
+     * after the cast; where the loss casts them, the loop has rebound them before */
+    assert_true(logits_cast_before_drop(&t, logits));
+    vl_timeline_free(&t);
+    vl_framework own = f;
+    own.logits_cast_in_model = false;
+    build(&m, &s, &own, &t);
+    assert_false(logits_cast_before_drop(&t, logits));
     vl_timeline_free(&t);
     /* bitsandbytes 0.43.2 and later keep no input: the logits alone */
     build(&m, &s, fw("litgpt"), &t);

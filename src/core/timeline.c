@@ -1001,6 +1001,14 @@ static uint64_t chunk_bytes(const step *st, uint64_t whole, uint64_t i)
 #define SHIFTED_WHAT "shifted logits (a contiguous copy)"
 #define GRAD_CAST_WHAT "gradient of the logits, cast"
 
+/* The loop rebinds its logits: the micro-batch before's go, with the graph they held. */
+static void drop_kept_logits(builder *b)
+{
+    release(b, b->kept_logits);
+    release(b, b->kept_graph);
+    b->kept_logits = b->kept_graph = 0;
+}
+
 static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t *gath)
 {
     const bool full = st->s->recompute == VL_RECOMPUTE_FULL;
@@ -1075,11 +1083,11 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     const vl_tl_component lc = held ? VL_TL_ACTIVATIONS : VL_TL_TRANSIENT;
     uint32_t out = alloc(b, lc, st->head_out, "logits");
     release(b, hq);
-    if (st->keeps_logits) { /* the loop binds these: the micro-batch before's go */
-        release(b, b->kept_logits);
-        release(b, b->kept_graph);
-        b->kept_logits = b->kept_graph = 0;
-    }
+    /* the loop binds the logits the model returns, and the micro-batch before's go: as the
+     * model returns, after its own cast where it casts them (logits_cast_in_model) */
+    const bool returns_cast = st->f->logits_cast_in_model;
+    if (st->keeps_logits && !returns_cast)
+        drop_kept_logits(b);
     const bool lm = st->f->head != VL_HEAD_CLS;
     const uint64_t loss_in = vl_ceil_div(st->head_out, st->beta) * st->loss;
     /* a causal LM's loss compares position i with token i + 1, a masked LM's with its own:
@@ -1093,10 +1101,12 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                                 copy_first ? "shifted logits cast for the loss"
                                            : "logits cast for the loss")
                         : 0;
-    if (cast && st->f->logits_cast_in_model) { /* the cast takes the logits' place */
+    if (cast && returns_cast) { /* the cast takes the logits' place */
         release(b, out);
         out = 0;
     }
+    if (st->keeps_logits && returns_cast)
+        drop_kept_logits(b);
     if (shift && !copy_first)
         shifted = alloc(b, VL_TL_TRANSIENT, loss_in, SHIFTED_WHAT);
     if (st->loss_chunks) { /* log_softmax keeps each chunk's output */
