@@ -259,7 +259,7 @@ checks=$((checks + 1))
 # LoRA and QLoRA (training only; --qlora and --lora-targets need a rank).
 expect 2 "$e --lora-rank must be between 1 and 65536" \
     estimate --lora-rank 0
-expect 2 "$e --lora-targets: unknown target 'x' (expected q, k, v, o, gate, up, down or all-linear); did you mean 'q'?" \
+expect 2 "$e --lora-targets: unknown target 'x' (expected q, k, v, o, gate, up, down, head or all-linear); did you mean 'q'?" \
     estimate --lora-rank 8 --lora-targets q,x
 expect 2 "$e --qlora needs --lora-rank (the adapters' rank)" estimate --qlora
 expect 2 "$e --lora-targets needs --lora-rank (the adapters' rank)" estimate --lora-targets all-linear
@@ -267,6 +267,8 @@ expect 2 "$e --lora-rank applies to --mode train only" estimate --mode infer --l
 expect 2 "$e --qlora applies to --mode train only" estimate --mode infer --qlora
 expect 2 "$e --lora-targets: the model's MLP has no gate projection (standard MLP: up and down)" \
     estimate --preset gpt2 --lora-rank 4 --lora-targets gate
+expect 2 "$e --lora-targets: a classification head has no output layer over the vocabulary to adapt (PEFT trains the classifier whole, modules_to_save, which is not modelled)" \
+    estimate --preset bert-large-uncased --head cls --lora-rank 8 --lora-targets q,v,head
 
 # Offload (training only; params at ZeRO-3, optimizer at ZeRO 1 and up).
 expect 2 "$e --framework: no framework named 'torch' (vramlab presets lists them); did you mean 'pytorch'?" \

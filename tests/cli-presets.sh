@@ -61,7 +61,7 @@ grep -q '"lora_targets": "q,v"' "$tmp/q8.json" || fail "qlora-override: lora_tar
 check_json qlora-override "$tmp/q8.json" trainable_params 4194304
 printf 'kind: scenario\nname: badlora\nmodel: gpt2\nsettings: {lora_rank: 8, lora_targets: "q,w"}\n' \
     > "$tmp/badlora.yaml"
-expect 2 "vramlab: $tmp/badlora.yaml:4:40: settings.lora_targets: unknown target 'w' (expected q, k, v, o, gate, up, down or all-linear); did you mean 'q'?" \
+expect 2 "vramlab: $tmp/badlora.yaml:4:40: settings.lora_targets: unknown target 'w' (expected q, k, v, o, gate, up, down, head or all-linear); did you mean 'q'?" \
     estimate --preset-file "$tmp/badlora.yaml"
 
 # A scenario reads a setting as the command line does: a release's patch as its line, one

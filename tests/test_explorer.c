@@ -280,6 +280,11 @@ static void test_finer_choice_sliders(void **state)
     assert_string_equal(v, "q,k,v,o");
     assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false));
     assert_int_equal(e.s.lora_targets, VL_LORA_ALL_LINEAR);
+    assert_true(explorer_fraction(&e, VL_SET_LORA_TARGETS) * 7 == 6.0); /* 7 of 8 matrices */
+    assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false)); /* and the output layer */
+    assert_int_equal(e.s.lora_targets, VL_LORA_ALL_TARGETS);
+    explorer_value(&e, VL_SET_LORA_TARGETS, VL_UNITS_GIB, v, sizeof v);
+    assert_string_equal(v, "all-linear,head");
     assert_true(explorer_fraction(&e, VL_SET_LORA_TARGETS) == 1.0);
     assert_false(explorer_move(&e, VL_SET_LORA_TARGETS, 1, false)); /* the last set */
     assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, -1, true)); /* coarse: the first */
@@ -287,7 +292,7 @@ static void test_finer_choice_sliders(void **state)
     assert_false(explorer_move(&e, VL_SET_LORA_TARGETS, -1, false));
     /* a typed list of three lies between q,v and q,k,v,o */
     assert_null(explorer_set(&e, VL_SET_LORA_TARGETS, "q,k,v"));
-    assert_true(explorer_fraction(&e, VL_SET_LORA_TARGETS) * 6 == 2.0); /* 3 of 7 matrices */
+    assert_true(explorer_fraction(&e, VL_SET_LORA_TARGETS) * 7 == 2.0); /* 3 of 8 matrices */
     assert_true(explorer_move(&e, VL_SET_LORA_TARGETS, -1, false));
     assert_int_equal(e.s.lora_targets, qv);
     assert_null(explorer_set(&e, VL_SET_LORA_TARGETS, "q,k,v"));

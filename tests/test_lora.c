@@ -52,6 +52,42 @@ static void test_mistral_all_linear(void **state)
     assert_int_equal(mask, VL_LORA_ALL_LINEAR);
 }
 
+/* The output layer too (LitGPT's lora_head, PEFT's "lm_head"): TinyLlama, r = 32, a
+ * layer's seven adapters 32(2048+2048) + 2 x 32(2048+256) + 32(2048+2048) + 3 x
+ * 32(2048+5632) = 131,072 + 147,456 + 131,072 + 737,280 = 1,146,880, x 22 = 25,231,360;
+ * the head's
+ * A (32 x 2048) and B (32000 x 32): 32(2048+32000) = 1,089,536.  PEFT's all-linear leaves
+ * it out; head after all-linear adds it. */
+static void test_head(void **state)
+{
+    (void)state;
+    vl_arch a = arch((vl_arch){.hidden = 2048, .layers = 22, .heads = 32, .kv_heads = 4,
+                               .ffn = 5632, .vocab = 32000});
+    unsigned mask;
+    char why[160], buf[64];
+    uint64_t n;
+    assert_true(vl_lora_parse_targets("all-linear,head", &mask, why, sizeof why));
+    assert_int_equal(mask, VL_LORA_ALL_TARGETS);
+    assert_null(vl_lora_params(&a, mask, 32, 0, &n));
+    assert_int_equal(n, 25231360ULL + 1089536);
+    assert_int_equal(vl_lora_head_params(&a, mask, 32), 1089536ULL);
+    assert_string_equal(vl_lora_format_targets(mask, buf, sizeof buf), "all-linear,head");
+    assert_true(vl_lora_parse_targets("all-linear", &mask, why, sizeof why));
+    assert_int_equal(vl_lora_head_params(&a, mask, 32), 0);
+    assert_null(vl_lora_params(&a, mask, 32, 0, &n));
+    assert_int_equal(n, 25231360ULL);
+    /* PEFT's module name; the head alone */
+    assert_true(vl_lora_parse_targets("q,v,lm_head", &mask, why, sizeof why));
+    assert_int_equal(mask, (1u << VL_LORA_Q) | (1u << VL_LORA_V) | (1u << VL_LORA_HEAD));
+    assert_string_equal(vl_lora_format_targets(mask, buf, sizeof buf), "q,v,head");
+    assert_true(vl_lora_parse_targets("head", &mask, why, sizeof why));
+    assert_null(vl_lora_params(&a, mask, 32, 0, &n));
+    assert_int_equal(n, 1089536ULL);
+    /* only the tensors of at least min elements: B (1,024,000), not A (65,536) */
+    assert_null(vl_lora_params(&a, mask, 32, 100000, &n));
+    assert_int_equal(n, 1024000ULL);
+}
+
 /* GPT-2 (standard MLP, no gate), r = 4 on all linear layers: a layer has q, k, v, o
  * 4 x 4(768+768) and fc1, fc2 2 x 4(768+3072): 24,576 + 30,720 = 55,296; x 12 = 663,552. */
 static void test_gpt2_no_gate(void **state)
@@ -402,6 +438,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_llama_qv),     cmocka_unit_test(test_mistral_all_linear),
+        cmocka_unit_test(test_head),
         cmocka_unit_test(test_gpt2_no_gate), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_nf4),
         cmocka_unit_test(test_lora_llama_bf16_mixed), cmocka_unit_test(test_qlora_llama),

@@ -3950,6 +3950,51 @@ static void test_loop_keeps_logits(void **state)
     vl_timeline_free(&t);
 }
 
+/* An adapter on the output layer (--lora-targets q,v,head), the tiny Llama in bf16, s = 64,
+ * b = 2, r = 8, by hand: the logits are 128 x 3,000 x 2 B = 768,000; the head computes
+ * base(x) + B(A(x)) * scaling, so B's output and its scaled copy, 768,000 each, come and go
+ * beside the base's logits, and the sum takes their place (two "logits" made); it keeps its
+ * input, 128 x 128 x 2 = 32,768, and x.A, 128 x 8 x 2 = 2,048, until the loss's backward,
+ * which scales the logits' gradient for it (768,000); its gradients, 8 x (128 + 3,000) x
+ * 2 B = 50,048, are born there, and the layers' are those of q and v alone. */
+static void test_head_adapter(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.lora_rank = 8;
+    vl_timeline qv;
+    build(&m, &s, fw("pytorch"), &qv);
+    s.lora_targets |= 1u << VL_LORA_HEAD;
+    vl_timeline t;
+    build(&m, &s, fw("pytorch"), &t);
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, "loss", "the output layer's adapter: B(A(x))", &bytes), 1);
+    assert_int_equal(bytes, 768000);
+    assert_int_equal(allocs_in(&t, "loss", "the output layer's adapter: B(A(x)) scaled", &bytes),
+                     1);
+    assert_int_equal(bytes, 768000);
+    assert_int_equal(allocs_in(&t, "loss", "logits", &bytes), 2);
+    assert_int_equal(allocs_in(&qv, "loss", "logits", &bytes), 1);
+    assert_int_equal(event_bytes(&t, "loss", "output layer's adapter input"), 32768);
+    assert_int_equal(event_bytes(&t, "loss", "output layer's adapter x.A (r wide)"), 2048);
+    assert_int_equal(allocs_in(&t, "loss backward",
+                               "the output layer's adapter: the logits' gradient scaled", &bytes),
+                     1);
+    assert_int_equal(bytes, 768000);
+    assert_int_equal(event_bytes(&t, "loss backward", "head gradients"), 50048);
+    assert_int_equal(allocs_in(&qv, "loss backward", "head gradients", &bytes), 0);
+    assert_int_equal(alloc_sum(&t, "backward layer 1", "layer gradients"),
+                     alloc_sum(&qv, "backward layer 1", "layer gradients"));
+    /* the peak moves by no more than the two pieces, what the adapter keeps, and its
+     * weights, gradients and AdamW's two moments, 2 + 2 + 4 B a parameter in bf16 */
+    assert_true(t.peak.allocated > qv.peak.allocated);
+    assert_true(t.peak.allocated <= qv.peak.allocated + 2 * 768000 + 32768 + 2048 + 4 * 50048);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+    vl_timeline_free(&qv);
+}
+
 /* The most bytes of live tensors after an event of phase. */
 static uint64_t phase_tensors(const vl_timeline *t, const char *phase)
 {
@@ -4320,6 +4365,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_first_step),
         cmocka_unit_test(test_loop_keeps_logits),
+        cmocka_unit_test(test_head_adapter),
         cmocka_unit_test(test_chunked_loss),
         cmocka_unit_test(test_model_outputs),
         cmocka_unit_test(test_kv_outputs_by_class),

@@ -658,7 +658,7 @@ keys $name q
 exited $name 0
 
 # The finer choices, at 80x24 where the list scrolls to them: LoRA's targets step from PEFT's
-# q,v to the attention's four and every linear layer, QLoRA's scales go without double
+# q,v to the attention's four, every linear layer and the output layer too, QLoRA's scales go without double
 # quantization, a cls head takes its classes; each total is vramlab estimate's
 cols=80 rows=24
 name=finer
@@ -672,6 +672,11 @@ expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --lora-targets q,k
 keys $name Right
 expect_slider $name "LoRA targets" "all-linear"
 expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --lora-targets all-linear
+keys $name Right                    # the output layer too (cut to the column), and back
+expect_slider $name "LoRA targets" "all-linear..."
+expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --lora-targets all-linear,head
+keys $name Left
+expect_slider $name "LoRA targets" "all-linear"
 to $name "double quant"
 keys $name Left
 expect_slider $name "double quant" "off"

@@ -8,35 +8,36 @@
 #include "units.h"
 
 const char *const vl_lora_target_names[VL_N_LORA_TARGETS] = {"q", "k", "v", "o",
-                                                             "gate", "up", "down"};
+                                                             "gate", "up", "down", "head"};
 
 bool vl_lora_parse_targets(const char *s, unsigned *mask, char *why, size_t len)
 {
     char item[32];
     *mask = 0;
-    if (strcmp(s, "all-linear") == 0) {
-        *mask = VL_LORA_ALL_LINEAR;
-        return true;
-    }
     for (const char *p = s;;) {
         size_t n = strcspn(p, ",");
         if (n == 0 || n >= sizeof item) {
-            snprintf(why, len, "expected q, k, v, o, gate, up, down (comma-separated) or "
-                               "all-linear");
+            snprintf(why, len, "expected q, k, v, o, gate, up, down, head (comma-separated) "
+                               "or all-linear");
             return false;
         }
         memcpy(item, p, n);
         item[n] = '\0';
         int i = vl_lookup(vl_lora_target_names, VL_N_LORA_TARGETS, item);
-        if (i < 0) {
+        if (strcmp(item, "all-linear") == 0) {
+            *mask |= VL_LORA_ALL_LINEAR;
+        } else if (strcmp(item, "lm_head") == 0) { /* PEFT's name for the output layer */
+            *mask |= 1u << VL_LORA_HEAD;
+        } else if (i < 0) {
             char hint[96];
-            snprintf(why, len, "unknown target '%s' (expected q, k, v, o, gate, up, down or "
-                               "all-linear)%s",
+            snprintf(why, len, "unknown target '%s' (expected q, k, v, o, gate, up, down, "
+                               "head or all-linear)%s",
                      item, vl_hint(item, vl_lora_target_names, VL_N_LORA_TARGETS, hint,
                                    sizeof hint));
             return false;
+        } else {
+            *mask |= 1u << i;
         }
-        *mask |= 1u << i;
         if (!p[n])
             return true;
         p += n + 1;
@@ -47,9 +48,9 @@ const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len)
 {
     size_t o = 0;
     buf[0] = '\0';
-    if (mask == VL_LORA_ALL_LINEAR) {
-        snprintf(buf, len, "all-linear");
-        return buf;
+    if ((mask & VL_LORA_ALL_LINEAR) == VL_LORA_ALL_LINEAR) {
+        o = (size_t)snprintf(buf, len, "all-linear");
+        mask &= ~(unsigned)VL_LORA_ALL_LINEAR;
     }
     for (int i = 0; i < VL_N_LORA_TARGETS && o < len; i++)
         if (mask & (1u << i))
@@ -113,7 +114,14 @@ const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint6
     uint64_t dense = a->layers - routed;
     *out = vl_add(vl_mul(vl_add(attn, moe_layer, &ovf), routed, &ovf),
                   vl_mul(dense_layer, dense, &ovf), &ovf);
+    if (mask & (1u << VL_LORA_HEAD))
+        *out = vl_add(*out, adapter(rank, h, a->vocab, min), &ovf);
     return ovf ? "the adapter count does not fit in 64 bits" : NULL;
+}
+
+uint64_t vl_lora_head_params(const vl_arch *a, unsigned mask, uint64_t rank)
+{
+    return mask & (1u << VL_LORA_HEAD) ? adapter(rank, a->hidden, a->vocab, 0) : 0;
 }
 
 uint64_t vl_nf4_scale_bytes(uint64_t n, bool double_quant)

@@ -9,24 +9,33 @@
 
 #include "model.h"
 
+/* The matrices an adapter can sit on: a layer's, and the output layer (head: LitGPT's
+ * lora_head, PEFT's "lm_head" among target_modules). */
 typedef enum {
     VL_LORA_Q, VL_LORA_K, VL_LORA_V, VL_LORA_O, VL_LORA_GATE, VL_LORA_UP, VL_LORA_DOWN,
-    VL_N_LORA_TARGETS
+    VL_LORA_HEAD, VL_N_LORA_TARGETS
 } vl_lora_target;
 extern const char *const vl_lora_target_names[VL_N_LORA_TARGETS];
-#define VL_LORA_ALL_LINEAR ((1u << VL_N_LORA_TARGETS) - 1)
+/* every linear layer of the transformer layers, as PEFT's "all-linear" (which leaves the
+ * output layer out) */
+#define VL_LORA_ALL_LINEAR ((1u << VL_LORA_HEAD) - 1)
+#define VL_LORA_ALL_TARGETS ((1u << VL_N_LORA_TARGETS) - 1)
 
-/* "q,v", "q,k,v,o,gate,up,down" or "all-linear" into a mask of targets.  False, with the
- * reason in why, when it is not a list of targets. */
+/* "q,v", "q,k,v,o,gate,up,down", "all-linear" or "all-linear,head" ("lm_head" for head)
+ * into a mask of targets.  False, with the reason in why, when it is not a list of
+ * targets. */
 bool vl_lora_parse_targets(const char *s, unsigned *mask, char *why, size_t len);
-/* The mask as "q,v" or "all-linear" (in buf). */
+/* The mask as "q,v", "all-linear" or "all-linear,head" (in buf). */
 const char *vl_lora_format_targets(unsigned mask, char *buf, size_t len);
 
 /* Trainable parameters of rank-r adapters on the masked matrices of every layer (and every
- * expert): r x (in + out) a matrix, A and B, counting only the tensors of at least min
- * elements (0: all of them).  NULL, or why the model takes no such adapters. */
+ * expert) and on the output layer: r x (in + out) a matrix, A and B, counting only the
+ * tensors of at least min elements (0: all of them).  NULL, or why the model takes no such
+ * adapters. */
 const char *vl_lora_params(const vl_arch *a, unsigned mask, uint64_t rank, uint64_t min,
                            uint64_t *out);
+/* Of those, the output layer's adapter: r x (hidden + vocab), or 0 where mask has no head. */
+uint64_t vl_lora_head_params(const vl_arch *a, unsigned mask, uint64_t rank);
 
 /* QLoRA: bytes of n weights in NF4: 4 bits a weight and the block scales, double-quantized
  * (one 8-bit scale per block of 64, one fp32 scale per 256 of those: about 4.127 bits) or

@@ -489,6 +489,21 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     } else if (pp == 1) { /* else the output side is the last stage's */
         if (!s->lora_rank) /* the output layer is frozen under LoRA */
             term(O, n, os, "output-projection input", vl_mul(beta, RS(sbh), ovf), ovf);
+        /* an adapter on it (--lora-targets head) keeps its input for A's gradient (where
+         * lora_dropout drops, the dropped copy and its mask; under autocast the 16-bit cast)
+         * and x.A for B's; autocast caches its matrices' 16-bit copies */
+        const uint64_t adapter =
+            s->lora_rank ? vl_lora_head_params(a, s->lora_targets, s->lora_rank) : 0;
+        if (adapter) {
+            term(O, n, os, "output layer's adapter input", vl_mul(beta, RS(sbh), ovf), ovf);
+            if (s->lora_dropout)
+                term(O, n, os, "output layer's adapter dropout mask (bool)", RS(sbh), ovf);
+            term(O, n, os, "output layer's adapter x.A (r wide)",
+                 vl_mul(vl_mul(beta, sb, ovf), s->lora_rank, ovf), ovf);
+            if (amp)
+                term(O, n, os, "output layer's adapter, 16-bit copies (autocast)",
+                     vl_mul(beta, adapter, ovf), ovf);
+        }
         if (amp && !bf16_embeddings(s)) /* else the head is 16-bit itself */
             term(O, n, os, "output-projection weight, 16-bit copy",
                  vl_mul(beta, TS(p.embedding), ovf), ovf);
@@ -706,10 +721,14 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
     vl_lora_split *l = &out->lora;
     const char *why = vl_lora_params(&m->arch, s->lora_targets, s->lora_rank, 0,
                                      &l->trainable_params);
+    if (!why && (s->lora_targets & (1u << VL_LORA_HEAD)) && s->head == VL_HEAD_CLS)
+        why = "a classification head has no output layer over the vocabulary to adapt (PEFT "
+              "trains the classifier whole, modules_to_save, which is not modelled)";
     if (why) {
         snprintf(out->why, sizeof out->why, "--lora-targets: %s", why);
         return out->why;
     }
+    l->head_params = vl_lora_head_params(&m->arch, s->lora_targets, s->lora_rank);
     l->on = true;
     l->frozen_params = out->P;
     if (!s->qlora) {

@@ -178,6 +178,7 @@ typedef struct vl_inference {
 typedef struct vl_lora_split {
     bool on;
     uint64_t trainable_params;  /* the adapters' */
+    uint64_t head_params;       /* of them, the output layer's adapter's (vl_lora_head_params) */
     uint64_t frozen_params;     /* the base model's, all of it */
     uint64_t nf4_params;        /* QLoRA: of frozen_params, the layers' matrices in NF4 */
     uint64_t nf4_bytes;         /* QLoRA: their bytes, block scales included */

@@ -404,7 +404,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = N_("LoRA rank"), SLIDER(0, 1024, VL_STEP_RANK)},
     ROW(VL_SET_LORA_TARGETS) .flag = "lora-targets", FIELD(lora_targets), .type = VL_ST_LORA,
         .modes = VL_IN_TRAIN, .arg = "T",
-        .help = "q,k,v,o,gate,up,down (a list) or all-linear (default q,v)",
+        .help = "q,k,v,o,gate,up,down,head (a list; head: the output layer) or all-linear, "
+                "which head may follow (default q,v)",
         .label = N_("LoRA targets"), .inert = lora_targets_inert},
     ROW(VL_SET_LORA_DROPOUT) .flag = "lora-dropout", FIELD(lora_dropout),
         .type = VL_ST_FRACTION, RANGE(0, VL_PPM - 1), .modes = VL_IN_TRAIN, .arg = "P",
@@ -1035,7 +1036,7 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
             }
             break;
         case VL_ST_LORA:
-            if (v == 0 || (v & ~(uint64_t)VL_LORA_ALL_LINEAR)) {
+            if (v == 0 || (v & ~(uint64_t)VL_LORA_ALL_TARGETS)) {
                 snprintf(why, len, _("--%s: no LoRA targets"), d->flag);
                 return false;
             }

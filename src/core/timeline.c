@@ -460,7 +460,9 @@ static void layer_terms(step *st, bool *ovf)
          * until its backward but a recomputed layer's first forward does not.  QLoRA's
          * base matrices are dequantized instead (the 4-bit matrix transient). */
         if (f->prune_frozen_saves && amp && lora && starts(x.name, "16-bit weight copies")) {
-            const uint64_t adapters = vl_mul(beta, st->bd->lora.trainable_params / st->layers, ovf);
+            const vl_lora_split *l = &st->bd->lora;
+            const uint64_t adapters =
+                vl_mul(beta, (l->trainable_params - l->head_params) / st->layers, ovf);
             if (!s->qlora && x.bytes > adapters)
                 add_term(st->layer, &st->n_layer, max, "frozen weights' 16-bit casts (their matmuls')",
                          x.bytes - adapters);
@@ -744,9 +746,9 @@ static void gradient_plan(step *st, bool *ovf)
     st->grad_bytes = st->fsdp ? bd->bpp.unsharded_grad : bd->bpp.gradients;
     const unsigned g = st->grad_bytes;
     uint64_t layer_params;
-    if (s->lora_rank) {
+    if (s->lora_rank) { /* the output layer's adapter is the head's, below */
         st->trainable = bd->lora.trainable_params;
-        layer_params = st->trainable / st->layers;
+        layer_params = (st->trainable - bd->lora.head_params) / st->layers;
     } else {
         st->trainable = bd->par.params;
         layer_params = bd->par.layer_params / st->layers;
@@ -993,6 +995,21 @@ static uint64_t chunk_bytes(const step *st, uint64_t whole, uint64_t i)
     return whole / st->positions * (left < st->f->loss_chunk ? left : st->f->loss_chunk);
 }
 
+/* What an adapter on the output layer (--lora-targets head) makes at a time beside the
+ * logits: B(A(x)), then it times the adapter's scaling (PEFT's and LitGPT's
+ * `... * self.scaling`) until the sum takes the base's logits' place; in backward the
+ * logits' gradient times the scaling.  A chunk's where the model runs its head in the
+ * loss's chunks (LitGPT's lm_head_chunk_size); 0 without one. */
+static uint64_t head_adapter_piece(const step *st)
+{
+    if (!st->bd->lora.head_params)
+        return 0;
+    return st->loss_chunks ? chunk_bytes(st, st->head_out, 0) : st->head_out;
+}
+
+#define HEAD_ADAPTER_WHAT "the output layer's adapter: B(A(x))"
+#define HEAD_ADAPTER_SCALED_WHAT "the output layer's adapter: B(A(x)) scaled"
+#define HEAD_ADAPTER_GRAD_WHAT "the output layer's adapter: the logits' gradient scaled"
 #define LOGPROBS_CHUNK_WHAT "log-probabilities (for the loss), a chunk's"
 #define KV_HELD_WHAT "K and V as made, held by the model's outputs (use_cache)"
 #define OUTPUTS_CAST_WHAT "the model's outputs cast to fp32 (accelerate, under autocast)"
@@ -1083,6 +1100,19 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     const vl_tl_component lc = held ? VL_TL_ACTIVATIONS : VL_TL_TRANSIENT;
     uint32_t out = alloc(b, lc, st->head_out, "logits");
     release(b, hq);
+    const uint64_t piece = head_adapter_piece(st);
+    if (piece) { /* an adapter on it: base(x) + B(A(x)) * scaling, in that order */
+        uint32_t ab = alloc(b, VL_TL_TRANSIENT, piece, HEAD_ADAPTER_WHAT);
+        uint32_t scaled = alloc(b, VL_TL_TRANSIENT, piece, HEAD_ADAPTER_SCALED_WHAT);
+        release(b, ab);
+        if (!st->loss_chunks) { /* the sum takes the base's logits' place (a chunk's, in
+                                 * chunks: the logits here are their list) */
+            uint32_t sum = alloc(b, lc, st->head_out, "logits");
+            release(b, out);
+            out = sum;
+        }
+        release(b, scaled);
+    }
     /* the loop binds the logits the model returns, and the micro-batch before's go: as the
      * model returns, after its own cast where it casts them (logits_cast_in_model) */
     const bool returns_cast = st->f->logits_cast_in_model;
@@ -1261,6 +1291,9 @@ static uint32_t chunked_head_backward(builder *b, const step *st, uint32_t *gl)
 {
     const uint64_t resid = vl_mul(st->rho, st->sbh, &b->ovf), n = st->loss_chunks;
     for (uint64_t i = n; i-- > 0;) {
+        transient(b, VL_TL_TRANSIENT,
+                  st->bd->lora.head_params ? chunk_bytes(st, st->head_out, i) : 0,
+                  HEAD_ADAPTER_GRAD_WHAT);
         uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
         gl[n + i] = alloc(b, VL_TL_TRANSIENT, chunk_bytes(st, resid, i),
                           "residual-stream gradient, a chunk's");
@@ -1312,7 +1345,9 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             chunks = chunked_loss_backward(b, st, mb, cast);
         } else {
             gl = loss_backward(b, st, cast);
-            /* ... and again for the gradient of its input */
+            /* an adapter's branch runs first (made later); then the base's, its matrix
+             * dequantized again for the gradient of its input */
+            transient(b, VL_TL_TRANSIENT, head_adapter_piece(st), HEAD_ADAPTER_GRAD_WHAT);
             uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
             resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf), RESID_GRAD_WHAT);
             release(b, hq);

@@ -408,14 +408,15 @@ static void put_value(explorer *e, slider_id id, uint64_t v)
 
 /* ---- the choice sliders ------------------------------------------------------------- */
 
-/* LoRA's targets step through the common sets, by how many of a layer's matrices they
- * adapt: PEFT's default for Llama (q, v), the attention's four, every linear layer (QLoRA's
- * choice); a list typed otherwise lies between them by its count, and the knob shows the
- * count. */
+/* LoRA's targets step through the common sets, by how many matrices they adapt: PEFT's
+ * default for Llama (q, v), the attention's four, every linear layer (QLoRA's choice), and
+ * the output layer too (LitGPT's lora_head); a list typed otherwise lies between them by
+ * its count, and the knob shows the count. */
 static const unsigned lora_sets[] = {
     1u << VL_LORA_Q | 1u << VL_LORA_V,
     1u << VL_LORA_Q | 1u << VL_LORA_K | 1u << VL_LORA_V | 1u << VL_LORA_O,
     VL_LORA_ALL_LINEAR,
+    VL_LORA_ALL_TARGETS,
 };
 #define N_LORA_SETS (sizeof lora_sets / sizeof lora_sets[0])
 
@@ -871,7 +872,7 @@ double explorer_fraction(const explorer *e, slider_id id)
         double f = log(v / l) / log(((double)hi + 1) / l);
         return f < 0 ? 0 : f > 1 ? 1 : f;
     }
-    if (id == VL_SET_LORA_TARGETS) /* by the matrices adapted, 1 to all of a layer's */
+    if (id == VL_SET_LORA_TARGETS) /* by the matrices adapted, 1 to all of them */
         return (double)(matrices(value_of(e, id)) - 1) / (VL_N_LORA_TARGETS - 1);
     int count = choice_count(e, id);
     uint64_t lo = desc(id) && desc(id)->type == VL_ST_COUNT ? desc(id)->min : 0;

@@ -132,14 +132,17 @@ class LoRA(nn.Module):
 
 def add_lora(model, rank, targets):
     """Freezes the model and puts an adapter of rank on the attention projections named in
-    targets ("q", "k", "v", "o").  The embeddings' output asks for a gradient, as
-    transformers' enable_input_require_grads makes it, so that the first layer keeps what
-    the others keep."""
+    targets ("q", "k", "v", "o") and, for "head", on the output layer.  The embeddings'
+    output asks for a gradient, as transformers' enable_input_require_grads makes it, so
+    that the first layer keeps what the others keep."""
     for p in model.parameters():
         p.requires_grad_(False)
     for layer in model.layers:
         for t in targets:
-            setattr(layer.attn, t, LoRA(getattr(layer.attn, t), rank))
+            if t != "head":
+                setattr(layer.attn, t, LoRA(getattr(layer.attn, t), rank))
+    if "head" in targets:
+        model.lm_head = LoRA(model.lm_head, rank)
     model.tok.register_forward_hook(lambda mod, inputs, out: out.requires_grad_(True))
 
 

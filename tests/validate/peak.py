@@ -45,35 +45,40 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 TARGET = 0.01
 RESERVED_TARGET = 0.10
 TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one tie
-# (preset, layers kept, width divisor, batch, seq, precision, LoRA rank on q and v or 0,
-# full recomputation, AdamW's foreach path, micro-batches a step, the loss's chunk of
-# positions under LitGPT's loop or 0): no dropout
+# (preset, layers kept, width divisor, batch, seq, precision, LoRA: "" or its rank and
+# targets as --lora-rank and --lora-targets take them, full recomputation, AdamW's foreach
+# path, micro-batches a step, the loss's chunk of positions under LitGPT's loop or 0): no
+# dropout
 CASES = [
-    ("gpt2", 2, 1, 2, 256, "fp32", 0, False, False, 1, 0),
-    ("gpt2", 2, 1, 8, 512, "fp32", 0, False, False, 1, 0),
-    ("mistral-7b", 2, 4, 1, 1024, "fp32", 0, False, False, 1, 0),
-    ("mistral-7b", 2, 4, 4, 512, "fp32", 0, False, False, 1, 0),
-    ("gpt2", 2, 1, 4, 256, "bf16", 0, False, False, 1, 0),
-    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 0, False, False, 1, 0),
-    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", 8, False, False, 1, 0),
-    ("mistral-7b", 2, 4, 1, 4096, "bf16-amp", 8, True, False, 1, 0),  # the peak in a recomputed layer
-    ("mistral-7b", 2, 4, 1, 64, "fp32", 0, False, True, 1, 0),  # the peak in the optimizer step
+    ("gpt2", 2, 1, 2, 256, "fp32", "", False, False, 1, 0),
+    ("gpt2", 2, 1, 8, 512, "fp32", "", False, False, 1, 0),
+    ("mistral-7b", 2, 4, 1, 1024, "fp32", "", False, False, 1, 0),
+    ("mistral-7b", 2, 4, 4, 512, "fp32", "", False, False, 1, 0),
+    ("gpt2", 2, 1, 4, 256, "bf16", "", False, False, 1, 0),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", "", False, False, 1, 0),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", "8 q,v", False, False, 1, 0),
+    # the peak in a recomputed layer
+    ("mistral-7b", 2, 4, 1, 4096, "bf16-amp", "8 q,v", True, False, 1, 0),
+    ("mistral-7b", 2, 4, 1, 64, "fp32", "", False, True, 1, 0),  # the peak in the optimizer step
     # the peak where the tied matrix's two gradients are summed (PyTorch 2.1 and later) or in
     # the optimizer step (before 2.1, two lists of temporaries)
-    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 1, 0),
+    ("gpt2", 2, 1, 1, 64, "fp32", "", False, True, 1, 0),
     # the second micro-batch's sum, beside the head's gradient that waited for it
-    ("gpt2", 2, 1, 1, 64, "fp32", 0, False, True, 2, 0),
+    ("gpt2", 2, 1, 1, 64, "fp32", "", False, True, 2, 0),
     # LitGPT's LoRA: the logits cast to fp32 and held by the loop, the loss in chunks
-    ("mistral-7b", 2, 4, 1, 2048, "bf16", 8, False, False, 1, 128),
+    ("mistral-7b", 2, 4, 1, 2048, "bf16", "8 q,v", False, False, 1, 128),
+    # an adapter on the output layer too: its output and its scaled copy beside the logits,
+    # the logits' gradient scaled in backward; under autocast and in LitGPT's chunks
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", "8 q,v,head", False, False, 1, 0),
+    ("mistral-7b", 2, 4, 1, 2048, "bf16", "8 q,v,head", False, False, 1, 128),
 ]
-LORA_TARGETS = "q,v"
 # Cases small enough to compute in 16 bits: each runs with its 16-bit products computed and
 # not (uncomputed_products); the two must peak in the same phase (or one within TIE) within
 # CHECK_TARGET (the resident set moves by a few pages from run to run) and reserve the same
 # bytes.
 CHECKS = [
-    ("gpt2", 2, 1, 1, 64, "bf16", 0, False, False, 1, 0),
-    ("mistral-7b", 2, 4, 1, 128, "bf16-amp", 8, False, False, 1, 0),
+    ("gpt2", 2, 1, 1, 64, "bf16", "", False, False, 1, 0),
+    ("mistral-7b", 2, 4, 1, 128, "bf16-amp", "8 q,v", False, False, 1, 0),
 ]
 CHECK_TARGET = 0.001
 
@@ -156,7 +161,7 @@ def uncomputed_products():
     return UncomputedProducts()
 
 
-def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
+def child(arch, batch, seq, precision, lora, recompute, foreach, accum, chunk):
     import contextlib
     import torch
     import measure
@@ -164,8 +169,9 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = models.Transformer(models.complete(arch), recompute)
-    if rank:
-        models.add_lora(model, rank, LORA_TARGETS.split(","))
+    if lora:
+        rank, targets = lora.split()
+        models.add_lora(model, int(rank), targets.split(","))
     if precision == "bf16":  # the adapters too, as pure bf16 training holds them
         model.to(torch.bfloat16)
     # the model arrives on a GPU as it is now, a tensor at a time: the trace starts here
@@ -231,7 +237,7 @@ def child(arch, batch, seq, precision, rank, recompute, foreach, accum, chunk):
     print(json.dumps({"peak": state + rise, "phase": name, "phases": meter.peaks}))
 
 
-def measured(predict, trace_lib, arch, batch, seq, precision, rank, recompute, foreach, accum,
+def measured(predict, trace_lib, arch, batch, seq, precision, lora, recompute, foreach, accum,
              chunk, compute=False):
     """The case's resident peaks, phase by phase, and its storages traced and replayed
     through the caching allocator, (tensors, allocated, reserved); compute: its 16-bit
@@ -242,7 +248,7 @@ def measured(predict, trace_lib, arch, batch, seq, precision, rank, recompute, f
                    MALLOC_TOP_PAD_="0", OMP_NUM_THREADS="1", LD_PRELOAD=trace_lib,
                    ALLOC_TRACE=trace, COMPUTE_PRODUCTS=str(int(compute)))
         out = subprocess.run([sys.executable, "-B", os.path.abspath(__file__), "--child",
-                              json.dumps(arch), str(batch), str(seq), precision, str(rank),
+                              json.dumps(arch), str(batch), str(seq), precision, lora,
                               str(int(recompute)), str(int(foreach)), str(accum), str(chunk)],
                              env=env, check=True, capture_output=True, text=True).stdout
         replay = subprocess.run([predict, "--replay", trace], check=True, capture_output=True,
@@ -266,7 +272,7 @@ def denom_copy(version):
     return (major, minor) < (2, 1)
 
 
-def predicted(predict, allocator, arch, batch, seq, precision, rank, recompute, foreach, accum,
+def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, foreach, accum,
               chunk):
     """The timeline's peak of the same step, by vramlab's flags (--overhead 0: no CUDA
     context, no cuBLAS workspace), under the allocator named: (tensors, allocated,
@@ -287,7 +293,8 @@ def predicted(predict, allocator, arch, batch, seq, precision, rank, recompute, 
         os.mkdir(os.path.join(presets, "frameworks"))
         with open(os.path.join(presets, "frameworks", "validate-cpu.yaml"), "w") as f:
             yaml.safe_dump(framework, f, sort_keys=False)
-        lora = ["--lora-rank", str(rank), "--lora-targets", LORA_TARGETS] if rank else []
+        adapters = lora.split()
+        lora = ["--lora-rank", adapters[0], "--lora-targets", adapters[1]] if adapters else []
         out = subprocess.run(
             [predict, "--one", "--framework", "validate-cpu", "--preset-file", model,
              "--precision", precision, "--batch", str(batch), "--seq", str(seq),
@@ -312,7 +319,7 @@ def peaks_in(got, phase):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5],
-              int(sys.argv[6]), sys.argv[7] == "1", sys.argv[8] == "1", int(sys.argv[9]),
+              sys.argv[6], sys.argv[7] == "1", sys.argv[8] == "1", int(sys.argv[9]),
               int(sys.argv[10]))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -330,17 +337,17 @@ def main():
     def named(table):
         """The table's cases that --case names, as (name, measured()'s arguments)."""
         out = []
-        for preset, layers, divisor, batch, seq, precision, rank, recompute, foreach, accum, \
+        for preset, layers, divisor, batch, seq, precision, lora, recompute, foreach, accum, \
                 chunk in table:
             name = "%s/%d %s b=%d s=%d%s%s%s%s%s" % (
                 preset, divisor, precision, batch, seq,
-                " LoRA r=%d %s" % (rank, LORA_TARGETS) if rank else "",
+                " LoRA r=%s %s" % tuple(lora.split()) if lora else "",
                 " recompute" if recompute else "", " foreach" if foreach else "",
                 " x%d micro-batches" % accum if accum > 1 else "",
                 " LitGPT loss chunks of %d" % chunk if chunk else "")
             if not args.case or args.case in name:
                 arch = models.from_preset(args.presets, preset, layers, divisor, False)
-                out.append((name, (arch, batch, seq, precision, rank, recompute, foreach,
+                out.append((name, (arch, batch, seq, precision, lora, recompute, foreach,
                                    accum, chunk)))
         return out
     cases, checks = named(CASES), named(CHECKS)
