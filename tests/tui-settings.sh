@@ -435,6 +435,7 @@ name=engine-kv
 start $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
     --gpus 2 --seq 8192 --no-color --ascii
 expect_screen $name "KV cache: none, 0.81 GiB short: the engine"
+expect_screen $name "communicators (the 1.00 GiB more they took as they"  # made before it measured
 expect_kv $name --preset qwen2.5-72b --mode infer --framework vllm --vllm 0.19 --gpu h100-80gb \
     --gpus 2 --seq 8192
 to $name "GPU mem. util."

@@ -379,6 +379,13 @@ static int draw_serving_facts(const ui *u, rect r, int y, int last)
                               k->sizing == VL_KV_STATIC ? _(" and %s of communicators")
                                                         : _(" - %s communicators"),
                               ui_bytes(u, k->communicators, cm, sizeof cm));
+    if (k->comm_made && k->sizing == VL_KV_PROFILE) { /* made before the engine measured */
+        char made[32];
+        o += (size_t)snprintf(comm + o, sizeof comm - o,
+                              _(" (the %s more they took as they were made, before the engine "
+                                "measured its memory, are outside its share)"),
+                              ui_bytes(u, k->comm_made, made, sizeof made));
+    }
     if (k->sampler_state)
         o += (size_t)snprintf(comm + o, sizeof comm - o, _(" - %s sampler state"),
                               ui_bytes(u, k->sampler_state, ss, sizeof ss));
