@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "framework.h"
-#include "lora.h"
 
 /* printf onto the end of the text in buf (len bytes in all). */
 static void append(char *buf, size_t len, const char *fmt, ...)
@@ -447,7 +446,7 @@ static void explain_gpu(const vl_settings *s, const vl_breakdown *b, vl_componen
         }
         /* the output side: a classifier's b x labels, or the vocabulary's logits */
         const char *out = s->head == VL_HEAD_CLS ? "final norm, classifier"
-                          : s->lora_rank && (s->lora_targets & (1u << VL_LORA_HEAD))
+                          : b->lora.head_params
                               ? "final norm, the output layer's adapter, fp32 logits"
                               : "final norm, fp32 logits";
         if (s->recompute == VL_RECOMPUTE_FULL) {

@@ -998,13 +998,13 @@ static uint64_t chunk_bytes(const step *st, uint64_t whole, uint64_t i)
 /* What an adapter on the output layer (--lora-targets head) makes at a time beside the
  * logits: B(A(x)), then it times the adapter's scaling (PEFT's and LitGPT's
  * `... * self.scaling`) until the sum takes the base's logits' place; in backward the
- * logits' gradient times the scaling.  A chunk's where the model runs its head in the
- * loss's chunks (LitGPT's lm_head_chunk_size); 0 without one. */
-static uint64_t head_adapter_piece(const step *st)
+ * logits' gradient times the scaling.  Chunk i's where the model runs its head in the
+ * loss's chunks (LitGPT's lm_head_chunk_size; the first is the largest); 0 without one. */
+static uint64_t head_adapter_piece(const step *st, uint64_t i)
 {
     if (!st->bd->lora.head_params)
         return 0;
-    return st->loss_chunks ? chunk_bytes(st, st->head_out, 0) : st->head_out;
+    return st->loss_chunks ? chunk_bytes(st, st->head_out, i) : st->head_out;
 }
 
 #define HEAD_ADAPTER_WHAT "the output layer's adapter: B(A(x))"
@@ -1100,7 +1100,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     const vl_tl_component lc = held ? VL_TL_ACTIVATIONS : VL_TL_TRANSIENT;
     uint32_t out = alloc(b, lc, st->head_out, "logits");
     release(b, hq);
-    const uint64_t piece = head_adapter_piece(st);
+    const uint64_t piece = head_adapter_piece(st, 0);
     if (piece) { /* an adapter on it: base(x) + B(A(x)) * scaling, in that order */
         uint32_t ab = alloc(b, VL_TL_TRANSIENT, piece, HEAD_ADAPTER_WHAT);
         uint32_t scaled = alloc(b, VL_TL_TRANSIENT, piece, HEAD_ADAPTER_SCALED_WHAT);
@@ -1291,9 +1291,7 @@ static uint32_t chunked_head_backward(builder *b, const step *st, uint32_t *gl)
 {
     const uint64_t resid = vl_mul(st->rho, st->sbh, &b->ovf), n = st->loss_chunks;
     for (uint64_t i = n; i-- > 0;) {
-        transient(b, VL_TL_TRANSIENT,
-                  st->bd->lora.head_params ? chunk_bytes(st, st->head_out, i) : 0,
-                  HEAD_ADAPTER_GRAD_WHAT);
+        transient(b, VL_TL_TRANSIENT, head_adapter_piece(st, i), HEAD_ADAPTER_GRAD_WHAT);
         uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
         gl[n + i] = alloc(b, VL_TL_TRANSIENT, chunk_bytes(st, resid, i),
                           "residual-stream gradient, a chunk's");
@@ -1347,7 +1345,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             gl = loss_backward(b, st, cast);
             /* an adapter's branch runs first (made later); then the base's, its matrix
              * dequantized again for the gradient of its input */
-            transient(b, VL_TL_TRANSIENT, head_adapter_piece(st), HEAD_ADAPTER_GRAD_WHAT);
+            transient(b, VL_TL_TRANSIENT, head_adapter_piece(st, 0), HEAD_ADAPTER_GRAD_WHAT);
             uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
             resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf), RESID_GRAD_WHAT);
             release(b, hq);

@@ -695,7 +695,8 @@ static void kv_budget_text(const report *r, const vl_kv_budget *k, bool cache_le
     vl_fmt_bytes(k->capacity, r->units, cap, sizeof cap);
     vl_fmt_bytes(k->weights, r->units, w, sizeof w);
     char head[224] = "", made[96] = "";
-    if (k->comm_made) /* on the device before it measures: not among what it keeps */
+    if (k->comm_made && k->sizing == VL_KV_EXTENSIBLE) /* on the device before it measures,
+                                                          * not among what it keeps */
         snprintf(made, sizeof made, " - %s communicators' first buffers",
                  vl_fmt_bytes(k->comm_made, r->units, all, sizeof all));
     if (k->sizing == VL_KV_EXTENSIBLE) /* the GPU less the context and the margin, or the share */
