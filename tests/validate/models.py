@@ -146,6 +146,70 @@ def add_lora(model, rank, targets):
     model.tok.register_forward_hook(lambda mod, inputs, out: out.requires_grad_(True))
 
 
+class MatMul4Bit(torch.autograd.Function):
+    """bitsandbytes' MatMul4Bit before 0.43.2 (bitsandbytes/autograd/_functions.py): the
+    matrix dequantized, multiplied and dropped; the input kept as an attribute of the
+    autograd context, ctx.tensors = (A, B), which backward does not release (not
+    save_for_backward); backward dequantizes the matrix again for the input's gradient."""
+
+    @staticmethod
+    def forward(ctx, A, B, bias, state):
+        output = F.linear(A, dequantize_4bit(B, state).to(A.dtype).t(), bias)
+        ctx.state = state
+        ctx.tensors = (A, B) if any(ctx.needs_input_grad[:2]) else (None, None)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        A, B = ctx.tensors
+        grad_A = None
+        if ctx.needs_input_grad[0]:
+            grad_A = torch.matmul(grad_output,
+                                  dequantize_4bit(B, ctx.state).to(grad_output.dtype).t())
+        return grad_A, None, None, None
+
+
+def dequantize_4bit(B, state):
+    """The kernel's output, the whole matrix in the dtype it was quantized from, made but
+    not computed (nothing measured here depends on the values); transposed back, as
+    bitsandbytes returns it for the transposed codes Linear4bit passes."""
+    shape, dtype = state
+    out = torch.zeros(shape, dtype=dtype)
+    return out.t() if B.shape[0] == 1 else out
+
+
+class Linear4bit(nn.Module):
+    """A frozen nn.Linear as bitsandbytes' Linear4bit holds it once load_in_4bit has
+    quantized it: NF4 codes two to a byte and an fp32 absmax a block of 64 values (no
+    double quantization; a parameter here, so that the measured state counts it).  Its
+    forward as 0.41 and 0.42 run it (nn/modules.py): the input cast to the compute dtype,
+    the dtype the matrix was quantized from here, the output cast back."""
+
+    def __init__(self, base):
+        super().__init__()
+        n = base.weight.numel()
+        self.weight = nn.Parameter(torch.zeros((n + 1) // 2, 1, dtype=torch.uint8),
+                                   requires_grad=False)
+        self.absmax = nn.Parameter(torch.zeros(-(-n // 64)), requires_grad=False)
+        self.bias = base.bias
+        self.state = (tuple(base.weight.shape), base.weight.dtype)
+
+    def forward(self, x):
+        dtype = x.dtype
+        bias = None if self.bias is None else self.bias.to(self.state[1])
+        return MatMul4Bit.apply(x.to(self.state[1]), self.weight.t(), bias, self.state).to(dtype)
+
+
+def quantize_4bit(model):
+    """Every frozen nn.Linear of the layers made a Linear4bit, as load_in_4bit makes them
+    (the output layer and the adapters stay as they are)."""
+    for layer in model.layers:
+        for mod in list(layer.modules()):
+            for name, child in list(mod.named_children()):
+                if type(child) is nn.Linear and not child.weight.requires_grad:
+                    setattr(mod, name, Linear4bit(child))
+
+
 class MLP(nn.Module):
     def __init__(self, arch):
         super().__init__()

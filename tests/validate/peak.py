@@ -46,7 +46,8 @@ TARGET = 0.01
 RESERVED_TARGET = 0.10
 TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one tie
 # (preset, layers kept, width divisor, batch, seq, precision, LoRA: "" or its rank and
-# targets as --lora-rank and --lora-targets take them, full recomputation, AdamW's foreach
+# targets as --lora-rank and --lora-targets take them, then "qlora" for a 4-bit base
+# (models.Linear4bit), full recomputation, AdamW's foreach
 # path, micro-batches a step, the loss's chunk of positions under LitGPT's loop or 0): no
 # dropout
 CASES = [
@@ -71,6 +72,9 @@ CASES = [
     # the logits' gradient scaled in backward; under autocast and in LitGPT's chunks
     ("mistral-7b", 2, 4, 2, 512, "bf16-amp", "8 q,v,head", False, False, 1, 0),
     ("mistral-7b", 2, 4, 1, 2048, "bf16", "8 q,v,head", False, False, 1, 128),
+    # QLoRA: bitsandbytes' 4-bit matmul before 0.43.2 keeps every frozen projection's input,
+    # its matrix dequantized a layer at a time (models.Linear4bit)
+    ("mistral-7b", 2, 4, 2, 512, "bf16", "8 q,v qlora", False, False, 1, 0),
 ]
 # Cases small enough to compute in 16 bits: each runs with its 16-bit products computed and
 # not (uncomputed_products); the two must peak in the same phase (or one within TIE) within
@@ -170,10 +174,12 @@ def child(arch, batch, seq, precision, lora, recompute, foreach, accum, chunk):
     torch.manual_seed(0)
     model = models.Transformer(models.complete(arch), recompute)
     if lora:
-        rank, targets = lora.split()
+        rank, targets = lora.split()[:2]
         models.add_lora(model, int(rank), targets.split(","))
     if precision == "bf16":  # the adapters too, as pure bf16 training holds them
         model.to(torch.bfloat16)
+    if "qlora" in lora.split():  # quantized from the dtype the model is now in
+        models.quantize_4bit(model)
     # the model arrives on a GPU as it is now, a tensor at a time: the trace starts here
     meter = Phases(os.environ.get("ALLOC_TRACE"))
     meter.mark("LOADED")
@@ -282,6 +288,8 @@ def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, 
     framework = dict(CPU_FRAMEWORK, allocator=allocator)
     if foreach:
         framework.update(optimizer_impl="foreach", foreach_denom_copy=denom_copy(torch.__version__))
+    if "qlora" in lora.split():  # models.Linear4bit computes in the model's dtype
+        framework.update(compute_dtype=precision)
     if chunk:  # the litgpt profile's loop and loss; this step has no step before it
         framework.update(loss_chunk=chunk, logits_cast_in_model=True, loss_dtype="fp32",
                          loop_keeps_logits=True)
@@ -295,6 +303,8 @@ def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, 
             yaml.safe_dump(framework, f, sort_keys=False)
         adapters = lora.split()
         lora = ["--lora-rank", adapters[0], "--lora-targets", adapters[1]] if adapters else []
+        if "qlora" in adapters:  # models.Linear4bit: bitsandbytes 0.42's, no double quantization
+            lora += ["--qlora", "--no-double-quant", "--bitsandbytes", "0.42"]
         out = subprocess.run(
             [predict, "--one", "--framework", "validate-cpu", "--preset-file", model,
              "--precision", precision, "--batch", str(batch), "--seq", str(seq),
@@ -341,7 +351,8 @@ def main():
                 chunk in table:
             name = "%s/%d %s b=%d s=%d%s%s%s%s%s" % (
                 preset, divisor, precision, batch, seq,
-                " LoRA r=%s %s" % tuple(lora.split()) if lora else "",
+                " %s r=%s %s" % (("QLoRA" if "qlora" in lora else "LoRA",) +
+                                 tuple(lora.split()[:2])) if lora else "",
                 " recompute" if recompute else "", " foreach" if foreach else "",
                 " x%d micro-batches" % accum if accum > 1 else "",
                 " LitGPT loss chunks of %d" % chunk if chunk else "")
