@@ -40,7 +40,7 @@ expect 2 "$e --seq must be between 1 and 16777216" estimate --seq 20000000
 expect 2 "$e --zero applies to --mode train only" estimate --mode infer --zero 3
 expect 2 "$e --optimizer applies to --mode train only" estimate --mode infer --optimizer sgd
 expect 2 "$e --kv-dtype: unknown value 'q8_0' (expected fp32, fp16, bf16, fp8, int8 or int4)" estimate --mode infer --kv-dtype q8_0
-expect 2 "$e --weight-dtype: unknown value 'q4_km' (expected fp32, fp16, bf16, fp8, int8, int4, bnb4, bnb4-dq, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q2_k_s, q3_k_s, q3_k_m, q3_k_l, q4_k_s, q4_k_m, q5_k_s, q5_k_m, q6_k, iq4_nl, iq4_xs, iq3_xxs, iq3_xs, iq3_s, iq3_m, iq2_xxs, iq2_xs, iq2_s, iq2_m, iq1_s or iq1_m); did you mean 'q4_k_m'?" estimate --mode infer --weight-dtype q4_km
+expect 2 "$e --weight-dtype: unknown value 'q4_km' (expected fp32, fp16, bf16, fp8, int8, int4, bnb4, bnb4-dq, bnb8, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q2_k_s, q3_k_s, q3_k_m, q3_k_l, q4_k_s, q4_k_m, q5_k_s, q5_k_m, q6_k, iq4_nl, iq4_xs, iq3_xxs, iq3_xs, iq3_s, iq3_m, iq2_xxs, iq2_xs, iq2_s, iq2_m, iq1_s or iq1_m); did you mean 'q4_k_m'?" estimate --mode infer --weight-dtype q4_km
 expect 2 "$e --weight-dtype applies to --mode infer only" estimate --weight-dtype q4_k_m
 expect 2 "$e --kv-dtype: unknown value 'bnb4' (expected fp32, fp16, bf16, fp8, int8 or int4)" estimate --mode infer --kv-dtype bnb4
 expect 2 "$e --compute-dtype: unknown value 'int8' (expected fp32, fp16 or bf16)" estimate --mode infer --weight-dtype bnb4 --compute-dtype int8

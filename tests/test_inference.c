@@ -307,10 +307,44 @@ static void test_litgpt_bnb4(void **state)
     assert_null(vl_estimate(&m, &s, &b));
     assert_int_equal(b.inf.decode.workspace, 2 * 2 * 4096ULL + (2 + 4) * 32000ULL);
     bool ovf = false;
-    assert_int_equal(vl_bnb4_load_copy(&m.arch, &s, true, &ovf), 2 * 131072000ULL);
+    assert_int_equal(vl_bnb_load_copy(&m.arch, &s, true, &ovf), 2 * 131072000ULL);
     vl_settings_take_framework(&s, vl_framework_find("hf"));
-    assert_int_equal(vl_bnb4_load_copy(&m.arch, &s, true, &ovf), 2 * 45088768ULL);
+    assert_int_equal(vl_bnb_load_copy(&m.arch, &s, true, &ovf), 2 * 45088768ULL);
     assert_false(ovf);
+}
+
+/* LLM.int8() (bnb8), Llama 2 7B by hand: the 6,476,005,376 matrix weights a byte each, the
+ * embeddings, head and norms at 2 B.  A 20-token prompt: beside the MLP's 3 x 20 x 11008 x
+ * 2 B, the up projection's matmul holds its input twice in int8 and again laid out for
+ * igemmlt (3 x 20 x 4096 B) and its int32 product and fp16 result (6 x 20 x 11008 B), more
+ * than the down projection's (3 x 20 x 11008 + 6 x 20 x 4096 B).  Loading quantizes the
+ * largest matrix, the MLP's 45,088,768 weights, from an fp16 copy into two int8 copies (3 B
+ * each beside the weights); the first forward lays it out for the tensor cores beside its
+ * row-major bytes (1 B each).  A serving engine's profile refuses it. */
+static void test_bnb8(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = infer();
+    s.seq = 20;
+    s.weight_dtype = VL_DT_BNB8;
+    vl_breakdown b;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_int_equal(b.inf.scale_bytes, 0);
+    assert_int_equal(b.bytes[VL_C_WEIGHTS], 6476005376ULL + 262144000ULL * 2 + 266240ULL * 2);
+    const uint64_t residual = 2 * 2 * 20 * 4096ULL, mlp = 3 * 20 * 11008ULL * 2;
+    assert_int_equal(b.inf.prefill.workspace,
+                     residual + residual + mlp + 3 * 20 * 4096ULL + 6 * 20 * 11008ULL);
+    bool ovf = false;
+    assert_int_equal(vl_bnb_load_copy(&m.arch, &s, true, &ovf), 3 * 45088768ULL);
+    assert_int_equal(vl_bnb8_first_layout(&m.arch, &s, &ovf), 45088768ULL);
+    s.weight_dtype = VL_DT_INT8; /* a byte a weight and nothing more */
+    assert_int_equal(vl_bnb_load_copy(&m.arch, &s, true, &ovf), 0);
+    assert_int_equal(vl_bnb8_first_layout(&m.arch, &s, &ovf), 0);
+    assert_false(ovf);
+    s.weight_dtype = VL_DT_BNB8;
+    vl_settings_take_framework(&s, vl_framework_find("vllm"));
+    assert_non_null(vl_settings_check(&s));
 }
 
 /* vLLM's RoPE table: Llama 3.1 8B's 131,072 positions x 128 x 2 B = 33,554,432 B on each
@@ -952,6 +986,7 @@ int main(void)
         cmocka_unit_test(test_gptq_int8),
         cmocka_unit_test(test_bnb4),
         cmocka_unit_test(test_litgpt_bnb4),
+        cmocka_unit_test(test_bnb8),
         cmocka_unit_test(test_rope_cache),
         cmocka_unit_test(test_tensor_parallel),
         cmocka_unit_test(test_phases),            cmocka_unit_test(test_speed_bounds),

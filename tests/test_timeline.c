@@ -3871,6 +3871,34 @@ static void test_lightning_bnb4(void **state)
     vl_timeline_free(&t);
 }
 
+/* LLM.int8() (bnb8) under transformers, Llama 2 7B by hand: loading quantizes the MLP's
+ * 4096 x 11008 matrix from an fp16 copy into two int8 copies, 3 x 45,088,768 B beside every
+ * weight, the step's peak for a one-token prompt; the first forward lays the same matrix out
+ * for the tensor cores, 45,088,768 B, once (no decode step does it again). */
+static void test_bnb8_load(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    vl_settings s = serve(1, 4, 1);
+    s.weight_dtype = VL_DT_BNB8;
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    const uint64_t copy = event_bytes(
+        &t, "load weights", "a matrix in 16 bits and transposed in int8 while bitsandbytes quantizes it");
+    assert_int_equal(copy, 3 * 45088768ULL);
+    assert_string_equal(t.peak.phase, "load weights");
+    assert_int_equal(t.peak.tensors, t.sum.bytes[VL_C_WEIGHTS] + copy);
+    const char *layout = "a matrix in the tensor cores' int8 layout beside its row-major bytes";
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, "prefill", layout, &bytes), 1);
+    assert_int_equal(bytes, 45088768ULL);
+    int made = 0;
+    for (size_t i = 0; i < t.n_events; i++)
+        made += t.events[i].kind == VL_EV_ALLOC && strcmp(t.events[i].what, layout) == 0;
+    assert_int_equal(made, 1);
+    vl_timeline_free(&t);
+}
+
 /* LitGPT's fit() keeps each iteration's logits until the next forward returns, and with
  * them the graph, where bitsandbytes 0.42's MatMul4Bit keeps its input on its context.  The
  * tiny Llama, QLoRA (r 8 on q, v) in bf16, s = 64, b = 2, by hand: the logits, which
@@ -4396,6 +4424,7 @@ int main(void)
         cmocka_unit_test(test_fsdp_mixed_precision),
         cmocka_unit_test(test_paged_optimizer),
         cmocka_unit_test(test_lightning_bnb4),
+        cmocka_unit_test(test_bnb8_load),
         cmocka_unit_test(test_awq_tied_head),
         cmocka_unit_test(test_bad_input),
     };

@@ -89,13 +89,13 @@ keys a End                                         # the last GGUF type
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
     --weight-dtype iq1_m
 keys a Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left Left \
-    Left Left Left Left Left Left Left Left Left Left  # 27 back: bnb4-dq, the last plain dtype
+    Left Left Left Left Left Left Left Left Left Left  # 27 back: bnb8, the last plain dtype
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
-    --weight-dtype bnb4-dq
+    --weight-dtype bnb8
 to a generated
 keys a Enter 5 1 2 Enter                           # generated tokens
 expect_total a --preset gpt2 --mode infer --gpus 6 --batch 4 --seq 4096 --gpu a100-40gb \
-    --weight-dtype bnb4-dq --gen 512
+    --weight-dtype bnb8 --gen 512
 to a mode
 keys a Left                                        # back to training, as it was: the GPUs
 expect_screen a "GPUs -> 8"                        # inference took come back

@@ -246,6 +246,9 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
                               "and int16, 6 B a weight, for 128 tokens or more)"
                             : " (with GPTQ's cuda-old kernel's matrix dequantized through int32 "
                               "and int8, 5 B a weight, for 128 tokens or more)")
+                 : s->weight_dtype == VL_DT_BNB8
+                     ? " (with LLM.int8()'s input quantized twice and laid out for igemmlt, its "
+                       "int32 product and fp16 result beside the output)"
                  : !vl_dtype_bnb4(s->weight_dtype) ? ""
                  : vl_bnb4_fp32(s)
                      ? " (with a 4-bit matmul's fp32 input, output and matrix, dequantized "
@@ -564,6 +567,11 @@ const char *vl_convention(const vl_settings *s)
                : s->weight_dtype == VL_DT_INT4
                    ? "inference: the layers' matrices in int4 with one 16-bit scale per group "
                      "(symmetric); embeddings, norms and routers in 16-bit; computation in 16-bit"
+               : s->weight_dtype == VL_DT_BNB8
+                   ? "inference: the layers' matrices in bitsandbytes' LLM.int8() (an fp32 "
+                     "scale a row, 4 / hidden of their bytes or less, not counted); embeddings, "
+                     "norms and biases in "
+                     "16-bit; computation in 16-bit, the matmuls in int8 with outliers in fp16"
                : vl_dtype_bnb4(s->weight_dtype)
                    ? "inference: the layers' matrices in bitsandbytes' 4 bits with block absmax; "
                      "embeddings, norms and routers in 16-bit; computation in 16-bit, a 4-bit "

@@ -9,7 +9,7 @@
 
 unsigned vl_dtype_bits(vl_dtype d)
 {
-    static const unsigned bits[VL_N_PLAIN_DTYPES] = {32, 16, 16, 8, 8, 4, 4, 4};
+    static const unsigned bits[VL_N_PLAIN_DTYPES] = {32, 16, 16, 8, 8, 4, 4, 4, 8};
     return d < VL_N_PLAIN_DTYPES ? bits[d] : 0;
 }
 
@@ -125,9 +125,21 @@ static uint64_t gptq_cuda_old(const vl_arch *a, const vl_settings *s, const shar
     return dq > others ? dq - others : 0;
 }
 
+/* What bitsandbytes' LLM.int8() matmul adds over rows tokens, for one matrix of in x out
+ * (MatMul8bitLt.forward, bitsandbytes/autograd/_functions.py, 0.37 to 0.41, with igemmlt):
+ * the input quantized by rows and by columns (double_quant: two int8 copies), the first laid
+ * out again for igemmlt (col32), the int32 product, its fp16 dequantization and, for a 3-D
+ * input, the clone it returns, all alive at the return: 3 B an input element and 6 B an
+ * output element beyond the output.  Outlier columns (above llm_int8_threshold, 6 by
+ * default) add their fp16 product at the same moment, one output's worth. */
+static uint64_t bnb8_one(uint64_t in, uint64_t out, uint64_t rows, bool *ovf)
+{
+    return vl_add(vl_mul(3 * rows, in, ovf), vl_mul(6 * rows, out, ovf), ovf);
+}
+
 /* What a quantized matmul adds for the MLP's matrices over bt tokens, whose own tensors
  * (the activation, the up projection and their product, bt x ffn each) it is added to:
- * bitsandbytes' for the larger of the up (h in, ffn out) and down (ffn in, h out)
+ * bitsandbytes' (4-bit or LLM.int8()) for the larger of the up (h in, ffn out) and down (ffn in, h out)
  * projections; AWQ's under transformers, whose WQLinear_GEMM dequantizes its whole matrix to
  * fp16 for torch.matmul when a forward has 1,024 tokens or more (FP16_MATMUL_HEURISTIC_
  * CONDITION, AutoAWQ awq/modules/linear/gemm.py) and otherwise reads the 4-bit weights in its
@@ -138,10 +150,13 @@ static uint64_t quant_matmul(const vl_arch *a, const vl_settings *s, const shard
     if (s->weight_dtype == VL_DT_INT4 && s->weight_format == VL_WFMT_AWQ &&
         s->framework->transformers)
         return bt >= 1024 ? vl_mul(2 * a->hidden, g->ffn, ovf) : 0;
-    if (!vl_dtype_bnb4(s->weight_dtype))
+    const bool bnb8 = s->weight_dtype == VL_DT_BNB8;
+    if (!bnb8 && !vl_dtype_bnb4(s->weight_dtype))
         return gptq_cuda_old(a, s, g, bt, ovf);
-    const uint64_t up = bnb4_one(s, a->hidden, g->ffn, bt, ovf);
-    const uint64_t down = bnb4_one(s, g->ffn, a->hidden, bt, ovf);
+    const uint64_t up = bnb8 ? bnb8_one(a->hidden, g->ffn, bt, ovf)
+                             : bnb4_one(s, a->hidden, g->ffn, bt, ovf);
+    const uint64_t down = bnb8 ? bnb8_one(g->ffn, a->hidden, bt, ovf)
+                               : bnb4_one(s, g->ffn, a->hidden, bt, ovf);
     return up > down ? up : down;
 }
 
@@ -266,21 +281,41 @@ uint64_t vl_weight_segment_tails(const vl_arch *a, const vl_settings *s, uint64_
     return layer * layers + segment_tail(rows) + head;
 }
 
-/* bitsandbytes quantizes on the GPU as the weights load: Params4bit._quantize (transformers'
- * loader, Params4bit(...).to(device)) and Lightning's _Linear4bit._quantize_weight move each
- * matrix there in 16 bits, w.contiguous().to(device), and quantize_4bit(w) writes the 4-bit
- * data beside it (bitsandbytes/nn/modules.py); the 16-bit copy goes when the next arrives.
- * The largest matrix this GPU quantizes: the MLP's, the attention's query or output, or a
- * 4-bit output layer on the stage that computes the logits. */
-uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
+/* The largest matrix this GPU quantizes, in elements: the MLP's, the attention's query or
+ * output, or a 4-bit output layer on the stage that computes the logits. */
+static uint64_t largest_quantized(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
 {
-    if (!vl_dtype_bnb4(s->weight_dtype))
-        return 0;
     const shard g = shard_of(a, s, logits);
     uint64_t wide = g.ffn > g.heads * a->head_dim ? g.ffn : g.heads * a->head_dim;
     if (vl_bnb4_head(s) && g.vocab > wide)
         wide = g.vocab;
-    return vl_mul(2, vl_mul(a->hidden, wide, ovf), ovf);
+    return vl_mul(a->hidden, wide, ovf);
+}
+
+/* bitsandbytes quantizes on the GPU as the weights load (bitsandbytes/nn/modules.py).  4 bits:
+ * Params4bit._quantize (transformers' loader, Params4bit(...).to(device)) and Lightning's
+ * _Linear4bit._quantize_weight move each matrix there in 16 bits, w.contiguous().to(device),
+ * and quantize_4bit(w) writes the 4-bit data beside it: 2 B an element.  LLM.int8():
+ * Int8Params.cuda moves it in fp16 and double_quant writes two int8 copies, the row-major one
+ * it keeps and the transposed one it drops (bitsandbytes/functional.py, out_row and out_col):
+ * 3 B an element beyond the weights.  The 16-bit copy goes when the next matrix arrives. */
+uint64_t vl_bnb_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf)
+{
+    const unsigned beside = vl_dtype_bnb4(s->weight_dtype) ? 2
+                            : s->weight_dtype == VL_DT_BNB8 ? 3
+                                                             : 0;
+    return beside ? vl_mul(beside, largest_quantized(a, s, logits, ovf), ovf) : 0;
+}
+
+/* LLM.int8()'s matmul runs in igemmlt on the tensor cores' layout (col_turing or
+ * col_ampere), which MatMul8bitLt.forward makes from the row-major bytes the first time a
+ * matrix is used (F.transform(state.CB), 0.37 to 0.41); Linear8bitLt.forward then drops the
+ * row-major copy.  Rows and columns are padded to 32 (8 rows on Turing): none in the models
+ * here.  On GPUs before Turing (compute capability 7.5) bitsandbytes multiplies an fp16 copy
+ * of the matrix instead: not modelled. */
+uint64_t vl_bnb8_first_layout(const vl_arch *a, const vl_settings *s, bool *ovf)
+{
+    return s->weight_dtype == VL_DT_BNB8 ? largest_quantized(a, s, false, ovf) : 0;
 }
 
 /* AutoAWQ's save_quantized writes the model's whole state_dict, each tensor cloned

@@ -290,9 +290,12 @@ uint64_t vl_train_dp(const vl_settings *s);
 /* Inference: the bytes of an activation element (fp32 weights compute in fp32, the rest in
  * 16 bits). */
 uint64_t vl_infer_act_bytes(const vl_settings *s);
-/* Inference, bnb4: the 16-bit copy of the largest matrix this GPU quantizes as it loads
- * (0 for other weight dtypes). */
-uint64_t vl_bnb4_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
+/* Inference, bnb4 and bnb8: what quantizing the largest matrix this GPU loads keeps beside
+ * it (0 for other weight dtypes). */
+uint64_t vl_bnb_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
+/* Inference, bnb8: the largest matrix in the tensor cores' layout, made beside its row-major
+ * bytes in the first forward (0 for other weight dtypes). */
+uint64_t vl_bnb8_first_layout(const vl_arch *a, const vl_settings *s, bool *ovf);
 /* Inference, AWQ under transformers, a model with tied embeddings, on the GPU that computes
  * the logits: the checkpoint's own 16-bit copy of the output layer, alive until the loader
  * ties the weights again (0 otherwise). */

@@ -65,7 +65,8 @@ bool vl_dtype_bnb4(vl_dtype d)
 
 bool vl_dtype_quantized(vl_dtype d)
 {
-    return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4 || vl_dtype_bnb4(d);
+    return d == VL_DT_FP8 || d == VL_DT_INT8 || d == VL_DT_INT4 || vl_dtype_bnb4(d) ||
+           d == VL_DT_BNB8;
 }
 
 bool vl_weight_groups(const vl_settings *s)
@@ -1086,6 +1087,12 @@ const char *vl_settings_check(const vl_settings *s)
                  "vllm profile is the V1 engine's, from 0.8)");
     if (s->mode == VL_MODE_INFER && v0 && s->vllm != VL_VLLM_CURRENT && vl_vllm_line(s->vllm) > 10)
         return _("--vllm under vllm-v0 must be 0.10 or earlier (0.11 removed the V0 engine)");
+    /* bnb8 is LLM.int8() as transformers' load_in_8bit and Lightning's bnb.int8 load and run
+     * it; a serving engine's loader and kernels for it are not read */
+    if (s->mode == VL_MODE_INFER && s->weight_dtype == VL_DT_BNB8 &&
+        s->framework->kv_sizing != VL_KV_NONE)
+        return _("--weight-dtype bnb8 under a serving engine's profile is not modelled (bnb8 is "
+                 "bitsandbytes' LLM.int8() as transformers' load_in_8bit runs it)");
     if (s->mode == VL_MODE_INFER && s->weight_dtype == VL_DT_INT8 &&
         s->weight_format == VL_WFMT_AWQ)
         return _("--weight-format awq needs --weight-dtype int4 (AWQ's checkpoints are 4-bit)");

@@ -65,11 +65,12 @@
     X(VL_OFFLOAD_NONE, "none") X(VL_OFFLOAD_OPTIMIZER, "optimizer") X(VL_OFFLOAD_PARAMS, "params")
 /* The plain dtypes, each element `bits` wide (vl_dtype_bits): the KV cache takes the first
  * six; bnb4 and bnb4-dq are bitsandbytes' 4-bit weights (NF4 or FP4, the same bytes), with
- * an fp32 absmax a block of 64 or that absmax double-quantized (bnb_4bit_use_double_quant). */
+ * an fp32 absmax a block of 64 or that absmax double-quantized (bnb_4bit_use_double_quant);
+ * bnb8 its LLM.int8() weights (load_in_8bit), a byte each and an fp32 scale a row. */
 #define VL_DTYPE_LIST(X)                                                                      \
     X(VL_DT_FP32, "fp32") X(VL_DT_FP16, "fp16") X(VL_DT_BF16, "bf16") X(VL_DT_FP8, "fp8")     \
     X(VL_DT_INT8, "int8") X(VL_DT_INT4, "int4") X(VL_DT_BNB4, "bnb4")                         \
-    X(VL_DT_BNB4_DQ, "bnb4-dq")
+    X(VL_DT_BNB4_DQ, "bnb4-dq") X(VL_DT_BNB8, "bnb8")
 /* Inference weights take these and, after them, llama.cpp's quantized GGUF file types
  * (q4_k_m, q8_0, ...: gguf.h), whose bytes are not a width per element but blocks of a
  * tensor type, mixed per tensor, which gguf.c computes (vl_dtype_gguf tells them apart). */
@@ -207,7 +208,7 @@ typedef enum { VL_WEIGHT_FORMAT_LIST(VL_ENUM_ID) VL_N_WEIGHT_FORMATS } vl_weight
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
 } vl_dtype;
-#define VL_N_PLAIN_DTYPES (VL_DT_BNB4_DQ + 1)
+#define VL_N_PLAIN_DTYPES (VL_DT_BNB8 + 1)
 #define VL_N_KV_DTYPES (VL_DT_INT4 + 1)
 #define VL_N_COMPUTE_DTYPES (VL_DT_BF16 + 1) /* fp32, fp16, bf16 */
 /* Whether d is a GGUF file type, and which (*ft may be NULL). */

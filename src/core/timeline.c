@@ -2071,8 +2071,10 @@ static bool build_serve(builder *b, step *st)
           ROPE_TABLES_WHAT);
     alloc(b, VL_TL_WEIGHTS, vl_mask_buffers_bytes(st->f, st->a, s->transformers, L, &b->ovf),
           MASK_BUFFERS_WHAT);
-    transient(b, VL_TL_TRANSIENT, vl_bnb4_load_copy(st->a, s, inf->logits, &b->ovf),
-              "a matrix in 16 bits while bitsandbytes quantizes it");
+    transient(b, VL_TL_TRANSIENT, vl_bnb_load_copy(st->a, s, inf->logits, &b->ovf),
+              s->weight_dtype == VL_DT_BNB8
+                  ? "a matrix in 16 bits and transposed in int8 while bitsandbytes quantizes it"
+                  : "a matrix in 16 bits while bitsandbytes quantizes it");
     cublas_workspaces(b, st);
     alloc(b, VL_TL_RUNTIME, vl_sampler_state(st->a, st->f),
           "sampler state: penalty counts and token masks, a vocabulary row a sequence");
@@ -2124,6 +2126,9 @@ static bool build_serve(builder *b, step *st)
         const uint64_t ws_bytes =
             vl_infer_workspace(st->a, &here, inf->logits, n, keys < cap ? keys : cap, &b->ovf);
         uint32_t ws = alloc(b, VL_TL_TRANSIENT, ws_bytes, "forward workspace");
+        if (k == 0) /* the run's first forward lays each int8 matrix out anew */
+            transient(b, VL_TL_TRANSIENT, vl_bnb8_first_layout(st->a, s, &b->ovf),
+                      "a matrix in the tensor cores' int8 layout beside its row-major bytes");
         release(b, ws);
         release(b, copy);
         /* the last forward's logits, every position's (fp32 where the model casts them),
