@@ -3899,6 +3899,50 @@ static void test_bnb8_load(void **state)
     vl_timeline_free(&t);
 }
 
+/* LitGPT freezes the embeddings and asks their output for no gradient: the tiny Llama under
+ * LoRA (r 8 on q and v, dropout 0.05) in bf16, s = 64, b = 2, by hand.  Each layer's
+ * attention norm keeps its input upcast to fp32, 4 x 128 x 128 = 65,536 B, and the fused
+ * q, k, v adapter its dropout's bool mask, 128 x 128 = 16,384 B: the first layer keeps
+ * neither, hf's (enable_input_require_grads) both.  Under parallel attention the MLP reads
+ * the same input: the first layer's MLP keeps nothing, its activation's input (2 x 128 x 352
+ * B) included, until an adapter is on the MLP. */
+static void test_first_layer_frozen(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.lora_rank = 8;
+    s.lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V);
+    s.lora_dropout = 50000;
+    const char *norm = "attention norm input, upcast to fp32";
+    uint64_t bytes = 0;
+    vl_timeline t;
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(allocs_in(&t, "forward layer 0", norm, &bytes), 0);
+    assert_int_equal(allocs_in(&t, "forward layer 0", VL_LORA_MASKS, &bytes), 0);
+    assert_int_equal(allocs_in(&t, "forward layer 1", norm, &bytes), 1);
+    assert_int_equal(bytes, 4 * 128 * 128ULL);
+    assert_int_equal(allocs_in(&t, "forward layer 1", VL_LORA_MASKS, &bytes), 1);
+    assert_int_equal(bytes, 128 * 128ULL);
+    assert_int_equal(allocs_in(&t, "forward layer 0", "MLP gate projection output", &bytes), 1);
+    vl_timeline_free(&t);
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(allocs_in(&t, "forward layer 0", norm, &bytes), 1);
+    vl_timeline_free(&t);
+
+    m.arch.parallel_attention = true;
+    const char *gate = "MLP gate projection output";
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(allocs_in(&t, "forward layer 0", gate, &bytes), 0);
+    assert_int_equal(allocs_in(&t, "forward layer 1", gate, &bytes), 1);
+    assert_int_equal(bytes, 2 * 128 * 352ULL);
+    vl_timeline_free(&t);
+    s.lora_targets |= 1u << VL_LORA_UP;
+    build(&m, &s, fw("litgpt"), &t);
+    assert_int_equal(allocs_in(&t, "forward layer 0", gate, &bytes), 1);
+    vl_timeline_free(&t);
+}
+
 /* LitGPT's fit() keeps each iteration's logits until the next forward returns, and with
  * them the graph, where bitsandbytes 0.42's MatMul4Bit keeps its input on its context.  The
  * tiny Llama, QLoRA (r 8 on q, v) in bf16, s = 64, b = 2, by hand: the logits, which
@@ -4425,6 +4469,7 @@ int main(void)
         cmocka_unit_test(test_paged_optimizer),
         cmocka_unit_test(test_lightning_bnb4),
         cmocka_unit_test(test_bnb8_load),
+        cmocka_unit_test(test_first_layer_frozen),
         cmocka_unit_test(test_awq_tied_head),
         cmocka_unit_test(test_bad_input),
     };

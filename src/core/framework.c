@@ -129,7 +129,7 @@ _Static_assert(sizeof vl_allocator_names / sizeof *vl_allocator_names == VL_N_AL
     .norm_upcast = true,                                                                     \
     .fused_qkv = true, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,                            \
     .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,        \
-    .nf4_returns_input_dtype = false,                                                        \
+    .nf4_returns_input_dtype = false, .frozen_embeddings_grad = true,                        \
     /* fused_moe: one kernel over every routed token (model_executor/layers/fused_moe) */   \
     .moe_expert_loop = false,                                                                \
     /* BitsAndBytesLinearMethod's apply_bnb_4bit hands matmul_4bit the input as it is       \
@@ -173,6 +173,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = false,
+        /* every layer alike, as the steady-state sum counts them (a loop that freezes the
+         * embeddings and asks their output for no gradient: false) */
+        .frozen_embeddings_grad = true,
         /* softmax and log_softmax save their output alone since PyTorch 1.11 (before, the
          * backward formula named the input too, for double backward only: pytorch/pytorch
          * issue #64000, fixed by pull request #66018); false in every built-in profile */
@@ -223,6 +226,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * its compute dtype to an fp32 or bf16 input's and casts its output back to the
          * input's dtype (set_compute_type and forward, bitsandbytes/nn/modules.py, 0.41) */
         .prune_frozen_saves = true, .nf4_keeps_input = false, .nf4_returns_input_dtype = true,
+        /* PEFT makes the frozen embeddings' output ask for a gradient
+         * (enable_input_require_grads: prepare_model_for_kbit_training, and PeftModel under
+         * gradient checkpointing); without it a reentrant checkpoint's adapters get none */
+        .frozen_embeddings_grad = true,
         /* PEFT's prepare_model_for_kbit_training upcasts every parameter that is not 4-bit
          * to fp32 (peft/utils/other.py), and Trainer leaves them there; trl's SFTTrainer
          * 0.7.5 to 0.21 casts the embeddings and head back (qlora_bf16_embeddings) */
@@ -279,6 +286,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = true, .gelu = VL_GELU_TANH, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = false, /* no bitsandbytes layers */
+        .frozen_embeddings_grad = true, /* as before the key: not read for Megatron-Core */
         /* the routed tokens permuted into one buffer for a grouped GEMM over the experts
          * (megatron/core/transformer/moe/experts.py, GroupedMLP) */
         .moe_expert_loop = false,
@@ -317,6 +325,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = true, /* bitsandbytes as hf runs it */
+        .frozen_embeddings_grad = true, /* and PEFT as hf runs it */
         .moe_expert_loop = true, /* the transformers model's own MoE block */
         .bnb_compute_cast = true, /* and its Linear4bit layers, as transformers makes them */
         .compute_dtype = VL_DT_FP32, .bnb_quantize_head = false, .bnb_quant_fp16 = false,
@@ -464,6 +473,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .loss_chunk = 128,
         /* the 4-bit layers are bitsandbytes' Linear4bit, as in hf */
         .prune_frozen_saves = true, .nf4_keeps_input = false, .nf4_returns_input_dtype = true,
+        /* mark_only_lora_as_trainable freezes the embeddings and nothing asks their output
+         * for a gradient (litgpt/lora.py): the first layer's norm, and under parallel
+         * attention its MLP unless an adapter is there, keep nothing */
+        .frozen_embeddings_grad = false,
         .moe_expert_loop = true,
         /* Lightning's BitsandbytesPrecision (lightning/fabric/plugins/precision/
          * bitsandbytes.py): every nn.Linear becomes a 4-bit layer (_convert_layers, the
@@ -1194,6 +1207,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("shift_before_cast", shift_before_cast),
     COUNT("loss_chunk", loss_chunk, 0, VL_MAX_SEQ),
     BOOL("prune_frozen_saves", prune_frozen_saves),
+    BOOL("frozen_embeddings_grad", frozen_embeddings_grad),
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("nf4_returns_input_dtype", nf4_returns_input_dtype),
     BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),

@@ -119,6 +119,10 @@ typedef struct vl_framework {
      * caches no 16-bit copy of a frozen weight; and flash/SDPA backward needs its output
      * even when o_proj is frozen.  false: vl_activations_compute's terms as they are */
     bool prune_frozen_saves;
+    bool frozen_embeddings_grad; /* under LoRA the frozen embeddings' output asks for a
+                                 * gradient (transformers' enable_input_require_grads), so the
+                                 * first layer keeps what the others keep; false: its ops
+                                 * before the first trainable one keep nothing */
     bool nf4_keeps_input;       /* a 4-bit matmul saves its input, frozen or not
                                  * (bitsandbytes' MatMul4Bit before 0.43.2) */
     bool nf4_returns_input_dtype; /* a 4-bit layer computes in an fp32 input's dtype and
@@ -385,7 +389,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 84
+#define VL_N_FRAMEWORK_FIELDS 85
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

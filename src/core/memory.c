@@ -438,7 +438,9 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
             vl_add(vl_mul(qkv_drops + mlp_in_kept, RS(sbh), ovf),
                    vl_add(KEEPS(VL_LORA_O) ? TS(q) : 0, KEEPS(VL_LORA_DOWN) ? TS(mlp) : 0, ovf),
                    ovf);
-        term(L, n, ls, "LoRA dropout masks (bool)", masks, ovf);
+        term(L, n, ls, VL_LORA_MASKS, masks, ovf);
+        out->lora_input_masks =
+            vl_mul(qkv_drops + (a->parallel_attention ? mlp_in_kept : 0), RS(sbh), ovf);
         const unsigned more = (qkv_drops > 1 ? qkv_drops - 1 : 0) +
                               (mlp_in_kept > 1 && !a->parallel_attention ? mlp_in_kept - 1 : 0);
         if (!amp && more)

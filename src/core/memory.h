@@ -58,6 +58,8 @@ vl_precision vl_compute_precision(const vl_settings *s);
 
 /* The name of the cls head's saved log-probabilities among vl_activations.outside. */
 #define VL_CLASS_LOGPROBS "class log-probabilities (fp32)"
+/* the layer term of LoRA's dropout masks */
+#define VL_LORA_MASKS "LoRA dropout masks (bool)"
 /* --head cls: the classifier's parameters, labels x h, with a bias of labels in an encoder
  * (BertForSequenceClassification's classifier; the decoders' score has none), and an
  * encoder without a pooler's dense layer before it (DistilBERT's pre_classifier). */
@@ -84,6 +86,9 @@ typedef struct vl_activations {
     int n_layer;
     uint64_t layer_bytes;
     uint64_t layer_weight_copies;  /* of layer_bytes: autocast's 16-bit weight copies */
+    uint64_t lora_input_masks;     /* of its LoRA dropout masks: the adapters' that read the
+                                    * normalized layer input (q, k, v; gate, up under parallel
+                                    * attention) */
     vl_term outside[VL_MAX_TERMS]; /* the embedding side, then the output layer and the loss */
     int n_outside;
     uint64_t outside_bytes;

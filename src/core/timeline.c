@@ -197,6 +197,7 @@ typedef struct step {
     /* one layer's saved tensors, the framework's choices applied */
     vl_term layer[MAX_LAYER_TERMS];
     int n_layer;
+    uint64_t first[MAX_LAYER_TERMS]; /* of each, what the first layer keeps (first_layer) */
     uint64_t ws_bytes;          /* its ops' workspace: ws_n tensors of ws_bytes (layer_terms) */
     int ws_n;
     /* its backward in three stages (layer_terms): the MLP's ops, with mlp_ws_n tensors of
@@ -390,6 +391,56 @@ static bool zero3_linear_keeps(const step *st)
            s->lora_rank && !s->qlora && !vl_precision_is_amp(vl_compute_precision(s));
 }
 
+/* Under LoRA the embeddings are frozen, and unless the framework makes their output ask for
+ * a gradient (frozen_embeddings_grad) the first layer's input needs none: the ops on it keep
+ * nothing until an adapter's output joins, the attention's norm, its frozen projections'
+ * inputs and the dropout masks of the adapters reading it.  Under parallel attention the MLP
+ * reads the same input: with no adapter of its own it keeps nothing at all.  One pipeline
+ * stage's first layer has the embeddings before it only on the first stage: modelled
+ * without --pp. */
+static bool first_frozen(const step *st)
+{
+    return st->s->lora_rank && !st->f->frozen_embeddings_grad && st->s->pp == 1;
+}
+
+static bool mlp_frozen_first(const step *st)
+{
+    const unsigned mlp_adapters =
+        (1u << VL_LORA_GATE) | (1u << VL_LORA_UP) | (1u << VL_LORA_DOWN);
+    return first_frozen(st) && st->a->parallel_attention && !(st->s->lora_targets & mlp_adapters);
+}
+
+/* What the first layer keeps of each term (first_frozen): the terms of its attention's
+ * norm (and the squares mean keeps of it) and frozen q, k, v input go, the adapters' masks
+ * less those on the layer's input; under mlp_frozen_first the MLP's terms go too.  Eager
+ * attention over separate projections keeps Q for K's gradient and K for Q's: a frozen k
+ * (or q) without an adapter asks for none there. */
+static void first_layer(step *st)
+{
+    const bool frozen = first_frozen(st), mlp = mlp_frozen_first(st);
+    const bool eager_apart = st->bd->attention == VL_ATTN_EAGER && !st->f->fused_qkv;
+    const unsigned targets = st->s->lora_targets;
+    bool gone = false;
+    for (int i = 0; i < st->n_layer; i++) {
+        const char *name = st->layer[i].name;
+        uint64_t bytes = st->layer[i].bytes;
+        if (strcmp(name, MEAN_SQUARES) == 0) /* its norm's, the term before */
+            gone = gone && frozen;
+        else
+            gone = frozen && (starts(name, "attention norm") || starts(name, "4-bit q, k, v") ||
+                              starts(name, "frozen q, k, v") ||
+                              (eager_apart && strcmp(name, "Q") == 0 &&
+                               !(targets & (1u << VL_LORA_K))) ||
+                              (eager_apart && starts(name, "K") &&
+                               !(targets & (1u << VL_LORA_Q))) ||
+                              (mlp && (mlp_term(name) || starts(name, "frozen MLP") ||
+                                       starts(name, "frozen down_proj"))));
+        if (frozen && strcmp(name, VL_LORA_MASKS) == 0)
+            bytes -= st->bd->act.lora_input_masks;
+        st->first[i] = gone ? 0 : bytes;
+    }
+}
+
 /* bitsandbytes' MatMul4Bit before 0.43.2 kept its input as an attribute of its autograd
  * context, ctx.tensors = (A, B) (bitsandbytes/autograd/_functions.py), which backward does
  * not release: the inputs live as long as the graph, wherever the input requires grad.  A
@@ -403,7 +454,9 @@ static uint64_t keeps_graph(const step *st, uint64_t in, uint64_t rs, uint64_t q
     const uint64_t mlp_in = st->a->parallel_attention ? 0 : rs;
     const uint64_t layer =
         vl_add(vl_mul(in, rs + mlp_in + mlp, ovf), vl_mul(st->beta, q, ovf), ovf);
-    uint64_t all = vl_mul(layer, st->layers, ovf) - vl_mul(in, rs, ovf);
+    uint64_t all = vl_mul(layer, st->layers, ovf);
+    if (first_frozen(st)) /* the first layer's q, k, v input, and a frozen MLP's inputs */
+        all -= vl_mul(in, rs + (mlp_frozen_first(st) ? mlp_in + mlp : 0), ovf);
     if (st->f->bnb_quantize_head)
         all = vl_add(all, vl_mul(in, rs, ovf), ovf);
     return all;
@@ -545,6 +598,7 @@ static void layer_terms(step *st, bool *ovf)
                      vl_mul(in, mlp, ovf));
     }
 #undef KEEPS
+    first_layer(st);
     /* The workspace of a layer's ops (ws_shape), in the forward: the largest tensor an op of
      * the layer writes (the fp32 residual stream, q, an MLP intermediate, eager attention's
      * scores in the softmax's dtype). */
@@ -1069,7 +1123,8 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                 if (i == st->attn_terms) /* the attention's function returns */
                     transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
                 if (i < st->n_layer)
-                    ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
+                    ids[i] = alloc(b, VL_TL_ACTIVATIONS, l ? st->layer[i].bytes : st->first[i],
+                                   st->layer[i].name);
             }
         }
         if (mb->kv)
@@ -1378,7 +1433,8 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         if (full) {
             for (int i = 0; i < st->n_layer; i++)
                 if (!ids[i])
-                    ids[i] = alloc(b, VL_TL_ACTIVATIONS, st->layer[i].bytes, st->layer[i].name);
+                    ids[i] = alloc(b, VL_TL_ACTIVATIONS, l ? st->layer[i].bytes : st->first[i],
+                                   st->layer[i].name);
             if (st->f->checkpoint_reentrant)
                 rerun = alloc(b, VL_TL_TRANSIENT, st->bd->act.checkpoint_bytes,
                               "recomputed layer output (reentrant checkpoint)");

@@ -130,11 +130,13 @@ class LoRA(nn.Module):
         return self.base(x) + self.B(self.A(x)) * self.scaling
 
 
-def add_lora(model, rank, targets):
+def add_lora(model, rank, targets, input_grad=True):
     """Freezes the model and puts an adapter of rank on the attention projections named in
-    targets ("q", "k", "v", "o") and, for "head", on the output layer.  The embeddings'
-    output asks for a gradient, as transformers' enable_input_require_grads makes it, so
-    that the first layer keeps what the others keep."""
+    targets ("q", "k", "v", "o") and, for "head", on the output layer.  With input_grad the
+    embeddings' output asks for a gradient, as transformers' enable_input_require_grads
+    makes it, so that the first layer keeps what the others keep; without, as LitGPT leaves
+    it, the first layer's norm keeps nothing (frozen_embeddings_grad in
+    vramlab-presets(5))."""
     for p in model.parameters():
         p.requires_grad_(False)
     for layer in model.layers:
@@ -143,7 +145,8 @@ def add_lora(model, rank, targets):
                 setattr(layer.attn, t, LoRA(getattr(layer.attn, t), rank))
     if "head" in targets:
         model.lm_head = LoRA(model.lm_head, rank)
-    model.tok.register_forward_hook(lambda mod, inputs, out: out.requires_grad_(True))
+    if input_grad:
+        model.tok.register_forward_hook(lambda mod, inputs, out: out.requires_grad_(True))
 
 
 class MatMul4Bit(torch.autograd.Function):

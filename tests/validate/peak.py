@@ -66,7 +66,8 @@ CASES = [
     ("gpt2", 2, 1, 1, 64, "fp32", "", False, True, 1, 0),
     # the second micro-batch's sum, beside the head's gradient that waited for it
     ("gpt2", 2, 1, 1, 64, "fp32", "", False, True, 2, 0),
-    # LitGPT's LoRA: the logits cast to fp32 and held by the loop, the loss in chunks
+    # LitGPT's LoRA: the logits cast to fp32 and held by the loop, the loss in chunks, the
+    # embeddings' output asking for no gradient
     ("mistral-7b", 2, 4, 1, 2048, "bf16", "8 q,v", False, False, 1, 128),
     # an adapter on the output layer too: its output and its scaled copy beside the logits,
     # the logits' gradient scaled in backward; under autocast and in LitGPT's chunks
@@ -175,7 +176,7 @@ def child(arch, batch, seq, precision, lora, recompute, foreach, accum, chunk):
     model = models.Transformer(models.complete(arch), recompute)
     if lora:
         rank, targets = lora.split()[:2]
-        models.add_lora(model, int(rank), targets.split(","))
+        models.add_lora(model, int(rank), targets.split(","), input_grad=not chunk)
     if precision == "bf16":  # the adapters too, as pure bf16 training holds them
         model.to(torch.bfloat16)
     if "qlora" in lora.split():  # quantized from the dtype the model is now in
@@ -290,9 +291,9 @@ def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, 
         framework.update(optimizer_impl="foreach", foreach_denom_copy=denom_copy(torch.__version__))
     if "qlora" in lora.split():  # models.Linear4bit computes in the model's dtype
         framework.update(compute_dtype=precision)
-    if chunk:  # the litgpt profile's loop and loss; this step has no step before it
+    if chunk:  # the litgpt profile's loop, loss and frozen embeddings; no step before it
         framework.update(loss_chunk=chunk, logits_cast_in_model=True, loss_dtype="fp32",
-                         loop_keeps_logits=True)
+                         loop_keeps_logits=True, frozen_embeddings_grad=False)
     with tempfile.TemporaryDirectory() as presets:
         model = os.path.join(presets, "validate-peak.yaml")
         with open(model, "w") as f:
