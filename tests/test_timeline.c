@@ -3943,6 +3943,34 @@ static void test_first_layer_frozen(void **state)
     vl_timeline_free(&t);
 }
 
+/* Parallel attention under QLoRA (bitsandbytes 0.42 keeping its inputs), the tiny Llama in
+ * bf16, s = 64, b = 2: with one norm a layer (Falcon-7B, Phi) the MLP's 4-bit input is the
+ * attention's; GPT-NeoX's parallel residual normalizes for each, and the MLP's 4-bit layer
+ * keeps its own, 2 x 128 x 128 = 32,768 B a layer. */
+static void test_parallel_norms(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    m.arch.parallel_attention = true;
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.lora_rank = 8;
+    s.qlora = true;
+    vl_framework x = *fw("hf");
+    x.nf4_keeps_input = true;
+    const char *in = "4-bit MLP input";
+    uint64_t bytes = 0;
+    vl_timeline t;
+    m.arch.norms_per_layer = 1;
+    build(&m, &s, &x, &t);
+    assert_int_equal(allocs_in(&t, "forward layer 1", in, &bytes), 0);
+    vl_timeline_free(&t);
+    m.arch.norms_per_layer = 2;
+    build(&m, &s, &x, &t);
+    assert_int_equal(allocs_in(&t, "forward layer 1", in, &bytes), 1);
+    assert_int_equal(bytes, 2 * 128 * 128ULL);
+    vl_timeline_free(&t);
+}
+
 /* LitGPT's fit() keeps each iteration's logits until the next forward returns, and with
  * them the graph, where bitsandbytes 0.42's MatMul4Bit keeps its input on its context.  The
  * tiny Llama, QLoRA (r 8 on q, v) in bf16, s = 64, b = 2, by hand: the logits, which
@@ -4470,6 +4498,7 @@ int main(void)
         cmocka_unit_test(test_lightning_bnb4),
         cmocka_unit_test(test_bnb8_load),
         cmocka_unit_test(test_first_layer_frozen),
+        cmocka_unit_test(test_parallel_norms),
         cmocka_unit_test(test_awq_tied_head),
         cmocka_unit_test(test_bad_input),
     };
