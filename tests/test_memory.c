@@ -69,6 +69,30 @@ static void test_v_view(void **state)
     assert_int_equal(layer_term(&hf, "V, repeated to the query heads"), 2 * sbh);
 }
 
+/* Parallel attention, full bf16 training of Llama 2 7B's shape at 512 x 2 tokens: with one
+ * norm a layer (Falcon-7B, Phi) q, k, v and the MLP read the same normalized tensor, kept
+ * once; GPT-NeoX's parallel residual normalizes for each (norms_per_layer 2), and the MLP's
+ * input is a tensor of its own, 2 x 512 x 2 x 4,096 B more a layer. */
+static void test_parallel_norms(void **state)
+{
+    (void)state;
+    vl_model m = llama2_7b();
+    m.arch.parallel_attention = true;
+    vl_settings s = settings(VL_BF16, VL_ADAMW, true, false);
+    s.seq = 512;
+    s.batch = 2;
+    const uint64_t sbh = 512ULL * 2 * 4096;
+    vl_breakdown one, two;
+    m.arch.norms_per_layer = 1;
+    assert_null(vl_estimate(&m, &s, &one));
+    assert_int_equal(layer_term(&one, "QKV projection input"), 2 * sbh);
+    assert_int_equal(layer_term(&one, "MLP input"), 0);
+    m.arch.norms_per_layer = 2;
+    assert_null(vl_estimate(&m, &s, &two));
+    assert_int_equal(layer_term(&two, "MLP input"), 2 * sbh);
+    assert_int_equal(two.act.layer_bytes - one.act.layer_bytes, 2 * sbh);
+}
+
 /* The article's table (optimizer states, mixed precision, with the fp32 gradient copy):
  * AdamW 16, 8-bit Adam 10, SGD with momentum 12; weights and gradients 2 each. */
 static void test_article_bytes_per_param(void **state)
@@ -1008,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_muon),
         cmocka_unit_test(test_cls_head),
         cmocka_unit_test(test_v_view),
+        cmocka_unit_test(test_parallel_norms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -334,6 +334,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         out->in_flight = e < accum ? e : accum;
     }
     int *n = &out->n_layer;
+    const bool shared_norm = vl_shared_norm(a);
     norm_terms(L, n, ls, a, rho, RS(sbh), upcast, attn_norm, ovf);
     /* under autocast every nn.Linear casts the fp32 norm output for itself, a fused QKV
      * projection once */
@@ -341,7 +342,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls,
              fused ? "QKV input (a 16-bit cast)" : "q, k, v inputs (a 16-bit cast each)",
              vl_mul((fused ? 1 : qkv_kept) * beta, RS(sbh), ovf), ovf);
-    else if (!amp && (qkv_kept || (a->parallel_attention && mlp_in_kept)))
+    else if (!amp && (qkv_kept || (shared_norm && mlp_in_kept)))
         term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
     term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
     term(L, n, ls, wide_k ? "K, repeated to the query heads" : "K",
@@ -376,13 +377,15 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls, "attention output-projection input", vl_mul(beta, TS(q), ovf), ovf);
     if (drop)
         term(L, n, ls, "attention residual dropout mask", RS(sbh), ovf);
+    /* parallel attention's MLP norm, where it has one of its own, reads the input the
+     * attention's norm keeps: not counted again */
     if (!a->parallel_attention)
         norm_terms(L, n, ls, a, rho, RS(sbh), upcast, mlp_norm, ovf);
     if (amp && mlp_in_kept)
         term(L, n, ls, gated ? "gate, up inputs (a 16-bit cast each)"
                              : "MLP input (16-bit cast)",
              vl_mul(mlp_in_kept * beta, RS(sbh), ovf), ovf);
-    else if (!amp && !a->parallel_attention && mlp_in_kept)
+    else if (!amp && !shared_norm && mlp_in_kept)
         term(L, n, ls, "MLP input", vl_mul(beta, RS(sbh), ovf), ovf);
     if (a->experts > 1)
         term(L, n, ls, "router probabilities (fp32)",

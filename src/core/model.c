@@ -205,6 +205,11 @@ uint64_t vl_qk_norm_params(const vl_arch *a)
     return 0;
 }
 
+bool vl_shared_norm(const vl_arch *a)
+{
+    return a->parallel_attention && a->norms_per_layer == 1;
+}
+
 bool vl_arch_encoder(const vl_arch *a)
 {
     return a->norm_position == VL_NORM_POST &&

@@ -224,6 +224,10 @@ uint64_t vl_active_mlp_width(const vl_arch *a);
  * embeddings, as DistilBERT has without the other two) reads its input in one
  * bidirectional pass: it keeps no KV cache and generates no tokens. */
 bool vl_arch_encoder(const vl_arch *a);
+/* Attention and the MLP read one norm's output: parallel attention with one norm a layer
+ * (Falcon-7B, Phi).  GPT-NeoX's parallel residual normalizes the same input for each
+ * (norms_per_layer 2): the MLP's input is a tensor of its own. */
+bool vl_shared_norm(const vl_arch *a);
 
 /* Whether training drops out the attention probabilities. */
 bool vl_attention_dropout(const vl_arch *a);

@@ -391,13 +391,6 @@ static bool zero3_linear_keeps(const step *st)
            s->lora_rank && !s->qlora && !vl_precision_is_amp(vl_compute_precision(s));
 }
 
-/* Attention and the MLP read one norm's output: parallel attention with one norm a layer
- * (Falcon-7B, Phi); GPT-NeoX's parallel residual normalizes for each (norms_per_layer 2). */
-static bool shared_norm(const vl_arch *a)
-{
-    return a->parallel_attention && a->norms_per_layer == 1;
-}
-
 /* Under LoRA the embeddings are frozen, and unless the framework makes their output ask for
  * a gradient (frozen_embeddings_grad) the first layer's input needs none: the ops on it keep
  * nothing until an adapter's output joins, the attention's norm, its frozen projections'
@@ -453,13 +446,13 @@ static void first_layer(step *st)
  * not release: the inputs live as long as the graph, wherever the input requires grad.  A
  * loop that keeps the logits keeps the graph, and with it, in each layer, the q, k, v input
  * (not the first layer's where its input asks for no gradient: first_frozen), the attention
- * output, the MLP's input (the same tensor where a norm feeds both: shared_norm) and down's
+ * output, the MLP's input (the same tensor where a norm feeds both: vl_shared_norm) and down's
  * input, in `in` bytes an element (the attention output in the activations' dtype), and a
  * 4-bit head's input. */
 static uint64_t keeps_graph(const step *st, uint64_t in, uint64_t rs, uint64_t q, uint64_t mlp,
                             bool *ovf)
 {
-    const uint64_t mlp_in = shared_norm(st->a) ? 0 : rs;
+    const uint64_t mlp_in = vl_shared_norm(st->a) ? 0 : rs;
     const uint64_t layer =
         vl_add(vl_mul(in, rs + mlp_in + mlp, ovf), vl_mul(st->beta, q, ovf), ovf);
     uint64_t all = vl_mul(layer, st->layers, ovf);
@@ -596,7 +589,7 @@ static void layer_terms(step *st, bool *ovf)
             add_term(st->layer, &st->n_layer, max,
                      z3 ? "frozen q, k, v input (ZeRO-3's linear)" : "4-bit q, k, v input",
                      vl_mul(in, rs, ovf));
-        if ((!mlp_in_kept || own) && !shared_norm(a))
+        if ((!mlp_in_kept || own) && !vl_shared_norm(a))
             add_term(st->layer, &st->n_layer, max,
                      z3 ? "frozen MLP input (ZeRO-3's linear)" : "4-bit MLP input",
                      vl_mul(in, rs, ovf));
