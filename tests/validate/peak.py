@@ -289,8 +289,8 @@ def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, 
     framework = dict(CPU_FRAMEWORK, allocator=allocator)
     if foreach:
         framework.update(optimizer_impl="foreach", foreach_denom_copy=denom_copy(torch.__version__))
-    if "qlora" in lora.split():  # models.Linear4bit computes in the model's dtype
-        framework.update(compute_dtype=precision)
+    if "qlora" in lora.split():  # models.Linear4bit computes in the dtype it was quantized from
+        framework.update(compute_dtype="bf16" if precision == "bf16" else "fp32")
     if chunk:  # the litgpt profile's loop, loss and frozen embeddings; no step before it
         framework.update(loss_chunk=chunk, logits_cast_in_model=True, loss_dtype="fp32",
                          loop_keeps_logits=True, frozen_embeddings_grad=False)
