@@ -3941,6 +3941,24 @@ static void test_first_layer_frozen(void **state)
     build(&m, &s, fw("litgpt"), &t);
     assert_int_equal(allocs_in(&t, "forward layer 0", gate, &bytes), 1);
     vl_timeline_free(&t);
+
+    /* eager attention over separate q, k, v: q . k^T keeps Q for K's gradient, which the
+     * first layer's frozen k without an adapter does not ask for (2 x 128 x 128 B of Q in
+     * the layers after it); an adapter on k asks */
+    m.arch.parallel_attention = false;
+    s.lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V);
+    vl_framework x = *fw("pytorch");
+    x.frozen_embeddings_grad = false;
+    s.attention = VL_ATTN_EAGER;
+    build(&m, &s, &x, &t);
+    assert_int_equal(allocs_in(&t, "forward layer 0", "Q", &bytes), 0);
+    assert_int_equal(allocs_in(&t, "forward layer 1", "Q", &bytes), 1);
+    assert_int_equal(bytes, 2 * 128 * 128ULL);
+    vl_timeline_free(&t);
+    s.lora_targets |= 1u << VL_LORA_K;
+    build(&m, &s, &x, &t);
+    assert_int_equal(allocs_in(&t, "forward layer 0", "Q", &bytes), 1);
+    vl_timeline_free(&t);
 }
 
 /* Parallel attention under QLoRA (bitsandbytes 0.42 keeping its inputs), the tiny Llama in
