@@ -570,8 +570,8 @@ const char *vl_convention(const vl_settings *s)
                : s->weight_dtype == VL_DT_BNB8
                    ? "inference: the layers' matrices in bitsandbytes' LLM.int8() (an fp32 "
                      "scale a row, 4 / hidden of their bytes or less, not counted); embeddings, "
-                     "norms and biases in "
-                     "16-bit; computation in 16-bit, the matmuls in int8 with outliers in fp16"
+                     "norms and biases in 16-bit; computation in 16-bit, the matmuls in int8 "
+                     "with outliers in fp16"
                : vl_dtype_bnb4(s->weight_dtype)
                    ? "inference: the layers' matrices in bitsandbytes' 4 bits with block absmax; "
                      "embeddings, norms and routers in 16-bit; computation in 16-bit, a 4-bit "

@@ -410,31 +410,35 @@ static bool mlp_frozen_first(const step *st)
     return first_frozen(st) && st->a->parallel_attention && !(st->s->lora_targets & mlp_adapters);
 }
 
-/* What the first layer keeps of each term (first_frozen): the terms of its attention's
- * norm (and the squares mean keeps of it) and frozen q, k, v input go, the adapters' masks
- * less those on the layer's input; under mlp_frozen_first the MLP's terms go too.  Eager
- * attention over separate projections keeps Q for K's gradient and K for Q's: a frozen k
- * (or q) without an adapter asks for none there. */
+/* Whether the first layer, under first_frozen, keeps nothing of the term named name: its
+ * attention's norm and frozen q, k, v input; under mlp_frozen_first (mlp) the MLP's terms.
+ * Eager attention over separate projections keeps Q for K's gradient and K for Q's: a
+ * frozen k (or q) without an adapter asks for none there. */
+static bool first_keeps_none(const step *st, const char *name, bool mlp)
+{
+    const bool eager_apart = st->bd->attention == VL_ATTN_EAGER && !st->f->fused_qkv;
+    const unsigned targets = st->s->lora_targets;
+    if (starts(name, "attention norm") || starts(name, "4-bit q, k, v") ||
+        starts(name, "frozen q, k, v"))
+        return true;
+    if (eager_apart && strcmp(name, "Q") == 0)
+        return !(targets & (1u << VL_LORA_K));
+    if (eager_apart && (strcmp(name, "K") == 0 || starts(name, "K, ")))
+        return !(targets & (1u << VL_LORA_Q));
+    return mlp && (mlp_term(name) || starts(name, "frozen MLP") || starts(name, "frozen down_proj"));
+}
+
+/* What the first layer keeps of each term (first_frozen): none of first_keeps_none's, and
+ * of the adapters' masks those not on the layer's input. */
 static void first_layer(step *st)
 {
     const bool frozen = first_frozen(st), mlp = mlp_frozen_first(st);
-    const bool eager_apart = st->bd->attention == VL_ATTN_EAGER && !st->f->fused_qkv;
-    const unsigned targets = st->s->lora_targets;
     bool gone = false;
     for (int i = 0; i < st->n_layer; i++) {
         const char *name = st->layer[i].name;
         uint64_t bytes = st->layer[i].bytes;
-        if (strcmp(name, MEAN_SQUARES) == 0) /* its norm's, the term before */
-            gone = gone && frozen;
-        else
-            gone = frozen && (starts(name, "attention norm") || starts(name, "4-bit q, k, v") ||
-                              starts(name, "frozen q, k, v") ||
-                              (eager_apart && strcmp(name, "Q") == 0 &&
-                               !(targets & (1u << VL_LORA_K))) ||
-                              (eager_apart && starts(name, "K") &&
-                               !(targets & (1u << VL_LORA_Q))) ||
-                              (mlp && (mlp_term(name) || starts(name, "frozen MLP") ||
-                                       starts(name, "frozen down_proj"))));
+        if (strcmp(name, MEAN_SQUARES) != 0) /* the squares go with their norm, the term before */
+            gone = frozen && first_keeps_none(st, name, mlp);
         if (frozen && strcmp(name, VL_LORA_MASKS) == 0)
             bytes -= st->bd->act.lora_input_masks;
         st->first[i] = gone ? 0 : bytes;
