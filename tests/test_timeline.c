@@ -520,6 +520,53 @@ static void check_invariants(const vl_timeline *t, const vl_settings *s)
     }
 }
 
+/* "micro-batch 1 " where the step accumulates micro-batches, else "". */
+static const char *micro_batch_prefix(const vl_timeline *t)
+{
+    for (size_t i = 0; i < t->n_events; i++)
+        if (strncmp(vl_timeline_phase(t, i), "micro-batch 1 ", 14) == 0)
+            return "micro-batch 1 ";
+    return "";
+}
+
+/* The activations layer `layer`'s first forward allocates, in order, from event `from`:
+ * their count, names in what[] and bytes in bytes[] (at most n). */
+static size_t layer_allocs(const vl_timeline *t, unsigned layer, const char **what,
+                           uint64_t *bytes, size_t n)
+{
+    char phase[VL_PHASE_LEN];
+    snprintf(phase, sizeof phase, "%sforward layer %u", micro_batch_prefix(t), layer);
+    size_t k = 0;
+    for (size_t i = first_event_of(t, phase);
+         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++) {
+        const vl_event *e = &t->events[i];
+        if (e->kind != VL_EV_ALLOC || e->component != VL_TL_ACTIVATIONS)
+            continue;
+        assert_true(k < n);
+        what[k] = e->what;
+        bytes[k++] = e->bytes;
+    }
+    return k;
+}
+
+/* The first layer keeps what the second keeps, tensor by tensor in the same order, unless
+ * its input asks for no gradient (frozen_embeddings_grad false under LoRA); under full
+ * recomputation a layer keeps its input, which the layer before made. */
+static void check_layers_alike(const vl_timeline *t, const vl_settings *s,
+                               const vl_framework *f)
+{
+    if ((s->lora_rank && !f->frozen_embeddings_grad) || s->recompute == VL_RECOMPUTE_FULL)
+        return;
+    const char *w0[256], *w1[256];
+    uint64_t b0[256], b1[256];
+    const size_t n0 = layer_allocs(t, 0, w0, b0, 256), n1 = layer_allocs(t, 1, w1, b1, 256);
+    assert_int_equal(n0, n1);
+    for (size_t i = 0; i < n0; i++) {
+        assert_string_equal(w0[i], w1[i]);
+        assert_int_equal(b0[i], b1[i]);
+    }
+}
+
 static void test_invariants(void **state)
 {
     (void)state;
@@ -544,6 +591,8 @@ static void test_invariants(void **state)
                             vl_timeline t;
                             build(&models[mi], &s, &vl_frameworks[fi], &t);
                             check_invariants(&t, &s);
+                            if (s.pp == 1)
+                                check_layers_alike(&t, &s, &vl_frameworks[fi]);
                             vl_timeline_free(&t);
                             built++;
                         }

@@ -603,7 +603,6 @@ static void layer_terms(step *st, bool *ovf)
                      vl_mul(in, mlp, ovf));
     }
 #undef KEEPS
-    first_layer(st);
     /* The workspace of a layer's ops (ws_shape), in the forward: the largest tensor an op of
      * the layer writes (the fp32 residual stream, q, an MLP intermediate, eager attention's
      * scores in the softmax's dtype). */
@@ -641,6 +640,7 @@ static void layer_terms(step *st, bool *ovf)
             vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
         st->attn_terms = attention_first(st->layer, st->n_layer);
     }
+    first_layer(st); /* in the order the terms are now made */
     /* the input down_proj saved for its backward, which frees it as it runs (a 4-bit
      * matmul that keeps its input holds it on its node, to the end of the layer's graph:
      * keeps_graph) */
