@@ -33,6 +33,15 @@ static uint64_t layer_term(const vl_breakdown *b, const char *name)
     return 0;
 }
 
+/* The bytes of the output side's term named name, or 0 where there is none. */
+static uint64_t outside_term(const vl_breakdown *b, const char *name)
+{
+    for (int i = 0; i < b->act.n_outside; i++)
+        if (strcmp(b->act.outside[i].name, name) == 0)
+            return b->act.outside[i].bytes;
+    return 0;
+}
+
 /* A model whose V is a slice of its fused QKV output (qkv_views v: GPT-NeoX, Phi-3), under
  * a profile that runs transformers' modeling code: attention keeps V as the view it is,
  * and with it the whole output, q + 2 kv wide (Llama 2 7B's shape: 3 x 4,096), 2 x 4,096
@@ -961,7 +970,8 @@ static void test_interleaved_1f1b(void **state)
  * (tied, pooled) keeps its embeddings and adds a classifier of 4,096 x 3 with 3 biases; its
  * layers end with their norms (post-norm), so its output side has no final norm: the last
  * hidden state, the pooler's b x 4,096 output, the log-probabilities and the labels.
- * DistilBERT-like (no pooler) has a dense layer of its own before the classifier. */
+ * DistilBERT-like (no pooler) has a dense layer of its own before the classifier, and a
+ * norm over its embeddings. */
 static void test_cls_head(void **state)
 {
     (void)state;
@@ -998,12 +1008,38 @@ static void test_cls_head(void **state)
      * classifier (pre_classifier, 4,096 x 4,096 + 4,096), whose ReLU keeps b x 4,096 */
     enc.arch.pooler = false;
     enc.arch.embedding_norm = true;
+    enc.arch.norm = VL_NORM_LAYERNORM;
     assert_true(vl_arch_encoder(&enc.arch));
     assert_true(vl_count_params(&enc.arch, &p));
     assert_null(vl_estimate(&enc, &s, &b));
     assert_int_equal(b.P, p.total + 4096 * 4096 + 4096 + 4096 * 3 + 3);
     assert_int_equal(b.act.outside_bytes - b.act.embedding_bytes,
                      2 * sbh + 2 * 4 * 4096 + 4 * 4 * 3 + 8 * 4);
+    /* the norm over its embeddings keeps its input, the embeddings' sum (2 B) */
+    assert_int_equal(outside_term(&b, "embedding norm input"), 2 * sbh);
+    assert_int_equal(b.act.head_input_live, 0);
+    /* under autocast the pre-classifier reads the first position, which it casts to 16
+     * bits: it saves that b x 4,096 copy and its weight's (4,096 x 4,096), not the last
+     * hidden state (fp32, 4 B), which lives through the loss unsaved; the embeddings' sum
+     * is fp32 */
+    s.precision = VL_BF16_AMP;
+    assert_null(vl_estimate(&enc, &s, &b));
+    assert_int_equal(outside_term(&b, "classifier input (the last hidden state)"), 0);
+    assert_int_equal(outside_term(&b, "classifier input (the first position, a 16-bit cast)"),
+                     2 * 4 * 4096);
+    assert_int_equal(outside_term(&b, "the head's dense weight, 16-bit copy (autocast)"),
+                     2 * 4096 * 4096);
+    assert_int_equal(b.act.head_input_live, 4 * sbh);
+    assert_int_equal(outside_term(&b, "embedding norm input"), 4 * sbh);
+    /* LoRA over frozen embeddings whose output asks for no gradient (litgpt): the norm
+     * keeps nothing; transformers' PEFT makes it ask (hf) */
+    s.lora_rank = 8;
+    vl_settings_take_framework(&s, vl_framework_find("litgpt"));
+    assert_null(vl_estimate(&enc, &s, &b));
+    assert_int_equal(outside_term(&b, "embedding norm input"), 0);
+    vl_settings_take_framework(&s, vl_framework_find("hf"));
+    assert_null(vl_estimate(&enc, &s, &b));
+    assert_int_equal(outside_term(&b, "embedding norm input"), 4 * sbh);
 }
 
 int main(void)

@@ -1804,6 +1804,56 @@ static void test_encoder_mask(void **state)
     }
 }
 
+/* BERT-like, tiny (tiny_gpt's widths; post-norm, token types, a norm over the embeddings,
+ * the pooler) fine-tuned to classify under eager attention: the embeddings' sum kept for
+ * their norm; each half's norm, which ends it, runs first in backward and frees its input
+ * before the half's own backward; the value matmul's gradient of V (s x b x h) held through
+ * the softmax's backward; under autocast the pooler's 16-bit cast of the first position
+ * saved, and the fp32 last hidden state alive through the loss, not after. */
+#define MLP_WORKSPACE "MLP backward workspace (gradients in and out)"
+#define ATTN_WORKSPACE "attention backward workspace (gradients in and out)"
+
+static void test_encoder(void **state)
+{
+    (void)state;
+    vl_model m = tiny_gpt();
+    m.arch.norm_position = VL_NORM_POST;
+    m.arch.token_types = 2;
+    m.arch.embedding_norm = true;
+    m.arch.pooler = true;
+    vl_settings s = train(VL_FP32, 128, 2);
+    s.head = VL_HEAD_CLS;
+    vl_framework x = *fw("pytorch");
+    x.head = VL_HEAD_CLS;
+    const uint64_t sbh = 128 * 2 * 64;
+    vl_timeline t;
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "forward embedding", "embedding norm input"), 4 * sbh);
+    const size_t bwd = first_event_of(&t, "backward layer 1");
+    const char *vg = "gradient of V (the value matmul's)";
+    assert_true(first_event_named(&t, bwd, VL_EV_FREE, "MLP norm input") <
+                first_event_named(&t, bwd, VL_EV_ALLOC, MLP_WORKSPACE));
+    const size_t v = first_event_named(&t, bwd, VL_EV_ALLOC, vg);
+    assert_int_equal(t.events[v].bytes, 4 * sbh);
+    assert_true(first_event_named(&t, bwd, VL_EV_FREE, "attention norm input") < v);
+    assert_true(v < first_event_named(&t, bwd, VL_EV_ALLOC, ATTN_WORKSPACE));
+    assert_true(first_event_named(&t, v, VL_EV_FREE, vg) < first_event_of(&t, "backward layer 0"));
+    assert_int_equal(event_bytes(&t, "loss", "classifier input (the last hidden state)"), 4 * sbh);
+    vl_timeline_free(&t);
+
+    s.precision = VL_BF16_AMP;
+    build(&m, &s, &x, &t);
+    uint64_t n = 0;
+    assert_int_equal(allocs_in(&t, "loss", "classifier input (the last hidden state)", &n), 0);
+    assert_int_equal(
+        event_bytes(&t, "loss", "classifier input (the first position, a 16-bit cast)"), 2 * 2 * 64);
+    const char *live = "the last hidden state, which the head reads";
+    const size_t last = first_alloc(&t, "loss", live);
+    assert_int_equal(t.events[last].bytes, 4 * sbh);
+    assert_true(first_event_named(&t, last, VL_EV_FREE, live) < first_event_of(&t, "loss backward"));
+    vl_timeline_free(&t);
+}
+
 /* LoRA under autocast, and QLoRA's 4-bit matmuls under autocast. */
 static void test_frozen_under_autocast(void **state)
 {
@@ -1827,8 +1877,14 @@ static void test_frozen_under_autocast(void **state)
     build(&m, &s, &x, &t);
     assert_int_equal(event_bytes(&t, "forward layer 0", "16-bit weight copies (autocast)"),
                      2 * adapters);
+    /* the MLP's casts (gate, up, down) apart: its backward frees them */
     assert_int_equal(event_bytes(&t, "forward layer 0", "frozen weights' 16-bit casts (their matmuls')"),
-                     copies - 2 * adapters);
+                     copies - 2 * adapters - 2 * 3 * h * f);
+    const char *mlp_casts = "frozen weights' 16-bit casts (their matmuls'), the MLP's";
+    assert_int_equal(event_bytes(&t, "forward layer 0", mlp_casts), 2 * 3 * h * f);
+    assert_true(first_event_named(&t, first_event_of(&t, "backward layer 2"), VL_EV_FREE,
+                                  mlp_casts) <
+                first_alloc(&t, "backward layer 2", "gradient of V (the value matmul's)"));
     assert_int_equal(event_bytes(&t, "loss", "output-projection weight, 16-bit copy"), 2 * 3000 * h);
     vl_timeline_free(&t);
     /* under full recompute the first forward saves nothing: leaving autocast frees its cache
@@ -1841,7 +1897,7 @@ static void test_frozen_under_autocast(void **state)
     assert_int_equal(alive[VL_TL_ACTIVATIONS] - after[VL_TL_ACTIVATIONS],
                      L * 2 * adapters);
     assert_int_equal(event_bytes(&t, "backward layer 2", "frozen weights' 16-bit casts (their matmuls')"),
-                     copies - 2 * adapters);
+                     copies - 2 * adapters - 2 * 3 * h * f);
     vl_timeline_free(&t);
     s.recompute = VL_RECOMPUTE_NONE;
     /* QLoRA (bitsandbytes 0.43.2 and later): Linear4bit computes in its fp32 input's dtype
@@ -3355,8 +3411,9 @@ static void test_per_tensor(void **state)
             strncmp(t.events[i].what, "16-bit weight copies", 20) == 0) {
             assert_true(k < 7);
             assert_string_equal(t.events[i].what,
-                                k < 3 ? "16-bit weight copies (autocast), q's, k's or v's"
-                                      : "16-bit weight copies (autocast)");
+                                k < 3   ? "16-bit weight copies (autocast), q's, k's or v's"
+                                : k < 4 ? "16-bit weight copies (autocast)"
+                                        : "16-bit weight copies (autocast), the MLP's");
             assert_int_equal(t.events[i].bytes, 2 * elems[k]);
             k++;
         }
@@ -4526,6 +4583,7 @@ int main(void)
         cmocka_unit_test(test_cublas_workspaces),
         cmocka_unit_test(test_logits_by_class),
         cmocka_unit_test(test_transformers_releases),
+        cmocka_unit_test(test_encoder),
         cmocka_unit_test(test_frozen_under_autocast),
         cmocka_unit_test(test_zero3_linear),
         cmocka_unit_test(test_tied_gradients),

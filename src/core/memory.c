@@ -223,6 +223,9 @@ static const char *const mlp_norm[4] = {"MLP norm input", "MLP norm input, upcas
 static const char *const final_norm[4] = {
     "final norm input", "final norm input, upcast to fp32", "final norm, normalized input",
     "final norm input, in its dtype"};
+static const char *const embedding_norm[4] = {
+    "embedding norm input", "embedding norm input, upcast to fp32",
+    "embedding norm, normalized input", "embedding norm input, in its dtype"};
 
 bool vl_rmsnorm_input(const char *term_name)
 {
@@ -475,14 +478,31 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
              vl_mul(vl_mul(2 * rho, seq, ovf), a->head_dim, ovf), ovf);
     if (drop)
         term(O, n, os, "embedding dropout mask", RS(sbh), ovf);
+    /* the norm over the embeddings (BERT's, BLOOM's) keeps its input, the embeddings' sum,
+     * where that asks for a gradient: not under LoRA's frozen embeddings unless the
+     * framework makes their output ask for one (frozen_embeddings_grad) */
+    if (a->embedding_norm && (!s->lora_rank || s->framework->frozen_embeddings_grad))
+        norm_terms(O, n, os, a, rho, RS(sbh), upcast, embedding_norm, ovf);
     out->embedding_bytes = out->outside_bytes;
     if (pp == 1 && a->norm_position == VL_NORM_PRE) /* post-norm layers end normalized */
         norm_terms(O, n, os, a, rho, RS(sbh), upcast, final_norm, ovf);
     if (pp == 1 && s->head == VL_HEAD_CLS) {
         /* a classifier (or pooler) reads a view of the last hidden state, so the whole
-         * tensor stays saved; its logits are b x labels */
-        term(O, n, os, "classifier input (the last hidden state)", vl_mul(beta, sbh, ovf),
-             ovf);
+         * tensor stays saved; but an encoder's pooler (or pre-classifier) reads the first
+         * position alone, which autocast casts to 16 bits: it saves that copy, b x h, and
+         * the 16-bit copy of its weight.  The logits are b x labels. */
+        const bool first_cast = amp && vl_arch_encoder(a);
+        if (first_cast) {
+            out->head_input_live = vl_mul(rho, RS(sbh), ovf);
+            term(O, n, os, "classifier input (the first position, a 16-bit cast)",
+                 vl_mul(vl_mul(beta, s->batch, ovf), a->hidden, ovf), ovf);
+            if (a->pooler || cls_dense(a))
+                term(O, n, os, "the head's dense weight, 16-bit copy (autocast)",
+                     vl_mul(vl_mul(beta, a->hidden, ovf), a->hidden, ovf), ovf);
+        } else {
+            term(O, n, os, "classifier input (the last hidden state)", vl_mul(beta, sbh, ovf),
+                 ovf);
+        }
         if (a->pooler)
             term(O, n, os, "pooler output (tanh)",
                  vl_mul(vl_mul(beta, s->batch, ovf), a->hidden, ovf), ovf);

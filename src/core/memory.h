@@ -93,6 +93,8 @@ typedef struct vl_activations {
     int n_outside;
     uint64_t outside_bytes;
     uint64_t embedding_bytes;      /* of outside_bytes: the embedding side, kept to the end */
+    uint64_t head_input_live;      /* not saved, alive through the loss: the last hidden state
+                                    * where the head saves only a cast of its first position */
     /* full recompute only: each layer's kept input, and what is kept besides the inputs at
      * the end of the forward (outside + all layers' weight copies) and while the last
      * layer is recomputed in backward (that layer, its input counted once, + embedding) */

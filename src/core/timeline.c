@@ -202,10 +202,10 @@ typedef struct step {
     int ws_n;
     /* its backward in three stages (layer_terms): the MLP's ops, with mlp_ws_n tensors of
      * mlp_ws_bytes; attention's value side (the output projection, the value matmul, the
-     * dropout between), making the probabilities' gradient; then the softmax and what is
-     * before it, with two tensors of attn_ws_bytes.  freed_by[i]: the stage whose end frees
-     * layer[i] */
-    uint64_t mlp_ws_bytes, probs_grad, attn_ws_bytes;
+     * dropout between), making the probabilities' gradient and V's (held to the stage's
+     * end); then the softmax and what is before it, with two tensors of attn_ws_bytes.
+     * freed_by[i]: the stage whose end frees layer[i] (FREED_FIRST: before the MLP's) */
+    uint64_t mlp_ws_bytes, probs_grad, v_grad, attn_ws_bytes;
     int mlp_ws_n;
     unsigned char freed_by[MAX_LAYER_TERMS];
     uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
@@ -283,8 +283,11 @@ static bool starts(const char *s, const char *prefix)
 #define MEAN_SQUARES "RMSNorm squares, kept by mean (PyTorch < 2.2)"
 #define SOFTMAX_CAST "attention softmax, its 16-bit cast for the value matmul"
 #define QKV_COPY "16-bit weight copies (autocast), q's, k's or v's"
+#define MLP_COPY "16-bit weight copies (autocast), the MLP's"
+#define FROZEN_CAST "frozen weights' 16-bit casts (their matmuls')"
+#define MLP_FROZEN_CAST "frozen weights' 16-bit casts (their matmuls'), the MLP's"
 
-enum { FREED_BY_MLP, FREED_BY_VALUE, FREED_LAST };
+enum { FREED_FIRST, FREED_BY_MLP, FREED_BY_VALUE, FREED_LAST };
 
 /* Whether name starts with one of the n prefixes. */
 static bool starts_any(const char *name, const char *const *prefixes, size_t n)
@@ -340,14 +343,22 @@ static int attention_first(vl_term *t, int n)
  * first), attention's value side (eager: the output projection's input, V and the
  * probabilities the value matmul reads; a flash or SDPA kernel's backward reads its q, k,
  * v and output together, at the end), or the rest; a tensor that ops of both halves share
- * (the adapters', the weight copies) stays to the end.  prev: the stage of the term
- * before, whose squares MEAN_SQUARES are. */
-static unsigned char freed_by(const char *name, unsigned char prev, bool eager)
+ * (the adapters') stays to the end, and so do attention's weight copies; the MLP's go with
+ * its backward.  Post-norm layers (BERT's) end each half with its norm, whose backward
+ * runs before the half's: the MLP's norm before the MLP, attention's once the MLP is done.
+ * prev: the stage of the term before, whose squares MEAN_SQUARES are. */
+static unsigned char freed_by(const char *name, unsigned char prev, bool eager, bool post)
 {
     static const char *const value[] = {"V, ", "attention dropout", "attention output",
                                         SOFTMAX_CAST, "attention softmax output, cast to 16 bits"};
     if (strcmp(name, MEAN_SQUARES) == 0)
         return prev;
+    if (strcmp(name, MLP_COPY) == 0 || strcmp(name, MLP_FROZEN_CAST) == 0)
+        return FREED_BY_MLP;
+    if (post && starts(name, "MLP norm"))
+        return FREED_FIRST;
+    if (post && starts(name, "attention norm"))
+        return FREED_BY_MLP;
     if (mlp_term(name))
         return FREED_BY_MLP;
     if (starts(name, "attention residual dropout"))
@@ -521,13 +532,20 @@ static void layer_terms(step *st, bool *ovf)
             const vl_lora_split *l = &st->bd->lora;
             const uint64_t adapters =
                 vl_mul(beta, (l->trainable_params - l->head_params) / st->layers, ovf);
-            if (!s->qlora && x.bytes > adapters)
-                add_term(st->layer, &st->n_layer, max, "frozen weights' 16-bit casts (their matmuls')",
-                         x.bytes - adapters);
+            if (!s->qlora && x.bytes > adapters) {
+                /* the MLP's go with its backward, attention's with the layer's */
+                const vl_params *p = &st->bd->params;
+                uint64_t frozen = x.bytes - adapters;
+                uint64_t mlp_cast = vl_mul(beta, vl_ceil_div(p->mlp + p->router, t), ovf);
+                mlp_cast = mlp_cast < frozen ? mlp_cast : frozen;
+                add_term(st->layer, &st->n_layer, max, FROZEN_CAST, frozen - mlp_cast);
+                add_term(st->layer, &st->n_layer, max, MLP_FROZEN_CAST, mlp_cast);
+            }
             x.bytes = adapters;
         }
         /* autocast casts each weight on its own: a copy a parameter tensor, as its
-         * projection runs (q, k and v before the attention: QKV_COPY) */
+         * projection runs (q, k and v before the attention: QKV_COPY; the MLP's, which its
+         * backward frees: MLP_COPY) */
         if (!lora && st->n_tensors > 1 && starts(x.name, "16-bit weight copies")) {
             uint64_t left = x.bytes;
             const int qkv = f->fused_qkv ? 1 : 3;
@@ -535,7 +553,8 @@ static void layer_terms(step *st, bool *ovf)
                 const uint64_t c = vl_mul(beta, st->tensor[j], ovf);
                 if (c > left)
                     break;
-                add_term(st->layer, &st->n_layer, max, j < qkv ? QKV_COPY : x.name, c);
+                add_term(st->layer, &st->n_layer, max,
+                         j < qkv ? QKV_COPY : j < st->attn_tensors ? x.name : MLP_COPY, c);
                 left -= c;
             }
             x.bytes = left; /* the biases, and what the loop left */
@@ -630,6 +649,10 @@ static void layer_terms(step *st, bool *ovf)
     ws_shape(mlp_t > resid ? mlp_t : resid, gated ? mlp_t : 0, &st->mlp_ws_bytes,
              &st->mlp_ws_n, ovf);
     st->probs_grad = eager && core_saved ? vl_mul(beta, ass, ovf) : 0;
+    /* the value matmul's backward makes V's gradient first (over every query head where
+     * K and V are repeated for them), which waits for v_proj's backward, after the
+     * softmax's and q.k's */
+    st->v_grad = eager && core_saved ? vl_mul(beta, vl_ceil_div(q, t), ovf) : 0;
     st->attn_ws_bytes = resid > ops[0] ? resid : ops[0];
     st->attn_ws_bytes = ops[2] > st->attn_ws_bytes ? ops[2] : st->attn_ws_bytes;
     /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
@@ -646,7 +669,8 @@ static void layer_terms(step *st, bool *ovf)
      * keeps_graph) */
     st->down_in = -1;
     for (int i = 0; i < st->n_layer; i++) {
-        st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST, eager);
+        st->freed_by[i] = freed_by(st->layer[i].name, i ? st->freed_by[i - 1] : FREED_LAST, eager,
+                                   a->norm_position == VL_NORM_POST);
         if (starts(st->layer[i].name, "MLP down projection input") ||
             starts(st->layer[i].name, "frozen down_proj input"))
             st->down_in = i;
@@ -1150,6 +1174,8 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     phase(b, "%sloss", tag);
     gout = gathers_outside(st) ? alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered head")
                                : 0;
+    uint32_t last = alloc(b, VL_TL_TRANSIENT, st->bd->act.head_input_live,
+                          "the last hidden state, which the head reads");
     for (int i = 0; i < st->n_head; i++)
         if (i != st->logprobs_term)
             mb->head[i] = alloc(b, VL_TL_ACTIVATIONS, st->head[i].bytes, st->head[i].name);
@@ -1232,6 +1258,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     release(b, cast);
     release(b, out);
     release(b, gout);
+    release(b, last);
     end_autocast(b, st, mb, full);
 }
 
@@ -1459,6 +1486,7 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
          * it is done, before the activation's backward holds the rest of the workspace and
          * the MLP's other matrices run theirs */
         uint32_t ws[3];
+        release_stage(b, st, ids, FREED_FIRST);
         workspace(b, st->mlp_ws_bytes, 1, MLP_WS, ws);
         transient(b, VL_TL_TRANSIENT, st->dequant, DEQUANT_WHAT);
         if (down >= 0)
@@ -1480,12 +1508,14 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         release_stage(b, st, ids, FREED_BY_MLP);
         if (attn)
             g[attn - 1] = new_gradient(b, bytes[attn - 1], "layer gradients", birth);
+        uint32_t vg = alloc(b, VL_TL_TRANSIENT, st->v_grad, "gradient of V (the value matmul's)");
         transient(b, VL_TL_TRANSIENT, st->probs_grad, "gradient of the attention probabilities");
         release_stage(b, st, ids, FREED_BY_VALUE);
         uint32_t core = alloc(b, VL_TL_TRANSIENT, st->recomputed_core, "recomputed attention core");
         workspace(b, st->attn_ws_bytes, 2, ATTN_WS, ws);
         release_all(b, ws, 3);
         release(b, core);
+        release(b, vg);
         for (int i = 0; i + 1 < attn; i++)
             g[i] = new_gradient(b, bytes[i], "layer gradients", birth);
         for (int i = 0; i < st->n_layer; i++)

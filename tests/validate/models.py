@@ -1,10 +1,14 @@
 """Transformers built from vramlab's preset YAMLs, in plain PyTorch eager modules.
 
-Two families share one attention module:
+Three families share one attention module:
   GPT-2 style: learned positions, nn.LayerNorm, q/k/v/o with biases, GELU (tanh) MLP,
                dropout 0.1, tied embeddings;
   Llama style: RoPE, RMSNorm as Hugging Face writes it, grouped-query attention with
-               repeat_kv, the gated MLP down(silu(gate(x)) * up(x)), untied output layer.
+               repeat_kv, the gated MLP down(silu(gate(x)) * up(x)), untied output layer;
+  BERT style:  an encoder (Encoder): a norm over the embeddings (and BERT's token types),
+               bidirectional attention, each sublayer's sum normalised after it (post-norm),
+               exact GELU, the pooler (DistilBERT: a pre-classifier) and a sequence-classification
+               head.
 What the architecture keys of the preset say (widths, biases, norm, MLP, tying, dropout)
 decides which parts a model gets; the parameter count matches vramlab's exactly.
 
@@ -12,8 +16,9 @@ Where a CPU run would keep something other than a GPU run, the modules ask for w
 CUDA does, because vramlab estimates GPU memory:
   - nn.Dropout on the CPU takes a composite path that keeps its mask in the activation
     dtype; CUDA runs the fused native_dropout kernel, which keeps a 1-byte mask.
-  - CUDA's autocast runs softmax in fp32 (it is on the autocast-to-float32 list); CPU
-    autocast in torch 1.13 leaves it in bf16.
+  - CUDA's autocast runs softmax and layer norm in fp32 (both are on its autocast-to-float32
+    list); CPU autocast in torch 1.13 leaves softmax in bf16 and does not cast layer norm's
+    input.
 and where torch 1.13 keeps more than current releases, they keep what current ones do
 (RMSNorm's mean of squares).
 """
@@ -55,9 +60,26 @@ class RMSNorm(nn.Module):
         return self.weight * x.to(dtype)
 
 
+class LayerNorm(nn.LayerNorm):
+    """nn.LayerNorm as CUDA's autocast runs it: a 16-bit input cast to fp32 (a copy, which
+    the norm saves), the output in fp32."""
+
+    def forward(self, x):
+        if torch.is_autocast_cpu_enabled():
+            with torch.autocast("cpu", enabled=False):
+                return super().forward(x.float())
+        return super().forward(x)
+
+
 def norm(arch):
     h = arch["hidden_size"]
-    return nn.LayerNorm(h) if arch["norm"] == "layernorm" else RMSNorm(h)
+    return LayerNorm(h) if arch["norm"] == "layernorm" else RMSNorm(h)
+
+
+def encoder(arch):
+    """BERT's shape, as vramlab reads it from a preset (vl_arch_encoder)."""
+    return arch.get("norm_position") == "post" and bool(
+        arch.get("pooler") or arch.get("token_types") or arch.get("embedding_norm"))
 
 
 def rope_tables(seq, head_dim, dtype, base=10000.0):
@@ -90,6 +112,7 @@ class Attention(nn.Module):
                       arch["head_dim"])
         qkv_bias, o_bias = arch["attention_bias"], arch["mlp_bias"]
         self.heads, self.kv_heads, self.head_dim = a, k, d
+        self.causal = not encoder(arch)
         self.q = nn.Linear(h, a * d, bias=qkv_bias)
         self.k = nn.Linear(h, k * d, bias=qkv_bias)
         self.v = nn.Linear(h, k * d, bias=qkv_bias)
@@ -108,7 +131,8 @@ class Attention(nn.Module):
             k = k * cos + rotate_half(k) * sin
         k, v = repeat_kv(k, a // k_heads), repeat_kv(v, a // k_heads)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
-        att = att + torch.full((s, s), float("-inf"), dtype=att.dtype).triu(1)
+        if self.causal:
+            att = att + torch.full((s, s), float("-inf"), dtype=att.dtype).triu(1)
         fp32 = torch.float32 if torch.is_autocast_cpu_enabled() else None
         att = self.attn_drop(torch.softmax(att, dim=-1, dtype=fp32))
         y = (att @ v).transpose(1, 2).reshape(b, s, a * d)
@@ -223,11 +247,12 @@ class MLP(nn.Module):
         self.up = nn.Linear(h, f, bias=bias)
         self.down = nn.Linear(f, h, bias=bias)
         self.drop = Dropout(DROPOUT_P if arch["dropout"] else 0.0)
+        self.gelu = "none" if encoder(arch) else "tanh"  # BERT's exact GELU, GPT-2's tanh
 
     def forward(self, x):
         if self.gated:
             return self.drop(self.down(F.silu(self.gate(x)) * self.up(x)))
-        return self.drop(self.down(F.gelu(self.up(x), approximate="tanh")))
+        return self.drop(self.down(F.gelu(self.up(x), approximate=self.gelu)))
 
 
 class Block(nn.Module):
@@ -254,9 +279,14 @@ class Transformer(nn.Module):
         self.drop = Dropout(DROPOUT_P if arch["dropout"] else 0.0)
         self.layers = nn.ModuleList(Block(arch) for _ in range(arch["num_layers"]))
         self.norm = norm(arch)
+        self.head_entry = self.norm  # where the loss's phase begins
         self.lm_head = nn.Linear(h, V, bias=False)
         if arch["tie_embeddings"]:
             self.lm_head.weight = self.tok.weight
+
+    def targets(self, batch, seq):
+        """The next token at every position."""
+        return torch.randint(self.arch["vocab_size"], (batch, seq))
 
     def hidden(self, ids):
         """The final norm's output."""
@@ -289,6 +319,68 @@ class Transformer(nn.Module):
         losses = [F.cross_entropy(c.reshape(-1, c.size(-1)), t.reshape(-1), reduction="none")
                   for c, t in zip(logits, targets.split(chunk, dim=1))]
         return logits, torch.cat(losses).mean()
+
+
+class PostBlock(nn.Module):
+    """BERT's layer (BertLayer): attention and the MLP each add their input back, and the
+    sum is normalised (post-norm)."""
+
+    def __init__(self, arch):
+        super().__init__()
+        self.attn, self.norm1 = Attention(arch), norm(arch)
+        self.mlp, self.norm2 = MLP(arch), norm(arch)
+
+    def forward(self, x):
+        x = self.norm1(x + self.attn(x))
+        return self.norm2(x + self.mlp(x))
+
+
+class Encoder(nn.Module):
+    """BertForSequenceClassification and DistilBertForSequenceClassification as transformers
+    writes them, without the padding mask: the word, token-type (BERT) and position
+    embeddings summed and normalised, post-norm layers, then the first position's state
+    through BERT's pooler (an h x h layer and tanh) or DistilBERT's pre-classifier (an h x h
+    layer and ReLU), a classifier over `labels` classes and cross-entropy on its logits."""
+
+    def __init__(self, arch, recompute=False, labels=2):
+        super().__init__()
+        h, n = arch["hidden_size"], arch["max_position_embeddings"]
+        self.arch, self.recompute, self.labels = arch, recompute, labels
+        self.tok = nn.Embedding(arch["vocab_size"], h)
+        self.types = nn.Embedding(arch["token_types"], h) if arch.get("token_types") else None
+        self.pos = nn.Embedding(n, h)
+        # the token types and positions as the embeddings module holds them: buffers it slices
+        self.register_buffer("type_ids", torch.zeros(1, n, dtype=torch.long))
+        self.register_buffer("position_ids", torch.arange(n).unsqueeze(0))
+        self.emb_norm = norm(arch)
+        self.drop = Dropout(DROPOUT_P if arch["dropout"] else 0.0)
+        self.layers = nn.ModuleList(PostBlock(arch) for _ in range(arch["num_layers"]))
+        self.pooler = nn.Linear(h, h)
+        self.activation = torch.tanh if arch.get("pooler") else torch.relu
+        self.head_entry = self.pooler  # where the loss's phase begins
+        self.classifier = nn.Linear(h, labels)
+
+    def targets(self, batch, seq):
+        """A class a sequence."""
+        return torch.randint(self.labels, (batch,))
+
+    def forward(self, ids, targets):
+        b, s = ids.shape
+        x = self.tok(ids)
+        if self.types is not None:
+            x = x + self.types(self.type_ids[:, :s].expand(b, s))
+        x += self.pos(self.position_ids[:, :s])
+        x = self.drop(self.emb_norm(x))
+        for layer in self.layers:
+            x = checkpoint(layer, x) if self.recompute else layer(x)
+        pooled = self.activation(self.pooler(x[:, 0]))
+        return F.cross_entropy(self.classifier(self.drop(pooled)).float(), targets)
+
+
+def build(arch, recompute=False):
+    """The model of a completed architecture: an Encoder for BERT's shape, else a
+    Transformer."""
+    return Encoder(arch, recompute) if encoder(arch) else Transformer(arch, recompute)
 
 
 def complete(arch):
