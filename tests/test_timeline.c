@@ -1839,11 +1839,22 @@ static void test_encoder(void **state)
     assert_true(v < first_event_named(&t, bwd, VL_EV_ALLOC, ATTN_WORKSPACE));
     assert_true(first_event_named(&t, v, VL_EV_FREE, vg) < first_event_of(&t, "backward layer 0"));
     assert_int_equal(event_bytes(&t, "loss", "classifier input (the last hidden state)"), 4 * sbh);
+    const char *spread = "the first position's gradient, spread by the select's backward";
+    uint64_t n = 0;
+    assert_int_equal(allocs_in(&t, "loss backward", spread, &n), 0);
     vl_timeline_free(&t);
+    /* dropout: the attention's mask goes with the dropout's backward, after the value
+     * side's, so the softmax's gradients meet it */
+    m.arch.dropout = true;
+    build(&m, &s, &x, &t);
+    const size_t ws = first_event_named(&t, bwd, VL_EV_ALLOC, ATTN_WORKSPACE);
+    assert_true(ws < first_event_named(&t, bwd, VL_EV_FREE, "attention dropout mask"));
+    assert_true(first_event_named(&t, bwd, VL_EV_FREE, "attention dropout output") < ws);
+    vl_timeline_free(&t);
+    m.arch.dropout = false;
 
     s.precision = VL_BF16_AMP;
     build(&m, &s, &x, &t);
-    uint64_t n = 0;
     assert_int_equal(allocs_in(&t, "loss", "classifier input (the last hidden state)", &n), 0);
     assert_int_equal(
         event_bytes(&t, "loss", "classifier input (the first position, a 16-bit cast)"), 2 * 2 * 64);
@@ -1851,6 +1862,9 @@ static void test_encoder(void **state)
     const size_t last = first_alloc(&t, "loss", live);
     assert_int_equal(t.events[last].bytes, 4 * sbh);
     assert_true(first_event_named(&t, last, VL_EV_FREE, live) < first_event_of(&t, "loss backward"));
+    /* its gradient: select's and slice's backward each make a whole one */
+    assert_int_equal(allocs_in(&t, "loss backward", spread, &n), 1);
+    assert_int_equal(n, 4 * sbh);
     vl_timeline_free(&t);
 }
 

@@ -346,10 +346,11 @@ static int attention_first(vl_term *t, int n)
  * (the adapters') stays to the end, and so do attention's weight copies; the MLP's go with
  * its backward.  Post-norm layers (BERT's) end each half with its norm, whose backward
  * runs before the half's: the MLP's norm before the MLP, attention's once the MLP is done.
+ * The attention dropout's mask goes with the dropout's backward, after the value side's.
  * prev: the stage of the term before, whose squares MEAN_SQUARES are. */
 static unsigned char freed_by(const char *name, unsigned char prev, bool eager, bool post)
 {
-    static const char *const value[] = {"V, ", "attention dropout", "attention output",
+    static const char *const value[] = {"V, ", "attention dropout output", "attention output",
                                         SOFTMAX_CAST, "attention softmax output, cast to 16 bits"};
     if (strcmp(name, MEAN_SQUARES) == 0)
         return prev;
@@ -1435,6 +1436,12 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
             transient(b, VL_TL_TRANSIENT, head_adapter_piece(st, 0), HEAD_ADAPTER_GRAD_WHAT);
             uint32_t hq = alloc(b, VL_TL_TRANSIENT, st->head_dequant, HEAD_DEQUANT_WHAT);
             resid = alloc(b, VL_TL_TRANSIENT, vl_mul(st->rho, st->sbh, &b->ovf), RESID_GRAD_WHAT);
+            /* an encoder's head read hidden[:, 0], a select of a slice: each one's backward
+             * spreads the gradient over a whole s x b x h tensor of its own.  Where the head
+             * saved the last hidden state, that goes first and makes room for one; under
+             * autocast it saved a cast (head_input_live) */
+            transient(b, VL_TL_TRANSIENT, st->bd->act.head_input_live,
+                      "the first position's gradient, spread by the select's backward");
             release(b, hq);
         }
         /* the tied matrix's gradient waits for the lookup's in its input buffer: beside

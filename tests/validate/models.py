@@ -14,8 +14,9 @@ decides which parts a model gets; the parameter count matches vramlab's exactly.
 
 Where a CPU run would keep something other than a GPU run, the modules ask for what
 CUDA does, because vramlab estimates GPU memory:
-  - nn.Dropout on the CPU takes a composite path that keeps its mask in the activation
-    dtype; CUDA runs the fused native_dropout kernel, which keeps a 1-byte mask.
+  - nn.Dropout on the CPU makes its mask in the activation dtype and, in backward, an
+    input-sized temporary; CUDA's fused kernels keep a 1-byte mask and make nothing else
+    (FusedDropout).
   - CUDA's autocast runs softmax and layer norm in fp32 (both are on its autocast-to-float32
     list); CPU autocast in torch 1.13 leaves softmax in bf16 and does not cast layer norm's
     input.
@@ -33,13 +34,33 @@ from torch.utils.checkpoint import checkpoint
 DROPOUT_P = 0.1
 
 
+class FusedDropout(torch.autograd.Function):
+    """Dropout as CUDA's fused kernels run it (native_dropout and native_dropout_backward):
+    forward makes the bool mask and the output, backward the input's gradient, and nothing
+    else.  The CPU's native_dropout makes the mask in the input's dtype first, and its
+    backward multiplies by the mask and by the scale apart (torch 1.13), an input-sized
+    temporary each; torch.where reads the bool mask as it is."""
+
+    @staticmethod
+    def forward(ctx, x, p):
+        mask = torch.empty(x.shape, dtype=torch.bool).bernoulli_(1 - p)
+        ctx.save_for_backward(mask)
+        ctx.scale = 1.0 / (1 - p)
+        return torch.where(mask, x, 0.0).mul_(ctx.scale)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return torch.where(mask, grad, 0.0).mul_(ctx.scale), None
+
+
 class Dropout(nn.Dropout):
-    """nn.Dropout as CUDA runs it: native_dropout, which keeps a bool mask."""
+    """nn.Dropout as CUDA runs it (FusedDropout), which keeps a bool mask."""
 
     def forward(self, x):
         if not self.training or self.p == 0:
             return x
-        return torch.native_dropout(x, self.p, True)[0]
+        return FusedDropout.apply(x, self.p)
 
 
 class RMSNorm(nn.Module):

@@ -48,8 +48,8 @@ TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one t
 # (preset, layers kept, width divisor, batch, seq, precision, LoRA: "" or its rank and
 # targets as --lora-rank and --lora-targets take them, then "qlora" for a 4-bit base
 # (models.Linear4bit), full recomputation, AdamW's foreach
-# path, micro-batches a step, the loss's chunk of positions under LitGPT's loop or 0): no
-# dropout
+# path, micro-batches a step, the loss's chunk of positions under LitGPT's loop or 0, and
+# "dropout" where the model drops out as its preset says, else it does not)
 CASES = [
     ("gpt2", 2, 1, 2, 256, "fp32", "", False, False, 1, 0),
     ("gpt2", 2, 1, 8, 512, "fp32", "", False, False, 1, 0),
@@ -80,6 +80,11 @@ CASES = [
     ("bert-large-uncased", 2, 4, 4, 512, "fp32", "", False, False, 1, 0),
     ("bert-large-uncased", 2, 4, 4, 512, "bf16-amp", "", False, False, 1, 0),
     ("bert-large-uncased", 2, 4, 4, 512, "bf16", "", False, False, 1, 0),
+    # dropout as CUDA's fused kernels run it (models.FusedDropout): a bool mask kept
+    ("bert-large-uncased", 2, 4, 4, 512, "fp32", "", False, False, 1, 0, "dropout"),
+    ("bert-large-uncased", 2, 4, 4, 512, "bf16-amp", "", False, False, 1, 0, "dropout"),
+    ("gpt2", 2, 1, 8, 512, "fp32", "", False, False, 1, 0, "dropout"),
+    ("mistral-7b", 2, 4, 2, 512, "bf16-amp", "8 q,v", False, False, 1, 0, "dropout"),
 ]
 # Cases small enough to compute in 16 bits: each runs with its 16-bit products computed and
 # not (uncomputed_products); the two must peak in the same phase (or one within TIE) within
@@ -355,7 +360,8 @@ def main():
         """The table's cases that --case names, as (name, measured()'s arguments)."""
         out = []
         for preset, layers, divisor, batch, seq, precision, lora, recompute, foreach, accum, \
-                chunk in table:
+                chunk, *flags in table:
+            dropout = "dropout" in flags
             name = "%s/%d %s b=%d s=%d%s%s%s%s%s" % (
                 preset, divisor, precision, batch, seq,
                 " %s r=%s %s" % (("QLoRA" if "qlora" in lora else "LoRA",) +
@@ -363,8 +369,9 @@ def main():
                 " recompute" if recompute else "", " foreach" if foreach else "",
                 " x%d micro-batches" % accum if accum > 1 else "",
                 " LitGPT loss chunks of %d" % chunk if chunk else "")
+            name += " dropout" if dropout else ""
             if not args.case or args.case in name:
-                arch = models.from_preset(args.presets, preset, layers, divisor, False)
+                arch = models.from_preset(args.presets, preset, layers, divisor, dropout)
                 out.append((name, (arch, batch, seq, precision, lora, recompute, foreach,
                                    accum, chunk)))
         return out
