@@ -7,8 +7,8 @@ Three families share one attention module:
                repeat_kv, the gated MLP down(silu(gate(x)) * up(x)), untied output layer;
   BERT style:  an encoder (Encoder): a norm over the embeddings (and BERT's token types),
                bidirectional attention, each sublayer's sum normalised after it (post-norm),
-               exact GELU, the pooler (DistilBERT: a pre-classifier) and a sequence-classification
-               head.
+               exact GELU, the pooler (DistilBERT: a pre-classifier) and a sequence-
+               classification head.
 What the architecture keys of the preset say (widths, biases, norm, MLP, tying, dropout)
 decides which parts a model gets; the parameter count matches vramlab's exactly.
 
@@ -376,9 +376,9 @@ class Encoder(nn.Module):
         self.emb_norm = norm(arch)
         self.drop = Dropout(DROPOUT_P if arch["dropout"] else 0.0)
         self.layers = nn.ModuleList(PostBlock(arch) for _ in range(arch["num_layers"]))
-        self.pooler = nn.Linear(h, h)
+        self.dense = nn.Linear(h, h)  # the pooler's, or DistilBERT's pre-classifier
         self.activation = torch.tanh if arch.get("pooler") else torch.relu
-        self.head_entry = self.pooler  # where the loss's phase begins
+        self.head_entry = self.dense  # where the loss's phase begins
         self.classifier = nn.Linear(h, labels)
 
     def targets(self, batch, seq):
@@ -394,7 +394,7 @@ class Encoder(nn.Module):
         x = self.drop(self.emb_norm(x))
         for layer in self.layers:
             x = checkpoint(layer, x) if self.recompute else layer(x)
-        pooled = self.activation(self.pooler(x[:, 0]))
+        pooled = self.activation(self.dense(x[:, 0]))
         return F.cross_entropy(self.classifier(self.drop(pooled)).float(), targets)
 
 
