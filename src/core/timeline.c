@@ -307,13 +307,16 @@ static bool mlp_term(const char *name)
     return starts_any(name, mlp, sizeof mlp / sizeof *mlp);
 }
 
-/* Made after eager attention's scores are gone: by the output projection (its input, the
- * residual's dropout), the MLP and its norm, or the casts of their weights. */
+/* Made after eager attention's scores are gone: the 16-bit cast of an fp32 softmax (made
+ * once the softmax has freed the fp32 copy of the scores it read), by the output
+ * projection (its input, the residual's dropout), the MLP and its norm, or the casts of
+ * their weights. */
 static bool after_attention(const char *name)
 {
     static const char *const after[] = {"attention output", "attention residual dropout",
                                         "frozen MLP input", "frozen down_proj input",
-                                        "16-bit weight copies", "frozen weights' 16-bit casts"};
+                                        "16-bit weight copies", "frozen weights' 16-bit casts",
+                                        SOFTMAX_CAST};
     return strcmp(name, QKV_COPY) != 0 &&
            (mlp_term(name) || starts_any(name, after, sizeof after / sizeof *after));
 }

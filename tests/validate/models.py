@@ -134,6 +134,8 @@ class Attention(nn.Module):
         qkv_bias, o_bias = arch["attention_bias"], arch["mlp_bias"]
         self.heads, self.kv_heads, self.head_dim = a, k, d
         self.causal = not encoder(arch)
+        # transformers' eager attention: softmax(..., dtype=float32).to(dtype) in 16 bits
+        self.softmax_fp32 = arch.get("_softmax_fp32", False)
         self.q = nn.Linear(h, a * d, bias=qkv_bias)
         self.k = nn.Linear(h, k * d, bias=qkv_bias)
         self.v = nn.Linear(h, k * d, bias=qkv_bias)
@@ -154,8 +156,13 @@ class Attention(nn.Module):
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
         if self.causal:
             att = att + torch.full((s, s), float("-inf"), dtype=att.dtype).triu(1)
-        fp32 = torch.float32 if torch.is_autocast_cpu_enabled() else None
-        att = self.attn_drop(torch.softmax(att, dim=-1, dtype=fp32))
+        if torch.is_autocast_cpu_enabled():
+            att = torch.softmax(att, dim=-1, dtype=torch.float32)
+        elif self.softmax_fp32:
+            att = torch.softmax(att, dim=-1, dtype=torch.float32).to(q.dtype)
+        else:
+            att = torch.softmax(att, dim=-1)
+        att = self.attn_drop(att)
         y = (att @ v).transpose(1, 2).reshape(b, s, a * d)
         return self.resid_drop(self.o(y))
 

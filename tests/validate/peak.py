@@ -48,8 +48,9 @@ TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one t
 # (preset, layers kept, width divisor, batch, seq, precision, LoRA: "" or its rank and
 # targets as --lora-rank and --lora-targets take them, then "qlora" for a 4-bit base
 # (models.Linear4bit), full recomputation, AdamW's foreach
-# path, micro-batches a step, the loss's chunk of positions under LitGPT's loop or 0, and
-# "dropout" where the model drops out as its preset says, else it does not)
+# path, micro-batches a step, the loss's chunk of positions under LitGPT's loop or 0, then
+# "dropout" where the model drops out as its preset says, else it does not, and
+# "softmax-fp32" for transformers' eager softmax in fp32 cast back to 16 bits)
 CASES = [
     ("gpt2", 2, 1, 2, 256, "fp32", "", False, False, 1, 0),
     ("gpt2", 2, 1, 8, 512, "fp32", "", False, False, 1, 0),
@@ -85,6 +86,9 @@ CASES = [
     ("bert-large-uncased", 2, 4, 4, 512, "bf16-amp", "", False, False, 1, 0, "dropout"),
     ("gpt2", 2, 1, 8, 512, "fp32", "", False, False, 1, 0, "dropout"),
     ("mistral-7b", 2, 4, 2, 512, "bf16-amp", "8 q,v", False, False, 1, 0, "dropout"),
+    # transformers' eager attention in pure bf16: the fp32 softmax kept and its bf16 cast
+    ("mistral-7b", 2, 4, 2, 512, "bf16", "", False, False, 1, 0, "softmax-fp32"),
+    ("mistral-7b", 2, 4, 2, 1024, "bf16", "8 q,v", False, False, 1, 0, "softmax-fp32"),
 ]
 # Cases small enough to compute in 16 bits: each runs with its 16-bit products computed and
 # not (uncomputed_products); the two must peak in the same phase (or one within TIE) within
@@ -301,6 +305,9 @@ def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, 
         framework.update(optimizer_impl="foreach", foreach_denom_copy=denom_copy(torch.__version__))
     if "qlora" in lora.split():  # models.Linear4bit computes in the dtype it was quantized from
         framework.update(compute_dtype="bf16" if precision == "bf16" else "fp32")
+    if arch.get("_softmax_fp32"):  # transformers' eager softmax in fp32, cast back
+        framework.update(softmax_fp32=True)
+    arch = {k: v for k, v in arch.items() if not k.startswith("_")}  # the preset's keys
     if chunk:  # the litgpt profile's loop, loss and frozen embeddings; no step before it
         framework.update(loss_chunk=chunk, logits_cast_in_model=True, loss_dtype="fp32",
                          loop_keeps_logits=True, frozen_embeddings_grad=False)
@@ -362,6 +369,7 @@ def main():
         for preset, layers, divisor, batch, seq, precision, lora, recompute, foreach, accum, \
                 chunk, *flags in table:
             dropout = "dropout" in flags
+            upcast = "softmax-fp32" in flags
             name = "%s/%d %s b=%d s=%d%s%s%s%s%s" % (
                 preset, divisor, precision, batch, seq,
                 " %s r=%s %s" % (("QLoRA" if "qlora" in lora else "LoRA",) +
@@ -369,9 +377,11 @@ def main():
                 " recompute" if recompute else "", " foreach" if foreach else "",
                 " x%d micro-batches" % accum if accum > 1 else "",
                 " LitGPT loss chunks of %d" % chunk if chunk else "")
-            name += " dropout" if dropout else ""
+            name += (" dropout" if dropout else "") + (" softmax in fp32" if upcast else "")
             if not args.case or args.case in name:
                 arch = models.from_preset(args.presets, preset, layers, divisor, dropout)
+                if upcast:  # models.Attention's, and the framework's softmax_fp32
+                    arch["_softmax_fp32"] = True
                 out.append((name, (arch, batch, seq, precision, lora, recompute, foreach,
                                    accum, chunk)))
         return out
