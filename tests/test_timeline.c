@@ -110,6 +110,10 @@ static const vl_framework *vllm_at(vl_vllm v)
     return &f;
 }
 
+/* The backward workspaces as the timeline names them. */
+#define MLP_WORKSPACE "MLP backward workspace (gradients in and out)"
+#define ATTN_WORKSPACE "attention backward workspace (gradients in and out)"
+
 static size_t first_event_of(const vl_timeline *t, const char *phase)
 {
     for (size_t i = 0; i < t->n_events; i++)
@@ -755,7 +759,7 @@ static size_t mlp_backward(const vl_timeline *t, const char *kept, size_t ws[3])
     for (size_t i = first_event_of(t, "backward layer 1");
          i < t->n_events && strcmp(vl_timeline_phase(t, i), "backward layer 1") == 0; i++) {
         if (t->events[i].kind == VL_EV_ALLOC &&
-            strcmp(t->events[i].what, "MLP backward workspace (gradients in and out)") == 0) {
+            strcmp(t->events[i].what, MLP_WORKSPACE) == 0) {
             assert_true(k < 3);
             ws[k++] = i;
         }
@@ -958,18 +962,16 @@ static void test_backward_stages(void **state)
     build(&m, &s, fw("pytorch"), &t);
     const char *layer = "backward layer 2";
     uint64_t bytes = 0;
-    assert_int_equal(allocs_in(&t, layer, "MLP backward workspace (gradients in and out)", &bytes), 3);
+    assert_int_equal(allocs_in(&t, layer, MLP_WORKSPACE, &bytes), 3);
     assert_int_equal(bytes, 2 * sb * f);
     assert_int_equal(allocs_in(&t, layer, "gradient of the attention probabilities", &bytes), 1);
     assert_int_equal(bytes, 2 * ass);
-    assert_int_equal(
-        allocs_in(&t, layer, "attention backward workspace (gradients in and out)", &bytes), 2);
+    assert_int_equal(allocs_in(&t, layer, ATTN_WORKSPACE, &bytes), 2);
     assert_int_equal(bytes, 2 * ass);
     uint64_t mlp[VL_N_TL_COMPONENTS], probs[VL_N_TL_COMPONENTS], attn[VL_N_TL_COMPONENTS];
-    alive_before(&t, first_alloc(&t, layer, "MLP backward workspace (gradients in and out)"), mlp);
+    alive_before(&t, first_alloc(&t, layer, MLP_WORKSPACE), mlp);
     alive_before(&t, first_alloc(&t, layer, "gradient of the attention probabilities"), probs);
-    alive_before(&t, first_alloc(&t, layer, "attention backward workspace (gradients in and out)"),
-                 attn);
+    alive_before(&t, first_alloc(&t, layer, ATTN_WORKSPACE), attn);
     assert_int_equal(mlp[VL_TL_ACTIVATIONS] - probs[VL_TL_ACTIVATIONS], 8 * sb * h + 8 * sb * f);
     assert_int_equal(probs[VL_TL_ACTIVATIONS] - attn[VL_TL_ACTIVATIONS], 2 * 2 * sb * h);
     vl_timeline_free(&t);
@@ -977,9 +979,8 @@ static void test_backward_stages(void **state)
      * before it, and there is no probabilities' gradient */
     build(&m, &s, fw("hf"), &t);
     assert_int_equal(allocs_in(&t, layer, "gradient of the attention probabilities", &bytes), 0);
-    alive_before(&t, first_alloc(&t, layer, "MLP backward workspace (gradients in and out)"), mlp);
-    alive_before(&t, first_alloc(&t, layer, "attention backward workspace (gradients in and out)"),
-                 attn);
+    alive_before(&t, first_alloc(&t, layer, MLP_WORKSPACE), mlp);
+    alive_before(&t, first_alloc(&t, layer, ATTN_WORKSPACE), attn);
     assert_int_equal(mlp[VL_TL_ACTIVATIONS] - attn[VL_TL_ACTIVATIONS], 8 * sb * h + 8 * sb * f);
     vl_timeline_free(&t);
 }
@@ -1810,9 +1811,6 @@ static void test_encoder_mask(void **state)
  * before the half's own backward; the value matmul's gradient of V (s x b x h) held through
  * the softmax's backward; under autocast the pooler's 16-bit cast of the first position
  * saved, and the fp32 last hidden state alive through the loss, not after. */
-#define MLP_WORKSPACE "MLP backward workspace (gradients in and out)"
-#define ATTN_WORKSPACE "attention backward workspace (gradients in and out)"
-
 static void test_encoder(void **state)
 {
     (void)state;
@@ -3378,7 +3376,7 @@ static void test_per_tensor(void **state)
     for (; i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++) {
         if (t.events[i].kind != VL_EV_ALLOC)
             continue;
-        if (strcmp(t.events[i].what, "attention backward workspace (gradients in and out)") == 0)
+        if (strcmp(t.events[i].what, ATTN_WORKSPACE) == 0)
             attn = k;
         if (strcmp(t.events[i].what, "layer gradients") == 0) {
             assert_true(k < sizeof born / sizeof *born);
@@ -3407,7 +3405,7 @@ static void test_per_tensor(void **state)
     for (i = first_event_of(&t, "backward layer 2");
          i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 2") == 0; i++)
         if (t.events[i].kind == VL_EV_ALLOC &&
-            strcmp(t.events[i].what, "MLP backward workspace (gradients in and out)") == 0) {
+            strcmp(t.events[i].what, MLP_WORKSPACE) == 0) {
             assert_int_equal(t.events[i].bytes, 4 * 64 * 352);
             k++;
         }
@@ -3516,13 +3514,11 @@ static void test_sharding_and_experts(void **state)
     m.arch.experts_per_token = 2;
     s = train(VL_BF16, 40, 3);
     build(&m, &s, fw("hf"), &t);
-    assert_int_equal(
-        allocs_in(&t, "backward layer 1", "MLP backward workspace (gradients in and out)", &bytes), 3);
+    assert_int_equal(allocs_in(&t, "backward layer 1", MLP_WORKSPACE, &bytes), 3);
     assert_int_equal(bytes, 60 * 352 * 2);
     vl_timeline_free(&t);
     build(&m, &s, fw("megatron"), &t);
-    assert_int_equal(
-        allocs_in(&t, "backward layer 1", "MLP backward workspace (gradients in and out)", &bytes), 3);
+    assert_int_equal(allocs_in(&t, "backward layer 1", MLP_WORKSPACE, &bytes), 3);
     assert_int_equal(bytes, 240 * 352 * 2);
     vl_timeline_free(&t);
 }

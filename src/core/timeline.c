@@ -652,11 +652,12 @@ static void layer_terms(step *st, bool *ovf)
      * softmax's gradients in and out, q's, the residual stream's */
     ws_shape(mlp_t > resid ? mlp_t : resid, gated ? mlp_t : 0, &st->mlp_ws_bytes,
              &st->mlp_ws_n, ovf);
-    st->probs_grad = eager && core_saved ? vl_mul(beta, ass, ovf) : 0;
+    const bool value_grads = eager && core_saved;
+    st->probs_grad = value_grads ? vl_mul(beta, ass, ovf) : 0;
     /* the value matmul's backward makes V's gradient first (over every query head where
      * K and V are repeated for them), which waits for v_proj's backward, after the
      * softmax's and q.k's */
-    st->v_grad = eager && core_saved ? vl_mul(beta, vl_ceil_div(q, t), ovf) : 0;
+    st->v_grad = value_grads ? vl_mul(beta, vl_ceil_div(q, t), ovf) : 0;
     st->attn_ws_bytes = resid > ops[0] ? resid : ops[0];
     st->attn_ws_bytes = ops[2] > st->attn_ws_bytes ? ops[2] : st->attn_ws_bytes;
     /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
