@@ -208,8 +208,20 @@ typedef struct step {
     uint64_t mlp_ws_bytes, probs_grad, v_grad, attn_ws_bytes;
     int mlp_ws_n;
     unsigned char freed_by[MAX_LAYER_TERMS];
-    uint64_t fwd_transient;     /* attention scores before the softmax (and their upcast) */
-    int attn_terms;             /* eager: layer[0 .. attn_terms) are made while they live */
+    uint64_t scores;            /* eager: q·kᵀ, and the scores scaled and masked from it */
+    uint64_t scores_upcast;     /* the fp32 copy of them a softmax in fp32 reads */
+    int scores_at;              /* the layer's terms before which they are made (-1: none),  */
+    int upcast_freed;           /* that copy is freed, */
+    int scores_freed;           /* and the scaled scores are (the terms' count: at its end) */
+    uint64_t dropped;           /* autocast: the attention dropout's fp32 output, */
+    int dropped_at;             /* made before its 16-bit cast for the value matmul (-1: none) */
+    uint64_t projected;         /* eager: q's, k's and v's projections as their variables hold
+                                 * them, beside the copies the matmuls make and keep, */
+    int projected_at;           /* made before Q (-1: none) */
+    int joined_at;              /* o's input, the heads joined: made while the value matmul's
+                                 * output lives (-1: not kept) */
+    uint64_t joined;            /* that output */
+    int returns;                /* the first term made once the attention's function returns */
     uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
     uint64_t dequant;           /* QLoRA: one base matrix in 16 bits (backward) */
     uint64_t dequant_fwd;       /* and as the forward's matmul holds it, named so */
@@ -281,6 +293,7 @@ static bool starts(const char *s, const char *prefix)
  * fixed by pull request #109935): an RMSNorm's mean of squares keeps the squares, the size
  * and dtype of the fp32 input it squares */
 #define MEAN_SQUARES "RMSNorm squares, kept by mean (PyTorch < 2.2)"
+#define SCORES_WHAT "attention scores (the q.k product)"
 #define SOFTMAX_CAST "attention softmax, its 16-bit cast for the value matmul"
 #define QKV_COPY "16-bit weight copies (autocast), q's, k's or v's"
 #define MLP_COPY "16-bit weight copies (autocast), the MLP's"
@@ -496,6 +509,7 @@ static void layer_terms(step *st, bool *ovf)
     const bool lora = s->lora_rank > 0;
     const uint64_t t = s->tp, beta = st->beta;
     const uint64_t q = vl_mul(st->sb, a->heads * a->head_dim, ovf);
+    const uint64_t kv = vl_mul(st->sb, a->kv_heads * a->head_dim, ovf);
     const uint64_t ass = vl_ceil_div(
         vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), a->heads, ovf), t);
     const uint64_t mlp = vl_ceil_div(vl_mul(st->sb, vl_active_mlp_width(a), ovf), t);
@@ -660,13 +674,55 @@ static void layer_terms(step *st, bool *ovf)
     st->v_grad = value_grads ? vl_mul(beta, vl_ceil_div(q, t), ovf) : 0;
     st->attn_ws_bytes = resid > ops[0] ? resid : ops[0];
     st->attn_ws_bytes = ops[2] > st->attn_ws_bytes ? ops[2] : st->attn_ws_bytes;
-    /* the scores q·kᵀ before the softmax, and the fp32 copy the softmax reads when it
-     * upcasts (autocast runs softmax in fp32), made before the tensors the output
-     * projection and the MLP save */
+    /* the scores before the softmax: q·kᵀ, then each out-of-place op on them (the scale,
+     * the mask, a masked_fill) making a copy while the one it reads lives, and the fp32 copy
+     * the softmax reads when it upcasts (autocast runs softmax in fp32).  The softmax's
+     * output, where the layer keeps it, is made while the last two live; the copy goes as
+     * the softmax returns.  The scaled scores go with it where the code reassigns one
+     * variable (plain PyTorch's att, transformers' decoders' attn_weights); transformers'
+     * encoder classes name them apart (BertSelfAttention's attention_scores, DistilBERT's
+     * scores), which holds them until the attention's function returns, before the tensors
+     * the output projection and the MLP save. */
+    st->scores_at = st->dropped_at = st->joined_at = st->projected_at = st->returns = -1;
     if (eager && s->recompute == VL_RECOMPUTE_NONE) {
-        st->fwd_transient =
-            vl_add(vl_mul(beta, ass, ovf), upcast ? vl_mul(4, ass, ovf) : 0, ovf);
-        st->attn_terms = attention_first(st->layer, st->n_layer);
+        st->scores = vl_mul(beta, ass, ovf);
+        st->scores_upcast = upcast ? vl_mul(4, ass, ovf) : 0;
+        st->returns = attention_first(st->layer, st->n_layer);
+        /* the value matmul's output, its heads joined by a contiguous copy (o's input)
+         * before the function returns */
+        if (st->returns < st->n_layer &&
+            strcmp(st->layer[st->returns].name, "attention output-projection input") == 0) {
+            st->joined_at = st->returns++;
+            st->joined = st->layer[st->joined_at].bytes;
+        }
+        st->scores_at = st->upcast_freed = st->scores_freed = st->returns;
+        for (int i = 0; i < st->n_layer; i++)
+            if (starts(st->layer[i].name, "attention softmax output")) {
+                st->scores_at = i;
+                st->upcast_freed = i + 1;
+                st->scores_freed = vl_arch_encoder(a) && st->returns > i + 1 ? st->returns : i + 1;
+                break;
+            }
+        /* torch.matmul copies an operand it cannot view as a batch of matrices (the heads'
+         * transposed views of q, k and v: at::matmul's reshape), and its bmm keeps the copy
+         * (Q, K, V); the projections' outputs stay in the attention's variables until it
+         * returns.  Where V is a view of a fused QKV output, that output is V's term. */
+        bool fused_view = false;
+        for (int i = 0; i < st->returns; i++) {
+            if (strcmp(st->layer[i].name, "Q") == 0 && st->projected_at < 0)
+                st->projected_at = i;
+            fused_view = fused_view || starts(st->layer[i].name, "V, a view");
+        }
+        if (!fused_view)
+            st->projected = vl_mul(beta, vl_ceil_div(vl_add(q, vl_mul(2, kv, ovf), ovf), t), ovf);
+        /* under autocast the dropout runs on the softmax's fp32 output, and the value matmul
+         * casts what it returns to 16 bits for itself: the fp32 output lives in the
+         * attention's variable until its function returns */
+        for (int i = 0; i < st->returns; i++)
+            if (strcmp(st->layer[i].name, "attention dropout output, cast to 16 bits") == 0) {
+                st->dropped = vl_mul(4, ass, ovf);
+                st->dropped_at = i;
+            }
     }
     first_layer(st); /* in the order the terms are now made */
     /* the input down_proj saved for its backward, which frees it as it runs (a 4-bit
@@ -1043,6 +1099,19 @@ static void release_all(builder *b, const uint32_t *ids, int n)
         release(b, ids[i]);
 }
 
+/* Eager attention's scores up to its softmax: q·kᵀ, the copy the scale and the mask make
+ * while it lives (one or several, each freed as the next is made: two at a time), then the
+ * fp32 copy an upcasting softmax reads (*upcast).  Returns the scaled scores. */
+static uint32_t scores_before_softmax(builder *b, const step *st, uint32_t *upcast)
+{
+    const uint32_t product = alloc(b, VL_TL_TRANSIENT, st->scores, SCORES_WHAT);
+    const uint32_t scaled = alloc(b, VL_TL_TRANSIENT, st->scores, "attention scores, scaled and masked");
+    release(b, product);
+    *upcast = alloc(b, VL_TL_TRANSIENT, st->scores_upcast,
+                    "attention scores in fp32, the softmax's input");
+    return scaled;
+}
+
 /* The end of a layer's backward stage: its saved tensors that stage frees (freed_by). */
 static void release_stage(builder *b, const step *st, uint32_t *ids, unsigned char stage)
 {
@@ -1153,12 +1222,30 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                                               "checkpointed layer input");
             release_all(b, ws, 3);
         } else {
+            uint32_t scaled = 0, upcast = 0, dropped = 0, projected = 0;
             for (int i = 0; i <= st->n_layer; i++) {
-                if (i == st->attn_terms) /* the attention's function returns */
-                    transient(b, VL_TL_TRANSIENT, st->fwd_transient, "attention scores before softmax");
+                if (i == st->projected_at)
+                    projected = alloc(b, VL_TL_TRANSIENT, st->projected,
+                                      "q, k, v projections (the matmuls keep copies)");
+                if (i == st->scores_at)
+                    scaled = scores_before_softmax(b, st, &upcast);
+                if (i == st->upcast_freed)
+                    release(b, upcast);
+                if (i == st->scores_freed)
+                    release(b, scaled);
+                if (i == st->dropped_at)
+                    dropped = alloc(b, VL_TL_TRANSIENT, st->dropped,
+                                    "attention dropout output (fp32), cast for the value matmul");
+                if (i == st->returns) {
+                    release(b, dropped);
+                    release(b, projected);
+                }
+                const uint32_t product =
+                    i == st->joined_at ? alloc(b, VL_TL_TRANSIENT, st->joined, "attention output (the value matmul's)") : 0;
                 if (i < st->n_layer)
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, l ? st->layer[i].bytes : st->first[i],
                                    st->layer[i].name);
+                release(b, product);
             }
         }
         if (mb->kv)

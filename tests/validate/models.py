@@ -144,6 +144,11 @@ class Attention(nn.Module):
         self.attn_drop, self.resid_drop = Dropout(p), Dropout(p)
 
     def forward(self, x, cos=None, sin=None):
+        return self.resid_drop(self.o(self.core(x, cos, sin)))
+
+    def core(self, x, cos, sin):
+        """Everything before the output projection, which frees its variables as it returns
+        (BertSelfAttention before BertSelfOutput)."""
         b, s, _ = x.shape
         a, k_heads, d = self.heads, self.kv_heads, self.head_dim
         q = self.q(x).view(b, s, a, d).transpose(1, 2)
@@ -154,6 +159,9 @@ class Attention(nn.Module):
             k = k * cos + rotate_half(k) * sin
         k, v = repeat_kv(k, a // k_heads), repeat_kv(v, a // k_heads)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
+        # transformers' encoder classes name the scores apart from the probabilities
+        # (BertSelfAttention's attention_scores, DistilBERT's scores): held to the return
+        scores = None if self.causal else att  # noqa: F841
         if self.causal:
             att = att + torch.full((s, s), float("-inf"), dtype=att.dtype).triu(1)
         if torch.is_autocast_cpu_enabled():
@@ -163,8 +171,7 @@ class Attention(nn.Module):
         else:
             att = torch.softmax(att, dim=-1)
         att = self.attn_drop(att)
-        y = (att @ v).transpose(1, 2).reshape(b, s, a * d)
-        return self.resid_drop(self.o(y))
+        return (att @ v).transpose(1, 2).reshape(b, s, a * d)
 
 
 class LoRA(nn.Module):

@@ -86,6 +86,9 @@ CASES = [
     ("bert-large-uncased", 2, 4, 4, 512, "bf16-amp", "", False, False, 1, 0, "dropout"),
     ("gpt2", 2, 1, 8, 512, "fp32", "", False, False, 1, 0, "dropout"),
     ("mistral-7b", 2, 4, 2, 512, "bf16-amp", "8 q,v", False, False, 1, 0, "dropout"),
+    # DistilBERT whole under autocast: the peak in the last layer's attention, where the
+    # encoder holds its scores, q, k, v and the dropout's fp32 output until it returns
+    ("distilbert-base-uncased", 6, 1, 12, 512, "bf16-amp", "", False, False, 1, 0, "dropout"),
     # transformers' eager attention in pure bf16: the fp32 softmax kept and its bf16 cast
     ("mistral-7b", 2, 4, 2, 512, "bf16", "", False, False, 1, 0, "softmax-fp32"),
     ("mistral-7b", 2, 4, 2, 1024, "bf16", "8 q,v", False, False, 1, 0, "softmax-fp32"),
