@@ -666,6 +666,41 @@ static void test_pytorch_matches_the_sum(void **state)
                     }
 }
 
+/* The index of the first allocation named what in phase or after it. */
+/* The first event from event i on of that kind on a tensor named what. */
+static size_t first_event_named(const vl_timeline *t, size_t i, vl_event_kind kind,
+                                const char *what)
+{
+    for (; i < t->n_events; i++)
+        if (t->events[i].kind == kind && strcmp(t->events[i].what, what) == 0)
+            return i;
+    fail_msg("no %s of '%s' after event %zu", kind == VL_EV_ALLOC ? "alloc" : "free", what, i);
+    return 0;
+}
+
+static size_t first_alloc(const vl_timeline *t, const char *phase, const char *what)
+{
+    return first_event_named(t, first_event_of(t, phase), VL_EV_ALLOC, what);
+}
+
+static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
+{
+    return t->events[first_alloc(t, phase, what)].bytes;
+}
+
+/* The bytes of every allocation named what in phase, and how many there were. */
+static int allocs_in(const vl_timeline *t, const char *phase, const char *what, uint64_t *bytes)
+{
+    int n = 0;
+    for (size_t i = first_event_of(t, phase);
+         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
+        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
+            *bytes = t->events[i].bytes;
+            n++;
+        }
+    return n;
+}
+
 /* One event of a layer's forward as a test expects it. */
 typedef struct {
     vl_event_kind kind;
@@ -770,41 +805,26 @@ static void test_eager_attention_forward(void **state)
     };
     check_attention_forward(&t, encoder, sizeof encoder / sizeof *encoder);
     vl_timeline_free(&t);
-}
 
-/* The index of the first allocation named what in phase or after it. */
-/* The first event from event i on of that kind on a tensor named what. */
-static size_t first_event_named(const vl_timeline *t, size_t i, vl_event_kind kind,
-                                const char *what)
-{
-    for (; i < t->n_events; i++)
-        if (t->events[i].kind == kind && strcmp(t->events[i].what, what) == 0)
-            return i;
-    fail_msg("no %s of '%s' after event %zu", kind == VL_EV_ALLOC ? "alloc" : "free", what, i);
-    return 0;
-}
-
-static size_t first_alloc(const vl_timeline *t, const char *phase, const char *what)
-{
-    return first_event_named(t, first_event_of(t, phase), VL_EV_ALLOC, what);
-}
-
-static uint64_t event_bytes(const vl_timeline *t, const char *phase, const char *what)
-{
-    return t->events[first_alloc(t, phase, what)].bytes;
-}
-
-/* The bytes of every allocation named what in phase, and how many there were. */
-static int allocs_in(const vl_timeline *t, const char *phase, const char *what, uint64_t *bytes)
-{
-    int n = 0;
-    for (size_t i = first_event_of(t, phase);
-         i < t->n_events && strcmp(vl_timeline_phase(t, i), phase) == 0; i++)
-        if (t->events[i].kind == VL_EV_ALLOC && strcmp(t->events[i].what, what) == 0) {
-            *bytes = t->events[i].bytes;
-            n++;
-        }
-    return n;
+    /* transformers' decoders cast the softmax's output to 16 bits before the dropout */
+    vl_model gpt = tiny_gpt();
+    gpt.arch.dropout = true;
+    vl_framework hf = *fw("hf");
+    hf.attention = VL_ATTN_EAGER;
+    s.head = VL_HEAD_LM;
+    build(&gpt, &s, &hf, &t);
+    const char *cast = "attention softmax output, cast to 16 bits for the dropout";
+    const size_t made = first_alloc(&t, "forward layer 1", cast);
+    assert_int_equal(t.events[made].bytes, 2 * ss);
+    assert_true(first_alloc(&t, "forward layer 1", "attention softmax output (fp32, s x s)") < made);
+    assert_string_equal(t.events[made + 1].what, "attention dropout mask");
+    assert_string_equal(t.events[made + 2].what, "attention dropout output, cast to 16 bits");
+    assert_int_equal(t.events[made + 3].kind, VL_EV_FREE);
+    assert_string_equal(t.events[made + 3].what, cast);
+    uint64_t n = 0;
+    assert_int_equal(allocs_in(&t, "forward layer 1",
+                               "attention dropout output (fp32), cast for the value matmul", &n), 0);
+    vl_timeline_free(&t);
 }
 
 /* The bytes of every allocation named what in phase, summed. */

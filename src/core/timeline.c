@@ -213,8 +213,10 @@ typedef struct step {
     int scores_at;              /* the layer's terms before which they are made (-1: none),  */
     int upcast_freed;           /* that copy is freed, */
     int scores_freed;           /* and the scaled scores are (the terms' count: at its end) */
-    uint64_t dropped;           /* autocast: the attention dropout's fp32 output, */
-    int dropped_at;             /* made before its 16-bit cast for the value matmul (-1: none) */
+    uint64_t dropped;           /* autocast: what the attention dropout reads or makes beside
+                                 * what is kept (eager_attention_forward's), */
+    int dropped_at, dropped_freed; /* made before that term, freed before this one (-1: none) */
+    const char *dropped_what;
     uint64_t projected;         /* eager: q's, k's and v's projections as their variables hold
                                  * them, beside the copies the matmuls make and keep, */
     int projected_at;           /* made before Q (-1: none) */
@@ -683,7 +685,8 @@ static void layer_terms(step *st, bool *ovf)
      * encoder classes name them apart (BertSelfAttention's attention_scores, DistilBERT's
      * scores), which holds them until the attention's function returns, before the tensors
      * the output projection and the MLP save. */
-    st->scores_at = st->dropped_at = st->joined_at = st->projected_at = st->returns = -1;
+    st->scores_at = st->dropped_at = st->dropped_freed = st->joined_at = st->projected_at =
+        st->returns = -1;
     if (eager && s->recompute == VL_RECOMPUTE_NONE) {
         st->scores = vl_mul(beta, ass, ovf);
         st->scores_upcast = upcast ? vl_mul(4, ass, ovf) : 0;
@@ -715,13 +718,20 @@ static void layer_terms(step *st, bool *ovf)
         }
         if (!fused_view)
             st->projected = vl_mul(beta, vl_ceil_div(vl_add(q, vl_mul(2, kv, ovf), ovf), t), ovf);
-        /* under autocast the dropout runs on the softmax's fp32 output, and the value matmul
-         * casts what it returns to 16 bits for itself: the fp32 output lives in the
-         * attention's variable until its function returns */
-        for (int i = 0; i < st->returns; i++)
+        /* under autocast the softmax's output is fp32.  Plain modules and transformers'
+         * encoders drop it out as it is, and the value matmul casts the fp32 output to 16
+         * bits for itself: the variable holds that output until the function returns.
+         * transformers' decoders cast it to the values' dtype first (GPT2Attention's
+         * .type(value.dtype), eager_attention_forward's .to(query.dtype)) and drop out the
+         * 16-bit cast, which the reassigned variable frees once the dropout has run. */
+        for (int i = 1; i < st->returns; i++)
             if (strcmp(st->layer[i].name, "attention dropout output, cast to 16 bits") == 0) {
-                st->dropped = vl_mul(4, ass, ovf);
-                st->dropped_at = i;
+                const bool cast_first = f->transformers && !vl_arch_encoder(a);
+                st->dropped = vl_mul(cast_first ? beta : 4, ass, ovf);
+                st->dropped_at = cast_first ? i - 1 : i; /* before the mask, or the cast */
+                st->dropped_freed = cast_first ? i + 1 : st->returns;
+                st->dropped_what = cast_first ? "attention softmax output, cast to 16 bits for the dropout"
+                                              : "attention dropout output (fp32), cast for the value matmul";
             }
     }
     first_layer(st); /* in the order the terms are now made */
@@ -1234,12 +1244,11 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                 if (i == st->scores_freed)
                     release(b, scaled);
                 if (i == st->dropped_at)
-                    dropped = alloc(b, VL_TL_TRANSIENT, st->dropped,
-                                    "attention dropout output (fp32), cast for the value matmul");
-                if (i == st->returns) {
+                    dropped = alloc(b, VL_TL_TRANSIENT, st->dropped, st->dropped_what);
+                if (i == st->dropped_freed)
                     release(b, dropped);
+                if (i == st->returns)
                     release(b, projected);
-                }
                 const uint32_t product =
                     i == st->joined_at ? alloc(b, VL_TL_TRANSIENT, st->joined, "attention output (the value matmul's)") : 0;
                 if (i < st->n_layer)
