@@ -816,14 +816,15 @@ static void test_eager_attention_forward(void **state)
     const char *cast = "attention softmax output, cast to 16 bits for the dropout";
     const size_t made = first_alloc(&t, "forward layer 1", cast);
     assert_int_equal(t.events[made].bytes, 2 * ss);
-    assert_true(first_alloc(&t, "forward layer 1", "attention softmax output (fp32, s x s)") < made);
+    const char *kept = "attention softmax output (fp32, s x s)";
+    assert_true(first_alloc(&t, "forward layer 1", kept) < made);
     assert_string_equal(t.events[made + 1].what, "attention dropout mask");
     assert_string_equal(t.events[made + 2].what, "attention dropout output, cast to 16 bits");
     assert_int_equal(t.events[made + 3].kind, VL_EV_FREE);
     assert_string_equal(t.events[made + 3].what, cast);
     uint64_t n = 0;
-    assert_int_equal(allocs_in(&t, "forward layer 1",
-                               "attention dropout output (fp32), cast for the value matmul", &n), 0);
+    const char *fp32 = "attention dropout output (fp32), cast for the value matmul";
+    assert_int_equal(allocs_in(&t, "forward layer 1", fp32, &n), 0);
     vl_timeline_free(&t);
 }
 

@@ -208,22 +208,23 @@ typedef struct step {
     uint64_t mlp_ws_bytes, probs_grad, v_grad, attn_ws_bytes;
     int mlp_ws_n;
     unsigned char freed_by[MAX_LAYER_TERMS];
-    uint64_t scores;            /* eager: q·kᵀ, and the scores scaled and masked from it */
-    uint64_t scores_upcast;     /* the fp32 copy of them a softmax in fp32 reads */
-    int scores_at;              /* the layer's terms before which they are made (-1: none),  */
-    int upcast_freed;           /* that copy is freed, */
-    int scores_freed;           /* and the scaled scores are (the terms' count: at its end) */
-    uint64_t dropped;           /* autocast: what the attention dropout reads or makes beside
-                                 * what is kept (eager_attention_forward's), */
-    int dropped_at, dropped_freed; /* made before that term, freed before this one (-1: none) */
+    /* eager attention's forward transients (layer_terms), each made before the term at
+     * its index and freed before the term at another (n_layer: at the layer's end; -1:
+     * none): q·kᵀ and its scaled and masked copy, and the fp32 copy an upcasting softmax
+     * reads; */
+    uint64_t scores, scores_upcast;
+    int scores_at, upcast_freed, scores_freed;
+    /* under autocast what the attention dropout makes or reads beside what is kept; */
+    uint64_t dropped;
+    int dropped_at, dropped_freed;
     const char *dropped_what;
-    uint64_t projected;         /* eager: q's, k's and v's projections as their variables hold
-                                 * them, beside the copies the matmuls make and keep, */
-    int projected_at;           /* made before Q (-1: none) */
-    int joined_at;              /* o's input, the heads joined: made while the value matmul's
-                                 * output lives (-1: not kept) */
-    uint64_t joined;            /* that output */
-    int returns;                /* the first term made once the attention's function returns */
+    /* q's, k's and v's projections, held beside the copies the matmuls keep, to returns, the
+     * first term made once the attention's function has returned; */
+    uint64_t projected;
+    int projected_at, returns;
+    /* the value matmul's output, alive while o's input joins its heads */
+    uint64_t joined;
+    int joined_at;
     uint64_t recomputed_core;   /* selective recompute: the s x s tensors rebuilt in backward */
     uint64_t dequant;           /* QLoRA: one base matrix in 16 bits (backward) */
     uint64_t dequant_fwd;       /* and as the forward's matmul holds it, named so */
@@ -698,7 +699,7 @@ static void layer_terms(step *st, bool *ovf)
             st->joined_at = st->returns++;
             st->joined = st->layer[st->joined_at].bytes;
         }
-        st->scores_at = st->upcast_freed = st->scores_freed = st->returns;
+        st->scores_at = st->upcast_freed = st->scores_freed = st->returns; /* none kept */
         for (int i = 0; i < st->n_layer; i++)
             if (starts(st->layer[i].name, "attention softmax output")) {
                 st->scores_at = i;
@@ -730,8 +731,9 @@ static void layer_terms(step *st, bool *ovf)
                 st->dropped = vl_mul(cast_first ? beta : 4, ass, ovf);
                 st->dropped_at = cast_first ? i - 1 : i; /* before the mask, or the cast */
                 st->dropped_freed = cast_first ? i + 1 : st->returns;
-                st->dropped_what = cast_first ? "attention softmax output, cast to 16 bits for the dropout"
-                                              : "attention dropout output (fp32), cast for the value matmul";
+                st->dropped_what =
+                    cast_first ? "attention softmax output, cast to 16 bits for the dropout"
+                               : "attention dropout output (fp32), cast for the value matmul";
             }
     }
     first_layer(st); /* in the order the terms are now made */
@@ -1115,7 +1117,8 @@ static void release_all(builder *b, const uint32_t *ids, int n)
 static uint32_t scores_before_softmax(builder *b, const step *st, uint32_t *upcast)
 {
     const uint32_t product = alloc(b, VL_TL_TRANSIENT, st->scores, SCORES_WHAT);
-    const uint32_t scaled = alloc(b, VL_TL_TRANSIENT, st->scores, "attention scores, scaled and masked");
+    const uint32_t scaled =
+        alloc(b, VL_TL_TRANSIENT, st->scores, "attention scores, scaled and masked");
     release(b, product);
     *upcast = alloc(b, VL_TL_TRANSIENT, st->scores_upcast,
                     "attention scores in fp32, the softmax's input");
@@ -1249,8 +1252,8 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
                     release(b, dropped);
                 if (i == st->returns)
                     release(b, projected);
-                const uint32_t product =
-                    i == st->joined_at ? alloc(b, VL_TL_TRANSIENT, st->joined, "attention output (the value matmul's)") : 0;
+                const uint32_t product = i != st->joined_at ? 0 :
+                    alloc(b, VL_TL_TRANSIENT, st->joined, "attention output (the value matmul's)");
                 if (i < st->n_layer)
                     ids[i] = alloc(b, VL_TL_ACTIVATIONS, l ? st->layer[i].bytes : st->first[i],
                                    st->layer[i].name);
