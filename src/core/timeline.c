@@ -211,8 +211,8 @@ typedef struct step {
     /* eager attention's forward transients (layer_terms), each made before the term at
      * its index and freed before the term at another (n_layer: at the layer's end; -1:
      * none): q·kᵀ and its scaled and masked copy, and the fp32 copy an upcasting softmax
-     * reads; */
-    uint64_t scores, scores_upcast;
+     * reads (0 for the one a softmax that keeps its input keeps); */
+    uint64_t scores, scores_scaled, scores_upcast;
     int scores_at, upcast_freed, scores_freed;
     /* under autocast what the attention dropout makes or reads beside what is kept; */
     uint64_t dropped;
@@ -298,6 +298,8 @@ static bool starts(const char *s, const char *prefix)
 #define MEAN_SQUARES "RMSNorm squares, kept by mean (PyTorch < 2.2)"
 #define SCORES_WHAT "attention scores (the q.k product)"
 #define SOFTMAX_CAST "attention softmax, its 16-bit cast for the value matmul"
+#define SOFTMAX_FP32 "attention softmax in fp32"
+#define SOFTMAX_INPUT "attention softmax input (PyTorch < 1.11)"
 #define QKV_COPY "16-bit weight copies (autocast), q's, k's or v's"
 #define MLP_COPY "16-bit weight copies (autocast), the MLP's"
 #define FROZEN_CAST "frozen weights' 16-bit casts (their matmuls')"
@@ -323,18 +325,31 @@ static bool mlp_term(const char *name)
     return starts_any(name, mlp, sizeof mlp / sizeof *mlp);
 }
 
-/* Made after eager attention's scores are gone: the 16-bit cast of an fp32 softmax (made
- * once the softmax has freed the fp32 copy of the scores it read), by the output
- * projection (its input, the residual's dropout), the MLP and its norm, or the casts of
- * their weights. */
+/* Made after eager attention's function returns: by the output projection (its input,
+ * the residual's dropout), the MLP and its norm, or the casts of their weights. */
 static bool after_attention(const char *name)
 {
     static const char *const after[] = {"attention output", "attention residual dropout",
                                         "frozen MLP input", "frozen down_proj input",
-                                        "16-bit weight copies", "frozen weights' 16-bit casts",
-                                        SOFTMAX_CAST};
+                                        "16-bit weight copies", "frozen weights' 16-bit casts"};
     return strcmp(name, QKV_COPY) != 0 &&
            (mlp_term(name) || starts_any(name, after, sizeof after / sizeof *after));
+}
+
+/* Moves the term named name among t[0 .. n) to index `to` as counted without it; returns
+ * the index it had, or -1 where there is none (nothing moves). */
+static int move_term(vl_term *t, int n, const char *name, int to)
+{
+    int from = 0;
+    while (from < n && strcmp(t[from].name, name) != 0)
+        from++;
+    if (from == n)
+        return -1;
+    const vl_term x = t[from];
+    memmove(t + from, t + from + 1, (size_t)(n - from - 1) * sizeof *t);
+    memmove(t + to + 1, t + to, (size_t)(n - 1 - to) * sizeof *t);
+    t[to] = x;
+    return from;
 }
 
 /* Orders a layer's n terms as its forward makes them around the attention (a stable
@@ -592,15 +607,15 @@ static void layer_terms(step *st, bool *ovf)
      * kept for its backward and the 16-bit cast for the matmul with V (without dropout; with
      * dropout the dropout output is that operand already) */
     if (eager && core_saved && upcast16) {
-        add_term(st->layer, &st->n_layer, max, "attention softmax in fp32", vl_mul(4 - beta, ass, ovf));
+        add_term(st->layer, &st->n_layer, max, SOFTMAX_FP32, vl_mul(4 - beta, ass, ovf));
         if (!vl_attention_dropout(a))
             add_term(st->layer, &st->n_layer, max, SOFTMAX_CAST, vl_mul(beta, ass, ovf));
     }
     /* PyTorch before 1.11 kept the softmax's input too: the scores as the softmax reads
-     * them, fp32 under autocast (which runs softmax in fp32) */
+     * them, fp32 where it upcasts (autocast runs softmax in fp32) */
     if (eager && core_saved && f->softmax_saves_input)
-        add_term(st->layer, &st->n_layer, max, "attention softmax input (PyTorch < 1.11)",
-                 vl_mul(amp ? 4 : beta, ass, ovf));
+        add_term(st->layer, &st->n_layer, max, SOFTMAX_INPUT,
+                 vl_mul(amp || upcast16 ? 4 : beta, ass, ovf));
     /* GPT-2's GELU written out in Python: x, tanh(...), 0.5·x and 1 + tanh(...) are saved
      * where F.gelu saves x alone */
     if (f->gelu == VL_GELU_TANH_COMPOSITE && !gated)
@@ -680,18 +695,36 @@ static void layer_terms(step *st, bool *ovf)
     /* the scores before the softmax: q·kᵀ, then each out-of-place op on them (the scale,
      * the mask, a masked_fill) making a copy while the one it reads lives, and the fp32 copy
      * the softmax reads when it upcasts (autocast runs softmax in fp32).  The softmax's
-     * output, where the layer keeps it, is made while the last two live; the copy goes as
-     * the softmax returns.  The scaled scores go with it where the code reassigns one
-     * variable (plain PyTorch's att, transformers' decoders' attn_weights); transformers'
-     * encoder classes name them apart (BertSelfAttention's attention_scores, DistilBERT's
-     * scores), which holds them until the attention's function returns, before the tensors
-     * the output projection and the MLP save. */
+     * output, where the layer keeps it, is made while the last two live (the last is the
+     * input a softmax before PyTorch 1.11 keeps); the copy goes as the softmax returns,
+     * and an fp32 softmax's 16-bit cast follows.  The scaled scores go then where the code
+     * reassigns one variable (plain PyTorch's att, transformers' decoders' attn_weights);
+     * transformers' encoder classes name them apart (BertSelfAttention's attention_scores,
+     * DistilBERT's scores), which holds them until the attention's function returns,
+     * before the tensors the output projection and the MLP save. */
     st->scores_at = st->dropped_at = st->dropped_freed = st->joined_at = st->projected_at =
         st->returns = -1;
     if (eager && s->recompute == VL_RECOMPUTE_NONE) {
-        st->scores = vl_mul(beta, ass, ovf);
+        st->scores = st->scores_scaled = vl_mul(beta, ass, ovf);
         st->scores_upcast = upcast ? vl_mul(4, ass, ovf) : 0;
         st->returns = attention_first(st->layer, st->n_layer);
+        st->scores_at = st->upcast_freed = st->scores_freed = st->returns; /* none kept */
+        for (int i = 0; i < st->returns; i++)
+            if (starts(st->layer[i].name, "attention softmax output")) {
+                int last = i;
+                if (move_term(st->layer, st->returns, SOFTMAX_INPUT, i) >= 0) {
+                    last++;
+                    *(upcast ? &st->scores_upcast : &st->scores_scaled) = 0;
+                }
+                if (move_term(st->layer, st->returns, SOFTMAX_FP32, last + 1) >= 0)
+                    last++;
+                st->scores_at = i;
+                st->upcast_freed = last + 1;
+                if (move_term(st->layer, st->returns, SOFTMAX_CAST, last + 1) >= 0)
+                    last++;
+                st->scores_freed = last + 1;
+                break;
+            }
         /* the value matmul's output, its heads joined by a contiguous copy (o's input)
          * before the function returns */
         if (st->returns < st->n_layer &&
@@ -699,14 +732,8 @@ static void layer_terms(step *st, bool *ovf)
             st->joined_at = st->returns++;
             st->joined = st->layer[st->joined_at].bytes;
         }
-        st->scores_at = st->upcast_freed = st->scores_freed = st->returns; /* none kept */
-        for (int i = 0; i < st->n_layer; i++)
-            if (starts(st->layer[i].name, "attention softmax output")) {
-                st->scores_at = i;
-                st->upcast_freed = i + 1;
-                st->scores_freed = vl_arch_encoder(a) && st->returns > i + 1 ? st->returns : i + 1;
-                break;
-            }
+        if (vl_arch_encoder(a) && st->scores_freed < st->returns)
+            st->scores_freed = st->returns;
         /* torch.matmul copies an operand it cannot view as a batch of matrices (the heads'
          * transposed views of q, k and v: at::matmul's reshape), and its bmm keeps the copy
          * (Q, K, V); the projections' outputs stay in the attention's variables until it
@@ -1118,7 +1145,7 @@ static uint32_t scores_before_softmax(builder *b, const step *st, uint32_t *upca
 {
     const uint32_t product = alloc(b, VL_TL_TRANSIENT, st->scores, SCORES_WHAT);
     const uint32_t scaled =
-        alloc(b, VL_TL_TRANSIENT, st->scores, "attention scores, scaled and masked");
+        alloc(b, VL_TL_TRANSIENT, st->scores_scaled, "attention scores, scaled and masked");
     release(b, product);
     *upcast = alloc(b, VL_TL_TRANSIENT, st->scores_upcast,
                     "attention scores in fp32, the softmax's input");
