@@ -826,6 +826,39 @@ static void test_eager_attention_forward(void **state)
     const char *fp32 = "attention dropout output (fp32), cast for the value matmul";
     assert_int_equal(allocs_in(&t, "forward layer 1", fp32, &n), 0);
     vl_timeline_free(&t);
+
+    /* a softmax that keeps its input (PyTorch before 1.11) keeps the scaled scores: they are
+     * made once, as that input */
+    s = train(VL_FP32, 40, 3);
+    x = *fw("pytorch");
+    x.softmax_saves_input = true;
+    gpt.arch.dropout = false;
+    build(&gpt, &s, &x, &t);
+    const size_t in = first_alloc(&t, "forward layer 1", "attention softmax input (PyTorch < 1.11)");
+    assert_int_equal(t.events[in].bytes, 4 * ss);
+    assert_int_equal(t.events[in - 1].kind, VL_EV_FREE);
+    assert_string_equal(t.events[in - 1].what, "attention scores (the q.k product)");
+    assert_string_equal(t.events[in + 1].what, "attention softmax output (s x s per head)");
+    assert_int_equal(allocs_in(&t, "forward layer 1", "attention scores, scaled and masked", &n), 0);
+    vl_timeline_free(&t);
+
+    /* pure bf16 with the softmax in fp32: its fp32 output whole, the fp32 copy it read
+     * freed, then the 16-bit cast for the value matmul, then the scaled scores freed */
+    s.precision = VL_BF16;
+    x = *fw("pytorch");
+    x.softmax_fp32 = true;
+    build(&gpt, &s, &x, &t);
+    const size_t whole = first_alloc(&t, "forward layer 1", "attention softmax in fp32");
+    assert_string_equal(t.events[whole - 1].what, "attention softmax output (s x s per head)");
+    assert_int_equal(t.events[whole - 1].bytes + t.events[whole].bytes, 4 * ss);
+    assert_int_equal(t.events[whole + 1].kind, VL_EV_FREE);
+    assert_string_equal(t.events[whole + 1].what, "attention scores in fp32, the softmax's input");
+    assert_string_equal(t.events[whole + 2].what,
+                        "attention softmax, its 16-bit cast for the value matmul");
+    assert_int_equal(t.events[whole + 2].bytes, 2 * ss);
+    assert_int_equal(t.events[whole + 3].kind, VL_EV_FREE);
+    assert_string_equal(t.events[whole + 3].what, "attention scores, scaled and masked");
+    vl_timeline_free(&t);
 }
 
 /* The bytes of every allocation named what in phase, summed. */
