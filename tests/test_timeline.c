@@ -834,12 +834,14 @@ static void test_eager_attention_forward(void **state)
     x.softmax_saves_input = true;
     gpt.arch.dropout = false;
     build(&gpt, &s, &x, &t);
-    const size_t in = first_alloc(&t, "forward layer 1", "attention softmax input (PyTorch < 1.11)");
+    const char *input = "attention softmax input (PyTorch < 1.11)";
+    const size_t in = first_alloc(&t, "forward layer 1", input);
     assert_int_equal(t.events[in].bytes, 4 * ss);
     assert_int_equal(t.events[in - 1].kind, VL_EV_FREE);
     assert_string_equal(t.events[in - 1].what, "attention scores (the q.k product)");
     assert_string_equal(t.events[in + 1].what, "attention softmax output (s x s per head)");
-    assert_int_equal(allocs_in(&t, "forward layer 1", "attention scores, scaled and masked", &n), 0);
+    const char *scaled = "attention scores, scaled and masked";
+    assert_int_equal(allocs_in(&t, "forward layer 1", scaled, &n), 0);
     vl_timeline_free(&t);
 
     /* pure bf16 with the softmax in fp32: its fp32 output whole, the fp32 copy it read
@@ -857,7 +859,7 @@ static void test_eager_attention_forward(void **state)
                         "attention softmax, its 16-bit cast for the value matmul");
     assert_int_equal(t.events[whole + 2].bytes, 2 * ss);
     assert_int_equal(t.events[whole + 3].kind, VL_EV_FREE);
-    assert_string_equal(t.events[whole + 3].what, "attention scores, scaled and masked");
+    assert_string_equal(t.events[whole + 3].what, scaled);
     vl_timeline_free(&t);
 }
 
