@@ -734,9 +734,9 @@ static void check_attention_forward(const vl_timeline *t, const expected_event *
  *   reassigned) and at the function's return in an encoder's (BertSelfAttention names the
  *   scores apart);
  * - the value matmul's output, its heads joined by a copy (o's input);
- * - under autocast the softmax reads an fp32 copy of the scores, and the dropout runs on
- *   its fp32 output, which the value matmul casts to 16 bits and the variable holds to the
- *   return. */
+ * - under autocast q's, k's and v's weights are cast as their projections run; the
+ *   softmax reads an fp32 copy of the scores, and the dropout runs on its fp32 output,
+ *   which the value matmul casts to 16 bits and the variable holds to the return. */
 static void test_eager_attention_forward(void **state)
 {
     (void)state;
@@ -779,6 +779,9 @@ static void test_eager_attention_forward(void **state)
     const expected_event encoder[] = {
         {VL_EV_ALLOC, 4 * sbh, "attention norm input"},
         {VL_EV_ALLOC, 3 * 2 * sbh, "q, k, v inputs (a 16-bit cast each)"},
+        {VL_EV_ALLOC, 2 * 64 * 64, copy},
+        {VL_EV_ALLOC, 2 * 64 * 64, copy},
+        {VL_EV_ALLOC, 2 * 64 * 64, copy},
         {VL_EV_ALLOC, 3 * 2 * sbh, "q, k, v projections (the matmuls keep copies)"},
         {VL_EV_ALLOC, 2 * sbh, "Q"},
         {VL_EV_ALLOC, 2 * sbh, "K"},
@@ -792,9 +795,6 @@ static void test_eager_attention_forward(void **state)
         {VL_EV_ALLOC, ss, "attention dropout mask"},
         {VL_EV_ALLOC, 4 * ss, "attention dropout output (fp32), cast for the value matmul"},
         {VL_EV_ALLOC, 2 * ss, "attention dropout output, cast to 16 bits"},
-        {VL_EV_ALLOC, 2 * 64 * 64, copy},
-        {VL_EV_ALLOC, 2 * 64 * 64, copy},
-        {VL_EV_ALLOC, 2 * 64 * 64, copy},
         {VL_EV_ALLOC, 2 * sbh, "attention output (the value matmul's)"},
         {VL_EV_ALLOC, 2 * sbh, "attention output-projection input"},
         {VL_EV_FREE, 2 * sbh, "attention output (the value matmul's)"},

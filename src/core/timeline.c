@@ -708,6 +708,18 @@ static void layer_terms(step *st, bool *ovf)
         st->scores = st->scores_scaled = vl_mul(beta, ass, ovf);
         st->scores_upcast = upcast ? vl_mul(4, ass, ovf) : 0;
         st->returns = attention_first(st->layer, st->n_layer);
+        /* autocast casts q's, k's and v's weights as their projections run (QKV_COPY), which
+         * is before Q, the first tensor the attention's matmuls keep */
+        for (int i = 0; i < st->returns; i++) {
+            if (st->projected_at < 0 && strcmp(st->layer[i].name, "Q") == 0) {
+                st->projected_at = i;
+            } else if (st->projected_at >= 0 && strcmp(st->layer[i].name, QKV_COPY) == 0) {
+                const vl_term x = st->layer[i];
+                memmove(st->layer + st->projected_at + 1, st->layer + st->projected_at,
+                        (size_t)(i - st->projected_at) * sizeof x);
+                st->layer[st->projected_at++] = x;
+            }
+        }
         st->scores_at = st->upcast_freed = st->scores_freed = st->returns; /* none kept */
         for (int i = 0; i < st->returns; i++)
             if (starts(st->layer[i].name, "attention softmax output")) {
@@ -739,11 +751,8 @@ static void layer_terms(step *st, bool *ovf)
          * (Q, K, V); the projections' outputs stay in the attention's variables until it
          * returns.  Where V is a view of a fused QKV output, that output is V's term. */
         bool fused_view = false;
-        for (int i = 0; i < st->returns; i++) {
-            if (strcmp(st->layer[i].name, "Q") == 0 && st->projected_at < 0)
-                st->projected_at = i;
+        for (int i = 0; i < st->returns; i++)
             fused_view = fused_view || starts(st->layer[i].name, "V, a view");
-        }
         if (!fused_view)
             st->projected = vl_mul(beta, vl_ceil_div(vl_add(q, vl_mul(2, kv, ovf), ovf), t), ovf);
         /* under autocast the softmax's output is fp32.  Plain modules and transformers'
