@@ -725,8 +725,11 @@ static void layer_terms(step *st, bool *ovf)
             if (starts(st->layer[i].name, "attention softmax output")) {
                 int last = i;
                 if (move_term(st->layer, st->returns, SOFTMAX_INPUT, i) >= 0) {
-                    last++;
-                    *(upcast ? &st->scores_upcast : &st->scores_scaled) = 0;
+                    last++; /* it is the last copy of the scores, the one the softmax reads */
+                    if (upcast)
+                        st->scores_upcast = 0;
+                    else
+                        st->scores_scaled = 0;
                 }
                 if (move_term(st->layer, st->returns, SOFTMAX_FP32, last + 1) >= 0)
                     last++;
