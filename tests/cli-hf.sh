@@ -248,6 +248,30 @@ nested 100000 > "$tmp/deeper.json"
 expect_error deeper.json ":1:2080: JSON syntax error: maximum parsing depth reached near '['"
 hf=$srcdir/tests/hf
 
+# Eager attention's scores in inference, a prompt of 2,048 tokens, 8 heads (8 x 2048^2
+# scores, which dwarf the rest of a layer's workspace): Llama's softmax(..., dtype=float32)
+# .to(dtype) holds 10 B a score over bf16 scores (the fp32 copy it reads, then its fp32
+# output, beside the scaled scores) and 8 over fp16 ones (CUDA's half-to-float softmax
+# writes fp32 from fp16, then the cast); GPTBigCode's fused one (attention_softmax_in_fp32)
+# holds what a softmax in the scores' dtype holds.
+checks=$((checks + 1))
+small='"hidden_size": 256, "num_attention_heads": 8, "num_hidden_layers": 2, "intermediate_size": 512, "vocab_size": 1000, "max_position_embeddings": 4096'
+echo "{\"model_type\": \"llama\", $small}" > "$tmp/llama-small.json"
+run="--mode infer --attention eager --framework hf --seq 2048 --batch 1 --transformers 4.34"
+bf16=$(field activations --hf-config "$tmp/llama-small.json" $run --weight-dtype bf16)
+fp16=$(field activations --hf-config "$tmp/llama-small.json" $run --weight-dtype fp16)
+[ -n "$bf16" ] && [ $((bf16 - fp16)) = $((8 * 2048 * 2048 * 2)) ] ||
+    fail "Llama's eager scores: bf16 $bf16, fp16 $fp16 (expected 67,108,864 B apart)"
+checks=$((checks + 1))
+bigcode='"n_embd": 256, "n_head": 8, "n_layer": 2, "n_inner": 512, "n_positions": 4096, "vocab_size": 1000'
+echo "{\"model_type\": \"gpt_bigcode\", $bigcode}" > "$tmp/bigcode.json"
+echo "{\"model_type\": \"gpt_bigcode\", \"attention_softmax_in_fp32\": false, $bigcode}" \
+    > "$tmp/bigcode-16.json"
+fused=$(field activations --hf-config "$tmp/bigcode.json" $run --weight-dtype bf16)
+in16=$(field activations --hf-config "$tmp/bigcode-16.json" $run --weight-dtype bf16)
+[ -n "$fused" ] && [ "$fused" = "$in16" ] ||
+    fail "GPTBigCode's fused softmax holds $fused, its 16-bit one $in16 (expected the same)"
+
 checks=$((checks + 1))
 "$VRAMLAB" estimate --hf-config "$hf/gpt2.json" --preset gpt2 > /dev/null 2> "$tmp/err"
 [ "$(cat "$tmp/err")" = "vramlab: give only one of --preset, --preset-file, --hf-config, --model and --params" ] ||

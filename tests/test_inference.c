@@ -946,6 +946,48 @@ static void test_encoder(void **state)
     assert_int_equal(b.inf.kv_bytes_per_token, 2ULL * 12 * 12 * 64 * 2);
 }
 
+/* Eager attention's forward in inference holds, for each score: q·kᵀ and its scaled copy,
+ * 2 + 2 B in 16 bits; transformers' softmax(..., dtype=torch.float32).to(dtype) holds the
+ * scaled scores, its fp32 output and the 16-bit cast, 2 + 4 + 2 B in fp16 (CUDA's
+ * half-to-float softmax), or the scaled scores, the fp32 copy it reads of bf16 scores and
+ * its fp32 output, 2 + 4 + 4 B in bf16; GPTBigCode's fused softmax (eager_softmax fused)
+ * and a softmax in the scores' dtype hold 2 + 2 B.  A prompt of 1,024 tokens, 8 heads:
+ * the scores dwarf the MLP and the logits. */
+static void test_eager_scores(void **state)
+{
+    (void)state;
+    vl_arch a = {.hidden = 64, .layers = 2, .heads = 8, .head_dim = 8, .ffn = 128,
+                 .vocab = 256, .position = VL_POS_ROPE, .max_positions = 4096,
+                 .mlp = VL_MLP_GATED, .norm = VL_NORM_RMSNORM};
+    vl_arch_defaults(&a);
+    vl_settings s = infer();
+    vl_settings_take_framework(&s, vl_framework_find("hf"));
+    s.attention = VL_ATTN_EAGER;
+    assert_true(s.framework->layer_input_held);
+    const uint64_t scores = 1024ULL * 1024 * 8; /* batch 1 */
+    static const struct {
+        vl_dtype dtype;
+        vl_eager_softmax softmax;
+        uint64_t per_score;
+    } cases[] = {
+        {VL_DT_FP16, VL_SOFTMAX_FP32, 8}, {VL_DT_BF16, VL_SOFTMAX_FP32, 10},
+        {VL_DT_BF16, VL_SOFTMAX_FUSED, 4}, {VL_DT_BF16, VL_SOFTMAX_INPUT, 4},
+        {VL_DT_FP32, VL_SOFTMAX_FP32, 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bool ovf = false;
+        s.weight_dtype = cases[i].dtype;
+        a.eager_softmax = cases[i].softmax;
+        const uint64_t act = cases[i].dtype == VL_DT_FP32 ? 4 : 2;
+        /* the residual stream twice, the layer's input and output its caller holds (the
+         * hf profile's layer_input_held), and q, k, v beside the scores */
+        const uint64_t want = 2 * act * 1024 * 64 + 2 * act * 1024 * 64 +
+                              act * 1024 * 3 * 64 + cases[i].per_score * scores;
+        assert_int_equal(vl_infer_workspace(&a, &s, false, 1024, 1024, &ovf), want);
+        assert_false(ovf);
+    }
+}
+
 /* A prefill step under a budget of prompt tokens (vLLM's max_num_batched_tokens): the whole
  * batch when it fits, whole prompts while they fit, one prompt's chunk when one does not;
  * without a budget (transformers) the whole batch at once. */
@@ -997,6 +1039,7 @@ int main(void)
         cmocka_unit_test(test_int4_kv), cmocka_unit_test(test_serving_capacity),
         cmocka_unit_test(test_pipeline_serving), cmocka_unit_test(test_cpu_offload),
         cmocka_unit_test(test_cpu_offload_speed), cmocka_unit_test(test_prefill_step),
+        cmocka_unit_test(test_eager_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

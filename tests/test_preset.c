@@ -525,7 +525,7 @@ static const struct {
     {"kind: model\nname: x\narchitecture: {hidden_size: 8, num_layers: 1, num_heads: 2, vocab_size: 4, mlp: swiglu}\n",
      "x.yaml:3:81: architecture.mlp: unknown value 'swiglu' (expected gated or standard)"},
     {"kind: model\nname: x\narchitecture: {hidden_size: 8, num_layers: 1, num_heads: 2, vocab_size: 4, eager_softmax: fp16}\n",
-     "x.yaml:3:91: architecture.eager_softmax: unknown value 'fp16' (expected fp32 or input)"},
+     "x.yaml:3:91: architecture.eager_softmax: unknown value 'fp16' (expected fp32, input or fused)"},
     {"kind: model\nname: x\narchitecture: {hidden_size: 8, num_layers: 1, num_heads: 2, vocab_size: 4, dropout: yes}\n",
      "x.yaml:3:85: architecture.dropout: expected true or false, got 'yes'"},
     {"kind: model\nname: x\narchitecture: [1, 2]\n",

@@ -1023,6 +1023,11 @@ uint64_t vl_settings_share(const vl_settings *s)
     return s->gpu_util ? s->gpu_util : s->framework->gpu_util;
 }
 
+bool vl_softmax_upcasts(const vl_framework *f, const vl_arch *a)
+{
+    return f->softmax_fp32 && !(f->transformers && a->eager_softmax == VL_SOFTMAX_INPUT);
+}
+
 bool vl_sizes_kv(const vl_framework *f)
 {
     return f->kv_sizing == VL_KV_STATIC ||

@@ -302,6 +302,10 @@ vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers
  * each of `layers` attention layers, or one in the model; 0 for a class without them. */
 uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_transformers v,
                                uint64_t layers, bool *ovf);
+/* Whether f's eager attention runs a's softmax in fp32 over 16-bit scores and casts its
+ * output back (softmax_fp32; under a profile whose models are transformers', where the
+ * model preset's eager_softmax is fp32 or fused). */
+bool vl_softmax_upcasts(const vl_framework *f, const vl_arch *a);
 /* Whether f's engine sizes its KV cache itself (vl_kv_budget_of). */
 bool vl_sizes_kv(const vl_framework *f);
 /* Whether f at ZeRO stage `zero` leaves the gradients to autograd and frees them in the

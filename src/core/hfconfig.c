@@ -642,13 +642,17 @@ static bool read_falcon(hf *h)
  * c_attn is hidden + 2 x head_dim wide then), embeddings tied (GPTBigCodeForCausalLM). */
 static bool read_gpt_bigcode(hf *h)
 {
-    bool multi_query = true;
+    bool multi_query = true, softmax_fp32 = true;
     gpt_traits(h->a);
     h->a->qkv_views = VL_QKV_VIEWS_QKV; /* c_attn(...).split: query and key_value */
     if (!read_common(h, true) || !get_bool(h, KEYS("multi_query"), &multi_query) ||
+        !get_bool(h, KEYS("attention_softmax_in_fp32"), &softmax_fp32) ||
         !get_dropout(h, KEYS("resid_pdrop", "embd_pdrop"), "attn_pdrop", true))
         return false;
     h->a->kv_heads = multi_query ? 1 : h->a->heads;
+    /* attention_softmax_in_fp32: the scores scaled, masked and softmaxed in fp32 and cast
+     * back by one scripted function (upcast_masked_softmax, modeling_gpt_bigcode.py) */
+    h->a->eager_softmax = softmax_fp32 ? VL_SOFTMAX_FUSED : VL_SOFTMAX_INPUT;
     return true;
 }
 

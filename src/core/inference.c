@@ -184,6 +184,23 @@ static uint64_t moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint6
                   vl_infer_act_bytes(s), ovf);
 }
 
+/* The bytes eager attention's forward holds at once for each score: q·kᵀ and its scaled,
+ * masked copy, or that copy and the softmax's output in the scores' dtype.  Where the
+ * softmax runs in fp32 over 16-bit scores and casts its output back (softmax(...,
+ * dtype=torch.float32).to(dtype), vl_softmax_upcasts), the scaled scores, the fp32 output,
+ * and the cast, or before it the fp32 copy of bf16 scores the softmax reads (aten's softmax
+ * given a dtype: only fp16 scores have CUDA's half-to-float kernel).  A fused softmax
+ * (eager_softmax) makes neither fp32 tensor without a gradient to keep. */
+static uint64_t score_bytes(const vl_arch *a, const vl_settings *s, const shard *g)
+{
+    if (g->beta != 2 || !vl_softmax_upcasts(s->framework, a) ||
+        (s->framework->transformers && a->eager_softmax == VL_SOFTMAX_FUSED))
+        return 2 * g->beta;
+    const bool bf16 = s->weight_dtype == VL_DT_BF16 ||
+                      (vl_dtype_bnb4(s->weight_dtype) && s->compute_dtype == VL_DT_BF16);
+    return g->beta + 4 + (bf16 ? 4 : g->beta);
+}
+
 static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g, uint64_t tokens,
                           uint64_t context, bool *ovf)
 {
@@ -192,7 +209,8 @@ static uint64_t workspace(const vl_arch *a, const vl_settings *s, const shard *g
     uint64_t attn = vl_mul(vl_mul(bt, (g->heads + 2 * g->kv_heads) * a->head_dim, ovf), g->beta,
                            ovf);
     if (vl_attention_for(s, a) == VL_ATTN_EAGER)
-        attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), 2 * g->heads * g->beta, ovf), ovf);
+        attn = vl_add(attn, vl_mul(vl_mul(bt, context, ovf), g->heads * score_bytes(a, s, g), ovf),
+                      ovf);
     const uint64_t gated = a->mlp == VL_MLP_GATED ? 3 : 2;
     uint64_t per_token_mlp = gated * g->ffn * g->beta;
     if (moe_kept(a, s)) {

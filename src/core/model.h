@@ -21,8 +21,11 @@ typedef enum { VL_QK_NORM_NONE, VL_QK_NORM_HEAD, VL_QK_NORM_FULL } vl_qk_norm;
 /* The dtype of the softmax in the model's own eager attention code, where the framework
  * runs it (a profile whose `transformers` is set, with softmax_fp32): fp32, softmax(...,
  * dtype=torch.float32) as transformers' Llama family writes it; input, in the scores' own
- * dtype (BERT's nn.Softmax, GPT-2's, Falcon's softmax(..., dtype=hidden_states.dtype)). */
-typedef enum { VL_SOFTMAX_FP32, VL_SOFTMAX_INPUT } vl_eager_softmax;
+ * dtype (BERT's nn.Softmax, GPT-2's, Falcon's softmax(..., dtype=hidden_states.dtype));
+ * fused, in fp32 within one TorchScript function that its fuser compiles to one kernel
+ * (GPTBigCode's upcast_masked_softmax): no fp32 copy of the scores is made for it to read,
+ * and without a gradient no fp32 output is made either. */
+typedef enum { VL_SOFTMAX_FP32, VL_SOFTMAX_INPUT, VL_SOFTMAX_FUSED } vl_eager_softmax;
 /* Dropout on the attention probabilities, where it differs from the model's other dropout
  * (OPT's and Phi's attention_dropout is 0 where their residual dropout is 0.1): as dropout
  * says, off or on. */

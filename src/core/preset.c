@@ -69,7 +69,7 @@ static const char *const mlp_names[] = {"gated", "standard"};
 static const char *const norm_names[] = {"rmsnorm", "layernorm"};
 static const char *const norm_position_names[] = {"pre", "post"};
 static const char *const qk_norm_names[] = {"none", "head", "full"};
-static const char *const eager_softmax_names[] = {"fp32", "input"};
+static const char *const eager_softmax_names[] = {"fp32", "input", "fused"};
 static const char *const qkv_views_names[] = {"none", "v", "qkv"};
 /* A boolean whose default follows another key (attention_dropout: dropout's;
  * attention_out_bias: mlp_bias's): "" is that default, not a value a preset writes. */

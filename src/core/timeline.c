@@ -545,10 +545,8 @@ static void layer_terms(step *st, bool *ovf)
     /* 16-bit eager attention with its softmax in fp32: the framework's own attention code
      * (softmax_fp32), or transformers' modeling code where the model's upcasts, or autocast
      * over the 16-bit weights FSDP gathers */
-    const bool upcast16 = beta == 2 && !amp &&
-                          (vl_fsdp_casts_params(s) ||
-                           (f->softmax_fp32 &&
-                            !(f->transformers && a->eager_softmax == VL_SOFTMAX_INPUT)));
+    const bool upcast16 =
+        beta == 2 && !amp && (vl_fsdp_casts_params(s) || vl_softmax_upcasts(f, a));
     const bool drop = lora && s->lora_dropout;
     const int max = MAX_LAYER_TERMS;
 
@@ -706,7 +704,9 @@ static void layer_terms(step *st, bool *ovf)
         st->returns = -1;
     if (eager && s->recompute == VL_RECOMPUTE_NONE) {
         st->scores = st->scores_scaled = vl_mul(beta, ass, ovf);
-        st->scores_upcast = upcast ? vl_mul(4, ass, ovf) : 0;
+        /* a fused softmax (eager_softmax) reads the 16-bit scores as they are */
+        const bool fused = f->transformers && a->eager_softmax == VL_SOFTMAX_FUSED;
+        st->scores_upcast = upcast && !(upcast16 && fused) ? vl_mul(4, ass, ovf) : 0;
         st->returns = attention_first(st->layer, st->n_layer);
         /* autocast casts q's, k's and v's weights as their projections run (QKV_COPY), which
          * is before Q, the first tensor the attention's matmuls keep */
