@@ -861,6 +861,19 @@ static void test_eager_attention_forward(void **state)
     assert_int_equal(t.events[whole + 3].kind, VL_EV_FREE);
     assert_string_equal(t.events[whole + 3].what, scaled);
     vl_timeline_free(&t);
+
+    /* transformers' class with a fused fp32 softmax (GPTBigCode's) reads the bf16 scores as
+     * they are; Llama's makes the fp32 copy first */
+    const char *copy32 = "attention scores in fp32, the softmax's input";
+    hf = *fw("hf");
+    hf.attention = VL_ATTN_EAGER;
+    const vl_eager_softmax kinds[] = {VL_SOFTMAX_FP32, VL_SOFTMAX_FUSED};
+    for (int k = 0; k < 2; k++) {
+        gpt.arch.eager_softmax = kinds[k];
+        build(&gpt, &s, &hf, &t);
+        assert_int_equal(allocs_in(&t, "forward layer 1", copy32, &n), k == 0);
+        vl_timeline_free(&t);
+    }
 }
 
 /* The bytes of every allocation named what in phase, summed. */

@@ -1028,6 +1028,11 @@ bool vl_softmax_upcasts(const vl_framework *f, const vl_arch *a)
     return f->softmax_fp32 && !(f->transformers && a->eager_softmax == VL_SOFTMAX_INPUT);
 }
 
+bool vl_softmax_fused(const vl_framework *f, const vl_arch *a)
+{
+    return vl_softmax_upcasts(f, a) && f->transformers && a->eager_softmax == VL_SOFTMAX_FUSED;
+}
+
 bool vl_sizes_kv(const vl_framework *f)
 {
     return f->kv_sizing == VL_KV_STATIC ||

@@ -306,6 +306,8 @@ uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_trans
  * output back (softmax_fp32; under a profile whose models are transformers', where the
  * model preset's eager_softmax is fp32 or fused). */
 bool vl_softmax_upcasts(const vl_framework *f, const vl_arch *a);
+/* ... in one fused kernel that reads the 16-bit scores as they are (eager_softmax fused). */
+bool vl_softmax_fused(const vl_framework *f, const vl_arch *a);
 /* Whether f's engine sizes its KV cache itself (vl_kv_budget_of). */
 bool vl_sizes_kv(const vl_framework *f);
 /* Whether f at ZeRO stage `zero` leaves the gradients to autograd and frees them in the

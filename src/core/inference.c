@@ -193,8 +193,7 @@ static uint64_t moe_kept_workspace(const vl_arch *a, const vl_settings *s, uint6
  * (eager_softmax) makes neither fp32 tensor without a gradient to keep. */
 static uint64_t score_bytes(const vl_arch *a, const vl_settings *s, const shard *g)
 {
-    if (g->beta != 2 || !vl_softmax_upcasts(s->framework, a) ||
-        (s->framework->transformers && a->eager_softmax == VL_SOFTMAX_FUSED))
+    if (g->beta != 2 || !vl_softmax_upcasts(s->framework, a) || vl_softmax_fused(s->framework, a))
         return 2 * g->beta;
     const bool bf16 = s->weight_dtype == VL_DT_BF16 ||
                       (vl_dtype_bnb4(s->weight_dtype) && s->compute_dtype == VL_DT_BF16);

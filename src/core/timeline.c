@@ -704,9 +704,9 @@ static void layer_terms(step *st, bool *ovf)
         st->returns = -1;
     if (eager && s->recompute == VL_RECOMPUTE_NONE) {
         st->scores = st->scores_scaled = vl_mul(beta, ass, ovf);
-        /* a fused softmax (eager_softmax) reads the 16-bit scores as they are */
-        const bool fused = f->transformers && a->eager_softmax == VL_SOFTMAX_FUSED;
-        st->scores_upcast = upcast && !(upcast16 && fused) ? vl_mul(4, ass, ovf) : 0;
+        /* a fused softmax reads the 16-bit scores as they are */
+        st->scores_upcast =
+            upcast && !(upcast16 && vl_softmax_fused(f, a)) ? vl_mul(4, ass, ovf) : 0;
         st->returns = attention_first(st->layer, st->n_layer);
         /* autocast casts q's, k's and v's weights as their projections run (QKV_COPY), which
          * is before Q, the first tensor the attention's matmuls keep */
