@@ -336,11 +336,11 @@ static bool after_attention(const char *name)
            (mlp_term(name) || starts_any(name, after, sizeof after / sizeof *after));
 }
 
-/* Moves the term named name among t[0 .. n) to index `to` as counted without it; returns
- * the index it had, or -1 where there is none (nothing moves). */
-static int move_term(vl_term *t, int n, const char *name, int to)
+/* Moves the first term named name among t[start .. n) to index `to` as counted without
+ * it; returns the index it had, or -1 where there is none (nothing moves). */
+static int move_term(vl_term *t, int n, int start, const char *name, int to)
 {
-    int from = 0;
+    int from = start;
     while (from < n && strcmp(t[from].name, name) != 0)
         from++;
     if (from == n)
@@ -710,32 +710,31 @@ static void layer_terms(step *st, bool *ovf)
         st->returns = attention_first(st->layer, st->n_layer);
         /* autocast casts q's, k's and v's weights as their projections run (QKV_COPY), which
          * is before Q, the first tensor the attention's matmuls keep */
+        bool fused_view = false; /* V a view of a fused QKV output (below) */
         for (int i = 0; i < st->returns; i++) {
-            if (st->projected_at < 0 && strcmp(st->layer[i].name, "Q") == 0) {
+            if (st->projected_at < 0 && strcmp(st->layer[i].name, "Q") == 0)
                 st->projected_at = i;
-            } else if (st->projected_at >= 0 && strcmp(st->layer[i].name, QKV_COPY) == 0) {
-                const vl_term x = st->layer[i];
-                memmove(st->layer + st->projected_at + 1, st->layer + st->projected_at,
-                        (size_t)(i - st->projected_at) * sizeof x);
-                st->layer[st->projected_at++] = x;
-            }
+            fused_view = fused_view || starts(st->layer[i].name, "V, a view");
         }
+        while (st->projected_at >= 0 && move_term(st->layer, st->returns, st->projected_at + 1,
+                                                  QKV_COPY, st->projected_at) >= 0)
+            st->projected_at++;
         st->scores_at = st->upcast_freed = st->scores_freed = st->returns; /* none kept */
         for (int i = 0; i < st->returns; i++)
             if (starts(st->layer[i].name, "attention softmax output")) {
                 int last = i;
-                if (move_term(st->layer, st->returns, SOFTMAX_INPUT, i) >= 0) {
+                if (move_term(st->layer, st->returns, i, SOFTMAX_INPUT, i) >= 0) {
                     last++; /* it is the last copy of the scores, the one the softmax reads */
                     if (upcast)
                         st->scores_upcast = 0;
                     else
                         st->scores_scaled = 0;
                 }
-                if (move_term(st->layer, st->returns, SOFTMAX_FP32, last + 1) >= 0)
+                if (move_term(st->layer, st->returns, i, SOFTMAX_FP32, last + 1) >= 0)
                     last++;
                 st->scores_at = i;
                 st->upcast_freed = last + 1;
-                if (move_term(st->layer, st->returns, SOFTMAX_CAST, last + 1) >= 0)
+                if (move_term(st->layer, st->returns, i, SOFTMAX_CAST, last + 1) >= 0)
                     last++;
                 st->scores_freed = last + 1;
                 break;
@@ -753,9 +752,6 @@ static void layer_terms(step *st, bool *ovf)
          * transposed views of q, k and v: at::matmul's reshape), and its bmm keeps the copy
          * (Q, K, V); the projections' outputs stay in the attention's variables until it
          * returns.  Where V is a view of a fused QKV output, that output is V's term. */
-        bool fused_view = false;
-        for (int i = 0; i < st->returns; i++)
-            fused_view = fused_view || starts(st->layer[i].name, "V, a view");
         if (!fused_view)
             st->projected = vl_mul(beta, vl_ceil_div(vl_add(q, vl_mul(2, kv, ovf), ovf), t), ovf);
         /* under autocast the softmax's output is fp32.  Plain modules and transformers'
