@@ -88,6 +88,8 @@ expect 2 "$e --cp needs --attention sdpa or flash (context parallelism runs ring
     estimate --cp 2 --gpus 2 --attention eager
 expect 2 "$e --cp with --ep or --lora-rank is not modelled (context parallelism as Megatron-Core runs it: full fine-tuning, dense or with --tp, --pp)" \
     estimate --cp 2 --gpus 2 --lora-rank 8
+expect 2 "$e --torch: SDPA attention needs PyTorch 2.0 or later, which brought scaled_dot_product_attention (give --attention eager or flash)" \
+    estimate --framework litgpt --torch 1.13
 expect 2 "$e --vpp must be between 1 and 1048576" estimate --vpp 0
 expect 2 "$e --vpp applies to --mode train only" estimate --mode infer --vpp 2
 expect 2 "$e --vpp needs --pp 2 or more (interleaving splits each pipeline stage's layers into model chunks)" \

@@ -1713,25 +1713,38 @@ static void test_transformers_releases(void **state)
     }
 
     /* a model whose class ran SDPA from a later release (BERT's from 4.41) runs eager
-     * before it: the same step as --attention eager; flash stays, and a profile whose models
-     * are not transformers' is not concerned */
+     * before it, and so does every model on a PyTorch before 2.1.1: the same step as
+     * --attention eager; flash stays, and a profile whose models are not transformers' is
+     * not concerned */
     vl_model bert = tiny_gpt();
     bert.arch.sdpa_from = VL_TF_4_41;
+    static const char class_note[] = "runs SDPA from transformers 4.41 on: under 4.40, "
+                                     "attention is eager";
+    static const char torch_note[] = "transformers runs SDPA on PyTorch 2.1.1 and later: "
+                                     "under 2.0, attention is eager";
     static const struct {
         const char *framework;
         vl_transformers v;
+        vl_torch torch;
         vl_attention asked, want;
+        const char *note;
     } runs[] = {
-        {"hf", VL_TF_4_40, VL_ATTN_SDPA, VL_ATTN_EAGER},
-        {"hf", VL_TF_4_41, VL_ATTN_SDPA, VL_ATTN_SDPA},
-        {"hf", VL_TF_CURRENT, VL_ATTN_SDPA, VL_ATTN_SDPA},
-        {"hf", VL_TF_4_40, VL_ATTN_FLASH, VL_ATTN_FLASH},
-        {"pytorch", VL_TF_4_40, VL_ATTN_SDPA, VL_ATTN_SDPA},
+        {"hf", VL_TF_4_40, VL_TORCH_CURRENT, VL_ATTN_SDPA, VL_ATTN_EAGER, class_note},
+        {"hf", VL_TF_4_41, VL_TORCH_CURRENT, VL_ATTN_SDPA, VL_ATTN_SDPA, NULL},
+        {"hf", VL_TF_CURRENT, VL_TORCH_CURRENT, VL_ATTN_SDPA, VL_ATTN_SDPA, NULL},
+        {"hf", VL_TF_4_40, VL_TORCH_CURRENT, VL_ATTN_FLASH, VL_ATTN_FLASH, NULL},
+        {"pytorch", VL_TF_4_40, VL_TORCH_CURRENT, VL_ATTN_SDPA, VL_ATTN_SDPA, NULL},
+        {"hf", VL_TF_CURRENT, VL_TORCH_2_0, VL_ATTN_SDPA, VL_ATTN_EAGER, torch_note},
+        {"hf", VL_TF_4_40, VL_TORCH_2_0, VL_ATTN_SDPA, VL_ATTN_EAGER, torch_note},
+        {"deepspeed", VL_TF_CURRENT, VL_TORCH_2_0, VL_ATTN_SDPA, VL_ATTN_EAGER, torch_note},
+        {"hf", VL_TF_CURRENT, VL_TORCH_2_1, VL_ATTN_SDPA, VL_ATTN_SDPA, NULL},
+        {"pytorch", VL_TF_CURRENT, VL_TORCH_2_0, VL_ATTN_SDPA, VL_ATTN_SDPA, NULL},
     };
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         vl_settings t = train(VL_BF16, 64, 2);
         vl_settings_take_framework(&t, fw(runs[i].framework));
         t.transformers = runs[i].v;
+        t.torch = runs[i].torch;
         t.attention = runs[i].asked;
         assert_int_equal(vl_attention_for(&t, &bert.arch), runs[i].want);
         vl_breakdown b, as_eager;
@@ -1739,11 +1752,15 @@ static void test_transformers_releases(void **state)
         assert_int_equal(b.attention, runs[i].want);
         char notes[4][VL_NOTE_LEN];
         const int n = vl_notes(&t, &bert, &b, notes, 4);
-        bool said = false;
+        int explained = 0; /* the notes that say why the run is eager, and the last */
+        const char *said = "";
         for (int k = 0; k < n; k++)
-            said = said || strstr(notes[k], "runs SDPA from transformers 4.41 on: under 4.40, "
-                                            "attention is eager") != NULL;
-        assert_int_equal(said, runs[i].want != runs[i].asked);
+            if (strstr(notes[k], class_note) || strstr(notes[k], torch_note)) {
+                explained++;
+                said = notes[k];
+            }
+        assert_int_equal(explained, runs[i].note != NULL);
+        assert_true(!runs[i].note || strstr(said, runs[i].note));
         t.attention = runs[i].want;
         t.transformers = VL_TF_CURRENT;
         assert_null(vl_estimate(&bert, &t, &as_eager));

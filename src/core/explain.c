@@ -644,7 +644,12 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
                  "a context of %llu tokens is beyond the %llu positions %s was trained for: "
                  "the memory is computed all the same",
                  (unsigned long long)context, (unsigned long long)m->arch.max_positions, m->name);
-    if (b->attention != s->attention && n < max)
+    if (b->attention != s->attention && !vl_torch_runs_sdpa(s, true) && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "transformers runs SDPA on PyTorch 2.1.1 and later: under %s, attention is "
+                 "eager (its s x s scores kept)",
+                 vl_torch_names[s->torch]);
+    else if (b->attention != s->attention && n < max)
         snprintf(notes[n++], VL_NOTE_LEN,
                  "%s's class runs SDPA from transformers %s on: under %s, attention is eager "
                  "(its s x s scores kept)",

@@ -496,7 +496,8 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .current_from = "2.10", .older_as = "1.8",
         .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the PyTorch release under the framework: before 1.11 a softmax keeps its "
-                "input, before 2.0 zero_grad keeps the gradients, AdamW steps a tensor at a "
+                "input, before 2.0 there is no SDPA (and transformers runs eager attention "
+                "before 2.1.1), zero_grad keeps the gradients, AdamW steps a tensor at a "
                 "time and cuBLAS makes its own workspaces, before 2.1 foreach AdamW keeps two "
                 "lists of temporaries, before 2.2 mean keeps its input, before 2.8 the "
                 "Trainer's AdamW is "
@@ -1116,6 +1117,10 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->cp > 1 && s->attention == VL_ATTN_EAGER)
         return _("--cp needs --attention sdpa or flash (context parallelism runs ring attention "
                  "over blocks, never the whole s x s scores)");
+    if (s->attention == VL_ATTN_SDPA && !s->framework->transformers &&
+        !vl_torch_runs_sdpa(s, false))
+        return _("--torch: SDPA attention needs PyTorch 2.0 or later, which brought "
+                 "scaled_dot_product_attention (give --attention eager or flash)");
     if (s->cp > 1 && (s->ep > 1 || s->lora_rank))
         return _("--cp with --ep or --lora-rank is not modelled (context parallelism as "
                  "Megatron-Core runs it: full fine-tuning, dense or with --tp, --pp)");
@@ -1241,12 +1246,25 @@ void vl_settings_on_transformers(vl_settings *s)
         s->attention = VL_ATTN_EAGER;
 }
 
+bool vl_torch_runs_sdpa(const vl_settings *s, bool transformers)
+{
+    /* scaled_dot_product_attention came in PyTorch 2.0; transformers takes it from 2.1.1
+     * (utils/import_utils.py, is_torch_sdpa_available: the scale argument, an arbitrary
+     * mask in the memory-efficient kernel, pytorch issue #112577), taking the 2.1 line at
+     * its last patch, 2.1.2; --torch is training's (vl_settings_cuda) */
+    if (s->mode != VL_MODE_TRAIN || s->torch == VL_TORCH_CURRENT)
+        return true;
+    return s->torch >= (transformers ? VL_TORCH_2_1 : VL_TORCH_2_0);
+}
+
 vl_attention vl_attention_for(const vl_settings *s, const vl_arch *a)
 {
-    /* from_pretrained sets attn_implementation "sdpa" only for a class that supports it,
-     * "eager" for the others (modeling_utils.py, _autoset_attn_implementation) */
+    /* from_pretrained sets attn_implementation "sdpa" only for a class that supports it
+     * on a PyTorch that transformers runs it on, "eager" for the others
+     * (modeling_utils.py, _autoset_attn_implementation) */
     if (s->attention == VL_ATTN_SDPA && s->framework->transformers &&
-        s->transformers != VL_TF_CURRENT && (int)s->transformers < a->sdpa_from)
+        ((s->transformers != VL_TF_CURRENT && (int)s->transformers < a->sdpa_from) ||
+         !vl_torch_runs_sdpa(s, true)))
         return VL_ATTN_EAGER;
     return s->attention;
 }

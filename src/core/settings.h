@@ -515,8 +515,12 @@ void vl_patch_mark(vl_settings_patch *p, vl_setting k);
 /* s's attention as its transformers release chose it: eager before 4.36, under a profile
  * whose models are transformers' (vl_settings_apply, the explorer's transformers slider). */
 void vl_settings_on_transformers(vl_settings *s);
+/* Whether s's PyTorch has scaled_dot_product_attention (2.0 on) or, for transformers,
+ * runs it (2.1.1 on). */
+bool vl_torch_runs_sdpa(const vl_settings *s, bool transformers);
 /* The attention a run of a's model under s has: eager where s asks for SDPA of a profile
- * whose models are transformers' at a release before a's class ran SDPA (sdpa_from). */
+ * whose models are transformers' at a release before a's class ran SDPA (sdpa_from), or
+ * on a PyTorch before 2.1.1. */
 vl_attention vl_attention_for(const vl_settings *s, const vl_arch *a);
 /* s's share of each GPU as its vLLM release sizes the cache unless told: 0.9 before 0.20,
  * the framework's from it (under the V1 engine's profile). */
