@@ -112,7 +112,25 @@ static void test_sizes(void **state)
     assert_true(vl_parse_size("80gib", &v, &why));
     assert_int_equal(v, 85899345920ULL);
     assert_false(vl_parse_size("1.5B", &v, &why));
+    assert_string_equal(why, "not a whole number");
     assert_false(vl_parse_size("12 parsecs", &v, &why));
+    /* a size rounded in larger units, as a log prints it, is the nearest byte, halves up:
+     * 23.58 x 2^30 = 25,318,832,209.92; 1.0005 x 1024 = 1,024.512; 0.0025 x 1000 = 2.5 */
+    static const struct {
+        const char *text;
+        uint64_t want;
+    } rounded[] = {
+        {"23.58GiB", 25318832210ULL}, {"1.0005 KiB", 1025}, {"0.0025kB", 3},
+        {"0.0000001kB", 0},            {"0.1KiB", 102},      {"1.2345678MB", 1234568},
+        {"16777215.9999999999TiB", 18446744073709551506ULL},
+    };
+    for (size_t i = 0; i < sizeof rounded / sizeof *rounded; i++) {
+        assert_true(vl_parse_size(rounded[i].text, &v, &why));
+        assert_int_equal(v, rounded[i].want);
+    }
+    assert_false(vl_parse_size("16777216TiB", &v, &why)); /* 2^64 */
+    assert_string_equal(why, "number too large (over 2^64)");
+    assert_false(vl_parse_size("16777215.99999999999999TiB", &v, &why)); /* rounds to it */
 }
 
 static void test_checked_arithmetic(void **state)

@@ -203,6 +203,28 @@ bool vl_parse_rounded(const char *s, uint64_t *value, uint64_t *unit, const char
     return true;
 }
 
+/* mant * 10^exp10 * mult to the nearest whole number, halves up, where mult is a power of
+ * two times a power of 1000: the decimal part goes into the exponent, and the binary part
+ * and a power of ten up to 10^27 (5^27 < 2^64) are exact in a long double's 64-bit
+ * mantissa, so the one rounding is the division's. */
+static bool scale_rounded(uint64_t mant, int exp10, uint64_t mult, uint64_t *out,
+                          const char **why)
+{
+    for (; mult % 1000 == 0; mult /= 1000)
+        exp10 += 3;
+    long double v = (long double)mant * (long double)mult, p10 = 1;
+    for (int k = exp10 < 0 ? -exp10 : exp10; k > 0; k--)
+        p10 *= 10;
+    v = exp10 < 0 ? v / p10 : v * p10;
+    v = floorl(v + 0.5L);
+    if (v >= 0x1p64L) {
+        *why = "number too large (over 2^64)";
+        return false;
+    }
+    *out = (uint64_t)v;
+    return true;
+}
+
 bool vl_parse_size(const char *s, uint64_t *out, const char **why)
 {
     static const struct suffix tab[] = {
@@ -211,7 +233,13 @@ bool vl_parse_size(const char *s, uint64_t *out, const char **why)
         {"kB", 1000ULL}, {"MB", 1000000ULL}, {"GB", 1000000000ULL}, {"TB", 1000000000000ULL},
         {NULL, 0},
     };
-    return parse_with_suffix(s, tab, out, why);
+    uint64_t mant, mult;
+    int e;
+    if (!parse_parts(s, tab, &mant, &e, &mult, why))
+        return false;
+    /* a size in units above a byte may be rounded, as nvidia-smi and serving engines' logs
+     * print them ("23.58GiB"): it is the nearest whole byte; bytes themselves are whole */
+    return mult > 1 ? scale_rounded(mant, e, mult, out, why) : scale_exact(mant, e, 1, out, why);
 }
 
 bool vl_parse_real(const char *s, double *out, const char **why)

@@ -24,7 +24,9 @@ bool vl_parse_count(const char *s, uint64_t *out, const char **why);
  * *unit is that digit's place value (350M: 10M, 1.3B: 100M, 175B: 1B); trailing zeros are
  * not significant.  The exact count it stands for is within unit / 2 of *value. */
 bool vl_parse_rounded(const char *s, uint64_t *value, uint64_t *unit, const char **why);
-/* "0", "1GiB", "800MB", "512 MiB", "1e9": bytes (binary KiB..TiB, decimal kB..TB). */
+/* "0", "1GiB", "800MB", "512 MiB", "1e9": bytes (binary KiB..TiB, decimal kB..TB).  A size
+ * in units above a byte is rounded to the nearest byte ("23.58GiB", as logs print it); a
+ * number of bytes must be whole. */
 bool vl_parse_size(const char *s, uint64_t *out, const char **why);
 
 /* "0.1", "-1e-8", "0x1p-24", "inf", "nan" (strtod), or "2^-24", "-2**10" (exact powers of
