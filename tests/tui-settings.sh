@@ -658,6 +658,23 @@ expect_peak $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --torch 
 keys $name q
 exited $name 0
 
+# a PyTorch before 2.0 has no SDPA: under LitGPT's profile, stepping down to 1.13 turns the
+# attention eager, and stepping back brings SDPA back; under transformers the model chooses
+# eager itself below 2.1.1, its attention slider left as it is
+name=torch-sdpa
+start $name --preset llama-2-7b --framework litgpt --torch 2.0 --no-color --ascii
+to $name PyTorch
+keys $name Left
+expect_slider $name PyTorch 1.13
+expect_slider $name attention eager
+expect_screen $name "attention -> eager"
+expect_peak $name --preset llama-2-7b --framework litgpt --torch 1.13 --attention eager
+keys $name Right
+expect_slider $name PyTorch 2.0
+expect_slider $name attention sdpa
+keys $name q
+exited $name 0
+
 # The finer choices, at 80x24 where the list scrolls to them: LoRA's targets step from PEFT's
 # q,v to the attention's four, every linear layer and the output layer too, QLoRA's scales go without double
 # quantization, a cls head takes its classes; each total is vramlab estimate's

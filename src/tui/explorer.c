@@ -340,6 +340,11 @@ static void follow(explorer *e, slider_id id)
         s->sp = false;
     if (s->pp < 2) /* interleaving splits pipeline stages */
         s->vpp = 1;
+    /* a PyTorch before SDPA runs the attention eager (transformers' models choose so
+     * themselves: vl_attention_for) */
+    if (s->attention == VL_ATTN_SDPA && !s->framework->transformers &&
+        !vl_torch_runs_sdpa(s, false))
+        s->attention = VL_ATTN_EAGER;
     if (vl_attention_for(s, &e->model.arch) == VL_ATTN_EAGER) /* ring attention never holds
                                                                 * the s x s scores */
         s->cp = 1;
