@@ -90,6 +90,11 @@ expect 2 "$e --cp with --ep or --lora-rank is not modelled (context parallelism 
     estimate --cp 2 --gpus 2 --lora-rank 8
 expect 2 "$e --torch: SDPA attention needs PyTorch 2.0 or later, which brought scaled_dot_product_attention (give --attention eager or flash)" \
     estimate --framework litgpt --torch 1.13
+expect 2 "$e --autocast false: the -amp precisions are autocast over fp32 weights (give fp16 or bf16 for a 16-bit model without it)" \
+    estimate --precision bf16-amp --autocast false
+expect 2 "$e --autocast true: autocast over fp32 weights is --precision bf16-amp or fp16-amp" \
+    estimate --precision fp32 --autocast true
+expect 2 "$e --autocast: unknown value 'maybe' (expected auto, true or false)" estimate --autocast maybe
 expect 2 "$e --vpp must be between 1 and 1048576" estimate --vpp 0
 expect 2 "$e --vpp applies to --mode train only" estimate --mode infer --vpp 2
 expect 2 "$e --vpp needs --pp 2 or more (interleaving splits each pipeline stage's layers into model chunks)" \

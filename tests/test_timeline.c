@@ -888,6 +888,77 @@ static uint64_t alloc_sum(const vl_timeline *t, const char *phase, const char *w
 }
 
 /* The phase in which the tensor named what, allocated in phase `in`, is freed. */
+/* PEFT's adapters on QLoRA's 4-bit layers are fp32 over a 16-bit model.  Without autocast
+ * each casts its input to fp32 for itself and keeps that copy; with it (the Trainer's bf16
+ * flag, hf's default) q, k and v share the 16-bit input.  tiny_llama in bf16, 2 x 64
+ * tokens (sb = 128), h = 128, q 128 wide, f = 352, r = 8 on all seven projections: */
+static void test_qlora_adapters_fp32(void **state)
+{
+    (void)state;
+    const vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.lora_rank = 8;
+    s.lora_targets = VL_LORA_ALL_LINEAR;
+    s.qlora = true;
+    const uint64_t sb = 128, sbh = sb * 128, q = sb * 128, mlp = sb * 352;
+    static const char *const layer = "forward layer 1";
+    vl_timeline t;
+    uint64_t bytes = 0;
+
+    s.autocast = VL_CHOICE_FALSE;
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(event_bytes(&t, layer, "QKV projection input: each adapter's fp32 copy"),
+                     4 * 3 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "attention output-projection input: the "
+                                            "adapter's fp32 copy"),
+                     4 * q);
+    assert_int_equal(event_bytes(&t, layer, "MLP input: each adapter's fp32 copy"), 4 * 2 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "MLP down projection input: the adapter's fp32 copy"),
+                     4 * mlp);
+    assert_int_equal(event_bytes(&t, layer, "LoRA adapters' x.A (r wide)"), 4 * 7 * sb * 8);
+    /* SDPA's backward reads its own 16-bit output, no longer o's input */
+    assert_int_equal(allocs_in(&t, layer, "attention output (kept by its backward or a 4-bit "
+                                          "o_proj)", &bytes), 1);
+    assert_int_equal(bytes, 2 * q);
+    vl_timeline_free(&t);
+
+    s.autocast = VL_CHOICE_AUTO; /* hf's: on */
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(event_bytes(&t, layer, "QKV projection input"), 2 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "attention output-projection input"), 2 * q);
+    assert_int_equal(event_bytes(&t, layer, "MLP input"), 2 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "MLP down projection input"), 2 * mlp);
+    assert_int_equal(event_bytes(&t, layer, "LoRA adapters' x.A (r wide)"), 2 * 7 * sb * 8);
+    assert_int_equal(allocs_in(&t, layer, "attention output (kept by its backward or a 4-bit "
+                                          "o_proj)", &bytes), 0);
+    vl_timeline_free(&t);
+
+    /* either way the adapters' weights, gradients and AdamW moments are fp32; DeepSpeed's
+     * engine casts them to bf16 with the rest of the module */
+    vl_breakdown b;
+    s.framework = fw("hf");
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_true(b.lora.fp32);
+    assert_int_equal(b.bpp.weights, 4);
+    assert_int_equal(b.bpp.gradients, 4);
+    assert_int_equal(b.bpp.optimizer, 8);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 4 * b.lora.trainable_params);
+    s.framework = fw("deepspeed");
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_false(b.lora.fp32);
+    assert_int_equal(b.bpp.weights, 2);
+    assert_int_equal(b.bpp.optimizer, 4);
+
+    /* autocast is the -amp precisions' own; fp32 has nothing to cast */
+    s.framework = fw("hf");
+    s.precision = VL_BF16_AMP;
+    s.autocast = VL_CHOICE_FALSE;
+    assert_non_null(strstr(settings_why(&s), "--autocast false: the -amp precisions"));
+    s.precision = VL_FP32;
+    s.autocast = VL_CHOICE_TRUE;
+    assert_non_null(strstr(settings_why(&s), "--autocast true: autocast over fp32 weights"));
+}
+
 static const char *freed_in(const vl_timeline *t, const char *in, const char *what)
 {
     for (size_t i = first_event_of(t, in); i < t->n_events; i++)
@@ -4753,6 +4824,7 @@ int main(void)
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_pytorch_matches_the_sum),
         cmocka_unit_test(test_eager_attention_forward),
+        cmocka_unit_test(test_qlora_adapters_fp32),
         cmocka_unit_test(test_mlp_backward_order),
         cmocka_unit_test(test_reentrant_output),
         cmocka_unit_test(test_choices),

@@ -666,11 +666,14 @@ start $name --preset llama-2-7b --framework litgpt --torch 2.0 --no-color --asci
 to $name PyTorch
 keys $name Left
 expect_slider $name PyTorch 1.13
-expect_slider $name attention eager
 expect_screen $name "attention -> eager"
 expect_peak $name --preset llama-2-7b --framework litgpt --torch 1.13 --attention eager
+to $name attention
+expect_slider $name attention eager
+to $name PyTorch
 keys $name Right
 expect_slider $name PyTorch 2.0
+to $name attention
 expect_slider $name attention sdpa
 keys $name q
 exited $name 0

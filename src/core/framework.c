@@ -173,6 +173,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = false, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = false,
+        /* a plain loop: adapters in the model's dtype, no autocast but the -amp
+         * precisions' */
+        .qlora_adapters_fp32 = false, .autocast = false,
         /* every layer alike, as the steady-state sum counts them (a loop that freezes the
          * embeddings and asks their output for no gradient: false) */
         .frozen_embeddings_grad = true,
@@ -226,6 +229,13 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * its compute dtype to an fp32 or bf16 input's and casts its output back to the
          * input's dtype (set_compute_type and forward, bitsandbytes/nn/modules.py, 0.41) */
         .prune_frozen_saves = true, .nf4_keeps_input = false, .nf4_returns_input_dtype = true,
+        /* PEFT makes an adapter in fp32 and moves it to its base layer's dtype only where
+         * that is a float (LoraLayer._move_adapter_to_device_of_base_layer): a 4-bit
+         * layer's adapters stay fp32, and without autocast its forward casts the input to
+         * theirs for each adapter (peft/tuners/lora/bnb.py, Linear4bit.forward:
+         * requires_conversion = not torch.is_autocast_enabled(), x =
+         * self._cast_input_dtype(x, lora_A.weight.dtype)) */
+        .qlora_adapters_fp32 = true,
         /* PEFT makes the frozen embeddings' output ask for a gradient
          * (enable_input_require_grads: prepare_model_for_kbit_training, and PeftModel under
          * gradient checkpointing); without it a reentrant checkpoint's adapters get none */
@@ -272,6 +282,9 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * in convert_outputs_to_fp32 (accelerator.py; utils/operations.py: .float() of
          * every fp16 or bf16 tensor in nested tuples, lists and dicts) */
         .use_cache = true, .outputs_to_fp32 = true,
+        /* TrainingArguments' bf16 or fp16 runs the step under autocast over whatever dtype
+         * the model was loaded in (accelerate's native_amp, Accelerator.autocast) */
+        .autocast = true,
     },
     [VL_FW_MEGATRON] = {
         .name = "megatron",
@@ -325,6 +338,10 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = true, /* bitsandbytes as hf runs it */
+        /* the engine casts the whole module, adapters too, to its 16-bit dtype
+         * (deepspeed/runtime/engine.py, _configure_distributed_model: self.module.bfloat16(),
+         * through 0.19.1), and runs no autocast (accelerate leaves native_amp off) */
+        .qlora_adapters_fp32 = false, .autocast = false,
         .frozen_embeddings_grad = true, /* and PEFT as hf runs it */
         .moe_expert_loop = true, /* the transformers model's own MoE block */
         .bnb_compute_cast = true, /* and its Linear4bit layers, as transformers makes them */
@@ -471,8 +488,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * chunk's loss (a lower sequence number) */
         .loss_dtype = VL_LOSS_FP32, .loss_shift_copy = false, .logits_cast_in_model = true,
         .loss_chunk = 128,
-        /* the 4-bit layers are bitsandbytes' Linear4bit, as in hf */
+        /* the 4-bit layers are bitsandbytes' Linear4bit, as in hf; the adapters are
+         * LitGPT's own, in the dtype Fabric's bf16-true or 16-true makes every parameter,
+         * and no autocast runs under them */
         .prune_frozen_saves = true, .nf4_keeps_input = false, .nf4_returns_input_dtype = true,
+        .qlora_adapters_fp32 = false, .autocast = false,
         /* mark_only_lora_as_trainable freezes the embeddings and nothing asks their output
          * for a gradient (litgpt/lora.py): the first layer's norm, and under parallel
          * attention its MLP unless an adapter is there, keep nothing */
@@ -1220,6 +1240,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("frozen_embeddings_grad", frozen_embeddings_grad),
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("nf4_returns_input_dtype", nf4_returns_input_dtype),
+    BOOL("qlora_adapters_fp32", qlora_adapters_fp32),
     BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),
     BOOL("moe_expert_loop", moe_expert_loop),
     BOOL("moe_workspace_kept", moe_workspace_kept),
@@ -1243,6 +1264,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("checkpoint_reentrant", checkpoint_reentrant),
     BOOL("loop_keeps_logits", loop_keeps_logits),
     BOOL("use_cache", use_cache),
+    BOOL("autocast", autocast),
     BOOL("outputs_to_fp32", outputs_to_fp32),
     BOOL("unties_embeddings", unties_embeddings),
     BOOL("fsdp_mixed_precision", fsdp_mixed_precision),

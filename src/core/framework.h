@@ -128,6 +128,9 @@ typedef struct vl_framework {
     bool nf4_returns_input_dtype; /* a 4-bit layer computes in an fp32 input's dtype and
                                  * returns its output in its input's dtype (bitsandbytes'
                                  * Linear4bit since 0.41) */
+    bool qlora_adapters_fp32;   /* a 4-bit layer's LoRA adapters stay fp32 over a 16-bit
+                                 * model, and without autocast each casts its input to fp32
+                                 * and keeps that copy (vl_adapters_fp32) */
     bool qlora_bf16_embeddings; /* under bf16 autocast a 4-bit model's embeddings and head are
                                  * cast back to bf16 after PEFT upcast them to fp32 (trl) */
     bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
@@ -169,6 +172,8 @@ typedef struct vl_framework {
                                  * config's default) unless gradient checkpointing turns it
                                  * off: its outputs hold every layer's K and V (vl_kv_outputs)
                                  * until the loop has read the loss from them */
+    bool autocast;              /* the loop runs a 16-bit model's step under torch.autocast
+                                 * (--autocast auto) */
     bool outputs_to_fp32;       /* under autocast the loop's wrapper casts every 16-bit tensor
                                  * the model returns to fp32 (accelerate's prepare_model:
                                  * convert_outputs_to_fp32) */
@@ -395,7 +400,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 85
+#define VL_N_FRAMEWORK_FIELDS 87
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -65,6 +65,24 @@ bool vl_norm_upcast(const vl_settings *s)
     return chosen(s->norm_upcast, s->framework->norm_upcast);
 }
 
+bool vl_autocast(const vl_settings *s)
+{
+    if (vl_precision_is_amp(s->precision))
+        return true;
+    return s->precision != VL_FP32 && chosen(s->autocast, s->framework->autocast);
+}
+
+bool vl_adapters_fp32(const vl_settings *s)
+{
+    return s->lora_rank && s->qlora && s->framework->qlora_adapters_fp32 &&
+           s->precision != VL_FP32 && !vl_precision_is_amp(s->precision);
+}
+
+bool vl_adapters_cast_input(const vl_settings *s)
+{
+    return vl_adapters_fp32(s) && !vl_autocast(s);
+}
+
 vl_precision vl_compute_precision(const vl_settings *s)
 {
     if (!vl_fsdp_casts_params(s))
@@ -309,6 +327,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     const unsigned qkv_kept = KEEPS(VL_LORA_Q) + KEEPS(VL_LORA_K) + KEEPS(VL_LORA_V);
     const bool fused = s->framework->fused_qkv;
     const unsigned mlp_in_kept = (gated && KEEPS(VL_LORA_GATE)) + KEEPS(VL_LORA_UP);
+    /* fp32 adapters without autocast (vl_adapters_cast_input): each keeps an fp32 copy of
+     * its input of its own, and its x.A in fp32 */
+    const bool cast32 = vl_adapters_cast_input(s);
+    const uint64_t ab = cast32 ? 4 : beta;
     vl_term *L = out->layer, *O = out->outside;
     uint64_t *ls = &out->layer_bytes, *os = &out->outside_bytes;
     vl_params p;
@@ -345,6 +367,9 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls,
              fused ? "QKV input (a 16-bit cast)" : "q, k, v inputs (a 16-bit cast each)",
              vl_mul((fused ? 1 : qkv_kept) * beta, RS(sbh), ovf), ovf);
+    else if (cast32 && (qkv_kept || (shared_norm && mlp_in_kept)))
+        term(L, n, ls, "QKV projection input: each adapter's fp32 copy",
+             vl_mul(4 * (qkv_kept + (shared_norm ? mlp_in_kept : 0)), RS(sbh), ovf), ovf);
     else if (!amp && (qkv_kept || (shared_norm && mlp_in_kept)))
         term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
     term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
@@ -377,7 +402,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
              vl_mul(4, TS(vl_mul(a->heads, sb, ovf)), ovf), ovf);
     }
     if (KEEPS(VL_LORA_O))
-        term(L, n, ls, "attention output-projection input", vl_mul(beta, TS(q), ovf), ovf);
+        term(L, n, ls,
+             cast32 ? "attention output-projection input: the adapter's fp32 copy"
+                    : "attention output-projection input",
+             vl_mul(ab, TS(q), ovf), ovf);
     if (drop)
         term(L, n, ls, "attention residual dropout mask", RS(sbh), ovf);
     /* parallel attention's MLP norm, where it has one of its own, reads the input the
@@ -388,6 +416,9 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls, gated ? "gate, up inputs (a 16-bit cast each)"
                              : "MLP input (16-bit cast)",
              vl_mul(mlp_in_kept * beta, RS(sbh), ovf), ovf);
+    else if (cast32 && !shared_norm && mlp_in_kept)
+        term(L, n, ls, "MLP input: each adapter's fp32 copy",
+             vl_mul(4 * mlp_in_kept, RS(sbh), ovf), ovf);
     else if (!amp && !shared_norm && mlp_in_kept)
         term(L, n, ls, "MLP input", vl_mul(beta, RS(sbh), ovf), ovf);
     if (a->experts > 1)
@@ -401,7 +432,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
         term(L, n, ls, "MLP activation input", vl_mul(beta, TS(mlp), ovf), ovf);
     }
     if (KEEPS(VL_LORA_DOWN))
-        term(L, n, ls, "MLP down projection input", vl_mul(beta, TS(mlp), ovf), ovf);
+        term(L, n, ls,
+             cast32 ? "MLP down projection input: the adapter's fp32 copy"
+                    : "MLP down projection input",
+             vl_mul(ab, TS(mlp), ovf), ovf);
     /* each routed expert's output is scaled by its routing weight, and the product keeps
      * the output for the weight's gradient (transformers' MixtralBlockSparseTop2MLP:
      * routing_weights * current_hidden_states; Megatron-Core's unpermute: permuted_tokens *
@@ -421,7 +455,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
                                  ? a->experts_per_token + a->shared_experts
                                  : 1;
         term(L, n, ls, "LoRA adapters' x.A (r wide)",
-             vl_mul(vl_mul(beta * per_token, sb, ovf), s->lora_rank, ovf), ovf);
+             vl_mul(vl_mul(ab * per_token, sb, ovf), s->lora_rank, ovf), ovf);
         /* adapters on some of a fused QKV's q, k, v: their output padded to its width by
          * an index_copy that keeps its source, the output reshaped (a copy) */
         if (s->framework->lora_qkv_pad && qkv_kept && qkv_kept < 3)
@@ -437,8 +471,9 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
          * it with its bool mask (native_dropout).  Under autocast the adapter keeps its
          * 16-bit cast of the copy, counted above as its cast.  The frozen base keeps
          * nothing, so without autocast the q, k, v (and gate, up) adapters stop sharing one
-         * input: a copy each; o's and down's copies stand in for their inputs.  On a fused
-         * QKV projection the q, k, v adapters are one, with one dropout. */
+         * input: a copy each; o's and down's copies stand in for their inputs.  fp32
+         * adapters (cast32) drop out their fp32 copies, counted above.  On a fused QKV
+         * projection the q, k, v adapters are one, with one dropout. */
         const unsigned qkv_drops = fused && qkv_kept ? 1 : qkv_kept;
         const uint64_t masks =
             vl_add(vl_mul(qkv_drops + mlp_in_kept, RS(sbh), ovf),
@@ -449,7 +484,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
             vl_mul(qkv_drops + (a->parallel_attention ? mlp_in_kept : 0), RS(sbh), ovf);
         const unsigned more = (qkv_drops > 1 ? qkv_drops - 1 : 0) +
                               (mlp_in_kept > 1 && !a->parallel_attention ? mlp_in_kept - 1 : 0);
-        if (!amp && more)
+        if (!amp && !cast32 && more)
             term(L, n, ls, "LoRA dropout: each adapter's own dropped input",
                  vl_mul(more * beta, RS(sbh), ovf), ovf);
     }
@@ -790,6 +825,26 @@ static const char *lora_split(const vl_model *m, const vl_settings *s, vl_breakd
     return NULL;
 }
 
+/* fp32 adapters over a 16-bit model (vl_adapters_fp32): their weights, gradients and
+ * optimizer state as fp32 training keeps them; the frozen base, counted by lora_split, and
+ * ZeRO-3's gathers keep the model's. */
+static void adapters_in_fp32(const vl_settings *s, const vl_arch *a, vl_breakdown *out)
+{
+    vl_settings fp32 = *s;
+    fp32.precision = VL_FP32;
+    const vl_bpp f = vl_bytes_per_param(&fp32, a);
+    vl_bpp *b = &out->bpp;
+    b->weights = f.weights;
+    b->gradients = f.gradients;
+    b->unsharded_grad = f.unsharded_grad;
+    b->master = f.master;
+    b->grad_copy = f.grad_copy;
+    b->moments = f.moments;
+    b->moment_tensors = f.moment_tensors;
+    b->optimizer = f.optimizer;
+    out->lora.fp32 = true;
+}
+
 const vl_model *vl_model_as_built(const vl_model *m, const vl_framework *f, vl_model *own)
 {
     if (!f || !f->unties_embeddings || !m->arch.tie_embeddings)
@@ -830,6 +885,8 @@ const char *vl_estimate(const vl_model *m0, const vl_settings *s, vl_breakdown *
         why = lora_split(m, s, out, &ovf);
         if (why)
             return why;
+        if (vl_adapters_fp32(s))
+            adapters_in_fp32(s, &m->arch, out);
         const vl_lora_split *l = &out->lora;
         /* ZeRO-3 (FSDP, DeepSpeed) shards parameters; QLoRA's block scales are the
          * quant_state bitsandbytes keeps beside each 4-bit parameter (Params4bit's

@@ -45,6 +45,15 @@ bool vl_use_cache(const vl_settings *s);
 /* Training: an RMSNorm keeps its input upcast to fp32 (--norm-upcast, or the framework's
  * norm_upcast). */
 bool vl_norm_upcast(const vl_settings *s);
+/* Training: the step runs under torch.autocast: the -amp precisions, or a 16-bit model's
+ * step where --autocast (or the framework's autocast) says so. */
+bool vl_autocast(const vl_settings *s);
+/* Training: QLoRA's adapters are fp32 over a 16-bit model (the framework's
+ * qlora_adapters_fp32), with fp32 weights, gradients and optimizer state. */
+bool vl_adapters_fp32(const vl_settings *s);
+/* ... and, without autocast, each casts its input to fp32 for itself and keeps that copy
+ * for its gradient: the adapters share no input. */
+bool vl_adapters_cast_input(const vl_settings *s);
 /* Whether a term vl_activations_compute names is an RMSNorm's input (upcast or not), whose
  * squares mean kept before PyTorch 2.2. */
 bool vl_rmsnorm_input(const char *term_name);
@@ -195,6 +204,8 @@ typedef struct vl_lora_split {
     uint64_t largest_nf4_matrix;/* QLoRA: params of the largest quantized matrix */
     uint64_t bf16_params;       /* QLoRA: of the others, those a framework casts back to bf16
                                  * (qlora_bf16_embeddings: the embeddings and the head) */
+    bool fp32;                  /* the adapters are fp32 over a 16-bit model
+                                 * (vl_adapters_fp32): the breakdown's bpp is theirs */
 } vl_lora_split;
 
 /* Offload: what each GPU keeps in CPU memory instead, and a node's CPU memory for it. */

@@ -232,6 +232,15 @@ static const char *use_cache_inert(const vl_settings *s)
     return why;
 }
 
+static const char *autocast_inert(const vl_settings *s)
+{
+    if (s->precision == VL_FP32 || s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP)
+        return N_("-amp precisions run under autocast, fp32 has nothing to cast");
+    return s->qlora && s->lora_rank && s->framework->qlora_adapters_fp32
+               ? NULL
+               : N_("only the fp32 adapters of QLoRA's 4-bit layers run otherwise");
+}
+
 static const char *bitsandbytes_inert(const vl_settings *s)
 {
     return s->qlora ? NULL : N_("the bitsandbytes release applies to QLoRA's 4-bit matmuls");
@@ -456,6 +465,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "script that sets model.config.use_cache = False (default auto, the "
                 "framework's: hf and deepspeed true)",
         .label = N_("use_cache"), .inert = use_cache_inert},
+    ROW(VL_SET_AUTOCAST) .flag = "autocast", FIELD(autocast), TRAIN_CHOICE,
+        .help = "a 16-bit model's step runs under torch.autocast, as a Trainer's bf16 or "
+                "fp16 flag runs it: PEFT's fp32 adapters on QLoRA's 4-bit layers then "
+                "compute in 16 bits; false, as a loop without it, casts each adapter's input "
+                "to fp32 and keeps that copy (the -amp precisions always run under it; "
+                "default auto, the framework's: hf true)",
+        .label = N_("autocast"), .inert = autocast_inert},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node and the "
@@ -990,7 +1006,7 @@ void vl_settings_default(vl_settings *s)
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .double_quant = true, .loop_keeps_logits = VL_CHOICE_AUTO,
-        .use_cache = VL_CHOICE_AUTO,
+        .use_cache = VL_CHOICE_AUTO, .autocast = VL_CHOICE_AUTO,
         .norm_upcast = VL_CHOICE_AUTO,
         .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,
@@ -1117,6 +1133,13 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->cp > 1 && s->attention == VL_ATTN_EAGER)
         return _("--cp needs --attention sdpa or flash (context parallelism runs ring attention "
                  "over blocks, never the whole s x s scores)");
+    if (s->autocast == VL_CHOICE_FALSE &&
+        (s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP))
+        return _("--autocast false: the -amp precisions are autocast over fp32 weights (give "
+                 "fp16 or bf16 for a 16-bit model without it)");
+    if (s->autocast == VL_CHOICE_TRUE && s->precision == VL_FP32)
+        return _("--autocast true: autocast over fp32 weights is --precision bf16-amp or "
+                 "fp16-amp");
     if (s->attention == VL_ATTN_SDPA && !s->framework->transformers &&
         !vl_torch_runs_sdpa(s, false))
         return _("--torch: SDPA attention needs PyTorch 2.0 or later, which brought "

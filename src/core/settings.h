@@ -45,7 +45,7 @@
     X(VL_RECOMPUTE_NONE, "none") X(VL_RECOMPUTE_SELECTIVE, "selective")                       \
     X(VL_RECOMPUTE_FULL, "full")
 /* A framework's yes-or-no choice, set for a run or left to the framework (auto):
- * --use-reentrant, --fsdp-mixed-precision. */
+ * --use-reentrant, --fsdp-mixed-precision, --autocast. */
 #define VL_CHOICE_LIST(X)                                                                     \
     X(VL_CHOICE_AUTO, "auto") X(VL_CHOICE_TRUE, "true") X(VL_CHOICE_FALSE, "false")
 /* Where the training loop calls optimizer.zero_grad(): beside the optimizer step or
@@ -290,6 +290,9 @@ typedef struct vl_settings {
     /* training: a transformers model runs with use_cache (its outputs hold every layer's K
      * and V until the loss is read); auto is the framework's use_cache */
     vl_choice use_cache;
+    /* training: a 16-bit model's step runs under torch.autocast (a Trainer's bf16 or fp16
+     * flag); auto is the framework's autocast (-amp precisions always do) */
+    vl_choice autocast;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4 or GPTQ: weights per 16-bit scale */
     vl_weight_format weight_format; /* inference, int4 or int8: the checkpoint's layout */
@@ -382,7 +385,7 @@ vl_cuda vl_settings_cuda(const vl_settings *s);
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
     X(VL_SET_LOOP_KEEPS_LOGITS, "loop_keeps_logits") X(VL_SET_NORM_UPCAST, "norm_upcast")     \
-    X(VL_SET_USE_CACHE, "use_cache")                                                          \
+    X(VL_SET_USE_CACHE, "use_cache") X(VL_SET_AUTOCAST, "autocast")                           \
     X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \

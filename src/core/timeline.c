@@ -620,13 +620,15 @@ static void layer_terms(step *st, bool *ovf)
         add_term(st->layer, &st->n_layer, max, "GELU written out: three more f-wide tensors",
                  vl_mul(3 * beta, mlp, ovf));
     /* Attention's output, o's input: vl_activations_compute counts it when o is trained or
-     * adapted (under lora_dropout it stands for the adapter's dropped copy instead).  Else
-     * it is kept once for whoever needs it: flash and SDPA backward read their own output,
-     * even when o_proj is frozen; bitsandbytes' 4-bit matmul keeps its input whether or not
-     * the base is frozen. */
+     * adapted (under lora_dropout it stands for the adapter's dropped copy instead, and
+     * for fp32 adapters without autocast, cast32, for the adapter's fp32 copy).  Else it is
+     * kept once for whoever needs it: flash and SDPA backward read their own output, even
+     * when o_proj is frozen; bitsandbytes' 4-bit matmul keeps its input whether or not the
+     * base is frozen. */
     const bool nf4 = s->qlora && f->nf4_keeps_input;
     const bool z3 = zero3_linear_keeps(st);
-    if ((!KEEPS(VL_LORA_O) || drop) &&
+    const bool cast32 = vl_adapters_cast_input(s);
+    if ((!KEEPS(VL_LORA_O) || drop || cast32) &&
         ((!eager && core_saved && f->prune_frozen_saves) || nf4 || z3))
         add_term(st->layer, &st->n_layer, max,
                  z3 ? "attention output (kept by its backward or ZeRO-3's o_proj)"
@@ -636,12 +638,12 @@ static void layer_terms(step *st, bool *ovf)
      * keeps the tensor its layer was given, cast to nothing (Linear4bit's compute dtype is an
      * fp32 input's own): under autocast the fp32 norm outputs and the fp32 product down
      * reads, beside the 16-bit casts the adapters keep; else the inputs the adapters share,
-     * unless lora_dropout gives each adapter a copy. */
+     * unless lora_dropout or fp32 adapters give each adapter a copy. */
     st->kept_graph = nf4 ? keeps_graph(st, nf4_fp32 ? 4 : beta, rs, vl_ceil_div(q, t), mlp, ovf)
                          : 0;
     if (nf4 || z3) {
         const uint64_t in = nf4_fp32 ? 4 : beta;
-        const bool own = nf4_fp32 || drop;
+        const bool own = nf4_fp32 || drop || cast32;
         if (!qkv_kept || own)
             add_term(st->layer, &st->n_layer, max,
                      z3 ? "frozen q, k, v input (ZeRO-3's linear)" : "4-bit q, k, v input",

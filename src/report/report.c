@@ -434,7 +434,10 @@ static void bpp_line(const report *r, char *buf, size_t len)
                  vl_fmt_bytes(b->shaped_bytes, r->units, sb, sizeof sb), b->shaped);
     snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param%s%s",
              b->weights, b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer,
-             r->breakdown->lora.on ? " of the adapters (the frozen base: weights only)" : "",
+             !r->breakdown->lora.on ? ""
+             : r->breakdown->lora.fp32
+                 ? " of the adapters, fp32 on the 4-bit layers (the frozen base: weights only)"
+                 : " of the adapters (the frozen base: weights only)",
              shaped);
 }
 

@@ -132,7 +132,7 @@ static const slider_id order[] = {
     VL_SET_FP32_GRAD_COPY, VL_SET_FP32_GRADS, VL_SET_LORA_RANK, VL_SET_LORA_TARGETS,
     VL_SET_QLORA, VL_SET_DOUBLE_QUANT, VL_SET_LORA_DROPOUT, VL_SET_OFFLOAD,
     VL_SET_FSDP_MIXED_PRECISION, VL_SET_LOOP_KEEPS_LOGITS, VL_SET_NORM_UPCAST,
-    VL_SET_USE_CACHE, VL_SET_TP,
+    VL_SET_USE_CACHE, VL_SET_AUTOCAST, VL_SET_TP,
     VL_SET_PP, VL_SET_SP, VL_SET_GRAD_ACCUM,
     VL_SET_ZERO_GRAD, VL_SET_EP, VL_SET_CP, VL_SET_VPP, VL_SET_FRAMEWORK,
     VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES, VL_SET_TRL, VL_SET_VLLM,
@@ -173,6 +173,7 @@ static const struct {
     [VL_SET_LOOP_KEEPS_LOGITS] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_NORM_UPCAST] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_USE_CACHE] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_AUTOCAST] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_TP] = {VL_C_WEIGHTS, VL_C_WEIGHTS},
     [VL_SET_PP] = {VL_C_WEIGHTS, VL_C_WEIGHTS}, [VL_SET_SP] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_GRAD_ACCUM] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
@@ -802,9 +803,11 @@ static void framework_default(const explorer *e, slider_id id, char *buf, size_t
     const vl_runtime rt = explorer_runtime(e);
     vl_framework f;
     vl_framework_of(&e->s, &rt, &f);
-    if (id == VL_SET_USE_REENTRANT || id == VL_SET_FSDP_MIXED_PRECISION) {
-        const bool on =
-            id == VL_SET_USE_REENTRANT ? f.checkpoint_reentrant : f.fsdp_mixed_precision;
+    if (id == VL_SET_USE_REENTRANT || id == VL_SET_FSDP_MIXED_PRECISION ||
+        id == VL_SET_AUTOCAST) {
+        const bool on = id == VL_SET_USE_REENTRANT ? f.checkpoint_reentrant
+                        : id == VL_SET_AUTOCAST    ? f.autocast
+                                                   : f.fsdp_mixed_precision;
         snprintf(buf, len, "auto %s", vl_choice_names[on ? VL_CHOICE_TRUE : VL_CHOICE_FALSE]);
         return;
     }
@@ -839,7 +842,7 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         snprintf(buf, len, "off (full)");
     else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS ||
               id == VL_SET_GPU_UTIL || id == VL_SET_SAMPLER || id == VL_SET_USE_REENTRANT ||
-              id == VL_SET_FSDP_MIXED_PRECISION) && v == 0)
+              id == VL_SET_FSDP_MIXED_PRECISION || id == VL_SET_AUTOCAST) && v == 0)
         framework_default(e, id, buf, len);
     else if (id == VL_SET_INTERCONNECT && v == VL_LINK_AUTO) /* the GPU's, as it is now */
         snprintf(buf, len, "auto %s", vl_link_names[explorer_runtime(e).interconnect]);
