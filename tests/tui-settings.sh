@@ -658,6 +658,24 @@ expect_peak $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --torch 
 keys $name q
 exited $name 0
 
+# QLoRA in bf16 under hf: the Trainer's autocast by default; a loop without it casts each
+# fp32 adapter's input to fp32 and keeps it (--autocast false); an -amp precision is autocast
+name=autocast
+start $name --preset llama-2-7b --lora-rank 16 --qlora --precision bf16 --no-color --ascii
+to $name autocast
+expect_slider $name autocast "auto true"
+keys $name Right Right
+expect_slider $name autocast false
+expect_total $name --preset llama-2-7b --lora-rank 16 --qlora --precision bf16 --autocast false
+to $name precision
+keys $name Right Right Right
+expect_slider $name precision fp16-amp
+expect_screen $name "autocast -> auto"
+to $name autocast
+expect_slider $name autocast "(auto true)"
+keys $name q
+exited $name 0
+
 # a PyTorch before 2.0 has no SDPA: under LitGPT's profile, stepping down to 1.13 turns the
 # attention eager, and stepping back brings SDPA back; under transformers the model chooses
 # eager itself below 2.1.1, its attention slider left as it is

@@ -175,7 +175,10 @@ class Attention(nn.Module):
 
 
 class LoRA(nn.Module):
-    """PEFT's LoRA layer without dropout: the frozen base plus B(A(x)) * alpha / r."""
+    """PEFT's LoRA layer without dropout: the frozen base plus B(A(x)) * alpha / r.  With
+    cast_input, PEFT's LoRA over a 4-bit layer (peft/tuners/lora/bnb.py, Linear4bit.forward)
+    with its adapters in fp32 and no autocast: the base's output cloned, the input cast to
+    the adapters' dtype for this adapter, the product cast back."""
 
     def __init__(self, base, rank, alpha=16):
         super().__init__()
@@ -184,8 +187,13 @@ class LoRA(nn.Module):
         self.B = nn.Linear(rank, base.out_features, bias=False)
         nn.init.zeros_(self.B.weight)
         self.scaling = alpha / rank
+        self.cast_input = False
 
     def forward(self, x):
+        if self.cast_input:
+            result = self.base(x).clone()
+            out = self.B(self.A(x.to(self.A.weight.dtype))) * self.scaling
+            return result + out.to(result.dtype)
         return self.base(x) + self.B(self.A(x)) * self.scaling
 
 

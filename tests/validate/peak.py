@@ -49,8 +49,9 @@ TIE = 0.001  # two phases' measured peaks closer than 0.1% of the peak are one t
 # targets as --lora-rank and --lora-targets take them, then "qlora" for a 4-bit base
 # (models.Linear4bit), full recomputation, AdamW's foreach
 # path, micro-batches a step, the loss's chunk of positions under LitGPT's loop or 0, then
-# "dropout" where the model drops out as its preset says, else it does not, and
-# "softmax-fp32" for transformers' eager softmax in fp32 cast back to 16 bits)
+# "dropout" where the model drops out as its preset says, else it does not,
+# "softmax-fp32" for transformers' eager softmax in fp32 cast back to 16 bits, and
+# "fp32-adapters" for PEFT's adapters on 4-bit layers, fp32 in a bf16 model without autocast)
 CASES = [
     ("gpt2", 2, 1, 2, 256, "fp32", "", False, False, 1, 0),
     ("gpt2", 2, 1, 8, 512, "fp32", "", False, False, 1, 0),
@@ -77,6 +78,9 @@ CASES = [
     # QLoRA: bitsandbytes' 4-bit matmul before 0.43.2 keeps every frozen projection's input,
     # its matrix dequantized a layer at a time (models.Linear4bit)
     ("mistral-7b", 2, 4, 2, 512, "bf16", "8 q,v qlora", False, False, 1, 0),
+    # PEFT's QLoRA adapters stay fp32 in a bf16 model, and without autocast each casts its
+    # input to fp32 and keeps that copy (qlora_adapters_fp32)
+    ("mistral-7b", 2, 4, 2, 512, "bf16", "8 q,v qlora", False, False, 1, 0, "fp32-adapters"),
     # BERT fine-tuned to classify (--head cls): post-norm layers, the pooler and classifier
     ("bert-large-uncased", 2, 4, 4, 512, "fp32", "", False, False, 1, 0),
     ("bert-large-uncased", 2, 4, 4, 512, "bf16-amp", "", False, False, 1, 0),
@@ -197,6 +201,12 @@ def child(arch, batch, seq, precision, lora, recompute, foreach, accum, chunk):
         model.to(torch.bfloat16)
     if "qlora" in lora.split():  # quantized from the dtype the model is now in
         models.quantize_4bit(model)
+    if arch.get("_fp32_adapters"):  # PEFT's on 4-bit layers: fp32, the input cast for each
+        for mod in model.modules():
+            if isinstance(mod, models.LoRA):
+                mod.A.float()
+                mod.B.float()
+                mod.cast_input = True
     # the model arrives on a GPU as it is now, a tensor at a time: the trace starts here
     meter = Phases(os.environ.get("ALLOC_TRACE"))
     meter.mark("LOADED")
@@ -310,6 +320,8 @@ def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, 
         framework.update(compute_dtype="bf16" if precision == "bf16" else "fp32")
     if arch.get("_softmax_fp32"):  # transformers' eager softmax in fp32, cast back
         framework.update(softmax_fp32=True)
+    if arch.get("_fp32_adapters"):  # PEFT's adapters on 4-bit layers, run without autocast
+        framework.update(qlora_adapters_fp32=True)
     arch = {k: v for k, v in arch.items() if not k.startswith("_")}  # the preset's keys
     if chunk:  # the litgpt profile's loop, loss and frozen embeddings; no step before it
         framework.update(loss_chunk=chunk, logits_cast_in_model=True, loss_dtype="fp32",
@@ -373,6 +385,7 @@ def main():
                 chunk, *flags in table:
             dropout = "dropout" in flags
             upcast = "softmax-fp32" in flags
+            fp32_adapters = "fp32-adapters" in flags
             name = "%s/%d %s b=%d s=%d%s%s%s%s%s" % (
                 preset, divisor, precision, batch, seq,
                 " %s r=%s %s" % (("QLoRA" if "qlora" in lora else "LoRA",) +
@@ -380,11 +393,14 @@ def main():
                 " recompute" if recompute else "", " foreach" if foreach else "",
                 " x%d micro-batches" % accum if accum > 1 else "",
                 " LitGPT loss chunks of %d" % chunk if chunk else "")
-            name += (" dropout" if dropout else "") + (" softmax in fp32" if upcast else "")
+            name += (" dropout" if dropout else "") + (" softmax in fp32" if upcast else "") + \
+                (" fp32 adapters" if fp32_adapters else "")
             if not args.case or args.case in name:
                 arch = models.from_preset(args.presets, preset, layers, divisor, dropout)
                 if upcast:  # models.Attention's, and the framework's softmax_fp32
                     arch["_softmax_fp32"] = True
+                if fp32_adapters:  # child()'s adapters, and the framework's qlora_adapters_fp32
+                    arch["_fp32_adapters"] = True
                 out.append((name, (arch, batch, seq, precision, lora, recompute, foreach,
                                    accum, chunk)))
         return out
