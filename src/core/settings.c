@@ -1133,13 +1133,12 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->cp > 1 && s->attention == VL_ATTN_EAGER)
         return _("--cp needs --attention sdpa or flash (context parallelism runs ring attention "
                  "over blocks, never the whole s x s scores)");
-    if (s->autocast == VL_CHOICE_FALSE &&
-        (s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP))
-        return _("--autocast false: the -amp precisions are autocast over fp32 weights (give "
-                 "fp16 or bf16 for a 16-bit model without it)");
-    if (s->autocast == VL_CHOICE_TRUE && s->precision == VL_FP32)
-        return _("--autocast true: autocast over fp32 weights is --precision bf16-amp or "
-                 "fp16-amp");
+    if (vl_autocast_refused(s))
+        return s->autocast == VL_CHOICE_FALSE
+                   ? _("--autocast false: the -amp precisions are autocast over fp32 weights "
+                       "(give fp16 or bf16 for a 16-bit model without it)")
+                   : _("--autocast true: autocast over fp32 weights is --precision bf16-amp "
+                       "or fp16-amp");
     if (s->attention == VL_ATTN_SDPA && !s->framework->transformers &&
         !vl_torch_runs_sdpa(s, false))
         return _("--torch: SDPA attention needs PyTorch 2.0 or later, which brought "
@@ -1267,6 +1266,13 @@ void vl_settings_on_transformers(vl_settings *s)
     if (s->framework->transformers && s->transformers != VL_TF_CURRENT &&
         s->transformers < VL_TF_4_36)
         s->attention = VL_ATTN_EAGER;
+}
+
+bool vl_autocast_refused(const vl_settings *s)
+{
+    const bool amp = s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP;
+    return (s->autocast == VL_CHOICE_FALSE && amp) ||
+           (s->autocast == VL_CHOICE_TRUE && s->precision == VL_FP32);
 }
 
 bool vl_torch_runs_sdpa(const vl_settings *s, bool transformers)

@@ -518,6 +518,9 @@ void vl_patch_mark(vl_settings_patch *p, vl_setting k);
 /* s's attention as its transformers release chose it: eager before 4.36, under a profile
  * whose models are transformers' (vl_settings_apply, the explorer's transformers slider). */
 void vl_settings_on_transformers(vl_settings *s);
+/* Whether --autocast contradicts the precision: false under an -amp precision (autocast
+ * over fp32 weights), true under fp32. */
+bool vl_autocast_refused(const vl_settings *s);
 /* Whether s's PyTorch has scaled_dot_product_attention (2.0 on) or, for transformers,
  * runs it (2.1.1 on). */
 bool vl_torch_runs_sdpa(const vl_settings *s, bool transformers);

@@ -365,10 +365,7 @@ static void follow(explorer *e, slider_id id)
     }
     if (s->precision == VL_FP16 || s->precision == VL_BF16)
         s->fp32_grads = false;
-    /* the -amp precisions are autocast, fp32 has nothing to cast: a choice against them
-     * goes back to the framework's */
-    if ((s->autocast == VL_CHOICE_FALSE && vl_precision_is_amp(s->precision)) ||
-        (s->autocast == VL_CHOICE_TRUE && s->precision == VL_FP32))
+    if (vl_autocast_refused(s)) /* a choice against the precision: the framework's */
         s->autocast = VL_CHOICE_AUTO;
     char gib[32];
     if (id == SL_GPU && s->capacity) /* the GPU's memory does not replace it */
