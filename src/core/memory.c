@@ -15,16 +15,6 @@ const char *const vl_component_labels[VL_N_COMPONENTS] = {
     N_("weights"), N_("gradients"), N_("optimizer states"), N_("activations"), N_("KV cache"),
     N_("ZeRO-3 live params"), N_("overhead")};
 
-bool vl_precision_is_mixed(vl_precision p)
-{
-    return p == VL_FP16_MIXED || p == VL_BF16_MIXED;
-}
-
-bool vl_precision_is_amp(vl_precision p)
-{
-    return p == VL_FP16_AMP || p == VL_BF16_AMP;
-}
-
 unsigned vl_activation_bytes(vl_precision p)
 {
     return p == VL_FP32 ? 4 : 2;
@@ -69,13 +59,13 @@ bool vl_autocast(const vl_settings *s)
 {
     if (vl_precision_is_amp(s->precision))
         return true;
-    return s->precision != VL_FP32 && chosen(s->autocast, s->framework->autocast);
+    return vl_precision_holds_16bit(s->precision) && chosen(s->autocast, s->framework->autocast);
 }
 
 bool vl_adapters_fp32(const vl_settings *s)
 {
     return s->lora_rank && s->qlora && s->framework->qlora_adapters_fp32 &&
-           s->precision != VL_FP32 && !vl_precision_is_amp(s->precision);
+           vl_precision_holds_16bit(s->precision);
 }
 
 bool vl_adapters_cast_input(const vl_settings *s)

@@ -27,10 +27,6 @@ typedef struct vl_bpp {
     const char *shaped;       /* what shaped_bytes is, for the formulas; NULL when 0 */
 } vl_bpp;
 vl_bpp vl_bytes_per_param(const vl_settings *s, const vl_arch *a);
-/* An fp32 master copy in the optimizer (fp16-mixed, bf16-mixed). */
-bool vl_precision_is_mixed(vl_precision p);
-/* PyTorch autocast (fp16-amp, bf16-amp). */
-bool vl_precision_is_amp(vl_precision p);
 /* Bytes of one element the matmuls read and write: 4 in fp32, else 2. */
 unsigned vl_activation_bytes(vl_precision p);
 /* FSDP (--zero 2, 3 where the framework shards as FSDP) under autocast with a MixedPrecision

@@ -192,7 +192,7 @@ static const char *fsdp_mp_inert(const vl_settings *s)
 {
     if (s->zero < 2 || s->framework->zero_impl != VL_ZERO_FSDP)
         return N_("only FSDP (ZeRO 2 or 3 under an FSDP framework) gathers parameters");
-    return s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP
+    return vl_precision_is_amp(s->precision)
                ? NULL
                : N_("MixedPrecision casts autocast's fp32 weights");
 }
@@ -234,7 +234,7 @@ static const char *use_cache_inert(const vl_settings *s)
 
 static const char *autocast_inert(const vl_settings *s)
 {
-    if (s->precision == VL_FP32 || s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP)
+    if (!vl_precision_holds_16bit(s->precision))
         return N_("-amp precisions run under autocast, fp32 has nothing to cast");
     return s->qlora && s->lora_rank && s->framework->qlora_adapters_fp32
                ? NULL
@@ -1268,10 +1268,24 @@ void vl_settings_on_transformers(vl_settings *s)
         s->attention = VL_ATTN_EAGER;
 }
 
+bool vl_precision_is_mixed(vl_precision p)
+{
+    return p == VL_FP16_MIXED || p == VL_BF16_MIXED;
+}
+
+bool vl_precision_is_amp(vl_precision p)
+{
+    return p == VL_FP16_AMP || p == VL_BF16_AMP;
+}
+
+bool vl_precision_holds_16bit(vl_precision p)
+{
+    return p != VL_FP32 && !vl_precision_is_amp(p);
+}
+
 bool vl_autocast_refused(const vl_settings *s)
 {
-    const bool amp = s->precision == VL_FP16_AMP || s->precision == VL_BF16_AMP;
-    return (s->autocast == VL_CHOICE_FALSE && amp) ||
+    return (s->autocast == VL_CHOICE_FALSE && vl_precision_is_amp(s->precision)) ||
            (s->autocast == VL_CHOICE_TRUE && s->precision == VL_FP32);
 }
 

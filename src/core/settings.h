@@ -499,6 +499,12 @@ void vl_settings_default(vl_settings *s);
 void vl_settings_default_with(vl_settings *def, const vl_settings *s);
 /* The rules that need no model: NULL, or a one-line reason naming the flag. */
 const char *vl_settings_check(const vl_settings *s);
+/* An fp32 master copy in the optimizer (fp16-mixed, bf16-mixed). */
+bool vl_precision_is_mixed(vl_precision p);
+/* PyTorch autocast over fp32 weights (fp16-amp, bf16-amp). */
+bool vl_precision_is_amp(vl_precision p);
+/* Weights held in 16 bits: the pure and -mixed precisions. */
+bool vl_precision_holds_16bit(vl_precision p);
 /* All the rules, those of the model a too when it is not NULL (tensor parallelism splits
  * whole heads, a pipeline stage holds whole layers): true, or false with one line in why. */
 bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t len);
