@@ -64,14 +64,31 @@ printf 'kind: scenario\nname: badlora\nmodel: gpt2\nsettings: {lora_rank: 8, lor
 expect 2 "vramlab: $tmp/badlora.yaml:4:40: settings.lora_targets: unknown target 'w' (expected q, k, v, o, gate, up, down, head or all-linear); did you mean 'q'?" \
     estimate --preset-file "$tmp/badlora.yaml"
 
-# A scenario reads a setting as the command line does: a release's patch as its line, one
-# older than the first line where the older ones behave as it, a GGUF type in capitals.
+# A day in a scenario: the releases it does not give are those of the day, and a day that is
+# none is refused at its line and column.
+printf 'kind: scenario\nname: day\nmodel: gpt2\nsettings: {as_of: 2022-01-11, torch: 2.1}\n' \
+    > "$tmp/day.yaml"
+"$VRAMLAB" estimate --preset-file "$tmp/day.yaml" --format json > "$tmp/d.json" ||
+    fail "a scenario with a day"
+check_json day "$tmp/d.json" as_of 2022-01-11
+check_json day "$tmp/d.json" transformers 4.15
+check_json day "$tmp/d.json" torch 2.1
+check_json day "$tmp/d.json" bitsandbytes 0.41
+printf 'kind: scenario\nname: noday\nmodel: gpt2\nsettings: {as_of: 2022-02-30}\n' \
+    > "$tmp/noday.yaml"
+expect 2 "vramlab: $tmp/noday.yaml:4:19: settings.as_of: '2022-02-30' is not a day: no such day in the calendar" \
+    estimate --preset-file "$tmp/noday.yaml"
+
+# A scenario reads a setting as the command line does: a release's patch as its line (which
+# dates the releases it does not give: transformers 4.27 came out with PyTorch 2.0), a GGUF
+# type in capitals.
 printf 'kind: scenario\nname: releases\nmodel: gpt2\nsettings: {cuda: 11.2.1, transformers: 4.27.4, trl: 0.13.0}\n' \
     > "$tmp/releases.yaml"
 "$VRAMLAB" estimate --preset-file "$tmp/releases.yaml" --format json > "$tmp/r.json" ||
     fail "a scenario with releases"
 check_json releases "$tmp/r.json" cuda 11.2
-check_json releases "$tmp/r.json" transformers 4.31
+check_json releases "$tmp/r.json" transformers 4.27
+check_json releases "$tmp/r.json" torch 2.0
 check_json releases "$tmp/r.json" trl 0.13
 check_json releases "$tmp/r.json" attention eager
 printf 'kind: scenario\nname: gguf\nmodel: gpt2\nsettings: {mode: infer, weight_dtype: Q4_K_M}\n' \

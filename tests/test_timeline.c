@@ -1845,7 +1845,7 @@ static void test_transformers_releases(void **state)
     }
 
     /* releases as pip prints them: a patch release is its line, a release past the list
-     * is current, one before the first modelled is that line where the earlier ones behave
+     * is current, one before the first listed is that line where the earlier ones behave
      * as it (transformers, PyTorch, CUDA) and refused where they do not (bitsandbytes before
      * 0.41 computed in its own dtype, vLLM's V1 engine and trl's cast came later) */
     static const struct {
@@ -1854,8 +1854,9 @@ static void test_transformers_releases(void **state)
         int want; /* -1: refused */
     } typed[] = {
         {VL_SET_TRANSFORMERS, "4.40.2", VL_TF_4_40}, {VL_SET_TRANSFORMERS, "5.2", VL_TF_CURRENT},
-        {VL_SET_TRANSFORMERS, "5", VL_TF_CURRENT},   {VL_SET_TRANSFORMERS, "4.30", VL_TF_4_31},
-        {VL_SET_TRANSFORMERS, "4.3", VL_TF_4_31},            {VL_SET_TRANSFORMERS, "4.40.x", -1},
+        {VL_SET_TRANSFORMERS, "5", VL_TF_CURRENT},   {VL_SET_TRANSFORMERS, "4.30", VL_TF_4_30},
+        {VL_SET_TRANSFORMERS, "4.3", VL_TF_4_3},     {VL_SET_TRANSFORMERS, "3.5.1", VL_TF_4_0},
+        {VL_SET_TRANSFORMERS, "4.40.x", -1},
         {VL_SET_TRANSFORMERS, "5.", -1},             {VL_SET_TORCH, "2.1.2", VL_TORCH_2_1},
         {VL_SET_TORCH, "2.10", VL_TORCH_CURRENT},    {VL_SET_TORCH, "1.7", VL_TORCH_1_8},
         {VL_SET_BITSANDBYTES, "0.41.1", VL_BNB_0_41}, {VL_SET_BITSANDBYTES, "0.43.1", VL_BNB_0_43_1},

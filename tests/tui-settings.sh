@@ -588,9 +588,9 @@ name=releases-infer
 start $name --preset llama-2-7b --mode infer --seq 2048 --no-color --ascii
 to $name transformers
 keys $name Right
-expect_slider $name transformers 4.31
+expect_slider $name transformers 4.0
 expect_slider $name attention eager
-expect_peak $name --preset llama-2-7b --mode infer --seq 2048 --transformers 4.31
+expect_peak $name --preset llama-2-7b --mode infer --seq 2048 --transformers 4.0
 keys $name q
 exited $name 0
 name=releases-litgpt
@@ -693,6 +693,28 @@ keys $name Right
 expect_slider $name PyTorch 2.0
 to $name attention
 expect_slider $name attention sdpa
+keys $name q
+exited $name 0
+
+# the releases of a day: from current, a year at a time (PgDn) back to transformers 4.15's
+# day, 2021-12-22, which brings PyTorch 1.10 and bitsandbytes 0.41 with it, as --as-of
+# does; a day typed in reads as the command line's
+name=as-of
+start $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --head cls --no-color --ascii
+to $name "releases as of"
+expect_slider $name "releases as of" current
+keys $name NPage NPage NPage NPage NPage NPage
+expect_slider $name "releases as of" 2021-12-22
+expect_screen $name "PyTorch -> 1.10"
+expect_slider $name transformers 4.15
+expect_peak $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --head cls \
+    --as-of 2021-12-22
+expect_peak $name --preset bert-large-uncased --gpu v100-16gb --seq 512 --head cls \
+    --transformers 4.15
+keys $name Enter 2 0 2 4 - 0 5 Enter
+expect_slider $name "releases as of" 2024-05-01
+expect_slider $name transformers 4.40
+expect_slider $name PyTorch 2.3
 keys $name q
 exited $name 0
 

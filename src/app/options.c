@@ -550,9 +550,9 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
         return rc;
     /* defaults, then the scenario, then the flags: later wins */
     vl_settings_default(&o->s);
+    vl_patch_merge(&scenario, &o->flags);
     vl_settings_apply(&o->s, &scenario);
-    vl_settings_apply(&o->s, &o->flags);
-    o->overhead_given = ((scenario.given | o->flags.given) & VL_SETTING_BIT(VL_SET_OVERHEAD)) != 0;
+    o->overhead_given = (scenario.given & VL_SETTING_BIT(VL_SET_OVERHEAD)) != 0;
     /* flags of the other mode would be silently ignored: say so instead */
     for (int k = 0; k < VL_N_SETTINGS; k++)
         if ((o->flags.given & VL_SETTING_BIT(k)) && !vl_setting_applies((vl_setting)k, &o->s))

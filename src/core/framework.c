@@ -600,6 +600,7 @@ void vl_framework_on_torch(vl_framework *f, vl_torch t)
 
 void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
 {
+    v = vl_transformers_modelled(v);
     if (v == VL_TF_CURRENT || !f->transformers)
         return;
     /* the SDPA path repeats K and V to the query heads (repeat_kv) before calling
@@ -676,6 +677,7 @@ static bool before(vl_transformers v, vl_transformers release)
 
 void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v, bool training)
 {
+    v = vl_transformers_modelled(v);
     if (!f->transformers)
         return;
     const vl_model_type t = a->model_type; /* every reader gives one of the table's */
@@ -701,6 +703,7 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
 
 vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers v)
 {
+    v = vl_transformers_modelled(v);
     const vl_kv_kind kind = class_rules[a->model_type].kv_kind;
     if (!f->transformers || kind == VL_KV_KIND_NONE ||
         (kind == VL_KV_KIND_GUARD && v == VL_TF_4_44))
@@ -712,6 +715,7 @@ vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers
 uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_transformers v,
                                uint64_t layers, bool *ovf)
 {
+    v = vl_transformers_modelled(v);
     const vl_mask_buffer kind = class_rules[a->model_type].mask;
     const vl_transformers until = class_rules[a->model_type].mask_until;
     if (!f->transformers || kind == VL_MASK_BUFFER_NONE || !before(v, until))

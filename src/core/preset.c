@@ -251,7 +251,7 @@ static void settings_keys(key_desc keys[N_SETTINGS_KEYS])
     static const vtype types[] = {[VL_ST_COUNT] = T_COUNT, [VL_ST_SIZE] = T_SIZE,
                                   [VL_ST_ENUM] = T_SETTING, [VL_ST_BOOL] = T_BOOL,
                                   [VL_ST_LORA] = T_LORA, [VL_ST_FRAMEWORK] = T_NAME,
-                                  [VL_ST_FRACTION] = T_FRACTION};
+                                  [VL_ST_FRACTION] = T_FRACTION, [VL_ST_DAY] = T_SETTING};
     size_t base = offsetof(vl_scenario, settings) + offsetof(vl_settings_patch, values);
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];

@@ -10,6 +10,7 @@
 #include "i18n.h"
 #include "lora.h"
 #include "names.h"
+#include "releases.h"
 #include "units.h"
 
 const char *const vl_mode_names[VL_N_MODES] = {VL_MODE_LIST(VL_ENUM_NAME)};
@@ -508,6 +509,15 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "a built-in or any framework preset (default hf: current PyTorch and "
                 "transformers)",
         .label = N_("framework")},
+    ROW(VL_SET_AS_OF) .flag = "as-of", FIELD(as_of), .type = VL_ST_DAY, .modes = VL_IN_BOTH,
+        .arg = "DAY",
+        .help = "the releases out on DAY (YYYY-MM-DD; YYYY-MM and YYYY are their first day), "
+                "as a published measurement's date sets them: each of --torch, "
+                "--transformers and --bitsandbytes not given takes its newest line from on "
+                "or before DAY (the oldest modelled before them all); without --as-of, one "
+                "of them given dates the others by the day it came out; current (the "
+                "default, with none given) leaves them current",
+        .label = N_("releases as of"), SLIDER(1, 2, VL_STEP_RELEASE)},
     ROW(VL_SET_TORCH) .flag = "torch", FIELD(torch), ENUM(vl_torch_names, VL_N_TORCHES),
         .current_from = "2.10", .older_as = "1.8",
         .modes = VL_IN_TRAIN, .arg = "V",
@@ -521,9 +531,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "a GPU of eight from 2.1 to 2.4 (default current)",
         .label = N_("PyTorch")},
     ROW(VL_SET_TRANSFORMERS) .flag = "transformers", FIELD(transformers),
-        ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .current_from = "5.0", .older_as = "4.31",
+        ENUM(vl_transformers_names, VL_N_TRANSFORMERS), .current_from = "5.0", .older_as = "4.0",
         .modes = VL_IN_BOTH, .arg = "V",
-        .help = "the transformers release under hf or deepspeed, 4.31 (and earlier) to 4.57: "
+        .help = "the transformers release under hf or deepspeed, 4.0 to 4.57 (those before "
+                "4.31 as 4.31 but for the day they date the other releases by, --as-of): "
                 "before 5.0 gradient checkpointing is reentrant, before 4.49 the loss copies the "
                 "shifted logits, before 4.56 the cache keeps the prefill's K and V as given "
                 "(views that keep a fused QKV output whole: GPT-2, GPT-NeoX, Phi-3), "
@@ -792,6 +803,11 @@ static bool release_parts(const char *text, unsigned long part[3])
     }
 }
 
+vl_transformers vl_transformers_modelled(vl_transformers v)
+{
+    return v != VL_TF_CURRENT && v < VL_TF_4_31 ? VL_TF_4_31 : v;
+}
+
 unsigned vl_cuda_number(vl_cuda c)
 {
     unsigned long part[3];
@@ -898,11 +914,16 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             i = VL_N_PLAIN_DTYPES + (int)(ft - VL_GGUF_Q4_0);
         if (i < 0) {
             char list[256], hint[96];
+            unsigned long last[3];
             const char *after = d->current_from ? release_after(d, text) : NULL;
             if (after)
                 snprintf(hint, sizeof hint, _("; the first modelled after it is %s"), after);
-            snprintf(why, len, _("unknown value '%s' (expected %s)%s"), shown,
-                     vl_join(d->names, (size_t)d->n_names, list, sizeof list),
+            if (d->current_from && release_parts(d->names[d->n_names - 1], last))
+                snprintf(list, sizeof list, _("current or a release from %s to %s"), d->names[1],
+                         d->names[d->n_names - 1]); /* the lines, oldest first */
+            else
+                vl_join(d->names, (size_t)d->n_names, list, sizeof list);
+            snprintf(why, len, _("unknown value '%s' (expected %s)%s"), shown, list,
                      after ? hint : vl_hint(text, d->names, (size_t)d->n_names, hint, sizeof hint));
             return false;
         }
@@ -933,6 +954,15 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             return false;
         }
         v = (uint64_t)(uintptr_t)f;
+        break;
+    }
+    case VL_ST_DAY: {
+        uint32_t day;
+        if (!vl_day_parse(text, &day, &reason)) {
+            snprintf(why, len, _("'%s' is not a day: %s"), shown, reason);
+            return false;
+        }
+        v = day;
         break;
     }
     case VL_ST_FRACTION:
@@ -983,6 +1013,9 @@ const char *vl_setting_format(vl_setting k, const vl_settings *s, char *buf, siz
         break;
     case VL_ST_FRACTION:
         snprintf(buf, len, "%g", (double)v / (double)VL_PPM);
+        break;
+    case VL_ST_DAY:
+        vl_day_format((uint32_t)v, buf, len);
         break;
     }
     return buf;
@@ -1067,6 +1100,18 @@ static bool table_check(const vl_settings *s, char *why, size_t len)
             break;
         case VL_ST_BOOL:
             break;
+        case VL_ST_DAY: {
+            char text[24];
+            uint32_t day;
+            const char *reason;
+            if (!vl_day_parse(vl_day_format((uint32_t)v, text, sizeof text), &day, &reason) ||
+                day != v) {
+                snprintf(why, len, _("--%s must be a day from 2000 to 2099, or current"),
+                         d->flag);
+                return false;
+            }
+            break;
+        }
         case VL_ST_FRACTION:
             if (v > d->max || (v < d->min && !(v == 0 && d->zero_ok))) {
                 snprintf(why, len, _("--%s must be %s"), d->flag, fraction_range(d));
@@ -1326,18 +1371,29 @@ void vl_settings_on_vllm(vl_settings *s)
 
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
 {
-    /* a framework brings its choices, and a transformers release its attention, which the
-     * patch's own settings may then override */
+    /* a framework brings its choices, a day its releases, and a transformers release its
+     * attention, which the patch's own settings may then override */
     if (p->given & VL_SETTING_BIT(VL_SET_FRAMEWORK))
         vl_settings_take_framework(s, p->values.framework);
     for (int k = 0; k < VL_N_SETTINGS; k++)
         if (p->given & VL_SETTING_BIT(k))
             vl_setting_put((vl_setting)k, s, vl_setting_get((vl_setting)k, &p->values));
-    if ((p->given & VL_SETTING_BIT(VL_SET_TRANSFORMERS)) &&
-        !(p->given & VL_SETTING_BIT(VL_SET_ATTENTION)))
+    const uint32_t day = vl_patch_day(p);
+    const uint64_t given =
+        p->given | (day != VL_DAY_CURRENT ? vl_settings_on_day(s, day, p->given) : 0);
+    if ((given & VL_SETTING_BIT(VL_SET_TRANSFORMERS)) && !(given & VL_SETTING_BIT(VL_SET_ATTENTION)))
         vl_settings_on_transformers(s);
-    if ((p->given & VL_SETTING_BIT(VL_SET_VLLM)) && !(p->given & VL_SETTING_BIT(VL_SET_GPU_UTIL)))
+    if ((given & VL_SETTING_BIT(VL_SET_VLLM)) && !(given & VL_SETTING_BIT(VL_SET_GPU_UTIL)))
         vl_settings_on_vllm(s);
+}
+
+void vl_patch_merge(vl_settings_patch *to, const vl_settings_patch *from)
+{
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        if (from->given & VL_SETTING_BIT(k)) {
+            vl_setting_put((vl_setting)k, &to->values, vl_setting_get((vl_setting)k, &from->values));
+            vl_patch_mark(to, (vl_setting)k);
+        }
 }
 
 void vl_settings_write_yaml(FILE *out, const vl_settings *s, int indent)

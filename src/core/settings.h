@@ -86,35 +86,69 @@
 #define VL_HEADS(X) X(VL_HEAD_LM, "lm") X(VL_HEAD_CLS, "cls") X(VL_HEAD_MLM, "mlm")
 /* the dtype cross-entropy reads: fp32 (the logits upcast first) or the model's 16 bits */
 #define VL_LOSS_DTYPES(X) X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16")
+/* A release list's third column: the day (yyyymmdd) its line's first release came out,
+ * current's the day of its current_from release (releases.h, --as-of).  PyTorch's are its
+ * release announcements' (pytorch.org/blog; RELEASE.md's cadence table gives the months);
+ * transformers' the day conda-forge's transformers-feedstock bot took each release from
+ * PyPI, hours after it came; bitsandbytes' its GitHub release tags'. */
 /* PyTorch release lines (--torch): the ones before 2.2 differ from current ones in what
  * autograd keeps and how the optimizer steps (vl_framework_on_torch); 2.2 and later are as
  * current. */
 #define VL_TORCH_LIST(X)                                                                      \
-    X(VL_TORCH_CURRENT, "current") X(VL_TORCH_1_8, "1.8") X(VL_TORCH_1_9, "1.9")              \
-    X(VL_TORCH_1_10, "1.10") X(VL_TORCH_1_11, "1.11") X(VL_TORCH_1_12, "1.12")                \
-    X(VL_TORCH_1_13, "1.13") X(VL_TORCH_2_0, "2.0") X(VL_TORCH_2_1, "2.1")                   \
-    X(VL_TORCH_2_2, "2.2") X(VL_TORCH_2_3, "2.3") X(VL_TORCH_2_4, "2.4") X(VL_TORCH_2_5, "2.5") \
-    X(VL_TORCH_2_6, "2.6") X(VL_TORCH_2_7, "2.7") X(VL_TORCH_2_8, "2.8") X(VL_TORCH_2_9, "2.9")
+    X(VL_TORCH_CURRENT, "current", 20260121) X(VL_TORCH_1_8, "1.8", 20210304)                 \
+    X(VL_TORCH_1_9, "1.9", 20210615) X(VL_TORCH_1_10, "1.10", 20211021)                       \
+    X(VL_TORCH_1_11, "1.11", 20220310) X(VL_TORCH_1_12, "1.12", 20220628)                     \
+    X(VL_TORCH_1_13, "1.13", 20221028) X(VL_TORCH_2_0, "2.0", 20230315)                       \
+    X(VL_TORCH_2_1, "2.1", 20231004) X(VL_TORCH_2_2, "2.2", 20240130)                         \
+    X(VL_TORCH_2_3, "2.3", 20240424) X(VL_TORCH_2_4, "2.4", 20240724)                         \
+    X(VL_TORCH_2_5, "2.5", 20241017) X(VL_TORCH_2_6, "2.6", 20250129)                         \
+    X(VL_TORCH_2_7, "2.7", 20250423) X(VL_TORCH_2_8, "2.8", 20250806)                         \
+    X(VL_TORCH_2_9, "2.9", 20251015)
 /* transformers release lines (--transformers), for the profiles whose models are
  * transformers' (hf, deepspeed): each before 5.0 differs from current ones in what its
  * modeling and Trainer code allocate (vl_framework_on_transformers).  4.31 (July 2023,
- * Llama 2) is the first modelled; current is 5.0 and later. */
+ * Llama 2) is the first whose allocations are modelled line by line, the ones before it
+ * as 4.31 (vl_transformers_modelled) but for their days; current is 5.0 and later.
+ * 4.25's day is 4.25.1's, the first of the line on PyPI. */
 #define VL_TRANSFORMERS_LIST(X)                                                               \
-    X(VL_TF_CURRENT, "current") X(VL_TF_4_31, "4.31") X(VL_TF_4_32, "4.32")                   \
-    X(VL_TF_4_33, "4.33") X(VL_TF_4_34, "4.34") X(VL_TF_4_35, "4.35") X(VL_TF_4_36, "4.36")   \
-    X(VL_TF_4_37, "4.37") X(VL_TF_4_38, "4.38") X(VL_TF_4_39, "4.39") X(VL_TF_4_40, "4.40")   \
-    X(VL_TF_4_41, "4.41") X(VL_TF_4_42, "4.42") X(VL_TF_4_43, "4.43") X(VL_TF_4_44, "4.44")   \
-    X(VL_TF_4_45, "4.45") X(VL_TF_4_46, "4.46") X(VL_TF_4_47, "4.47") X(VL_TF_4_48, "4.48")   \
-    X(VL_TF_4_49, "4.49") X(VL_TF_4_50, "4.50") X(VL_TF_4_51, "4.51") X(VL_TF_4_52, "4.52")   \
-    X(VL_TF_4_53, "4.53") X(VL_TF_4_54, "4.54") X(VL_TF_4_55, "4.55") X(VL_TF_4_56, "4.56")   \
-    X(VL_TF_4_57, "4.57")
+    X(VL_TF_CURRENT, "current", 20260127) X(VL_TF_4_0, "4.0", 20201130)                       \
+    X(VL_TF_4_1, "4.1", 20201217) X(VL_TF_4_2, "4.2", 20210113)                               \
+    X(VL_TF_4_3, "4.3", 20210208) X(VL_TF_4_4, "4.4", 20210316)                               \
+    X(VL_TF_4_5, "4.5", 20210406) X(VL_TF_4_6, "4.6", 20210512)                               \
+    X(VL_TF_4_7, "4.7", 20210617) X(VL_TF_4_8, "4.8", 20210623)                               \
+    X(VL_TF_4_9, "4.9", 20210722) X(VL_TF_4_10, "4.10", 20210831)                             \
+    X(VL_TF_4_11, "4.11", 20210927) X(VL_TF_4_12, "4.12", 20211028)                           \
+    X(VL_TF_4_13, "4.13", 20211209) X(VL_TF_4_14, "4.14", 20211215)                           \
+    X(VL_TF_4_15, "4.15", 20211222) X(VL_TF_4_16, "4.16", 20220127)                           \
+    X(VL_TF_4_17, "4.17", 20220303) X(VL_TF_4_18, "4.18", 20220406)                           \
+    X(VL_TF_4_19, "4.19", 20220512) X(VL_TF_4_20, "4.20", 20220617)                           \
+    X(VL_TF_4_21, "4.21", 20220727) X(VL_TF_4_22, "4.22", 20220915)                           \
+    X(VL_TF_4_23, "4.23", 20221011) X(VL_TF_4_24, "4.24", 20221102)                           \
+    X(VL_TF_4_25, "4.25", 20221202) X(VL_TF_4_26, "4.26", 20230125)                           \
+    X(VL_TF_4_27, "4.27", 20230315) X(VL_TF_4_28, "4.28", 20230413)                           \
+    X(VL_TF_4_29, "4.29", 20230510) X(VL_TF_4_30, "4.30", 20230608)                           \
+    X(VL_TF_4_31, "4.31", 20230718) X(VL_TF_4_32, "4.32", 20230822)                           \
+    X(VL_TF_4_33, "4.33", 20230905) X(VL_TF_4_34, "4.34", 20231003)                           \
+    X(VL_TF_4_35, "4.35", 20231102) X(VL_TF_4_36, "4.36", 20231211)                           \
+    X(VL_TF_4_37, "4.37", 20240122) X(VL_TF_4_38, "4.38", 20240221)                           \
+    X(VL_TF_4_39, "4.39", 20240321) X(VL_TF_4_40, "4.40", 20240418)                           \
+    X(VL_TF_4_41, "4.41", 20240517) X(VL_TF_4_42, "4.42", 20240627)                           \
+    X(VL_TF_4_43, "4.43", 20240723) X(VL_TF_4_44, "4.44", 20240807)                           \
+    X(VL_TF_4_45, "4.45", 20240926) X(VL_TF_4_46, "4.46", 20241024)                           \
+    X(VL_TF_4_47, "4.47", 20241206) X(VL_TF_4_48, "4.48", 20250110)                           \
+    X(VL_TF_4_49, "4.49", 20250217) X(VL_TF_4_50, "4.50", 20250321)                           \
+    X(VL_TF_4_51, "4.51", 20250406) X(VL_TF_4_52, "4.52", 20250520)                           \
+    X(VL_TF_4_53, "4.53", 20250626) X(VL_TF_4_54, "4.54", 20250725)                           \
+    X(VL_TF_4_55, "4.55", 20250805) X(VL_TF_4_56, "4.56", 20250830)                           \
+    X(VL_TF_4_57, "4.57", 20251003)
 /* bitsandbytes release lines (--bitsandbytes), for QLoRA's 4-bit matmuls: 0.43.1 and earlier
  * keep a matmul's input for backward (vl_framework_on_bitsandbytes).  0.41 (July 2023, when
  * Linear4bit began to compute in its input's dtype) is the first modelled; current is
  * 0.43.2 and later. */
 #define VL_BITSANDBYTES_LIST(X)                                                               \
-    X(VL_BNB_CURRENT, "current") X(VL_BNB_0_41, "0.41") X(VL_BNB_0_42, "0.42")                \
-    X(VL_BNB_0_43_0, "0.43.0") X(VL_BNB_0_43_1, "0.43.1")
+    X(VL_BNB_CURRENT, "current", 20240723) X(VL_BNB_0_41, "0.41", 20230722)                   \
+    X(VL_BNB_0_42, "0.42", 20240108) X(VL_BNB_0_43_0, "0.43.0", 20240308)                     \
+    X(VL_BNB_0_43_1, "0.43.1", 20240411)
 /* vLLM release lines (--vllm), in order, each up to the next.  Before 0.8, the V0 engine's
  * (the vllm-v0 profile): how its profile run counts what it takes (vl_framework_on_vllm),
  * 0.3.1 to 0.6.3, 0.6.4, and 0.6.5 on, and its prefill budget (vl_framework_on_length),
@@ -238,6 +272,8 @@ extern const char *const vl_trl_names[VL_N_TRLS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300), of a release, not auto */
 unsigned vl_cuda_number(vl_cuda c);
+/* The line whose allocations stand for v's: 4.31 for the lines before it. */
+vl_transformers vl_transformers_modelled(vl_transformers v);
 extern const char *const vl_precision_names[VL_N_PRECISIONS];
 extern const char *const vl_optimizer_names[VL_N_OPTIMIZERS];
 extern const char *const vl_optimizer_labels[VL_N_OPTIMIZERS];
@@ -257,6 +293,7 @@ typedef struct vl_settings {
     vl_head head;
     uint64_t labels;       /* head cls: classes */
     vl_loss_dtype loss_dtype;
+    uint32_t as_of;        /* the day the releases were taken on (releases.h), or current */
     vl_torch torch;        /* the PyTorch release the framework runs on */
     vl_transformers transformers; /* the transformers release, for profiles that use it */
     vl_bitsandbytes bitsandbytes; /* the bitsandbytes release under QLoRA */
@@ -389,7 +426,7 @@ vl_cuda vl_settings_cuda(const vl_settings *s);
     X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \
-    X(VL_SET_FRAMEWORK, "framework") X(VL_SET_TORCH, "torch")                                 \
+    X(VL_SET_FRAMEWORK, "framework") X(VL_SET_AS_OF, "as_of") X(VL_SET_TORCH, "torch")        \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
     X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm") X(VL_SET_SAMPLER, "sampler")                  \
     X(VL_SET_SGLANG, "sglang")                                                                \
@@ -412,6 +449,7 @@ typedef enum {
     VL_ST_FRAMEWORK, /* a framework profile by name: a built-in here (names[]), any of the
                       * catalog's where the front end resolves it (options_resolve) */
     VL_ST_FRACTION, /* a fraction from 0 to 1 ("0.4", "40%"), kept in millionths (VL_PPM) */
+    VL_ST_DAY,      /* a calendar day ("2022-01-11"), kept as yyyymmdd, or current (0) */
 } vl_setting_type;
 
 /* The modes a setting applies to. */
@@ -428,6 +466,8 @@ typedef enum {
     VL_STEP_PERCENT,/* a fraction (VL_ST_FRACTION) by whole percents, coarse: tens */
     VL_STEP_E12,    /* the E12 series (1, 1.2, 1.5 ... 8.2 a decade), coarse: decades */
     VL_STEP_GIB,    /* bytes: whole GiB, coarse: 8 GiB */
+    VL_STEP_RELEASE,/* a day (VL_ST_DAY): the days release lines came out, then current;
+                     * coarse: a year */
 } vl_step;
 
 extern const char *const vl_setting_keys[VL_N_SETTINGS]; /* YAML and JSON */
@@ -538,8 +578,14 @@ vl_attention vl_attention_for(const vl_settings *s, const vl_arch *a);
  * the framework's from it (under the V1 engine's profile). */
 void vl_settings_on_vllm(vl_settings *s);
 /* Copies the given settings of p into s; a framework given first brings its choices
- * (vl_settings_take_framework), which the other given settings override. */
+ * (vl_settings_take_framework), which the other given settings override.  The release
+ * lists p does not give take their lines on p's day (--as-of, else the day its given
+ * releases came out: vl_patch_day). */
 void vl_settings_apply(vl_settings *s, const vl_settings_patch *p);
+/* Gives to what from gives, from's values winning: a scenario's settings, then the
+ * command line's, applied as one patch so that a day dates only the releases neither
+ * gives. */
+void vl_patch_merge(vl_settings_patch *to, const vl_settings_patch *from);
 
 /* The settings of s that apply in its mode and differ from the defaults, as a YAML flow
  * mapping's entries ("mode: infer, gpus: 2, ...", wrapped after indent at width 92). */

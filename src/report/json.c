@@ -253,7 +253,8 @@ void report_write_json(FILE *out, const report *r)
     for (int k = 0; k < VL_N_SETTINGS; k++) {
         const vl_setting_desc *d = &vl_setting_table[k];
         char v[64];
-        bool quote = d->type == VL_ST_ENUM || d->type == VL_ST_LORA || d->type == VL_ST_FRAMEWORK;
+        bool quote = d->type == VL_ST_ENUM || d->type == VL_ST_LORA ||
+                     d->type == VL_ST_FRAMEWORK || d->type == VL_ST_DAY;
         fprintf(out, "\"%s\": %s%s%s%s", vl_setting_keys[k], quote ? "\"" : "",
                 vl_setting_format((vl_setting)k, &shown, v, sizeof v), quote ? "\"" : "",
                 k == VL_N_SETTINGS - 1 ? "},\n" : d->json_break ? ",\n              " : ", ");

@@ -11,6 +11,7 @@
 #include "core/i18n.h"
 #include "core/lora.h"
 #include "core/names.h"
+#include "core/releases.h"
 #include "core/units.h"
 #include "report/report.h"
 
@@ -110,6 +111,25 @@ static uint64_t step_gib8(uint64_t v, int dir)
     return step_grid(v, dir, 8 * VL_GIB);
 }
 
+/* A day: the next day a release line came out (after the newest, current), or the first
+ * such day of another year. */
+static uint64_t step_release(uint64_t v, int dir)
+{
+    return vl_release_next_day((uint32_t)v, dir);
+}
+
+static uint64_t step_release_year(uint64_t v, int dir)
+{
+    const uint64_t year = v == VL_DAY_CURRENT ? 9999 : v / 10000;
+    uint64_t to = v, next;
+    while ((next = step_release(to, dir)) != to) {
+        to = next;
+        if ((to == VL_DAY_CURRENT ? 9999 : to / 10000) != year)
+            break;
+    }
+    return to;
+}
+
 /* The slider's fine and coarse steps by the settings table's kind. */
 static const struct {
     stepper fine, coarse;
@@ -120,6 +140,7 @@ static const struct {
     [VL_STEP_PERCENT] = {step_percent, step_percent10},
     [VL_STEP_E12] = {step_e12, step_decade},
     [VL_STEP_GIB] = {step_gib, step_gib8},
+    [VL_STEP_RELEASE] = {step_release, step_release_year},
 };
 
 /* The order the sliders are listed in; each mode shows those that apply to it. */
@@ -140,7 +161,7 @@ static const slider_id order[] = {
     VL_SET_TOKENS,
     VL_SET_GPU_UTIL, VL_SET_KV_BLOCK, VL_SET_PREFILL_CHUNK, VL_SET_PROFILE_SEQS,
     VL_SET_CAPACITY, VL_SET_OVERHEAD, VL_SET_GPUS_PER_NODE, VL_SET_CPU_OFFLOAD,
-    VL_SET_INTERCONNECT, VL_SET_CUDA,
+    VL_SET_INTERCONNECT, VL_SET_CUDA, VL_SET_AS_OF,
 };
 
 /* The formula the slider changes most directly, in each mode. */
@@ -179,6 +200,7 @@ static const struct {
     [VL_SET_GRAD_ACCUM] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_ZERO_GRAD] = {VL_C_GRADIENTS, VL_C_GRADIENTS},
     [VL_SET_FRAMEWORK] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
+    [VL_SET_AS_OF] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_TORCH] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_TRANSFORMERS] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
     [VL_SET_BITSANDBYTES] = {VL_C_ACTIVATIONS, VL_C_ACTIVATIONS},
@@ -323,8 +345,22 @@ static void follow(explorer *e, slider_id id)
     vl_settings before = *s; /* what the rules below start from */
     if (id == VL_SET_FRAMEWORK) /* its choices come with it */
         vl_settings_take_framework(s, s->framework);
-    if (id == VL_SET_TRANSFORMERS) /* an old release's attention */
-        vl_settings_on_transformers(s);
+    /* the releases of the day, or of the day a release came out where they are current
+     * (as a release given dates those not given) */
+    uint64_t dated = 0;
+    if (id == VL_SET_AS_OF)
+        dated = vl_settings_on_day(s, s->as_of, 0);
+    else if (id < VL_N_SETTINGS && vl_release_dated((vl_setting)id) &&
+             vl_setting_get((vl_setting)id, s) != 0) {
+        uint64_t chosen = VL_SETTING_BIT(id);
+        for (int k = 0; k < VL_N_SETTINGS; k++)
+            if (vl_release_dated((vl_setting)k) && vl_setting_get((vl_setting)k, s) != 0)
+                chosen |= VL_SETTING_BIT(k);
+        dated = vl_settings_on_day(
+            s, vl_release_day((vl_setting)id, (int)vl_setting_get((vl_setting)id, s)), chosen);
+    }
+    if (id == VL_SET_TRANSFORMERS || (dated & VL_SETTING_BIT(VL_SET_TRANSFORMERS)))
+        vl_settings_on_transformers(s); /* an old release's attention */
     if (id == VL_SET_VLLM) /* its share of the GPU */
         vl_settings_on_vllm(s);
     if (id == VL_SET_QLORA && s->qlora && !s->lora_rank)
@@ -655,6 +691,8 @@ static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir,
             return coarse ? lo + count - 1 : i + 1 < count ? v + 1 : v;
         return coarse ? lo : i > 0 ? v - 1 : v;
     }
+    if (id != SL_PARAMS && desc(id)->step == VL_STEP_RELEASE) /* current after the days */
+        return (coarse ? steps_of[VL_STEP_RELEASE].coarse : steps_of[VL_STEP_RELEASE].fine)(v, dir);
     uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;
     uint64_t hi = id == SL_PARAMS ? EX_MAX_PARAMS : desc(id)->slider_max;
     if (id != SL_PARAMS && desc(id)->zero_ok && lo > 0) { /* off (0), just below the range */
@@ -840,6 +878,8 @@ void explorer_value(const explorer *e, slider_id id, vl_units units, char *buf, 
         snprintf(buf, len, "%s", vl_fmt_count(v, n, sizeof n));
     else if (desc(id) && desc(id)->type == VL_ST_SIZE)
         vl_fmt_bytes(v, units, buf, len);
+    else if (desc(id) && desc(id)->type == VL_ST_DAY)
+        vl_day_format((uint32_t)v, buf, len);
     else if (id == VL_SET_LORA_RANK && v == 0)
         snprintf(buf, len, "off (full)");
     else if ((id == VL_SET_PREFILL_CHUNK || id == VL_SET_PROFILE_SEQS ||
@@ -873,6 +913,10 @@ double explorer_fraction(const explorer *e, slider_id id)
         uint64_t v = value_of(e, id);
         return v <= d->slider_min ? 0
                : (double)(v - d->slider_min) / (double)(d->slider_max - d->slider_min);
+    }
+    if (id != SL_PARAMS && is_numeric(id) && desc(id)->step == VL_STEP_RELEASE) { /* by rank */
+        int n, at = vl_release_days_before((uint32_t)value_of(e, id), &n);
+        return (double)at / n;
     }
     if (is_numeric(id)) {
         uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;

@@ -1,0 +1,52 @@
+/* releases.h: the day each modelled release line came out, and the releases of a day
+ * (--as-of).
+ *
+ * A release list in settings.h (VL_TORCH_LIST and its kin) gives each line the day its
+ * first release reached PyPI, current the day of its current_from release.  A day stands
+ * for the releases out on it: each list's newest line from on or before it.  A published
+ * measurement names its day more often than its releases, and a release given names a
+ * day too (vl_patch_day). */
+#ifndef VL_RELEASES_H
+#define VL_RELEASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "settings.h"
+
+/* --as-of's value for no day: each release at its default (current). */
+#define VL_DAY_CURRENT 0u
+
+/* Whether setting k is a release list that a day sets: --torch, --transformers and
+ * --bitsandbytes.  Not --trl, which a run uses or not by choice, nor --cuda, which follows
+ * --torch, nor --vllm and --sglang, whose logs name their release. */
+bool vl_release_dated(vl_setting k);
+/* The day (yyyymmdd) line c of the dated release list k came out. */
+uint32_t vl_release_day(vl_setting k, int c);
+/* The line of the dated release list k out on day: current from its current_from's day
+ * (and for VL_DAY_CURRENT), else the newest line from on or before it, or the oldest
+ * modelled one for a day before them all. */
+int vl_release_on(vl_setting k, uint32_t day);
+/* The next day after day (dir > 0), or the last before it, on which a dated release line
+ * came out: VL_DAY_CURRENT after the newest, which comes after every day; day itself at
+ * either end. */
+uint32_t vl_release_next_day(uint32_t day, int dir);
+/* How many release days come before day (VL_DAY_CURRENT: all of them), and how many
+ * there are: a slider's place. */
+int vl_release_days_before(uint32_t day, int *total);
+
+/* Sets the dated releases of s that apply in its mode and whose bit (VL_SETTING_BIT) is not
+ * in keep to their lines on day; returns the bits of those it set. */
+uint64_t vl_settings_on_day(vl_settings *s, uint32_t day, uint64_t keep);
+/* The day p dates its releases by: its --as-of, else the newest day of the release lines
+ * it gives (current names none); VL_DAY_CURRENT for none. */
+uint32_t vl_patch_day(const vl_settings_patch *p);
+
+/* Reads "YYYY-MM-DD" (YYYY-MM and YYYY: their first day) or "current".  False, with
+ * *why, for text that is neither or names no calendar day from 2000 to 2099. */
+bool vl_day_parse(const char *text, uint32_t *day, const char **why);
+/* day as --as-of spells it: "2022-01-11", or "current". */
+const char *vl_day_format(uint32_t day, char *buf, size_t len);
+
+#endif
