@@ -245,12 +245,37 @@ static void test_apply_day(void **state)
         }
 }
 
+/* A release chosen alone (the explorer's slider) dates the releases still at current, not
+ * those chosen before it; current dates nothing. */
+static void test_release_alone(void **state)
+{
+    (void)state;
+    vl_settings s;
+    vl_settings_default(&s);
+    s.transformers = VL_TF_4_31; /* 2023-07-18: PyTorch 2.0, before bitsandbytes 0.41 */
+    assert_int_equal(vl_settings_on_release(&s, VL_SET_TRANSFORMERS),
+                     VL_SETTING_BIT(VL_SET_TORCH) | VL_SETTING_BIT(VL_SET_BITSANDBYTES));
+    assert_int_equal(s.torch, VL_TORCH_2_0);
+    assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
+    vl_settings_default(&s);
+    s.torch = VL_TORCH_2_5;
+    s.transformers = VL_TF_4_36; /* 2023-12-11 */
+    assert_int_equal(vl_settings_on_release(&s, VL_SET_TRANSFORMERS),
+                     VL_SETTING_BIT(VL_SET_BITSANDBYTES));
+    assert_int_equal(s.torch, VL_TORCH_2_5);
+    assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
+    vl_settings_default(&s);
+    assert_int_equal(vl_settings_on_release(&s, VL_SET_TORCH), 0);
+    assert_int_equal(vl_settings_on_release(&s, VL_SET_ATTENTION), 0);
+    assert_int_equal(s.transformers, VL_TF_CURRENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_days_in_order),  cmocka_unit_test(test_lines_of_a_day),
         cmocka_unit_test(test_day_parse),      cmocka_unit_test(test_days_step),
-        cmocka_unit_test(test_apply_day),
+        cmocka_unit_test(test_apply_day),      cmocka_unit_test(test_release_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

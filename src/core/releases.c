@@ -92,6 +92,18 @@ uint64_t vl_settings_on_day(vl_settings *s, uint32_t day, uint64_t keep)
     return set;
 }
 
+uint64_t vl_settings_on_release(vl_settings *s, vl_setting k)
+{
+    const uint64_t line = vl_setting_get(k, s);
+    if (!vl_release_dated(k) || line == 0)
+        return 0; /* current names no day */
+    uint64_t chosen = VL_SETTING_BIT(k);
+    for (size_t i = 0; i < N_DATED; i++)
+        if (vl_setting_get(dated[i].k, s) != 0)
+            chosen |= VL_SETTING_BIT(dated[i].k);
+    return vl_settings_on_day(s, vl_release_day(k, (int)line), chosen);
+}
+
 uint32_t vl_patch_day(const vl_settings_patch *p)
 {
     if (p->given & VL_SETTING_BIT(VL_SET_AS_OF))

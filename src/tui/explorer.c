@@ -347,18 +347,9 @@ static void follow(explorer *e, slider_id id)
         vl_settings_take_framework(s, s->framework);
     /* the releases of the day, or of the day a release came out where they are current
      * (as a release given dates those not given) */
-    uint64_t dated = 0;
-    if (id == VL_SET_AS_OF)
-        dated = vl_settings_on_day(s, s->as_of, 0);
-    else if (id < VL_N_SETTINGS && vl_release_dated((vl_setting)id) &&
-             vl_setting_get((vl_setting)id, s) != 0) {
-        uint64_t chosen = VL_SETTING_BIT(id);
-        for (int k = 0; k < VL_N_SETTINGS; k++)
-            if (vl_release_dated((vl_setting)k) && vl_setting_get((vl_setting)k, s) != 0)
-                chosen |= VL_SETTING_BIT(k);
-        dated = vl_settings_on_day(
-            s, vl_release_day((vl_setting)id, (int)vl_setting_get((vl_setting)id, s)), chosen);
-    }
+    const uint64_t dated = id == VL_SET_AS_OF       ? vl_settings_on_day(s, s->as_of, 0)
+                           : id < VL_N_SETTINGS ? vl_settings_on_release(s, (vl_setting)id)
+                                                : 0;
     if (id == VL_SET_TRANSFORMERS || (dated & VL_SETTING_BIT(VL_SET_TRANSFORMERS)))
         vl_settings_on_transformers(s); /* an old release's attention */
     if (id == VL_SET_VLLM) /* its share of the GPU */
