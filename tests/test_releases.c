@@ -253,20 +253,25 @@ static void test_release_alone(void **state)
     vl_settings s;
     vl_settings_default(&s);
     s.transformers = VL_TF_4_31; /* 2023-07-18: PyTorch 2.0, before bitsandbytes 0.41 */
-    assert_int_equal(vl_settings_on_release(&s, VL_SET_TRANSFORMERS),
-                     VL_SETTING_BIT(VL_SET_TORCH) | VL_SETTING_BIT(VL_SET_BITSANDBYTES));
+    vl_setting_set set = vl_settings_on_release(&s, VL_SET_TRANSFORMERS);
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        assert_int_equal(vl_set_has(set, k), k == VL_SET_TORCH || k == VL_SET_BITSANDBYTES);
     assert_int_equal(s.torch, VL_TORCH_2_0);
     assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
     vl_settings_default(&s);
     s.torch = VL_TORCH_2_5;
     s.transformers = VL_TF_4_36; /* 2023-12-11 */
-    assert_int_equal(vl_settings_on_release(&s, VL_SET_TRANSFORMERS),
-                     VL_SETTING_BIT(VL_SET_BITSANDBYTES));
+    set = vl_settings_on_release(&s, VL_SET_TRANSFORMERS);
+    for (int k = 0; k < VL_N_SETTINGS; k++)
+        assert_int_equal(vl_set_has(set, k), k == VL_SET_BITSANDBYTES);
     assert_int_equal(s.torch, VL_TORCH_2_5);
     assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
     vl_settings_default(&s);
-    assert_int_equal(vl_settings_on_release(&s, VL_SET_TORCH), 0);
-    assert_int_equal(vl_settings_on_release(&s, VL_SET_ATTENTION), 0);
+    static const vl_setting_set none;
+    set = vl_settings_on_release(&s, VL_SET_TORCH);
+    assert_memory_equal(&set, &none, sizeof set);
+    set = vl_settings_on_release(&s, VL_SET_ATTENTION);
+    assert_memory_equal(&set, &none, sizeof set);
     assert_int_equal(s.transformers, VL_TF_CURRENT);
 }
 

@@ -552,16 +552,17 @@ int options_resolve(run_opts *o, vl_catalog *cat, vl_model *m, const vl_gpu **gp
     vl_settings_default(&o->s);
     vl_patch_merge(&scenario, &o->flags);
     vl_settings_apply(&o->s, &scenario);
-    o->overhead_given = (scenario.given & VL_SETTING_BIT(VL_SET_OVERHEAD)) != 0;
+    o->overhead_given = vl_set_has(scenario.given, VL_SET_OVERHEAD);
     /* flags of the other mode would be silently ignored: say so instead */
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        if ((o->flags.given & VL_SETTING_BIT(k)) && !vl_setting_applies((vl_setting)k, &o->s))
+        if (vl_set_has(o->flags.given, k) && !vl_setting_applies((vl_setting)k, &o->s))
             return usage_error("--%s applies to --mode %s only", vl_setting_table[k].flag,
                                o->s.mode == VL_MODE_INFER ? "train" : "infer");
-    uint64_t needs_rank = VL_SETTING_BIT(VL_SET_LORA_TARGETS) | VL_SETTING_BIT(VL_SET_QLORA);
-    if (o->s.mode == VL_MODE_TRAIN && !o->s.lora_rank && (o->flags.given & needs_rank))
+    const bool qlora = vl_set_has(o->flags.given, VL_SET_QLORA);
+    if (o->s.mode == VL_MODE_TRAIN && !o->s.lora_rank &&
+        (qlora || vl_set_has(o->flags.given, VL_SET_LORA_TARGETS)))
         return usage_error("--%s needs --lora-rank (the adapters' rank)",
-                           o->flags.given & VL_SETTING_BIT(VL_SET_QLORA) ? "qlora" : "lora-targets");
+                           qlora ? "qlora" : "lora-targets");
     if (!vl_settings_valid(&o->s, &m->arch, err, sizeof err))
         return usage_error("%s", err);
     if (o->solving && o->solve == VL_SOLVE_MAX_CONCURRENCY && o->s.mode != VL_MODE_INFER)

@@ -241,8 +241,8 @@ static const key_desc framework_head[] = {
 #undef FIELD
 #undef ENUM
 
-/* A scenario's settings: the settings table's rows in vl_setting order (the given bit of
- * key i is 1 << i), then the GPU, the old key flash_attn and the rows' old keys
+/* A scenario's settings: the settings table's rows in vl_setting order (key i gives
+ * setting i), then the GPU, the old key flash_attn and the rows' old keys
  * (int4_format), each read into its row's field. */
 #define OLD_KEYS (VL_N_SETTINGS + 2)
 #define N_SETTINGS_KEYS (2 * VL_N_SETTINGS + 3)

@@ -81,36 +81,37 @@ int vl_release_days_before(uint32_t day, int *total)
     return before;
 }
 
-uint64_t vl_settings_on_day(vl_settings *s, uint32_t day, uint64_t keep)
+vl_setting_set vl_settings_on_day(vl_settings *s, uint32_t day, vl_setting_set keep)
 {
-    uint64_t set = 0;
+    vl_setting_set set = {0};
     for (size_t i = 0; i < N_DATED; i++)
-        if (!(keep & VL_SETTING_BIT(dated[i].k)) && vl_setting_applies(dated[i].k, s)) {
+        if (!vl_set_has(keep, dated[i].k) && vl_setting_applies(dated[i].k, s)) {
             vl_setting_put(dated[i].k, s, (uint64_t)vl_release_on(dated[i].k, day));
-            set |= VL_SETTING_BIT(dated[i].k);
+            vl_set_add(&set, dated[i].k);
         }
     return set;
 }
 
-uint64_t vl_settings_on_release(vl_settings *s, vl_setting k)
+vl_setting_set vl_settings_on_release(vl_settings *s, vl_setting k)
 {
     const uint64_t line = vl_setting_get(k, s);
+    vl_setting_set chosen = {0};
     if (!vl_release_dated(k) || line == 0)
-        return 0; /* current names no day */
-    uint64_t chosen = VL_SETTING_BIT(k);
+        return chosen; /* current names no day */
+    vl_set_add(&chosen, k);
     for (size_t i = 0; i < N_DATED; i++)
         if (vl_setting_get(dated[i].k, s) != 0)
-            chosen |= VL_SETTING_BIT(dated[i].k);
+            vl_set_add(&chosen, dated[i].k);
     return vl_settings_on_day(s, vl_release_day(k, (int)line), chosen);
 }
 
 uint32_t vl_patch_day(const vl_settings_patch *p)
 {
-    if (p->given & VL_SETTING_BIT(VL_SET_AS_OF))
+    if (vl_set_has(p->given, VL_SET_AS_OF))
         return p->values.as_of;
     uint32_t day = VL_DAY_CURRENT;
     for (size_t i = 0; i < N_DATED; i++)
-        if (p->given & VL_SETTING_BIT(dated[i].k)) { /* current names no day */
+        if (vl_set_has(p->given, dated[i].k)) { /* current names no day */
             uint64_t c = vl_setting_get(dated[i].k, &p->values);
             uint32_t d = c > 0 && c < (uint64_t)dated[i].n ? dated[i].days[c] : VL_DAY_CURRENT;
             day = d > day ? d : day;

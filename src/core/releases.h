@@ -36,13 +36,13 @@ uint32_t vl_release_next_day(uint32_t day, int dir);
  * there are: a slider's place. */
 int vl_release_days_before(uint32_t day, int *total);
 
-/* Sets the dated releases of s that apply in its mode and whose bit (VL_SETTING_BIT) is not
- * in keep to their lines on day; returns the bits of those it set. */
-uint64_t vl_settings_on_day(vl_settings *s, uint32_t day, uint64_t keep);
+/* Sets the dated releases of s that apply in its mode and are not in keep to their lines on
+ * day; returns those it set. */
+vl_setting_set vl_settings_on_day(vl_settings *s, uint32_t day, vl_setting_set keep);
 /* The dated releases of s still at current take their lines on the day the line of
  * release k in s came out (none for current, or k no dated release): a release chosen
- * alone, as the explorer's slider chooses it; returns the bits of those it set. */
-uint64_t vl_settings_on_release(vl_settings *s, vl_setting k);
+ * alone, as the explorer's slider chooses it; returns those it set. */
+vl_setting_set vl_settings_on_release(vl_settings *s, vl_setting k);
 /* The day p dates its releases by: its --as-of, else the newest day of the release lines
  * it gives (current names none); VL_DAY_CURRENT for none. */
 uint32_t vl_patch_day(const vl_settings_patch *p);

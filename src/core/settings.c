@@ -1301,7 +1301,7 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
 
 void vl_patch_mark(vl_settings_patch *p, vl_setting k)
 {
-    p->given |= VL_SETTING_BIT(k);
+    vl_set_add(&p->given, k);
 }
 
 void vl_settings_on_transformers(vl_settings *s)
@@ -1373,24 +1373,25 @@ void vl_settings_apply(vl_settings *s, const vl_settings_patch *p)
 {
     /* a framework brings its choices, a day its releases, and a transformers release its
      * attention, which the patch's own settings may then override */
-    if (p->given & VL_SETTING_BIT(VL_SET_FRAMEWORK))
+    if (vl_set_has(p->given, VL_SET_FRAMEWORK))
         vl_settings_take_framework(s, p->values.framework);
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        if (p->given & VL_SETTING_BIT(k))
+        if (vl_set_has(p->given, k))
             vl_setting_put((vl_setting)k, s, vl_setting_get((vl_setting)k, &p->values));
     const uint32_t day = vl_patch_day(p);
-    const uint64_t given =
-        p->given | (day != VL_DAY_CURRENT ? vl_settings_on_day(s, day, p->given) : 0);
-    if ((given & VL_SETTING_BIT(VL_SET_TRANSFORMERS)) && !(given & VL_SETTING_BIT(VL_SET_ATTENTION)))
+    const vl_setting_set given =
+        day != VL_DAY_CURRENT ? vl_set_union(p->given, vl_settings_on_day(s, day, p->given))
+                              : p->given;
+    if (vl_set_has(given, VL_SET_TRANSFORMERS) && !vl_set_has(given, VL_SET_ATTENTION))
         vl_settings_on_transformers(s);
-    if ((given & VL_SETTING_BIT(VL_SET_VLLM)) && !(given & VL_SETTING_BIT(VL_SET_GPU_UTIL)))
+    if (vl_set_has(given, VL_SET_VLLM) && !vl_set_has(given, VL_SET_GPU_UTIL))
         vl_settings_on_vllm(s);
 }
 
 void vl_patch_merge(vl_settings_patch *to, const vl_settings_patch *from)
 {
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        if (from->given & VL_SETTING_BIT(k)) {
+        if (vl_set_has(from->given, k)) {
             vl_setting_put((vl_setting)k, &to->values, vl_setting_get((vl_setting)k, &from->values));
             vl_patch_mark(to, (vl_setting)k);
         }

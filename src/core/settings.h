@@ -551,13 +551,30 @@ bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t
 
 /* ---- settings given in part (a scenario, the command line) -------------------------- */
 
-/* Values for the settings whose bit (1 << vl_setting) is in given; the rest are unused. */
+/* A set of settings, a bit each. */
+typedef struct vl_setting_set {
+    uint64_t w[(VL_N_SETTINGS + 63) / 64];
+} vl_setting_set;
+static inline bool vl_set_has(vl_setting_set s, int k)
+{
+    return s.w[k / 64] >> (k % 64) & 1;
+}
+static inline void vl_set_add(vl_setting_set *s, int k)
+{
+    s->w[k / 64] |= (uint64_t)1 << (k % 64);
+}
+static inline vl_setting_set vl_set_union(vl_setting_set a, vl_setting_set b)
+{
+    for (size_t i = 0; i < sizeof a.w / sizeof a.w[0]; i++)
+        a.w[i] |= b.w[i];
+    return a;
+}
+
+/* Values for the settings in given; the rest are unused. */
 typedef struct vl_settings_patch {
     vl_settings values;
-    uint64_t given;
+    vl_setting_set given;
 } vl_settings_patch;
-_Static_assert(VL_N_SETTINGS <= 64, "vl_settings_patch.given has a bit per setting");
-#define VL_SETTING_BIT(k) ((uint64_t)1 << (k))
 
 /* Marks k as given (its value is in p->values). */
 void vl_patch_mark(vl_settings_patch *p, vl_setting k);

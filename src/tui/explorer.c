@@ -347,10 +347,11 @@ static void follow(explorer *e, slider_id id)
         vl_settings_take_framework(s, s->framework);
     /* the releases of the day, or of the day a release came out where they are current
      * (as a release given dates those not given) */
-    const uint64_t dated = id == VL_SET_AS_OF       ? vl_settings_on_day(s, s->as_of, 0)
-                           : id < VL_N_SETTINGS ? vl_settings_on_release(s, (vl_setting)id)
-                                                : 0;
-    if (id == VL_SET_TRANSFORMERS || (dated & VL_SETTING_BIT(VL_SET_TRANSFORMERS)))
+    const vl_setting_set none = {0},
+                         dated = id == VL_SET_AS_OF       ? vl_settings_on_day(s, s->as_of, none)
+                                 : id < VL_N_SETTINGS ? vl_settings_on_release(s, (vl_setting)id)
+                                                      : none;
+    if (id == VL_SET_TRANSFORMERS || vl_set_has(dated, VL_SET_TRANSFORMERS))
         vl_settings_on_transformers(s); /* an old release's attention */
     if (id == VL_SET_VLLM) /* its share of the GPU */
         vl_settings_on_vllm(s);

@@ -91,8 +91,8 @@ const char *lesson_go(lesson_view *v, explorer *e, size_t step, char *why, size_
     vl_settings defaults;
     vl_settings_default(&defaults);
     explorer_init(&next, e->cat, &m, e->gpu, &defaults);
-    uint64_t given = own.settings.given | (st->scenario[0] ? base.settings.given : 0);
-    next.overhead_given = (given & VL_SETTING_BIT(VL_SET_OVERHEAD)) != 0; /* as estimate's */
+    next.overhead_given = vl_set_has(own.settings.given, VL_SET_OVERHEAD) || /* as estimate's */
+                          (st->scenario[0] && vl_set_has(base.settings.given, VL_SET_OVERHEAD));
     if ((st->scenario[0] && (bad = explorer_load_scenario(&next, &base))) ||
         (bad = explorer_load_scenario(&next, &own))) {
         snprintf(why, len, _("step %zu: %s"), step + 1, bad);
