@@ -4767,6 +4767,37 @@ static void test_hf_repeat_kv(void **state)
     build(&m, &s, &f, &t);
     assert_int_equal(kept_by_layer(&t, 1), rest + 2 * 2 * sb * 64);
     vl_timeline_free(&t);
+    /* a micro-batch padded to its longest (--padded; auto: more than one sequence) hands
+     * SDPA a mask, under which transformers repeats them at every release
+     * (use_gqa_in_sdpa); one sequence, or --padded false, gets enable_gqa: the same 128
+     * tokens either way */
+    static const struct {
+        vl_choice padded;
+        uint64_t batch;
+        bool repeats;
+    } pads[] = {{VL_CHOICE_AUTO, 2, true},
+                {VL_CHOICE_AUTO, 1, false},
+                {VL_CHOICE_FALSE, 2, false},
+                {VL_CHOICE_TRUE, 1, true}};
+    for (size_t i = 0; i < sizeof pads / sizeof *pads; i++) {
+        vl_settings p = train(VL_BF16, sb / pads[i].batch, pads[i].batch);
+        vl_settings_take_framework(&p, fw("hf"));
+        p.padded = pads[i].padded;
+        assert_int_equal(vl_settings_padded(&p), pads[i].repeats);
+        vl_framework_of(&p, &hopper, &f);
+        build(&m, &p, &f, &t);
+        assert_int_equal(kept_by_layer(&t, 1),
+                         rest + (pads[i].repeats ? 2 * 2 * sbh : 0) + 2 * 2 * sb * 64);
+        vl_timeline_free(&t);
+        /* LitGPT's models are not transformers': the mask changes nothing */
+        vl_settings_take_framework(&p, fw("litgpt"));
+        vl_framework lit;
+        vl_framework_of(&p, &hopper, &lit);
+        assert_int_equal(lit.kv_repeat, fw("litgpt")->kv_repeat);
+        /* serving pads nothing the training flag knows of */
+        p.mode = VL_MODE_INFER;
+        assert_false(vl_settings_padded(&p));
+    }
 }
 
 static void test_bad_input(void **state)

@@ -696,6 +696,27 @@ expect_slider $name attention sdpa
 keys $name q
 exited $name 0
 
+# a micro-batch of four padded to its longest: under its mask transformers' SDPA repeats a
+# GQA model's K and V (Llama 3 8B: 8 KV heads for 32); packed rows (--padded false) pass
+# enable_gqa; LitGPT's models are not transformers', and the setting has no effect there
+name=padded
+start $name --preset llama-3-8b --lora-rank 16 --batch 4 --seq 1024 --no-color --ascii
+to $name "padded batch"
+expect_slider $name "padded batch" auto
+expect_peak $name --preset llama-3-8b --lora-rank 16 --batch 4 --seq 1024 --padded true
+keys $name Right Right
+expect_slider $name "padded batch" false
+expect_peak $name --preset llama-3-8b --lora-rank 16 --batch 4 --seq 1024 --padded false
+keys $name q
+exited $name 0
+name=padded-litgpt
+start $name --preset llama-3-8b --lora-rank 16 --batch 4 --framework litgpt --no-color --ascii
+to $name "padded batch"
+keys $name Right
+expect_screen $name "padded batch has no effect now: the framework's models are not transformers'"
+keys $name q
+exited $name 0
+
 # the releases of a day: from current, a year at a time (PgDn) back to transformers 4.15's
 # day, 2021-12-22, which brings PyTorch 1.10 and bitsandbytes 0.41 with it, as --as-of
 # does; a day typed in reads as the command line's

@@ -633,6 +633,19 @@ static bool class_differs(const vl_settings *s, const vl_arch *a, char *buf, siz
     return n > 0;
 }
 
+/* Whether the padding mask of s's micro-batch makes transformers' SDPA repeat a GQA
+ * model's K and V where its releases would pass enable_gqa. */
+static bool padding_repeats_kv(const vl_settings *s, const vl_arch *a, const vl_breakdown *b)
+{
+    if (!s->framework->transformers || !vl_settings_padded(s) || b->attention != VL_ATTN_SDPA ||
+        a->kv_heads >= a->heads)
+        return false;
+    vl_framework unpadded = *s->framework;
+    vl_framework_on_transformers(&unpadded, s->transformers);
+    vl_framework_on_torch(&unpadded, s->torch);
+    return unpadded.kv_repeat == VL_KV_REPEAT_NONE;
+}
+
 int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
              char notes[][VL_NOTE_LEN], int max)
 {
@@ -660,6 +673,13 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
         snprintf(notes[n++], VL_NOTE_LEN, "transformers %s's %s class, unlike Llama's: %s",
                  vl_transformers_names[s->transformers],
                  vl_model_type_names[m->arch.model_type], differs);
+    if (padding_repeats_kv(s, &m->arch, b) && n < max)
+        snprintf(notes[n++], VL_NOTE_LEN,
+                 "a micro-batch of %llu sequences is padded to its longest (--padded %s): "
+                 "under its mask transformers' SDPA repeats K and V to the %llu query heads "
+                 "(--padded false for packed rows or rows of one length)",
+                 (unsigned long long)s->batch, vl_choice_names[s->padded],
+                 (unsigned long long)m->arch.heads);
     if (s->framework->unties_embeddings && m->arch.tie_embeddings && n < max)
         snprintf(notes[n++], VL_NOTE_LEN,
                  "%s gives the output layer a matrix of its own (unties_embeddings): the "

@@ -1195,6 +1195,11 @@ void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
     vl_framework_on_trl(f, s->trl);
     vl_framework_on_torch(f, s->torch);
     vl_framework_on_vllm(f, s->vllm);
+    /* a padded micro-batch hands SDPA its padding mask, under which transformers repeats
+     * K and V to the query heads at every release (integrations/sdpa_attention.py,
+     * use_gqa_in_sdpa: enable_gqa only where attention_mask is None) */
+    if (f->transformers && vl_settings_padded(s))
+        f->kv_repeat = VL_KV_REPEAT_AFTER_ROPE;
 }
 
 void vl_settings_take_framework(vl_settings *s, const vl_framework *f)

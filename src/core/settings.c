@@ -473,6 +473,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "to fp32 and keeps that copy (the -amp precisions always run under it; "
                 "default auto, the framework's: hf true)",
         .label = N_("autocast"), .inert = autocast_inert},
+    ROW(VL_SET_PADDED) .flag = "padded", FIELD(padded), TRAIN_CHOICE,
+        .help = "the micro-batch is padded to its longest sequence, as a collator that pads "
+                "makes it: transformers then hands SDPA a padding mask, under which it "
+                "repeats a GQA model's K and V to the query heads (from 4.54 on PyTorch 2.5 "
+                "it does so only under a mask); false for packed rows or rows of one length "
+                "(default auto: padded when the micro-batch has more than one sequence)",
+        .label = N_("padded batch"), .inert = transformers_inert},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
         .type = VL_ST_COUNT, RANGE(1, VL_MAX_GPUS), .zero_ok = true, .modes = VL_IN_TRAIN,
         .arg = "N", .help = "GPUs a node, for offload's CPU memory per node and the "
@@ -1326,6 +1333,12 @@ bool vl_precision_is_amp(vl_precision p)
 bool vl_precision_holds_16bit(vl_precision p)
 {
     return p != VL_FP32 && !vl_precision_is_amp(p);
+}
+
+bool vl_settings_padded(const vl_settings *s)
+{
+    return s->mode == VL_MODE_TRAIN &&
+           (s->padded == VL_CHOICE_TRUE || (s->padded == VL_CHOICE_AUTO && s->batch > 1));
 }
 
 bool vl_autocast_refused(const vl_settings *s)

@@ -330,6 +330,9 @@ typedef struct vl_settings {
     /* training: a 16-bit model's step runs under torch.autocast (a Trainer's bf16 or fp16
      * flag); auto is the framework's autocast (-amp precisions always do) */
     vl_choice autocast;
+    /* training: the micro-batch is padded to its longest sequence, so that transformers
+     * hands SDPA a padding mask; auto: when it has more than one sequence */
+    vl_choice padded;
     vl_dtype weight_dtype, kv_dtype; /* inference */
     uint64_t group_size;   /* inference, int4 or GPTQ: weights per 16-bit scale */
     vl_weight_format weight_format; /* inference, int4 or int8: the checkpoint's layout */
@@ -422,7 +425,7 @@ vl_cuda vl_settings_cuda(const vl_settings *s);
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
     X(VL_SET_LOOP_KEEPS_LOGITS, "loop_keeps_logits") X(VL_SET_NORM_UPCAST, "norm_upcast")     \
-    X(VL_SET_USE_CACHE, "use_cache") X(VL_SET_AUTOCAST, "autocast")                           \
+    X(VL_SET_USE_CACHE, "use_cache") X(VL_SET_AUTOCAST, "autocast") X(VL_SET_PADDED, "padded") \
     X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \
@@ -545,6 +548,9 @@ bool vl_precision_is_mixed(vl_precision p);
 bool vl_precision_is_amp(vl_precision p);
 /* Weights held in 16 bits: the pure and -mixed precisions. */
 bool vl_precision_holds_16bit(vl_precision p);
+/* Whether s trains on micro-batches padded to their longest sequence (--padded; auto: more
+ * than one sequence, as a collator that pads to the longest makes them). */
+bool vl_settings_padded(const vl_settings *s);
 /* All the rules, those of the model a too when it is not NULL (tensor parallelism splits
  * whole heads, a pipeline stage holds whole layers): true, or false with one line in why. */
 bool vl_settings_valid(const vl_settings *s, const vl_arch *a, char *why, size_t len);
