@@ -2,7 +2,6 @@
 #include "releases.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "i18n.h"
