@@ -21,6 +21,8 @@ expect 2 "$e --transformers: unknown value '4.x' (expected current or a release 
     estimate --transformers 4.x
 expect 2 "$e --bitsandbytes applies to --mode train only" estimate --mode infer --bitsandbytes 0.41
 expect 2 "$e --padded: unknown value 'maybe' (expected auto, true or false)" estimate --padded maybe
+expect 2 "$e --peft: unknown value '0.x' (expected current or 0.11)" estimate --peft 0.x
+expect 2 "$e --peft applies to --mode train only" estimate --mode infer --peft 0.11
 expect 2 "$e --padded applies to --mode train only" estimate --mode infer --padded true
 expect 2 "$e --as-of: '2023-02-29' is not a day: no such day in the calendar" estimate --as-of 2023-02-29
 expect 2 "$e --as-of: 'yesterday' is not a day: expected YYYY-MM-DD, YYYY-MM, YYYY or current" \
@@ -148,7 +150,7 @@ expect 2 "$e the result does not fit in 64 bits (over 16 EiB per GPU): reduce --
 expect 2 "$e unexpected argument 'extra' (see vramlab estimate --help)" estimate extra
 expect 2 "$e unknown command 'frobnicate' (see vramlab --help)" frobnicate
 # a prefix of more than one option is ambiguous, and the message lists them
-expect 2 "$e ambiguous option '--p' (it could be --precision, --paged-optimizer, --padded, --pp, --prefill-chunk, --profile-seqs, --preset, --preset-file, --params)" \
+expect 2 "$e ambiguous option '--p' (it could be --precision, --paged-optimizer, --padded, --pp, --peft, --prefill-chunk, --profile-seqs, --preset, --preset-file, --params)" \
     estimate --p gpt2
 expect 2 "$e ambiguous option '--pre' (it could be --precision, --prefill-chunk, --preset, --preset-file)" \
     estimate --pre gpt2

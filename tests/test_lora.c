@@ -162,7 +162,9 @@ static void test_nf4(void **state)
  * a frozen nn.Linear: a layer loses the o input 2 x 2048 x 4096, the MLP input
  * 2 x 2048 x 4096 and the down input 2 x 2048 x 11008 (78,643,200) and gains the q and v
  * adapters' x.A, 2 x 2 x 2048 x 8 (65,536): 571,539,456; outside, the token ids
- * 8 x 2048 and the output layer's input 2 x 2048 x 4096 go: 313,540,608. */
+ * 8 x 2048 and the output layer's input 2 x 2048 x 4096 go: 313,540,608.  The adapters
+ * take the layer's dtype, as PEFT made them before 0.12 (test_timeline's
+ * test_lora_adapters_fp32 has 0.12's fp32 ones). */
 static void test_lora_llama_bf16_mixed(void **state)
 {
     (void)state;
@@ -170,6 +172,7 @@ static void test_lora_llama_bf16_mixed(void **state)
     vl_settings s;
     eager_defaults(&s);
     s.lora_rank = 8;
+    s.peft = VL_PEFT_0_11;
     vl_breakdown b;
     assert_null(vl_estimate(&m, &s, &b));
     assert_true(b.lora.on);
@@ -258,6 +261,8 @@ static void test_qlora_llama(void **state)
     s.recompute = VL_RECOMPUTE_FULL;
     assert_null(vl_estimate(&m, &s, &b));
     s.qlora = false;
+    s.peft = VL_PEFT_0_11; /* the 16-bit layers' adapters share their input, as QLoRA's do
+                            * under autocast */
     assert_null(vl_estimate(&m, &s, &plain));
     assert_int_equal(b.bytes[VL_C_ACTIVATIONS], plain.bytes[VL_C_ACTIVATIONS] + 90177536ULL);
     /* --no-double-quant: the base's bytes above */
@@ -414,7 +419,8 @@ static void test_lora_bad_settings(void **state)
 
 /* With every linear layer adapted nothing is frozen in the layers: a layer keeps what full
  * fine-tuning keeps plus each adapter's x.A (GPT-2: q, k, v, o, up, down; no gate), and only
- * the embedding's indices and the frozen output layer's input go. */
+ * the embedding's indices and the frozen output layer's input go (adapters in the layer's
+ * dtype, PEFT before 0.12). */
 static void test_lora_all_linear_activations(void **state)
 {
     (void)state;
@@ -431,6 +437,7 @@ static void test_lora_all_linear_activations(void **state)
     vl_activations_compute(&a, &s, &full, &ovf);
     s.lora_rank = 16;
     s.lora_targets = VL_LORA_ALL_LINEAR;
+    s.peft = VL_PEFT_0_11;
     vl_activations_compute(&a, &s, &lora, &ovf);
     assert_false(ovf);
     const uint64_t sb = 4 * 1024;

@@ -14,7 +14,8 @@
 #include "core/timeline.h"
 #include "helpers.h"
 
-static const vl_setting dated[] = {VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES};
+static const vl_setting dated[] = {VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES,
+                                   VL_SET_PEFT};
 #define N_DATED (sizeof dated / sizeof dated[0])
 
 /* Each list's lines came out in the order they are listed, current last, each on a day of
@@ -51,7 +52,7 @@ static void test_days_in_order(void **state)
 
 /* Days by hand from the release notes: transformers 4.15 came on 2021-12-22 and 4.16 on
  * 2022-01-27, PyTorch 1.10 on 2021-10-21 and 1.11 on 2022-03-10, bitsandbytes 0.41 on
- * 2023-07-22, 0.43.2 (current) on 2024-07-23. */
+ * 2023-07-22, 0.43.2 (current) on 2024-07-23, PEFT 0.12 (current) on 2024-07-24. */
 static void test_lines_of_a_day(void **state)
 {
     (void)state;
@@ -68,6 +69,7 @@ static void test_lines_of_a_day(void **state)
         {VL_SET_TORCH, 20260121, VL_TORCH_CURRENT},
         {VL_SET_BITSANDBYTES, 20220111, VL_BNB_0_41}, {VL_SET_BITSANDBYTES, 20240722, VL_BNB_0_43_1},
         {VL_SET_BITSANDBYTES, 20240723, VL_BNB_CURRENT},
+        {VL_SET_PEFT, 20240723, VL_PEFT_0_11},       {VL_SET_PEFT, 20240724, VL_PEFT_CURRENT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         assert_int_equal(vl_release_on(cases[i].k, cases[i].day), cases[i].want);
@@ -255,15 +257,17 @@ static void test_release_alone(void **state)
     s.transformers = VL_TF_4_31; /* 2023-07-18: PyTorch 2.0, before bitsandbytes 0.41 */
     vl_setting_set set = vl_settings_on_release(&s, VL_SET_TRANSFORMERS);
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        assert_int_equal(vl_set_has(set, k), k == VL_SET_TORCH || k == VL_SET_BITSANDBYTES);
+        assert_int_equal(vl_set_has(set, k),
+                         k == VL_SET_TORCH || k == VL_SET_BITSANDBYTES || k == VL_SET_PEFT);
     assert_int_equal(s.torch, VL_TORCH_2_0);
     assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
+    assert_int_equal(s.peft, VL_PEFT_0_11);
     vl_settings_default(&s);
     s.torch = VL_TORCH_2_5;
     s.transformers = VL_TF_4_36; /* 2023-12-11 */
     set = vl_settings_on_release(&s, VL_SET_TRANSFORMERS);
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        assert_int_equal(vl_set_has(set, k), k == VL_SET_BITSANDBYTES);
+        assert_int_equal(vl_set_has(set, k), k == VL_SET_BITSANDBYTES || k == VL_SET_PEFT);
     assert_int_equal(s.torch, VL_TORCH_2_5);
     assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
     vl_settings_default(&s);

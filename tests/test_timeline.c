@@ -959,6 +959,73 @@ static void test_qlora_adapters_fp32(void **state)
     assert_non_null(strstr(settings_why(&s), "--autocast true: autocast over fp32 weights"));
 }
 
+/* PEFT 0.12 and later make a 16-bit layer's adapters fp32 (autocast_adapter_dtype), and
+ * lora.Linear casts the input to theirs for each adapter: under the Trainer's autocast the
+ * matmul casts it back, a 16-bit copy an adapter where q's and v's had shared one; without
+ * autocast an fp32 copy each, x.A in fp32; SDPA keeps its own output beside o's copy.
+ * Before 0.12 (--peft 0.11) the adapters took the layer's dtype. */
+static void test_lora_adapters_fp32(void **state)
+{
+    (void)state;
+    const vl_model m = tiny_llama();
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.lora_rank = 8;
+    s.lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V) | (1u << VL_LORA_O);
+    const uint64_t sb = 128, sbh = sb * 128, q = sb * 128;
+    static const char *const layer = "forward layer 1";
+    vl_timeline t;
+    uint64_t bytes = 0;
+
+    s.peft = VL_PEFT_0_11;
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(event_bytes(&t, layer, "QKV projection input"), 2 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "attention output-projection input"), 2 * q);
+    assert_int_equal(event_bytes(&t, layer, "LoRA adapters' x.A (r wide)"), 2 * 3 * sb * 8);
+    assert_int_equal(allocs_in(&t, layer, "attention output (kept by its backward or a 4-bit "
+                                          "o_proj)", &bytes), 0);
+    vl_timeline_free(&t);
+
+    s.peft = VL_PEFT_CURRENT; /* hf's autocast: on */
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(event_bytes(&t, layer, "q, k, v inputs (a 16-bit cast each)"), 2 * 2 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "attention output-projection input"), 2 * q);
+    assert_int_equal(event_bytes(&t, layer, "LoRA adapters' x.A (r wide)"), 2 * 3 * sb * 8);
+    assert_int_equal(allocs_in(&t, layer, "attention output (kept by its backward or a 4-bit "
+                                          "o_proj)", &bytes), 1);
+    assert_int_equal(bytes, 2 * q);
+    vl_timeline_free(&t);
+
+    s.autocast = VL_CHOICE_FALSE;
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(event_bytes(&t, layer, "QKV projection input: each adapter's fp32 copy"),
+                     4 * 2 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "attention output-projection input: the "
+                                            "adapter's fp32 copy"),
+                     4 * q);
+    assert_int_equal(event_bytes(&t, layer, "LoRA adapters' x.A (r wide)"), 4 * 3 * sb * 8);
+    vl_timeline_free(&t);
+
+    /* their weights, gradients and moments are fp32; DeepSpeed's engine casts them back
+     * with the module, and an fp32 model's are fp32 in any release */
+    vl_breakdown b;
+    s.framework = fw("hf");
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_true(b.lora.fp32);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 4 * b.lora.trainable_params);
+    s.peft = VL_PEFT_0_11;
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_false(b.lora.fp32);
+    s.peft = VL_PEFT_CURRENT;
+    s.framework = fw("deepspeed");
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_false(b.lora.fp32);
+    assert_false(vl_adapters_cast16(&s));
+    s.framework = fw("hf");
+    s.autocast = VL_CHOICE_AUTO;
+    s.precision = VL_BF16_AMP;
+    assert_false(vl_adapters_fp32(&s));
+}
+
 static const char *freed_in(const vl_timeline *t, const char *in, const char *what)
 {
     for (size_t i = first_event_of(t, in); i < t->n_events; i++)
@@ -4878,6 +4945,7 @@ int main(void)
         cmocka_unit_test(test_untied_head),
         cmocka_unit_test(test_litgpt_layer),
         cmocka_unit_test(test_hf_repeat_kv),
+        cmocka_unit_test(test_lora_adapters_fp32),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),

@@ -252,7 +252,7 @@ for lang in en zh; do
         expect_screen "$s" "$(say "the formats, bit by bit" "逐位看格式")" # step 1: Formats
         keys "$s" 1
         expect_total "$s" $(lesson_args 1)
-        keys "$s" j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j # to the last (and past: it stays): the list scrolls
+        keys "$s" j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j # to the last (and past: it stays): the list scrolls
         checks=$((checks + 1))
         screen "$s" | grep -qE "^(▶|>) $(say "releases as of" "版本截至")" ||
             fail "$s: the last slider not in view"

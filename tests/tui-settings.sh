@@ -696,6 +696,26 @@ expect_slider $name attention sdpa
 keys $name q
 exited $name 0
 
+# PEFT 0.12 and later make a 16-bit layer's adapters fp32: stepping back to 0.11 gives
+# them the layer's dtype, and the peak is vramlab estimate's; under QLoRA the release
+# changes nothing (its adapters are fp32 in every release)
+name=peft
+start $name --preset llama-2-7b --lora-rank 16 --precision bf16 --no-color --ascii
+to $name PEFT
+expect_slider $name PEFT current
+keys $name Right
+expect_slider $name PEFT 0.11
+expect_peak $name --preset llama-2-7b --lora-rank 16 --precision bf16 --peft 0.11
+keys $name q
+exited $name 0
+name=peft-qlora
+start $name --preset llama-2-7b --lora-rank 16 --qlora --no-color --ascii
+to $name PEFT
+keys $name Right
+expect_screen $name "PEFT has no effect now: the PEFT release applies to LoRA on 16-bit layers"
+keys $name q
+exited $name 0
+
 # a micro-batch of four padded to its longest: under its mask transformers' SDPA repeats a
 # GQA model's K and V (Llama 3 8B: 8 KV heads for 32); packed rows (--padded false) pass
 # enable_gqa; LitGPT's models are not transformers', and the setting has no effect there

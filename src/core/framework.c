@@ -236,6 +236,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * requires_conversion = not torch.is_autocast_enabled(), x =
          * self._cast_input_dtype(x, lora_A.weight.dtype)) */
         .qlora_adapters_fp32 = true,
+        /* from PEFT 0.12 LoraModel's autocast_adapter_dtype (default True) makes a 16-bit
+         * layer's adapters fp32 too (tuners_utils.py, _cast_adapter_dtype; pull request
+         * #1706), and lora.Linear.forward casts the input to theirs for each adapter
+         * whether or not autocast runs (x = x.to(lora_A.weight.dtype)) */
+        .lora_adapters_fp32 = true,
         /* PEFT makes the frozen embeddings' output ask for a gradient
          * (enable_input_require_grads: prepare_model_for_kbit_training, and PeftModel under
          * gradient checkpointing); without it a reentrant checkpoint's adapters get none */
@@ -1250,6 +1255,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("nf4_keeps_input", nf4_keeps_input),
     BOOL("nf4_returns_input_dtype", nf4_returns_input_dtype),
     BOOL("qlora_adapters_fp32", qlora_adapters_fp32),
+    BOOL("lora_adapters_fp32", lora_adapters_fp32),
     BOOL("qlora_bf16_embeddings", qlora_bf16_embeddings),
     BOOL("moe_expert_loop", moe_expert_loop),
     BOOL("moe_workspace_kept", moe_workspace_kept),

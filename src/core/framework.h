@@ -131,6 +131,8 @@ typedef struct vl_framework {
     bool qlora_adapters_fp32;   /* a 4-bit layer's LoRA adapters stay fp32 over a 16-bit
                                  * model, and without autocast each casts its input to fp32
                                  * and keeps that copy (vl_adapters_fp32) */
+    bool lora_adapters_fp32;    /* LoRA's adapters on 16-bit layers are fp32 from PEFT 0.12
+                                 * (--peft), each casting its input (vl_adapters_fp32) */
     bool qlora_bf16_embeddings; /* under bf16 autocast a 4-bit model's embeddings and head are
                                  * cast back to bf16 after PEFT upcast them to fp32 (trl) */
     bool moe_expert_loop;       /* an MoE block runs its experts one at a time */
@@ -400,7 +402,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 87
+#define VL_N_FRAMEWORK_FIELDS 88
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -64,13 +64,21 @@ bool vl_autocast(const vl_settings *s)
 
 bool vl_adapters_fp32(const vl_settings *s)
 {
-    return s->lora_rank && s->qlora && s->framework->qlora_adapters_fp32 &&
-           vl_precision_holds_16bit(s->precision);
+    return s->lora_rank && vl_precision_holds_16bit(s->precision) &&
+           (s->qlora ? s->framework->qlora_adapters_fp32
+                     : s->framework->lora_adapters_fp32 && s->peft == VL_PEFT_CURRENT);
 }
 
 bool vl_adapters_cast_input(const vl_settings *s)
 {
     return vl_adapters_fp32(s) && !vl_autocast(s);
+}
+
+bool vl_adapters_cast16(const vl_settings *s)
+{
+    /* a 4-bit layer's forward casts only without autocast (lora/bnb.py,
+     * requires_conversion); a 16-bit layer's always (lora/layer.py) */
+    return vl_adapters_fp32(s) && !s->qlora && vl_autocast(s);
 }
 
 vl_precision vl_compute_precision(const vl_settings *s)
@@ -321,6 +329,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
      * its input of its own, and its x.A in fp32 */
     const bool cast32 = vl_adapters_cast_input(s);
     const uint64_t ab = cast32 ? 4 : beta;
+    /* ... and under autocast a 16-bit layer's fp32 adapters cast the input to fp32, which
+     * autocast casts back for the matmul: each keeps a 16-bit copy of its own, as autocast
+     * over fp32 weights makes one each */
+    const bool cast_each = amp || vl_adapters_cast16(s);
     vl_term *L = out->layer, *O = out->outside;
     uint64_t *ls = &out->layer_bytes, *os = &out->outside_bytes;
     vl_params p;
@@ -353,14 +365,14 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     norm_terms(L, n, ls, a, rho, RS(sbh), upcast, attn_norm, ovf);
     /* under autocast every nn.Linear casts the fp32 norm output for itself, a fused QKV
      * projection once */
-    if (amp && qkv_kept)
+    if (cast_each && qkv_kept)
         term(L, n, ls,
              fused ? "QKV input (a 16-bit cast)" : "q, k, v inputs (a 16-bit cast each)",
              vl_mul((fused ? 1 : qkv_kept) * beta, RS(sbh), ovf), ovf);
     else if (cast32 && (qkv_kept || (shared_norm && mlp_in_kept)))
         term(L, n, ls, "QKV projection input: each adapter's fp32 copy",
              vl_mul(4 * (qkv_kept + (shared_norm ? mlp_in_kept : 0)), RS(sbh), ovf), ovf);
-    else if (!amp && (qkv_kept || (shared_norm && mlp_in_kept)))
+    else if (!cast_each && (qkv_kept || (shared_norm && mlp_in_kept)))
         term(L, n, ls, "QKV projection input", vl_mul(beta, RS(sbh), ovf), ovf);
     term(L, n, ls, "Q", vl_mul(beta, TS(q), ovf), ovf);
     term(L, n, ls, wide_k ? "K, repeated to the query heads" : "K",
@@ -402,14 +414,14 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
      * attention's norm keeps: not counted again */
     if (!a->parallel_attention)
         norm_terms(L, n, ls, a, rho, RS(sbh), upcast, mlp_norm, ovf);
-    if (amp && mlp_in_kept)
+    if (cast_each && mlp_in_kept)
         term(L, n, ls, gated ? "gate, up inputs (a 16-bit cast each)"
                              : "MLP input (16-bit cast)",
              vl_mul(mlp_in_kept * beta, RS(sbh), ovf), ovf);
     else if (cast32 && !shared_norm && mlp_in_kept)
         term(L, n, ls, "MLP input: each adapter's fp32 copy",
              vl_mul(4 * mlp_in_kept, RS(sbh), ovf), ovf);
-    else if (!amp && !shared_norm && mlp_in_kept)
+    else if (!cast_each && !shared_norm && mlp_in_kept)
         term(L, n, ls, "MLP input", vl_mul(beta, RS(sbh), ovf), ovf);
     if (a->experts > 1)
         term(L, n, ls, "router probabilities (fp32)",
@@ -474,7 +486,7 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
             vl_mul(qkv_drops + (a->parallel_attention ? mlp_in_kept : 0), RS(sbh), ovf);
         const unsigned more = (qkv_drops > 1 ? qkv_drops - 1 : 0) +
                               (mlp_in_kept > 1 && !a->parallel_attention ? mlp_in_kept - 1 : 0);
-        if (!amp && !cast32 && more)
+        if (!cast_each && !cast32 && more)
             term(L, n, ls, "LoRA dropout: each adapter's own dropped input",
                  vl_mul(more * beta, RS(sbh), ovf), ovf);
     }

@@ -44,12 +44,16 @@ bool vl_norm_upcast(const vl_settings *s);
 /* Training: the step runs under torch.autocast: the -amp precisions, or a 16-bit model's
  * step where --autocast (or the framework's autocast) says so. */
 bool vl_autocast(const vl_settings *s);
-/* Training: QLoRA's adapters are fp32 over a 16-bit model (the framework's
- * qlora_adapters_fp32), with fp32 weights, gradients and optimizer state. */
+/* Training: LoRA's adapters are fp32 over a model held in 16 bits (QLoRA's where the
+ * framework's qlora_adapters_fp32 says so, a 16-bit layer's where its lora_adapters_fp32
+ * and PEFT 0.12 or later do), with fp32 weights, gradients and optimizer state. */
 bool vl_adapters_fp32(const vl_settings *s);
 /* ... and, without autocast, each casts its input to fp32 for itself and keeps that copy
  * for its gradient: the adapters share no input. */
 bool vl_adapters_cast_input(const vl_settings *s);
+/* ... and, under autocast, a 16-bit layer's cast their input to fp32 all the same, which
+ * autocast casts back: each keeps a 16-bit copy of its own. */
+bool vl_adapters_cast16(const vl_settings *s);
 /* Whether a term vl_activations_compute names is an RMSNorm's input (upcast or not), whose
  * squares mean kept before PyTorch 2.2. */
 bool vl_rmsnorm_input(const char *term_name);

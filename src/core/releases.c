@@ -10,6 +10,7 @@
 static const uint32_t torch_days[] = {VL_TORCH_LIST(VL_ENUM_DAY)};
 static const uint32_t transformers_days[] = {VL_TRANSFORMERS_LIST(VL_ENUM_DAY)};
 static const uint32_t bitsandbytes_days[] = {VL_BITSANDBYTES_LIST(VL_ENUM_DAY)};
+static const uint32_t peft_days[] = {VL_PEFT_LIST(VL_ENUM_DAY)};
 #undef VL_ENUM_DAY
 
 static const struct {
@@ -20,6 +21,7 @@ static const struct {
     {VL_SET_TORCH, torch_days, VL_N_TORCHES},
     {VL_SET_TRANSFORMERS, transformers_days, VL_N_TRANSFORMERS},
     {VL_SET_BITSANDBYTES, bitsandbytes_days, VL_N_BITSANDBYTES},
+    {VL_SET_PEFT, peft_days, VL_N_PEFTS},
 };
 #define N_DATED (sizeof dated / sizeof dated[0])
 

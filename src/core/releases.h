@@ -18,8 +18,8 @@
 /* --as-of's value for no day: each release at its default (current). */
 #define VL_DAY_CURRENT 0u
 
-/* Whether setting k is a release list that a day sets: --torch, --transformers and
- * --bitsandbytes.  Not --trl, which a run uses or not by choice, nor --cuda, which follows
+/* Whether setting k is a release list that a day sets: --torch, --transformers,
+ * --bitsandbytes and --peft.  Not --trl, which a run uses or not by choice, nor --cuda, which follows
  * --torch, nor --vllm and --sglang, whose logs name their release. */
 bool vl_release_dated(vl_setting k);
 /* The day (yyyymmdd) line c of the dated release list k came out. */

@@ -26,6 +26,7 @@ const char *const vl_vllm_names[VL_N_VLLMS] = {VL_VLLM_LIST(VL_ENUM_NAME)};
 const char *const vl_sglang_names[VL_N_SGLANGS] = {VL_SGLANG_LIST(VL_ENUM_NAME)};
 const char *const vl_sampler_names[VL_N_SAMPLERS] = {VL_SAMPLER_LIST(VL_ENUM_NAME)};
 const char *const vl_trl_names[VL_N_TRLS] = {VL_TRL_LIST(VL_ENUM_NAME)};
+const char *const vl_peft_names[VL_N_PEFTS] = {VL_PEFT_LIST(VL_ENUM_NAME)};
 const char *const vl_cuda_names[VL_N_CUDAS] = {VL_CUDA_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
 const char *const vl_optimizer_names[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(VL_ENUM_NAME)};
@@ -245,6 +246,18 @@ static const char *autocast_inert(const vl_settings *s)
 static const char *bitsandbytes_inert(const vl_settings *s)
 {
     return s->qlora ? NULL : N_("the bitsandbytes release applies to QLoRA's 4-bit matmuls");
+}
+
+static const char *peft_inert(const vl_settings *s)
+{
+    if (!s->framework->lora_adapters_fp32)
+        return N_("the framework's LoRA is not PEFT's");
+    if (!s->lora_rank || s->qlora)
+        return N_("the PEFT release applies to LoRA on 16-bit layers (QLoRA's adapters are "
+                  "fp32 in every release)");
+    return vl_precision_holds_16bit(s->precision) ? NULL
+                                                  : N_("the model's weights are fp32, and so "
+                                                       "are its adapters");
 }
 
 static const char *trl_inert(const vl_settings *s)
@@ -520,10 +533,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .arg = "DAY",
         .help = "the releases out on DAY (YYYY-MM-DD; YYYY-MM and YYYY are their first day), "
                 "as a published measurement's date sets them: each of --torch, "
-                "--transformers and --bitsandbytes not given takes its newest line from on "
-                "or before DAY (the oldest modelled before them all); without --as-of, one "
-                "of them given dates the others by the day it came out; current (the "
-                "default, with none given) leaves them current",
+                "--transformers, --bitsandbytes and --peft not given takes its newest line "
+                "from on or before DAY (the oldest modelled before them all); without "
+                "--as-of, one of them given dates the others by the day it came out; current "
+                "(the default, with none given) leaves them current",
         .label = N_("releases as of"), SLIDER(20000101, 20991231, VL_STEP_RELEASE)},
     ROW(VL_SET_TORCH) .flag = "torch", FIELD(torch), ENUM(vl_torch_names, VL_N_TORCHES),
         .current_from = "2.10", .older_as = "1.8",
@@ -562,6 +575,14 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "4-bit matmul keeps its input for backward (default current: 0.43.2 and "
                 "later)",
         .label = N_("bitsandbytes"), .inert = bitsandbytes_inert, .json_break = true},
+    ROW(VL_SET_PEFT) .flag = "peft", FIELD(peft), ENUM(vl_peft_names, VL_N_PEFTS),
+        .current_from = "0.12", .older_as = "0.11", .modes = VL_IN_TRAIN, .arg = "V",
+        .help = "the PEFT release whose LoRA trains under hf: from 0.12 (its "
+                "autocast_adapter_dtype) a 16-bit layer's adapters are fp32, and each casts "
+                "its input to fp32 for itself, which autocast casts back to 16 bits: a copy "
+                "an adapter where they had shared the input; 0.11 for every release before, "
+                "or for autocast_adapter_dtype=False (default current: 0.12 and later)",
+        .label = N_("PEFT"), .inert = peft_inert},
     ROW(VL_SET_TRL) .flag = "trl", FIELD(trl), ENUM(vl_trl_names, VL_N_TRLS),
         .current_from = "0.22", .modes = VL_IN_TRAIN, .arg = "V",
         .help = "the trl release whose SFTTrainer trains under hf or deepspeed, 0.8 to 0.21: "
@@ -925,7 +946,8 @@ bool vl_setting_parse(vl_setting k, const char *text, vl_settings *s, char *why,
             const char *after = d->current_from ? release_after(d, text) : NULL;
             if (after)
                 snprintf(hint, sizeof hint, _("; the first modelled after it is %s"), after);
-            if (d->current_from && release_parts(d->names[d->n_names - 1], last))
+            if (d->current_from && d->n_names > 2 &&
+                release_parts(d->names[d->n_names - 1], last))
                 snprintf(list, sizeof list, _("current or a release from %s to %s"), d->names[1],
                          d->names[d->n_names - 1]); /* the lines, oldest first */
             else

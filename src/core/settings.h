@@ -90,7 +90,7 @@
  * current's the day of its current_from release (releases.h, --as-of).  PyTorch's are its
  * release announcements' (pytorch.org/blog; RELEASE.md's cadence table gives the months);
  * transformers' the day conda-forge's transformers-feedstock bot took each release from
- * PyPI, hours after it came; bitsandbytes' its GitHub release tags'. */
+ * PyPI, hours after it came; bitsandbytes' and PEFT's their GitHub release tags'. */
 /* PyTorch release lines (--torch): the ones before 2.2 differ from current ones in what
  * autograd keeps and how the optimizer steps (vl_framework_on_torch); 2.2 and later are as
  * current. */
@@ -189,6 +189,11 @@
  * transformers' (hf, deepspeed): from 0.7.5 to 0.21 it cast a 4-bit model's embeddings and
  * head back to bf16 under bf16 autocast (vl_framework_on_trl).  current is 0.22 and later,
  * and a run without trl. */
+/* PEFT release lines (--peft), for LoRA under the profiles that train through it
+ * (lora_adapters_fp32): from 0.12 its autocast_adapter_dtype makes a 16-bit layer's adapters
+ * fp32 (pull request #1706).  0.11 stands for every release before; current is 0.12 and
+ * later. */
+#define VL_PEFT_LIST(X) X(VL_PEFT_CURRENT, "current", 20240724) X(VL_PEFT_0_11, "0.11", 20240516)
 #define VL_TRL_LIST(X)                                                                        \
     X(VL_TRL_CURRENT, "current") X(VL_TRL_0_8, "0.8") X(VL_TRL_0_9, "0.9")                    \
     X(VL_TRL_0_10, "0.10") X(VL_TRL_0_11, "0.11") X(VL_TRL_0_12, "0.12")                      \
@@ -231,6 +236,7 @@ typedef enum { VL_VLLM_LIST(VL_ENUM_ID) VL_N_VLLMS } vl_vllm;
 typedef enum { VL_SGLANG_LIST(VL_ENUM_ID) VL_N_SGLANGS } vl_sglang;
 typedef enum { VL_SAMPLER_LIST(VL_ENUM_ID) VL_N_SAMPLERS } vl_sampler;
 typedef enum { VL_TRL_LIST(VL_ENUM_ID) VL_N_TRLS } vl_trl;
+typedef enum { VL_PEFT_LIST(VL_ENUM_ID) VL_N_PEFTS } vl_peft;
 typedef enum { VL_CUDA_LIST(VL_ENUM_ID) VL_N_CUDAS } vl_cuda;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
@@ -269,6 +275,7 @@ extern const char *const vl_choice_names[VL_N_CHOICES];
 extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
 extern const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS];
 extern const char *const vl_trl_names[VL_N_TRLS];
+extern const char *const vl_peft_names[VL_N_PEFTS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300), of a release, not auto */
 unsigned vl_cuda_number(vl_cuda c);
@@ -300,6 +307,7 @@ typedef struct vl_settings {
     vl_vllm vllm;          /* the vLLM release under the V1 engine's profile */
     vl_sampler sampler;    /* the V1 engine's top-k/top-p implementation (auto: the release's) */
     vl_sglang sglang;      /* the SGLang release under the sglang profile */
+    vl_peft peft;          /* the PEFT release whose LoRA trains, for profiles that use it */
     vl_trl trl;            /* the trl release whose SFTTrainer trains, for profiles that
                             * use transformers */
     vl_cuda cuda;          /* the CUDA release PyTorch was built with */
@@ -431,7 +439,8 @@ vl_cuda vl_settings_cuda(const vl_settings *s);
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_AS_OF, "as_of") X(VL_SET_TORCH, "torch")        \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
-    X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm") X(VL_SET_SAMPLER, "sampler")                  \
+    X(VL_SET_PEFT, "peft") X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm")                        \
+    X(VL_SET_SAMPLER, "sampler")                                                              \
     X(VL_SET_SGLANG, "sglang")                                                                \
     X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels") X(VL_SET_LOSS_DTYPE, "loss_dtype")      \
     X(VL_SET_MFU, "mfu") X(VL_SET_TOKENS, "tokens") X(VL_SET_EP, "ep") X(VL_SET_CP, "cp")     \

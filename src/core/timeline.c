@@ -621,14 +621,15 @@ static void layer_terms(step *st, bool *ovf)
                  vl_mul(3 * beta, mlp, ovf));
     /* Attention's output, o's input: vl_activations_compute counts it when o is trained or
      * adapted (under lora_dropout it stands for the adapter's dropped copy instead, and
-     * for fp32 adapters without autocast, cast32, for the adapter's fp32 copy).  Else it is
+     * for fp32 adapters for the adapter's own copy: fp32 without autocast, cast32, a
+     * 16-bit layer's 16-bit cast under it, cast16).  Else it is
      * kept once for whoever needs it: flash and SDPA backward read their own output, even
      * when o_proj is frozen; bitsandbytes' 4-bit matmul keeps its input whether or not the
      * base is frozen. */
     const bool nf4 = s->qlora && f->nf4_keeps_input;
     const bool z3 = zero3_linear_keeps(st);
-    const bool cast32 = vl_adapters_cast_input(s);
-    if ((!KEEPS(VL_LORA_O) || drop || cast32) &&
+    const bool cast32 = vl_adapters_cast_input(s), cast16 = vl_adapters_cast16(s);
+    if ((!KEEPS(VL_LORA_O) || drop || cast32 || cast16) &&
         ((!eager && core_saved && f->prune_frozen_saves) || nf4 || z3))
         add_term(st->layer, &st->n_layer, max,
                  z3 ? "attention output (kept by its backward or ZeRO-3's o_proj)"
@@ -643,7 +644,7 @@ static void layer_terms(step *st, bool *ovf)
                          : 0;
     if (nf4 || z3) {
         const uint64_t in = nf4_fp32 ? 4 : beta;
-        const bool own = nf4_fp32 || drop || cast32;
+        const bool own = nf4_fp32 || drop || cast32 || cast16;
         if (!qkv_kept || own)
             add_term(st->layer, &st->n_layer, max,
                      z3 ? "frozen q, k, v input (ZeRO-3's linear)" : "4-bit q, k, v input",
