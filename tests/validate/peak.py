@@ -337,7 +337,9 @@ def predicted(predict, allocator, arch, batch, seq, precision, lora, recompute, 
         adapters = lora.split()
         lora = ["--lora-rank", adapters[0], "--lora-targets", adapters[1]] if adapters else []
         if "qlora" in adapters:  # models.Linear4bit: bitsandbytes 0.42's, no double quantization
-            lora += ["--qlora", "--no-double-quant", "--bitsandbytes", "0.42"]
+            # (its release dates no other: the modules are written out, --as-of current)
+            lora += ["--qlora", "--no-double-quant", "--bitsandbytes", "0.42", "--as-of",
+                     "current"]
         out = subprocess.run(
             [predict, "--one", "--framework", "validate-cpu", "--preset-file", model,
              "--precision", precision, "--batch", str(batch), "--seq", str(seq),
