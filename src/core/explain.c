@@ -315,8 +315,10 @@ static void explain_lora(const vl_settings *s, const vl_breakdown *b, vl_compone
                      s->double_quant ? "double-quantized" : "fp32",
                      vl_fmt_count(l->frozen_params - l->nf4_params - l->bf16_params, f, sizeof f),
                      bpp->weights, es);
-        } else
-            snprintf(base, sizeof base, "%s params x %u B", f, bpp->weights);
+        } else /* the base in the model's dtype, whatever the adapters' (fp32 under PEFT 0.12) */
+            snprintf(base, sizeof base, "%s params x %u B", f,
+                     l->frozen_params ? (unsigned)(l->frozen_bytes / l->frozen_params)
+                                      : bpp->weights);
         if (s->qlora && sh[0]) { /* ZeRO-3 leaves the block scales whole on every GPU */
             char sc[32];
             vl_fmt_bytes(l->nf4_scale_bytes, u, sc, sizeof sc);

@@ -435,9 +435,11 @@ static void bpp_line(const report *r, char *buf, size_t len)
     snprintf(buf, len, "weights %u + gradients %u + optimizer states %u = %u B/param%s%s",
              b->weights, b->gradients, b->optimizer, b->weights + b->gradients + b->optimizer,
              !r->breakdown->lora.on ? ""
-             : r->breakdown->lora.fp32
+             : !r->breakdown->lora.fp32 ? " of the adapters (the frozen base: weights only)"
+             : r->settings->qlora
                  ? " of the adapters, fp32 on the 4-bit layers (the frozen base: weights only)"
-                 : " of the adapters (the frozen base: weights only)",
+                 : " of the adapters, fp32 as PEFT 0.12 makes them (--peft; the frozen base: "
+                   "weights only)",
              shaped);
 }
 
