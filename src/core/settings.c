@@ -251,7 +251,7 @@ static const char *bitsandbytes_inert(const vl_settings *s)
 static const char *peft_inert(const vl_settings *s)
 {
     if (!s->framework->lora_adapters_fp32)
-        return N_("the framework's LoRA is not PEFT's");
+        return N_("the framework's adapters take their layer's dtype in every release");
     if (!s->lora_rank || s->qlora)
         return N_("the PEFT release applies to LoRA on 16-bit layers (QLoRA's adapters are "
                   "fp32 in every release)");
