@@ -642,10 +642,11 @@ static bool padding_repeats_kv(const vl_settings *s, const vl_arch *a, const vl_
     if (!s->framework->transformers || !vl_settings_padded(s) || b->attention != VL_ATTN_SDPA ||
         a->kv_heads >= a->heads)
         return false;
-    vl_framework unpadded = *s->framework;
-    vl_framework_on_transformers(&unpadded, s->transformers);
-    vl_framework_on_torch(&unpadded, s->torch);
-    return unpadded.kv_repeat == VL_KV_REPEAT_NONE;
+    vl_settings unpadded = *s;
+    unpadded.padded = VL_CHOICE_FALSE;
+    vl_framework f = *s->framework;
+    vl_framework_on_releases(&f, &unpadded);
+    return f.kv_repeat == VL_KV_REPEAT_NONE;
 }
 
 int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,

@@ -113,8 +113,8 @@ uint32_t vl_patch_day(const vl_settings_patch *p)
     uint32_t day = VL_DAY_CURRENT;
     for (size_t i = 0; i < N_DATED; i++)
         if (vl_set_has(p->given, dated[i].k)) { /* current names no day */
-            uint64_t c = vl_setting_get(dated[i].k, &p->values);
-            uint32_t d = c > 0 && c < (uint64_t)dated[i].n ? dated[i].days[c] : VL_DAY_CURRENT;
+            const int c = (int)vl_setting_get(dated[i].k, &p->values);
+            const uint32_t d = c ? vl_release_day(dated[i].k, c) : VL_DAY_CURRENT;
             day = d > day ? d : day;
         }
     return day;
