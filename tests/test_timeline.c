@@ -1881,6 +1881,7 @@ static void test_transformers_releases(void **state)
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         vl_settings t = train(VL_BF16, 64, 2);
         vl_settings_take_framework(&t, fw(runs[i].framework));
+        t.padded = VL_CHOICE_FALSE; /* the releases' masks differ (test_sdpa_padding_mask) */
         t.transformers = runs[i].v;
         t.torch = runs[i].torch;
         t.attention = runs[i].asked;
@@ -4785,10 +4786,11 @@ static void test_litgpt_layer(void **state)
     assert_int_equal(kept_by_layer(&t, 1), 1421312 - 2 * 2 * sbh);
     vl_timeline_free(&t);
     /* PEFT's separate q and v adapters under hf: a dropout each, 2 x (2sbh + sbh), and no
-     * view or pad (hf's norm keeps the same fp32 input) */
+     * view or pad (hf's norm keeps the same fp32 input); the two padded sequences' mask in
+     * bf16, SDPA's copy (test_sdpa_padding_mask), 2 x 64 x 64 x 2 */
     s.norm_upcast = VL_CHOICE_AUTO;
     build(&m, &s, fw("hf"), &t);
-    assert_int_equal(kept_by_layer(&t, 1), common + 2 * sbh + sbh + 2 * sbh);
+    assert_int_equal(kept_by_layer(&t, 1), common + 2 * sbh + sbh + 2 * sbh + 2 * 64 * 64 * 2);
     vl_timeline_free(&t);
 }
 
@@ -4805,6 +4807,7 @@ static void test_hf_repeat_kv(void **state)
     (void)state;
     vl_model m = llama_256(2);
     vl_settings s = train(VL_BF16, 64, 2);
+    s.padded = VL_CHOICE_FALSE;
     const uint64_t sb = 128, sbh = sb * 256;
     const uint64_t rest = 2 * 4 * sbh + 2 * 2 * sbh + 2 * 2 * sbh + 4 * 8 * sb +
                           4 * 2 * sb * 688 + 2 * 2 * sbh;
@@ -4836,8 +4839,9 @@ static void test_hf_repeat_kv(void **state)
     vl_timeline_free(&t);
     /* a micro-batch padded to its longest (--padded; auto: more than one sequence) hands
      * SDPA a mask, under which transformers repeats them at every release
-     * (use_gqa_in_sdpa); one sequence, or --padded false, gets enable_gqa: the same 128
-     * tokens either way */
+     * (use_gqa_in_sdpa), and which SDPA copies to bf16 for the layer to keep, b x s x s x 2
+     * (test_sdpa_padding_mask); one sequence, or --padded false, gets enable_gqa: the same
+     * 128 tokens either way */
     static const struct {
         vl_choice padded;
         uint64_t batch;
@@ -4853,8 +4857,10 @@ static void test_hf_repeat_kv(void **state)
         assert_int_equal(vl_settings_padded(&p), pads[i].repeats);
         vl_framework_of(&p, &hopper, &f);
         build(&m, &p, &f, &t);
+        const uint64_t seq = sb / pads[i].batch;
         assert_int_equal(kept_by_layer(&t, 1),
-                         rest + (pads[i].repeats ? 2 * 2 * sbh : 0) + 2 * 2 * sb * 64);
+                         rest + (pads[i].repeats ? 2 * 2 * sbh + sb * seq * 2 : 0) +
+                             2 * 2 * sb * 64);
         vl_timeline_free(&t);
         /* LitGPT's models are not transformers': the mask changes nothing */
         vl_settings_take_framework(&p, fw("litgpt"));
@@ -4865,6 +4871,92 @@ static void test_hf_repeat_kv(void **state)
         p.mode = VL_MODE_INFER;
         assert_false(vl_settings_padded(&p));
     }
+}
+
+/* A padded micro-batch's mask under transformers' SDPA (vl_sdpa_padding_mask), by hand on
+ * llama_256 (8 KV heads: no repeat to tell apart), 2 sequences of s tokens in bf16 unless
+ * said: the model's mask b x 1 x s x s, made with the embeddings, and what each layer keeps
+ * of it beyond the unpadded run.  From 4.53 the mask is bools, 2 x 64 x 64, which SDPA
+ * converts to the query's bf16 at each layer, 2 x 64 x 64 x 2; before, floats in the
+ * residual stream's dtype, handed on as they are (bf16), cast once a layer by autocast
+ * (fp32 under bf16-amp: the mask 4 B an element, the copy 2), or padded a layer to rows of
+ * 8 (s = 60: 2 x 60 x 64 x 2). */
+static void test_sdpa_padding_mask(void **state)
+{
+    (void)state;
+    static const char what[] = "padding mask (b x 1 x s x s)";
+    static const struct {
+        const char *framework;
+        vl_transformers v;
+        vl_precision p;
+        vl_attention attention;
+        uint64_t seq, mask, copy;
+    } runs[] = {
+        {"hf", VL_TF_CURRENT, VL_BF16, VL_ATTN_SDPA, 64, 2 * 64 * 64, 2 * 64 * 64 * 2},
+        {"hf", VL_TF_4_53, VL_BF16, VL_ATTN_SDPA, 64, 2 * 64 * 64, 2 * 64 * 64 * 2},
+        {"hf", VL_TF_4_52, VL_BF16, VL_ATTN_SDPA, 64, 2 * 64 * 64 * 2, 0},
+        {"hf", VL_TF_4_52, VL_BF16_AMP, VL_ATTN_SDPA, 64, 2 * 64 * 64 * 4, 2 * 64 * 64 * 2},
+        {"hf", VL_TF_4_52, VL_BF16, VL_ATTN_SDPA, 60, 2 * 60 * 60 * 2, 2 * 60 * 64 * 2},
+        {"hf", VL_TF_CURRENT, VL_BF16, VL_ATTN_FLASH, 64, 0, 0}, /* unpads instead */
+        {"litgpt", VL_TF_CURRENT, VL_BF16, VL_ATTN_SDPA, 64, 0, 0},
+    };
+    const vl_model m = llama_256(8);
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        vl_settings s = train(runs[i].p, runs[i].seq, 2);
+        vl_settings_take_framework(&s, fw(runs[i].framework));
+        s.transformers = runs[i].v;
+        s.attention = runs[i].attention;
+        uint64_t mask, copy;
+        vl_sdpa_padding_mask(&s, &m.arch, vl_precision_is_amp(s.precision) ? 4 : 2, 2, &mask,
+                             &copy, &(bool){false});
+        assert_int_equal(mask, runs[i].mask);
+        assert_int_equal(copy, runs[i].copy);
+        vl_framework f;
+        vl_framework_of(&s, &hopper, &f);
+        vl_timeline padded, unpadded;
+        build(&m, &s, &f, &padded);
+        uint64_t bytes = 0;
+        assert_int_equal(allocs_in(&padded, "forward embedding", what, &bytes),
+                         runs[i].mask != 0);
+        assert_int_equal(bytes, runs[i].mask);
+        s.padded = VL_CHOICE_FALSE;
+        build(&m, &s, &f, &unpadded);
+        assert_int_equal(allocs_in(&unpadded, "forward embedding", what, &bytes), 0);
+        assert_int_equal(kept_by_layer(&padded, 1) - kept_by_layer(&unpadded, 1),
+                         runs[i].copy);
+        vl_timeline_free(&padded);
+        vl_timeline_free(&unpadded);
+        /* the sum counts the copy a layer */
+        vl_breakdown with, without;
+        assert_null(vl_estimate(&m, &s, &without));
+        s.padded = VL_CHOICE_TRUE;
+        assert_null(vl_estimate(&m, &s, &with));
+        assert_int_equal(with.act.layer_bytes - without.act.layer_bytes, runs[i].copy);
+        /* and the report says so */
+        char notes[8][VL_NOTE_LEN];
+        const int n = vl_notes(&s, &m, &with, notes, 8);
+        bool said = false;
+        for (int k = 0; k < n; k++)
+            said = said || strstr(notes[k], "each layer keeps SDPA's copy of it") != NULL;
+        assert_int_equal(said, runs[i].copy != 0);
+    }
+    /* an encoder's mask is b x 1 x 1 x s, broadcast; eager attention's is the causal mask
+     * it always makes; serving pads nothing --padded knows of */
+    vl_settings s = train(VL_BF16, 64, 2);
+    vl_settings_take_framework(&s, fw("hf"));
+    uint64_t mask, copy;
+    vl_model bert = m;
+    bert.arch.norm_position = VL_NORM_POST;
+    bert.arch.pooler = true;
+    vl_sdpa_padding_mask(&s, &bert.arch, 2, 2, &mask, &copy, &(bool){false});
+    assert_int_equal(mask + copy, 0);
+    s.attention = VL_ATTN_EAGER;
+    vl_sdpa_padding_mask(&s, &m.arch, 2, 2, &mask, &copy, &(bool){false});
+    assert_int_equal(mask + copy, 0);
+    s.attention = VL_ATTN_SDPA;
+    s.mode = VL_MODE_INFER;
+    vl_sdpa_padding_mask(&s, &m.arch, 2, 2, &mask, &copy, &(bool){false});
+    assert_int_equal(mask + copy, 0);
 }
 
 static void test_bad_input(void **state)
@@ -4945,6 +5037,7 @@ int main(void)
         cmocka_unit_test(test_untied_head),
         cmocka_unit_test(test_litgpt_layer),
         cmocka_unit_test(test_hf_repeat_kv),
+        cmocka_unit_test(test_sdpa_padding_mask),
         cmocka_unit_test(test_lora_adapters_fp32),
         cmocka_unit_test(test_serving),
         cmocka_unit_test(test_kv_budget),

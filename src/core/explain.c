@@ -635,18 +635,32 @@ static bool class_differs(const vl_settings *s, const vl_arch *a, char *buf, siz
     return n > 0;
 }
 
-/* Whether the padding mask of s's micro-batch makes transformers' SDPA repeat a GQA
- * model's K and V where its releases would pass enable_gqa. */
-static bool padding_repeats_kv(const vl_settings *s, const vl_arch *a, const vl_breakdown *b)
+/* What a padded micro-batch costs under transformers' SDPA, in words: each layer's copy of
+ * its mask (vl_sdpa_padding_mask), and a GQA model's K and V repeated to the query heads
+ * where the releases would pass enable_gqa.  False where it costs nothing. */
+static bool padding_costs(const vl_settings *s, const vl_arch *a, const vl_breakdown *b,
+                          char *buf, size_t len)
 {
-    if (!s->framework->transformers || !vl_settings_padded(s) || b->attention != VL_ATTN_SDPA ||
-        a->kv_heads >= a->heads)
+    if (!s->framework->transformers || !vl_settings_padded(s) || b->attention != VL_ATTN_SDPA)
         return false;
+    const vl_precision compute = vl_compute_precision(s);
+    const uint64_t beta = vl_activation_bytes(compute);
+    uint64_t mask, copy;
+    bool ovf = false;
+    vl_sdpa_padding_mask(s, a, vl_precision_is_amp(compute) ? 4 : beta, beta, &mask, &copy,
+                         &ovf);
     vl_settings unpadded = *s;
     unpadded.padded = VL_CHOICE_FALSE;
     vl_framework f = *s->framework;
     vl_framework_on_releases(&f, &unpadded);
-    return f.kv_repeat == VL_KV_REPEAT_NONE;
+    const bool repeats = a->kv_heads < a->heads && f.kv_repeat == VL_KV_REPEAT_NONE;
+    char heads[64] = "";
+    if (repeats)
+        snprintf(heads, sizeof heads, "%sK and V are repeated to the %llu query heads",
+                 copy ? "; " : "", (unsigned long long)a->heads);
+    snprintf(buf, len, "%s%s", copy ? "each layer keeps SDPA's copy of it in the query's dtype"
+                                    : "", heads);
+    return copy || repeats;
 }
 
 int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
@@ -676,13 +690,12 @@ int vl_notes(const vl_settings *s, const vl_model *m, const vl_breakdown *b,
         snprintf(notes[n++], VL_NOTE_LEN, "transformers %s's %s class, unlike Llama's: %s",
                  vl_transformers_names[s->transformers],
                  vl_model_type_names[m->arch.model_type], differs);
-    if (padding_repeats_kv(s, &m->arch, b) && n < max)
+    char padding[120];
+    if (padding_costs(s, &m->arch, b, padding, sizeof padding) && n < max)
         snprintf(notes[n++], VL_NOTE_LEN,
-                 "a micro-batch of %llu sequences is padded to its longest (--padded %s): "
-                 "under its mask transformers' SDPA repeats K and V to the %llu query heads "
-                 "(--padded false for packed rows or rows of one length)",
-                 (unsigned long long)s->batch, vl_choice_names[s->padded],
-                 (unsigned long long)m->arch.heads);
+                 "a micro-batch of %llu sequences is padded to its longest (--padded %s), "
+                 "handing SDPA a mask: %s (--padded false: packed rows, or of one length)",
+                 (unsigned long long)s->batch, vl_choice_names[s->padded], padding);
     if (s->framework->unties_embeddings && m->arch.tie_embeddings && n < max)
         snprintf(notes[n++], VL_NOTE_LEN,
                  "%s gives the output layer a matrix of its own (unties_embeddings): the "

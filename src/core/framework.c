@@ -729,6 +729,30 @@ uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_trans
     return kind == VL_MASK_BUFFER_LAYER ? vl_mul(layers, one, ovf) : one;
 }
 
+void vl_sdpa_padding_mask(const vl_settings *s, const vl_arch *a, uint64_t rho, uint64_t beta,
+                          uint64_t *shared, uint64_t *per_layer, bool *ovf)
+{
+    *shared = *per_layer = 0;
+    if (!s->framework->transformers || !vl_settings_padded(s) || vl_arch_encoder(a) ||
+        vl_attention_for(s, a) != VL_ATTN_SDPA)
+        return;
+    /* The model's mask: from 4.53 masking_utils' sdpa_mask, b x 1 x s x s bools; before,
+     * _update_causal_mask's b x 1 x s x s floats in the input embeddings' dtype, the
+     * residual stream's (transformers' modeling_llama.py) */
+    const bool bools = !before(s->transformers, VL_TF_4_53);
+    const uint64_t bss = vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf);
+    *shared = vl_mul(bss, bools ? 1 : rho, ovf);
+    /* What scaled_dot_product_attention hands the memory-efficient kernel, which keeps it
+     * as attn_bias for backward (aten/src/ATen/native/transformers/attention.cpp): a bool
+     * mask converted to the query's dtype (convert_boolean_attn_mask), at each call; a
+     * float one as it is, save autocast's cast of an fp32 mask to the 16-bit query; and a
+     * mask whose rows are not 8-element aligned padded to them (preprocess_mask, pad_bias;
+     * pytorch pull request #114173, from 2.2) */
+    const uint64_t width = vl_ceil_div(s->seq, 8) * 8;
+    if (bools || rho != beta || width != s->seq)
+        *per_layer = vl_mul(vl_mul(vl_mul(s->seq, width, ovf), s->batch, ovf), beta, ovf);
+}
+
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v)
 {
     /* MatMul4Bit.forward saved (A, B) until 0.43.2 saved (None, B): pull request #1270

@@ -309,6 +309,13 @@ vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers
  * each of `layers` attention layers, or one in the model; 0 for a class without them. */
 uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_transformers v,
                                uint64_t layers, bool *ovf);
+/* A padded micro-batch's attention mask under transformers' SDPA (vl_settings_padded), for a
+ * causal decoder a: `shared`, the model's b x 1 x s x s mask, alive from its forward to the
+ * end of its backward; `per_layer`, the copy each layer's SDPA makes of it and its
+ * memory-efficient kernel keeps for backward.  rho and beta: the residual stream's and the
+ * matmuls' bytes an element.  Both 0 where the run hands SDPA no mask. */
+void vl_sdpa_padding_mask(const vl_settings *s, const vl_arch *a, uint64_t rho, uint64_t beta,
+                          uint64_t *shared, uint64_t *per_layer, bool *ovf);
 /* Whether f's eager attention runs a's softmax in fp32 over 16-bit scores and casts its
  * output back (softmax_fp32; under a profile whose models are transformers', where the
  * model preset's eager_softmax is fp32 or fused). */

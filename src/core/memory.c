@@ -402,6 +402,10 @@ void vl_activations_compute(const vl_arch *a, const vl_settings *s, vl_activatio
     } else if (core_saved) {
         term(L, n, ls, "flash-attention row statistics (fp32)",
              vl_mul(4, TS(vl_mul(a->heads, sb, ovf)), ovf), ovf);
+        uint64_t mask, mask_copy;
+        vl_sdpa_padding_mask(s, a, rho, beta, &mask, &mask_copy, ovf);
+        if (mask_copy)
+            term(L, n, ls, "padding mask, SDPA's copy (b x 1 x s x s)", mask_copy, ovf);
     }
     if (KEEPS(VL_LORA_O))
         term(L, n, ls,

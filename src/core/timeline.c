@@ -230,7 +230,9 @@ typedef struct step {
     uint64_t dequant_fwd;       /* and as the forward's matmul holds it, named so */
     const char *dequant_fwd_what;
     uint64_t head_dequant;      /* QLoRA: a 4-bit output layer in 16 bits, at the loss */
-    uint64_t mask;              /* eager attention's materialised mask */
+    uint64_t mask;              /* eager attention's materialised mask, or the padding mask a
+                                 * padded micro-batch hands SDPA (vl_sdpa_padding_mask) */
+    const char *mask_what;
     /* the outside tensors: the embedding side, the head and the loss */
     vl_term emb[VL_MAX_TERMS], head[VL_MAX_TERMS + 4];
     int n_emb, n_head;
@@ -799,8 +801,14 @@ static void layer_terms(step *st, bool *ovf)
      * (ModuleUtilsMixin.get_extended_attention_mask, transformers' modeling_utils.py):
      * only a causal decoder's mask is b x 1 x s x s, in the embeddings' dtype (the residual
      * stream's) */
-    if (eager && f->materialized_mask && !vl_arch_encoder(st->a))
+    st->mask_what = "causal mask (b x 1 x s x s)";
+    if (eager && f->materialized_mask && !vl_arch_encoder(st->a)) {
         st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), st->rho, ovf);
+    } else {
+        uint64_t copy;
+        vl_sdpa_padding_mask(s, st->a, st->rho, st->beta, &st->mask, &copy, ovf);
+        st->mask_what = "padding mask (b x 1 x s x s)";
+    }
 }
 
 /* The outside tensors: the embedding side as vl_activations_compute keeps it; the head and
@@ -1249,7 +1257,7 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
         gout = alloc(b, VL_TL_GATHERED, st->gathered_outside, "gathered embeddings");
     for (int i = 0; i < st->n_emb; i++)
         mb->emb[i] = alloc(b, VL_TL_ACTIVATIONS, st->emb[i].bytes, st->emb[i].name);
-    mb->mask = alloc(b, VL_TL_TRANSIENT, st->mask, "causal mask (b x 1 x s x s)");
+    mb->mask = alloc(b, VL_TL_TRANSIENT, st->mask, st->mask_what);
     release(b, gout);
     /* full recompute keeps each layer's input: the embeddings' output, then each layer's,
      * made while the layer's ops still hold their workspace */
