@@ -488,9 +488,10 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .label = N_("autocast"), .inert = autocast_inert},
     ROW(VL_SET_PADDED) .flag = "padded", FIELD(padded), TRAIN_CHOICE,
         .help = "the micro-batch is padded to its longest sequence, as a collator that pads "
-                "makes it: transformers then hands SDPA a padding mask, under which it "
-                "repeats a GQA model's K and V to the query heads (from 4.54 on PyTorch 2.5 "
-                "it does so only under a mask); false for packed rows or rows of one length "
+                "makes it: transformers then hands SDPA a padding mask, which each layer "
+                "keeps a copy of, and under which it repeats a GQA model's K and V to the "
+                "query heads (from 4.54 on PyTorch 2.5 it does so only under a mask); false "
+                "for packed rows or rows of one length "
                 "(default auto: padded when the micro-batch has more than one sequence)",
         .label = N_("padded batch"), .inert = transformers_inert},
     ROW(VL_SET_GPUS_PER_NODE) .flag = "gpus-per-node", FIELD(gpus_per_node),
