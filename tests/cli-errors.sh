@@ -34,6 +34,8 @@ expect 2 "$e --bitsandbytes: unknown value '0.40' (expected current or a release
 expect 2 "$e --preset: no model or scenario named 'llama-2-7' (vramlab presets lists them); did you mean 'llama-2-7b'?" \
     estimate --preset llama-2-7
 expect 2 "$e --gpu: no GPU named 'h100' (vramlab presets lists them); did you mean 'h100-80gb' or 'h100-pcie'?" estimate --gpu h100
+# no name begins as it does: the names that hold it
+expect 2 "$e --gpu: no GPU named '4090' (vramlab presets lists them); did you mean 'rtx-4090'?" estimate --gpu 4090
 expect 2 "$e --preset: no model or scenario named 'Qwen/Qwen2.5-7B-Instruct' (vramlab presets lists them); did you mean 'qwen2.5-7b'?" \
     estimate --preset Qwen/Qwen2.5-7B-Instruct
 # a variant named after its preset's repository rather than the preset

@@ -660,23 +660,31 @@ const char *vl_catalog_hint(const vl_catalog *c, vl_kind kind, const char *name,
     for (size_t i = 0; i < nb; i++)
         names[na + i] = entry_name(b, i);
     /* the names that begin as it does, folded ("H100": h100-80gb, h100-pcie), when a few do;
-     * else the nearest by spelling */
+     * else the nearest by spelling; else those that hold it ("4090": rtx-4090), when a few
+     * do */
     char want[FOLDED_LEN], have[FOLDED_LEN];
-    const char *starts[3];
+    const char *found[3];
     size_t n = 0, more = 0;
     const bool folded = fold(name, want, sizeof want);
-    for (size_t i = 0; folded && i < na + nb; i++)
-        if (fold(names[i], have, sizeof have) && strncmp(have, want, strlen(want)) == 0) {
-            if (n < sizeof starts / sizeof *starts)
-                starts[n++] = names[i];
+    const char *near = NULL;
+    for (int pass = 0; folded && pass < 2 && !near && n == 0 && more == 0; pass++) {
+        if (pass == 1 && (near = vl_did_you_mean(name, names, na + nb)) != NULL)
+            break;
+        for (size_t i = 0; i < na + nb; i++) {
+            const char *at = fold(names[i], have, sizeof have) ? strstr(have, want) : NULL;
+            if (!at || (pass == 0 && at != have))
+                continue;
+            if (n < sizeof found / sizeof *found)
+                found[n++] = names[i];
             else
                 more++;
         }
+    }
     if (n && !more) {
         size_t o = (size_t)snprintf(buf, len, "; did you mean");
         for (size_t i = 0; i < n && o < len; i++)
             o += (size_t)snprintf(buf + o, len - o, "%s'%s'",
-                                  i == 0 ? " " : i + 1 < n ? ", " : " or ", starts[i]);
+                                  i == 0 ? " " : i + 1 < n ? ", " : " or ", found[i]);
         if (o < len)
             snprintf(buf + o, len - o, "?");
     } else {
