@@ -2664,6 +2664,59 @@ static void test_first_step(void **state)
     vl_timeline_free(&t);
 }
 
+/* An engine that sizes its KV cache allocates all of it before it serves: the step's
+ * timeline (vl_timeline_for) holds the cache vl_kv_budget_of gives, whole, where the run's
+ * own would be a sliver of it; the fit judges the device against the GPU's whole memory
+ * and the batch's cache against the engine's.  A framework that sizes none holds the run's
+ * own, and so does a GPU of unknown memory. */
+static void test_engine_kv_pool(void **state)
+{
+    (void)state;
+    const vl_model m = tiny_llama();
+    vl_runtime rt = hopper;
+    rt.memory = 16ULL << 30;
+    static const char *const engines[] = {"vllm", "sglang"};
+    for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
+        vl_settings s = serve(512, 16, 2);
+        vl_settings_take_framework(&s, fw(engines[i]));
+        s.gpu_util = 800000; /* SGLang's rule would keep most of a small GPU for itself */
+        vl_framework f;
+        vl_framework_of(&s, &rt, &f);
+        vl_kv_budget k;
+        assert_null(vl_kv_budget_of(&m, &s, &f, &rt, vl_usable_memory(&s, rt.memory), &k));
+        vl_timeline t;
+        char err[128];
+        assert_true(vl_timeline_for(&m, &s, &rt, &t, err, sizeof err));
+        uint64_t bytes = 0;
+        assert_int_equal(allocs_in(&t, "allocate the KV cache",
+                                   "KV cache (the engine's pool, allocated once)", &bytes), 1);
+        assert_int_equal(bytes, k.available);
+        assert_int_equal(t.peak.alive[VL_TL_KV_CACHE], k.available);
+        /* 2 sequences of 528 tokens at 384 B a token are far less */
+        assert_true(k.available > 2 * 528 * 384);
+        /* judged against the whole GPU, not the engine's share of it (its cache, most of
+         * it, is more than half the GPU) */
+        assert_true(t.peak.device > rt.memory / 2);
+        const vl_fit fit = vl_fit_of(t.peak.device, rt.memory / 2, &k, s.batch);
+        assert_true(fit.fits);
+        assert_true(fit.margin <= rt.memory - t.peak.device);
+        vl_timeline_free(&t);
+        /* with the GPU's memory unknown there is no pool to hold */
+        vl_runtime unknown = rt;
+        unknown.memory = 0;
+        assert_true(vl_timeline_for(&m, &s, &unknown, &t, err, sizeof err));
+        assert_int_equal(t.peak.alive[VL_TL_KV_CACHE], 2ULL * 528 * 384);
+        vl_timeline_free(&t);
+    }
+    vl_settings s = serve(512, 16, 2);
+    vl_settings_take_framework(&s, fw("hf"));
+    vl_timeline t;
+    char err[128];
+    assert_true(vl_timeline_for(&m, &s, &rt, &t, err, sizeof err));
+    assert_int_equal(t.end[VL_TL_KV_CACHE], 2ULL * 527 * 384); /* the last token uncached */
+    vl_timeline_free(&t);
+}
+
 /* The KV cache a profiling engine gives itself (vl_kv_budget_of): what its profile run (the
  * step's token budget shared over its sequences) leaves of its share, in whole blocks. */
 static void test_kv_budget(void **state)
@@ -5040,6 +5093,7 @@ int main(void)
         cmocka_unit_test(test_sdpa_padding_mask),
         cmocka_unit_test(test_lora_adapters_fp32),
         cmocka_unit_test(test_serving),
+        cmocka_unit_test(test_engine_kv_pool),
         cmocka_unit_test(test_kv_budget),
         cmocka_unit_test(test_serving_defaults_by_gpu),
         cmocka_unit_test(test_vllm_non_torch),

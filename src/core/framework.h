@@ -233,6 +233,9 @@ typedef struct vl_framework {
                                  * off the KV cache (vl_graph_estimate) */
     bool profile_run;           /* not a preset's: set while the engine's profile run is
                                  * built (vl_kv_budget_of) */
+    uint64_t kv_pool;           /* not a preset's: the KV cache the engine sized for itself
+                                 * (vl_kv_budget_of), which vl_timeline_for allocates whole
+                                 * where the engine allocates it once; 0: none */
     vl_profile_counts profile_counts; /* not a preset's: the vLLM release's, from
                                        * vl_framework_on_vllm */
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */

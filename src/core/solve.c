@@ -95,6 +95,7 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
     memset(out, 0, sizeof *out);
     if (s->mode != VL_MODE_INFER || !vl_sizes_kv(f))
         return "the framework does not size its KV cache";
+    out->memory = rt->memory;
     vl_breakdown b;
     vl_settings run = *s; /* the run's settings under f (which holds their choices) */
     vl_settings_take_framework(&run, f);
@@ -162,9 +163,12 @@ const char *const vl_fit_by_names[VL_N_FIT_BY] = {"peak", "share", "kv_cache"};
 
 vl_fit vl_fit_of(uint64_t device, uint64_t capacity, const vl_kv_budget *k, uint64_t batch)
 {
+    const bool sized = k && k->sizing != VL_KV_NONE;
+    if (sized && k->memory)
+        capacity = k->memory;
     vl_fit f = {.fits = device <= capacity, .by = VL_FIT_PEAK, .device = device};
     f.margin = f.fits ? capacity - device : device - capacity;
-    if (!k || k->sizing == VL_KV_NONE)
+    if (!sized)
         return f;
     bool ovf = false;
     const uint64_t need = vl_mul(batch, k->per_sequence, &ovf); /* the batch's cache */

@@ -87,6 +87,8 @@ typedef struct vl_kv_budget {
     uint64_t tokens;        /* the tokens its whole blocks hold (vLLM's "GPU KV cache size") */
     uint64_t per_sequence;  /* bytes one sequence of seq + gen tokens takes of it */
     uint64_t profile_seqs, profile_tokens; /* the profile run: sequences, tokens each */
+    uint64_t memory;        /* the GPU's as CUDA reports it (0: unknown), which the engine's
+                             * process, its whole KV cache among it, must fit */
 } vl_kv_budget;
 
 /* The KV cache s's engine gives itself on runtime rt under framework f: out of capacity
@@ -98,7 +100,9 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
 
 /* The verdict for a step whose peak on the device is `device`, on a GPU of which the run may
  * use `capacity`, `batch` sequences at once, under an engine whose KV cache is k (NULL, or
- * k->sizing none: the peak alone decides). */
+ * k->sizing none: the peak alone decides).  Under an engine that sizes its cache, `device`
+ * holds all of it (vl_timeline_for) and is judged against the GPU's whole memory; the share
+ * bounds the cache, which must hold the batch. */
 vl_fit vl_fit_of(uint64_t device, uint64_t capacity, const vl_kv_budget *k, uint64_t batch);
 /* The verdict for s on runtime rt: its timeline's peak and, under an engine that sizes its
  * KV cache, that cache (vl_kv_budget_of).  false, with the reason in err, when s has no

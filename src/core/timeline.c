@@ -9,6 +9,7 @@
 
 #include "lora.h"
 #include "preset.h"
+#include "solve.h"
 #include "units.h"
 
 #define VL_TL_KEY(id, key, label) key,
@@ -2331,9 +2332,12 @@ static bool build_serve(builder *b, step *st)
     if (!kv)
         return false;
     if (st->f->kv_preallocated) {
+        /* the engine's whole pool where it sized one (kv_pool), else the run's own cache */
+        const uint64_t run = s->gen ? inf->decode.kv_cache : inf->prefill.kv_cache;
         phase(b, "allocate the KV cache");
-        alloc(b, VL_TL_KV_CACHE, s->gen ? inf->decode.kv_cache : inf->prefill.kv_cache,
-              "KV cache (paged, allocated once)");
+        alloc(b, VL_TL_KV_CACHE, st->f->kv_pool > run ? st->f->kv_pool : run,
+              st->f->kv_pool > run ? "KV cache (the engine's pool, allocated once)"
+                                   : "KV cache (paged, allocated once)");
     }
     if (st->f->cuda_graphs && st->f->graph_batch) {
         phase(b, "capture CUDA graphs");
@@ -2590,6 +2594,12 @@ bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *
 {
     vl_framework f;
     vl_framework_of(s, rt, &f);
+    /* an engine that sizes its KV cache allocates all of it before it serves (vLLM's
+     * initialize_kv_cache, SGLang's token_to_kv_pool): the step runs beside the pool */
+    vl_kv_budget k;
+    if (s->mode == VL_MODE_INFER && vl_sizes_kv(&f) && rt->memory &&
+        !vl_kv_budget_of(m, s, &f, rt, vl_usable_memory(s, rt->memory), &k))
+        f.kv_pool = k.available;
     return vl_timeline_build(m, s, &f, rt, out, err, len);
 }
 
