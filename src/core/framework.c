@@ -620,12 +620,6 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
     /* the loss copied logits[..., :-1, :].contiguous() until 4.49 (#35646) */
     if (v < VL_TF_4_49)
         f->loss_shift_copy = true;
-    /* each attention layer made its own rotary embedding, which registered cos and sin
-     * of every position as buffers: LlamaRotaryEmbedding's _cos_cached and _sin_cached
-     * (kept "for BC" in 4.38, whose warning says they go in 4.39), MistralRotaryEmbedding's
-     * and Qwen2RotaryEmbedding's _set_cos_sin_cache (models/llama, mistral, qwen2) */
-    if (v < VL_TF_4_39)
-        f->rope_tables = true;
     /* generate passed the cache as tuples of past_key_values until 4.42 (pull request
      * #30536, "Reduce by 2 the memory requirement in generate()"): the step before's cache
      * and outputs, the prefill's logits among them, stayed referenced while a decode step
@@ -659,15 +653,17 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
  * dropped yet) */
 #define VL_TF_ALWAYS ((vl_transformers)VL_N_TRANSFORMERS)
 #define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until,      \
-                           kv_tuples, kv_kind)                                                 \
+                           kv_tuples, kv_kind, rope_from, rope_until)                          \
     {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache,                \
-     VL_MASK_BUFFER_##mask, VL_TF_##mask_until, VL_TF_##kv_tuples, VL_KV_KIND_##kv_kind},
+     VL_MASK_BUFFER_##mask, VL_TF_##mask_until, VL_TF_##kv_tuples, VL_KV_KIND_##kv_kind,       \
+     VL_TF_##rope_from, VL_TF_##rope_until},
 static const struct {
     vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until,
         cache_from;
     vl_mask_buffer mask;
     vl_transformers mask_until, kv_tuples_until;
     vl_kv_kind kv_kind;
+    vl_transformers rope_from, rope_until;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
 /* v is before release: current (5.0) comes after every numbered one, ALWAYS after all */
@@ -696,6 +692,12 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
     if (training && f->loss_shift_copy && !f->logits_cast_in_model &&
         before(v, class_rules[t].shift_uncast_until))
         f->shift_before_cast = true;
+    /* each attention layer made its own rotary embedding, which registered cos and sin
+     * of every position as buffers, over the class's releases (model.h): LlamaRotaryEmbedding's
+     * _set_cos_sin_cache, then its _cos_cached and _sin_cached "for BC" (4.38.2 to 4.40),
+     * MistralRotaryEmbedding's and its copies' until the model-wide rotary embedding */
+    if (!before(v, class_rules[t].rope_from) && before(v, class_rules[t].rope_until))
+        f->rope_tables = true;
     /* generate's prefill asks for the last position's logits only where the forward takes
      * num_logits_to_keep (Llama's from 4.45); before, the forward projected every position */
     if (before(v, class_rules[t].keep_from))
