@@ -4958,7 +4958,7 @@ static void test_hf_repeat_kv(void **state)
 /* A padded micro-batch's mask under transformers' SDPA (vl_sdpa_padding_mask), by hand on
  * llama_256 (8 KV heads: no repeat to tell apart), 2 sequences of s tokens in bf16 unless
  * said: the model's mask b x 1 x s x s, made with the embeddings, and what each layer keeps
- * of it beyond the unpadded run.  From 4.53 the mask is bools, 2 x 64 x 64, which SDPA
+ * of it beyond the unpadded run.  From 4.53 Llama's mask is bools, 2 x 64 x 64, which SDPA
  * converts to the query's bf16 at each layer, 2 x 64 x 64 x 2; before, floats in the
  * residual stream's dtype, handed on as they are (bf16), cast once a layer by autocast
  * (fp32 under bf16-amp: the mask 4 B an element, the copy 2), or padded a layer to rows of
@@ -5022,16 +5022,34 @@ static void test_sdpa_padding_mask(void **state)
             said = said || strstr(notes[k], "each layer keeps SDPA's copy of it") != NULL;
         assert_int_equal(said, runs[i].copy != 0);
     }
-    /* an encoder's mask is b x 1 x 1 x s, broadcast; eager attention's is the causal mask
-     * it always makes; serving pads nothing --padded knows of */
+    /* each class by its own releases (model.h): BERT's padding mask, expanded to every
+     * query, floats through 4.57 and bools from 5.0; GPT-2's floats through 4.54, bools
+     * from 4.55; Falcon's floats yet */
+    static const struct {
+        vl_model_type type;
+        vl_transformers v;
+        uint64_t mask, copy;
+    } classes[] = {
+        {VL_MT_BERT, VL_TF_4_57, 2 * 64 * 64 * 2, 0},
+        {VL_MT_BERT, VL_TF_CURRENT, 2 * 64 * 64, 2 * 64 * 64 * 2},
+        {VL_MT_GPT2, VL_TF_4_54, 2 * 64 * 64 * 2, 0},
+        {VL_MT_GPT2, VL_TF_4_55, 2 * 64 * 64, 2 * 64 * 64 * 2},
+        {VL_MT_FALCON, VL_TF_CURRENT, 2 * 64 * 64 * 2, 0},
+    };
     vl_settings s = train(VL_BF16, 64, 2);
     vl_settings_take_framework(&s, fw("hf"));
     uint64_t mask, copy;
-    vl_model bert = m;
-    bert.arch.norm_position = VL_NORM_POST;
-    bert.arch.pooler = true;
-    vl_sdpa_padding_mask(&s, &bert.arch, 2, 2, &mask, &copy, &(bool){false});
-    assert_int_equal(mask + copy, 0);
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++) {
+        vl_arch a = m.arch;
+        a.model_type = classes[i].type;
+        s.transformers = classes[i].v;
+        vl_sdpa_padding_mask(&s, &a, 2, 2, &mask, &copy, &(bool){false});
+        assert_int_equal(mask, classes[i].mask);
+        assert_int_equal(copy, classes[i].copy);
+    }
+    /* eager attention's is the causal mask it always makes; serving pads nothing --padded
+     * knows of */
+    s.transformers = VL_TF_CURRENT;
     s.attention = VL_ATTN_EAGER;
     vl_sdpa_padding_mask(&s, &m.arch, 2, 2, &mask, &copy, &(bool){false});
     assert_int_equal(mask + copy, 0);

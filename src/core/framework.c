@@ -653,17 +653,17 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
  * dropped yet) */
 #define VL_TF_ALWAYS ((vl_transformers)VL_N_TRANSFORMERS)
 #define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until,      \
-                           kv_tuples, kv_kind, rope_from, rope_until)                          \
+                           kv_tuples, kv_kind, rope_from, rope_until, bools)                   \
     {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache,                \
      VL_MASK_BUFFER_##mask, VL_TF_##mask_until, VL_TF_##kv_tuples, VL_KV_KIND_##kv_kind,       \
-     VL_TF_##rope_from, VL_TF_##rope_until},
+     VL_TF_##rope_from, VL_TF_##rope_until, VL_TF_##bools},
 static const struct {
     vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until,
         cache_from;
     vl_mask_buffer mask;
     vl_transformers mask_until, kv_tuples_until;
     vl_kv_kind kv_kind;
-    vl_transformers rope_from, rope_until;
+    vl_transformers rope_from, rope_until, bool_mask_from;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
 /* v is before release: current (5.0) comes after every numbered one, ALWAYS after all */
@@ -735,13 +735,14 @@ void vl_sdpa_padding_mask(const vl_settings *s, const vl_arch *a, uint64_t rho, 
                           uint64_t *shared, uint64_t *per_layer, bool *ovf)
 {
     *shared = *per_layer = 0;
-    if (!s->framework->transformers || !vl_settings_padded(s) || vl_arch_encoder(a) ||
+    if (!s->framework->transformers || !vl_settings_padded(s) ||
         vl_attention_for(s, a) != VL_ATTN_SDPA)
         return;
-    /* The model's mask: from 4.53 masking_utils' sdpa_mask, b x 1 x s x s bools; before,
-     * _update_causal_mask's b x 1 x s x s floats in the input embeddings' dtype, the
-     * residual stream's (transformers' modeling_llama.py) */
-    const bool bools = !before(s->transformers, VL_TF_4_53);
+    /* The model's mask, b x 1 x s x s: masking_utils' sdpa_mask, bools, from the class's
+     * release (model.h); before, floats in the input embeddings' dtype, the residual
+     * stream's: a decoder's _update_causal_mask, an encoder's
+     * _prepare_4d_attention_mask_for_sdpa, its b x s padding mask expanded to every query */
+    const bool bools = !before(s->transformers, class_rules[a->model_type].bool_mask_from);
     const uint64_t bss = vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf);
     *shared = vl_mul(bss, bools ? 1 : rho, ovf);
     /* What scaled_dot_product_attention hands the memory-efficient kernel, which keeps it

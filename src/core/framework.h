@@ -312,8 +312,8 @@ vl_kv_out vl_kv_outputs(const vl_framework *f, const vl_arch *a, vl_transformers
  * each of `layers` attention layers, or one in the model; 0 for a class without them. */
 uint64_t vl_mask_buffers_bytes(const vl_framework *f, const vl_arch *a, vl_transformers v,
                                uint64_t layers, bool *ovf);
-/* A padded micro-batch's attention mask under transformers' SDPA (vl_settings_padded), for a
- * causal decoder a: `shared`, the model's b x 1 x s x s mask, alive from its forward to the
+/* A padded micro-batch's attention mask under transformers' SDPA (vl_settings_padded), for
+ * model a: `shared`, the model's b x 1 x s x s mask, alive from its forward to the
  * end of its backward; `per_layer`, the copy each layer's SDPA makes of it and its
  * memory-efficient kernel keeps for backward.  rho and beta: the residual stream's and the
  * matmuls' bytes an element.  Both 0 where the run hands SDPA no mask. */
