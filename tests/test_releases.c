@@ -15,11 +15,12 @@
 #include "helpers.h"
 
 static const vl_setting dated[] = {VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES,
-                                   VL_SET_PEFT};
+                                   VL_SET_PEFT,  VL_SET_VLLM,         VL_SET_SGLANG};
 #define N_DATED (sizeof dated / sizeof dated[0])
 
 /* Each list's lines came out in the order they are listed, current last, each on a day of
- * the calendar; no other setting is dated. */
+ * the calendar; no other setting is dated.  vLLM's current is its newest line's behaviour
+ * (0.35 is not out) and carries that line's day, on which current is the answer. */
 static void test_days_in_order(void **state)
 {
     (void)state;
@@ -39,10 +40,12 @@ static void test_days_in_order(void **state)
             assert_int_equal(back, day);
             if (c > 1)
                 assert_true(day > vl_release_day(dated[i], c - 1));
-            assert_true(day < vl_release_day(dated[i], 0));
+            const uint32_t current = vl_release_day(dated[i], 0);
+            assert_true(day < current || (dated[i] == VL_SET_VLLM && c == d->n_names - 1 &&
+                                          day == current));
             /* a line is the one out on its own day and the day before it is its
              * predecessor's (or, for the first, still the first) */
-            assert_int_equal(vl_release_on(dated[i], day), c);
+            assert_int_equal(vl_release_on(dated[i], day), day < current ? c : 0);
             assert_int_equal(vl_release_on(dated[i], day - 1), c > 1 ? c - 1 : 1);
         }
         assert_int_equal(vl_release_on(dated[i], vl_release_day(dated[i], 0)), 0);
@@ -70,6 +73,13 @@ static void test_lines_of_a_day(void **state)
         {VL_SET_BITSANDBYTES, 20220111, VL_BNB_0_41}, {VL_SET_BITSANDBYTES, 20240722, VL_BNB_0_43_1},
         {VL_SET_BITSANDBYTES, 20240723, VL_BNB_CURRENT},
         {VL_SET_PEFT, 20240723, VL_PEFT_0_11},       {VL_SET_PEFT, 20240724, VL_PEFT_CURRENT},
+        /* PyPI's upload days: vLLM 0.6.4 on 2024-11-15, 0.6.5 on 2024-12-18, 0.8.0 on
+         * 2025-03-18, 0.34.0 (current's behaviour) on 2026-11-16; SGLang 0.4.7.post1 (the
+         * 0.4.8 line) on 2025-06-16, 0.5.20 (current) on 2026-09-18 */
+        {VL_SET_VLLM, 20241217, VL_VLLM_0_6_4},      {VL_SET_VLLM, 20241218, VL_VLLM_0_6_5},
+        {VL_SET_VLLM, 20250318, VL_VLLM_0_8},        {VL_SET_VLLM, 20261115, VL_VLLM_0_33},
+        {VL_SET_VLLM, 20261116, VL_VLLM_CURRENT},    {VL_SET_SGLANG, 20250615, VL_SGL_0_4_7},
+        {VL_SET_SGLANG, 20250616, VL_SGL_0_4_8},     {VL_SET_SGLANG, 20260918, VL_SGL_CURRENT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         assert_int_equal(vl_release_on(cases[i].k, cases[i].day), cases[i].want);
@@ -193,6 +203,28 @@ static void test_apply_day(void **state)
     assert_int_equal(s.bitsandbytes, VL_BNB_CURRENT);
     char why[256];
     assert_true(vl_settings_valid(&s, NULL, why, sizeof why));
+    /* a serving engine's release is dated within the lines of its engine: vLLM's V1 from 0.8
+     * (a day before it takes 0.8), its V0 through 0.10; SGLang's own */
+    static const struct {
+        const char *framework, *day;
+        vl_setting k;
+        int want;
+    } engines[] = {
+        {"vllm", "2024-08-01", VL_SET_VLLM, VL_VLLM_0_8},
+        {"vllm-v0", "2024-08-01", VL_SET_VLLM, VL_VLLM_0_5_3},
+        {"vllm-v0", "2026-05-01", VL_SET_VLLM, VL_VLLM_0_10},
+        {"vllm", "2026-05-01", VL_SET_VLLM, VL_VLLM_0_20},
+        {"sglang", "2025-06-20", VL_SET_SGLANG, VL_SGL_0_4_8},
+    };
+    for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
+        const char *flags[] = {"mode", "infer", "framework", engines[i].framework, "as-of",
+                               engines[i].day};
+        vl_settings_patch e = patch_of(flags, 6);
+        vl_settings_default(&s);
+        vl_settings_apply(&s, &e);
+        assert_int_equal(vl_setting_get(engines[i].k, &s), engines[i].want);
+        assert_true(vl_settings_valid(&s, NULL, why, sizeof why));
+    }
     /* a scenario's release, merged under the command line's, is not dated by it, and the
      * day is the newest given's: PyTorch 2.5's, 2024-10-17, after bitsandbytes 0.43.2 */
     static const char *const scenario[] = {"torch", "2.5"}, *const flags[] = {"transformers",

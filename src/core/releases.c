@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "framework.h"
 #include "i18n.h"
 
 #define VL_ENUM_DAY(id, name, day) day,
@@ -11,6 +12,8 @@ static const uint32_t torch_days[] = {VL_TORCH_LIST(VL_ENUM_DAY)};
 static const uint32_t transformers_days[] = {VL_TRANSFORMERS_LIST(VL_ENUM_DAY)};
 static const uint32_t bitsandbytes_days[] = {VL_BITSANDBYTES_LIST(VL_ENUM_DAY)};
 static const uint32_t peft_days[] = {VL_PEFT_LIST(VL_ENUM_DAY)};
+static const uint32_t vllm_days[] = {VL_VLLM_LIST(VL_ENUM_DAY)};
+static const uint32_t sglang_days[] = {VL_SGLANG_LIST(VL_ENUM_DAY)};
 #undef VL_ENUM_DAY
 
 static const struct {
@@ -22,6 +25,8 @@ static const struct {
     {VL_SET_TRANSFORMERS, transformers_days, VL_N_TRANSFORMERS},
     {VL_SET_BITSANDBYTES, bitsandbytes_days, VL_N_BITSANDBYTES},
     {VL_SET_PEFT, peft_days, VL_N_PEFTS},
+    {VL_SET_VLLM, vllm_days, VL_N_VLLMS},
+    {VL_SET_SGLANG, sglang_days, VL_N_SGLANGS},
 };
 #define N_DATED (sizeof dated / sizeof dated[0])
 
@@ -82,12 +87,25 @@ int vl_release_days_before(uint32_t day, int *total)
     return before;
 }
 
+/* The line of k on day for s: vl_release_on's, within the lines s's framework runs (vLLM's
+ * V1 engine from 0.8, its V0 engine through 0.10: vl_settings_check). */
+static int line_for(vl_setting k, const vl_settings *s, uint32_t day)
+{
+    const int c = vl_release_on(k, day);
+    if (k != VL_SET_VLLM || c == VL_VLLM_CURRENT)
+        return c;
+    const unsigned line = vl_vllm_line((vl_vllm)c);
+    if (vl_is_vllm_v0(s->framework))
+        return line > 10 ? VL_VLLM_0_10 : c;
+    return line < 8 ? VL_VLLM_0_8 : c;
+}
+
 vl_setting_set vl_settings_on_day(vl_settings *s, uint32_t day, vl_setting_set keep)
 {
     vl_setting_set set = {0};
     for (size_t i = 0; i < N_DATED; i++)
         if (!vl_set_has(keep, dated[i].k) && vl_setting_applies(dated[i].k, s)) {
-            vl_setting_put(dated[i].k, s, (uint64_t)vl_release_on(dated[i].k, day));
+            vl_setting_put(dated[i].k, s, (uint64_t)line_for(dated[i].k, s, day));
             vl_set_add(&set, dated[i].k);
         }
     return set;

@@ -19,8 +19,8 @@
 #define VL_DAY_CURRENT 0u
 
 /* Whether setting k is a release list that a day sets: --torch, --transformers,
- * --bitsandbytes and --peft.  Not --trl, which a run uses or not by choice, nor --cuda, which follows
- * --torch, nor --vllm and --sglang, whose logs name their release. */
+ * --bitsandbytes, --peft, --vllm and --sglang.  Not --trl, which a run uses or not by
+ * choice, nor --cuda, which follows --torch. */
 bool vl_release_dated(vl_setting k);
 /* The day (yyyymmdd) line c of the dated release list k came out. */
 uint32_t vl_release_day(vl_setting k, int c);
@@ -37,7 +37,8 @@ uint32_t vl_release_next_day(uint32_t day, int dir);
 int vl_release_days_before(uint32_t day, int *total);
 
 /* Sets the dated releases of s that apply in its mode and are not in keep to their lines on
- * day; returns those it set. */
+ * day (vLLM's within its framework's engine: the V1 engine's from 0.8, the V0 engine's
+ * through 0.10); returns those it set. */
 vl_setting_set vl_settings_on_day(vl_settings *s, uint32_t day, vl_setting_set keep);
 /* The dated releases of s still at current take their lines on the day the line of
  * release k in s came out (none for current, or k no dated release): a release chosen

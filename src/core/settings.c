@@ -534,8 +534,9 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .arg = "DAY",
         .help = "the releases out on DAY (YYYY-MM-DD; YYYY-MM and YYYY are their first day), "
                 "as a published measurement's date sets them: each of --torch, "
-                "--transformers, --bitsandbytes and --peft not given takes its newest line "
-                "from on or before DAY (the oldest modelled before them all); without "
+                "--transformers, --bitsandbytes, --peft, --vllm and --sglang not given takes "
+                "its newest line from on or before DAY (the oldest modelled before them all; "
+                "vLLM's within its profile's engine); without "
                 "--as-of, one of them given dates the others by the day it came out; current "
                 "(the default, with none given) leaves them current",
         .label = N_("releases as of"), SLIDER(20000101, 20991231, VL_STEP_RELEASE)},

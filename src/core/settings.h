@@ -155,28 +155,36 @@
  * 0.3.1 to 0.5.2, 0.5.3 to 0.6.4, and 0.6.5 on.  From 0.8 (V1 the default), the V1
  * engine's (the vllm profile): the sampler, the model runner, the profile run and the CUDA
  * graph estimate by release, the share of each GPU (vl_settings_on_vllm); current is the
- * newest, 0.34 (VL_VLLM_NEWEST). */
+ * newest, 0.34 (VL_VLLM_NEWEST), and carries 0.34's day.  Each line's day is its first
+ * release's upload to PyPI (pypi.org/pypi/vllm/json). */
 #define VL_VLLM_LIST(X)                                                                       \
-    X(VL_VLLM_CURRENT, "current") X(VL_VLLM_0_3_1, "0.3.1") X(VL_VLLM_0_5_3, "0.5.3")         \
-    X(VL_VLLM_0_6_4, "0.6.4") X(VL_VLLM_0_6_5, "0.6.5") X(VL_VLLM_0_8, "0.8")                 \
-    X(VL_VLLM_0_9, "0.9")                                                                     \
-    X(VL_VLLM_0_10, "0.10") X(VL_VLLM_0_11, "0.11") X(VL_VLLM_0_12, "0.12")                   \
-    X(VL_VLLM_0_13, "0.13") X(VL_VLLM_0_14, "0.14") X(VL_VLLM_0_15, "0.15")                   \
-    X(VL_VLLM_0_16, "0.16") X(VL_VLLM_0_17, "0.17") X(VL_VLLM_0_18, "0.18")                   \
-    X(VL_VLLM_0_19, "0.19") X(VL_VLLM_0_20, "0.20") X(VL_VLLM_0_21, "0.21")                   \
-    X(VL_VLLM_0_22, "0.22") X(VL_VLLM_0_23, "0.23") X(VL_VLLM_0_24, "0.24")                   \
-    X(VL_VLLM_0_25, "0.25") X(VL_VLLM_0_26, "0.26") X(VL_VLLM_0_27, "0.27")                   \
-    X(VL_VLLM_0_28, "0.28") X(VL_VLLM_0_29, "0.29") X(VL_VLLM_0_30, "0.30")                   \
-    X(VL_VLLM_0_31, "0.31") X(VL_VLLM_0_32, "0.32") X(VL_VLLM_0_33, "0.33")                   \
-    X(VL_VLLM_0_34, "0.34")
+    X(VL_VLLM_CURRENT, "current", 20261116) X(VL_VLLM_0_3_1, "0.3.1", 20240217)               \
+    X(VL_VLLM_0_5_3, "0.5.3", 20240723) X(VL_VLLM_0_6_4, "0.6.4", 20241115)                   \
+    X(VL_VLLM_0_6_5, "0.6.5", 20241218) X(VL_VLLM_0_8, "0.8", 20250318)                       \
+    X(VL_VLLM_0_9, "0.9", 20250528) X(VL_VLLM_0_10, "0.10", 20250725)                         \
+    X(VL_VLLM_0_11, "0.11", 20251004) X(VL_VLLM_0_12, "0.12", 20251203)                       \
+    X(VL_VLLM_0_13, "0.13", 20251219) X(VL_VLLM_0_14, "0.14", 20260120)                       \
+    X(VL_VLLM_0_15, "0.15", 20260129) X(VL_VLLM_0_16, "0.16", 20260226)                       \
+    X(VL_VLLM_0_17, "0.17", 20260307) X(VL_VLLM_0_18, "0.18", 20260320)                       \
+    X(VL_VLLM_0_19, "0.19", 20260403) X(VL_VLLM_0_20, "0.20", 20260427)                       \
+    X(VL_VLLM_0_21, "0.21", 20260515) X(VL_VLLM_0_22, "0.22", 20260529)                       \
+    X(VL_VLLM_0_23, "0.23", 20260613) X(VL_VLLM_0_24, "0.24", 20260630)                       \
+    X(VL_VLLM_0_25, "0.25", 20260711) X(VL_VLLM_0_26, "0.26", 20260725)                       \
+    X(VL_VLLM_0_27, "0.27", 20260810) X(VL_VLLM_0_28, "0.28", 20260826)                       \
+    X(VL_VLLM_0_29, "0.29", 20260909) X(VL_VLLM_0_30, "0.30", 20260922)                       \
+    X(VL_VLLM_0_31, "0.31", 20261005) X(VL_VLLM_0_32, "0.32", 20261018)                       \
+    X(VL_VLLM_0_33, "0.33", 20261102) X(VL_VLLM_0_34, "0.34", 20261116)
 /* SGLang release lines (--sglang), for the sglang profile, in order: its default
  * mem_fraction_static, chunked prefill and decode CUDA graphs (vl_framework_on_gpu,
  * vl_sglang_fraction).  A line stands for the releases from it to the next (0.4.8 for
- * 0.4.7.post1 on); 0.3 is the first modelled; current is 0.5.20 and later. */
+ * 0.4.7.post1 on, and its day); 0.3 is the first modelled; current is 0.5.20 and later.
+ * Each line's day is its first release's upload to PyPI (pypi.org/pypi/sglang/json). */
 #define VL_SGLANG_LIST(X)                                                                     \
-    X(VL_SGL_CURRENT, "current") X(VL_SGL_0_3, "0.3") X(VL_SGL_0_3_6, "0.3.6")                \
-    X(VL_SGL_0_4, "0.4") X(VL_SGL_0_4_6, "0.4.6") X(VL_SGL_0_4_7, "0.4.7")                    \
-    X(VL_SGL_0_4_8, "0.4.8") X(VL_SGL_0_5_3, "0.5.3") X(VL_SGL_0_5_10, "0.5.10")
+    X(VL_SGL_CURRENT, "current", 20260918) X(VL_SGL_0_3, "0.3", 20240903)                     \
+    X(VL_SGL_0_3_6, "0.3.6", 20241122) X(VL_SGL_0_4, "0.4", 20241203)                         \
+    X(VL_SGL_0_4_6, "0.4.6", 20250427) X(VL_SGL_0_4_7, "0.4.7", 20250610)                     \
+    X(VL_SGL_0_4_8, "0.4.8", 20250616) X(VL_SGL_0_5_3, "0.5.3", 20251006)                     \
+    X(VL_SGL_0_5_10, "0.5.10", 20260405)
 /* The V1 engine's top-k/top-p (--sampler): auto is the release's (vl_framework_on_vllm);
  * sort, PyTorch's (apply_top_k_top_p: the vocabulary sorted); triton, the in-place kernels
  * of 0.18; flashinfer, FlashInfer's sampling kernels, which vLLM took whenever FlashInfer
