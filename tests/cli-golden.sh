@@ -196,6 +196,23 @@ for d, share, tp in ((s83, 0.83, 1), (s88, 0.88, 1), (s2, 0.828, 2), (s049, 0.87
 assert s83["settings"]["gpu_util"] == 0 and s88["settings"]["gpu_util"] == 0.88
 assert s049["settings"]["sglang"] == "0.4.8" and s83["settings"]["sglang"] == "current"
 PY
+    # An engine that sizes its KV cache allocates all of it before it serves: the step's
+    # peak holds the whole cache (the JSON's serving.kv_cache.bytes), and says so.
+    checks=$((checks + 1))
+    for fw in vllm sglang; do
+        "$VRAMLAB" estimate --preset llama-3.1-8b --mode infer --framework $fw --gpu h100-80gb \
+            --format json > "$tmp/pool.json"
+        python3 - "$tmp/pool.json" <<'PY' || fail "JSON $fw: the peak without the engine's KV cache"
+import json, sys
+d = json.load(open(sys.argv[1]))
+pool = d["serving"]["kv_cache"]["bytes"]
+assert pool > 0 and d["peak"]["alive"]["kv_cache"] == pool, (pool, d["peak"]["alive"])
+assert d["peak"]["allocated"] > pool + d["per_gpu"]["weights"] and d["gpu"]["fits"], d["peak"]
+PY
+        "$VRAMLAB" estimate --preset llama-3.1-8b --mode infer --framework $fw --gpu h100-80gb |
+            grep -q "in prefill beside the engine's whole KV cache (" ||
+            fail "$fw: the peak line does not name the engine's KV cache"
+    done
     # The fit under a serving engine: Llama 3.1 70B under SGLang on two H100s peaks within
     # the GPU, but 0.828 of the free memory is short of the weights, so it does not fit,
     # short by that and one sequence's cache, and min-gpus passes over 2 to 4 (the next

@@ -603,13 +603,19 @@ static bool peak_line(const report *r, char *buf, size_t len)
                                              : vl_cuda_names[run_cuda],
                  run_cuda == VL_CUDA_CURRENT ? " and later" : "",
                  s->cuda == VL_CUDA_AUTO ? ", PyTorch's wheel" : "");
+    /* an engine's whole KV cache, which the step runs beside (vl_timeline_for) */
+    char pool[96] = "", kb[32];
+    vl_kv_budget k;
+    if (!report_kv_budget(r, &k) && k.available && p->alive[VL_TL_KV_CACHE] == k.available)
+        snprintf(pool, sizeof pool, " beside the engine's whole KV cache (%s)",
+                 vl_fmt_bytes(k.available, r->units, kb, sizeof kb));
     snprintf(buf, len,
-             "%s on the GPU at the step's peak (nvidia-smi)%s, in %s: %s allocated "
+             "%s on the GPU at the step's peak (nvidia-smi)%s, in %s%s: %s allocated "
              "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA "
              "context%s%s; the sum above, %s, is the steady state",
              vl_fmt_bytes(p->device, r->units, d, sizeof d),
              t->second_step ? ", the run's second, on the segments the first step left" : "",
-             p->phase,
+             p->phase, pool,
              vl_fmt_bytes(p->allocated, r->units, a, sizeof a),
              vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),
              vl_fmt_bytes(p->context, r->units, c, sizeof c), cuda, paged,
