@@ -2744,6 +2744,35 @@ static void test_engine_kv_pool(void **state)
     assert_true(vl_timeline_for(&m, &s, &rt, &t, err, sizeof err));
     assert_int_equal(t.end[VL_TL_KV_CACHE], 2ULL * 527 * 384); /* the last token uncached */
     vl_timeline_free(&t);
+    /* vLLM's V1 runner (0.19's) warms its sampler up beside the cache, over min(max_num_seqs,
+     * max_num_batched_tokens) sequences: their fp32 logits, 3,000 wide; not the V0 engine,
+     * nor the V2 runner (current), which samples by its own preallocated state */
+    static const struct {
+        const char *framework;
+        vl_vllm v;
+        bool warms;
+    } runners[] = {{"vllm", VL_VLLM_0_19, true}, {"vllm-v0", VL_VLLM_0_6_5, false},
+                   {"vllm", VL_VLLM_CURRENT, false}};
+    for (size_t i = 0; i < sizeof runners / sizeof *runners; i++) {
+        s = serve(512, 16, 2);
+        vl_settings_take_framework(&s, fw(runners[i].framework));
+        s.vllm = runners[i].v;
+        vl_settings_on_vllm(&s);
+        vl_framework f;
+        vl_framework_of(&s, &rt, &f);
+        assert_true(vl_timeline_for(&m, &s, &rt, &t, err, sizeof err));
+        const uint64_t rows = f.prefill_chunk < f.profile_seqs ? f.prefill_chunk : f.profile_seqs;
+        bool warmed = false;
+        for (size_t e = 0; e < t.n_events; e++)
+            if (strcmp(vl_timeline_phase(&t, e), "warm up the sampler") == 0 &&
+                t.events[e].kind == VL_EV_ALLOC &&
+                strcmp(t.events[e].what, "sampler: fp32 logits, whole vocabulary") == 0) {
+                assert_int_equal(t.events[e].bytes, rows * 3000 * 4);
+                warmed = true;
+            }
+        assert_int_equal(warmed, runners[i].warms);
+        vl_timeline_free(&t);
+    }
 }
 
 /* The KV cache a profiling engine gives itself (vl_kv_budget_of): what its profile run (the

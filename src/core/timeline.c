@@ -2348,6 +2348,22 @@ static bool build_serve(builder *b, step *st)
         alloc(b, VL_TL_RUNTIME, vl_infer_workspace(st->a, &g, false, 1, 1, &b->ovf),
               "CUDA graph pool (the largest captured batch's decode workspace)");
     }
+    /* vLLM's V1 runner then warms its sampler up at the largest shape: a forward of
+     * max_num_reqs tokens, one a sequence, and the sampler over them (top-k and top-p
+     * set), "after capture_model on purpose to prevent memory buffers from being cleared by
+     * torch.cuda.empty_cache" (v1/worker/gpu_worker.py, compile_or_warm_up_model); what the
+     * caching allocator reserved for it stays */
+    if (st->f->kv_pool && vl_is_vllm(st->f) && !vl_is_vllm_v0(st->f) && !st->v2 &&
+        inf->logits) {
+        phase(b, "warm up the sampler");
+        vl_settings g = *s;
+        g.batch = st->f->prefill_chunk && st->f->prefill_chunk < st->f->profile_seqs
+                      ? st->f->prefill_chunk
+                      : st->f->profile_seqs;
+        transient(b, VL_TL_TRANSIENT, vl_infer_workspace(st->a, &g, false, 1, 1, &b->ovf),
+                  "forward workspace");
+        sampler(b, st, g.batch, g.batch);
+    }
     const uint64_t cap = st->a->sliding_window ? st->a->sliding_window : UINT64_MAX;
     /* the prefill in the framework's steps (vl_prefill_step): the first, the ones between
      * only as the cache they grow, and the last, which ends the last prompt */
