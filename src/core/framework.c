@@ -692,10 +692,11 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
     if (training && f->loss_shift_copy && !f->logits_cast_in_model &&
         before(v, class_rules[t].shift_uncast_until))
         f->shift_before_cast = true;
-    /* each attention layer made its own rotary embedding, which registered cos and sin
-     * of every position as buffers, over the class's releases (model.h): LlamaRotaryEmbedding's
-     * _set_cos_sin_cache, then its _cos_cached and _sin_cached "for BC" (4.38.2 to 4.40),
-     * MistralRotaryEmbedding's and its copies' until the model-wide rotary embedding */
+    /* each attention layer made its own rotary embedding, which registered cos and sin of
+     * every position as buffers, over the class's releases (model.h):
+     * LlamaRotaryEmbedding's _set_cos_sin_cache, then its _cos_cached and _sin_cached "for
+     * BC" (4.38.2 to 4.40), MistralRotaryEmbedding's and its copies' until the model-wide
+     * rotary embedding */
     if (!before(v, class_rules[t].rope_from) && before(v, class_rules[t].rope_until))
         f->rope_tables = true;
     /* generate's prefill asks for the last position's logits only where the forward takes

@@ -798,13 +798,14 @@ static void layer_terms(step *st, bool *ovf)
     st->dequant_fwd_what = nf4_fp32 ? "4-bit matrix dequantized, in fp32 and its 16-bit cast"
                                     : DEQUANT_WHAT;
     st->head_dequant = act->head_dequant_bytes;
-    /* an encoder's padding mask is b x 1 x 1 x s, broadcast over the scores
-     * (ModuleUtilsMixin.get_extended_attention_mask, transformers' modeling_utils.py):
-     * only a causal decoder's mask is b x 1 x s x s, in the embeddings' dtype (the residual
-     * stream's) */
-    st->mask_what = "causal mask (b x 1 x s x s)";
+    /* eager attention's mask: an encoder's padding mask is b x 1 x 1 x s, broadcast over the
+     * scores (ModuleUtilsMixin.get_extended_attention_mask, transformers' modeling_utils.py);
+     * only a causal decoder's is b x 1 x s x s, in the embeddings' dtype (the residual
+     * stream's).  Under SDPA a padded micro-batch's (vl_sdpa_padding_mask), whose copies
+     * each layer keeps (layer_terms). */
     if (eager && f->materialized_mask && !vl_arch_encoder(st->a)) {
         st->mask = vl_mul(vl_mul(vl_mul(s->seq, s->seq, ovf), s->batch, ovf), st->rho, ovf);
+        st->mask_what = "causal mask (b x 1 x s x s)";
     } else {
         uint64_t copy;
         vl_sdpa_padding_mask(s, st->a, st->rho, st->beta, &st->mask, &copy, ovf);
