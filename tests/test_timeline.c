@@ -2993,7 +2993,8 @@ static void test_vllm_release(void **state)
         bool sort, triton;
     } want[] = {
         {"vllm", VL_VLLM_CURRENT, AUTO, false, true}, {"vllm", VL_VLLM_0_10, AUTO, true, false},
-        {"vllm", VL_VLLM_0_17, AUTO, true, false},    {"vllm-v0", VL_VLLM_0_10, AUTO, true, false},
+        {"vllm", VL_VLLM_0_16, AUTO, true, false},    {"vllm", VL_VLLM_0_17, AUTO, false, true},
+        {"vllm-v0", VL_VLLM_0_10, AUTO, true, false},
         {"hf", VL_VLLM_0_10, AUTO, false, false},
         /* --sampler over the release's: FlashInfer neither sorts nor keeps Triton's rows */
         {"vllm", VL_VLLM_0_10, FI, false, false},     {"vllm", VL_VLLM_CURRENT, FI, false, false},

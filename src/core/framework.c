@@ -817,9 +817,9 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
     }
     /* V1's top-k/top-p sorted the vocabulary (apply_top_k_top_p_pytorch: logits.sort, then
      * softmax, cumsum and scatter back, vllm/v1/sample/ops/topk_topp_sampler.py) until the
-     * Triton kernels of vllm pull request #33538 (February 2026): vLLM 0.15.0's API
-     * reference has no topk_topp_triton module, 0.18.0's has */
-    if (line < 18) {
+     * Triton kernels of vllm pull request #33538 (February 2026): the 0.16.0 wheel has no
+     * topk_topp_triton module, 0.17.0's has */
+    if (line < 17) {
         f->sampler_triton = false;
         f->sampler_sort = true;
     }

@@ -605,7 +605,7 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "triton (in place) or flashinfer (FlashInfer's kernels, which vLLM 0.9 to "
                 "0.11.0 used wherever FlashInfer was installed; its log says \"Using "
                 "FlashInfer for top-p & top-k sampling\"); default auto, the release's: "
-                "sort before 0.18, triton from 0.18",
+                "sort before 0.17, triton from 0.17",
         .label = N_("sampler"), .inert = sampler_inert, .json_break = true},
     ROW(VL_SET_SGLANG) .flag = "sglang", FIELD(sglang), ENUM(vl_sglang_names, VL_N_SGLANGS),
         .current_from = "0.5.20", .lines_span = true, .modes = VL_IN_INFER, .arg = "V",

@@ -187,7 +187,7 @@
     X(VL_SGL_0_5_10, "0.5.10", 20260405)
 /* The V1 engine's top-k/top-p (--sampler): auto is the release's (vl_framework_on_vllm);
  * sort, PyTorch's (apply_top_k_top_p: the vocabulary sorted); triton, the in-place kernels
- * of 0.18; flashinfer, FlashInfer's sampling kernels, which vLLM took whenever FlashInfer
+ * of 0.17; flashinfer, FlashInfer's sampling kernels, which vLLM took whenever FlashInfer
  * was installed from 0.9.0 to 0.11.0 and takes when VLLM_USE_FLASHINFER_SAMPLER=1
  * (vl_framework_on_sampler). */
 #define VL_SAMPLER_LIST(X)                                                                    \
