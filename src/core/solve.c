@@ -189,19 +189,30 @@ vl_fit vl_fit_of(uint64_t device, uint64_t capacity, const vl_kv_budget *k, uint
     return f;
 }
 
+bool vl_timeline_with_kv(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
+                         uint64_t capacity, vl_timeline *out, vl_kv_budget *kv, char *err,
+                         size_t len)
+{
+    vl_framework f;
+    vl_framework_of(s, rt, &f);
+    memset(kv, 0, sizeof *kv);
+    /* an engine that sizes its KV cache allocates all of it before it serves (vLLM's
+     * initialize_kv_cache, SGLang's token_to_kv_pool): the step runs beside the pool */
+    if (s->mode == VL_MODE_INFER && capacity && !vl_kv_budget_of(m, s, &f, rt, capacity, kv))
+        f.kv_pool = kv->available;
+    return vl_timeline_build(m, s, &f, rt, out, err, len);
+}
+
 bool vl_fit_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                 uint64_t capacity, vl_fit *out, char *err, size_t len)
 {
     vl_timeline t;
-    const bool ok = vl_timeline_for(m, s, rt, &t, err, len);
+    vl_kv_budget k; /* sizing none where the engine sizes none, or in training */
+    const bool ok = vl_timeline_with_kv(m, s, rt, capacity, &t, &k, err, len);
     const uint64_t device = ok ? t.peak.device : 0;
     vl_timeline_free(&t);
     if (!ok)
         return false;
-    vl_framework f;
-    vl_framework_of(s, rt, &f);
-    vl_kv_budget k; /* sizing none where the engine sizes none, or in training */
-    vl_kv_budget_of(m, s, &f, rt, capacity, &k);
     *out = vl_fit_of(device, capacity, &k, s->batch);
     return true;
 }

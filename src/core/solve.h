@@ -104,6 +104,12 @@ const char *vl_kv_budget_of(const vl_model *m, const vl_settings *s, const vl_fr
  * holds all of it (vl_timeline_for) and is judged against the GPU's whole memory; the share
  * bounds the cache, which must hold the batch. */
 vl_fit vl_fit_of(uint64_t device, uint64_t capacity, const vl_kv_budget *k, uint64_t batch);
+/* vl_timeline_for's timeline of s on runtime rt, the engine's KV cache sized out of
+ * capacity (0: none sized) and left in *kv (sizing none where none is) for the caller's
+ * verdict. */
+bool vl_timeline_with_kv(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
+                         uint64_t capacity, vl_timeline *out, vl_kv_budget *kv, char *err,
+                         size_t len);
 /* The verdict for s on runtime rt: its timeline's peak and, under an engine that sizes its
  * KV cache, that cache (vl_kv_budget_of).  false, with the reason in err, when s has no
  * timeline (vl_timeline_for). */

@@ -2609,15 +2609,9 @@ uint64_t vl_peak_on_gpu(const vl_peak *p, uint64_t reserved, bool *ovf)
 bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                      vl_timeline *out, char *err, size_t len)
 {
-    vl_framework f;
-    vl_framework_of(s, rt, &f);
-    /* an engine that sizes its KV cache allocates all of it before it serves (vLLM's
-     * initialize_kv_cache, SGLang's token_to_kv_pool): the step runs beside the pool */
     vl_kv_budget k;
-    if (s->mode == VL_MODE_INFER && vl_sizes_kv(&f) && rt->memory &&
-        !vl_kv_budget_of(m, s, &f, rt, vl_usable_memory(s, rt->memory), &k))
-        f.kv_pool = k.available;
-    return vl_timeline_build(m, s, &f, rt, out, err, len);
+    return vl_timeline_with_kv(m, s, rt, rt->memory ? vl_usable_memory(s, rt->memory) : 0, out,
+                               &k, err, len);
 }
 
 const char *vl_estimate_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,

@@ -112,7 +112,9 @@ bool vl_timeline_build(const vl_model *m, const vl_settings *s, const vl_framewo
                        const vl_runtime *rt, vl_timeline *out, char *err, size_t len);
 void vl_timeline_free(vl_timeline *t);
 
-/* The timeline of m under s on its framework (vl_framework_of), on runtime rt. */
+/* The timeline of m under s on its framework (vl_framework_of), on runtime rt, beside the
+ * whole KV cache an engine sizes out of what rt's memory lets the run use
+ * (vl_timeline_with_kv). */
 bool vl_timeline_for(const vl_model *m, const vl_settings *s, const vl_runtime *rt,
                      vl_timeline *out, char *err, size_t len);
 /* The steady-state sum (vl_estimate, which knows no GPU) of m under s at the serving

@@ -558,20 +558,16 @@ void explorer_recompute(explorer *e)
     if (e->error)
         return;
     vl_timeline t;
-    if (vl_timeline_for(&e->model, &now, &rt, &t, e->why, sizeof e->why)) {
+    if (vl_timeline_with_kv(&e->model, &now, &rt, report_capacity(&now, &e->card), &t, &e->kv,
+                            e->why, sizeof e->why)) {
         e->peak = t.peak;
         snprintf(e->peak_phase, sizeof e->peak_phase, "%s", t.peak.phase);
         e->peak.phase = e->peak_phase; /* the timeline's own copy goes with it */
     } else {
         e->error = e->why;
+        memset(&e->kv, 0, sizeof e->kv);
     }
     vl_timeline_free(&t);
-    memset(&e->kv, 0, sizeof e->kv);
-    if (!e->error && now.mode == VL_MODE_INFER) {
-        vl_framework f;
-        vl_framework_of(&now, &rt, &f);
-        vl_kv_budget_of(&e->model, &now, &f, &rt, report_capacity(&now, &e->card), &e->kv);
-    }
     e->fit = vl_fit_of(e->peak.device, report_capacity(&now, &e->card), &e->kv, now.batch);
 }
 
