@@ -123,14 +123,14 @@ static void test_days_step(void **state)
     for (size_t i = 0; i < N_DATED; i++)
         for (int c = 0; c < vl_setting_table[dated[i]].n_names; c++, lines++)
             newest = vl_release_day(dated[i], c) > newest ? vl_release_day(dated[i], c) : newest;
-    assert_int_equal(vl_release_next_day(VL_DAY_CURRENT, -1), newest);
-    assert_int_equal(vl_release_next_day(newest, 1), VL_DAY_CURRENT);
-    assert_int_equal(vl_release_next_day(VL_DAY_CURRENT, 1), VL_DAY_CURRENT);
+    assert_int_equal(vl_release_next_day(VL_DAY_CURRENT, -1, NULL), newest);
+    assert_int_equal(vl_release_next_day(newest, 1, NULL), VL_DAY_CURRENT);
+    assert_int_equal(vl_release_next_day(VL_DAY_CURRENT, 1, NULL), VL_DAY_CURRENT);
     uint32_t first = vl_release_day(VL_SET_TRANSFORMERS, VL_TF_4_0); /* the oldest of all */
-    assert_int_equal(vl_release_next_day(first, -1), first);
+    assert_int_equal(vl_release_next_day(first, -1, NULL), first);
     int n = 0, total;
-    for (uint32_t d = first; d != VL_DAY_CURRENT; d = vl_release_next_day(d, 1), n++) {
-        assert_int_equal(vl_release_days_before(d, &total), n);
+    for (uint32_t d = first; d != VL_DAY_CURRENT; d = vl_release_next_day(d, 1, NULL), n++) {
+        assert_int_equal(vl_release_days_before(d, &total, NULL), n);
         bool a_line = false;
         for (size_t i = 0; i < N_DATED; i++)
             for (int c = 0; c < vl_setting_table[dated[i]].n_names; c++)
@@ -138,7 +138,7 @@ static void test_days_step(void **state)
         assert_true(a_line);
     }
     assert_int_equal(total, n);
-    assert_int_equal(vl_release_days_before(VL_DAY_CURRENT, &total), total);
+    assert_int_equal(vl_release_days_before(VL_DAY_CURRENT, &total, NULL), total);
     assert_true(n <= lines); /* days two lines share count once */
 }
 
@@ -154,6 +154,58 @@ static vl_settings_patch patch_of(const char *const *flags, size_t n)
         vl_patch_mark(&p, (vl_setting)k);
     }
     return p;
+}
+
+/* Whether a line of list k came out on day. */
+static bool a_line_of(vl_setting k, uint32_t day)
+{
+    for (int c = 0; c < vl_setting_table[k].n_names; c++)
+        if (vl_release_day(k, c) == day)
+            return true;
+    return false;
+}
+
+/* The slider steps through the days of the lists that change something for the settings
+ * alone: training under transformers without adapters or 4-bit layers, PyTorch's and
+ * transformers' days; inference, where the PyTorch release is not modelled, under
+ * transformers its days alone, under vLLM (whose models are its own) vLLM's alone, never
+ * SGLang's.  Each such line's day is a step, and no other day. */
+static void test_days_that_matter(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *const flags[4];
+        bool counts[N_DATED]; /* torch, transformers, bitsandbytes, peft, vllm, sglang */
+    } cases[] = {
+        {{"mode", "train", "framework", "hf"}, {true, true, false, false, false, false}},
+        {{"mode", "infer", "framework", "hf"}, {false, true, false, false, false, false}},
+        {{"mode", "infer", "framework", "vllm"}, {false, false, false, false, true, false}},
+        {{"mode", "infer", "framework", "sglang"}, {false, false, false, false, false, true}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        vl_settings s;
+        vl_settings_default(&s);
+        vl_settings_patch p = patch_of(cases[i].flags, 4);
+        vl_settings_apply(&s, &p);
+        int want = 0, n = 0, total;
+        for (uint32_t d = vl_release_next_day(1, 1, NULL); d != VL_DAY_CURRENT;
+             d = vl_release_next_day(d, 1, NULL)) {
+            bool counts = false;
+            for (size_t k = 0; k < N_DATED; k++)
+                counts |= cases[i].counts[k] && a_line_of(dated[k], d);
+            want += counts;
+        }
+        for (uint32_t d = vl_release_next_day(1, 1, &s); d != VL_DAY_CURRENT;
+             d = vl_release_next_day(d, 1, &s), n++) {
+            bool counts = false;
+            for (size_t k = 0; k < N_DATED; k++)
+                counts |= cases[i].counts[k] && a_line_of(dated[k], d);
+            assert_true(counts);
+            assert_int_equal(vl_release_days_before(d, &total, &s), n);
+        }
+        assert_int_equal(n, want);
+        assert_int_equal(total, want);
+    }
 }
 
 /* A day sets the releases not given; a release given names a day (its own, the newest of
@@ -316,6 +368,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_days_in_order),  cmocka_unit_test(test_lines_of_a_day),
         cmocka_unit_test(test_day_parse),      cmocka_unit_test(test_days_step),
+        cmocka_unit_test(test_days_that_matter),
         cmocka_unit_test(test_apply_day),      cmocka_unit_test(test_release_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

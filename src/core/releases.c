@@ -61,25 +61,38 @@ int vl_release_on(vl_setting k, uint32_t day)
     return best;
 }
 
-uint32_t vl_release_next_day(uint32_t day, int dir)
+/* Whether list i's releases change anything for s (NULL: every list does). */
+static bool dated_matters(size_t i, const vl_settings *s)
+{
+    if (!s)
+        return true;
+    const vl_setting_desc *d = &vl_setting_table[dated[i].k];
+    return vl_setting_applies(dated[i].k, s) && !(d->inert && d->inert(s));
+}
+
+uint32_t vl_release_next_day(uint32_t day, int dir, const vl_settings *s)
 {
     const uint32_t at = day == VL_DAY_CURRENT ? UINT32_MAX : day;
     uint32_t best = at;
-    for (size_t i = 0; i < N_DATED; i++)
+    for (size_t i = 0; i < N_DATED; i++) {
+        if (!dated_matters(i, s))
+            continue;
         for (int c = 0; c < dated[i].n; c++) {
             uint32_t d = dated[i].days[c];
             if (dir > 0 ? d > at && (best == at || d < best) : d < at && (best == at || d > best))
                 best = d;
         }
+    }
     if (dir > 0 && best == at) /* after the newest line: current */
         return VL_DAY_CURRENT;
     return best == UINT32_MAX ? VL_DAY_CURRENT : best;
 }
 
-int vl_release_days_before(uint32_t day, int *total)
+int vl_release_days_before(uint32_t day, int *total, const vl_settings *s)
 {
     int before = 0, n = 0;
-    for (uint32_t d = vl_release_next_day(1, 1); d != VL_DAY_CURRENT; d = vl_release_next_day(d, 1)) {
+    for (uint32_t d = vl_release_next_day(1, 1, s); d != VL_DAY_CURRENT;
+         d = vl_release_next_day(d, 1, s)) {
         n++;
         before += day == VL_DAY_CURRENT || d < day;
     }

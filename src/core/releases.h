@@ -29,12 +29,13 @@ uint32_t vl_release_day(vl_setting k, int c);
  * modelled one for a day before them all. */
 int vl_release_on(vl_setting k, uint32_t day);
 /* The next day after day (dir > 0), or the last before it, on which a dated release line
- * came out: VL_DAY_CURRENT after the newest, which comes after every day; day itself at
- * either end. */
-uint32_t vl_release_next_day(uint32_t day, int dir);
-/* How many release days come before day (VL_DAY_CURRENT: all of them), and how many
+ * came out that matters to s: a list that applies in its mode and is not inert there (the
+ * vLLM release outside vLLM, PEFT's without adapters); s NULL: every list.  VL_DAY_CURRENT
+ * after the newest, which comes after every day; day itself at either end. */
+uint32_t vl_release_next_day(uint32_t day, int dir, const vl_settings *s);
+/* How many of those days come before day (VL_DAY_CURRENT: all of them), and how many
  * there are: a slider's place. */
-int vl_release_days_before(uint32_t day, int *total);
+int vl_release_days_before(uint32_t day, int *total, const vl_settings *s);
 
 /* Sets the dated releases of s that apply in its mode and are not in keep to their lines on
  * day (vLLM's within its framework's engine: the V1 engine's from 0.8, the V0 engine's

@@ -111,18 +111,18 @@ static uint64_t step_gib8(uint64_t v, int dir)
     return step_grid(v, dir, 8 * VL_GIB);
 }
 
-/* A day: the next day a release line came out (after the newest, current), or the first
- * such day of another year. */
-static uint64_t step_release(uint64_t v, int dir)
+/* A day: the next day a release line that matters to s came out (after the newest,
+ * current), or the first such day of another year. */
+static uint64_t step_release(const vl_settings *s, uint64_t v, int dir)
 {
-    return vl_release_next_day((uint32_t)v, dir);
+    return vl_release_next_day((uint32_t)v, dir, s);
 }
 
-static uint64_t step_release_year(uint64_t v, int dir)
+static uint64_t step_release_year(const vl_settings *s, uint64_t v, int dir)
 {
     const uint64_t year = v == VL_DAY_CURRENT ? 9999 : v / 10000;
     uint64_t to = v, next;
-    while ((next = step_release(to, dir)) != to) {
+    while ((next = step_release(s, to, dir)) != to) {
         to = next;
         if ((to == VL_DAY_CURRENT ? 9999 : to / 10000) != year)
             break;
@@ -140,7 +140,6 @@ static const struct {
     [VL_STEP_PERCENT] = {step_percent, step_percent10},
     [VL_STEP_E12] = {step_e12, step_decade},
     [VL_STEP_GIB] = {step_gib, step_gib8},
-    [VL_STEP_RELEASE] = {step_release, step_release_year},
 };
 
 /* The order the sliders are listed in; each mode shows those that apply to it. */
@@ -683,7 +682,7 @@ static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir,
         return coarse ? lo : i > 0 ? v - 1 : v;
     }
     if (id != SL_PARAMS && desc(id)->step == VL_STEP_RELEASE) /* current after the days */
-        return (coarse ? steps_of[VL_STEP_RELEASE].coarse : steps_of[VL_STEP_RELEASE].fine)(v, dir);
+        return coarse ? step_release_year(&e->s, v, dir) : step_release(&e->s, v, dir);
     uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;
     uint64_t hi = id == SL_PARAMS ? EX_MAX_PARAMS : desc(id)->slider_max;
     if (id != SL_PARAMS && desc(id)->zero_ok && lo > 0) { /* off (0), just below the range */
@@ -906,7 +905,7 @@ double explorer_fraction(const explorer *e, slider_id id)
                : (double)(v - d->slider_min) / (double)(d->slider_max - d->slider_min);
     }
     if (id != SL_PARAMS && is_numeric(id) && desc(id)->step == VL_STEP_RELEASE) { /* by rank */
-        int n, at = vl_release_days_before((uint32_t)value_of(e, id), &n);
+        int n, at = vl_release_days_before((uint32_t)value_of(e, id), &n, &e->s);
         return (double)at / n;
     }
     if (is_numeric(id)) {
