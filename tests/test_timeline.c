@@ -4588,18 +4588,49 @@ static void test_loop_keeps_logits(void **state)
     vl_timeline_free(&t);
     /* a run's first step, and a loop that drops its outputs (the Trainer's), keep neither;
      * the loop still holds the step's own logits through their backward */
-    s.loop_keeps_logits = VL_CHOICE_FALSE;
+    s.loop_keeps_logits = VL_KEEP_LOGITS_FALSE;
     build(&m, &s, &f, &t);
     assert_int_equal(allocs_in(&t, start, logits, NULL), 0);
     assert_int_equal(t.end[VL_TL_ACTIVATIONS], 0);
     assert_string_equal(freed_in(&t, "loss", "logits cast for the loss"), "backward embedding");
     assert_true(t.peak.allocated <= kept);
     vl_timeline_free(&t);
-    s.loop_keeps_logits = VL_CHOICE_AUTO;
+    s.loop_keeps_logits = VL_KEEP_LOGITS_AUTO;
     vl_framework hf = *fw("hf");
     vl_framework_on_bitsandbytes(&hf, VL_BNB_0_42);
     build(&m, &s, &hf, &t);
     assert_int_equal(allocs_in(&t, start, logits, NULL), 0);
+    vl_timeline_free(&t);
+}
+
+/* A step function that holds the model's outputs in a local (--loop-keeps-logits backward)
+ * under the Trainer's framework, whose loop holds none: the tiny Llama in fp32, s = 64,
+ * b = 2, its logits 128 x 3,000 x 4 B = 1,536,000 live from the loss through the loss's
+ * backward, where the peak is, and no longer; none are kept into the next step.  The peak
+ * is then the Trainer's own (the log-probabilities and their gradients beside them) with
+ * the logits added: its live tensors' bytes, byte for byte (allocated may differ by the
+ * blocks the caching allocator reuses whole). */
+static void test_loop_binds_logits(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = train(VL_FP32, 64, 2);
+    vl_timeline t;
+    build(&m, &s, fw("hf"), &t);
+    assert_string_equal(freed_in(&t, "loss", "logits"), "loss");
+    assert_string_equal(t.peak.phase, "loss backward");
+    const uint64_t trainer = t.peak.tensors;
+    vl_timeline_free(&t);
+    s.loop_keeps_logits = VL_KEEP_LOGITS_BACKWARD;
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(event_bytes(&t, "loss", "logits"), 1536000);
+    assert_string_equal(freed_in(&t, "loss", "logits"), "backward embedding");
+    assert_int_equal(allocs_in(&t, "step start (the state kept between steps)",
+                               "the micro-batch before's logits, which the loop keeps", NULL),
+                     0);
+    assert_string_equal(t.peak.phase, "loss backward");
+    assert_int_equal(t.peak.tensors, trainer + 1536000);
+    check_invariants(&t, &s);
     vl_timeline_free(&t);
 }
 
@@ -5160,6 +5191,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_and_buckets),
         cmocka_unit_test(test_first_step),
         cmocka_unit_test(test_loop_keeps_logits),
+        cmocka_unit_test(test_loop_binds_logits),
         cmocka_unit_test(test_head_adapter),
         cmocka_unit_test(test_chunked_loss),
         cmocka_unit_test(test_model_outputs),

@@ -42,7 +42,13 @@ bool vl_fsdp_casts_params(const vl_settings *s)
 
 bool vl_loop_keeps_logits(const vl_settings *s)
 {
-    return chosen(s->loop_keeps_logits, s->framework->loop_keeps_logits);
+    return s->loop_keeps_logits == VL_KEEP_LOGITS_AUTO ? s->framework->loop_keeps_logits
+                                                       : s->loop_keeps_logits == VL_KEEP_LOGITS_TRUE;
+}
+
+bool vl_loop_binds_logits(const vl_settings *s)
+{
+    return s->loop_keeps_logits == VL_KEEP_LOGITS_BACKWARD || s->framework->loop_keeps_logits;
 }
 
 bool vl_use_cache(const vl_settings *s)

@@ -32,9 +32,12 @@ unsigned vl_activation_bytes(vl_precision p);
 /* FSDP (--zero 2, 3 where the framework shards as FSDP) under autocast with a MixedPrecision
  * whose param_dtype is the autocast dtype: --fsdp-mixed-precision, else the framework's. */
 bool vl_fsdp_casts_params(const vl_settings *s);
-/* Training: the loop keeps the step before's logits and graph (--loop-keeps-logits, or the
- * framework's loop_keeps_logits). */
+/* Training: the loop keeps the step before's logits and graph (--loop-keeps-logits true,
+ * or auto and the framework's loop_keeps_logits). */
 bool vl_loop_keeps_logits(const vl_settings *s);
+/* Training: the loop holds the step's own logits through their backward
+ * (--loop-keeps-logits backward, or the framework's loop, which binds them). */
+bool vl_loop_binds_logits(const vl_settings *s);
 /* Whether a transformers model runs with use_cache on in training (--use-cache, or the
  * framework's use_cache). */
 bool vl_use_cache(const vl_settings *s);

@@ -38,6 +38,7 @@ const bool vl_optimizer_shaped[VL_N_OPTIMIZERS] = {VL_OPTIMIZER_LIST(OPTIMIZER_S
 #undef OPTIMIZER_LABEL
 const char *const vl_recompute_names[VL_N_RECOMPUTES] = {VL_RECOMPUTE_LIST(VL_ENUM_NAME)};
 const char *const vl_choice_names[VL_N_CHOICES] = {VL_CHOICE_LIST(VL_ENUM_NAME)};
+const char *const vl_keep_logits_names[VL_N_KEEP_LOGITS] = {VL_KEEP_LOGITS_LIST(VL_ENUM_NAME)};
 const char *const vl_zero_grad_names[VL_N_ZERO_GRADS] = {VL_ZERO_GRAD_LIST(VL_ENUM_NAME)};
 const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS] = {
     VL_WEIGHT_FORMAT_LIST(VL_ENUM_NAME)};
@@ -459,12 +460,14 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "sets it)",
         .label = N_("FSDP MixedPrec"), .inert = fsdp_mp_inert},
     ROW(VL_SET_LOOP_KEEPS_LOGITS) .flag = "loop-keeps-logits", FIELD(loop_keeps_logits),
-        TRAIN_CHOICE,
-        .help = "the training loop keeps each micro-batch's logits until the next forward "
-                "returns: the step before's, and with them its graph, whose bitsandbytes "
-                "4-bit layers before 0.43.2 keep their inputs; false for a run's first step, "
-                "which has none before, its own still held through their backward (default "
-                "auto, the framework's: litgpt true)",
+        ENUM(vl_keep_logits_names, VL_N_KEEP_LOGITS), .modes = VL_IN_TRAIN, .arg = "K",
+        .help = "true: the training loop keeps each micro-batch's logits until the next "
+                "forward returns: the step before's, and with them its graph, whose "
+                "bitsandbytes 4-bit layers before 0.43.2 keep their inputs; false: not the "
+                "step before's (a run's first step, or a loop that reads the loss alone, as "
+                "the Trainer's); backward: the step's own through their backward, dropped "
+                "before the next forward (a step function's local outputs) (default auto, "
+                "the framework's: litgpt true)",
         .label = N_("loop's logits")},
     ROW(VL_SET_NORM_UPCAST) .flag = "norm-upcast", FIELD(norm_upcast),
         TRAIN_CHOICE,
@@ -1069,7 +1072,7 @@ void vl_settings_default(vl_settings *s)
         .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .exllama_version = 1,
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false, .double_quant = true, .loop_keeps_logits = VL_CHOICE_AUTO,
+        .qlora = false, .double_quant = true, .loop_keeps_logits = VL_KEEP_LOGITS_AUTO,
         .use_cache = VL_CHOICE_AUTO, .autocast = VL_CHOICE_AUTO,
         .norm_upcast = VL_CHOICE_AUTO,
         .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,

@@ -48,6 +48,16 @@
  * --use-reentrant, --fsdp-mixed-precision, --autocast. */
 #define VL_CHOICE_LIST(X)                                                                     \
     X(VL_CHOICE_AUTO, "auto") X(VL_CHOICE_TRUE, "true") X(VL_CHOICE_FALSE, "false")
+/* How long the training loop holds the logits the model returns: as its framework does
+ * (auto); until the next forward returns, so the step before's (and its graph) live through
+ * the forward (true); not the step before's (false: a run's first step, or a loop that reads
+ * the loss alone, as the Trainer's compute_loss does; its framework's loop may still hold
+ * the step's own through their backward); the step's own through their backward, dropped
+ * before the next forward (backward: a step function whose local outputs go when it
+ * returns). */
+#define VL_KEEP_LOGITS_LIST(X)                                                                \
+    X(VL_KEEP_LOGITS_AUTO, "auto") X(VL_KEEP_LOGITS_TRUE, "true")                            \
+    X(VL_KEEP_LOGITS_FALSE, "false") X(VL_KEEP_LOGITS_BACKWARD, "backward")
 /* Where the training loop calls optimizer.zero_grad(): beside the optimizer step or
  * before the forward (the Trainer's), or after the forward, before backward, so that the
  * step before's gradients live through the forward (--zero-grad). */
@@ -250,6 +260,7 @@ typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
 typedef enum { VL_OPTIMIZER_LIST(VL_ENUM_ID) VL_N_OPTIMIZERS } vl_optimizer;
 typedef enum { VL_RECOMPUTE_LIST(VL_ENUM_ID) VL_N_RECOMPUTES } vl_recompute;
 typedef enum { VL_CHOICE_LIST(VL_ENUM_ID) VL_N_CHOICES } vl_choice;
+typedef enum { VL_KEEP_LOGITS_LIST(VL_ENUM_ID) VL_N_KEEP_LOGITS } vl_keep_logits;
 typedef enum { VL_ZERO_GRAD_LIST(VL_ENUM_ID) VL_N_ZERO_GRADS } vl_zero_grad;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
 typedef enum { VL_WEIGHT_FORMAT_LIST(VL_ENUM_ID) VL_N_WEIGHT_FORMATS } vl_weight_format;
@@ -280,6 +291,7 @@ extern const char *const vl_vllm_names[VL_N_VLLMS];
 extern const char *const vl_sglang_names[VL_N_SGLANGS];
 extern const char *const vl_sampler_names[VL_N_SAMPLERS];
 extern const char *const vl_choice_names[VL_N_CHOICES];
+extern const char *const vl_keep_logits_names[VL_N_KEEP_LOGITS];
 extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
 extern const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS];
 extern const char *const vl_trl_names[VL_N_TRLS];
@@ -334,9 +346,9 @@ typedef struct vl_settings {
     /* FSDP under autocast gathers the parameters in the autocast dtype (MixedPrecision's
      * param_dtype) */
     vl_choice fsdp_mixed_precision;
-    /* training: the loop keeps the step before's logits (and its graph) until the next
-     * forward returns; auto is the framework's loop_keeps_logits */
-    vl_choice loop_keeps_logits;
+    /* training: how long the loop holds the logits (VL_KEEP_LOGITS_LIST); auto is the
+     * framework's loop_keeps_logits */
+    vl_keep_logits loop_keeps_logits;
     /* training: an RMSNorm computes in fp32 and keeps its input upcast; auto is the
      * framework's norm_upcast */
     vl_choice norm_upcast;

@@ -261,9 +261,9 @@ typedef struct step {
     bool grads_before;          /* the step before's gradients live through the forward */
     bool keeps_logits;          /* the loop keeps the micro-batch before's logits and graph
                                  * through the next forward (vl_loop_keeps_logits) */
-    bool binds_logits;          /* it binds a micro-batch's logits through its backward (the
-                                 * framework's loop_keeps_logits, where the step has none
-                                 * before to keep) */
+    bool binds_logits;          /* it binds a micro-batch's logits through its backward
+                                 * (vl_loop_binds_logits), where the step has none before
+                                 * to keep */
     uint64_t positions;         /* a micro-batch's positions on this GPU (--cp splits them) */
     /* a transformers model's outputs under use_cache (vl_kv_outputs): each layer's K and V
      * as made where the attention keeps them repeated, held from the layer's forward until
@@ -996,7 +996,7 @@ static void gradient_plan(step *st, bool *ovf)
     st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 &&
                        !st->grads_held && !st->grads_freed_in_step;
     st->keeps_logits = vl_loop_keeps_logits(s) && s->pp <= 1;
-    st->binds_logits = st->f->loop_keeps_logits && s->pp <= 1;
+    st->binds_logits = vl_loop_binds_logits(s) && s->pp <= 1;
     st->inputs_held = holds_inputs(st);
     st->dp = s->lora_rank ? s->gpus : bd->par.dp;
     /* DeepSpeed allocates its reduce bucket whole, reduce_bucket_size elements in the
