@@ -988,6 +988,49 @@ static void test_eager_scores(void **state)
     }
 }
 
+/* A class's later releases upcast what its model's eager_softmax says they run in the
+ * scores' dtype or fused (modeling_<type>.py in the wheels): GPTNeoXAttention._attn's
+ * softmax in the scores' dtype through 4.48, eager_attention_forward's
+ * softmax(..., dtype=torch.float32).to(query.dtype) from 4.49; GPTBigCode's fused
+ * upcast_masked_softmax through 4.53, the same plain upcast from 4.54.  In fp16 the
+ * workspace holds 2 + 2 B a score before, 2 + 4 + 2 B after (test_eager_scores). */
+static void test_class_softmax_upcast(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_model_type type;
+        vl_eager_softmax softmax;
+        vl_transformers release;
+        uint64_t per_score;
+    } cases[] = {
+        {VL_MT_GPT_NEOX, VL_SOFTMAX_INPUT, VL_TF_4_48, 4},
+        {VL_MT_GPT_NEOX, VL_SOFTMAX_INPUT, VL_TF_4_49, 8},
+        {VL_MT_GPT_NEOX, VL_SOFTMAX_INPUT, VL_TF_CURRENT, 8},
+        {VL_MT_GPT_BIGCODE, VL_SOFTMAX_FUSED, VL_TF_4_53, 4},
+        {VL_MT_GPT_BIGCODE, VL_SOFTMAX_FUSED, VL_TF_4_54, 8},
+        {VL_MT_GPT2, VL_SOFTMAX_INPUT, VL_TF_CURRENT, 4},
+    };
+    const uint64_t scores = 1024ULL * 1024 * 8;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        vl_arch a = {.hidden = 64, .layers = 2, .heads = 8, .head_dim = 8, .ffn = 128,
+                     .vocab = 256, .position = VL_POS_ROPE, .max_positions = 4096,
+                     .mlp = VL_MLP_GATED, .norm = VL_NORM_RMSNORM};
+        vl_arch_defaults(&a);
+        a.model_type = cases[i].type;
+        a.eager_softmax = cases[i].softmax;
+        vl_framework f = *vl_framework_find("hf");
+        vl_framework_on_class(&f, &a, cases[i].release, false);
+        vl_settings s = infer();
+        vl_settings_take_framework(&s, &f);
+        s.attention = VL_ATTN_EAGER;
+        s.weight_dtype = VL_DT_FP16;
+        bool ovf = false;
+        const uint64_t want = 2 * 2 * 1024 * 64 + 2 * 2 * 1024 * 64 + 2 * 1024 * 3 * 64 +
+                              cases[i].per_score * scores;
+        assert_int_equal(vl_infer_workspace(&a, &s, false, 1024, 1024, &ovf), want);
+    }
+}
+
 /* A prefill step under a budget of prompt tokens (vLLM's max_num_batched_tokens): the whole
  * batch when it fits, whole prompts while they fit, one prompt's chunk when one does not;
  * without a budget (transformers) the whole batch at once. */
@@ -1040,6 +1083,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_serving), cmocka_unit_test(test_cpu_offload),
         cmocka_unit_test(test_cpu_offload_speed), cmocka_unit_test(test_prefill_step),
         cmocka_unit_test(test_eager_scores),
+        cmocka_unit_test(test_class_softmax_upcast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

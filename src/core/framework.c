@@ -653,17 +653,17 @@ void vl_framework_on_transformers(vl_framework *f, vl_transformers v)
  * dropped yet) */
 #define VL_TF_ALWAYS ((vl_transformers)VL_N_TRANSFORMERS)
 #define VL_MODEL_TYPE_RULE(id, name, train, serve, keep, uncast, cache, mask, mask_until,      \
-                           kv_tuples, kv_kind, rope_from, rope_until, bools)                   \
+                           kv_tuples, kv_kind, rope_from, rope_until, bools, softmax_fp32)     \
     {VL_TF_##train, VL_TF_##serve, VL_TF_##keep, VL_TF_##uncast, VL_TF_##cache,                \
      VL_MASK_BUFFER_##mask, VL_TF_##mask_until, VL_TF_##kv_tuples, VL_KV_KIND_##kv_kind,       \
-     VL_TF_##rope_from, VL_TF_##rope_until, VL_TF_##bools},
+     VL_TF_##rope_from, VL_TF_##rope_until, VL_TF_##bools, VL_TF_##softmax_fp32},
 static const struct {
     vl_transformers train_cast_until, serve_cast_until, keep_from, shift_uncast_until,
         cache_from;
     vl_mask_buffer mask;
     vl_transformers mask_until, kv_tuples_until;
     vl_kv_kind kv_kind;
-    vl_transformers rope_from, rope_until, bool_mask_from;
+    vl_transformers rope_from, rope_until, bool_mask_from, softmax_fp32_from;
 } class_rules[VL_N_MODEL_TYPES] = {VL_MODEL_TYPES(VL_MODEL_TYPE_RULE)};
 
 /* v is before release: current (5.0) comes after every numbered one, ALWAYS after all */
@@ -699,6 +699,10 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
      * rotary embedding */
     if (!before(v, class_rules[t].rope_from) && before(v, class_rules[t].rope_until))
         f->rope_tables = true;
+    /* a class whose eager attention came to upcast its softmax whatever the model's
+     * eager_softmax (GPT-NeoX's from 4.49, GPTBigCode's from 4.54) */
+    if (!before(v, class_rules[t].softmax_fp32_from))
+        f->class_softmax_fp32 = true;
     /* generate's prefill asks for the last position's logits only where the forward takes
      * num_logits_to_keep (Llama's from 4.45); before, the forward projected every position */
     if (before(v, class_rules[t].keep_from))
@@ -1082,12 +1086,14 @@ uint64_t vl_settings_share(const vl_settings *s)
 
 bool vl_softmax_upcasts(const vl_framework *f, const vl_arch *a)
 {
-    return f->softmax_fp32 && !(f->transformers && a->eager_softmax == VL_SOFTMAX_INPUT);
+    return f->softmax_fp32 && !(f->transformers && !f->class_softmax_fp32 &&
+                                a->eager_softmax == VL_SOFTMAX_INPUT);
 }
 
 bool vl_softmax_fused(const vl_framework *f, const vl_arch *a)
 {
-    return vl_softmax_upcasts(f, a) && f->transformers && a->eager_softmax == VL_SOFTMAX_FUSED;
+    return vl_softmax_upcasts(f, a) && f->transformers && !f->class_softmax_fp32 &&
+           a->eager_softmax == VL_SOFTMAX_FUSED;
 }
 
 bool vl_sizes_kv(const vl_framework *f)

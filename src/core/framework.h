@@ -241,6 +241,9 @@ typedef struct vl_framework {
     bool rope_cache;            /* a RoPE cos/sin table of every position beside the weights */
     bool rope_tables;           /* every attention layer keeps cos and sin tables of every
                                  * position, in the model's load dtype (vl_rope_tables_bytes) */
+    bool class_softmax_fp32;    /* not a preset's: the model's class runs its eager softmax
+                                 * in fp32 at this release, whatever its eager_softmax
+                                 * (vl_framework_on_class) */
     bool layer_input_held;      /* a forward's decoder layer keeps its input alive to its end
                                  * and the MLP's output lands beside its intermediates: two
                                  * hidden-size tensors more at the attention and the MLP */
@@ -321,7 +324,7 @@ void vl_sdpa_padding_mask(const vl_settings *s, const vl_arch *a, uint64_t rho, 
                           uint64_t *shared, uint64_t *per_layer, bool *ovf);
 /* Whether f's eager attention runs a's softmax in fp32 over 16-bit scores and casts its
  * output back (softmax_fp32; under a profile whose models are transformers', where the
- * model preset's eager_softmax is fp32 or fused). */
+ * model preset's eager_softmax is fp32 or fused, or its class upcasts at the release). */
 bool vl_softmax_upcasts(const vl_framework *f, const vl_arch *a);
 /* ... in one fused kernel that reads the 16-bit scores as they are (eager_softmax fused). */
 bool vl_softmax_fused(const vl_framework *f, const vl_arch *a);

@@ -695,6 +695,7 @@ static bool read_gpt_neox(hf *h)
     a->sdpa_from = VL_TF_4_42; /* transformers pull request #31031 */
     a->position = VL_POS_ROPE;
     a->qkv_views = VL_QKV_VIEWS_V; /* value: a slice of query_key_value's output */
+    a->eager_softmax = VL_SOFTMAX_INPUT; /* _attn's softmax in the scores' dtype (until 4.49) */
     if (!read_common(h, false) || !get_bool(h, KEYS("attention_bias"), &attn_bias) ||
         !get_bool(h, KEYS("use_parallel_residual"), &parallel) ||
         !get_dropout(h, KEYS("hidden_dropout"), "attention_dropout", false))

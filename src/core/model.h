@@ -75,46 +75,50 @@ typedef enum { VL_QKV_VIEWS_NONE, VL_QKV_VIEWS_V, VL_QKV_VIEWS_QKV } vl_qkv_view
  *   the first release whose padded batch hands SDPA a mask of bools (masking_utils'
  *     sdpa_mask: create_causal_mask, an encoder's create_bidirectional_mask), where before
  *     it was floats in the residual stream's dtype (vl_sdpa_padding_mask); ALWAYS: floats
- *     yet.
+ *     yet;
+ *   the first release whose eager attention runs its softmax in fp32 where the model's
+ *     eager_softmax says otherwise (softmax(..., dtype=torch.float32).to(query.dtype) in
+ *     the eager_attention_forward GPT-NeoX took in 4.49 and GPTBigCode in 4.54; before,
+ *     GPT-NeoX's _attn ran softmax in the scores' dtype); ALWAYS: as eager_softmax says.
  * 4_31, the first release modelled, stands for never (cast, shifted uncast) or from the
  * first (kept, a Cache object); CURRENT for through 4.57, 5.0 the first without.  llama,
  * the first row, is the default: LlamaForCausalLM's rules, which most classes copied. */
-#define VL_MODEL_TYPES(X)                                                                                        \
-    X(LLAMA, "llama", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_41, 4_53)                   \
-    X(BERT, "bert", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT)                   \
-    X(BLOOM, "bloom", 4_31, 4_31, CURRENT, 4_49, 4_44, NONE, 4_31, 4_54, GUARD, 4_31, 4_31, ALWAYS)              \
-    X(DEEPSEEK_V2, "deepseek_v2", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_31)       \
-    X(DEEPSEEK_V3, "deepseek_v3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53)       \
-    X(DISTILBERT, "distilbert", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT)       \
-    X(ERNIE4_5, "ernie4_5", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_31)             \
-    X(FALCON, "falcon", 4_31, 4_31, 4_47, 4_49, 4_45, NONE, 4_31, 4_54, CACHE, 4_36, 4_45, ALWAYS)               \
-    X(GEMMA, "gemma", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_31, 4_53)                   \
-    X(GEMMA2, "gemma2", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, 4_53)                  \
-    X(GEMMA3, "gemma3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, 4_53)                  \
-    X(GEMMA3_TEXT, "gemma3_text", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, 4_53)        \
-    X(GPT2, "gpt2", 4_31, 4_31, 4_53, 4_49, 4_52, LAYER, ALWAYS, 4_56, CACHE, 4_31, 4_31, 4_55)                  \
-    X(GPT_BIGCODE, "gpt_bigcode", 4_31, 4_31, CURRENT, 4_49, 4_54, MODEL, ALWAYS, 4_56, CACHE, 4_31, 4_31, 4_54) \
-    X(GPT_NEO, "gpt_neo", CURRENT, 4_31, CURRENT, 4_31, 4_45, LAYER, ALWAYS, 4_54, CACHE, 4_31, 4_31, ALWAYS)    \
-    X(GPT_NEOX, "gpt_neox", 4_31, 4_31, 4_49, 4_49, 4_45, LAYER, 4_49, 4_48, CACHE, 4_35, 4_45, 4_53)            \
-    X(GPTJ, "gptj", CURRENT, CURRENT, CURRENT, 4_31, 4_45, LAYER, 4_45, 4_54, CACHE, 4_31, 4_31, ALWAYS)         \
-    X(GRANITE, "granite", 4_48, 4_46, 4_48, 4_31, 4_31, NONE, 4_31, 4_48, CACHE, 4_31, 4_31, 4_53)               \
-    X(GRANITEMOE, "granitemoe", CURRENT, 4_46, 4_52, 4_31, 4_31, NONE, 4_31, 4_54, CACHE, 4_31, 4_31, CURRENT)   \
-    X(MISTRAL, "mistral", 4_48, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_42, 4_53)               \
-    X(MIXTRAL, "mixtral", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_48, 4_53)               \
-    X(OLMO2, "olmo2", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_48, CACHE, 4_31, 4_31, 4_53)                   \
-    X(OLMOE, "olmoe", 4_46, 4_31, 4_45, 4_31, 4_31, NONE, 4_31, 4_54, CACHE, 4_31, 4_31, CURRENT)                \
-    X(OPT, "opt", 4_31, 4_31, CURRENT, 4_49, 4_49, NONE, 4_31, 4_54, CACHE, 4_31, 4_31, ALWAYS)                  \
-    X(PHI, "phi", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_45, 4_53)                       \
-    X(PHI3, "phi3", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_31, 4_53)                     \
-    X(QWEN2, "qwen2", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_45, 4_53)                   \
-    X(QWEN2_MOE, "qwen2_moe", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_54, GUARD, 4_31, 4_45, CURRENT)        \
-    X(QWEN3, "qwen3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53)                   \
-    X(QWEN3_MOE, "qwen3_moe", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53)           \
-    X(ROBERTA, "roberta", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT)             \
-    X(SMOLLM3, "smollm3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53)               \
-    X(STABLELM, "stablelm", 4_31, 4_31, 4_45, 4_49, 4_31, NONE, 4_31, 4_54, GUARD, 4_31, 4_45, ALWAYS)           \
-    X(STARCODER2, "starcoder2", 4_47, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_45, 4_53)         \
-    X(XLM_ROBERTA, "xlm-roberta", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT)
+#define VL_MODEL_TYPES(X)                                                                                              \
+    X(LLAMA, "llama", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_41, 4_53, ALWAYS)                 \
+    X(BERT, "bert", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT, ALWAYS)                 \
+    X(BLOOM, "bloom", 4_31, 4_31, CURRENT, 4_49, 4_44, NONE, 4_31, 4_54, GUARD, 4_31, 4_31, ALWAYS, ALWAYS)            \
+    X(DEEPSEEK_V2, "deepseek_v2", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_31, ALWAYS)     \
+    X(DEEPSEEK_V3, "deepseek_v3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53, ALWAYS)     \
+    X(DISTILBERT, "distilbert", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT, ALWAYS)     \
+    X(ERNIE4_5, "ernie4_5", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_31, ALWAYS)           \
+    X(FALCON, "falcon", 4_31, 4_31, 4_47, 4_49, 4_45, NONE, 4_31, 4_54, CACHE, 4_36, 4_45, ALWAYS, ALWAYS)             \
+    X(GEMMA, "gemma", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_31, 4_53, ALWAYS)                 \
+    X(GEMMA2, "gemma2", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, 4_53, ALWAYS)                \
+    X(GEMMA3, "gemma3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, 4_53, ALWAYS)                \
+    X(GEMMA3_TEXT, "gemma3_text", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, 4_53, ALWAYS)      \
+    X(GPT2, "gpt2", 4_31, 4_31, 4_53, 4_49, 4_52, LAYER, ALWAYS, 4_56, CACHE, 4_31, 4_31, 4_55, ALWAYS)                \
+    X(GPT_BIGCODE, "gpt_bigcode", 4_31, 4_31, CURRENT, 4_49, 4_54, MODEL, ALWAYS, 4_56, CACHE, 4_31, 4_31, 4_54, 4_54) \
+    X(GPT_NEO, "gpt_neo", CURRENT, 4_31, CURRENT, 4_31, 4_45, LAYER, ALWAYS, 4_54, CACHE, 4_31, 4_31, ALWAYS, ALWAYS)  \
+    X(GPT_NEOX, "gpt_neox", 4_31, 4_31, 4_49, 4_49, 4_45, LAYER, 4_49, 4_48, CACHE, 4_35, 4_45, 4_53, 4_49)            \
+    X(GPTJ, "gptj", CURRENT, CURRENT, CURRENT, 4_31, 4_45, LAYER, 4_45, 4_54, CACHE, 4_31, 4_31, ALWAYS, ALWAYS)       \
+    X(GRANITE, "granite", 4_48, 4_46, 4_48, 4_31, 4_31, NONE, 4_31, 4_48, CACHE, 4_31, 4_31, 4_53, ALWAYS)             \
+    X(GRANITEMOE, "granitemoe", CURRENT, 4_46, 4_52, 4_31, 4_31, NONE, 4_31, 4_54, CACHE, 4_31, 4_31, CURRENT, ALWAYS) \
+    X(MISTRAL, "mistral", 4_48, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_42, 4_53, ALWAYS)             \
+    X(MIXTRAL, "mixtral", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_48, 4_53, ALWAYS)             \
+    X(OLMO2, "olmo2", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_48, CACHE, 4_31, 4_31, 4_53, ALWAYS)                 \
+    X(OLMOE, "olmoe", 4_46, 4_31, 4_45, 4_31, 4_31, NONE, 4_31, 4_54, CACHE, 4_31, 4_31, CURRENT, ALWAYS)              \
+    X(OPT, "opt", 4_31, 4_31, CURRENT, 4_49, 4_49, NONE, 4_31, 4_54, CACHE, 4_31, 4_31, ALWAYS, ALWAYS)                \
+    X(PHI, "phi", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_45, 4_53, ALWAYS)                     \
+    X(PHI3, "phi3", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_31, 4_53, ALWAYS)                   \
+    X(QWEN2, "qwen2", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_45, 4_53, ALWAYS)                 \
+    X(QWEN2_MOE, "qwen2_moe", 4_46, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_54, GUARD, 4_31, 4_45, CURRENT, ALWAYS)      \
+    X(QWEN3, "qwen3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53, ALWAYS)                 \
+    X(QWEN3_MOE, "qwen3_moe", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53, ALWAYS)         \
+    X(ROBERTA, "roberta", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT, ALWAYS)           \
+    X(SMOLLM3, "smollm3", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, CACHE, 4_31, 4_31, 4_53, ALWAYS)             \
+    X(STABLELM, "stablelm", 4_31, 4_31, 4_45, 4_49, 4_31, NONE, 4_31, 4_54, GUARD, 4_31, 4_45, ALWAYS, ALWAYS)         \
+    X(STARCODER2, "starcoder2", 4_47, 4_46, 4_45, 4_31, 4_31, NONE, 4_31, 4_48, GUARD, 4_31, 4_45, 4_53, ALWAYS)       \
+    X(XLM_ROBERTA, "xlm-roberta", 4_31, 4_31, 4_31, 4_31, 4_31, NONE, 4_31, 4_31, NONE, 4_31, 4_31, CURRENT, ALWAYS)
 #define VL_MODEL_TYPE_ID(id, name, ...) VL_MT_##id,
 typedef enum { VL_MASK_BUFFER_NONE, VL_MASK_BUFFER_LAYER, VL_MASK_BUFFER_MODEL } vl_mask_buffer;
 typedef enum { VL_KV_KIND_CACHE, VL_KV_KIND_GUARD, VL_KV_KIND_NONE } vl_kv_kind;
