@@ -4634,6 +4634,43 @@ static void test_loop_binds_logits(void **state)
     vl_timeline_free(&t);
 }
 
+/* A loop that binds a forward's outputs in inference (`_ = model(**inputs)` in a loop,
+ * --loop-keeps-logits true with --gen 0): the forward before's live through this one.
+ * The tiny Llama under transformers 4.34, prompts of 64 tokens, batch 2, by hand: Llama's
+ * forward returned every position's logits in fp32, 128 x 3,000 x 4 = 1,536,000 B, and its
+ * K and V in bf16, 3 layers x 2 x 2 KV heads x 16 x 2 B = 384 B a token, 49,152 B; kept from
+ * before the prefill until it ends, and at its peak on top of what the forward alone holds. */
+static void test_forward_outputs_kept(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    vl_settings s = serve(64, 0, 2);
+    s.transformers = VL_TF_4_34;
+    vl_framework f = *fw("hf");
+    vl_framework_on_transformers(&f, VL_TF_4_34);
+    const char *kept = "the forward before's logits, K and V, which the loop keeps";
+    vl_timeline t;
+    build(&m, &s, &f, &t);
+    const uint64_t alone = t.peak.tensors;
+    assert_string_equal(t.peak.phase, "prefill");
+    vl_timeline_free(&t);
+    s.loop_keeps_logits = VL_KEEP_LOGITS_TRUE;
+    build(&m, &s, &f, &t);
+    assert_int_equal(event_bytes(&t, "the forward before's outputs, which the loop keeps", kept),
+                     1536000 + 49152);
+    assert_string_equal(freed_in(&t, "the forward before's outputs, which the loop keeps", kept),
+                        "prefill");
+    assert_string_equal(t.peak.phase, "prefill");
+    assert_int_equal(t.peak.tensors, alone + 1536000 + 49152);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+    /* generate drops each forward's outputs itself: nothing kept with tokens to generate */
+    s.gen = 4;
+    build(&m, &s, &f, &t);
+    assert_false(vl_loop_keeps_logits(&s));
+    vl_timeline_free(&t);
+}
+
 /* An adapter on the output layer (--lora-targets q,v,head), the tiny Llama in bf16, s = 64,
  * b = 2, r = 8, by hand: the logits are 128 x 3,000 x 2 B = 768,000; the head computes
  * base(x) + B(A(x)) * scaling, so B's output and its scaled copy, 768,000 each, come and go
@@ -5192,6 +5229,7 @@ int main(void)
         cmocka_unit_test(test_first_step),
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_loop_binds_logits),
+        cmocka_unit_test(test_forward_outputs_kept),
         cmocka_unit_test(test_head_adapter),
         cmocka_unit_test(test_chunked_loss),
         cmocka_unit_test(test_model_outputs),

@@ -389,6 +389,7 @@ exited $name 0
 # 256 on an L40S, named as the framework's; a value stepped to is the run's
 name=engine-h100
 start $name --preset llama-2-7b --mode infer --framework vllm --gpu h100-80gb --no-color --ascii
+to $name "prefill chunk"
 expect_slider $name "prefill chunk" "auto 8,192"
 to $name "profile seqs"
 expect_slider $name "profile seqs" "auto 1,024"
@@ -397,6 +398,7 @@ exited $name 0
 name=engine-l40s
 start $name --preset llama-2-7b --mode infer --framework vllm --gpu l40s --seq 4096 --no-color \
     --ascii
+to $name "prefill chunk"
 expect_slider $name "prefill chunk" "auto 2,048"
 to $name "profile seqs"
 expect_slider $name "profile seqs" "auto 256"

@@ -42,6 +42,9 @@ bool vl_fsdp_casts_params(const vl_settings *s)
 
 bool vl_loop_keeps_logits(const vl_settings *s)
 {
+    if (s->mode == VL_MODE_INFER) /* a forward alone's loop, only where told */
+        return s->loop_keeps_logits == VL_KEEP_LOGITS_TRUE && !s->gen &&
+               s->framework->kv_sizing == VL_KV_NONE;
     return s->loop_keeps_logits == VL_KEEP_LOGITS_AUTO ? s->framework->loop_keeps_logits
                                                        : s->loop_keeps_logits == VL_KEEP_LOGITS_TRUE;
 }

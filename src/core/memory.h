@@ -33,7 +33,8 @@ unsigned vl_activation_bytes(vl_precision p);
  * whose param_dtype is the autocast dtype: --fsdp-mixed-precision, else the framework's. */
 bool vl_fsdp_casts_params(const vl_settings *s);
 /* Training: the loop keeps the step before's logits and graph (--loop-keeps-logits true,
- * or auto and the framework's loop_keeps_logits). */
+ * or auto and the framework's loop_keeps_logits); inference: a forward alone's loop keeps
+ * the forward before's outputs (--loop-keeps-logits true, --gen 0, not an engine's). */
 bool vl_loop_keeps_logits(const vl_settings *s);
 /* Training: the loop holds the step's own logits through their backward
  * (--loop-keeps-logits backward, or the framework's loop, which binds them). */

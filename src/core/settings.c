@@ -271,6 +271,17 @@ static const char *trl_inert(const vl_settings *s)
                : N_("the trl release applies to QLoRA under bf16 autocast");
 }
 
+static const char *loop_logits_inert(const vl_settings *s)
+{
+    if (s->mode == VL_MODE_TRAIN)
+        return NULL;
+    if (s->framework->kv_sizing != VL_KV_NONE)
+        return N_("a serving engine returns no outputs to a loop");
+    return s->gen ? N_("generate drops each forward's outputs itself: in inference it applies to "
+                       "a forward alone (--gen 0)")
+                  : NULL;
+}
+
 static const char *vllm_inert(const vl_settings *s)
 {
     return vl_is_vllm(s->framework) ? NULL : N_("the framework is not vLLM's");
@@ -460,15 +471,17 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "sets it)",
         .label = N_("FSDP MixedPrec"), .inert = fsdp_mp_inert},
     ROW(VL_SET_LOOP_KEEPS_LOGITS) .flag = "loop-keeps-logits", FIELD(loop_keeps_logits),
-        ENUM(vl_keep_logits_names, VL_N_KEEP_LOGITS), .modes = VL_IN_TRAIN, .arg = "K",
+        ENUM(vl_keep_logits_names, VL_N_KEEP_LOGITS), .modes = VL_IN_BOTH, .arg = "K",
         .help = "true: the training loop keeps each micro-batch's logits until the next "
                 "forward returns: the step before's, and with them its graph, whose "
                 "bitsandbytes 4-bit layers before 0.43.2 keep their inputs; false: not the "
                 "step before's (a run's first step, or a loop that reads the loss alone, as "
                 "the Trainer's); backward: the step's own through their backward, dropped "
                 "before the next forward (a step function's local outputs) (default auto, "
-                "the framework's: litgpt true)",
-        .label = N_("loop's logits")},
+                "the framework's: litgpt true).  In inference, for a forward alone (--gen "
+                "0): true, the loop keeps the forward before's outputs, its logits and the K "
+                "and V it returned, until this one returns (default false)",
+        .label = N_("loop's logits"), .inert = loop_logits_inert},
     ROW(VL_SET_NORM_UPCAST) .flag = "norm-upcast", FIELD(norm_upcast),
         TRAIN_CHOICE,
         .help = "an RMSNorm computes in fp32 and keeps its input upcast for backward; false "
@@ -1192,6 +1205,9 @@ const char *vl_settings_check(const vl_settings *s)
     if (s->mode == VL_MODE_INFER && s->weight_dtype == VL_DT_INT8 &&
         s->weight_format == VL_WFMT_AWQ)
         return _("--weight-format awq needs --weight-dtype int4 (AWQ's checkpoints are 4-bit)");
+    if (s->mode == VL_MODE_INFER && s->loop_keeps_logits == VL_KEEP_LOGITS_BACKWARD)
+        return _("--loop-keeps-logits backward applies to training (inference has no "
+                 "backward): true keeps the forward before's outputs through a forward");
     if (s->mode == VL_MODE_INFER)
         return s->seq + s->gen > VL_MAX_SEQ ? _("--seq plus --gen must be at most 16777216") : NULL;
     if (s->fp32_grads && pure16(s))

@@ -2369,6 +2369,24 @@ static bool build_serve(builder *b, step *st)
     /* the prefill in the framework's steps (vl_prefill_step): the first, the ones between
      * only as the cache they grow, and the last, which ends the last prompt */
     const prefill pf = prefill_of(s, inf);
+    /* a loop that binds each forward's outputs (`_ = model(**inputs)`, a forward alone)
+     * holds the forward before's until this one returns: its logits, as the forward
+     * returns them, and the K and V it returned, as the attention handed them over */
+    uint32_t before = 0;
+    if (vl_loop_keeps_logits(s)) {
+        phase(b, "the forward before's outputs, which the loop keeps");
+        const uint64_t rows = st->f->prefill_logits_all ? vl_mul(s->seq, s->batch, &b->ovf)
+                                                        : s->batch;
+        const uint64_t logits =
+            inf->logits ? vl_mul(vl_mul(rows, st->a->vocab, &b->ovf),
+                                 st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s), &b->ovf)
+                        : 0;
+        const uint64_t cache =
+            vl_mul(views ? views : per_token, prefill_kv_tokens(s, &pf, pf.steps - 1, cap),
+                   &b->ovf);
+        before = alloc(b, VL_TL_ACTIVATIONS, vl_add(logits, cache, &b->ovf),
+                       "the forward before's logits, K and V, which the loop keeps");
+    }
     uint32_t moe_kept = 0, outputs = 0;
     for (uint64_t k = 0; k < pf.steps && !b->nomem;
          k = k == 0 && pf.steps > 2 ? pf.steps - 1 : k + 1) {
@@ -2421,6 +2439,7 @@ static bool build_serve(builder *b, step *st)
         if (c + 1 == pf.chunks && inf->logits) /* the last pipeline stage samples the ended */
             sampler(b, st, here.batch, vl_mul(n, here.batch, &b->ovf));
     }
+    release(b, before); /* the loop has bound this forward's outputs */
     uint32_t *kept = st->f->kv_step_copy ? gathered_ids(b, L) : NULL;
     if (st->f->kv_step_copy && !kept) {
         free(kv);
