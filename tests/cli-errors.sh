@@ -324,7 +324,7 @@ expect 2 "$e --cuda: unknown value '12.7' (expected current, 10.2, 11.0, 11.1, 1
     estimate --cuda 12.7
 expect 2 "$e --labels must be between 1 and 1048576" estimate --head cls --labels 0
 expect 2 "$e --labels applies to --mode train only" estimate --mode infer --labels 3
-expect 2 "$e --loss-dtype: unknown value 'fp8' (expected fp32, bf16 or fp16)" estimate --loss-dtype fp8
+expect 2 "$e --loss-dtype: unknown value 'fp8' (expected fp32, bf16, fp16 or auto)" estimate --loss-dtype fp8
 expect 2 "$e --offload: unknown value 'cpu' (expected none, optimizer or params)" estimate --offload cpu
 expect 2 "$e --offload params needs --zero 3 (only ZeRO-3 shards the weights it moves)" \
     estimate --offload params --zero 2

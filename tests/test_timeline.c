@@ -4634,6 +4634,67 @@ static void test_loop_binds_logits(void **state)
     vl_timeline_free(&t);
 }
 
+/* loss_dtype auto (the hf profile's): the class's own loss code at the release, read in the
+ * wheels.  Llama's forward returned logits.float() until 4.46 and ForCausalLMLoss upcasts
+ * after; GPT-2's and GPT-NeoX's own CrossEntropyLoss read the logits as they were until
+ * ForCausalLMLoss took over in 4.49; GPT-J's forward cast them; BERT's heads read them as
+ * they are at every release.  A 16-bit BERT without autocast then runs the cross-entropy in
+ * 16 bits: its masked-LM loss makes no fp32 cast of the logits, its log-probabilities are
+ * 2 B a logit (the tiny model's 64 x 2 positions x 3,000 x 2 B = 768,000). */
+static void test_loss_dtype_auto(void **state)
+{
+    (void)state;
+    static const struct {
+        vl_model_type type;
+        bool encoder;
+        vl_transformers v;
+        vl_loss_dtype want;
+    } cases[] = {
+        {VL_MT_LLAMA, false, VL_TF_4_44, VL_LOSS_FP32},
+        {VL_MT_LLAMA, false, VL_TF_CURRENT, VL_LOSS_FP32},
+        {VL_MT_GPT2, false, VL_TF_4_48, VL_LOSS_AUTO},
+        {VL_MT_GPT2, false, VL_TF_4_49, VL_LOSS_FP32},
+        {VL_MT_GPT_NEOX, false, VL_TF_4_48, VL_LOSS_AUTO},
+        {VL_MT_GPTJ, false, VL_TF_4_48, VL_LOSS_FP32},
+        {VL_MT_BERT, true, VL_TF_4_36, VL_LOSS_AUTO},
+        {VL_MT_BERT, true, VL_TF_CURRENT, VL_LOSS_AUTO},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        vl_framework f = *fw("hf");
+        assert_int_equal(f.loss_dtype, VL_LOSS_AUTO);
+        vl_framework_on_transformers(&f, cases[i].v);
+        vl_arch a = tiny_llama().arch;
+        a.model_type = cases[i].type;
+        if (cases[i].encoder) {
+            a.norm_position = VL_NORM_POST;
+            a.embedding_norm = true;
+        }
+        vl_framework_on_class(&f, &a, cases[i].v, true);
+        assert_int_equal(f.loss_dtype, cases[i].want);
+    }
+    vl_model m = tiny_llama();
+    m.arch.model_type = VL_MT_BERT;
+    m.arch.norm_position = VL_NORM_POST;
+    m.arch.embedding_norm = true;
+    vl_settings s = train(VL_BF16, 64, 2);
+    s.head = VL_HEAD_MLM;
+    vl_framework f = *fw("hf");
+    f.head = VL_HEAD_MLM;
+    vl_timeline t;
+    build(&m, &s, &f, &t);
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, "loss", "logits cast for the loss", &bytes), 0);
+    assert_int_equal(allocs_in(&t, "loss", "log-probabilities (for the loss)", &bytes), 1);
+    assert_int_equal(bytes, 768000);
+    vl_timeline_free(&t);
+    f.loss_dtype = VL_LOSS_FP32; /* --loss-dtype fp32: the cast, and fp32 log-probabilities */
+    build(&m, &s, &f, &t);
+    assert_int_equal(allocs_in(&t, "loss", "logits cast for the loss", &bytes), 1);
+    assert_int_equal(allocs_in(&t, "loss", "log-probabilities (for the loss)", &bytes), 1);
+    assert_int_equal(bytes, 1536000);
+    vl_timeline_free(&t);
+}
+
 /* A loop that binds a forward's outputs in inference (`_ = model(**inputs)` in a loop,
  * --loop-keeps-logits true with --gen 0): the forward before's live through this one.
  * The tiny Llama under transformers 4.34, prompts of 64 tokens, batch 2, by hand: Llama's
@@ -5230,6 +5291,7 @@ int main(void)
         cmocka_unit_test(test_loop_keeps_logits),
         cmocka_unit_test(test_loop_binds_logits),
         cmocka_unit_test(test_forward_outputs_kept),
+        cmocka_unit_test(test_loss_dtype_auto),
         cmocka_unit_test(test_head_adapter),
         cmocka_unit_test(test_chunked_loss),
         cmocka_unit_test(test_model_outputs),

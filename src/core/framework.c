@@ -221,7 +221,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * logits[..., :-1, :].contiguous(): loss_shift_copy); the model returns its logits
          * in its own dtype, kept while the loss upcasts them (before 4.46 the forward
          * returned lm_head(h).float(), the 16-bit logits gone: logits_cast_in_model) */
-        .loss_dtype = VL_LOSS_FP32, .loss_shift_copy = false, .logits_cast_in_model = false,
+        .loss_dtype = VL_LOSS_AUTO, .loss_shift_copy = false, .logits_cast_in_model = false,
         /* autograd saves an input only for a gradient it computes (SavedVariable under
          * should_compute_output in the generated code).  bitsandbytes' MatMul4Bit.forward
          * saves (None, B) since 0.43.2, pull request #1270: not its input, which 0.43.1 and
@@ -341,7 +341,7 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         .attention = VL_ATTN_SDPA, .softmax_fp32 = true, .materialized_mask = true,
         .norm_upcast = true,
         .fused_qkv = false, .gelu = VL_GELU_EXACT, .head = VL_HEAD_LM,
-        .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
+        .loss_dtype = VL_LOSS_AUTO, .prune_frozen_saves = true, .nf4_keeps_input = false,
         .nf4_returns_input_dtype = true, /* bitsandbytes as hf runs it */
         /* the engine casts the whole module, adapters too, to its 16-bit dtype
          * (deepspeed/runtime/engine.py, _configure_distributed_model: self.module.bfloat16(),
@@ -692,6 +692,16 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
     if (training && f->loss_shift_copy && !f->logits_cast_in_model &&
         before(v, class_rules[t].shift_uncast_until))
         f->shift_before_cast = true;
+    /* the class's own loss code decides what cross-entropy reads (loss_dtype auto): an
+     * encoder's heads take CrossEntropyLoss on the logits as they are at every release
+     * (BertForMaskedLM's prediction_scores, 4.31 to 5.0), a causal LM's own loss did
+     * before ForCausalLMLoss's upcast took over, where its forward did not cast them; the
+     * others read fp32.  Autocast casts for cross_entropy whichever it is. */
+    if (f->loss_dtype == VL_LOSS_AUTO) {
+        const bool own = vl_arch_encoder(a) || (!f->logits_cast_in_model &&
+                                                 before(v, class_rules[t].shift_uncast_until));
+        f->loss_dtype = own ? VL_LOSS_AUTO : VL_LOSS_FP32;
+    }
     /* each attention layer made its own rotary embedding, which registered cos and sin of
      * every position as buffers, over the class's releases (model.h):
      * LlamaRotaryEmbedding's _set_cos_sin_cache, then its _cos_cached and _sin_cached "for

@@ -640,7 +640,11 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         SLIDER(1, 1024, VL_STEP_ONE), .inert = labels_inert},
     ROW(VL_SET_LOSS_DTYPE) .flag = "loss-dtype", FIELD(loss_dtype),
         ENUM(vl_loss_dtype_names, VL_N_LOSS_DTYPES), .modes = VL_IN_TRAIN, .arg = "D",
-        .help = "the dtype cross-entropy reads the logits in (default: the framework's)",
+        .help = "the dtype cross-entropy reads the logits in: fp32, bf16, fp16 or auto, the "
+                "model class's own loss code (fp32 where it upcasts them, as Llama's "
+                "and ForCausalLMLoss do; as the model returns them where it does not, as "
+                "BERT's heads at every release and GPT-2's before 4.49 do) (default: the "
+                "framework's: hf and deepspeed auto)",
         .label = N_("loss dtype"), .json_break = true},
     /* training: step time (steptime.h) */
     ROW(VL_SET_MFU) .flag = "mfu", FIELD(mfu), .type = VL_ST_FRACTION, RANGE(1, VL_PPM),

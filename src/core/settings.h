@@ -94,8 +94,11 @@
 /* lm: next-token logits over the vocabulary; cls: sequence classification (one row of
  * `labels` logits per sequence); mlm: BERT's masked-LM head (a transform, then the vocab) */
 #define VL_HEADS(X) X(VL_HEAD_LM, "lm") X(VL_HEAD_CLS, "cls") X(VL_HEAD_MLM, "mlm")
-/* the dtype cross-entropy reads: fp32 (the logits upcast first) or the model's 16 bits */
-#define VL_LOSS_DTYPES(X) X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16")
+/* the dtype cross-entropy reads: fp32 (the logits upcast first), the model's 16 bits, or
+ * auto, the model class's own loss code at the transformers release (vl_framework_on_class):
+ * fp32 where it upcasts, else the logits as the model returns them */
+#define VL_LOSS_DTYPES(X)                                                                     \
+    X(VL_LOSS_FP32, "fp32") X(VL_LOSS_BF16, "bf16") X(VL_LOSS_FP16, "fp16") X(VL_LOSS_AUTO, "auto")
 /* A release list's third column: the day (yyyymmdd) its line's first release came out,
  * current's the day of its current_from release (releases.h, --as-of).  PyTorch's are its
  * release announcements' (pytorch.org/blog; RELEASE.md's cadence table gives the months);

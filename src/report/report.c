@@ -293,10 +293,10 @@ static void settings_line(const report *r, char *buf, size_t len)
     if (named(s, VL_SET_TRL, VL_TRL_CURRENT))
         snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s trl %s", tf[0] ? " and" : " with",
                  vl_trl_names[s->trl]);
-    if (s->head != VL_HEAD_LM || s->loss_dtype != VL_LOSS_FP32)
+    const bool loss16 = s->loss_dtype == VL_LOSS_BF16 || s->loss_dtype == VL_LOSS_FP16;
+    if (s->head != VL_HEAD_LM || loss16)
         snprintf(head, sizeof head, ", %s head%s%s", vl_head_names[s->head],
-                 s->loss_dtype != VL_LOSS_FP32 ? ", loss in " : "",
-                 s->loss_dtype != VL_LOSS_FP32 ? vl_loss_dtype_names[s->loss_dtype] : "");
+                 loss16 ? ", loss in " : "", loss16 ? vl_loss_dtype_names[s->loss_dtype] : "");
     if (s->lora_rank)
         snprintf(lora, sizeof lora, "%s rank %" PRIu64 " on %s, ", s->qlora ? "QLoRA" : "LoRA",
                  s->lora_rank, vl_lora_format_targets(s->lora_targets, tg, sizeof tg));
