@@ -1031,6 +1031,47 @@ static void test_class_softmax_upcast(void **state)
     }
 }
 
+/* vLLM 0.7's MLA backend keeps, beside the checkpoint's, each layer's absorbed matrices, by
+ * hand.  DeepSeek-V2-Lite's shape in AWQ (16 heads, hidden 2048, no query LoRA, kv_lora_rank
+ * 512, rotary 64 of 192, v 128), one GPU, bf16 activations: W_QR 2048 x 16 x 64 x 2 B =
+ * 4,194,304, W_Q_UK 2048 x 16 x 512 x 2 = 33,554,432, W_UV_O the same, the dequantized
+ * kv_b_proj 512 x 16 x 256 x 2 = 4,194,304: 75,497,472 a layer.  DeepSeek-R1's in fp8 over
+ * 8 GPUs (128 heads, 16 a GPU, hidden 7168, q_lora_rank 1536): W_QR 1536 x 16 x 64 x 2 =
+ * 3,145,728, W_Q_UK in fp8 1536 x 8192 + 12 x 64 blocks x 4 B = 12,585,984, W_UV_O
+ * 8192 x 7168 + 64 x 56 x 4 = 58,734,592, kv_b_proj dequantized 4,194,304: 78,660,608.
+ * None under 0.6.5 (no MLA backend) or 0.8 (no absorption), nor for a model without MLA. */
+static void test_mla_absorbed(void **state)
+{
+    (void)state;
+    vl_arch lite = {.hidden = 2048, .layers = 27, .heads = 16, .head_dim = 192, .ffn = 10944,
+                    .vocab = 102400, .position = VL_POS_ROPE, .max_positions = 163840,
+                    .mlp = VL_MLP_GATED, .norm = VL_NORM_RMSNORM, .kv_lora_rank = 512,
+                    .qk_rope_head_dim = 64, .v_head_dim = 128};
+    vl_arch_defaults(&lite);
+    vl_settings s = infer();
+    vl_settings_take_framework(&s, vl_framework_find("vllm-v0"));
+    s.vllm = VL_VLLM_0_7_1;
+    s.weight_dtype = VL_DT_INT4;
+    bool ovf = false;
+    assert_int_equal(vl_mla_absorbed_bytes(&lite, &s, 27, &ovf), 27ULL * 75497472);
+    vl_arch r1 = lite;
+    r1.hidden = 7168;
+    r1.heads = 128;
+    r1.q_lora_rank = 1536;
+    s.weight_dtype = VL_DT_FP8;
+    s.gpus = 8;
+    assert_int_equal(vl_mla_absorbed_bytes(&r1, &s, 61, &ovf), 61ULL * 78660608);
+    assert_false(ovf);
+    static const vl_vllm none[] = {VL_VLLM_0_6_5, VL_VLLM_0_8};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        s.vllm = none[i];
+        assert_int_equal(vl_mla_absorbed_bytes(&r1, &s, 61, &ovf), 0);
+    }
+    s.vllm = VL_VLLM_0_7_1;
+    r1.kv_lora_rank = 0;
+    assert_int_equal(vl_mla_absorbed_bytes(&r1, &s, 61, &ovf), 0);
+}
+
 /* A prefill step under a budget of prompt tokens (vLLM's max_num_batched_tokens): the whole
  * batch when it fits, whole prompts while they fit, one prompt's chunk when one does not;
  * without a budget (transformers) the whole batch at once. */
@@ -1084,6 +1125,7 @@ int main(void)
         cmocka_unit_test(test_cpu_offload_speed), cmocka_unit_test(test_prefill_step),
         cmocka_unit_test(test_eager_scores),
         cmocka_unit_test(test_class_softmax_upcast),
+        cmocka_unit_test(test_mla_absorbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1968,11 +1968,12 @@ static void test_transformers_releases(void **state)
         {VL_SET_SGLANG, "0.5.19", VL_SGL_0_5_10},   {VL_SET_SGLANG, "0.5.23", VL_SGL_CURRENT},
         {VL_SET_SGLANG, "0.3.5", VL_SGL_0_3},       {VL_SET_SGLANG, "0.2.9", -1},
         {VL_SET_SGLANG, "0.4.7.post1", VL_SGL_0_4_7},
-        /* V0's lines: 0.3.1 to 0.5.2, 0.5.3 to 0.6.3, 0.6.4, 0.6.5 on (vl_settings_check
-         * refuses them under the V1 profile) */
+        /* V0's lines: 0.3.1 to 0.5.2, 0.5.3 to 0.6.3, 0.6.4, 0.6.5 to 0.7.0, 0.7.1 on
+         * (vl_settings_check refuses them under the V1 profile) */
         {VL_SET_VLLM, "0.4.1", VL_VLLM_0_3_1},      {VL_SET_VLLM, "0.5.2", VL_VLLM_0_3_1},
         {VL_SET_VLLM, "0.5.3", VL_VLLM_0_5_3},      {VL_SET_VLLM, "0.6.3", VL_VLLM_0_5_3},
-        {VL_SET_VLLM, "0.6.4.post1", VL_VLLM_0_6_4}, {VL_SET_VLLM, "0.7.3", VL_VLLM_0_6_5},
+        {VL_SET_VLLM, "0.6.4.post1", VL_VLLM_0_6_4}, {VL_SET_VLLM, "0.7.3", VL_VLLM_0_7_1},
+        {VL_SET_VLLM, "0.7.0", VL_VLLM_0_6_5},
         {VL_SET_VLLM, "0.3.0", -1},                 {VL_SET_VLLM, "0.6.4x", -1},
         {VL_SET_TORCH, "2.5.1+cu124", VL_TORCH_2_5}, {VL_SET_TORCH, "2.5.1.rc1", -1},
         {VL_SET_TRL, "0.13.0", VL_TRL_0_13},        {VL_SET_TRL, "0.22.1", VL_TRL_CURRENT},

@@ -526,7 +526,7 @@ to $name framework
 keys $name Left                                    # vllm-v0, before vllm in the list
 expect_slider $name framework vllm-v0
 to $name "vLLM release"
-keys $name Left Left                               # 0.6.5, 0.6.4
+keys $name Left Left Left                          # 0.7.1, 0.6.5, 0.6.4
 expect_slider $name "vLLM release" 0.6.4
 expect_kv $name --preset qwen3-8b --mode infer --framework vllm-v0 --gpu l40s --seq 1024 \
     --vllm 0.6.4

@@ -120,22 +120,31 @@ static void explain_infer(const vl_settings *s, const vl_breakdown *b, vl_compon
     if (tpn > 1)
         snprintf(tp, sizeof tp, " / %llu GPUs (tensor parallel)", (unsigned long long)tpn);
     /* the weights this GPU holds: less what --cpu-offload keeps in CPU memory, and an
-     * engine's RoPE table and GPTQ's exllama buffer beside them */
-    char held[256] = "";
+     * engine's RoPE table, its absorbed MLA matrices and GPTQ's exllama buffer beside them */
+    char held[320] = "";
     const uint64_t rope = c == VL_C_WEIGHTS ? inf->rope_cache_bytes : 0;
+    const uint64_t mla = c == VL_C_WEIGHTS ? inf->mla_absorbed_bytes : 0;
     const uint64_t dq = c == VL_C_WEIGHTS ? inf->dq_buffer_bytes : 0;
+    const uint64_t beside = rope + mla + dq;
     if (c == VL_C_WEIGHTS && inf->offloaded_bytes) {
         char all[32], off[32];
         snprintf(held, sizeof held, "%s - %s in CPU memory (--cpu-offload)",
-                 vl_fmt_bytes(b->bytes[c] - rope - dq + inf->offloaded_bytes, u, all, sizeof all),
+                 vl_fmt_bytes(b->bytes[c] - beside + inf->offloaded_bytes, u, all, sizeof all),
                  vl_fmt_bytes(inf->offloaded_bytes, u, off, sizeof off));
-    } else if (rope || dq) {
-        vl_fmt_bytes(b->bytes[c] - rope - dq, u, held, sizeof held);
+    } else if (beside) {
+        vl_fmt_bytes(b->bytes[c] - beside, u, held, sizeof held);
     }
     if (rope) {
         char r[32];
         append(held, sizeof held, " + %s RoPE cos/sin cache (the engine's, every position)",
                vl_fmt_bytes(rope, u, r, sizeof r));
+    }
+    if (mla) {
+        char r[32];
+        append(held, sizeof held,
+               " + %s absorbed MLA matrices (vLLM 0.7's W_Q_UK, W_UV_O and W_QR, beside the "
+               "checkpoint's)",
+               vl_fmt_bytes(mla, u, r, sizeof r));
     }
     if (dq) {
         char r[32];

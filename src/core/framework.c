@@ -795,6 +795,7 @@ unsigned vl_vllm_line(vl_vllm v)
     case VL_VLLM_0_3_1: return 3;
     case VL_VLLM_0_5_3: return 5;
     case VL_VLLM_0_6_4: case VL_VLLM_0_6_5: return 6;
+    case VL_VLLM_0_7_1: return 7;
     default: return 8 + (unsigned)(v - VL_VLLM_0_8);
     }
 }

@@ -335,6 +335,51 @@ uint64_t vl_bnb8_first_layout(const vl_arch *a, const vl_settings *s, bool *ovf)
     return s->weight_dtype == VL_DT_BNB8 ? largest_quantized(a, s, false, ovf) : 0;
 }
 
+/* vLLM's MLA backend from 0.7.1 (the first with it) to 0.7.3 absorbed matrices for decode
+ * once the weights had loaded (vllm/attention/backends/mla/utils.py,
+ * process_weights_after_loading, VLLM_MLA_PERFORM_MATRIX_ABSORPTION on by default), keeping
+ * the checkpoint's for prefill ("we end up with absorbed weights for decode and another copy
+ * of raw weights for prefill"), each attention layer, its heads on this GPU:
+ *   W_QR, the rotary part of q_proj (q_b_proj where queries have a LoRA rank) made
+ *     contiguous in the activations' dtype: q_in x heads x qk_rope_head_dim;
+ *   W_Q_UK, the rest of it absorbed with kv_b_proj's W_UK: q_in x heads x kv_lora_rank;
+ *   W_UV_O, kv_b_proj's W_UV absorbed with o_proj: heads x kv_lora_rank x hidden;
+ *   both in the activations' dtype, or requantized to fp8 in 128 x 128 blocks with an fp32
+ *   scale each where the weights are fp8 (scaled_quantize);
+ *   and, where kv_b_proj is quantized, its dequantized copy, kv_lora_rank x heads x (nope +
+ *   v) in the activations' dtype, which W_UK and W_UV stay views of.
+ * 0.7.1 and 0.7.2 refuse a quantization but fp8's, 0.7.3 dequantizes any (get_and_maybe_
+ * dequant_weights).  0.8 absorbs nothing (W_UK_T and W_UV, views). */
+static uint64_t fp8_blocks(uint64_t rows, uint64_t cols, bool *ovf)
+{
+    return vl_add(vl_mul(rows, cols, ovf),
+                  vl_mul(vl_mul(vl_ceil_div(rows, 128), vl_ceil_div(cols, 128), ovf), 4, ovf),
+                  ovf);
+}
+
+uint64_t vl_mla_absorbed_bytes(const vl_arch *a, const vl_settings *s, uint64_t layers,
+                               bool *ovf)
+{
+    if (!a->kv_lora_rank || !vl_is_vllm_v0(s->framework) || s->vllm != VL_VLLM_0_7_1)
+        return 0;
+    const uint64_t h = vl_ceil_div(a->heads, vl_infer_tp(s)), act = vl_infer_act_bytes(s);
+    const uint64_t q_in = a->q_lora_rank ? a->q_lora_rank : a->hidden;
+    const uint64_t rope = a->qk_rope_head_dim, nope = a->head_dim - rope;
+    const uint64_t v = a->v_head_dim ? a->v_head_dim : a->head_dim;
+    const uint64_t qk = vl_mul(q_in, h * a->kv_lora_rank, ovf);
+    const uint64_t uvo = vl_mul(h * a->kv_lora_rank, a->hidden, ovf);
+    const bool fp8 = s->weight_dtype == VL_DT_FP8;
+    uint64_t layer = vl_mul(vl_mul(q_in, h * rope, ovf), act, ovf);
+    layer = vl_add(layer,
+                   fp8 ? vl_add(fp8_blocks(q_in, h * a->kv_lora_rank, ovf),
+                                fp8_blocks(h * a->kv_lora_rank, a->hidden, ovf), ovf)
+                       : vl_mul(vl_add(qk, uvo, ovf), act, ovf),
+                   ovf);
+    if (vl_dtype_bits(s->weight_dtype) < 16)
+        layer = vl_add(layer, vl_mul(vl_mul(a->kv_lora_rank, h * (nope + v), ovf), act, ovf), ovf);
+    return vl_mul(layer, layers, ovf);
+}
+
 /* AutoAWQ's save_quantized writes the model's whole state_dict, each tensor cloned
  * (awq/models/base.py, from v0.1.8 to v0.2.9), so the checkpoint of a model with tied
  * embeddings holds lm_head.weight beside model.embed_tokens.weight; Qwen's AWQ guide saves
@@ -488,6 +533,8 @@ static void run_stage(const vl_arch *a, const vl_settings *s, const stage *st, u
                                          vl_infer_act_bytes(s), ovf)
                                 : 0;
     out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->rope_cache_bytes, ovf);
+    inf->mla_absorbed_bytes = vl_mla_absorbed_bytes(a, s, inf->stage_layers, ovf);
+    out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->mla_absorbed_bytes, ovf);
     inf->dq_buffer_bytes = int4_dq_buffer(a, &out->params, s, ovf);
     out->bytes[VL_C_WEIGHTS] = vl_add(out->bytes[VL_C_WEIGHTS], inf->dq_buffer_bytes, ovf);
     /* an offloaded layer runs from a copy of its state on the GPU (maybe_offload_to_cpu's

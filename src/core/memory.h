@@ -163,6 +163,7 @@ typedef struct vl_inference {
                                 * 4-bit zero point); bnb4: the block absmax; over all GPUs */
     uint64_t replicated_bytes; /* weight bytes every GPU holds in full (other_params) */
     uint64_t rope_cache_bytes; /* the engine's RoPE cos/sin table (rope_cache), every GPU's */
+    uint64_t mla_absorbed_bytes; /* vLLM 0.7's absorbed MLA matrices (vl_mla_absorbed_bytes) */
     uint64_t dq_buffer_bytes;  /* GPTQ's exllama buffer under transformers (inference.c) */
     uint64_t layers, kv_heads, head_dim; /* the model's, for the formulas */
     /* pipeline-parallel serving (--pp): the stages, and the layers of the fullest one
@@ -315,6 +316,10 @@ uint64_t vl_infer_act_bytes(const vl_settings *s);
 /* Inference, bnb4 and bnb8: what quantizing the largest matrix this GPU loads keeps beside
  * it (0 for other weight dtypes). */
 uint64_t vl_bnb_load_copy(const vl_arch *a, const vl_settings *s, bool logits, bool *ovf);
+/* The matrices vLLM's V0 MLA backend of 0.7.1 to 0.7.3 makes beside a latent-attention
+ * model's weights after loading, on a GPU that holds `layers` of them (inference.c). */
+uint64_t vl_mla_absorbed_bytes(const vl_arch *a, const vl_settings *s, uint64_t layers,
+                               bool *ovf);
 /* Inference, bnb8: the largest matrix in the tensor cores' layout, made beside its row-major
  * bytes in the first forward (0 for other weight dtypes). */
 uint64_t vl_bnb8_first_layout(const vl_arch *a, const vl_settings *s, bool *ovf);

@@ -164,8 +164,9 @@
     X(VL_BNB_0_43_1, "0.43.1", 20240411)
 /* vLLM release lines (--vllm), in order, each up to the next.  Before 0.8, the V0 engine's
  * (the vllm-v0 profile): how its profile run counts what it takes (vl_framework_on_vllm),
- * 0.3.1 to 0.6.3, 0.6.4, and 0.6.5 on, and its prefill budget (vl_framework_on_length),
- * 0.3.1 to 0.5.2, 0.5.3 to 0.6.4, and 0.6.5 on.  From 0.8 (V1 the default), the V1
+ * 0.3.1 to 0.6.3, 0.6.4, and 0.6.5 on, its prefill budget (vl_framework_on_length),
+ * 0.3.1 to 0.5.2, 0.5.3 to 0.6.4, and 0.6.5 on, and its MLA backend's absorbed matrices,
+ * 0.7.1 to 0.7.3 (vl_mla_absorbed_bytes).  From 0.8 (V1 the default), the V1
  * engine's (the vllm profile): the sampler, the model runner, the profile run and the CUDA
  * graph estimate by release, the share of each GPU (vl_settings_on_vllm); current is the
  * newest, 0.34 (VL_VLLM_NEWEST), and carries 0.34's day.  Each line's day is its first
@@ -173,7 +174,8 @@
 #define VL_VLLM_LIST(X)                                                                       \
     X(VL_VLLM_CURRENT, "current", 20261116) X(VL_VLLM_0_3_1, "0.3.1", 20240217)               \
     X(VL_VLLM_0_5_3, "0.5.3", 20240723) X(VL_VLLM_0_6_4, "0.6.4", 20241115)                   \
-    X(VL_VLLM_0_6_5, "0.6.5", 20241218) X(VL_VLLM_0_8, "0.8", 20250318)                       \
+    X(VL_VLLM_0_6_5, "0.6.5", 20241218) X(VL_VLLM_0_7_1, "0.7.1", 20250201)                   \
+    X(VL_VLLM_0_8, "0.8", 20250318)                                                           \
     X(VL_VLLM_0_9, "0.9", 20250528) X(VL_VLLM_0_10, "0.10", 20250725)                         \
     X(VL_VLLM_0_11, "0.11", 20251004) X(VL_VLLM_0_12, "0.12", 20251203)                       \
     X(VL_VLLM_0_13, "0.13", 20251219) X(VL_VLLM_0_14, "0.14", 20260120)                       \
