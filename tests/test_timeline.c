@@ -4696,6 +4696,34 @@ static void test_loss_dtype_auto(void **state)
     vl_timeline_free(&t);
 }
 
+/* Under autocast the Trainer's accelerate casts the model's 16-bit outputs to fp32 as its
+ * forward returns (the hf profile's outputs_to_fp32): the tiny model's masked-LM logits,
+ * 128 positions x 3,000 x 4 B = 1,536,000, made and dropped at the loss; a loop that runs
+ * torch.autocast itself (--outputs-fp32 false) makes none. */
+static void test_outputs_fp32(void **state)
+{
+    (void)state;
+    vl_model m = tiny_llama();
+    m.arch.model_type = VL_MT_BERT;
+    m.arch.norm_position = VL_NORM_POST;
+    m.arch.embedding_norm = true;
+    vl_settings s = train(VL_FP16_AMP, 64, 2);
+    vl_framework f = *fw("hf");
+    f.head = VL_HEAD_MLM;
+    const char *cast = "the model's outputs cast to fp32 (accelerate, under autocast)";
+    vl_timeline t;
+    build(&m, &s, &f, &t);
+    uint64_t bytes = 0;
+    assert_int_equal(allocs_in(&t, "loss", cast, &bytes), 1);
+    assert_int_equal(bytes, 1536000);
+    vl_timeline_free(&t);
+    s.outputs_fp32 = VL_CHOICE_FALSE;
+    build(&m, &s, &f, &t);
+    assert_int_equal(allocs_in(&t, "loss", cast, &bytes), 0);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+}
+
 /* A loop that binds a forward's outputs in inference (`_ = model(**inputs)` in a loop,
  * --loop-keeps-logits true with --gen 0): the forward before's live through this one.
  * The tiny Llama under transformers 4.34, prompts of 64 tokens, batch 2, by hand: Llama's
@@ -5293,6 +5321,7 @@ int main(void)
         cmocka_unit_test(test_loop_binds_logits),
         cmocka_unit_test(test_forward_outputs_kept),
         cmocka_unit_test(test_loss_dtype_auto),
+        cmocka_unit_test(test_outputs_fp32),
         cmocka_unit_test(test_head_adapter),
         cmocka_unit_test(test_chunked_loss),
         cmocka_unit_test(test_model_outputs),

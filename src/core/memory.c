@@ -54,6 +54,11 @@ bool vl_loop_binds_logits(const vl_settings *s)
     return s->loop_keeps_logits == VL_KEEP_LOGITS_BACKWARD || s->framework->loop_keeps_logits;
 }
 
+bool vl_outputs_fp32(const vl_settings *s)
+{
+    return chosen(s->outputs_fp32, s->framework->outputs_to_fp32);
+}
+
 bool vl_use_cache(const vl_settings *s)
 {
     return chosen(s->use_cache, s->framework->use_cache);

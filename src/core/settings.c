@@ -9,6 +9,7 @@
 #include "framework.h"
 #include "i18n.h"
 #include "lora.h"
+#include "memory.h"
 #include "names.h"
 #include "releases.h"
 #include "units.h"
@@ -232,6 +233,14 @@ static const char *use_cache_inert(const vl_settings *s)
     const char *why = transformers_inert(s);
     if (!why && s->recompute == VL_RECOMPUTE_FULL)
         why = N_("gradient checkpointing turns use_cache off");
+    return why;
+}
+
+static const char *outputs_fp32_inert(const vl_settings *s)
+{
+    const char *why = transformers_inert(s);
+    if (!why && !vl_precision_is_amp(vl_compute_precision(s)))
+        why = N_("only autocast's 16-bit outputs are cast (an -amp precision)");
     return why;
 }
 
@@ -495,6 +504,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "script that sets model.config.use_cache = False (default auto, the "
                 "framework's: hf and deepspeed true)",
         .label = N_("use_cache"), .inert = use_cache_inert},
+    ROW(VL_SET_OUTPUTS_FP32) .flag = "outputs-fp32", FIELD(outputs_fp32), TRAIN_CHOICE,
+        .help = "under fp16-amp or bf16-amp the model's forward returns its 16-bit outputs "
+                "cast to fp32, the logits and a use_cache's K and V, as accelerate's "
+                "convert_outputs_to_fp32 wraps a model the Trainer prepares; false for a "
+                "loop that runs torch.autocast itself (default auto, the framework's: hf "
+                "true)",
+        .label = N_("outputs fp32"), .inert = outputs_fp32_inert},
     ROW(VL_SET_AUTOCAST) .flag = "autocast", FIELD(autocast), TRAIN_CHOICE,
         .help = "a 16-bit model's step runs under torch.autocast, as a Trainer's bf16 or "
                 "fp16 flag runs it: PEFT's fp32 adapters on QLoRA's 4-bit layers then "
@@ -1090,7 +1106,7 @@ void vl_settings_default(vl_settings *s)
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
         .qlora = false, .double_quant = true, .loop_keeps_logits = VL_KEEP_LOGITS_AUTO,
-        .use_cache = VL_CHOICE_AUTO, .autocast = VL_CHOICE_AUTO,
+        .use_cache = VL_CHOICE_AUTO, .outputs_fp32 = VL_CHOICE_AUTO, .autocast = VL_CHOICE_AUTO,
         .norm_upcast = VL_CHOICE_AUTO,
         .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,
         .tp = 1, .pp = 1, .grad_accum = 1, .sp = false,

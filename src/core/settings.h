@@ -360,6 +360,10 @@ typedef struct vl_settings {
     /* training: a transformers model runs with use_cache (its outputs hold every layer's K
      * and V until the loss is read); auto is the framework's use_cache */
     vl_choice use_cache;
+    /* training under autocast: the model's forward returns its 16-bit outputs cast to fp32
+     * (accelerate's convert_outputs_to_fp32, as the Trainer prepares the model); auto is
+     * the framework's outputs_to_fp32 */
+    vl_choice outputs_fp32;
     /* training: a 16-bit model's step runs under torch.autocast (a Trainer's bf16 or fp16
      * flag); auto is the framework's autocast (-amp precisions always do) */
     vl_choice autocast;
@@ -458,7 +462,8 @@ vl_cuda vl_settings_cuda(const vl_settings *s);
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
     X(VL_SET_LOOP_KEEPS_LOGITS, "loop_keeps_logits") X(VL_SET_NORM_UPCAST, "norm_upcast")     \
-    X(VL_SET_USE_CACHE, "use_cache") X(VL_SET_AUTOCAST, "autocast") X(VL_SET_PADDED, "padded") \
+    X(VL_SET_USE_CACHE, "use_cache") X(VL_SET_OUTPUTS_FP32, "outputs_fp32")                 \
+    X(VL_SET_AUTOCAST, "autocast") X(VL_SET_PADDED, "padded")                                \
     X(VL_SET_GPUS_PER_NODE, "gpus_per_node") X(VL_SET_TP, "tp")                               \
     X(VL_SET_PP, "pp") X(VL_SET_SP, "sp") X(VL_SET_GRAD_ACCUM, "grad_accum")                  \
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \
