@@ -366,17 +366,18 @@ uint64_t vl_mla_absorbed_bytes(const vl_arch *a, const vl_settings *s, uint64_t 
     const uint64_t q_in = a->q_lora_rank ? a->q_lora_rank : a->hidden;
     const uint64_t rope = a->qk_rope_head_dim, nope = a->head_dim - rope;
     const uint64_t v = a->v_head_dim ? a->v_head_dim : a->head_dim;
-    const uint64_t qk = vl_mul(q_in, h * a->kv_lora_rank, ovf);
-    const uint64_t uvo = vl_mul(h * a->kv_lora_rank, a->hidden, ovf);
+    const uint64_t latent = vl_mul(h, a->kv_lora_rank, ovf); /* this GPU's heads' latents */
     const bool fp8 = s->weight_dtype == VL_DT_FP8;
-    uint64_t layer = vl_mul(vl_mul(q_in, h * rope, ovf), act, ovf);
+    uint64_t layer = vl_mul(vl_mul(q_in, vl_mul(h, rope, ovf), ovf), act, ovf);
     layer = vl_add(layer,
-                   fp8 ? vl_add(fp8_blocks(q_in, h * a->kv_lora_rank, ovf),
-                                fp8_blocks(h * a->kv_lora_rank, a->hidden, ovf), ovf)
-                       : vl_mul(vl_add(qk, uvo, ovf), act, ovf),
+                   fp8 ? vl_add(fp8_blocks(q_in, latent, ovf), fp8_blocks(latent, a->hidden, ovf),
+                                ovf)
+                       : vl_mul(vl_add(vl_mul(q_in, latent, ovf), vl_mul(latent, a->hidden, ovf),
+                                       ovf),
+                                act, ovf),
                    ovf);
     if (vl_dtype_bits(s->weight_dtype) < 16)
-        layer = vl_add(layer, vl_mul(vl_mul(a->kv_lora_rank, h * (nope + v), ovf), act, ovf), ovf);
+        layer = vl_add(layer, vl_mul(vl_mul(latent, nope + v, ovf), act, ovf), ovf);
     return vl_mul(layer, layers, ovf);
 }
 

@@ -2303,6 +2303,14 @@ static uint64_t prefill_kv_tokens(const vl_settings *s, const prefill *p, uint64
     return g * p->seqs * whole + rows * (done < cap ? done : cap);
 }
 
+/* The logits a transformers forward returns for `rows` positions: fp32 where the model
+ * casts them (logits_cast_in_model), else in the activations' dtype. */
+static uint64_t logits_returned(const step *st, uint64_t rows, bool *ovf)
+{
+    return vl_mul(vl_mul(rows, st->a->vocab, ovf),
+                  st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(st->s), ovf);
+}
+
 static bool build_serve(builder *b, step *st)
 {
     const vl_settings *s = st->s;
@@ -2377,10 +2385,7 @@ static bool build_serve(builder *b, step *st)
         phase(b, "the forward before's outputs, which the loop keeps");
         const uint64_t rows = st->f->prefill_logits_all ? vl_mul(s->seq, s->batch, &b->ovf)
                                                         : s->batch;
-        const uint64_t logits =
-            inf->logits ? vl_mul(vl_mul(rows, st->a->vocab, &b->ovf),
-                                 st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s), &b->ovf)
-                        : 0;
+        const uint64_t logits = inf->logits ? logits_returned(st, rows, &b->ovf) : 0;
         const uint64_t cache =
             vl_mul(views ? views : per_token, prefill_kv_tokens(s, &pf, pf.steps - 1, cap),
                    &b->ovf);
@@ -2422,12 +2427,7 @@ static bool build_serve(builder *b, step *st)
          * (step_outputs_held); or generate clones them all to sample (logits_clone_all) */
         const bool all = k + 1 == pf.steps && st->f->prefill_logits_all && inf->logits;
         const uint64_t logits =
-            all ? vl_mul(vl_mul(n, here.batch, &b->ovf),
-                         vl_mul(st->a->vocab,
-                                st->f->logits_cast_in_model ? 4 : vl_infer_act_bytes(s),
-                                &b->ovf),
-                         &b->ovf)
-                : 0;
+            all ? logits_returned(st, vl_mul(n, here.batch, &b->ovf), &b->ovf) : 0;
         if (all && st->f->step_outputs_held && s->gen)
             outputs = alloc(b, VL_TL_TRANSIENT, logits,
                             "the prefill's logits, held in generate's outputs");

@@ -130,7 +130,8 @@ static uint64_t step_release_year(const vl_settings *s, uint64_t v, int dir)
     return to;
 }
 
-/* The slider's fine and coarse steps by the settings table's kind. */
+/* The slider's fine and coarse steps by the settings table's kind (a release day's, which
+ * depend on the settings, in next_value). */
 static const struct {
     stepper fine, coarse;
 } steps_of[] = {
