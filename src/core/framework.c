@@ -689,19 +689,17 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
     /* a class that casts nothing and computes its own loss (GPT-2's until ForCausalLMLoss
      * took over in 4.49) copies the shifted logits in their own dtype, then cross_entropy
      * casts that copy (autocast) */
-    if (training && f->loss_shift_copy && !f->logits_cast_in_model &&
-        before(v, class_rules[t].shift_uncast_until))
+    const bool own_loss =
+        !f->logits_cast_in_model && before(v, class_rules[t].shift_uncast_until);
+    if (training && f->loss_shift_copy && own_loss)
         f->shift_before_cast = true;
     /* the class's own loss code decides what cross-entropy reads (loss_dtype auto): an
      * encoder's heads take CrossEntropyLoss on the logits as they are at every release
      * (BertForMaskedLM's prediction_scores, 4.31 to 5.0), a causal LM's own loss did
      * before ForCausalLMLoss's upcast took over, where its forward did not cast them; the
      * others read fp32.  Autocast casts for cross_entropy whichever it is. */
-    if (f->loss_dtype == VL_LOSS_AUTO) {
-        const bool own = vl_arch_encoder(a) || (!f->logits_cast_in_model &&
-                                                 before(v, class_rules[t].shift_uncast_until));
-        f->loss_dtype = own ? VL_LOSS_AUTO : VL_LOSS_FP32;
-    }
+    if (f->loss_dtype == VL_LOSS_AUTO && !vl_arch_encoder(a) && !own_loss)
+        f->loss_dtype = VL_LOSS_FP32;
     /* each attention layer made its own rotary embedding, which registered cos and sin of
      * every position as buffers, over the class's releases (model.h):
      * LlamaRotaryEmbedding's _set_cos_sin_cache, then its _cos_cached and _sin_cached "for

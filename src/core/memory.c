@@ -43,8 +43,8 @@ bool vl_fsdp_casts_params(const vl_settings *s)
 bool vl_loop_keeps_logits(const vl_settings *s)
 {
     if (s->mode == VL_MODE_INFER) /* a forward alone's loop, only where told */
-        return s->loop_keeps_logits == VL_KEEP_LOGITS_TRUE && !s->gen &&
-               s->framework->kv_sizing == VL_KV_NONE;
+        return s->loop_keeps_logits == VL_KEEP_LOGITS_TRUE &&
+               !vl_setting_table[VL_SET_LOOP_KEEPS_LOGITS].inert(s);
     return s->loop_keeps_logits == VL_KEEP_LOGITS_AUTO ? s->framework->loop_keeps_logits
                                                        : s->loop_keeps_logits == VL_KEEP_LOGITS_TRUE;
 }
@@ -56,6 +56,8 @@ bool vl_loop_binds_logits(const vl_settings *s)
 
 bool vl_outputs_fp32(const vl_settings *s)
 {
+    if (vl_setting_table[VL_SET_OUTPUTS_FP32].inert(s)) /* autocast, transformers' model? */
+        return false;
     return chosen(s->outputs_fp32, s->framework->outputs_to_fp32);
 }
 

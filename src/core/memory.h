@@ -39,8 +39,8 @@ bool vl_loop_keeps_logits(const vl_settings *s);
 /* Training: the loop holds the step's own logits through their backward
  * (--loop-keeps-logits backward, or the framework's loop, which binds them). */
 bool vl_loop_binds_logits(const vl_settings *s);
-/* Whether the model's forward under autocast returns its 16-bit outputs cast to fp32
- * (--outputs-fp32, or the framework's outputs_to_fp32). */
+/* Whether the model's forward, a transformers model's under autocast, returns its 16-bit
+ * outputs cast to fp32 (--outputs-fp32, or the framework's outputs_to_fp32). */
 bool vl_outputs_fp32(const vl_settings *s);
 /* Whether a transformers model runs with use_cache on in training (--use-cache, or the
  * framework's use_cache). */

@@ -874,7 +874,7 @@ static void outside_terms(step *st, bool *ovf)
                                  : vl_kv_outputs(st->f, st->a, s->transformers);
     if (kv_out != VL_KV_OUT_NONE)
         st->kv_held = st->bd->act.kv_narrow_bytes;
-    if (vl_outputs_fp32(s) && vl_precision_is_amp(vl_compute_precision(s))) {
+    if (vl_outputs_fp32(s)) {
         if (kv_out == VL_KV_OUT_TUPLES) /* each layer's K and V, 4 bytes an element */
             st->kv_fp32 = vl_mul(vl_mul(2 * 4, st->layers, ovf), st->bd->act.kv_elements, ovf);
         if (!st->f->logits_cast_in_model) /* logits the model returns in 16 bits */
