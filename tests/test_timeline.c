@@ -259,6 +259,35 @@ static void test_allocator_split_merge_fragment(void **state)
     assert_int_equal(vl_alloc_allocated(a), 24 * MIB);
     assert_false(ovf);
     vl_alloc_free_all(a);
+    /* the same requests where the GPU leaves the allocator 40 MiB: 24 MiB would take the
+     * segments to 62, so the three free ones (38 MiB) are freed first and it takes 24 */
+    a = vl_alloc_new(VL_ALLOC_CACHING);
+    vl_alloc_limit(a, 40 * MIB);
+    A = vl_alloc_tensor(a, 12 * MIB, &ovf);
+    B = vl_alloc_tensor(a, 12 * MIB, &ovf);
+    vl_alloc_release(a, A);
+    C = vl_alloc_tensor(a, 14 * MIB, &ovf); /* 38 MiB: under the limit, nothing freed */
+    assert_int_equal(vl_alloc_released(a), 0);
+    vl_alloc_release(a, B);
+    vl_alloc_release(a, C);
+    uint32_t D = vl_alloc_tensor(a, 24 * MIB, &ovf);
+    assert_int_equal(vl_alloc_released(a), 38 * MIB);
+    assert_int_equal(vl_alloc_reserved(a), 24 * MIB);
+    assert_int_equal(vl_alloc_peak_reserved(a), 38 * MIB);
+    /* a segment with a block in use stays: 12 MiB splits the 24 MiB one (D freed), 14 MiB
+     * does not fit the 12 left and takes a segment (24 + 14, under the limit); 20 MiB more
+     * is past it, and no segment is without a block in use: the segment is made past the
+     * limit (the run fails there) and nothing more is freed */
+    vl_alloc_release(a, D);
+    A = vl_alloc_tensor(a, 12 * MIB, &ovf);
+    B = vl_alloc_tensor(a, 14 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 38 * MIB);
+    (void)vl_alloc_tensor(a, 20 * MIB, &ovf);
+    assert_int_equal(vl_alloc_reserved(a), 58 * MIB);
+    assert_int_equal(vl_alloc_peak_reserved(a), 58 * MIB);
+    assert_int_equal(vl_alloc_released(a), 38 * MIB);
+    assert_false(ovf);
+    vl_alloc_free_all(a);
 
     a = vl_alloc_new(VL_ALLOC_EXACT);
     x = vl_alloc_tensor(a, 1000, &ovf);

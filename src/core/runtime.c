@@ -31,6 +31,8 @@ struct vl_alloc {
     uint32_t n_dead, cap_dead;
     uint32_t segments;
     uint64_t allocated, reserved;
+    uint64_t limit;                /* the most segments may take; 0 = no limit */
+    uint64_t peak, released;       /* the most reserved at once; freed under pressure */
 };
 
 vl_alloc *vl_alloc_new(vl_allocator kind)
@@ -186,6 +188,47 @@ static uint32_t new_block(vl_alloc *a, bool *ovf)
     return ++a->n; /* handles are indices + 1 */
 }
 
+/* Block h's slot, out of the free tree, for a new block to reuse. */
+static void retire(vl_alloc *a, uint32_t h)
+{
+    free_del(a, h);
+    a->b[h - 1].live = false;
+    if (a->n_dead == a->cap_dead) { /* out of memory: the slot is not reused */
+        uint32_t cap = a->cap_dead ? 2 * a->cap_dead : 256;
+        uint32_t *nd = realloc(a->dead, (size_t)cap * sizeof *nd);
+        if (!nd)
+            return;
+        a->dead = nd;
+        a->cap_dead = cap;
+    }
+    a->dead[a->n_dead++] = h;
+}
+
+/* Folds block j (free, the right neighbour of i) into block i. */
+static void merge(vl_alloc *a, uint32_t i, uint32_t j)
+{
+    block *l = &a->b[i - 1], *r = &a->b[j - 1];
+    l->size += r->size;
+    l->next = r->next;
+    if (r->next)
+        a->b[r->next - 1].prev = i;
+    retire(a, j);
+}
+
+/* cudaFree of every segment no block of which is in use (release_cached_blocks, which
+ * the allocator runs when cudaMalloc fails, before it tries once more). */
+static void release_cached(vl_alloc *a)
+{
+    for (uint32_t h = 1; h <= a->n; h++) {
+        const block *c = &a->b[h - 1];
+        if (c->live && !c->used && !c->prev && !c->next) {
+            a->reserved -= c->size;
+            a->released += c->size;
+            retire(a, h);
+        }
+    }
+}
+
 uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
 {
     if (bytes == 0)
@@ -196,7 +239,7 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
             return 0;
         a->b[h - 1] = (block){.size = bytes, .used = true, .live = true};
         a->allocated = vl_add(a->allocated, bytes, ovf);
-        a->reserved = a->allocated > a->reserved ? a->allocated : a->reserved;
+        a->reserved = a->peak = a->allocated > a->peak ? a->allocated : a->peak;
         return h;
     }
     const uint64_t size = vl_alloc_round(bytes);
@@ -210,11 +253,15 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
         free_del(a, best);
     if (!best) { /* cudaMalloc a new segment: one free block spanning it */
         uint64_t seg = vl_alloc_segment(size);
+        if (a->limit && vl_add(a->reserved, seg, ovf) > a->limit)
+            release_cached(a); /* and past the limit still, the run fails here */
         if (!(best = new_block(a, ovf)))
             return 0;
         a->b[best - 1] = (block){.size = seg, .segment = a->segments++, .small = small,
                                  .live = true};
         a->reserved = vl_add(a->reserved, seg, ovf);
+        if (a->reserved > a->peak)
+            a->peak = a->reserved;
     }
     block *c = &a->b[best - 1];
     const uint64_t rest = c->size - size;
@@ -236,26 +283,6 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
     return best;
 }
 
-/* Folds block j (free, the right neighbour of i) into block i. */
-static void merge(vl_alloc *a, uint32_t i, uint32_t j)
-{
-    block *l = &a->b[i - 1], *r = &a->b[j - 1];
-    l->size += r->size;
-    l->next = r->next;
-    if (r->next)
-        a->b[r->next - 1].prev = i;
-    free_del(a, j);
-    r->live = false;
-    if (a->n_dead == a->cap_dead) { /* out of memory: the slot is not reused */
-        uint32_t cap = a->cap_dead ? 2 * a->cap_dead : 256;
-        uint32_t *nd = realloc(a->dead, (size_t)cap * sizeof *nd);
-        if (!nd)
-            return;
-        a->dead = nd;
-        a->cap_dead = cap;
-    }
-    a->dead[a->n_dead++] = j;
-}
 
 void vl_alloc_release(vl_alloc *a, uint32_t h)
 {
@@ -285,9 +312,24 @@ uint64_t vl_alloc_allocated(const vl_alloc *a)
     return a->allocated;
 }
 
+void vl_alloc_limit(vl_alloc *a, uint64_t bytes)
+{
+    a->limit = bytes;
+}
+
 uint64_t vl_alloc_reserved(const vl_alloc *a)
 {
     return a->reserved;
+}
+
+uint64_t vl_alloc_peak_reserved(const vl_alloc *a)
+{
+    return a->peak;
+}
+
+uint64_t vl_alloc_released(const vl_alloc *a)
+{
+    return a->released;
 }
 
 /* The context after CUDA initialisation and a first kernel, as measured with

@@ -22,9 +22,11 @@ extern const char *const vl_allocator_names[VL_N_ALLOCATORS];
  * otherwise.  A request takes the smallest free block of its pool that fits (best fit,
  * lowest address on ties), split when what remains is at least 512 B (small pool) or more
  * than 1 MiB (large pool); a freed block merges with free neighbours of its segment.
- * Segments are never returned (no empty_cache, and no memory pressure: the GPU is assumed
- * large enough, so reserved is what an unconstrained run reserves, an upper bound on a
- * run that nearly fills the GPU, where the allocator frees its cache and retries).
+ * Segments are returned only under memory pressure (there is no empty_cache): where a new
+ * segment would take the segments past a limit (what the GPU leaves the allocator, as
+ * cudaMalloc fails past it), every segment with no block in use is freed first
+ * (release_cached_blocks), and the new one is made whether or not it then fits: past the
+ * limit still, the run fails at that request.
  * allocated counts blocks as PyTorch's allocated_bytes does: a block not split counts
  * whole.  With VL_ALLOC_EXACT every tensor takes exactly its bytes. */
 #define VL_ALLOC_MIN_BLOCK   512ULL       /* kMinBlockSize */
@@ -40,8 +42,12 @@ void vl_alloc_free_all(vl_alloc *a);
 /* A tensor of bytes: its handle (0 for a zero-byte tensor, which takes nothing). */
 uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf);
 void vl_alloc_release(vl_alloc *a, uint32_t handle);
-uint64_t vl_alloc_allocated(const vl_alloc *a);  /* now: blocks in use */
-uint64_t vl_alloc_reserved(const vl_alloc *a);   /* now = peak: segments */
+/* The most bytes of segments the GPU leaves the allocator; 0 (the default): no limit. */
+void vl_alloc_limit(vl_alloc *a, uint64_t bytes);
+uint64_t vl_alloc_allocated(const vl_alloc *a);      /* now: blocks in use */
+uint64_t vl_alloc_reserved(const vl_alloc *a);       /* now: segments */
+uint64_t vl_alloc_peak_reserved(const vl_alloc *a);  /* the most segments at once */
+uint64_t vl_alloc_released(const vl_alloc *a);       /* segments freed under pressure */
 /* The size a request is rounded to, and the segment it would get if none is free. */
 uint64_t vl_alloc_round(uint64_t bytes);
 uint64_t vl_alloc_segment(uint64_t rounded);

@@ -2526,6 +2526,27 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
         return false;
     }
     bool ovf = false;
+    vl_peak *p = &out->peak;
+    p->context = vl_runtime_context(rt, s.overhead, &p->context_source);
+    /* the kernels the step loads lazily: a serving engine's own measure of what its profile
+     * forward adds outside PyTorch where it has one (vLLM's "non-torch forward increase
+     * memory", which its KV budget takes off too), else all of PyTorch's modules */
+    if (!rt->overhead_given)
+        p->lazy_kernels = f->profile_non_torch ? f->profile_non_torch
+                                               : vl_lazy_kernels_bytes(rt->cuda);
+    p->context = vl_add(p->context, p->lazy_kernels, &ovf);
+    const uint64_t workspaces = vl_mul(cublas_handles(s.mode), vl_runtime_cublas(rt), &ovf);
+    if (f->cublas_workspace_cached)
+        p->cublas = workspaces;
+    else
+        p->cublas_own = workspaces;
+    p->context = vl_add(p->context, p->cublas_own, &ovf);
+    p->communicators = vl_communicator_bytes(f, &s, rt, &p->nvls, NULL);
+    /* cudaMalloc fails where the segments would take what the context and the communicators
+     * leave of the GPU (managed memory gives way: the driver evicts it) */
+    const uint64_t outside = vl_add(p->context, p->communicators, &ovf);
+    if (rt->memory > outside)
+        vl_alloc_limit(b.al, rt->memory - outside);
     const vl_precision compute = vl_compute_precision(&s);
     st.beta = vl_activation_bytes(compute);
     st.rho = vl_precision_is_amp(compute) ? 4 : st.beta;
@@ -2560,27 +2581,12 @@ bool vl_timeline_build(const vl_model *m0, const vl_settings *s0, const vl_frame
     }
     free(b.handles);
     memcpy(out->end, b.live, sizeof out->end);
-    vl_peak *p = &out->peak;
-    p->reserved = vl_alloc_reserved(b.al);
+    p->reserved = vl_alloc_peak_reserved(b.al);
+    p->released = vl_alloc_released(b.al);
     vl_alloc_free_all(b.al);
     if (out->n_events)
         p->phase = out->phases[out->events[p->event].phase];
-    p->context = vl_runtime_context(rt, s.overhead, &p->context_source);
-    /* the kernels the step loads lazily: a serving engine's own measure of what its profile
-     * forward adds outside PyTorch where it has one (vLLM's "non-torch forward increase
-     * memory", which its KV budget takes off too), else all of PyTorch's modules */
-    if (!rt->overhead_given)
-        p->lazy_kernels = f->profile_non_torch ? f->profile_non_torch
-                                               : vl_lazy_kernels_bytes(rt->cuda);
-    p->context = vl_add(p->context, p->lazy_kernels, &ovf);
-    const uint64_t workspaces = vl_mul(cublas_handles(s.mode), vl_runtime_cublas(rt), &ovf);
-    if (f->cublas_workspace_cached)
-        p->cublas = workspaces;
-    else
-        p->cublas_own = workspaces;
-    p->context = vl_add(p->context, p->cublas_own, &ovf);
     p->managed = st.paged;
-    p->communicators = vl_communicator_bytes(f, &s, rt, &p->nvls, NULL);
     p->link = vl_link_of(&s, rt);
     p->device = vl_peak_on_gpu(p, p->reserved, &ovf);
     if (!ok) {

@@ -54,6 +54,8 @@ typedef struct vl_event {
 typedef struct vl_peak {
     uint64_t allocated;         /* ~ torch.cuda.max_memory_allocated() */
     uint64_t reserved;          /* ~ torch.cuda.max_memory_reserved() */
+    uint64_t released;          /* segments the allocator freed when the GPU ran short (its
+                                 * release_cached_blocks); 0 where none */
     uint64_t device;            /* reserved + context (or the settings' overhead) + managed
                                  * + communicators: nvidia-smi */
     uint64_t managed;           /* bitsandbytes' paged optimizer states: CUDA managed memory,

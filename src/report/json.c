@@ -119,9 +119,11 @@ static void write_json_peak(FILE *out, const report *r)
     fprintf(out, " \"peak\": {\"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
                  ", \"device\": %" PRIu64 ", \"context\": %" PRIu64 ", \"lazy_kernels\": %" PRIu64
                  ", \"cublas_own\": %" PRIu64 ", \"managed\": %" PRIu64
-                 ", \"communicators\": %" PRIu64 ", \"nvls\": %" PRIu64 ", \"interconnect\": \"%s\", \"phase\": ",
+                 ", \"communicators\": %" PRIu64 ", \"nvls\": %" PRIu64 ", \"released\": %" PRIu64
+                 ", \"interconnect\": \"%s\", \"phase\": ",
             p->allocated, p->reserved, p->device, p->context, p->lazy_kernels,
-            p->cublas_own, p->managed, p->communicators, p->nvls, vl_link_names[p->link]);
+            p->cublas_own, p->managed, p->communicators, p->nvls, p->released,
+            vl_link_names[p->link]);
     json_string(out, p->phase);
     fprintf(out, ",\n          \"alive\": {");
     for (int c = 0; c < VL_N_TL_COMPONENTS; c++)

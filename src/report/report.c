@@ -609,15 +609,19 @@ static bool peak_line(const report *r, char *buf, size_t len)
     if (!report_kv_budget(r, &k) && k.available && p->alive[VL_TL_KV_CACHE] == k.available)
         snprintf(pool, sizeof pool, " beside the engine's whole KV cache (%s)",
                  vl_fmt_bytes(k.available, r->units, kb, sizeof kb));
+    char freed[112] = "", fb[32];
+    if (p->released)
+        snprintf(freed, sizeof freed, " (after it freed %s of cached segments as the GPU ran "
+                 "short)", vl_fmt_bytes(p->released, r->units, fb, sizeof fb));
     snprintf(buf, len,
              "%s on the GPU at the step's peak (nvidia-smi)%s, in %s%s: %s allocated "
-             "(max_memory_allocated), %s reserved by the caching allocator, + %s CUDA "
+             "(max_memory_allocated), %s reserved by the caching allocator%s, + %s CUDA "
              "context%s%s; the sum above, %s, is the steady state",
              vl_fmt_bytes(p->device, r->units, d, sizeof d),
              t->second_step ? ", the run's second, on the segments the first step left" : "",
              p->phase, pool,
              vl_fmt_bytes(p->allocated, r->units, a, sizeof a),
-             vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs),
+             vl_fmt_bytes(p->reserved, r->units, rs, sizeof rs), freed,
              vl_fmt_bytes(p->context, r->units, c, sizeof c), cuda, paged,
              vl_fmt_bytes(r->breakdown->total, r->units, sum, sizeof sum));
     return true;
