@@ -298,8 +298,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
         TORCH_COMM, TORCH_DP,
         /* TE's fused attention (flash), linear_qkv one fused projection, a fused bias-GELU
          * (tanh approximation, one saved input), vocab-parallel cross-entropy in fp32
-         * (megatron/core/tensor_parallel/cross_entropy.py) */
-        .attention = VL_ATTN_FLASH, .softmax_fp32 = true, .materialized_mask = false,
+         * (megatron/core/tensor_parallel/cross_entropy.py); its own unfused attention
+         * (--attention eager) scales, masks and softmaxes the 16-bit scores in one fused
+         * kernel that computes in fp32 and stores 16 bits (FusedScaleMaskSoftmax, wherever
+         * is_kernel_available: keys 17 to 4,096, from 2023-07 16,384) */
+        .attention = VL_ATTN_FLASH, .softmax_fp32 = false, .materialized_mask = false,
         .norm_upcast = true,
         .fused_qkv = true, .gelu = VL_GELU_TANH, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
@@ -315,9 +318,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * place: no second copy; the distributed optimizer gives each fp32 main-parameter
          * shard its gradient as the step begins (shard_model_grad.float(),
          * _copy_model_grads_to_main_grads in megatron/core/optimizer/distrib_optimizer.py),
-         * a copy unless the main grads are fp32, dropped by the next zero_grad */
+         * and the other one each fp32 main parameter (main_grad.float(), in
+         * Float16OptimizerWithFloat16Params since 2021-03), a copy unless the main grads
+         * are fp32, dropped by the next zero_grad: a tensor a parameter */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = true,
-        .grad_copy_at_step = true,
+        .grad_copy_at_step = true, .grad_copy_per_tensor = true,
         /* the moments of flat main-parameter shards: counted beside the weights from the
          * start, where the first step puts them not replayed */
         .optimizer_state_lazy = false,
@@ -1313,6 +1318,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("grads_persistent", grads_persistent),
     BOOL("zero_grad_in_place", zero_grad_in_place),
     BOOL("grad_copy_at_step", grad_copy_at_step),
+    BOOL("grad_copy_per_tensor", grad_copy_per_tensor),
     BOOL("ddp_bucket_view", ddp_bucket_view),
     COUNT("ddp_bucket_bytes", ddp_bucket_bytes, 1, 1ULL << 40),
     COUNT("reduce_bucket", reduce_bucket, 1, 1ULL << 40),

@@ -154,9 +154,11 @@ typedef struct vl_framework {
     bool grads_persistent;      /* one gradient buffer for the whole run (Megatron, DeepSpeed) */
     bool zero_grad_in_place;    /* zero_grad zeroes the gradients in place (PyTorch before 2.0):
                                  * the first step's backward makes them, and they stay */
-    bool grad_copy_at_step;     /* under ZeRO the fp32 gradient copy (--fp32-grad-copy) is made
-                                 * for the optimizer step and freed after it (DeepSpeed's ZeRO
-                                 * optimizers, Megatron's distributed optimizer) */
+    bool grad_copy_at_step;     /* the fp32 gradient copy (--fp32-grad-copy) is made for the
+                                 * optimizer step and freed after it (DeepSpeed's ZeRO and
+                                 * FP16_Optimizer, Megatron's optimizers) */
+    bool grad_copy_per_tensor;  /* that copy is a tensor a parameter (Megatron's
+                                 * main_grad.float()), not one flat buffer (DeepSpeed's) */
     bool ddp_bucket_view;       /* DDP gradient_as_bucket_view: grads are views of buckets */
     uint64_t ddp_bucket_bytes;  /* DDP bucket_cap_mb */
     uint64_t reduce_bucket;     /* DeepSpeed ZeRO-1/2 reduce_bucket_size, elements */
@@ -415,7 +417,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 88
+#define VL_N_FRAMEWORK_FIELDS 89
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

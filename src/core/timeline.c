@@ -1048,10 +1048,12 @@ static void gradient_plan(step *st, bool *ovf)
         if (st->fsdp && vl_fsdp_casts_params(s))
             st->cast_shard = vl_ceil_div(st->gathered_layer, st->dp);
     }
-    /* a ZeRO optimizer that makes its fp32 gradient copy for the step holds it then only:
-     * this GPU's share, out of the optimizer states the step starts with */
-    if (st->f->grad_copy_at_step && s->zero >= 1 && s->offload == VL_OFFLOAD_NONE) {
-        const uint64_t copy = vl_mul(vl_ceil_div(st->trainable, st->dp), bd->bpp.grad_copy, ovf);
+    /* an optimizer that makes its fp32 gradient copy for the step holds it then only: this
+     * GPU's share under ZeRO, else the whole, out of the optimizer states the step starts
+     * with */
+    if (st->f->grad_copy_at_step && s->offload == VL_OFFLOAD_NONE) {
+        const uint64_t share = s->zero >= 1 ? vl_ceil_div(st->trainable, st->dp) : st->trainable;
+        const uint64_t copy = vl_mul(share, bd->bpp.grad_copy, ovf);
         st->step_grad_copy = copy < bd->bytes[VL_C_OPTIMIZER] ? copy : bd->bytes[VL_C_OPTIMIZER];
     }
 }
@@ -1886,16 +1888,28 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
         mine = alloc(b, VL_TL_GRADIENTS, part, "gradient partition (grads_in_partition)");
         flat = alloc(b, VL_TL_TRANSIENT, part, "gradient partition, flattened");
     }
-    const uint32_t grad = alloc(b, VL_TL_OPTIM_TEMP, copy, "fp32 gradient copy for the step");
+    uint32_t grad = 0, *per_tensor = NULL;
+    const size_t n_copies = param_tensors(st);
+    if (st->f->grad_copy_per_tensor && copy == st->step_grad_copy && copy &&
+        (per_tensor = gathered_ids(b, n_copies))) {
+        /* a tensor a parameter (this GPU's shard of it under ZeRO), as Megatron's
+         * main_grad.float() makes them */
+        const uint64_t shards = s->zero ? st->dp : 1;
+        for (size_t k = 0; k < n_copies; k++)
+            per_tensor[k] = alloc(b, VL_TL_OPTIM_TEMP,
+                                  vl_mul(vl_ceil_div(param_tensor(st, k), shards),
+                                         bd->bpp.grad_copy, &b->ovf),
+                                  "fp32 gradient copy for the step, a tensor a parameter");
+    } else {
+        grad = alloc(b, VL_TL_OPTIM_TEMP, copy, "fp32 gradient copy for the step");
+    }
     release(b, flat);
     release(b, mine);
     release(b, b->averaged);
-    if (st->paged_on) { /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
-        release(b, grad);
-        return;
-    }
+    /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
-    if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
+    if (st->paged_on) {
+    } else if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
         foreach_temps(b, st, elem, s->zero ? st->dp : 1);
     } else if (foreach || s->optimizer == VL_MUON) { /* foreach: the roots, denom beside them */
         uint32_t roots = alloc(b, VL_TL_OPTIM_TEMP, temps,
@@ -1910,6 +1924,9 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
         release(b, a);
     }
     release(b, grad);
+    for (size_t k = 0; per_tensor && k < n_copies; k++)
+        release(b, per_tensor[k]);
+    free(per_tensor);
 }
 
 #define BEFORE_WHAT "the step before's gradients, until zero_grad (--zero-grad backward)"
