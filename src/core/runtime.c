@@ -283,7 +283,6 @@ uint32_t vl_alloc_tensor(vl_alloc *a, uint64_t bytes, bool *ovf)
     return best;
 }
 
-
 void vl_alloc_release(vl_alloc *a, uint32_t h)
 {
     if (!h || h > a->n || !a->b[h - 1].used)

@@ -1906,9 +1906,9 @@ static void optimizer_step(builder *b, const step *st, uint32_t *grads)
     release(b, flat);
     release(b, mine);
     release(b, b->averaged);
-    /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
     const bool foreach = s->optimizer == VL_ADAMW && st->f->optim_impl == VL_OPTIM_FOREACH;
     if (st->paged_on) {
+        /* bitsandbytes' paged optimizers: one fused kernel a parameter, in place */
     } else if (foreach && !s->lora_rank && (s->zero == 0 || st->fsdp)) {
         foreach_temps(b, st, elem, s->zero ? st->dp : 1);
     } else if (foreach || s->optimizer == VL_MUON) { /* foreach: the roots, denom beside them */
