@@ -2633,6 +2633,24 @@ static void test_optimizer_and_buckets(void **state)
                      172288 * 12);
     check_invariants(&t, &s);
     vl_timeline_free(&t);
+    /* Megatron with fp32 main grads under bf16 weights: its buffer holds 4 B a parameter
+     * from the start, and autograd makes each gradient in bf16 for the hook to add into it:
+     * the layer's largest, the MLP's 64 x 256 matrices, 16,384 x 2 B */
+    s.fp32_grads = true;
+    build(&m, &s, fw("megatron"), &t);
+    assert_int_equal(event_bytes(&t, "step start (the state kept between steps)",
+                                 "gradient buffer"), 172288 * 4);
+    uint64_t most_added = 0;
+    for (size_t i = first_event_of(&t, "backward layer 1");
+         i < t.n_events && strcmp(vl_timeline_phase(&t, i), "backward layer 1") == 0; i++)
+        if (t.events[i].kind == VL_EV_ALLOC &&
+            strcmp(t.events[i].what, "a gradient, added into the .grad it accumulates in") == 0 &&
+            t.events[i].bytes > most_added)
+            most_added = t.events[i].bytes;
+    assert_int_equal(most_added, 16384 * 2);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+    s.fp32_grads = false;
     s.gpus = 2;
     s.zero = 2;
     /* ZeRO-3: a sub-group of 1e9 parameters at a time, however large the share (Llama 2 7B

@@ -946,8 +946,15 @@ static void gradient_plan(step *st, bool *ovf)
     const vl_breakdown *bd = st->bd;
     st->fsdp = s->zero >= 2 && st->f->zero_impl == VL_ZERO_FSDP;
     /* the gradients as backward makes them: FSDP's are cast into its shard after the
-     * reduce-scatter (keep_gradient) */
-    st->grad_bytes = st->fsdp ? bd->bpp.unsharded_grad : bd->bpp.gradients;
+     * reduce-scatter (keep_gradient); autograd makes a 16-bit parameter's in 16 bits, which
+     * a framework's fp32 gradient buffer (--fp32-grads: Megatron's main_grad, added into
+     * by its DDP's hook on each parameter, _make_backward_post_hook) takes in */
+    const bool main_grads = st->f->grads_persistent && s->zero < 2 &&
+                            !vl_grads_freed_in_step(st->f, s->zero) &&
+                            bd->bpp.gradients > bd->bpp.weights;
+    st->grad_bytes = st->fsdp ? bd->bpp.unsharded_grad
+                     : main_grads ? bd->bpp.weights
+                                  : bd->bpp.gradients;
     const unsigned g = st->grad_bytes;
     uint64_t layer_params;
     if (s->lora_rank) { /* the output layer's adapter is the head's, below */
@@ -985,7 +992,7 @@ static void gradient_plan(step *st, bool *ovf)
     st->embedding_grad = vl_mul(emb, g, ovf);
     st->head_grad = vl_mul(rest - emb, g, ovf);
     st->tied_grad = tied < st->head_grad ? tied : st->head_grad; /* within the head's share */
-    st->grad_full = vl_mul(st->trainable, g, ovf);
+    st->grad_full = vl_mul(st->trainable, bd->bpp.gradients, ovf);
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
     const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
     st->grads_freed_in_step = vl_grads_freed_in_step(st->f, s->zero);
