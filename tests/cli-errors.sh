@@ -318,6 +318,9 @@ expect 2 "$e --vllm before 0.8 is a release of vLLM's V0 engine: --framework vll
 expect 2 "$e --vllm under vllm-v0 must be 0.10 or earlier (0.11 removed the V0 engine)" \
     estimate --mode infer --framework vllm-v0 --vllm 0.19
 expect 2 "$e --trl applies to --mode train only" estimate --mode infer --trl 0.13
+expect 2 "$e --megatron applies to --mode train only" estimate --mode infer --megatron 0.5
+expect 2 "$e --megatron: unknown value 'x' (expected current or a release from 0.1 to 0.7)" \
+    estimate --framework megatron --megatron x
 expect 2 "$e --trl: unknown value '0.7.5' (expected current or a release from 0.8 to 0.21); the first modelled after it is 0.8" \
     estimate --qlora --lora-rank 8 --trl 0.7.5
 expect 2 "$e --cuda: unknown value '12.7' (expected current, 10.2, 11.0, 11.1, 11.2, 11.3, 11.4, 11.5, 11.6, 11.7, 11.8, 12.0, 12.1, 12.2, 12.3, 12.4, 12.5, 12.6, 12.8, 12.9 or auto); the first modelled after it is 12.8" \

@@ -15,7 +15,8 @@
 #include "helpers.h"
 
 static const vl_setting dated[] = {VL_SET_TORCH, VL_SET_TRANSFORMERS, VL_SET_BITSANDBYTES,
-                                   VL_SET_PEFT,  VL_SET_VLLM,         VL_SET_SGLANG};
+                                   VL_SET_PEFT,  VL_SET_MEGATRON,     VL_SET_VLLM,
+                                   VL_SET_SGLANG};
 #define N_DATED (sizeof dated / sizeof dated[0])
 
 /* Each list's lines came out in the order they are listed, current last, each on a day of
@@ -167,20 +168,26 @@ static bool a_line_of(vl_setting k, uint32_t day)
 
 /* The slider steps through the days of the lists that change something for the settings
  * alone: training under transformers without adapters or 4-bit layers, PyTorch's and
- * transformers' days; inference, where the PyTorch release is not modelled, under
- * transformers its days alone, under vLLM (whose models are its own) vLLM's alone, never
- * SGLang's.  Each such line's day is a step, and no other day. */
+ * transformers' days; under Megatron, PyTorch's and Megatron-Core's; inference, where the
+ * PyTorch release is not modelled, under transformers its days alone, under vLLM (whose
+ * models are its own) vLLM's alone, never SGLang's.  Each such line's day is a step, and
+ * no other day. */
 static void test_days_that_matter(void **state)
 {
     (void)state;
     static const struct {
         const char *const flags[4];
-        bool counts[N_DATED]; /* torch, transformers, bitsandbytes, peft, vllm, sglang */
+        bool counts[N_DATED]; /* torch, transformers, bitsandbytes, peft, megatron, vllm,
+                               * sglang */
     } cases[] = {
-        {{"mode", "train", "framework", "hf"}, {true, true, false, false, false, false}},
-        {{"mode", "infer", "framework", "hf"}, {false, true, false, false, false, false}},
-        {{"mode", "infer", "framework", "vllm"}, {false, false, false, false, true, false}},
-        {{"mode", "infer", "framework", "sglang"}, {false, false, false, false, false, true}},
+        {{"mode", "train", "framework", "hf"}, {true, true, false, false, false, false, false}},
+        {{"mode", "train", "framework", "megatron"},
+         {true, false, false, false, true, false, false}},
+        {{"mode", "infer", "framework", "hf"}, {false, true, false, false, false, false, false}},
+        {{"mode", "infer", "framework", "vllm"},
+         {false, false, false, false, false, true, false}},
+        {{"mode", "infer", "framework", "sglang"},
+         {false, false, false, false, false, false, true}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         vl_settings s;
@@ -341,17 +348,19 @@ static void test_release_alone(void **state)
     s.transformers = VL_TF_4_31; /* 2023-07-18: PyTorch 2.0, before bitsandbytes 0.41 */
     vl_setting_set set = vl_settings_on_release(&s, VL_SET_TRANSFORMERS);
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        assert_int_equal(vl_set_has(set, k),
-                         k == VL_SET_TORCH || k == VL_SET_BITSANDBYTES || k == VL_SET_PEFT);
+        assert_int_equal(vl_set_has(set, k), k == VL_SET_TORCH || k == VL_SET_BITSANDBYTES ||
+                                                 k == VL_SET_PEFT || k == VL_SET_MEGATRON);
     assert_int_equal(s.torch, VL_TORCH_2_0);
     assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
     assert_int_equal(s.peft, VL_PEFT_0_11);
+    assert_int_equal(s.megatron, VL_MEG_0_2); /* megatron-core 0.2.0, 2023-06-15 */
     vl_settings_default(&s);
     s.torch = VL_TORCH_2_5;
     s.transformers = VL_TF_4_36; /* 2023-12-11 */
     set = vl_settings_on_release(&s, VL_SET_TRANSFORMERS);
     for (int k = 0; k < VL_N_SETTINGS; k++)
-        assert_int_equal(vl_set_has(set, k), k == VL_SET_BITSANDBYTES || k == VL_SET_PEFT);
+        assert_int_equal(vl_set_has(set, k), k == VL_SET_BITSANDBYTES || k == VL_SET_PEFT ||
+                                                 k == VL_SET_MEGATRON);
     assert_int_equal(s.torch, VL_TORCH_2_5);
     assert_int_equal(s.bitsandbytes, VL_BNB_0_41);
     vl_settings_default(&s);

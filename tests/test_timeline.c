@@ -2414,6 +2414,56 @@ static uint64_t optimizer_temp(const vl_model *m, const vl_settings *s, vl_optim
     return optimizer_temp_under(m, s, &f);
 }
 
+/* Megatron's vocab-parallel cross-entropy (tiny_gpt, 2 x 32 tokens, vocabulary 1,000: 64,000
+ * logits): from Megatron-Core 0.8 the loss softmaxes its fp32 copy of the bf16 logits in
+ * place and makes the gradient there, so the only fp32 tensor of the logits' size is that
+ * copy, and backward makes the gradient's bf16 cast alone; before 0.8 the softmax is a
+ * second fp32 tensor beside the copy, which goes as the loss returns, and backward is in
+ * place all the same.  transformers' loss makes two fp32 gradients in backward. */
+static void test_megatron_loss(void **state)
+{
+    (void)state;
+    const vl_model m = tiny_gpt();
+    const vl_settings s = train(VL_BF16_MIXED, 32, 2);
+    const uint64_t logits = 32 * 2 * 1000;
+    vl_framework x = *fw("megatron");
+    vl_timeline t;
+    uint64_t n;
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "loss", "logits"), 2 * logits);
+    assert_int_equal(
+        event_bytes(&t, "loss", "the logits' fp32 copy, softmaxed in place (for the loss)"),
+        4 * logits);
+    assert_int_equal(allocs_in(&t, "loss", "logits cast for the loss", &n), 0);
+    assert_int_equal(allocs_in(&t, "loss backward", "gradient of the logits", &n), 0);
+    assert_int_equal(allocs_in(&t, "loss backward", "gradient of the log-probabilities", &n), 0);
+    assert_int_equal(event_bytes(&t, "loss backward", "gradient of the logits, cast"), 2 * logits);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+
+    vl_framework_on_megatron(&x, VL_MEG_0_5);
+    assert_int_equal(x.loss_in_place, VL_LIP_BACKWARD);
+    build(&m, &s, &x, &t);
+    assert_int_equal(event_bytes(&t, "loss", "logits cast for the loss"), 4 * logits);
+    assert_int_equal(
+        event_bytes(&t, "loss", "softmax (for the loss, its gradient in place)"), 4 * logits);
+    assert_string_equal(freed_in(&t, "loss", "logits cast for the loss"), "loss");
+    assert_int_equal(allocs_in(&t, "loss backward", "gradient of the logits", &n), 0);
+    assert_int_equal(allocs_in(&t, "loss backward", "gradient of the log-probabilities", &n), 0);
+    check_invariants(&t, &s);
+    vl_timeline_free(&t);
+
+    build(&m, &s, fw("pytorch"), &t);
+    assert_int_equal(event_bytes(&t, "loss backward", "gradient of the logits"), 4 * logits);
+    assert_int_equal(event_bytes(&t, "loss backward", "gradient of the log-probabilities"),
+                     4 * logits);
+    vl_timeline_free(&t);
+    /* the release moves only Megatron's loss */
+    x = *fw("hf");
+    vl_framework_on_megatron(&x, VL_MEG_0_5);
+    assert_int_equal(x.loss_in_place, VL_LIP_NONE);
+}
+
 /* A matrix the head and the lookup share (tiny_gpt's 1,000 x 64 embedding, fp32 gradients
  * under autocast): its two gradients meet in its AccumulateGrad's input buffer, where the
  * lookup's whole-matrix gradient is added to the head's out of place, two 256,000 B
@@ -5392,6 +5442,7 @@ int main(void)
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_pytorch_matches_the_sum),
         cmocka_unit_test(test_eager_attention_forward),
+        cmocka_unit_test(test_megatron_loss),
         cmocka_unit_test(test_qlora_adapters_fp32),
         cmocka_unit_test(test_mlp_backward_order),
         cmocka_unit_test(test_reentrant_output),

@@ -11,6 +11,8 @@
 #include "units.h"
 
 const char *const vl_gelu_names[VL_N_GELUS] = {VL_GELUS(VL_ENUM_NAME)};
+const char *const vl_loss_in_place_names[VL_N_LOSS_IN_PLACES] = {
+    VL_LOSS_IN_PLACES(VL_ENUM_NAME)};
 const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS] = {VL_OPTIM_IMPLS(VL_ENUM_NAME)};
 const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS] = {VL_ZERO_IMPLS(VL_ENUM_NAME)};
 const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS] = {VL_MODEL_RUNNERS(VL_ENUM_NAME)};
@@ -23,6 +25,7 @@ _Static_assert(0 VL_ATTENTIONS(VL_COUNT_ITEM) == VL_N_ATTENTIONS, "attention nam
 _Static_assert(0 VL_HEADS(VL_COUNT_ITEM) == VL_N_HEADS, "head names");
 _Static_assert(0 VL_LOSS_DTYPES(VL_COUNT_ITEM) == VL_N_LOSS_DTYPES, "loss dtype names");
 _Static_assert(0 VL_GELUS(VL_COUNT_ITEM) == VL_N_GELUS, "GELU names");
+_Static_assert(0 VL_LOSS_IN_PLACES(VL_COUNT_ITEM) == VL_N_LOSS_IN_PLACES, "loss in place");
 _Static_assert(0 VL_OPTIM_IMPLS(VL_COUNT_ITEM) == VL_N_OPTIM_IMPLS, "optimizer implementations");
 _Static_assert(0 VL_ZERO_IMPLS(VL_COUNT_ITEM) == VL_N_ZERO_IMPLS, "ZeRO implementations");
 _Static_assert(0 VL_MODEL_RUNNERS(VL_COUNT_ITEM) == VL_N_MODEL_RUNNERS, "model runners");
@@ -303,6 +306,11 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * kernel that computes in fp32 and stores 16 bits (FusedScaleMaskSoftmax, wherever
          * is_kernel_available: keys 17 to 4,096, from 2023-07 16,384) */
         .attention = VL_ATTN_FLASH, .softmax_fp32 = false, .materialized_mask = false,
+        /* _VocabParallelCrossEntropy (megatron/core/tensor_parallel/cross_entropy.py, the
+         * fused one alike): the logits' .float() copy becomes exp and then the softmax in
+         * place (from 0.8: vl_framework_on_megatron), saved for backward, which makes the
+         * gradient in it */
+        .loss_in_place = VL_LIP_ALL,
         .norm_upcast = true,
         .fused_qkv = true, .gelu = VL_GELU_TANH, .head = VL_HEAD_LM,
         .loss_dtype = VL_LOSS_FP32, .prune_frozen_saves = true, .nf4_keeps_input = false,
@@ -791,6 +799,16 @@ void vl_framework_on_trl(vl_framework *f, vl_trl v)
         f->qlora_bf16_embeddings = true;
 }
 
+void vl_framework_on_megatron(vl_framework *f, vl_megatron v)
+{
+    /* before 0.8 _VocabParallelCrossEntropy subtracted the maximum out of place
+     * (vocab_parallel_logits - logits_max), the softmax made in that new tensor; in place
+     * from pull request "Reduce logit memory pressure by using in-place operation"
+     * (9634c0e4, 2024-06-13) */
+    if (v != VL_MEG_CURRENT && f->loss_in_place == VL_LIP_ALL)
+        f->loss_in_place = VL_LIP_BACKWARD;
+}
+
 unsigned vl_vllm_line(vl_vllm v)
 {
     switch (v) {
@@ -1246,6 +1264,7 @@ void vl_framework_on_releases(vl_framework *f, const vl_settings *s)
     vl_framework_on_transformers(f, s->transformers);
     vl_framework_on_bitsandbytes(f, s->bitsandbytes);
     vl_framework_on_trl(f, s->trl);
+    vl_framework_on_megatron(f, s->megatron);
     vl_framework_on_torch(f, s->torch);
     vl_framework_on_vllm(f, s->vllm);
     /* a padded micro-batch hands SDPA its padding mask, under which transformers repeats
@@ -1297,6 +1316,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("loss_shift_copy", loss_shift_copy),
     BOOL("logits_cast_in_model", logits_cast_in_model),
     BOOL("shift_before_cast", shift_before_cast),
+    ENUM("loss_in_place", loss_in_place, vl_loss_in_place_names, VL_N_LOSS_IN_PLACES),
     COUNT("loss_chunk", loss_chunk, 0, VL_MAX_SEQ),
     BOOL("prune_frozen_saves", prune_frozen_saves),
     BOOL("frozen_embeddings_grad", frozen_embeddings_grad),

@@ -61,7 +61,14 @@ typedef enum { VL_COUNTS_INCREASE, VL_COUNTS_RESERVED, VL_COUNTS_CONTEXT } vl_pr
 #define VL_KV_REPEATS(X) X(VL_KV_REPEAT_NONE, "none") X(VL_KV_REPEAT_AFTER_ROPE, "after-rope") \
     X(VL_KV_REPEAT_BEFORE_ROPE, "before-rope")
 
+/* What the loss computes in place (loss_in_place): nothing; its gradient, in the softmax it
+ * made in a tensor of its own from the fp32 copy of the logits it read; or all of it, the
+ * softmax in that copy too (Megatron-Core's vocab-parallel cross-entropy from 0.8) */
+#define VL_LOSS_IN_PLACES(X) X(VL_LIP_NONE, "false") X(VL_LIP_BACKWARD, "backward") \
+    X(VL_LIP_ALL, "true")
+
 typedef enum { VL_GELUS(VL_ENUM_ID) VL_N_GELUS } vl_gelu;
+typedef enum { VL_LOSS_IN_PLACES(VL_ENUM_ID) VL_N_LOSS_IN_PLACES } vl_loss_in_place;
 typedef enum { VL_OPTIM_IMPLS(VL_ENUM_ID) VL_N_OPTIM_IMPLS } vl_optim_impl;
 typedef enum { VL_ZERO_IMPLS(VL_ENUM_ID) VL_N_ZERO_IMPLS } vl_zero_impl;
 typedef enum { VL_MODEL_RUNNERS(VL_ENUM_ID) VL_N_MODEL_RUNNERS } vl_model_runner;
@@ -69,6 +76,7 @@ typedef enum { VL_KV_SIZINGS(VL_ENUM_ID) VL_N_KV_SIZINGS } vl_kv_sizing;
 typedef enum { VL_KV_REPEATS(VL_ENUM_ID) VL_N_KV_REPEATS } vl_kv_repeat;
 
 extern const char *const vl_gelu_names[VL_N_GELUS];
+extern const char *const vl_loss_in_place_names[VL_N_LOSS_IN_PLACES];
 extern const char *const vl_optim_impl_names[VL_N_OPTIM_IMPLS];
 extern const char *const vl_zero_impl_names[VL_N_ZERO_IMPLS];
 extern const char *const vl_model_runner_names[VL_N_MODEL_RUNNERS];
@@ -111,6 +119,10 @@ typedef struct vl_framework {
     bool shift_before_cast;     /* the loss's shifted copy is of the logits as the model
                                  * returned them, cast for the loss after it (a class's own
                                  * loss code that does not cast: GPT-2's before 4.49) */
+    vl_loss_in_place loss_in_place; /* what the loss computes in place (Megatron's
+                                 * vocab-parallel cross-entropy): no second gradient of the
+                                 * logits' size, and from 0.8 no log-probabilities beside the
+                                 * fp32 copy it reads */
     uint64_t loss_chunk;        /* the loss in chunks of this many positions, each chunk's
                                  * log-probabilities' gradient made and dropped on its own
                                  * (0: the whole sequence at once) */
@@ -375,6 +387,7 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
 /* f under trl release v's SFTTrainer, when f's models are transformers'. */
 void vl_framework_on_trl(vl_framework *f, vl_trl v);
+void vl_framework_on_megatron(vl_framework *f, vl_megatron v);
 /* The minor number of vLLM release line v (0.x); current is the newest modelled. */
 #define VL_VLLM_NEWEST 34
 unsigned vl_vllm_line(vl_vllm v);
@@ -417,7 +430,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 89
+#define VL_N_FRAMEWORK_FIELDS 90
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -14,6 +14,7 @@ static const uint32_t bitsandbytes_days[] = {VL_BITSANDBYTES_LIST(VL_ENUM_DAY)};
 static const uint32_t peft_days[] = {VL_PEFT_LIST(VL_ENUM_DAY)};
 static const uint32_t vllm_days[] = {VL_VLLM_LIST(VL_ENUM_DAY)};
 static const uint32_t sglang_days[] = {VL_SGLANG_LIST(VL_ENUM_DAY)};
+static const uint32_t megatron_days[] = {VL_MEGATRON_LIST(VL_ENUM_DAY)};
 #undef VL_ENUM_DAY
 
 static const struct {
@@ -27,6 +28,7 @@ static const struct {
     {VL_SET_PEFT, peft_days, VL_N_PEFTS},
     {VL_SET_VLLM, vllm_days, VL_N_VLLMS},
     {VL_SET_SGLANG, sglang_days, VL_N_SGLANGS},
+    {VL_SET_MEGATRON, megatron_days, VL_N_MEGATRONS},
 };
 #define N_DATED (sizeof dated / sizeof dated[0])
 

@@ -19,8 +19,8 @@
 #define VL_DAY_CURRENT 0u
 
 /* Whether setting k is a release list that a day sets: --torch, --transformers,
- * --bitsandbytes, --peft, --vllm and --sglang.  Not --trl, which a run uses or not by
- * choice, nor --cuda, which follows --torch. */
+ * --bitsandbytes, --peft, --megatron, --vllm and --sglang.  Not --trl, which a run uses or
+ * not by choice, nor --cuda, which follows --torch. */
 bool vl_release_dated(vl_setting k);
 /* The day (yyyymmdd) line c of the dated release list k came out. */
 uint32_t vl_release_day(vl_setting k, int c);

@@ -27,6 +27,7 @@ const char *const vl_vllm_names[VL_N_VLLMS] = {VL_VLLM_LIST(VL_ENUM_NAME)};
 const char *const vl_sglang_names[VL_N_SGLANGS] = {VL_SGLANG_LIST(VL_ENUM_NAME)};
 const char *const vl_sampler_names[VL_N_SAMPLERS] = {VL_SAMPLER_LIST(VL_ENUM_NAME)};
 const char *const vl_trl_names[VL_N_TRLS] = {VL_TRL_LIST(VL_ENUM_NAME)};
+const char *const vl_megatron_names[VL_N_MEGATRONS] = {VL_MEGATRON_LIST(VL_ENUM_NAME)};
 const char *const vl_peft_names[VL_N_PEFTS] = {VL_PEFT_LIST(VL_ENUM_NAME)};
 const char *const vl_cuda_names[VL_N_CUDAS] = {VL_CUDA_LIST(VL_ENUM_NAME)};
 const char *const vl_precision_names[VL_N_PRECISIONS] = {VL_PRECISION_LIST(VL_ENUM_NAME)};
@@ -303,6 +304,13 @@ static const char *sampler_inert(const vl_settings *s)
                : N_("the framework is not vLLM's V1 engine");
 }
 
+static const char *megatron_inert(const vl_settings *s)
+{
+    return s->framework->loss_in_place == VL_LIP_NONE
+               ? N_("the framework's loss is not Megatron's")
+               : NULL;
+}
+
 static const char *sglang_inert(const vl_settings *s)
 {
     return s->framework->kv_sizing == VL_KV_STATIC ? NULL : N_("the framework is not SGLang's");
@@ -566,8 +574,9 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
         .arg = "DAY",
         .help = "the releases out on DAY (YYYY-MM-DD; YYYY-MM and YYYY are their first day), "
                 "as a published measurement's date sets them: each of --torch, "
-                "--transformers, --bitsandbytes, --peft, --vllm and --sglang not given takes "
-                "its newest line from on or before DAY (the oldest modelled before them all; "
+                "--transformers, --bitsandbytes, --peft, --megatron, --vllm and --sglang not "
+                "given takes its newest line from on or before DAY (the oldest modelled before "
+                "them all; "
                 "vLLM's within its profile's engine); without "
                 "--as-of, one of them given dates the others by the day it came out; current "
                 "(the default, with none given) leaves them current",
@@ -623,6 +632,14 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "they cast a 4-bit model's embeddings and head back to bf16 under bf16 "
                 "autocast (default current: 0.22 and later, or no trl)",
         .label = N_("trl"), .inert = trl_inert},
+    ROW(VL_SET_MEGATRON) .flag = "megatron", FIELD(megatron),
+        ENUM(vl_megatron_names, VL_N_MEGATRONS), .current_from = "0.8", .older_as = "0.1",
+        .modes = VL_IN_TRAIN, .arg = "V",
+        .help = "the Megatron-Core release under the megatron profile, 0.1 to 0.7: its "
+                "vocab-parallel cross-entropy keeps the softmax in an fp32 tensor beside the "
+                "copy of the logits it reads, where from 0.8 it computes in that copy (default "
+                "current: 0.8 and later)",
+        .label = N_("Megatron-Core"), .inert = megatron_inert},
     ROW(VL_SET_VLLM) .flag = "vllm", FIELD(vllm), ENUM(vl_vllm_names, VL_N_VLLMS),
         .current_from = "0.35", .lines_span = true, .modes = VL_IN_INFER, .arg = "V",
         .help = "the vLLM release: under the vllm profile 0.8 to 0.34, its sampler, model "

@@ -217,6 +217,17 @@
  * fp32 (pull request #1706).  0.11 stands for every release before; current is 0.12 and
  * later. */
 #define VL_PEFT_LIST(X) X(VL_PEFT_CURRENT, "current", 20240724) X(VL_PEFT_0_11, "0.11", 20240516)
+/* Megatron-Core release lines (--megatron), for a profile whose loss is Megatron's
+ * vocab-parallel cross-entropy (loss_in_place): before 0.8 it subtracted the maximum out of
+ * place, the softmax in a second fp32 tensor beside the copy of the logits it read
+ * (vl_framework_on_megatron).  A line is a minor release, 0.1 the first on PyPI; current is
+ * 0.8 and later.  Each line's day is its first upload to PyPI
+ * (pypi.org/pypi/megatron-core/json). */
+#define VL_MEGATRON_LIST(X)                                                                   \
+    X(VL_MEG_CURRENT, "current", 20240813) X(VL_MEG_0_1, "0.1", 20230511)                     \
+    X(VL_MEG_0_2, "0.2", 20230615) X(VL_MEG_0_3, "0.3", 20231018)                             \
+    X(VL_MEG_0_4, "0.4", 20231213) X(VL_MEG_0_5, "0.5", 20240225)                             \
+    X(VL_MEG_0_6, "0.6", 20240419) X(VL_MEG_0_7, "0.7", 20240605)
 #define VL_TRL_LIST(X)                                                                        \
     X(VL_TRL_CURRENT, "current") X(VL_TRL_0_8, "0.8") X(VL_TRL_0_9, "0.9")                    \
     X(VL_TRL_0_10, "0.10") X(VL_TRL_0_11, "0.11") X(VL_TRL_0_12, "0.12")                      \
@@ -259,6 +270,7 @@ typedef enum { VL_VLLM_LIST(VL_ENUM_ID) VL_N_VLLMS } vl_vllm;
 typedef enum { VL_SGLANG_LIST(VL_ENUM_ID) VL_N_SGLANGS } vl_sglang;
 typedef enum { VL_SAMPLER_LIST(VL_ENUM_ID) VL_N_SAMPLERS } vl_sampler;
 typedef enum { VL_TRL_LIST(VL_ENUM_ID) VL_N_TRLS } vl_trl;
+typedef enum { VL_MEGATRON_LIST(VL_ENUM_ID) VL_N_MEGATRONS } vl_megatron;
 typedef enum { VL_PEFT_LIST(VL_ENUM_ID) VL_N_PEFTS } vl_peft;
 typedef enum { VL_CUDA_LIST(VL_ENUM_ID) VL_N_CUDAS } vl_cuda;
 typedef enum { VL_PRECISION_LIST(VL_ENUM_ID) VL_N_PRECISIONS } vl_precision;
@@ -300,6 +312,7 @@ extern const char *const vl_keep_logits_names[VL_N_KEEP_LOGITS];
 extern const char *const vl_zero_grad_names[VL_N_ZERO_GRADS];
 extern const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS];
 extern const char *const vl_trl_names[VL_N_TRLS];
+extern const char *const vl_megatron_names[VL_N_MEGATRONS];
 extern const char *const vl_peft_names[VL_N_PEFTS];
 extern const char *const vl_cuda_names[VL_N_CUDAS];
 /* c as major * 100 + minor (12.4 is 1204; current is 1300), of a release, not auto */
@@ -335,6 +348,7 @@ typedef struct vl_settings {
     vl_peft peft;          /* the PEFT release whose LoRA trains, for profiles that use it */
     vl_trl trl;            /* the trl release whose SFTTrainer trains, for profiles that
                             * use transformers */
+    vl_megatron megatron;  /* the Megatron-Core release, for a profile with Megatron's loss */
     vl_cuda cuda;          /* the CUDA release PyTorch was built with */
     vl_precision precision;
     vl_optimizer optimizer;
@@ -469,7 +483,8 @@ vl_cuda vl_settings_cuda(const vl_settings *s);
     X(VL_SET_ZERO_GRAD, "zero_grad")                                                          \
     X(VL_SET_FRAMEWORK, "framework") X(VL_SET_AS_OF, "as_of") X(VL_SET_TORCH, "torch")        \
     X(VL_SET_TRANSFORMERS, "transformers") X(VL_SET_BITSANDBYTES, "bitsandbytes")             \
-    X(VL_SET_PEFT, "peft") X(VL_SET_TRL, "trl") X(VL_SET_VLLM, "vllm")                        \
+    X(VL_SET_PEFT, "peft") X(VL_SET_TRL, "trl") X(VL_SET_MEGATRON, "megatron")                \
+    X(VL_SET_VLLM, "vllm")                                                                    \
     X(VL_SET_SAMPLER, "sampler")                                                              \
     X(VL_SET_SGLANG, "sglang")                                                                \
     X(VL_SET_HEAD, "head") X(VL_SET_LABELS, "labels") X(VL_SET_LOSS_DTYPE, "loss_dtype")      \

@@ -42,6 +42,7 @@ static uint64_t cublas_handles(vl_mode mode)
 #define TIED_WAIT_WHAT "the head's gradient of the tied matrix, waiting for the lookup's"
 #define TIED_LOOKUP_WHAT "the lookup's gradient of the tied matrix (embedding backward)"
 #define TIED_SUM_WHAT "the tied matrix's two gradients, summed"
+#define SOFTMAX_IN_PLACE_WHAT "the logits' fp32 copy, softmaxed in place (for the loss)"
 #define OFFLOAD_COPY_WHAT "an offloaded layer's weights, copied in for its forward"
 #define HEAD_DEQUANT_WHAT "4-bit output layer dequantized to 16 bits"
 #define DEQUANT_WHAT "4-bit matrix dequantized to 16 bits"
@@ -838,7 +839,10 @@ static void outside_terms(step *st, bool *ovf)
         if (starts(x.name, "logits")) {
             st->logprobs = vl_mul(st->loss, st->sbv, ovf);
             st->logprobs_term = st->n_head;
-            x = (vl_term){"log-probabilities (for the loss)", st->logprobs};
+            x = (vl_term){st->f->loss_in_place == VL_LIP_ALL ? SOFTMAX_IN_PLACE_WHAT
+                          : st->f->loss_in_place ? "softmax (for the loss, its gradient in place)"
+                                                 : "log-probabilities (for the loss)",
+                          st->logprobs};
         } else if (strcmp(x.name, VL_CLASS_LOGPROBS) == 0) {
             st->logprobs = x.bytes;
             st->logprobs_term = st->n_head;
@@ -1373,7 +1377,10 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
     const bool shift = st->f->loss_shift_copy && st->f->head == VL_HEAD_LM;
     const bool copy_first = shift && st->f->shift_before_cast;
     uint32_t shifted = copy_first ? alloc(b, VL_TL_TRANSIENT, st->head_out, SHIFTED_WHAT) : 0;
-    uint32_t cast = st->loss != st->beta && lm
+    /* a loss in place makes its fp32 copy as the term it keeps (below) */
+    const bool in_place =
+        st->f->loss_in_place == VL_LIP_ALL && st->logprobs_term >= 0 && !st->loss_chunks;
+    uint32_t cast = st->loss != st->beta && lm && !in_place
                         ? alloc(b, copy_first ? VL_TL_TRANSIENT : lc, loss_in,
                                 copy_first ? "shifted logits cast for the loss"
                                            : "logits cast for the loss")
@@ -1391,6 +1398,9 @@ static void forward(builder *b, const step *st, micro *mb, uint64_t m, uint32_t 
         for (uint64_t i = 0; mb->logprobs && i < st->loss_chunks; i++)
             mb->logprobs[i] = alloc(b, VL_TL_ACTIVATIONS, chunk_bytes(st, st->logprobs, i),
                                     LOGPROBS_CHUNK_WHAT);
+    } else if (in_place && st->loss == st->beta && !held) {
+        mb->head[st->logprobs_term] = out; /* fp32 logits: .float() is the tensor itself */
+        out = 0;
     } else if (st->logprobs_term >= 0) {
         mb->head[st->logprobs_term] = alloc(b, VL_TL_ACTIVATIONS, st->head[st->logprobs_term].bytes,
                                             st->head[st->logprobs_term].name);
@@ -1589,6 +1599,15 @@ static uint32_t *backward(builder *b, const step *st, micro *mb, uint32_t *gath,
         uint32_t gl = 0, *chunks = NULL;
         if (st->loss_chunks) {
             chunks = chunked_loss_backward(b, st, mb, cast);
+        } else if (st->f->loss_in_place != VL_LIP_NONE && st->logprobs_term >= 0) {
+            /* the gradient in the softmax's tensor, cast back to 16 bits where it was cast */
+            gl = mb->head[st->logprobs_term];
+            mb->head[st->logprobs_term] = 0;
+            if (cast) {
+                uint32_t g16 = alloc(b, VL_TL_TRANSIENT, st->head_out, GRAD_CAST_WHAT);
+                release(b, gl);
+                gl = g16;
+            }
         } else {
             gl = loss_backward(b, st, cast);
             /* an adapter's branch runs first (made later); then the base's, its matrix

@@ -280,7 +280,7 @@ static void settings_line(const report *r, char *buf, size_t len)
                  vl_fmt_bytes(s->overhead, r->units, ov, sizeof ov));
         return;
     }
-    char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[96] = "";
+    char lora[96] = "", tg[64], head[64] = "", torch[32] = "", tf[128] = "";
     if (s->torch != VL_TORCH_CURRENT)
         snprintf(torch, sizeof torch, " on PyTorch %s", vl_torch_names[s->torch]);
     /* the libraries' releases where they apply (the settings' own rules): " with
@@ -293,6 +293,9 @@ static void settings_line(const report *r, char *buf, size_t len)
     if (named(s, VL_SET_TRL, VL_TRL_CURRENT))
         snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s trl %s", tf[0] ? " and" : " with",
                  vl_trl_names[s->trl]);
+    if (named(s, VL_SET_MEGATRON, VL_MEG_CURRENT))
+        snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s Megatron-Core %s",
+                 tf[0] ? " and" : " with", vl_megatron_names[s->megatron]);
     const bool loss16 = s->loss_dtype == VL_LOSS_BF16 || s->loss_dtype == VL_LOSS_FP16;
     if (s->head != VL_HEAD_LM || loss16)
         snprintf(head, sizeof head, ", %s head%s%s", vl_head_names[s->head],
