@@ -640,6 +640,25 @@ keys $name Right
 expect_screen $name "trl has no effect now: the trl release applies to QLoRA under bf16 autocast"
 keys $name q
 exited $name 0
+# Megatron-Core before 0.8 keeps the softmax of its loss in a second fp32 tensor: 0.1 steps
+# from current and the peak is vramlab estimate's; under hf the setting says why it does
+# nothing
+name=releases-megatron
+start $name --preset gpt2 --framework megatron --no-color --ascii
+to $name Megatron-Core
+expect_slider $name Megatron-Core current
+keys $name Right
+expect_slider $name Megatron-Core 0.1
+expect_peak $name --preset gpt2 --framework megatron --megatron 0.1
+keys $name q
+exited $name 0
+name=releases-megatron-hf
+start $name --preset gpt2 --no-color --ascii
+to $name Megatron-Core
+keys $name Right
+expect_screen $name "Megatron-Core has no effect now: the framework's loss is not Megatron's"
+keys $name q
+exited $name 0
 # the CUDA release under PyTorch: auto, the PyTorch release's wheel's (12.8 for today's,
 # 11.7 for 2.0's), then on a V100 11.2, which loads every kernel with the context (the
 # transformers docs' V100); each peak is vramlab estimate's
