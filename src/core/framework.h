@@ -387,6 +387,8 @@ void vl_framework_on_class(vl_framework *f, const vl_arch *a, vl_transformers v,
 void vl_framework_on_bitsandbytes(vl_framework *f, vl_bitsandbytes v);
 /* f under trl release v's SFTTrainer, when f's models are transformers'. */
 void vl_framework_on_trl(vl_framework *f, vl_trl v);
+/* f under Megatron-Core release v, when its loss is Megatron's (loss_in_place): before 0.8
+ * its softmax is a tensor of its own beside the copy it read. */
 void vl_framework_on_megatron(vl_framework *f, vl_megatron v);
 /* The minor number of vLLM release line v (0.x); current is the newest modelled. */
 #define VL_VLLM_NEWEST 34

@@ -576,10 +576,9 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "as a published measurement's date sets them: each of --torch, "
                 "--transformers, --bitsandbytes, --peft, --megatron, --vllm and --sglang not "
                 "given takes its newest line from on or before DAY (the oldest modelled before "
-                "them all; "
-                "vLLM's within its profile's engine); without "
-                "--as-of, one of them given dates the others by the day it came out; current "
-                "(the default, with none given) leaves them current",
+                "them all; vLLM's within its profile's engine); without --as-of, one of them "
+                "given dates the others by the day it came out; current (the default, with "
+                "none given) leaves them current",
         .label = N_("releases as of"), SLIDER(20000101, 20991231, VL_STEP_RELEASE)},
     ROW(VL_SET_TORCH) .flag = "torch", FIELD(torch), ENUM(vl_torch_names, VL_N_TORCHES),
         .current_from = "2.10", .older_as = "1.8",
