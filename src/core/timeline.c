@@ -949,12 +949,17 @@ static void gradient_plan(step *st, bool *ovf)
     const vl_settings *s = st->s;
     const vl_breakdown *bd = st->bd;
     st->fsdp = s->zero >= 2 && st->f->zero_impl == VL_ZERO_FSDP;
+    const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
+    st->grads_freed_in_step = vl_grads_freed_in_step(st->f, s->zero);
+    const bool buffer = st->f->grads_persistent || (ddp && st->f->ddp_bucket_view);
+    st->grads_held = s->zero < 2 && !st->grads_freed_in_step &&
+                     (buffer || st->f->zero_grad_in_place);
+    st->grads_in_place = st->grads_held && !buffer;
     /* the gradients as backward makes them: FSDP's are cast into its shard after the
      * reduce-scatter (keep_gradient); autograd makes a 16-bit parameter's in 16 bits, which
      * a framework's fp32 gradient buffer (--fp32-grads: Megatron's main_grad, added into
      * by its DDP's hook on each parameter, _make_backward_post_hook) takes in */
-    const bool main_grads = st->f->grads_persistent && s->zero < 2 &&
-                            !vl_grads_freed_in_step(st->f, s->zero) &&
+    const bool main_grads = st->grads_held && st->f->grads_persistent &&
                             bd->bpp.gradients > bd->bpp.weights;
     st->grad_bytes = st->fsdp ? bd->bpp.unsharded_grad
                      : main_grads ? bd->bpp.weights
@@ -998,12 +1003,6 @@ static void gradient_plan(step *st, bool *ovf)
     st->tied_grad = tied < st->head_grad ? tied : st->head_grad; /* within the head's share */
     st->grad_full = vl_mul(st->trainable, bd->bpp.gradients, ovf);
     st->grad_part = bd->bytes[VL_C_GRADIENTS];
-    const bool ddp = bd->par.dp > 1 && s->zero == 0 && !s->lora_rank;
-    st->grads_freed_in_step = vl_grads_freed_in_step(st->f, s->zero);
-    const bool buffer = st->f->grads_persistent || (ddp && st->f->ddp_bucket_view);
-    st->grads_held = s->zero < 2 && !st->grads_freed_in_step &&
-                     (buffer || st->f->zero_grad_in_place);
-    st->grads_in_place = st->grads_held && !buffer;
     st->grads_before = s->zero_grad == VL_ZERO_GRAD_BACKWARD && s->zero < 2 &&
                        !st->grads_held && !st->grads_freed_in_step;
     st->keeps_logits = vl_loop_keeps_logits(s) && s->pp <= 1;

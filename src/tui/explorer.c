@@ -111,18 +111,13 @@ static uint64_t step_gib8(uint64_t v, int dir)
     return step_grid(v, dir, 8 * VL_GIB);
 }
 
-/* A day: the next day a release line that matters to s came out (after the newest,
- * current), or the first such day of another year. */
-static uint64_t step_release(const vl_settings *s, uint64_t v, int dir)
-{
-    return vl_release_next_day((uint32_t)v, dir, s);
-}
-
+/* The first day of another year on which a release line that matters to s came out
+ * (after the newest, current); vl_release_next_day steps a day at a time. */
 static uint64_t step_release_year(const vl_settings *s, uint64_t v, int dir)
 {
     const uint64_t year = v == VL_DAY_CURRENT ? 9999 : v / 10000;
     uint64_t to = v, next;
-    while ((next = step_release(s, to, dir)) != to) {
+    while ((next = vl_release_next_day((uint32_t)to, dir, s)) != to) {
         to = next;
         if ((to == VL_DAY_CURRENT ? 9999 : to / 10000) != year)
             break;
@@ -685,7 +680,8 @@ static uint64_t next_value(const explorer *e, slider_id id, uint64_t v, int dir,
         return coarse ? lo : i > 0 ? v - 1 : v;
     }
     if (id != SL_PARAMS && desc(id)->step == VL_STEP_RELEASE) /* current after the days */
-        return coarse ? step_release_year(&e->s, v, dir) : step_release(&e->s, v, dir);
+        return coarse ? step_release_year(&e->s, v, dir)
+                      : vl_release_next_day((uint32_t)v, dir, &e->s);
     uint64_t lo = id == SL_PARAMS ? EX_MIN_PARAMS : desc(id)->slider_min;
     uint64_t hi = id == SL_PARAMS ? EX_MAX_PARAMS : desc(id)->slider_max;
     if (id != SL_PARAMS && desc(id)->zero_ok && lo > 0) { /* off (0), just below the range */
