@@ -23,6 +23,9 @@ expect 2 "$e --bitsandbytes applies to --mode train only" estimate --mode infer 
 expect 2 "$e --padded: unknown value 'maybe' (expected auto, true or false)" estimate --padded maybe
 expect 2 "$e --peft: unknown value '0.x' (expected current or 0.11)" estimate --peft 0.x
 expect 2 "$e --peft applies to --mode train only" estimate --mode infer --peft 0.11
+expect 2 "$e --quant-storage: unknown value 'int8' (expected uint8, bf16, fp16 or fp32); did you mean 'uint8'?" \
+    estimate --qlora --lora-rank 8 --quant-storage int8
+expect 2 "$e --quant-storage applies to --mode train only" estimate --mode infer --quant-storage bf16
 expect 2 "$e --padded applies to --mode train only" estimate --mode infer --padded true
 expect 2 "$e --as-of: '2023-02-29' is not a day: no such day in the calendar" estimate --as-of 2023-02-29
 expect 2 "$e --as-of: 'yesterday' is not a day: expected YYYY-MM-DD, YYYY-MM, YYYY or current" \

@@ -937,7 +937,6 @@ static uint64_t alloc_sum(const vl_timeline *t, const char *phase, const char *w
     return sum;
 }
 
-/* The phase in which the tensor named what, allocated in phase `in`, is freed. */
 /* PEFT's adapters on QLoRA's 4-bit layers are fp32 over a 16-bit model.  Without autocast
  * each casts its input to fp32 for itself and keeps that copy; with it (the Trainer's bf16
  * flag, hf's default) q, k and v share the 16-bit input.  tiny_llama in bf16, 2 x 64
@@ -1007,6 +1006,30 @@ static void test_qlora_adapters_fp32(void **state)
     s.precision = VL_FP32;
     s.autocast = VL_CHOICE_TRUE;
     assert_non_null(strstr(settings_why(&s), "--autocast true: autocast over fp32 weights"));
+
+    /* 4-bit weights stored in bf16 (--quant-storage bf16, FSDP's QLoRA) are a float PEFT
+     * moves the adapters to before 0.12: bf16 adapters, which share their 16-bit inputs
+     * without autocast; PEFT 0.12 upcasts them again, and fp32 storage keeps them fp32 */
+    s.precision = VL_BF16;
+    s.autocast = VL_CHOICE_FALSE;
+    s.quant_storage = VL_QS_BF16;
+    s.peft = VL_PEFT_0_11;
+    build(&m, &s, fw("hf"), &t);
+    assert_int_equal(event_bytes(&t, layer, "QKV projection input"), 2 * sbh);
+    assert_int_equal(event_bytes(&t, layer, "MLP down projection input"), 2 * mlp);
+    assert_int_equal(event_bytes(&t, layer, "LoRA adapters' x.A (r wide)"), 2 * 7 * sb * 8);
+    vl_timeline_free(&t);
+    assert_null(vl_estimate(&m, &s, &b));
+    assert_false(b.lora.fp32);
+    assert_int_equal(b.bpp.weights, 2);
+    assert_int_equal(b.bytes[VL_C_GRADIENTS], 2 * b.lora.trainable_params);
+    s.peft = VL_PEFT_CURRENT;
+    assert_true(vl_adapters_fp32(&s));
+    s.peft = VL_PEFT_0_11;
+    s.quant_storage = VL_QS_FP32;
+    assert_true(vl_adapters_fp32(&s));
+    s.quant_storage = VL_QS_UINT8;
+    assert_true(vl_adapters_fp32(&s));
 }
 
 /* PEFT 0.12 and later make a 16-bit layer's adapters fp32 (autocast_adapter_dtype), and
@@ -1076,6 +1099,7 @@ static void test_lora_adapters_fp32(void **state)
     assert_false(vl_adapters_fp32(&s));
 }
 
+/* The phase in which the tensor named what, allocated in phase `in`, is freed. */
 static const char *freed_in(const vl_timeline *t, const char *in, const char *what)
 {
     for (size_t i = first_event_of(t, in); i < t->n_events; i++)

@@ -126,7 +126,7 @@ tm resize-window -t d -x 100 -y 22
 sleep 0.3
 to d "grad accum"
 keys d Right                                       # grad accum 2
-expect_screen d "settings 17-32 of 54"
+expect_screen d "settings 18-33 of 55"
 expect_total d --preset llama-2-7b --lora-rank 8 --qlora --offload optimizer --zero 1 --grad-accum 2
 keys d q
 exited d 0

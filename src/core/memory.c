@@ -78,11 +78,22 @@ bool vl_autocast(const vl_settings *s)
     return vl_precision_holds_16bit(s->precision) && chosen(s->autocast, s->framework->autocast);
 }
 
+bool vl_quant_storage_16bit(const vl_settings *s)
+{
+    return s->quant_storage == VL_QS_BF16 || s->quant_storage == VL_QS_FP16;
+}
+
+/* PEFT gives a layer's new adapters its weight's dtype where that is a float (lora/layer.py,
+ * update_layer, and _move_adapter_to_device_of_base_layer from 0.11): a 16-bit layer's are
+ * 16-bit until 0.12's autocast_adapter_dtype casts them to fp32 (--peft); a 4-bit layer's
+ * packed weight is uint8, no float, and they stay fp32 as made, unless its quant_storage is
+ * a 16-bit float, which makes them as a 16-bit layer's. */
 bool vl_adapters_fp32(const vl_settings *s)
 {
     return s->lora_rank && vl_precision_holds_16bit(s->precision) &&
-           (s->qlora ? s->framework->qlora_adapters_fp32
-                     : s->framework->lora_adapters_fp32 && s->peft == VL_PEFT_CURRENT);
+           (s->qlora && !vl_quant_storage_16bit(s)
+                ? s->framework->qlora_adapters_fp32
+                : s->framework->lora_adapters_fp32 && s->peft == VL_PEFT_CURRENT);
 }
 
 bool vl_adapters_cast_input(const vl_settings *s)

@@ -51,9 +51,12 @@ bool vl_norm_upcast(const vl_settings *s);
 /* Training: the step runs under torch.autocast: the -amp precisions, or a 16-bit model's
  * step where --autocast (or the framework's autocast) says so. */
 bool vl_autocast(const vl_settings *s);
+/* Training: QLoRA's 4-bit weights are stored in a 16-bit float (--quant-storage). */
+bool vl_quant_storage_16bit(const vl_settings *s);
 /* Training: LoRA's adapters are fp32 over a model held in 16 bits (QLoRA's where the
- * framework's qlora_adapters_fp32 says so, a 16-bit layer's where its lora_adapters_fp32
- * and PEFT 0.12 or later do), with fp32 weights, gradients and optimizer state. */
+ * framework's qlora_adapters_fp32 says so, a 16-bit layer's, and a 4-bit layer's stored in
+ * a 16-bit float, where its lora_adapters_fp32 and PEFT 0.12 or later do), with fp32
+ * weights, gradients and optimizer state. */
 bool vl_adapters_fp32(const vl_settings *s);
 /* ... and, without autocast, each casts its input to fp32 for itself and keeps that copy
  * for its gradient: the adapters share no input. */

@@ -47,6 +47,8 @@ const char *const vl_weight_format_names[VL_N_WEIGHT_FORMATS] = {
 const char *const vl_dtype_names[VL_N_DTYPES] = {
     VL_DTYPE_LIST(VL_ENUM_NAME) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_NAME)};
 const char *const vl_offload_names[VL_N_OFFLOADS] = {VL_OFFLOAD_LIST(VL_ENUM_NAME)};
+const char *const vl_quant_storage_names[VL_N_QUANT_STORAGES] = {
+    VL_QUANT_STORAGE_LIST(VL_ENUM_NAME)};
 
 const char *const vl_setting_keys[VL_N_SETTINGS] = {VL_SETTING_LIST(VL_ENUM_NAME)};
 
@@ -99,6 +101,15 @@ static bool pure16(const vl_settings *s)
 static const char *double_quant_inert(const vl_settings *s)
 {
     return s->qlora ? NULL : N_("double quantization applies to QLoRA's base");
+}
+
+static const char *quant_storage_inert(const vl_settings *s)
+{
+    if (!s->qlora || !s->lora_rank)
+        return N_("the storage dtype applies to QLoRA's 4-bit base");
+    return vl_precision_holds_16bit(s->precision)
+               ? NULL
+               : N_("the model's weights are fp32, and so are its adapters");
 }
 
 static const char *grad_copy_inert(const vl_settings *s)
@@ -263,9 +274,9 @@ static const char *peft_inert(const vl_settings *s)
 {
     if (!s->framework->lora_adapters_fp32)
         return N_("the framework's adapters take their layer's dtype in every release");
-    if (!s->lora_rank || s->qlora)
+    if (!s->lora_rank || (s->qlora && !vl_quant_storage_16bit(s)))
         return N_("the PEFT release applies to LoRA on 16-bit layers (QLoRA's adapters are "
-                  "fp32 in every release)");
+                  "fp32 in every release, unless its 4-bit storage is 16-bit)");
     return vl_precision_holds_16bit(s->precision) ? NULL
                                                   : N_("the model's weights are fp32, and so "
                                                        "are its adapters");
@@ -475,6 +486,13 @@ const vl_setting_desc vl_setting_table[VL_N_SETTINGS] = {
                 "bnb_4bit_use_double_quant (default on, as QLoRA stores its base; "
                 "transformers' BitsAndBytesConfig defaults to off)",
         .label = N_("double quant"), .inert = double_quant_inert, .json_break = true},
+    ROW(VL_SET_QUANT_STORAGE) .flag = "quant-storage", FIELD(quant_storage),
+        ENUM(vl_quant_storage_names, VL_N_QUANT_STORAGES), .modes = VL_IN_TRAIN, .arg = "D",
+        .help = "--qlora: the dtype its packed 4-bit weights are stored in, "
+                "bnb_4bit_quant_storage (FSDP's QLoRA takes the model's): PEFT before 0.12 "
+                "gives a 4-bit layer's adapters a float storage's dtype, as a 16-bit layer's "
+                "(default uint8: fp32 adapters)",
+        .label = N_("4-bit storage"), .inert = quant_storage_inert},
     ROW(VL_SET_OFFLOAD) .flag = "offload", FIELD(offload),
         ENUM(vl_offload_names, VL_N_OFFLOADS), .modes = VL_IN_TRAIN, .arg = "O",
         .help = "ZeRO-Offload to CPU memory; params needs --zero 3 (default none)",
@@ -1121,7 +1139,8 @@ void vl_settings_default(vl_settings *s)
         .weight_format = VL_WFMT_SYMMETRIC, .exllama = true, .exllama_version = 1,
         .overhead = VL_GIB, .lora_rank = 0,
         .lora_targets = (1u << VL_LORA_Q) | (1u << VL_LORA_V), /* PEFT's default for Llama */
-        .qlora = false, .double_quant = true, .loop_keeps_logits = VL_KEEP_LOGITS_AUTO,
+        .qlora = false, .double_quant = true, .quant_storage = VL_QS_UINT8,
+        .loop_keeps_logits = VL_KEEP_LOGITS_AUTO,
         .use_cache = VL_CHOICE_AUTO, .outputs_fp32 = VL_CHOICE_AUTO, .autocast = VL_CHOICE_AUTO,
         .norm_upcast = VL_CHOICE_AUTO,
         .offload = VL_OFFLOAD_NONE, .gpus_per_node = 0,

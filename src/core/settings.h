@@ -73,6 +73,12 @@
  * kept in CPU memory. */
 #define VL_OFFLOAD_LIST(X)                                                                    \
     X(VL_OFFLOAD_NONE, "none") X(VL_OFFLOAD_OPTIMIZER, "optimizer") X(VL_OFFLOAD_PARAMS, "params")
+/* The dtype QLoRA's packed 4-bit weights are stored in (bitsandbytes' Params4bit
+ * quant_storage, a BitsAndBytesConfig's bnb_4bit_quant_storage): uint8 by default; a float,
+ * which FSDP needs to shard them beside the model's other parameters, makes PEFT give the
+ * layer's adapters that dtype (vl_adapters_fp32).  The bytes are the same in any. */
+#define VL_QUANT_STORAGE_LIST(X)                                                              \
+    X(VL_QS_UINT8, "uint8") X(VL_QS_BF16, "bf16") X(VL_QS_FP16, "fp16") X(VL_QS_FP32, "fp32")
 /* The plain dtypes, each element `bits` wide (vl_dtype_bits): the KV cache takes the first
  * six; bnb4 and bnb4-dq are bitsandbytes' 4-bit weights (NF4 or FP4, the same bytes), with
  * an fp32 absmax a block of 64 or that absmax double-quantized (bnb_4bit_use_double_quant);
@@ -280,6 +286,7 @@ typedef enum { VL_CHOICE_LIST(VL_ENUM_ID) VL_N_CHOICES } vl_choice;
 typedef enum { VL_KEEP_LOGITS_LIST(VL_ENUM_ID) VL_N_KEEP_LOGITS } vl_keep_logits;
 typedef enum { VL_ZERO_GRAD_LIST(VL_ENUM_ID) VL_N_ZERO_GRADS } vl_zero_grad;
 typedef enum { VL_OFFLOAD_LIST(VL_ENUM_ID) VL_N_OFFLOADS } vl_offload;
+typedef enum { VL_QUANT_STORAGE_LIST(VL_ENUM_ID) VL_N_QUANT_STORAGES } vl_quant_storage;
 typedef enum { VL_WEIGHT_FORMAT_LIST(VL_ENUM_ID) VL_N_WEIGHT_FORMATS } vl_weight_format;
 typedef enum {
     VL_DTYPE_LIST(VL_ENUM_ID) VL_GGUF_QUANT_FTYPES(VL_DT_GGUF_ID) VL_N_DTYPES
@@ -326,6 +333,7 @@ extern const bool vl_optimizer_shaped[VL_N_OPTIMIZERS];
 extern const char *const vl_recompute_names[VL_N_RECOMPUTES];
 extern const char *const vl_dtype_names[VL_N_DTYPES];
 extern const char *const vl_offload_names[VL_N_OFFLOADS];
+extern const char *const vl_quant_storage_names[VL_N_QUANT_STORAGES];
 
 /* ---- the settings -------------------------------------------------------------------- */
 
@@ -394,11 +402,12 @@ typedef struct vl_settings {
     /* training: LoRA adapters (Hu et al. 2021) of rank lora_rank (0 = full fine-tuning) on
      * the matrices in lora_targets (a vl_lora_target mask); qlora: the frozen base layers'
      * matrices in NF4 (Dettmers et al. 2023), their block scales double-quantized unless
-     * double_quant is off */
+     * double_quant is off, packed in quant_storage */
     uint64_t lora_rank;
     unsigned lora_targets;
     uint64_t lora_dropout; /* PEFT's lora_dropout on each adapter's input, in millionths */
     bool qlora, double_quant;
+    vl_quant_storage quant_storage;
     vl_offload offload;       /* training */
     /* training: tensor parallel tp, pipeline parallel pp (1F1B), sequence parallel sp;
      * data parallel = gpus / (tp x pp); grad_accum micro-batches per step */
@@ -474,6 +483,7 @@ vl_cuda vl_settings_cuda(const vl_settings *s);
     X(VL_SET_OVERHEAD, "overhead") X(VL_SET_LORA_RANK, "lora_rank")                           \
     X(VL_SET_LORA_TARGETS, "lora_targets") X(VL_SET_LORA_DROPOUT, "lora_dropout")             \
     X(VL_SET_QLORA, "qlora") X(VL_SET_DOUBLE_QUANT, "double_quant")                          \
+    X(VL_SET_QUANT_STORAGE, "quant_storage")                                                  \
     X(VL_SET_OFFLOAD, "offload") X(VL_SET_FSDP_MIXED_PRECISION, "fsdp_mixed_precision")      \
     X(VL_SET_LOOP_KEEPS_LOGITS, "loop_keeps_logits") X(VL_SET_NORM_UPCAST, "norm_upcast")     \
     X(VL_SET_USE_CACHE, "use_cache") X(VL_SET_OUTPUTS_FP32, "outputs_fp32")                 \
