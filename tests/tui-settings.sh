@@ -737,6 +737,26 @@ expect_screen $name "PEFT has no effect now: the PEFT release applies to LoRA on
 keys $name q
 exited $name 0
 
+# QLoRA's 4-bit weights stored in bf16 (FSDP's QLoRA): before PEFT 0.12 the adapters take
+# that dtype, and the peak is vramlab estimate's; from 0.12 they are fp32 whatever the
+# storage
+name=quant-storage
+start $name --preset llama-2-7b --lora-rank 16 --qlora --precision bf16 --peft 0.11 --no-color --ascii
+to $name "4-bit storage"
+expect_slider $name "4-bit storage" uint8
+keys $name Right
+expect_slider $name "4-bit storage" bf16
+expect_peak $name --preset llama-2-7b --lora-rank 16 --qlora --precision bf16 --peft 0.11 --quant-storage bf16
+keys $name q
+exited $name 0
+name=quant-storage-peft
+start $name --preset llama-2-7b --lora-rank 16 --qlora --no-color --ascii
+to $name "4-bit storage"
+keys $name Right
+expect_screen $name "4-bit storage has no effect now: PEFT 0.12 and later make the adapters fp32"
+keys $name q
+exited $name 0
+
 # a micro-batch of four padded to its longest: under its mask transformers' SDPA repeats a
 # GQA model's K and V (Llama 3 8B: 8 KV heads for 32); packed rows (--padded false) pass
 # enable_gqa; LitGPT's models are not transformers', and the setting has no effect there

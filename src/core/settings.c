@@ -107,9 +107,14 @@ static const char *quant_storage_inert(const vl_settings *s)
 {
     if (!s->qlora || !s->lora_rank)
         return N_("the storage dtype applies to QLoRA's 4-bit base");
-    return vl_precision_holds_16bit(s->precision)
-               ? NULL
-               : N_("the model's weights are fp32, and so are its adapters");
+    if (!vl_precision_holds_16bit(s->precision))
+        return N_("the model's weights are fp32, and so are its adapters");
+    const vl_framework *f = s->framework;
+    if (!f->qlora_adapters_fp32 && !f->lora_adapters_fp32)
+        return N_("the framework's adapters take the model's dtype whatever the storage");
+    return f->qlora_adapters_fp32 && f->lora_adapters_fp32 && s->peft == VL_PEFT_CURRENT
+               ? N_("PEFT 0.12 and later make the adapters fp32 whatever the storage")
+               : NULL;
 }
 
 static const char *grad_copy_inert(const vl_settings *s)
