@@ -360,6 +360,26 @@ static void test_autocast(void **state)
         assert_int_equal(b.master + b.grad_copy, 0);
         assert_int_equal(b.optimizer, 8);
     }
+    /* DeepSpeed's ZeRO-1 and 2 clone the fp32 weights' partition for their optimizer
+     * (zero_fp32_master): 4 B of master a parameter beside them, under autocast or in fp32;
+     * its ZeRO-3 and FSDP do not, and mixed precision had one anyway */
+    s.fp32_grad_copy = true;
+    s.fp32_grads = false;
+    s.framework = vl_framework_find("deepspeed");
+    const vl_precision precisions[] = {VL_BF16_AMP, VL_FP32, VL_BF16_MIXED};
+    for (size_t i = 0; i < sizeof precisions / sizeof *precisions; i++)
+        for (uint64_t zero = 0; zero <= 3; zero++) {
+            s.precision = precisions[i];
+            s.zero = zero;
+            const bool mixed = precisions[i] == VL_BF16_MIXED;
+            assert_int_equal(vl_bytes_per_param(&s, NULL).master,
+                             mixed || zero == 1 || zero == 2 ? 4 : 0);
+        }
+    s.framework = vl_framework_find("hf");
+    s.precision = VL_FP32;
+    s.zero = 2;
+    assert_int_equal(vl_bytes_per_param(&s, NULL).master, 0);
+    s = settings(VL_BF16_AMP, VL_ADAMW, true, false);
 
     vl_activations act;
     bool ovf = false;

@@ -593,14 +593,24 @@ const char *vl_convention(const vl_settings *s)
                    : "inference: every weight in the chosen dtype; computation in 16-bit (fp32 "
                      "with fp32 weights)";
     if (s->precision == VL_FP32)
-        return "fp32 training: weights, gradients and optimizer moments in fp32";
+        return vl_zero_fp32_master(s)
+                   ? "fp32 training: weights, gradients and optimizer moments in fp32, and "
+                     "the ZeRO optimizer keeps its own fp32 copy of the weights' "
+                     "partition as master weights"
+                   : "fp32 training: weights, gradients and optimizer moments in fp32";
     if (vl_fsdp_casts_params(s))
         return "PyTorch autocast over FSDP's MixedPrecision: weight, gradient and optimizer "
                "moment shards in fp32, no master copy; each unit is gathered in 16 bits, so "
                "the layers keep 16-bit activations and autocast copies no weight";
     if (vl_precision_is_amp(s->precision))
-        return "PyTorch autocast: weights, gradients and optimizer moments in fp32, no master "
-               "copy; the 16-bit weight copies autocast makes count as activations";
+        return vl_zero_fp32_master(s)
+                   ? "PyTorch autocast: weights, gradients and optimizer moments in fp32, and "
+                     "the ZeRO optimizer keeps its own fp32 copy of the weights' "
+                     "partition as master weights; the 16-bit weight copies autocast makes "
+                     "count as activations"
+                   : "PyTorch autocast: weights, gradients and optimizer moments in fp32, no "
+                     "master copy; the 16-bit weight copies autocast makes count as "
+                     "activations";
     if (!mixed)
         return "pure 16-bit training: no fp32 master copy; optimizer state in the parameters' "
                "dtype (8-bit Adam: 1 byte a moment)";

@@ -372,6 +372,12 @@ const vl_framework vl_frameworks[VL_N_FRAMEWORKS] = {
          * (stage3.py, _prepare_fp32_grad_for_sub_group and _release_sub_group) */
         .optim_impl = VL_OPTIM_FUSED, .grads_persistent = true, .ddp_bucket_view = false,
         .grad_copy_at_step = true, /* ZeRO-1's gradients: vl_grads_freed_in_step */
+        /* ZeRO-1 and 2 make the optimizer's fp32 partition as a copy of the weights' flat
+         * partition, .clone().float() (stage_1_and_2.py, single_partition_of_fp32_groups),
+         * which fp32 weights do not spare; ZeRO-3 uses the weights' own partition where it is
+         * fp32 on the GPU (stage3.py, _create_fp32_partitions, from pull request #7651,
+         * 2025-10; a copy before) */
+        .zero_fp32_master = true,
         /* the moments of the flat fp32 partitions the engine makes as it starts: made
          * there too by an optimizer step it took until 0.13.2 (pull request #5104 removed
          * it from initialize_optimizer_states), since then by the first step, which is not
@@ -1339,6 +1345,7 @@ const vl_framework_field vl_framework_fields[] = {
     BOOL("zero_grad_in_place", zero_grad_in_place),
     BOOL("grad_copy_at_step", grad_copy_at_step),
     BOOL("grad_copy_per_tensor", grad_copy_per_tensor),
+    BOOL("zero_fp32_master", zero_fp32_master),
     BOOL("ddp_bucket_view", ddp_bucket_view),
     COUNT("ddp_bucket_bytes", ddp_bucket_bytes, 1, 1ULL << 40),
     COUNT("reduce_bucket", reduce_bucket, 1, 1ULL << 40),

@@ -171,6 +171,9 @@ typedef struct vl_framework {
                                  * FP16_Optimizer, Megatron's optimizers) */
     bool grad_copy_per_tensor;  /* that copy is a tensor a parameter (Megatron's
                                  * main_grad.float()), not one flat buffer (DeepSpeed's) */
+    bool zero_fp32_master;      /* ZeRO-1 and 2 keep a copy of the weights' fp32 partition
+                                 * as master weights where the weights are fp32 already
+                                 * (DeepSpeed's stage_1_and_2.py clones it) */
     bool ddp_bucket_view;       /* DDP gradient_as_bucket_view: grads are views of buckets */
     uint64_t ddp_bucket_bytes;  /* DDP bucket_cap_mb */
     uint64_t reduce_bucket;     /* DeepSpeed ZeRO-1/2 reduce_bucket_size, elements */
@@ -432,7 +435,7 @@ typedef struct vl_framework_field {
     uint64_t min, max;          /* VL_FIELD_COUNT and VL_FIELD_FRACTION */
 } vl_framework_field;
 /* the fields' number, for tables sized at compile time (a preset's keys) */
-#define VL_N_FRAMEWORK_FIELDS 90
+#define VL_N_FRAMEWORK_FIELDS 91
 extern const vl_framework_field vl_framework_fields[];
 extern const size_t vl_n_framework_fields;
 

@@ -78,6 +78,12 @@ bool vl_autocast(const vl_settings *s)
     return vl_precision_holds_16bit(s->precision) && chosen(s->autocast, s->framework->autocast);
 }
 
+bool vl_zero_fp32_master(const vl_settings *s)
+{
+    return s->framework->zero_fp32_master && (s->zero == 1 || s->zero == 2) &&
+           (s->precision == VL_FP32 || vl_precision_is_amp(s->precision));
+}
+
 bool vl_quant_storage_16bit(const vl_settings *s)
 {
     return s->quant_storage == VL_QS_BF16 || s->quant_storage == VL_QS_FP16;
@@ -201,7 +207,7 @@ vl_bpp vl_bytes_per_param(const vl_settings *s, const vl_arch *a)
     /* autocast keeps fp32 weights, gradients and moments, as fp32 training does */
     b.weights = pure16 || mixed ? 2 : 4;
     b.gradients = b.weights == 4 || (mixed && s->fp32_grads) ? 4 : 2;
-    b.master = mixed ? 4 : 0;
+    b.master = mixed || vl_zero_fp32_master(s) ? 4 : 0;
     b.grad_copy = mixed && b.gradients != 4 && s->fp32_grad_copy ? 4 : 0;
     const bool cast = vl_fsdp_casts_params(s);
     b.gathered = cast ? 2 : b.weights;

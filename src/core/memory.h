@@ -51,6 +51,9 @@ bool vl_norm_upcast(const vl_settings *s);
 /* Training: the step runs under torch.autocast: the -amp precisions, or a 16-bit model's
  * step where --autocast (or the framework's autocast) says so. */
 bool vl_autocast(const vl_settings *s);
+/* Training: ZeRO-1 or 2 keeps an fp32 master copy of fp32 weights (the framework's
+ * zero_fp32_master: DeepSpeed's). */
+bool vl_zero_fp32_master(const vl_settings *s);
 /* Training: QLoRA's 4-bit weights are stored in a 16-bit float (--quant-storage). */
 bool vl_quant_storage_16bit(const vl_settings *s);
 /* Training: LoRA's adapters are fp32 over a model held in 16 bits (QLoRA's where the
