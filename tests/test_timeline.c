@@ -3094,7 +3094,8 @@ static void test_serving_defaults_by_gpu(void **state)
 /* What vLLM's profile run adds outside PyTorch (its "non-torch forward increase memory"):
  * 0.25 GiB from 0.19 on any GPU; V1 releases before, as their logs measured it, 0.13 GiB on
  * an H100 (and generations not measured) and 0.02 GiB on Ampere and Ada; V0's 0.04 GiB on
- * every GPU.  The KV cache gives up exactly that figure. */
+ * every GPU.  The KV cache gives up exactly that figure from 0.9.1 (before, the context
+ * besides: test_vllm_v0_release). */
 static void test_vllm_non_torch(void **state)
 {
     (void)state;
@@ -3105,7 +3106,7 @@ static void test_vllm_non_torch(void **state)
     } cases[] = {
         {VL_VLLM_CURRENT, VL_ARCH_AMPERE, 268435456}, {VL_VLLM_0_19, VL_ARCH_ADA, 268435456},
         {VL_VLLM_0_19, VL_ARCH_HOPPER, 268435456},    {VL_VLLM_0_18, VL_ARCH_HOPPER, 139586437},
-        {VL_VLLM_0_11, VL_ARCH_HOPPER, 139586437},    {VL_VLLM_0_8, VL_ARCH_BLACKWELL, 139586437},
+        {VL_VLLM_0_11, VL_ARCH_HOPPER, 139586437},    {VL_VLLM_0_9_1, VL_ARCH_BLACKWELL, 139586437},
         {VL_VLLM_0_10, VL_ARCH_UNKNOWN, 139586437},   {VL_VLLM_0_10, VL_ARCH_AMPERE, 21474836},
         {VL_VLLM_0_11, VL_ARCH_ADA, 21474836},        {VL_VLLM_0_18, VL_ARCH_AMPERE, 21474836},
     };
@@ -3199,7 +3200,8 @@ static void test_vllm_release(void **state)
  * (pytorch/pytorch#86509's 287,047,680 B with lazy loading, less its tensor's 20 MiB
  * segment) and the 0.04 GiB the run's
  * kernels add; from 0.6.5 the peak and what grew outside the allocator.  The V1 engine
- * refuses V0's releases, and the V0 engine those after 0.10. */
+ * refuses V0's releases, and the V0 engine those after 0.10; V1's own worker counted the
+ * context as 0.6.4 did until 0.9.1. */
 static void test_vllm_v0_release(void **state)
 {
     (void)state;
@@ -3256,15 +3258,38 @@ static void test_vllm_v0_release(void **state)
     assert_true(slack > 0); /* the 0.3.1 row above differs from 0.6.5's */
     s.vllm = VL_VLLM_0_11;
     assert_non_null(vl_settings_check(&s));
-    /* the V1 engine's profile keeps its own accounting, and takes no V0 release */
+    /* the V1 engine takes no V0 release; its worker took off its share all CUDA reported
+     * used outside PyTorch's bytes, the context with it, as 0.6.4's did, until 0.9.1's
+     * memory snapshot counted what grew outside PyTorch (the same line's budget but for that,
+     * the cache the context smaller before) */
     vl_settings v1 = serve(512, 0, 1);
     vl_settings_take_framework(&v1, fw("vllm"));
     v1.vllm = VL_VLLM_0_6_4;
     assert_non_null(vl_settings_check(&v1));
-    v1.vllm = VL_VLLM_0_8;
-    assert_null(vl_settings_check(&v1));
+    static const struct {
+        vl_vllm release;
+        vl_profile_counts counts;
+    } v1_want[] = {
+        {VL_VLLM_0_8, VL_COUNTS_CONTEXT},     {VL_VLLM_0_9, VL_COUNTS_CONTEXT},
+        {VL_VLLM_0_9_1, VL_COUNTS_INCREASE},  {VL_VLLM_0_10, VL_COUNTS_INCREASE},
+        {VL_VLLM_CURRENT, VL_COUNTS_INCREASE},
+    };
+    for (size_t i = 0; i < sizeof v1_want / sizeof *v1_want; i++) {
+        v1.vllm = v1_want[i].release;
+        assert_null(vl_settings_check(&v1));
+        vl_framework_of(&v1, &hopper, &f);
+        assert_int_equal(f.profile_counts, v1_want[i].counts);
+    }
+    vl_kv_budget old, snap;
+    v1.vllm = VL_VLLM_0_9;
     vl_framework_of(&v1, &hopper, &f);
-    assert_int_equal(f.profile_counts, VL_COUNTS_INCREASE);
+    assert_null(vl_kv_budget_of(&m, &v1, &f, &hopper, cap, &old));
+    v1.vllm = VL_VLLM_0_9_1;
+    vl_framework_of(&v1, &hopper, &f);
+    assert_null(vl_kv_budget_of(&m, &v1, &f, &hopper, cap, &snap));
+    assert_int_equal(snap.non_torch, f.profile_non_torch);
+    assert_int_equal(old.non_torch, 287047680ULL - 20 * MIB + snap.non_torch);
+    assert_int_equal(old.available + old.non_torch, snap.available + snap.non_torch);
 }
 
 /* --vllm under the V0 engine: its prefill budget, the profile run's tokens (vllm/config.py,

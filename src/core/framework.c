@@ -823,7 +823,9 @@ unsigned vl_vllm_line(vl_vllm v)
     case VL_VLLM_0_5_3: return 5;
     case VL_VLLM_0_6_4: case VL_VLLM_0_6_5: return 6;
     case VL_VLLM_0_7_1: return 7;
-    default: return 8 + (unsigned)(v - VL_VLLM_0_8);
+    case VL_VLLM_0_8: return 8;
+    case VL_VLLM_0_9: case VL_VLLM_0_9_1: return 9;
+    default: return 10 + (unsigned)(v - VL_VLLM_0_10);
     }
 }
 
@@ -843,6 +845,12 @@ void vl_framework_on_vllm(vl_framework *f, vl_vllm v)
     if (!f->sampler_triton) /* not the V1 engine's profile */
         return;
     const unsigned line = vl_vllm_line(v);
+    /* V1's worker (vllm/v1/worker/gpu_worker.py, determine_available_memory) took off its
+     * share the allocator's peak and, after empty_cache, all CUDA reported used beyond the
+     * bytes PyTorch held, the context with it, until 0.9.1's memory snapshot counted what grew
+     * outside PyTorch since the worker started (MemorySnapshot, memory_profiling) */
+    if (line < 9 || v == VL_VLLM_0_9)
+        f->profile_counts = VL_COUNTS_CONTEXT;
     /* The communicators (VLLM_V1_COMM): before 0.11 the worker measured its memory before it
      * made them, so the budget counts them whole, V0's figure; from 0.11.0 to 0.18 the
      * figures of vLLM 0.11.0's table of H100s (llm-d/llm-d-benchmark, config_explorer/
