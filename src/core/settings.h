@@ -173,8 +173,9 @@
  * 0.3.1 to 0.6.3, 0.6.4, and 0.6.5 on, its prefill budget (vl_framework_on_length),
  * 0.3.1 to 0.5.2, 0.5.3 to 0.6.4, and 0.6.5 on, and its MLA backend's absorbed matrices,
  * 0.7.1 to 0.7.3 (vl_mla_absorbed_bytes).  From 0.8 (V1 the default), the V1
- * engine's (the vllm profile): the sampler, the model runner, the profile run and the CUDA
- * graph estimate by release, the share of each GPU (vl_settings_on_vllm); current is the
+ * engine's (the vllm profile): the sampler, the model runner, the profile run (0.9.1, a
+ * patch line, is where its worker stopped counting the CUDA context) and the CUDA graph
+ * estimate by release, the share of each GPU (vl_settings_on_vllm); current is the
  * newest, 0.34 (VL_VLLM_NEWEST), and carries 0.34's day.  Each line's day is its first
  * release's upload to PyPI (pypi.org/pypi/vllm/json). */
 #define VL_VLLM_LIST(X)                                                                       \
