@@ -109,12 +109,15 @@ static const char *quant_storage_inert(const vl_settings *s)
         return N_("the storage dtype applies to QLoRA's 4-bit base");
     if (!vl_precision_holds_16bit(s->precision))
         return N_("the model's weights are fp32, and so are its adapters");
-    const vl_framework *f = s->framework;
-    if (!f->qlora_adapters_fp32 && !f->lora_adapters_fp32)
-        return N_("the framework's adapters take the model's dtype whatever the storage");
-    return f->qlora_adapters_fp32 && f->lora_adapters_fp32 && s->peft == VL_PEFT_CURRENT
+    /* the storage matters where it changes the adapters' dtype (vl_adapters_fp32) */
+    vl_settings packed = *s, float16 = *s;
+    packed.quant_storage = VL_QS_UINT8;
+    float16.quant_storage = VL_QS_BF16;
+    if (vl_adapters_fp32(&packed) != vl_adapters_fp32(&float16))
+        return NULL;
+    return vl_adapters_fp32(s)
                ? N_("PEFT 0.12 and later make the adapters fp32 whatever the storage")
-               : NULL;
+               : N_("the framework's adapters take the model's dtype whatever the storage");
 }
 
 static const char *grad_copy_inert(const vl_settings *s)
